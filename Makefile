@@ -1,0 +1,139 @@
+# loadbench — one non-recursive Makefile.
+#
+#   make                 build lb-target, lb-gen and loadbench into build/bin
+#   make run             install missing Debian packages (as root), build, run the default profile
+#   make check           install missing Debian packages (as root), build, run every test through prove
+#   make bench           peer-relative benchmarks (lb-target vs nginx, lb-gen vs wrk, sampler cost)
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# CI=true adds -Werror. SANITIZE=address builds everything with ASan+UBSan
+# into build-asan/ (the build type is recorded in run.json).
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/loadbench
+CC      ?= cc
+OPT     ?= -O2 -g
+
+ifeq ($(SANITIZE),address)
+BUILD   ?= build-asan
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+BUILD_TYPE = asan
+else
+BUILD   ?= build
+SANFLAGS =
+BUILD_TYPE = release
+endif
+
+PKGS := yaml-0.1 jansson libproc2
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_OK     := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+CPPFLAGS += -D_GNU_SOURCE -Icommon -Iharness -Iadapters -Itargets -Igenerator -Itests \
+            -DLB_VERSION='"$(VERSION)"' -DLB_GIT_REV='"$(GIT_REV)"' -DLB_BUILD_TYPE='"$(BUILD_TYPE)"'
+CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
+LDFLAGS += $(SANFLAGS)
+LDLIBS  += $(PKG_LIBS) -lpthread -lm
+
+# Each program's main() lives in <folder>/main.c; every other .c file of the
+# folder goes into the folder's library, which the unit tests link.
+COMMON_SRC  := $(wildcard common/*.c)
+TARGET_SRC  := $(filter-out targets/main.c,$(wildcard targets/*.c))
+GEN_SRC     := $(filter-out generator/main.c,$(wildcard generator/*.c))
+HARNESS_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c)) $(wildcard adapters/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIBCOMMON  := $(BUILD)/lib/libcommon.a
+LIBTARGET  := $(BUILD)/lib/libtarget.a
+LIBGEN     := $(BUILD)/lib/libgen.a
+LIBHARNESS := $(BUILD)/lib/libharness.a
+LIBS_ALL   := $(LIBHARNESS) $(LIBGEN) $(LIBTARGET) $(LIBCOMMON)
+
+PROGRAMS := $(BUILD)/bin/lb-target $(BUILD)/bin/lb-gen
+ifneq ($(wildcard harness/main.c),)
+PROGRAMS += $(BUILD)/bin/loadbench
+endif
+
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+# Helper programs for tests (fault injectors, burners, raw clients): one .c each.
+TESTPROG_SRC := $(wildcard tests/progs/*.c)
+TESTPROGS    := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRC))
+
+.PHONY: all run check bench install clean deps check-deps unit e2e
+.DEFAULT_GOAL := all
+
+all: check-deps $(PROGRAMS) $(TESTPROGS)
+
+check-deps:
+ifneq ($(PKG_OK),yes)
+	@echo "missing build libraries ($(PKGS)); install them with: scripts/deps build  (or: make run / make check as root)" >&2
+	@exit 1
+endif
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/lib/%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBCOMMON):  $(call obj,$(COMMON_SRC))
+$(LIBTARGET):  $(call obj,$(TARGET_SRC))
+$(LIBGEN):     $(call obj,$(GEN_SRC))
+$(LIBHARNESS): $(call obj,$(HARNESS_SRC))
+
+$(BUILD)/bin/lb-target: $(call obj,targets/main.c) $(LIBTARGET) $(LIBCOMMON)
+$(BUILD)/bin/lb-gen:    $(call obj,generator/main.c) $(LIBGEN) $(LIBCOMMON)
+$(BUILD)/bin/loadbench: $(call obj,harness/main.c) $(LIBHARNESS) $(LIBCOMMON)
+
+$(BUILD)/bin/%:
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIBS_ALL)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< -Wl,--start-group $(LIBS_ALL) -Wl,--end-group $(LDLIBS)
+
+$(BUILD)/tests/progs/%: $(call obj,tests/progs/%.c) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The README's commands: each first installs missing Debian packages (as
+# root; otherwise it prints the apt-get line and stops), then builds.
+run:
+	@scripts/deps build
+	@$(MAKE) --no-print-directory all
+	@scripts/run-default $(BUILD)
+
+check:
+	@scripts/deps build test
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
+	@LB_BUILD=$(abspath $(BUILD)) prove -f $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t))
+
+bench:
+	@scripts/deps build bench
+	@$(MAKE) --no-print-directory all
+	@LB_BUILD=$(abspath $(BUILD)) bench/run
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+	install -m 644 profiles/*.yaml $(DESTDIR)$(DATADIR)/profiles/
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
