@@ -1,0 +1,48 @@
+/* cgroup: one cgroup per tool run for exact CPU, peak memory, membership
+ * and kill. cgroup v1 (cpuacct + memory controllers, as mounted on these
+ * machines) or a delegated cgroup v2 with cpu and memory controllers;
+ * callers fall back to /proc tree sampling when cgroup_create fails. */
+#ifndef LB_CGROUP_H
+#define LB_CGROUP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cgroup {
+    int v2;                 /* 1: cgroup v2 paths below */
+    char cpu_dir[512];      /* v1 cpuacct dir, or the v2 dir */
+    char mem_dir[512];      /* v1 memory dir, or the v2 dir */
+    char procs[2][560];     /* cgroup.procs file(s) a child must join: see proc_spec.cgroup_procs */
+    int nprocs;
+};
+
+/* Create a fresh cgroup named name (e.g. "loadbench-1234-wrk-1") below the
+ * calling process's own cgroups; memory_limit_bytes > 0 sets a hard limit.
+ * Returns 0, or -1 with err filled (no writable hierarchy, ...). */
+int cgroup_create(struct cgroup *cg, const char *name, uint64_t memory_limit_bytes, char *err);
+
+struct cgroup_usage {
+    uint64_t cpu_ns;        /* cpuacct.usage / cpu.stat usage_usec*1000 */
+    uint64_t cpu_user_ns;
+    uint64_t cpu_sys_ns;
+    uint64_t mem_bytes;     /* current usage */
+    uint64_t mem_peak_bytes;/* max_usage_in_bytes / memory.peak (0 if unknown) */
+    uint64_t mem_rss_bytes; /* anon+file-mapped rss from memory.stat (total_rss) */
+    uint64_t mem_cache_bytes; /* page cache, shown apart */
+    uint64_t oom_kills;     /* memory.oom_control oom_kill / memory.events oom_kill */
+    int nprocs;             /* members now */
+};
+
+/* Read the cgroup's accounting. Returns 0, or -1 with err filled. */
+int cgroup_read(const struct cgroup *cg, struct cgroup_usage *u, char *err);
+
+/* Members now (pids from cgroup.procs). Returns count (may exceed max). */
+int cgroup_pids(const struct cgroup *cg, pid_t *out, int max);
+
+/* SIGKILL every member until none is left (bounded wait). Returns 0 or -1. */
+int cgroup_kill_all(const struct cgroup *cg, char *err);
+
+/* Remove the (empty) cgroup directories. Returns 0 or -1 with err. */
+int cgroup_destroy(struct cgroup *cg, char *err);
+
+#endif

@@ -1,0 +1,71 @@
+/* proc: start a tool in its own process group, watch it, stop it and every
+ * descendant it left behind. Library code: never prints, never exits. */
+#ifndef LB_PROC_H
+#define LB_PROC_H
+
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+struct proc_spec {
+    const char *const *argv;     /* argv[0] is run as given (absolute path or PATH lookup in envp's PATH) */
+    const char *const *envp;     /* the complete environment the tool gets (see proc_clean_env) */
+    const char *cwd;             /* working directory, or NULL */
+    const char *stdout_path;     /* created/truncated; NULL = /dev/null */
+    const char *stderr_path;     /* created/truncated; NULL = /dev/null */
+    uint64_t cpus_mask;          /* pin to these CPUs; 0 = no pinning */
+    int oom_score_adj;           /* written to /proc/self/oom_score_adj in the child; 0 = leave */
+    const char *cgroup_procs[4]; /* cgroup.procs files the child joins before exec (NULL-terminated, may be empty) */
+};
+
+struct proc_exit {
+    int exited;         /* 1: exited normally, code valid */
+    int code;
+    int signaled;       /* 1: killed by a signal, sig valid */
+    int sig;
+    struct rusage ru;   /* wait4 rusage of the direct child (children it reaped are included by the kernel) */
+};
+
+struct proc {
+    pid_t pid;          /* also the process group id */
+    uint64_t started_ns;
+    int reaped;
+    struct proc_exit exit;
+};
+
+/* Make the calling process a child subreaper, so orphaned descendants of
+ * tools are re-parented to it and can be found and stopped. Returns 0 or -1
+ * with err filled. */
+int proc_become_subreaper(char *err);
+
+/* Start spec->argv in a new process group (the child calls setpgid(0,0)
+ * before exec). Returns 0 with p filled, or -1 with err filled (exec
+ * failures in the child are reported here too, through a CLOEXEC pipe). */
+int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err);
+
+/* Non-blocking: reap p if it has exited. Returns 1 when p has exited
+ * (p->exit filled, p->reaped set), 0 while it runs. Also reaps any other
+ * exited descendant re-parented to us (orphans of tools). */
+int proc_poll(struct proc *p);
+
+/* Stop p and every descendant of ours that is not in keep[] (nkeep pids,
+ * e.g. lb-target): SIGTERM to p's process group and to each such
+ * descendant, wait up to term_grace_ns for them to go, then SIGKILL what
+ * remains and reap. Returns the number of processes that needed SIGKILL,
+ * or -1 with err filled. After it returns, none of them is left. */
+int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_grace_ns, char *err);
+
+/* Every live descendant pid of `root` (walking /proc/PID/task/TID/children),
+ * excluding root itself. Fills up to max pids; returns how many were found
+ * (may exceed max: then only max were stored). */
+int proc_descendants(pid_t root, pid_t *out, int max);
+
+/* Build a clean environment for a tool: PATH, LANG=C.UTF-8, TZ=UTC,
+ * HOME=home, TMPDIR=tmp, plus each "NAME=value" in extra (NULL-terminated,
+ * may be NULL). Nothing else of ours is inherited (no JAVA_OPTS,
+ * NODE_OPTIONS, K6_*, PYTHONPATH, LOCUST_*, ...). Returns a NULL-terminated
+ * heap array; free with proc_env_free. */
+char **proc_clean_env(const char *home, const char *tmp, const char *const *extra);
+void proc_env_free(char **envp);
+
+#endif

@@ -1,0 +1,95 @@
+/* profile: a YAML benchmark profile, validated, with units resolved.
+ *
+ * Every error names the place: "FILE:LINE:COLUMN: what is wrong (hint)".
+ * The schema is documented in docs/profiles.md. */
+#ifndef LB_PROFILE_H
+#define LB_PROFILE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum load_model { LOAD_CLOSED, LOAD_OPEN };
+
+struct profile_stage {
+    uint64_t duration_ns;
+    double target;          /* connections/VUs (closed) or arrivals per second (open) */
+};
+
+struct profile_load {
+    enum load_model model;
+    struct profile_stage *stages;   /* at least one; a constant load is one stage */
+    size_t nstages;
+    int ramped;                     /* 1 when written as stages (a ramp from 0 to the first target) */
+    uint64_t max_inflight;          /* open model: cap on in-flight requests/connections; 0 = tool default */
+    uint64_t request_timeout_ns;    /* per request; 0 = tool default */
+    double *sweep;                  /* sweep levels (connections or rates), or NULL */
+    size_t nsweep;
+};
+
+struct profile_tool {
+    char *tool;                     /* adapter name: lb-gen, wrk, k6, ... */
+    char *label;                    /* unique per profile; defaults to tool */
+    char *bin;                      /* explicit binary, or NULL for the adapter's lookup */
+    struct profile_load *load;      /* per-tool load override, or NULL */
+    json_t *options;                /* adapter-specific options object (never NULL) */
+    uint64_t memory_limit_bytes;    /* 0 = none */
+    uint64_t timeout_ns;            /* extra time beyond the load before the deadline; 0 = profile grace */
+    int line, col;                  /* where the entry is, for adapter option errors */
+};
+
+struct profile {
+    char *path;
+    char *name;
+    char *description;
+    struct {
+        uint64_t delay_ns;
+        uint64_t body_bytes;
+        unsigned threads;
+    } target;
+    struct profile_load load;
+    struct profile_tool *tools;
+    size_t ntools;
+    uint64_t sample_interval_ns;
+    unsigned repeat;
+    uint64_t cooldown_ns;
+    uint64_t grace_ns;
+    uint64_t target_cpus;           /* bitmask; 0 = not pinned */
+    uint64_t tool_cpus;             /* bitmask; 0 = not pinned */
+};
+
+/* Load and validate the profile at path. Returns a profile, or NULL with err
+ * (UTIL_ERR_LEN bytes) set to "path:line:col: message". */
+struct profile *profile_load(const char *path, char *err);
+
+/* The same from a string already in memory (name used in messages). */
+struct profile *profile_load_string(const char *name, const char *text, size_t len, char *err);
+
+void profile_free(struct profile *p);
+
+/* Total duration of a load (sum of its stages). */
+uint64_t profile_load_duration_ns(const struct profile_load *l);
+
+/* The hold window of a load: the longest stage whose target equals the
+ * previous stage's (a constant stage; for a single-stage load, that stage).
+ * Fills start and end offsets from the load's start; returns 0, or -1 when
+ * the load has no constant stage. */
+int profile_hold_window(const struct profile_load *l, uint64_t *start_ns, uint64_t *end_ns);
+
+/* The highest level a load reaches (max stage target, or max sweep level). */
+double profile_load_peak(const struct profile_load *l);
+
+/* The load a tool runs: its override or the profile's. */
+const struct profile_load *profile_tool_load(const struct profile *p, const struct profile_tool *t);
+
+/* A copy of load with every stage replaced by one constant stage at level
+ * for duration (sweep expansion). Free with profile_load_free. */
+struct profile_load *profile_load_at_level(const struct profile_load *l, double level);
+void profile_load_free(struct profile_load *l);
+
+/* The profile as resolved (units in ns/bytes, defaults filled), for run.json
+ * and `loadbench plan`. Returns a new reference. */
+json_t *profile_to_json(const struct profile *p);
+json_t *profile_load_to_json(const struct profile_load *l);
+
+#endif
