@@ -40,19 +40,30 @@ int proc_become_subreaper(char *err);
 
 /* Start spec->argv in a new process group (the child calls setpgid(0,0)
  * before exec). Returns 0 with p filled, or -1 with err filled (exec
- * failures in the child are reported here too, through a CLOEXEC pipe). */
+ * failures in the child are reported here too, through a CLOEXEC pipe).
+ * argv[0] is resolved against envp's PATH before forking ("not found in
+ * PATH" needs no child). The tool's stdin is /dev/null, none of our other
+ * descriptors survive exec, and its signal dispositions and mask are the
+ * defaults. */
 int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err);
 
 /* Non-blocking: reap p if it has exited. Returns 1 when p has exited
- * (p->exit filled, p->reaped set), 0 while it runs. Also reaps any other
- * exited descendant re-parented to us (orphans of tools). */
+ * (p->exit filled, p->reaped set), 0 while it runs. Also reaps exited
+ * orphans of the tool re-parented to us that are still in its process
+ * group; orphans that left the group (setsid daemons) stay zombies until
+ * proc_stop_tree, because they cannot be told apart from other children
+ * of ours that other code waits for. */
 int proc_poll(struct proc *p);
 
 /* Stop p and every descendant of ours that is not in keep[] (nkeep pids,
- * e.g. lb-target): SIGTERM to p's process group and to each such
- * descendant, wait up to term_grace_ns for them to go, then SIGKILL what
- * remains and reap. Returns the number of processes that needed SIGKILL,
- * or -1 with err filled. After it returns, none of them is left. */
+ * e.g. lb-target; each with its whole subtree): SIGTERM to p's process
+ * group and to each such descendant (once each: a second SIGTERM makes
+ * some tools abort their graceful stop), wait up to term_grace_ns for them
+ * to go, then SIGKILL what remains and reap (p's exit is recorded in p).
+ * Returns the number of processes that needed SIGKILL, or -1 with err
+ * filled (something survived 5 s after SIGKILL). After it returns 0 or
+ * more, none of them is left, zombies included. p->pid may be -1: then it
+ * just sweeps every non-kept descendant (e.g. on the way out). */
 int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_grace_ns, char *err);
 
 /* Every live descendant pid of `root` (walking /proc/PID/task/TID/children),
