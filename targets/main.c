@@ -1,1 +1,199 @@
-int main(void) { return 0; }
+/* lb-target: the benchmark target server. Answers every HTTP/1.x request
+ * with a fixed JSON body after a fixed delay, and counts exactly.
+ * See targets/README.md. */
+#include "net.h"
+#include "server.h"
+#include "units.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: lb-target [options]\n"
+"  --listen HOST:PORT     where to serve HTTP (default 127.0.0.1:8080)\n"
+"  --port N               only the port of --listen (0 picks a free one)\n"
+"  --control HOST:PORT    control channel, never counted (default 127.0.0.1:8081)\n"
+"  --control-port N       only the port of --control (0 picks a free one)\n"
+"  --threads N            worker threads, one epoll loop each (default 1)\n"
+"  --cpus LIST            pin workers round-robin to these CPUs, e.g. 1 or 0-3\n"
+"  --delay DUR            hold every response this long, e.g. 20ms (default 0)\n"
+"  --body SIZE            JSON body size, e.g. 64B, 800B, 16KiB (default 64B)\n"
+"  --stats-out FILE       on SIGTERM/SIGINT write final stats here (default stdout)\n"
+"  --backlog N            listen backlog (default 4096)\n"
+"  --help                 this text\n"
+"First stdout line: {\"event\":\"listening\",\"port\":P,\"control_port\":C,...}.\n"
+"Control channel: GET /stats, POST /window, GET /series?since=K, GET /health.\n"
+"Exit status: 0 after SIGTERM/SIGINT, 2 for bad arguments or a busy port.\n");
+}
+
+static int fail(const char *msg)
+{
+    fprintf(stderr, "lb-target: %s\n", msg);
+    return 2;
+}
+
+static int parse_port(const char *s, const char *what, int *port, char *err)
+{
+    uint64_t v;
+    if (units_parse_count(s, what, &v, err) < 0)
+        return -1;
+    if (v > 65535)
+        return util_err(err, "%s must be 0-65535", what);
+    *port = (int)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    char err[UTIL_ERR_LEN];
+    struct server_config cfg = {.threads = 1, .body_bytes = 64, .backlog = 4096};
+    const char *listen = "127.0.0.1:8080", *control = "127.0.0.1:8081", *stats_out = NULL;
+    int port = -1, control_port = -1;
+
+    enum { O_LISTEN = 1, O_PORT, O_CONTROL, O_CONTROL_PORT, O_THREADS, O_CPUS, O_DELAY, O_BODY,
+           O_STATS_OUT, O_BACKLOG, O_HELP };
+    static const struct option opts[] = {
+        {"listen", required_argument, NULL, O_LISTEN},
+        {"port", required_argument, NULL, O_PORT},
+        {"control", required_argument, NULL, O_CONTROL},
+        {"control-port", required_argument, NULL, O_CONTROL_PORT},
+        {"threads", required_argument, NULL, O_THREADS},
+        {"cpus", required_argument, NULL, O_CPUS},
+        {"delay", required_argument, NULL, O_DELAY},
+        {"body", required_argument, NULL, O_BODY},
+        {"stats-out", required_argument, NULL, O_STATS_OUT},
+        {"backlog", required_argument, NULL, O_BACKLOG},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;
+    int opt;
+    uint64_t v;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case O_LISTEN: listen = optarg; break;
+        case O_CONTROL: control = optarg; break;
+        case O_STATS_OUT: stats_out = optarg; break;
+        case O_PORT:
+            if (parse_port(optarg, "--port", &port, err) < 0)
+                return fail(err);
+            break;
+        case O_CONTROL_PORT:
+            if (parse_port(optarg, "--control-port", &control_port, err) < 0)
+                return fail(err);
+            break;
+        case O_THREADS:
+            if (units_parse_count(optarg, "--threads", &v, err) < 0)
+                return fail(err);
+            if (v < 1 || v > SERVER_MAX_THREADS) {
+                snprintf(err, sizeof err, "--threads must be 1-%d", SERVER_MAX_THREADS);
+                return fail(err);
+            }
+            cfg.threads = (int)v;
+            break;
+        case O_CPUS:
+            if (util_parse_cpulist(optarg, &cfg.cpu_mask, err) < 0)
+                return fail(err);
+            break;
+        case O_DELAY:
+            if (!strcmp(optarg, "0"))
+                cfg.delay_ns = 0;
+            else if (units_parse_duration_ns(optarg, &cfg.delay_ns, err) < 0)
+                return fail(err);
+            break;
+        case O_BODY:
+            if (units_parse_size_bytes(optarg, &cfg.body_bytes, err) < 0)
+                return fail(err);
+            if (cfg.body_bytes > 64ull << 20)
+                return fail("--body must be at most 64MiB");
+            break;
+        case O_BACKLOG:
+            if (units_parse_count(optarg, "--backlog", &v, err) < 0)
+                return fail(err);
+            if (v < 1 || v > 1000000)
+                return fail("--backlog must be 1-1000000");
+            cfg.backlog = (int)v;
+            break;
+        case O_HELP:
+            usage(stdout);
+            return 0;
+        default:
+            snprintf(err, sizeof err, "unknown or incomplete option \"%s\" (see --help)", argv[optind - 1]);
+            return fail(err);
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, sizeof err, "unexpected argument \"%s\" (see --help)", argv[optind]);
+        return fail(err);
+    }
+    if (net_parse_addr(listen, &cfg.listen_addr, err) < 0 || net_parse_addr(control, &cfg.control_addr, err) < 0)
+        return fail(err);
+    if (port >= 0)
+        cfg.listen_addr.sin_port = htons((uint16_t)port);
+    if (control_port >= 0)
+        cfg.control_addr.sin_port = htons((uint16_t)control_port);
+
+    /* 10,000 connections need more than the usual soft limit of 1024. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    /* Timer slack is per thread and inherited: set it before the workers
+     * exist so their timers fire when due, not up to 50 us late. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    signal(SIGPIPE, SIG_IGN);
+    /* SIGTERM/SIGINT are taken by sigwait below; every thread inherits the
+     * blocked mask, so no worker is interrupted. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+    if (cfg.cpu_mask && util_pin(0, cfg.cpu_mask, err) < 0)
+        return fail(err);
+    struct server *s = server_new(&cfg, err);
+    if (!s)
+        return fail(err);
+    if (server_start(s, err) < 0) {
+        server_free(s);
+        return fail(err);
+    }
+    printf("{\"event\":\"listening\",\"port\":%d,\"control_port\":%d,\"pid\":%d,\"threads\":%d,"
+           "\"delay_ns\":%llu,\"body_bytes\":%llu}\n",
+           server_port(s), server_control_port(s), (int)getpid(), cfg.threads,
+           (unsigned long long)cfg.delay_ns, (unsigned long long)cfg.body_bytes);
+    fflush(stdout);
+
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    json_t *final = server_final_stats(s);
+    json_object_set_new(final, "event", json_string("stopped"));
+    json_object_set_new(final, "signal", json_string(sig == SIGINT ? "SIGINT" : "SIGTERM"));
+    int rc = 0;
+    FILE *f = stats_out ? fopen(stats_out, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "lb-target: cannot write final stats to %s\n", stats_out);
+        rc = 1;
+    } else {
+        json_dumpf(final, f, JSON_COMPACT);
+        fputc('\n', f);
+        if ((stats_out ? fclose(f) : fflush(f)) != 0) {
+            fprintf(stderr, "lb-target: cannot write final stats to %s\n", stats_out ? stats_out : "stdout");
+            rc = 1;
+        }
+    }
+    json_decref(final);
+    server_free(s);
+    return rc;
+}

@@ -1,0 +1,1272 @@
+/* server: lb-target's event loops.
+ *
+ * Each worker thread owns an epoll loop, its connections, its counters, its
+ * per-second ring, its histograms and its queue of delayed responses;
+ * nothing a worker touches per request is shared, and nothing on that path
+ * locks or allocates. The listener is shared: every worker adds it to its
+ * epoll with EPOLLEXCLUSIVE (SO_REUSEPORT would let a second process bind
+ * the same port silently, and a busy port must be an error).
+ *
+ * Per ready connection the fast path is one read() and one write(): the
+ * request(s) are parsed in a per-thread buffer, the prebuilt responses are
+ * copied into a per-thread output buffer and written at once (pipelined
+ * requests get their responses in order, in one write).
+ *
+ * Delayed responses: the delay is the same for every request and a worker's
+ * clock only moves forward, so deadlines are reached in the order requests
+ * were parsed. A FIFO per worker therefore is the timer queue (a heap would
+ * order what is already ordered), with one timerfd armed at the head's
+ * deadline (absolute CLOCK_MONOTONIC, ns resolution, no slack) - never a
+ * sleeping thread, and 10,000 waiting requests cost one timer.
+ *
+ * Histograms and the control channel: the histograms are plain memory
+ * owned by their worker, so the control thread never reads them directly.
+ * It sets a command bit and writes the worker's eventfd; the worker, in its
+ * own loop (after the batch of events it is in), copies its counters and
+ * histograms into its snapshot area, optionally starts a new window, and
+ * bumps an ack counter (release) and the control thread's eventfd. The
+ * control thread waits for every ack (acquire) and only then reads the
+ * snapshot areas, which the workers do not touch again until the next
+ * command - a handshake, so no data race and no lock on the hot path. The
+ * same round trip makes /series exact: once a worker acked, every event of
+ * a batch that began before the request has been recorded. */
+#include "server.h"
+#include "h1.h"
+#include "hist.h"
+#include "net.h"
+#include "tstats.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#define IBUF_BYTES        65536     /* one read's worth of requests */
+#define MAX_HEAD_BYTES    8192      /* longer request heads get 431 */
+#define OBUF_SOFT_BYTES   262144    /* flush pipelined responses beyond this */
+#define MAX_QUEUED        1024      /* delayed responses per connection before reads pause */
+#define LINGER_MAX_BYTES  (1u << 20)
+#define EVENTS_PER_WAIT   512
+#define CONN_CHUNK        256
+#define CONTROL_TIMEOUT_MS 5000
+
+/* epoll tags that are not connections (connections are pointers). */
+#define TAG_LISTEN 1
+#define TAG_TIMER  2
+#define TAG_CTRL   3
+
+/* Response variants, prebuilt once. */
+enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_400, V_431, V_COUNT };
+#define V_IS_OK(v) ((v) <= V_KEEPALIVE)
+
+/* Worker commands (bits). */
+#define CMD_SYNC     1
+#define CMD_SNAPSHOT 2
+#define CMD_WINDOW   4
+
+enum { PS_HEAD, PS_BODY, PS_CHUNKED };
+
+struct oent {
+    size_t end;          /* offset one past this response in the buffer */
+    uint64_t parsed_ns;
+    int variant;
+};
+
+struct outbuf {
+    char *buf;
+    size_t off, len, cap;
+    struct oent *ents;
+    size_t ehead, elen, ecap;
+    size_t pending_ok;   /* OK responses not yet completed */
+};
+
+struct conn {
+    int fd;
+    uint32_t gen;
+    uint8_t is_free, pstate, variant;
+    uint8_t closing;          /* no more requests are parsed */
+    uint8_t close_when_done;  /* close once queued and pending output are done */
+    uint8_t extra_input;      /* input arrived after the last request we answer */
+    uint8_t lingering;        /* write side shut, discarding input until EOF */
+    uint8_t peer_fin;         /* the peer sent FIN */
+    uint8_t want_read;        /* reading paused (backpressure) with input maybe waiting */
+    uint8_t in_ready;         /* c->in holds complete unprocessed input */
+    uint8_t resp_since_input; /* a response completed after the last input */
+    uint8_t wrote_after_fin;  /* a response completed after the peer's FIN */
+    uint32_t queued, queued_ok;
+    uint64_t body_left;
+    uint64_t linger_bytes;
+    struct h1_chunked ch;
+    char *in;
+    size_t in_len, in_cap;
+    struct outbuf *out;
+    struct conn *next;
+};
+
+struct dent {
+    struct conn *c;
+    uint32_t gen;
+    int variant;
+    uint64_t parsed_ns;
+};
+
+struct server;
+
+struct worker {
+    struct tstats_counters ctr;          /* first: its own cache lines */
+    struct server *srv;
+    int id;
+    pthread_t thread;
+    int started;
+    int epfd, tfd, efd, reserve_fd;
+    uint64_t now;
+    uint64_t cur_sec;
+    struct tstats_second *slot;
+    struct tstats_second *ring;
+    struct hist *h_total, *h_window;     /* total holds closed windows */
+    uint64_t window_since_ns;
+    uint64_t window_inflight_max, window_open_max;
+
+    /* Command handshake with the control thread (see the top comment). */
+    atomic_int cmd;
+    atomic_ulong acks;
+    struct tstats_view snap_view;
+    struct hist *snap_total, *snap_window;
+    uint64_t snap_now_ns;
+
+    struct conn *free_conns, *dead_conns;
+    struct conn **chunks;
+    size_t nchunks;
+
+    struct dent *fifo;
+    size_t fhead, flen, fcap;
+
+    char *ibuf;
+    struct outbuf obuf;
+};
+
+struct server {
+    struct server_config cfg;
+    int lfd, cfd;
+    int port, control_port;
+    uint64_t started_ns;
+    char *resp[V_COUNT];
+    size_t resp_len[V_COUNT];
+    struct worker *workers;
+    int nworkers;
+    pthread_t control_thread;
+    int control_started;
+    int stop_efd, ack_efd;
+    atomic_int stop;
+    int stopped;
+    uint64_t window_since_ns;            /* control thread only */
+    struct hist *m_total, *m_window;     /* control thread (or after stop) only */
+};
+
+/* ---- counters ---- */
+
+static void worker_tick(struct worker *w)
+{
+    uint64_t sec = (w->now - w->srv->started_ns) / 1000000000ull;
+    if (sec != w->cur_sec || !w->slot) {
+        w->cur_sec = sec;
+        w->slot = tstats_second_begin(w->ring, sec, &w->ctr);
+    }
+}
+
+static void count_open(struct worker *w, int delta)
+{
+    uint64_t open = tstats_get(&w->ctr.connections_open) + (uint64_t)(int64_t)delta;
+    tstats_set(&w->ctr.connections_open, open);
+    tstats_set(&w->slot->open, open);
+    if (delta > 0) {
+        tstats_max(&w->ctr.connections_open_max, open);
+        if (open > w->window_open_max)
+            w->window_open_max = open;
+    }
+}
+
+static void count_inflight_up(struct worker *w)
+{
+    uint64_t v = tstats_get(&w->ctr.inflight) + 1;
+    tstats_set(&w->ctr.inflight, v);
+    tstats_max(&w->ctr.inflight_max, v);
+    tstats_max(&w->slot->inflight_max, v);
+    if (v > w->window_inflight_max)
+        w->window_inflight_max = v;
+}
+
+static void count_inflight_down(struct worker *w, uint64_t n)
+{
+    tstats_set(&w->ctr.inflight, tstats_get(&w->ctr.inflight) - n);
+}
+
+static void count_bad(struct worker *w)
+{
+    tstats_add(&w->ctr.bad_requests, 1);
+    tstats_add(&w->slot->bad, 1);
+}
+
+/* ---- buffers ---- */
+
+static void out_append(struct outbuf *o, const char *data, size_t len, int variant, uint64_t parsed_ns)
+{
+    if (o->len + len > o->cap) {
+        if (o->off) {   /* compact first */
+            memmove(o->buf, o->buf + o->off, o->len - o->off);
+            for (size_t i = o->ehead; i < o->elen; i++)
+                o->ents[i].end -= o->off;
+            o->len -= o->off;
+            o->off = 0;
+        }
+        if (o->len + len > o->cap) {
+            o->cap = o->cap ? o->cap : 4096;
+            while (o->len + len > o->cap)
+                o->cap *= 2;
+            o->buf = util_xrealloc(o->buf, o->cap);
+        }
+    }
+    memcpy(o->buf + o->len, data, len);
+    o->len += len;
+    if (o->elen == o->ecap) {
+        if (o->ehead) {
+            memmove(o->ents, o->ents + o->ehead, (o->elen - o->ehead) * sizeof *o->ents);
+            o->elen -= o->ehead;
+            o->ehead = 0;
+        }
+        if (o->elen == o->ecap) {
+            o->ecap = o->ecap ? o->ecap * 2 : 16;
+            o->ents = util_xrealloc(o->ents, o->ecap * sizeof *o->ents);
+        }
+    }
+    o->ents[o->elen++] = (struct oent){.end = o->len, .parsed_ns = parsed_ns, .variant = variant};
+    if (V_IS_OK(variant))
+        o->pending_ok++;
+}
+
+static int out_pending(const struct conn *c)
+{
+    return c->out && c->out->off < c->out->len;
+}
+
+static void in_save(struct conn *c, const char *data, size_t len)
+{
+    if (len > c->in_cap) {
+        c->in_cap = len < 1024 ? 1024 : len;
+        c->in = util_xrealloc(c->in, c->in_cap);
+    }
+    memcpy(c->in, data, len);
+    c->in_len = len;
+}
+
+/* ---- connections ---- */
+
+static struct conn *conn_alloc(struct worker *w)
+{
+    if (!w->free_conns) {
+        struct conn *chunk = util_xcalloc(CONN_CHUNK, sizeof *chunk);
+        w->chunks = util_xrealloc(w->chunks, (w->nchunks + 1) * sizeof *w->chunks);
+        w->chunks[w->nchunks++] = chunk;
+        for (int i = CONN_CHUNK - 1; i >= 0; i--) {
+            chunk[i].next = w->free_conns;
+            chunk[i].is_free = 1;
+            w->free_conns = &chunk[i];
+        }
+    }
+    struct conn *c = w->free_conns;
+    w->free_conns = c->next;
+    uint32_t gen = c->gen;
+    memset(c, 0, sizeof *c);
+    c->gen = gen;
+    return c;
+}
+
+enum { CLOSE_NORMAL, CLOSE_RESET };
+
+static void conn_close(struct worker *w, struct conn *c, int how)
+{
+    if (c->is_free)
+        return;
+    /* Responses that will never be written. */
+    uint64_t lost = c->queued_ok + (c->out ? c->out->pending_ok : 0);
+    if (lost) {
+        tstats_add(&w->ctr.responses_aborted, lost);
+        count_inflight_down(w, lost);
+    }
+    /* A request cut off by the peer is a bad request too. */
+    if (!c->closing && (c->pstate != PS_HEAD || c->in_len))
+        count_bad(w);
+    if (c->wrote_after_fin || (how == CLOSE_RESET && c->resp_since_input))
+        tstats_add(&w->ctr.closed_unread, 1);
+    tstats_add(&w->ctr.connections_closed, 1);
+    tstats_add(&w->slot->closes, 1);
+    count_open(w, -1);
+    close(c->fd);
+    c->fd = -1;
+    c->gen++;
+    c->is_free = 1;
+    free(c->in);
+    c->in = NULL;
+    if (c->out) {
+        free(c->out->buf);
+        free(c->out->ents);
+        free(c->out);
+        c->out = NULL;
+    }
+    c->next = w->dead_conns;
+    w->dead_conns = c;
+}
+
+static void conn_linger(struct worker *w, struct conn *c)
+{
+    /* Closing with unread input would send a RST that can destroy the
+     * response we just wrote before the client reads it; shut the write
+     * side and discard input until the peer closes. */
+    if (c->peer_fin) {
+        conn_close(w, c, CLOSE_NORMAL);
+        return;
+    }
+    c->lingering = 1;
+    shutdown(c->fd, SHUT_WR);
+}
+
+static void linger_read(struct worker *w, struct conn *c)
+{
+    for (;;) {
+        ssize_t n = read(c->fd, w->ibuf, IBUF_BYTES);
+        if (n > 0) {
+            tstats_add(&w->ctr.bytes_in, (uint64_t)n);
+            c->linger_bytes += (uint64_t)n;
+            if (c->linger_bytes > LINGER_MAX_BYTES) {
+                conn_close(w, c, CLOSE_NORMAL);
+                return;
+            }
+            continue;
+        }
+        if (n < 0 && errno == EAGAIN)
+            return;
+        conn_close(w, c, n == 0 ? CLOSE_NORMAL : CLOSE_RESET);
+        return;
+    }
+}
+
+/* Entries of o up to o->off were written: count them. Returns -1 when the
+ * connection was closed (a response asked for it). */
+static int out_complete(struct worker *w, struct conn *c, struct outbuf *o)
+{
+    uint64_t done_ns = 0;
+    while (o->ehead < o->elen && o->ents[o->ehead].end <= o->off) {
+        struct oent *e = &o->ents[o->ehead++];
+        if (V_IS_OK(e->variant)) {
+            if (!done_ns)
+                done_ns = util_now_ns();
+            o->pending_ok--;
+            tstats_add(&w->ctr.responses_completed, 1);
+            tstats_add(&w->slot->completions, 1);
+            count_inflight_down(w, 1);
+            hist_record(w->h_window, done_ns > e->parsed_ns ? done_ns - e->parsed_ns : 1);
+            c->resp_since_input = 1;
+            if (c->peer_fin)
+                c->wrote_after_fin = 1;
+        }
+        if (e->variant == V_CLOSE) {
+            if (c->extra_input)
+                conn_linger(w, c);
+            else
+                conn_close(w, c, CLOSE_NORMAL);
+            return -1;
+        }
+        if (!V_IS_OK(e->variant)) {
+            conn_linger(w, c);
+            return c->is_free ? -1 : 0;
+        }
+    }
+    if (o->ehead == o->elen && o->off == o->len) {
+        o->ehead = o->elen = 0;
+        o->off = o->len = 0;
+    }
+    return 0;
+}
+
+static void conn_maybe_done(struct worker *w, struct conn *c)
+{
+    if (!c->is_free && c->close_when_done && !c->queued && !out_pending(c))
+        conn_close(w, c, CLOSE_NORMAL);
+}
+
+/* Write what the batch produced for c (w->obuf) in one write; keep what
+ * did not fit in c->out. Returns -1 when c was closed. */
+static int conn_flush(struct worker *w, struct conn *c)
+{
+    struct outbuf *o = &w->obuf;
+    if (o->len == 0)
+        return 0;
+    if (!out_pending(c)) {
+        ssize_t n = write(c->fd, o->buf, o->len);
+        if (n < 0 && errno != EAGAIN) {
+            /* The peer is gone: what we produced is lost. */
+            tstats_add(&w->ctr.responses_aborted, o->pending_ok);
+            count_inflight_down(w, o->pending_ok);
+            o->pending_ok = 0;
+            o->off = o->len = o->ehead = o->elen = 0;
+            conn_close(w, c, CLOSE_RESET);
+            return -1;
+        }
+        if (n > 0) {
+            tstats_add(&w->ctr.bytes_out, (uint64_t)n);
+            o->off = (size_t)n;
+            if (out_complete(w, c, o) < 0) {
+                o->pending_ok = 0;
+                o->off = o->len = o->ehead = o->elen = 0;
+                return -1;
+            }
+            if (o->len == 0)
+                return 0;
+        }
+    }
+    /* Move the unwritten rest into the connection's own buffer. */
+    if (!c->out)
+        c->out = util_xcalloc(1, sizeof *c->out);
+    size_t start = o->off;
+    for (size_t i = o->ehead; i < o->elen; i++) {
+        struct oent *e = &o->ents[i];
+        size_t from = i == o->ehead ? start : o->ents[i - 1].end;
+        out_append(c->out, o->buf + from, e->end - from, e->variant, e->parsed_ns);
+    }
+    o->pending_ok = 0;
+    o->off = o->len = o->ehead = o->elen = 0;
+    return 0;
+}
+
+/* EPOLLOUT: write pending output. Returns -1 when c was closed. */
+static int conn_write_pending(struct worker *w, struct conn *c)
+{
+    struct outbuf *o = c->out;
+    while (o->off < o->len) {
+        ssize_t n = write(c->fd, o->buf + o->off, o->len - o->off);
+        if (n < 0) {
+            if (errno == EAGAIN)
+                return 0;
+            conn_close(w, c, CLOSE_RESET);
+            return -1;
+        }
+        tstats_add(&w->ctr.bytes_out, (uint64_t)n);
+        o->off += (size_t)n;
+        if (out_complete(w, c, o) < 0)
+            return -1;
+    }
+    conn_maybe_done(w, c);
+    return c->is_free ? -1 : 0;
+}
+
+/* ---- delayed responses ---- */
+
+static void timer_arm(struct worker *w, uint64_t deadline_ns)
+{
+    struct itimerspec its = {
+        .it_value = {.tv_sec = (time_t)(deadline_ns / 1000000000ull),
+                     .tv_nsec = (long)(deadline_ns % 1000000000ull)},
+    };
+    timerfd_settime(w->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void fifo_push(struct worker *w, struct conn *c, int variant)
+{
+    if (w->flen == w->fcap) {
+        size_t ncap = w->fcap ? w->fcap * 2 : 1024;
+        struct dent *n = util_xmalloc(ncap * sizeof *n);
+        for (size_t i = 0; i < w->flen; i++)
+            n[i] = w->fifo[(w->fhead + i) % w->fcap];
+        free(w->fifo);
+        w->fifo = n;
+        w->fcap = ncap;
+        w->fhead = 0;
+    }
+    w->fifo[(w->fhead + w->flen) % w->fcap] =
+        (struct dent){.c = c, .gen = c->gen, .variant = variant, .parsed_ns = w->now};
+    if (w->flen++ == 0)
+        timer_arm(w, w->now + w->srv->cfg.delay_ns);
+    c->queued++;
+    if (V_IS_OK(variant))
+        c->queued_ok++;
+}
+
+static void conn_read(struct worker *w, struct conn *c);
+
+static void fifo_expire(struct worker *w)
+{
+    struct server *s = w->srv;
+    uint64_t now = util_now_ns();
+    struct conn *cur = NULL;
+    while (w->flen) {
+        struct dent e = w->fifo[w->fhead];
+        if (e.parsed_ns + s->cfg.delay_ns > now)
+            break;
+        w->fhead = (w->fhead + 1) % w->fcap;
+        w->flen--;
+        if (e.c->is_free || e.c->gen != e.gen)
+            continue;   /* closed meanwhile; counted as aborted then */
+        if (cur && cur != e.c) {
+            if (conn_flush(w, cur) == 0) {
+                conn_maybe_done(w, cur);
+                if (!cur->is_free && cur->want_read && cur->queued < MAX_QUEUED)
+                    conn_read(w, cur);
+            }
+        }
+        cur = e.c;
+        e.c->queued--;
+        if (V_IS_OK(e.variant))
+            e.c->queued_ok--;
+        out_append(&w->obuf, s->resp[e.variant], s->resp_len[e.variant], e.variant, e.parsed_ns);
+    }
+    if (cur && conn_flush(w, cur) == 0) {
+        conn_maybe_done(w, cur);
+        if (!cur->is_free && cur->want_read && cur->queued < MAX_QUEUED)
+            conn_read(w, cur);
+    }
+    if (w->flen)
+        timer_arm(w, w->fifo[w->fhead].parsed_ns + s->cfg.delay_ns);
+}
+
+/* ---- requests ---- */
+
+static void emit(struct worker *w, struct conn *c, int variant)
+{
+    struct server *s = w->srv;
+    if (s->cfg.delay_ns)
+        fifo_push(w, c, variant);
+    else
+        out_append(&w->obuf, s->resp[variant], s->resp_len[variant], variant, w->now);
+}
+
+static void request_done(struct worker *w, struct conn *c)
+{
+    c->pstate = PS_HEAD;
+    tstats_add(&w->ctr.requests_parsed, 1);
+    tstats_add(&w->slot->requests, 1);
+    count_inflight_up(w);
+    emit(w, c, c->variant);
+    if (c->variant == V_CLOSE)
+        c->closing = 1;
+}
+
+static void bad_request(struct worker *w, struct conn *c, int variant)
+{
+    count_bad(w);
+    c->closing = 1;
+    c->pstate = PS_HEAD;
+    emit(w, c, variant);
+}
+
+/* Parse buf[0..len) for c, producing responses into w->obuf (or the delay
+ * FIFO) and writing them. Returns -1 when c was closed. */
+static int conn_process(struct worker *w, struct conn *c, const char *buf, size_t len)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        if (c->closing) {
+            c->extra_input = 1;   /* ignored: the connection ends after the last answer */
+            break;
+        }
+        if (w->obuf.len >= OBUF_SOFT_BYTES) {
+            if (conn_flush(w, c) < 0)
+                return -1;
+            if (out_pending(c)) {
+                in_save(c, buf + pos, len - pos);
+                c->in_ready = 1;
+                c->want_read = 1;
+                return 0;
+            }
+        }
+        if (c->pstate == PS_HEAD) {
+            struct h1_request req;
+            int r = h1_parse_head(buf + pos, len - pos, MAX_HEAD_BYTES, &req);
+            if (r == H1_INCOMPLETE) {
+                in_save(c, buf + pos, len - pos);
+                break;
+            }
+            if (r != H1_OK) {
+                bad_request(w, c, r == H1_TOO_LARGE ? V_431 : V_400);
+                pos = len;
+                break;
+            }
+            pos += req.head_len;
+            c->variant = (uint8_t)(!req.keep_alive ? V_CLOSE : req.version_minor ? V_PLAIN : V_KEEPALIVE);
+            if (req.chunked) {
+                c->pstate = PS_CHUNKED;
+                memset(&c->ch, 0, sizeof c->ch);
+            } else if (req.content_length) {
+                c->pstate = PS_BODY;
+                c->body_left = req.content_length;
+            } else {
+                request_done(w, c);
+            }
+        } else if (c->pstate == PS_BODY) {
+            size_t take = len - pos;
+            if (take > c->body_left)
+                take = (size_t)c->body_left;
+            pos += take;
+            c->body_left -= take;
+            if (c->body_left == 0)
+                request_done(w, c);
+        } else {
+            int done = 0;
+            ssize_t r = h1_chunked_feed(&c->ch, buf + pos, len - pos, &done);
+            if (r < 0) {
+                bad_request(w, c, V_400);
+                pos = len;
+                break;
+            }
+            pos += (size_t)r;
+            if (done)
+                request_done(w, c);
+        }
+    }
+    return conn_flush(w, c);
+}
+
+static void conn_eof(struct worker *w, struct conn *c)
+{
+    c->peer_fin = 1;
+    if (!c->closing && (c->pstate != PS_HEAD || c->in_len)) {
+        /* Half a request and then EOF: answer 400 (the peer may still be
+         * reading), then close. */
+        c->in_len = 0;
+        bad_request(w, c, V_400);
+        if (conn_flush(w, c) < 0)
+            return;
+    }
+    c->closing = 1;
+    c->close_when_done = 1;
+    conn_maybe_done(w, c);
+}
+
+static void conn_read(struct worker *w, struct conn *c)
+{
+    for (;;) {
+        if (c->is_free || c->lingering)
+            return;
+        if (c->closing) {
+            if (c->peer_fin)
+                return;
+            /* Still watch for EOF/reset so that a closed peer frees its
+             * connection even while its answers wait. */
+            ssize_t n = read(c->fd, w->ibuf, IBUF_BYTES);
+            if (n > 0) {
+                tstats_add(&w->ctr.bytes_in, (uint64_t)n);
+                c->extra_input = 1;
+                continue;
+            }
+            if (n == 0)
+                conn_eof(w, c);
+            else if (errno != EAGAIN)
+                conn_close(w, c, CLOSE_RESET);
+            return;
+        }
+        if (out_pending(c) || c->queued >= MAX_QUEUED) {
+            c->want_read = 1;
+            return;
+        }
+        c->want_read = 0;
+        size_t plen = c->in_len;
+        if (plen)
+            memcpy(w->ibuf, c->in, plen);
+        ssize_t n = 0;
+        int more;
+        if (c->in_ready) {
+            c->in_ready = 0;
+            more = 1;   /* the socket may hold more: read it next round */
+        } else {
+            n = read(c->fd, w->ibuf + plen, IBUF_BYTES - plen);
+            if (n == 0) {
+                conn_eof(w, c);
+                return;
+            }
+            if (n < 0) {
+                if (errno != EAGAIN)
+                    conn_close(w, c, CLOSE_RESET);
+                return;
+            }
+            tstats_add(&w->ctr.bytes_in, (uint64_t)n);
+            c->resp_since_input = 0;
+            more = (size_t)n == IBUF_BYTES - plen;
+        }
+        c->in_len = 0;
+        if (conn_process(w, c, w->ibuf, plen + (size_t)n) < 0)
+            return;
+        if (!more)
+            return;
+    }
+}
+
+static void conn_event(struct worker *w, struct conn *c, uint32_t ev)
+{
+    if (c->is_free)
+        return;
+    if (ev & EPOLLRDHUP)
+        c->peer_fin = 1;
+    if (out_pending(c) && conn_write_pending(w, c) < 0)
+        return;
+    if (c->lingering) {
+        linger_read(w, c);
+        return;
+    }
+    if ((ev & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP)) || c->want_read)
+        conn_read(w, c);
+}
+
+static void do_accept(struct worker *w)
+{
+    struct server *s = w->srv;
+    for (int i = 0; i < 64; i++) {
+        int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE) {
+                /* Out of descriptors: accept and drop one with the spare
+                 * so the listener does not spin. */
+                tstats_add(&w->ctr.accept_errors, 1);
+                if (w->reserve_fd >= 0) {
+                    close(w->reserve_fd);
+                    int x = accept(s->lfd, NULL, NULL);
+                    if (x >= 0)
+                        close(x);
+                    w->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                }
+            }
+            return;
+        }
+        struct conn *c = conn_alloc(w);
+        c->fd = fd;
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
+        if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+            tstats_add(&w->ctr.accept_errors, 1);
+            close(fd);
+            c->is_free = 1;
+            c->next = w->free_conns;
+            w->free_conns = c;
+            continue;
+        }
+        tstats_add(&w->ctr.connections_accepted, 1);
+        tstats_add(&w->slot->accepts, 1);
+        count_open(w, +1);
+    }
+}
+
+/* ---- snapshots ---- */
+
+static void worker_snapshot(struct worker *w, int new_window)
+{
+    tstats_view_read(&w->snap_view, &w->ctr);
+    w->snap_view.window_since_ns = w->window_since_ns;
+    w->snap_view.window_inflight_max = w->window_inflight_max;
+    w->snap_view.window_open_max = w->window_open_max;
+    hist_reset(w->snap_total);
+    hist_add(w->snap_total, w->h_total);
+    hist_add(w->snap_total, w->h_window);
+    hist_reset(w->snap_window);
+    hist_add(w->snap_window, w->h_window);
+    w->snap_now_ns = util_now_ns();
+    if (new_window) {
+        hist_add(w->h_total, w->h_window);
+        hist_reset(w->h_window);
+        w->window_inflight_max = tstats_get(&w->ctr.inflight);
+        w->window_open_max = tstats_get(&w->ctr.connections_open);
+        w->window_since_ns = w->snap_now_ns;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct server *s = w->srv;
+    struct epoll_event evs[EVENTS_PER_WAIT];
+    for (;;) {
+        int n = epoll_wait(w->epfd, evs, EVENTS_PER_WAIT, -1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        w->now = util_now_ns();
+        worker_tick(w);
+        int timer = 0, ctrl = 0;
+        for (int i = 0; i < n; i++) {
+            uint64_t tag = evs[i].data.u64;
+            if (tag == TAG_LISTEN)
+                do_accept(w);
+            else if (tag == TAG_TIMER)
+                timer = 1;
+            else if (tag == TAG_CTRL)
+                ctrl = 1;
+            else
+                conn_event(w, evs[i].data.ptr, evs[i].events);
+        }
+        if (timer)
+            fifo_expire(w);
+        while (w->dead_conns) {
+            struct conn *c = w->dead_conns;
+            w->dead_conns = c->next;
+            c->next = w->free_conns;
+            w->free_conns = c;
+        }
+        if (ctrl) {
+            uint64_t v;
+            if (read(w->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+                break;
+            int cmd = atomic_exchange_explicit(&w->cmd, 0, memory_order_acquire);
+            if (cmd & CMD_SNAPSHOT)
+                worker_snapshot(w, cmd & CMD_WINDOW);
+            if (cmd) {
+                atomic_fetch_add_explicit(&w->acks, 1, memory_order_release);
+                uint64_t one = 1;
+                if (write(s->ack_efd, &one, sizeof one) < 0) {
+                    /* cannot happen short of a counter overflow */
+                }
+            }
+            if (atomic_load(&s->stop))
+                break;
+        }
+    }
+    return NULL;
+}
+
+/* ---- control channel ---- */
+
+/* Ask every worker for cmd and wait for all acks. Returns 0, or -1 when a
+ * worker did not answer in time. */
+static int collect(struct server *s, int cmd)
+{
+    unsigned long before[SERVER_MAX_THREADS];
+    for (int i = 0; i < s->nworkers; i++) {
+        struct worker *w = &s->workers[i];
+        before[i] = atomic_load_explicit(&w->acks, memory_order_relaxed);
+        atomic_fetch_or_explicit(&w->cmd, cmd, memory_order_release);
+        uint64_t one = 1;
+        if (write(w->efd, &one, sizeof one) < 0)
+            return -1;
+    }
+    uint64_t deadline = util_now_ns() + (uint64_t)CONTROL_TIMEOUT_MS * 1000000ull;
+    for (int i = 0; i < s->nworkers;) {
+        if (atomic_load_explicit(&s->workers[i].acks, memory_order_acquire) != before[i]) {
+            i++;
+            continue;
+        }
+        uint64_t now = util_now_ns();
+        if (now >= deadline)
+            return -1;
+        struct pollfd p = {.fd = s->ack_efd, .events = POLLIN};
+        if (poll(&p, 1, (int)((deadline - now) / 1000000ull) + 1) > 0) {
+            uint64_t v;
+            if (read(s->ack_efd, &v, sizeof v) < 0 && errno != EAGAIN)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Merge the workers' snapshots (after collect or after the threads ended). */
+static json_t *merged_stats(struct server *s, uint64_t window_since_ns)
+{
+    struct tstats_view v;
+    memset(&v, 0, sizeof v);
+    hist_reset(s->m_total);
+    hist_reset(s->m_window);
+    for (int i = 0; i < s->nworkers; i++) {
+        struct worker *w = &s->workers[i];
+        tstats_view_add(&v, &w->snap_view);
+        hist_add(s->m_total, w->snap_total);
+        hist_add(s->m_window, w->snap_window);
+    }
+    v.window_since_ns = window_since_ns;
+    return tstats_json(&v, s->m_total, s->m_window, util_now_ns(), s->started_ns);
+}
+
+static json_t *series(struct server *s, uint64_t since)
+{
+    uint64_t now = util_now_ns();
+    if (collect(s, CMD_SYNC) < 0)
+        return NULL;
+    struct tstats_second *rings[SERVER_MAX_THREADS];
+    uint64_t open[SERVER_MAX_THREADS], inflight[SERVER_MAX_THREADS];
+    for (int i = 0; i < s->nworkers; i++) {
+        rings[i] = s->workers[i].ring;
+        open[i] = tstats_get(&s->workers[i].ctr.connections_open);
+        inflight[i] = tstats_get(&s->workers[i].ctr.inflight);
+    }
+    return tstats_series_json(rings, open, inflight, s->nworkers, since, now, s->started_ns);
+}
+
+static void control_reply(int fd, int status, json_t *body)
+{
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    const char *reason = status == 200 ? "OK" : status == 404 ? "Not Found"
+                       : status == 405 ? "Method Not Allowed" : status == 400 ? "Bad Request"
+                       : "Service Unavailable";
+    char *resp = util_xasprintf("HTTP/1.1 %d %s\r\nServer: lb-target\r\nContent-Type: application/json\r\n"
+                                "Content-Length: %zu\r\nConnection: close\r\n\r\n%s\n",
+                                status, reason, strlen(text) + 1, text);
+    size_t len = strlen(resp), off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, resp + off, len - off);
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    free(resp);
+    free(text);
+}
+
+static json_t *control_error(const char *msg)
+{
+    return json_pack("{s:s}", "error", msg);
+}
+
+static void control_serve(struct server *s, int fd)
+{
+    char buf[MAX_HEAD_BYTES + 1];
+    size_t len = 0;
+    struct h1_request req;
+    int r = H1_INCOMPLETE;
+    while (r == H1_INCOMPLETE) {
+        ssize_t n = read(fd, buf + len, MAX_HEAD_BYTES - len);
+        if (n <= 0)
+            return;
+        len += (size_t)n;
+        r = h1_parse_head(buf, len, MAX_HEAD_BYTES, &req);
+    }
+    if (r != H1_OK) {
+        control_reply(fd, 400, control_error("bad request"));
+        return;
+    }
+    /* Discard a (small) body so that closing does not reset the reply. */
+    uint64_t body = req.content_length, have = len - req.head_len;
+    while (have < body && body <= 65536) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        have += (uint64_t)n;
+    }
+    buf[len] = 0;
+    char *sp = strchr(buf, ' ');
+    char *path = sp ? sp + 1 : buf;
+    char *pend = strchr(path, ' ');
+    if (pend)
+        *pend = 0;
+    size_t mlen = sp ? (size_t)(sp - buf) : 0;
+    int is_get = mlen == 3 && !memcmp(buf, "GET", 3);
+    int is_post = mlen == 4 && !memcmp(buf, "POST", 4);
+    char *query = strchr(path, '?');
+    if (query)
+        *query++ = 0;
+
+    if (!strcmp(path, "/stats")) {
+        if (!is_get)
+            return control_reply(fd, 405, control_error("use GET /stats"));
+        if (collect(s, CMD_SNAPSHOT) < 0)
+            return control_reply(fd, 503, control_error("a worker did not answer in time"));
+        return control_reply(fd, 200, merged_stats(s, s->window_since_ns));
+    }
+    if (!strcmp(path, "/window")) {
+        if (!is_post)
+            return control_reply(fd, 405, control_error("use POST /window"));
+        uint64_t since = s->window_since_ns;
+        if (collect(s, CMD_SNAPSHOT | CMD_WINDOW) < 0)
+            return control_reply(fd, 503, control_error("a worker did not answer in time"));
+        /* The answer holds the window that just ended; the new one starts now. */
+        json_t *o = merged_stats(s, since);
+        s->window_since_ns = util_now_ns();
+        json_object_set_new(o, "new_window_since_ns", json_integer((json_int_t)s->window_since_ns));
+        return control_reply(fd, 200, o);
+    }
+    if (!strcmp(path, "/series")) {
+        if (!is_get)
+            return control_reply(fd, 405, control_error("use GET /series?since=K"));
+        uint64_t since = 0;
+        if (query && !strncmp(query, "since=", 6)) {
+            char *end;
+            since = strtoull(query + 6, &end, 10);
+            if (end == query + 6 || *end)
+                return control_reply(fd, 400, control_error("since must be a whole number of seconds"));
+        }
+        json_t *o = series(s, since);
+        if (!o)
+            return control_reply(fd, 503, control_error("a worker did not answer in time"));
+        return control_reply(fd, 200, o);
+    }
+    if (!strcmp(path, "/health"))
+        return control_reply(fd, 200, json_pack("{s:s}", "status", "ok"));
+    control_reply(fd, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K"));
+}
+
+static void *control_main(void *arg)
+{
+    struct server *s = arg;
+    struct pollfd p[2] = {{.fd = s->cfd, .events = POLLIN}, {.fd = s->stop_efd, .events = POLLIN}};
+    for (;;) {
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (p[1].revents)
+            break;
+        int fd = accept4(s->cfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        /* One request per connection, served in turn: a stuck control
+         * client can hold the channel for at most the timeouts. */
+        struct timeval tv = {.tv_sec = 2};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        control_serve(s, fd);
+        close(fd);
+    }
+    return NULL;
+}
+
+/* ---- lifecycle ---- */
+
+struct server *server_new(const struct server_config *cfg, char *err)
+{
+    if (cfg->threads < 1 || cfg->threads > SERVER_MAX_THREADS) {
+        util_err(err, "--threads must be 1-%d", SERVER_MAX_THREADS);
+        return NULL;
+    }
+    struct server *s = util_xcalloc(1, sizeof *s);
+    s->cfg = *cfg;
+    s->lfd = s->cfd = s->stop_efd = s->ack_efd = -1;
+    s->lfd = net_listen(&cfg->listen_addr, cfg->backlog, 0, err);
+    if (s->lfd < 0)
+        goto err;
+    /* Accepted sockets inherit TCP_NODELAY: responses written back to back
+     * (pipelined, delayed) must not wait for an ACK. */
+    int one = 1;
+    setsockopt(s->lfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    s->cfd = net_listen(&cfg->control_addr, 64, 0, err);
+    if (s->cfd < 0) {
+        char e2[UTIL_ERR_LEN];
+        snprintf(e2, sizeof e2, "control channel: %s", err);
+        memcpy(err, e2, UTIL_ERR_LEN);
+        goto err;
+    }
+    s->port = net_local_port(s->lfd);
+    s->control_port = net_local_port(s->cfd);
+    s->resp[V_PLAIN] = h1_response_200(cfg->body_bytes, NULL, &s->resp_len[V_PLAIN]);
+    s->resp[V_CLOSE] = h1_response_200(cfg->body_bytes, "close", &s->resp_len[V_CLOSE]);
+    s->resp[V_KEEPALIVE] = h1_response_200(cfg->body_bytes, "keep-alive", &s->resp_len[V_KEEPALIVE]);
+    s->resp[V_400] = h1_response_error(400, &s->resp_len[V_400]);
+    s->resp[V_431] = h1_response_error(431, &s->resp_len[V_431]);
+    s->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    s->ack_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (s->stop_efd < 0 || s->ack_efd < 0) {
+        util_err(err, "eventfd: %s", strerror(errno));
+        goto err;
+    }
+    s->m_total = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
+    s->m_window = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
+    s->started_ns = util_now_ns();
+    s->window_since_ns = s->started_ns;
+
+    s->nworkers = cfg->threads;
+    s->workers = util_xcalloc((size_t)s->nworkers, sizeof *s->workers);
+    for (int i = 0; i < s->nworkers; i++) {
+        struct worker *w = &s->workers[i];
+        w->srv = s;
+        w->id = i;
+        w->epfd = epoll_create1(EPOLL_CLOEXEC);
+        w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        w->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (w->epfd < 0 || w->tfd < 0 || w->efd < 0) {
+            util_err(err, "epoll/timerfd/eventfd: %s", strerror(errno));
+            goto err;
+        }
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.u64 = TAG_LISTEN};
+        if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, s->lfd, &ev) < 0) {
+            util_err(err, "epoll_ctl(listener): %s", strerror(errno));
+            goto err;
+        }
+        ev = (struct epoll_event){.events = EPOLLIN | EPOLLET, .data.u64 = TAG_TIMER};
+        epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->tfd, &ev);
+        ev = (struct epoll_event){.events = EPOLLIN, .data.u64 = TAG_CTRL};
+        epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->efd, &ev);
+        w->ring = util_xcalloc(TSTATS_RING_SECONDS, sizeof *w->ring);
+        w->h_total = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
+        w->h_window = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
+        w->snap_total = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
+        w->snap_window = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
+        w->ibuf = util_xmalloc(IBUF_BYTES);
+        w->window_since_ns = s->started_ns;
+        w->now = s->started_ns;
+        worker_tick(w);
+    }
+    return s;
+err:
+    server_free(s);
+    return NULL;
+}
+
+int server_port(const struct server *s)
+{
+    return s->port;
+}
+
+int server_control_port(const struct server *s)
+{
+    return s->control_port;
+}
+
+static void cpuset_from_mask(cpu_set_t *set, uint64_t mask)
+{
+    CPU_ZERO(set);
+    for (int c = 0; c < 64; c++)
+        if (mask & (1ull << c))
+            CPU_SET(c, set);
+}
+
+int server_start(struct server *s, char *err)
+{
+    int cpus[64], ncpus = 0;
+    for (int c = 0; c < 64; c++)
+        if (s->cfg.cpu_mask & (1ull << c))
+            cpus[ncpus++] = c;
+    for (int i = 0; i < s->nworkers; i++) {
+        struct worker *w = &s->workers[i];
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        if (ncpus) {
+            cpu_set_t set;
+            cpuset_from_mask(&set, 1ull << cpus[i % ncpus]);
+            pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+        }
+        int rc = pthread_create(&w->thread, &attr, worker_main, w);
+        pthread_attr_destroy(&attr);
+        if (rc) {
+            util_err(err, "cannot start worker %d: %s%s", i, strerror(rc),
+                     ncpus ? " (is every CPU in --cpus online?)" : "");
+            server_stop(s);
+            return -1;
+        }
+        w->started = 1;
+    }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (ncpus) {
+        cpu_set_t set;
+        cpuset_from_mask(&set, s->cfg.cpu_mask);
+        pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+    }
+    int rc = pthread_create(&s->control_thread, &attr, control_main, s);
+    pthread_attr_destroy(&attr);
+    if (rc) {
+        util_err(err, "cannot start the control thread: %s", strerror(rc));
+        server_stop(s);
+        return -1;
+    }
+    s->control_started = 1;
+    return 0;
+}
+
+void server_stop(struct server *s)
+{
+    if (s->stopped)
+        return;
+    s->stopped = 1;
+    uint64_t one = 1;
+    if (s->control_started) {
+        if (write(s->stop_efd, &one, sizeof one) < 0) {
+            /* an eventfd write of 1 cannot fail here */
+        }
+        pthread_join(s->control_thread, NULL);
+    }
+    atomic_store(&s->stop, 1);
+    for (int i = 0; i < s->nworkers; i++) {
+        struct worker *w = &s->workers[i];
+        if (!w->started)
+            continue;
+        if (write(w->efd, &one, sizeof one) < 0) {
+            /* as above */
+        }
+        pthread_join(w->thread, NULL);
+        w->started = 0;
+    }
+}
+
+json_t *server_final_stats(struct server *s)
+{
+    server_stop(s);
+    for (int i = 0; i < s->nworkers; i++)
+        worker_snapshot(&s->workers[i], 0);
+    return merged_stats(s, s->window_since_ns);
+}
+
+void server_free(struct server *s)
+{
+    if (!s)
+        return;
+    server_stop(s);
+    for (int i = 0; s->workers && i < s->nworkers; i++) {
+        struct worker *w = &s->workers[i];
+        for (size_t k = 0; k < w->nchunks; k++) {
+            for (int j = 0; j < CONN_CHUNK; j++) {
+                struct conn *c = &w->chunks[k][j];
+                if (!c->is_free)
+                    close(c->fd);
+                free(c->in);
+                if (c->out) {
+                    free(c->out->buf);
+                    free(c->out->ents);
+                    free(c->out);
+                }
+            }
+            free(w->chunks[k]);
+        }
+        free(w->chunks);
+        free(w->fifo);
+        free(w->ibuf);
+        free(w->obuf.buf);
+        free(w->obuf.ents);
+        free(w->ring);
+        hist_free(w->h_total);
+        hist_free(w->h_window);
+        hist_free(w->snap_total);
+        hist_free(w->snap_window);
+        if (w->epfd > 0)
+            close(w->epfd);
+        if (w->tfd > 0)
+            close(w->tfd);
+        if (w->efd > 0)
+            close(w->efd);
+        if (w->reserve_fd > 0)
+            close(w->reserve_fd);
+    }
+    free(s->workers);
+    for (int v = 0; v < V_COUNT; v++)
+        free(s->resp[v]);
+    hist_free(s->m_total);
+    hist_free(s->m_window);
+    if (s->lfd >= 0)
+        close(s->lfd);
+    if (s->cfd >= 0)
+        close(s->cfd);
+    if (s->stop_efd >= 0)
+        close(s->stop_efd);
+    if (s->ack_efd >= 0)
+        close(s->ack_efd);
+    free(s);
+}

@@ -1,0 +1,45 @@
+/* server: lb-target's worker threads (one epoll loop each), its delayed
+ * responses, and its control channel. */
+#ifndef LB_SERVER_H
+#define LB_SERVER_H
+
+#include <jansson.h>
+#include <netinet/in.h>
+#include <stdint.h>
+
+struct server_config {
+    struct sockaddr_in listen_addr;   /* port 0 picks a free one */
+    struct sockaddr_in control_addr;  /* port 0 picks a free one */
+    int threads;                      /* worker threads, 1..SERVER_MAX_THREADS */
+    uint64_t cpu_mask;                /* 0: no pinning; else workers round-robin over these CPUs */
+    uint64_t delay_ns;                /* hold every response this long */
+    uint64_t body_bytes;              /* JSON body size */
+    int backlog;
+};
+
+#define SERVER_MAX_THREADS 64
+
+struct server;
+
+/* Bind the listener and the control listener. Returns the server, or NULL
+ * with err filled (a busy port says so). Starts no thread. */
+struct server *server_new(const struct server_config *cfg, char *err);
+
+/* The bound ports. */
+int server_port(const struct server *s);
+int server_control_port(const struct server *s);
+
+/* Start the workers and the control thread. Returns 0, or -1 with err
+ * filled (thread creation or pinning failed; nothing is left running). */
+int server_start(struct server *s, char *err);
+
+/* Stop and join every thread (idempotent). */
+void server_stop(struct server *s);
+
+/* The /stats object after server_stop. Returns a new JSON object. */
+json_t *server_final_stats(struct server *s);
+
+/* Close everything and free s (stops it first if needed). */
+void server_free(struct server *s);
+
+#endif
