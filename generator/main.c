@@ -1,1 +1,315 @@
-int main(void) { return 0; }
+/* lb-gen: the native HTTP/1.1 load generator. Parses the command line into
+ * a gen_config, checks the target answers one connect, runs, and writes the
+ * reports. Exit status: 0 after a run (errors during it are in the report),
+ * 2 for a bad command line, 1 when the run could not start or the report
+ * could not be written. */
+#include "gen.h"
+#include "http.h"
+#include "net.h"
+#include "report.h"
+#include "units.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (stop_flag < 2)
+        stop_flag++;
+}
+
+static const char usage[] =
+    "usage: lb-gen [options] URL\n"
+    "\n"
+    "Closed model (a number of connections, each sending its next request when\n"
+    "the previous response is complete):\n"
+    "  -c, --connections N     connections held for --duration (default 10)\n"
+    "  -s, --stages LIST       ramp connections like k6 ramping-vus, from 0:\n"
+    "                          DURATION:TARGET,... e.g. 30s:200,60s:200,10s:0\n"
+    "Open model (requests on a fixed timetable, whatever the responses do):\n"
+    "  -R, --rate R            requests per second for --duration\n"
+    "      --rate-stages LIST  ramp the rate from 0, e.g. 10s:1000,30s:1000,5s:0\n"
+    "  -c, --connections N     connection pool (default: --max-inflight, else 100)\n"
+    "      --max-inflight N    cap on requests in flight (default: the pool)\n"
+    "Common:\n"
+    "  -d, --duration T        how long to send (default 10s; not with stages)\n"
+    "  -t, --threads N         worker threads, each with its own event loop (default 1)\n"
+    "      --timeout T         a request (or connect) slower than this is an error (default 10s)\n"
+    "      --grace T           after the end, wait at most this for responses in flight (default 5s)\n"
+    "      --close             send Connection: close (a new connection per request)\n"
+    "      --cpus LIST         pin worker i to the i-th CPU of LIST (e.g. 0 or 0-3)\n"
+    "      --json FILE         write the JSON summary to FILE (default: stdout; - is stdout)\n"
+    "      --percentiles FILE  write the full latency distribution to FILE\n"
+    "  -q, --quiet             no human summary on stderr\n"
+    "  -h, --help              this text;  --version  the version\n"
+    "\n"
+    "Durations take units: 500ms, 2s, 1m30s. The JSON summary (schema lb-gen/1)\n"
+    "is described in generator/README.md.\n";
+
+enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_VERSION };
+
+static const struct option long_opts[] = {
+    {"connections", required_argument, NULL, 'c'},
+    {"stages", required_argument, NULL, 's'},
+    {"rate", required_argument, NULL, 'R'},
+    {"rate-stages", required_argument, NULL, O_RATE_STAGES},
+    {"max-inflight", required_argument, NULL, O_MAX_INFLIGHT},
+    {"duration", required_argument, NULL, 'd'},
+    {"threads", required_argument, NULL, 't'},
+    {"timeout", required_argument, NULL, O_TIMEOUT},
+    {"grace", required_argument, NULL, O_GRACE},
+    {"close", no_argument, NULL, O_CLOSE},
+    {"cpus", required_argument, NULL, O_CPUS},
+    {"json", required_argument, NULL, O_JSON},
+    {"percentiles", required_argument, NULL, O_PERCENTILES},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, O_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+struct args {
+    const char *connections, *stages, *rate, *rate_stages, *max_inflight, *duration, *threads;
+    const char *timeout, *grace, *cpus, *json, *percentiles, *url;
+    int close_each, quiet;
+};
+
+static int parse_count(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out, char *err)
+{
+    if (units_parse_count(s, what, out, err) < 0)
+        return -1;
+    if (*out < min || *out > max)
+        return util_err(err, "%s must be between %llu and %llu, not %s", what, (unsigned long long)min,
+                        (unsigned long long)max, s);
+    return 0;
+}
+
+static int parse_duration(const char *s, const char *what, uint64_t *out, char *err)
+{
+    char e[UTIL_ERR_LEN];
+    if (units_parse_duration_ns(s, out, e) < 0)
+        return util_err(err, "%s: %s", what, e);
+    return 0;
+}
+
+/* Turn the options into a config. Returns 0, or -1 with err filled. */
+static int build_config(const struct args *a, struct gen_config *cfg, char *err)
+{
+    uint64_t n;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->model = a->rate || a->rate_stages ? GEN_OPEN : GEN_CLOSED;
+    cfg->close_each = a->close_each;
+
+    if (!a->url)
+        return util_err(err, "no URL given (e.g. lb-gen -c 10 -d 5s http://127.0.0.1:8080/)");
+    char *hostport = NULL, *path = NULL;
+    if (http_url_split(a->url, &hostport, &path, err) < 0)
+        return -1;
+    cfg->url = a->url;
+    cfg->host = hostport;
+    cfg->path = path;
+    char e[UTIL_ERR_LEN];
+    if (net_parse_addr(hostport, &cfg->addr, e) < 0)
+        return util_err(err, "URL %s: %s", a->url, e);
+    if (cfg->addr.sin_port == 0)
+        return util_err(err, "URL %s: port 0 cannot be connected to", a->url);
+
+    cfg->threads = 1;
+    if (a->threads && parse_count(a->threads, "--threads", 1, 1024, &n, err) < 0)
+        return -1;
+    if (a->threads)
+        cfg->threads = (int)n;
+
+    cfg->timeout_ns = 10000000000ULL;
+    if (a->timeout && parse_duration(a->timeout, "--timeout", &cfg->timeout_ns, err) < 0)
+        return -1;
+    if (cfg->timeout_ns == 0)
+        return util_err(err, "--timeout must be more than 0s");
+    cfg->grace_ns = 5000000000ULL;
+    if (a->grace && parse_duration(a->grace, "--grace", &cfg->grace_ns, err) < 0)
+        return -1;
+
+    uint64_t duration = 10000000000ULL;
+    if (a->duration) {
+        if (a->stages || a->rate_stages)
+            return util_err(err, "--duration cannot be combined with --stages/--rate-stages (the stages set the length)");
+        if (parse_duration(a->duration, "--duration", &duration, err) < 0)
+            return -1;
+        if (duration == 0)
+            return util_err(err, "--duration must be more than 0s");
+    }
+
+    if (cfg->model == GEN_CLOSED) {
+        if (a->max_inflight)
+            return util_err(err, "--max-inflight belongs to the open model (--rate or --rate-stages)");
+        if (a->stages && a->connections)
+            return util_err(err, "give either --connections or --stages, not both");
+        if (a->stages) {
+            if (stages_parse(&cfg->load, a->stages, 1, "--stages", err) < 0)
+                return -1;
+            cfg->load_from_stages = 1;
+            if (stages_max(&cfg->load) < 1)
+                return util_err(err, "--stages never reach 1 connection");
+        } else {
+            uint64_t conns = 10;
+            if (a->connections && parse_count(a->connections, "--connections", 1, 1000000, &conns, err) < 0)
+                return -1;
+            stages_constant(&cfg->load, (double)conns, duration);
+        }
+        if ((double)cfg->threads > stages_max(&cfg->load))
+            return util_err(err, "--threads %d is more than the %.0f connections: use fewer threads", cfg->threads,
+                            stages_max(&cfg->load));
+    } else {
+        if (a->stages)
+            return util_err(err, "--stages ramps connections (closed model); with --rate use --rate-stages");
+        if (a->rate && a->rate_stages)
+            return util_err(err, "give either --rate or --rate-stages, not both");
+        if (a->rate) {
+            char *end;
+            errno = 0;
+            double r = strtod(a->rate, &end);
+            if (!a->rate[0] || *end || errno || !isfinite(r) || r <= 0)
+                return util_err(err, "--rate must be a number of requests per second above 0, not \"%s\"", a->rate);
+            stages_constant(&cfg->load, r, duration);
+        } else {
+            if (stages_parse(&cfg->load, a->rate_stages, 0, "--rate-stages", err) < 0)
+                return -1;
+            cfg->load_from_stages = 1;
+            if (stages_arrival_count(&cfg->load) == 0)
+                return util_err(err, "--rate-stages schedule no request at all");
+        }
+        uint64_t pool = 0, cap = 0;
+        if (a->max_inflight && parse_count(a->max_inflight, "--max-inflight", 1, 1000000, &cap, err) < 0)
+            return -1;
+        if (a->connections && parse_count(a->connections, "--connections", 1, 1000000, &pool, err) < 0)
+            return -1;
+        if (!pool)
+            pool = cap ? cap : 100;
+        if (!cap)
+            cap = pool;
+        if (cap > pool)
+            return util_err(err, "--max-inflight %llu is more than the %llu connections (HTTP/1.1 sends one request at a time per connection)",
+                            (unsigned long long)cap, (unsigned long long)pool);
+        if ((uint64_t)cfg->threads > cap)
+            return util_err(err, "--threads %d is more than the %llu requests allowed in flight: use fewer threads",
+                            cfg->threads, (unsigned long long)cap);
+        cfg->connections = (uint32_t)pool;
+        cfg->max_inflight = (uint32_t)cap;
+    }
+    cfg->duration_ns = stages_total_ns(&cfg->load);
+
+    if (a->cpus) {
+        uint64_t mask;
+        if (util_parse_cpulist(a->cpus, &mask, e) < 0)
+            return util_err(err, "--cpus: %s", e);
+        for (int i = 0; i < 64; i++)
+            if (mask & (1ULL << i))
+                cfg->cpus[cfg->ncpus++] = i;
+        if (util_pin(0, mask, e) < 0)
+            return util_err(err, "--cpus %s: %s", a->cpus, e);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct args a = {0};
+    char err[UTIL_ERR_LEN];
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "c:s:R:d:t:qh", long_opts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': a.connections = optarg; break;
+        case 's': a.stages = optarg; break;
+        case 'R': a.rate = optarg; break;
+        case O_RATE_STAGES: a.rate_stages = optarg; break;
+        case O_MAX_INFLIGHT: a.max_inflight = optarg; break;
+        case 'd': a.duration = optarg; break;
+        case 't': a.threads = optarg; break;
+        case O_TIMEOUT: a.timeout = optarg; break;
+        case O_GRACE: a.grace = optarg; break;
+        case O_CLOSE: a.close_each = 1; break;
+        case O_CPUS: a.cpus = optarg; break;
+        case O_JSON: a.json = optarg; break;
+        case O_PERCENTILES: a.percentiles = optarg; break;
+        case 'q': a.quiet = 1; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case O_VERSION: printf("lb-gen %s (%s, %s)\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE); return 0;
+        default:
+            if (optopt && optopt < 256)
+                fprintf(stderr, "lb-gen: option -%c %s (see lb-gen --help)\n", optopt,
+                        strchr("csRdt", optopt) ? "needs a value" : "is unknown");
+            else
+                fprintf(stderr, "lb-gen: option %s is unknown or needs a value (see lb-gen --help)\n", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc)
+        a.url = argv[optind];
+    if (optind + 1 < argc) {
+        fprintf(stderr, "lb-gen: one URL only, got also \"%s\" (see lb-gen --help)\n", argv[optind + 1]);
+        return 2;
+    }
+
+    struct gen_config cfg;
+    if (build_config(&a, &cfg, err) < 0) {
+        fprintf(stderr, "lb-gen: %s\n", err);
+        return 2;
+    }
+
+    /* One probe connect, so an unreachable target is one clear error
+     * before any load rather than a report full of connect errors. */
+    int probe = net_connect_blocking(&cfg.addr, err);
+    if (probe < 0) {
+        fprintf(stderr, "lb-gen: %s\n", err);
+        return 1;
+    }
+    close(probe);
+
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct gen_result res;
+    if (gen_run(&cfg, &stop_flag, &res, err) < 0) {
+        fprintf(stderr, "lb-gen: %s\n", err);
+        return 1;
+    }
+
+    int rc = 0;
+    if (!a.quiet)
+        report_human(stderr, &cfg, &res);
+    json_t *j = report_json(&cfg, &res);
+    int jflags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
+    if (!a.json || !strcmp(a.json, "-")) {
+        if (json_dumpf(j, stdout, jflags) < 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+            fprintf(stderr, "lb-gen: cannot write the JSON summary to stdout\n");
+            rc = 1;
+        }
+    } else if (json_dump_file(j, a.json, jflags) < 0) {
+        fprintf(stderr, "lb-gen: cannot write the JSON summary to %s: %s\n", a.json, strerror(errno));
+        rc = 1;
+    }
+    json_decref(j);
+    if (a.percentiles && report_percentiles(a.percentiles, &res, err) < 0) {
+        fprintf(stderr, "lb-gen: %s\n", err);
+        rc = 1;
+    }
+    gen_result_free(&res);
+    stages_free(&cfg.load);
+    free((char *)cfg.host);
+    free((char *)cfg.path);
+    return rc;
+}

@@ -1,0 +1,703 @@
+#include "gen.h"
+#include "hist.h"
+#include "http.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Why the loop looks the way it does: on loopback ~95 % of a generator's
+ * CPU is kernel time, so the cost per request is the number of syscalls.
+ * Each connection is registered once, edge-triggered, for both directions
+ * and never modified (no epoll_ctl per request, unlike wrk). A ready event
+ * costs one read(); a complete response is followed at once by one write()
+ * of the next request from the same buffer. The clock is read once per
+ * epoll_wait batch, and every event of the batch is stamped with that time.
+ * Timeouts are found by a scan every 100 ms, not by per-request timers. */
+
+#define TICK_NS 10000000ULL            /* stage levels, trims, stop checks */
+#define TIMEOUT_SCAN_NS 100000000ULL
+#define RETRY_NS 50000000ULL           /* after a failed connect */
+#define READ_BUF_BYTES 16384
+#define MAX_EVENTS 512
+
+enum { C_FREE, C_CONNECTING, C_IDLE, C_WRITING, C_READING };
+
+struct conn {
+    int fd;
+    uint32_t gen;          /* bumped on open and close: stale events are ignored */
+    uint8_t state;
+    uint32_t wpos;         /* bytes of the request written so far */
+    uint32_t idle_pos;     /* index in the idle stack while C_IDLE (open model) */
+    uint64_t sent_ns;      /* actual send, or connect start while C_CONNECTING */
+    uint64_t intended_ns;  /* open model: when the schedule wanted it sent */
+    struct http_resp resp;
+};
+
+struct shared {
+    _Atomic uint32_t open_now;
+    _Atomic uint32_t max_open;
+    _Atomic int abort;
+};
+
+struct worker {
+    const struct gen_config *cfg;
+    const volatile sig_atomic_t *stop;
+    struct shared *sh;
+    int id;
+    pthread_t tid;
+    int ep;
+    const char *req;
+    size_t req_len;
+    char *buf;
+
+    struct conn *conns;
+    uint32_t cap_conns;
+    uint32_t *free_slots, nfree;
+    uint32_t *idle, nidle;
+    uint32_t nopen;        /* connecting or connected */
+    uint32_t nconnected;
+    uint32_t ninflight;
+    uint32_t target;       /* connections this thread should hold now */
+    uint32_t inflight_cap; /* open model */
+
+    uint64_t start_ns, end_ns, stop_ns, done_ns;
+    uint64_t next_tick, next_scan, next_sec_ns, retry_at;
+    size_t cur_sec;
+    struct series_row *row;
+    int stopping;
+
+    /* open model: this thread sends arrivals id, id+T, id+2T, ... */
+    uint64_t next_k, k_total, next_t, cap_hit_k;
+
+    struct gen_counts c;
+    struct hist *lat, *lat_uncorr;
+    struct series series;
+};
+
+static uint32_t share(uint64_t total, int threads, int id)
+{
+    return (uint32_t)(total / (uint64_t)threads + ((uint64_t)id < total % (uint64_t)threads ? 1 : 0));
+}
+
+static void open_count(struct worker *w, int delta)
+{
+    if (delta > 0) {
+        uint32_t now_open = atomic_fetch_add_explicit(&w->sh->open_now, 1, memory_order_relaxed) + 1;
+        uint32_t m = atomic_load_explicit(&w->sh->max_open, memory_order_relaxed);
+        while (now_open > m &&
+               !atomic_compare_exchange_weak_explicit(&w->sh->max_open, &m, now_open, memory_order_relaxed,
+                                                      memory_order_relaxed))
+            ;
+    } else {
+        atomic_fetch_sub_explicit(&w->sh->open_now, 1, memory_order_relaxed);
+    }
+}
+
+static void idle_push(struct worker *w, struct conn *c)
+{
+    c->state = C_IDLE;
+    c->idle_pos = w->nidle;
+    w->idle[w->nidle++] = (uint32_t)(c - w->conns);
+}
+
+static void idle_remove(struct worker *w, struct conn *c)
+{
+    uint32_t last = w->idle[--w->nidle];
+    w->idle[c->idle_pos] = last;
+    w->conns[last].idle_pos = c->idle_pos;
+}
+
+static struct conn *idle_pop(struct worker *w)
+{
+    return &w->conns[w->idle[--w->nidle]];
+}
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+    if (c->state == C_WRITING || c->state == C_READING)
+        w->ninflight--;
+    if (c->state == C_IDLE && w->cfg->model == GEN_OPEN)
+        idle_remove(w, c);
+    if (c->state != C_CONNECTING) {
+        w->nconnected--;
+        w->c.conn_closed++;
+        open_count(w, -1);
+    }
+    close(c->fd);
+    c->fd = -1;
+    c->state = C_FREE;
+    c->gen++;
+    w->free_slots[w->nfree++] = (uint32_t)(c - w->conns);
+    w->nopen--;
+}
+
+static void count_error(struct worker *w, uint64_t *counter)
+{
+    (*counter)++;
+    w->row->errors++;
+}
+
+static void conn_open(struct worker *w, uint64_t now)
+{
+    uint32_t i = w->free_slots[--w->nfree];
+    struct conn *c = &w->conns[i];
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        goto err;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, (const struct sockaddr *)&w->cfg->addr, sizeof w->cfg->addr) < 0 && errno != EINPROGRESS)
+        goto err;
+    c->fd = fd;
+    c->gen++;
+    c->state = C_CONNECTING;
+    c->sent_ns = now;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+                             .data.u64 = (uint64_t)c->gen << 32 | i};
+    if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+        goto err;
+    w->nopen++;
+    return;
+err:
+    if (fd >= 0)
+        close(fd);
+    c->fd = -1;
+    w->free_slots[w->nfree++] = i;
+    count_error(w, &w->c.err_connect);
+    w->retry_at = now + RETRY_NS;
+}
+
+/* Write the request on an idle connection. */
+static void conn_send(struct worker *w, struct conn *c, uint64_t now, uint64_t intended)
+{
+    http_resp_reset(&c->resp, 0);
+    c->sent_ns = now;
+    c->intended_ns = intended;
+    c->wpos = 0;
+    c->state = C_WRITING;
+    w->ninflight++;
+    if (w->cfg->model == GEN_OPEN && now - intended > GEN_LATE_NS && now > intended)
+        w->c.late++;
+    ssize_t n = send(c->fd, w->req, w->req_len, MSG_NOSIGNAL);
+    if (n == (ssize_t)w->req_len) {
+        c->state = C_READING;
+        w->c.sent++;
+        w->row->sent++;
+        w->c.bytes_written += (uint64_t)n;
+    } else if (n >= 0) {
+        c->wpos = (uint32_t)n;
+        w->c.bytes_written += (uint64_t)n;
+    } else if (errno != EAGAIN) {
+        count_error(w, &w->c.err_write);
+        conn_close(w, c);
+    }
+}
+
+static void conn_write_more(struct worker *w, struct conn *c)
+{
+    ssize_t n = send(c->fd, w->req + c->wpos, w->req_len - c->wpos, MSG_NOSIGNAL);
+    if (n < 0) {
+        if (errno != EAGAIN) {
+            count_error(w, &w->c.err_write);
+            conn_close(w, c);
+        }
+        return;
+    }
+    w->c.bytes_written += (uint64_t)n;
+    c->wpos += (uint32_t)n;
+    if (c->wpos == w->req_len) {
+        c->state = C_READING;
+        w->c.sent++;
+        w->row->sent++;
+    }
+}
+
+static void arrival_next(struct worker *w)
+{
+    uint64_t t;
+    w->next_k += (uint64_t)w->cfg->threads;
+    if (w->next_k >= w->k_total || stages_arrival_time(&w->cfg->load, w->next_k, &t) < 0)
+        w->next_t = UINT64_MAX;
+    else
+        w->next_t = w->start_ns + t;
+}
+
+/* Send every due arrival there is a free connection for. */
+static void dispatch(struct worker *w, uint64_t now)
+{
+    while (w->next_t <= now) {
+        if (w->nidle == 0 || w->ninflight >= w->inflight_cap) {
+            if (w->cap_hit_k != w->next_k) {
+                w->c.cap_hits++;
+                w->cap_hit_k = w->next_k;
+            }
+            return;
+        }
+        struct conn *c = idle_pop(w);
+        uint64_t intended = w->next_t;
+        arrival_next(w);
+        conn_send(w, c, now, intended);
+    }
+}
+
+static void response_done(struct worker *w, struct conn *c, uint64_t now)
+{
+    const struct gen_config *cfg = w->cfg;
+    w->ninflight--;
+    c->state = C_IDLE;
+    w->c.completed++;
+    w->row->completed++;
+    uint64_t lat = now - c->sent_ns;
+    if (cfg->model == GEN_OPEN) {
+        hist_record(w->lat_uncorr, lat);
+        lat = now > c->intended_ns ? now - c->intended_ns : lat;
+    }
+    hist_record(w->lat, lat ? lat : 1);
+    w->row->lat[series_bucket(lat)]++;
+    if (c->resp.status >= 200 && c->resp.status < 300) {
+        w->c.ok++;
+    } else {
+        w->c.non2xx++;
+        w->row->errors++;
+    }
+
+    if (c->resp.flags & HTTP_RESP_CLOSE || cfg->close_each) {
+        conn_close(w, c);
+        return;
+    }
+    if (cfg->model == GEN_CLOSED) {
+        /* Ramp-down closes a connection only here, after its response:
+         * nothing is left unread on the wire. */
+        if (w->stopping || w->nopen > w->target)
+            conn_close(w, c);
+        else
+            conn_send(w, c, now, now);
+        return;
+    }
+    if (!w->stopping && w->next_t <= now && w->ninflight < w->inflight_cap) {
+        uint64_t intended = w->next_t;
+        arrival_next(w);
+        conn_send(w, c, now, intended);
+    } else if (w->stopping) {
+        conn_close(w, c);
+    } else {
+        idle_push(w, c);
+    }
+}
+
+static void conn_read(struct worker *w, struct conn *c, uint64_t now)
+{
+    for (;;) {
+        ssize_t n = read(c->fd, w->buf, READ_BUF_BYTES);
+        if (n > 0) {
+            w->c.bytes_read += (uint64_t)n;
+            size_t used;
+            int r = http_resp_feed(&c->resp, w->buf, (size_t)n, &used);
+            if (r < 0 || (r == 1 && used < (size_t)n)) {
+                /* Not HTTP, or bytes nobody asked for. */
+                count_error(w, &w->c.err_read);
+                conn_close(w, c);
+                return;
+            }
+            if (r == 1) {
+                response_done(w, c, now);
+                return;
+            }
+            /* A short read drained the socket; the next edge brings more. */
+            if ((size_t)n < READ_BUF_BYTES)
+                return;
+            continue;
+        }
+        if (n == 0) {
+            if (http_resp_eof(&c->resp)) {
+                response_done(w, c, now);
+            } else {
+                count_error(w, &w->c.err_read);
+                conn_close(w, c);
+            }
+            return;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN) {
+            count_error(w, &w->c.err_read);
+            conn_close(w, c);
+        }
+        return;
+    }
+}
+
+static void connected(struct worker *w, struct conn *c, uint64_t now)
+{
+    w->nconnected++;
+    w->c.conn_opened++;
+    open_count(w, 1);
+    if (w->cfg->model == GEN_OPEN) {
+        idle_push(w, c);
+        return;
+    }
+    c->state = C_IDLE;
+    if (w->stopping || w->nopen > w->target)
+        conn_close(w, c);
+    else
+        conn_send(w, c, now, now);
+}
+
+static void handle_event(struct worker *w, const struct epoll_event *ev, uint64_t now)
+{
+    uint32_t i = (uint32_t)ev->data.u64, gen = (uint32_t)(ev->data.u64 >> 32);
+    struct conn *c = &w->conns[i];
+    if (c->gen != gen || c->state == C_FREE)
+        return; /* closed earlier in this batch */
+    uint32_t e = ev->events;
+    switch (c->state) {
+    case C_CONNECTING:
+        if (e & (EPOLLERR | EPOLLHUP)) {
+            count_error(w, &w->c.err_connect);
+            conn_close(w, c);
+            w->retry_at = now + RETRY_NS;
+        } else if (e & EPOLLOUT) {
+            connected(w, c, now);
+        }
+        return;
+    case C_IDLE:
+        /* Data or EOF on a connection with nothing in flight: the server
+         * closed it (keep-alive timeout) or misbehaves. Reopened by fill(). */
+        if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) {
+            ssize_t n = read(c->fd, w->buf, READ_BUF_BYTES);
+            if (n > 0)
+                count_error(w, &w->c.err_read);
+            if (n >= 0 || errno != EAGAIN)
+                conn_close(w, c);
+        }
+        return;
+    case C_WRITING:
+        if (e & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+            conn_write_more(w, c);
+        if (c->gen != gen || c->state != C_READING)
+            return;
+        /* The response may already be here. */
+        __attribute__((fallthrough));
+    case C_READING:
+        if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
+            conn_read(w, c, now);
+        return;
+    }
+}
+
+/* Open connections up to the thread's target. */
+static void fill(struct worker *w, uint64_t now)
+{
+    if (now < w->retry_at)
+        return;
+    while (w->nopen < w->target && w->nfree > 0 && now >= w->retry_at)
+        conn_open(w, now);
+}
+
+/* Close connections with nothing in flight while above the target;
+ * busy ones close after their response. */
+static void trim(struct worker *w)
+{
+    for (uint32_t i = 0; i < w->cap_conns && w->nopen > w->target; i++) {
+        struct conn *c = &w->conns[i];
+        if (c->state == C_CONNECTING || c->state == C_IDLE)
+            conn_close(w, c);
+    }
+}
+
+static void timeouts(struct worker *w, uint64_t now)
+{
+    uint64_t limit = w->cfg->timeout_ns;
+    for (uint32_t i = 0; i < w->cap_conns; i++) {
+        struct conn *c = &w->conns[i];
+        if (c->state == C_FREE || c->state == C_IDLE || now - c->sent_ns < limit)
+            continue;
+        if (c->state == C_CONNECTING) {
+            count_error(w, &w->c.err_connect);
+            w->retry_at = now + RETRY_NS;
+        } else {
+            count_error(w, &w->c.err_timeout);
+        }
+        conn_close(w, c);
+    }
+}
+
+static void tick(struct worker *w, uint64_t now)
+{
+    const struct gen_config *cfg = w->cfg;
+    if (cfg->model == GEN_CLOSED && !w->stopping) {
+        double level = stages_level(&cfg->load, now - w->start_ns);
+        w->target = share((uint64_t)floor(level + 1e-9), cfg->threads, w->id);
+        if (w->nopen > w->target)
+            trim(w);
+    }
+    if (now >= w->next_scan) {
+        timeouts(w, now);
+        w->next_scan = now + TIMEOUT_SCAN_NS;
+    }
+}
+
+static void rollover(struct worker *w, uint64_t now)
+{
+    while (now >= w->next_sec_ns) {
+        if (w->cur_sec < w->series.n)
+            w->series.active[w->cur_sec] = w->nconnected;
+        w->cur_sec++;
+        w->next_sec_ns += 1000000000ULL;
+    }
+    w->row = series_row(&w->series, w->cur_sec);
+}
+
+/* Arrivals of this thread among the first k_due of the schedule. */
+static uint64_t thread_arrivals(const struct worker *w, uint64_t k_due)
+{
+    uint64_t T = (uint64_t)w->cfg->threads, id = (uint64_t)w->id;
+    return k_due > id ? (k_due - id - 1) / T + 1 : 0;
+}
+
+static void begin_stop(struct worker *w, uint64_t now)
+{
+    w->stopping = 1;
+    w->stop_ns = now < w->end_ns ? now : w->end_ns;
+    if (w->cfg->model == GEN_OPEN) {
+        uint64_t k_due = w->k_total;
+        if (w->stop_ns < w->end_ns) {
+            double a = stages_arrivals(&w->cfg->load, w->stop_ns - w->start_ns);
+            k_due = (uint64_t)ceil(a);
+            if (k_due > w->k_total)
+                k_due = w->k_total;
+        }
+        uint64_t due = thread_arrivals(w, k_due);
+        uint64_t taken = thread_arrivals(w, w->next_k);
+        w->c.scheduled = due;
+        w->c.dropped = due > taken ? due - taken : 0;
+    }
+    for (uint32_t i = 0; i < w->cap_conns; i++) {
+        struct conn *c = &w->conns[i];
+        if (c->state == C_CONNECTING || c->state == C_IDLE)
+            conn_close(w, c);
+    }
+}
+
+static void finish(struct worker *w, uint64_t now)
+{
+    if (w->cur_sec < w->series.n)
+        w->series.active[w->cur_sec] = w->nconnected;
+    for (uint32_t i = 0; i < w->cap_conns; i++) {
+        struct conn *c = &w->conns[i];
+        if (c->state == C_FREE)
+            continue;
+        if (c->state == C_WRITING || c->state == C_READING) {
+            count_error(w, &w->c.err_timeout);
+            w->c.unfinished++;
+        }
+        conn_close(w, c);
+    }
+    w->done_ns = now;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    const struct gen_config *cfg = w->cfg;
+    struct epoll_event events[MAX_EVENTS];
+
+    if (cfg->ncpus > 0) {
+        char err[UTIL_ERR_LEN];
+        util_pin(0, 1ULL << cfg->cpus[w->id % cfg->ncpus], err); /* best effort; main checked the list */
+    }
+    uint64_t now = util_now_ns();
+    w->next_tick = now;
+    w->next_scan = now + TIMEOUT_SCAN_NS;
+    w->next_sec_ns = w->start_ns + 1000000000ULL;
+    w->row = series_row(&w->series, 0);
+    if (cfg->model == GEN_OPEN) {
+        w->next_k = (uint64_t)w->id - (uint64_t)cfg->threads; /* arrival_next steps onto id */
+        arrival_next(w);
+    }
+
+    for (;;) {
+        if (now >= w->next_sec_ns)
+            rollover(w, now);
+        if (!w->stopping && (now >= w->end_ns || *w->stop || atomic_load_explicit(&w->sh->abort, memory_order_relaxed)))
+            begin_stop(w, now);
+        if (now >= w->next_tick) {
+            tick(w, now);
+            w->next_tick = now + TICK_NS;
+        }
+        uint64_t deadline = w->next_tick < w->next_sec_ns ? w->next_tick : w->next_sec_ns;
+        if (w->stopping) {
+            uint64_t grace_end = w->stop_ns + cfg->grace_ns;
+            if (w->ninflight == 0 || now >= grace_end || *w->stop > 1) {
+                finish(w, now);
+                break;
+            }
+            if (grace_end < deadline)
+                deadline = grace_end;
+        } else {
+            fill(w, now);
+            if (cfg->model == GEN_OPEN) {
+                dispatch(w, now);
+                if (w->nidle > 0 && w->ninflight < w->inflight_cap && w->next_t < deadline)
+                    deadline = w->next_t;
+            }
+            if (w->end_ns < deadline)
+                deadline = w->end_ns;
+        }
+        struct timespec ts = {0, 0};
+        if (deadline > now) {
+            ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
+            ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
+        }
+        int n = epoll_pwait2(w->ep, events, MAX_EVENTS, &ts, NULL);
+        now = util_now_ns();
+        for (int i = 0; i < n; i++)
+            handle_event(w, &events[i], now);
+    }
+    return NULL;
+}
+
+static void worker_init(struct worker *w, const struct gen_config *cfg, int id, uint64_t seconds)
+{
+    w->cfg = cfg;
+    w->id = id;
+    w->ep = -1;
+    w->buf = util_xmalloc(READ_BUF_BYTES);
+    uint64_t conns;
+    if (cfg->model == GEN_CLOSED) {
+        conns = share((uint64_t)ceil(stages_max(&cfg->load) - 1e-9), cfg->threads, id);
+        w->target = 0;
+    } else {
+        conns = share(cfg->connections, cfg->threads, id);
+        w->target = (uint32_t)conns;
+        w->inflight_cap = share(cfg->max_inflight, cfg->threads, id);
+        w->k_total = stages_arrival_count(&cfg->load);
+        w->cap_hit_k = UINT64_MAX;
+    }
+    w->cap_conns = (uint32_t)conns;
+    w->conns = util_xcalloc(conns ? conns : 1, sizeof *w->conns);
+    w->free_slots = util_xcalloc(conns ? conns : 1, sizeof *w->free_slots);
+    w->idle = util_xcalloc(conns ? conns : 1, sizeof *w->idle);
+    for (uint32_t i = 0; i < conns; i++) {
+        w->conns[i].fd = -1;
+        w->free_slots[i] = (uint32_t)conns - 1 - i;
+    }
+    w->nfree = (uint32_t)conns;
+    w->lat = hist_new(GEN_HIST_HIGHEST_NS, 3);
+    if (cfg->model == GEN_OPEN)
+        w->lat_uncorr = hist_new(GEN_HIST_HIGHEST_NS, 3);
+    series_init(&w->series, seconds);
+}
+
+static void worker_free(struct worker *w)
+{
+    if (w->ep >= 0)
+        close(w->ep);
+    free(w->buf);
+    free(w->conns);
+    free(w->free_slots);
+    free(w->idle);
+    hist_free(w->lat);
+    hist_free(w->lat_uncorr);
+    series_free(&w->series);
+}
+
+static void counts_add(struct gen_counts *d, const struct gen_counts *s)
+{
+    const uint64_t *sp = (const uint64_t *)s;
+    uint64_t *dp = (uint64_t *)d;
+    for (size_t i = 0; i < sizeof *d / sizeof(uint64_t); i++)
+        dp[i] += sp[i];
+}
+
+int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, struct gen_result *out, char *err)
+{
+    int rc = -1, started = 0;
+    size_t req_len;
+    char *req = http_request_build(cfg->host, cfg->path, cfg->close_each, &req_len);
+    struct shared sh = {0};
+    uint64_t seconds = (cfg->duration_ns + cfg->grace_ns) / 1000000000ULL + 2;
+    struct worker *ws = util_xcalloc((size_t)cfg->threads, sizeof *ws);
+
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < cfg->threads; i++) {
+        worker_init(&ws[i], cfg, i, seconds);
+        ws[i].stop = stop;
+        ws[i].sh = &sh;
+        ws[i].req = req;
+        ws[i].req_len = req_len;
+        ws[i].ep = epoll_create1(EPOLL_CLOEXEC);
+        if (ws[i].ep < 0) {
+            util_err(err, "epoll_create1: %s", strerror(errno));
+            goto out;
+        }
+    }
+    out->start_wall_ms = util_wall_ms();
+    out->start_ns = util_now_ns();
+    for (int i = 0; i < cfg->threads; i++) {
+        ws[i].start_ns = out->start_ns;
+        ws[i].end_ns = out->start_ns + cfg->duration_ns;
+        int e = pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]);
+        if (e) {
+            util_err(err, "cannot start worker thread %d: %s", i, strerror(e));
+            atomic_store(&sh.abort, 1);
+            break;
+        }
+        started++;
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(ws[i].tid, NULL);
+    if (started < cfg->threads)
+        goto out;
+
+    out->end_wall_ms = util_wall_ms();
+    out->lat = hist_new(GEN_HIST_HIGHEST_NS, 3);
+    if (cfg->model == GEN_OPEN)
+        out->lat_uncorr = hist_new(GEN_HIST_HIGHEST_NS, 3);
+    series_init(&out->series, seconds);
+    for (int i = 0; i < cfg->threads; i++) {
+        struct worker *w = &ws[i];
+        counts_add(&out->c, &w->c);
+        hist_add(out->lat, w->lat);
+        if (out->lat_uncorr)
+            hist_add(out->lat_uncorr, w->lat_uncorr);
+        series_add(&out->series, &w->series);
+        if (w->stop_ns > out->stop_ns)
+            out->stop_ns = w->stop_ns;
+        if (w->done_ns > out->end_ns)
+            out->end_ns = w->done_ns;
+    }
+    out->max_open = atomic_load(&sh.max_open);
+    /* Trim the series to the seconds the run lasted. */
+    size_t last = (size_t)((out->end_ns - out->start_ns) / 1000000000ULL) + 1;
+    if (last < out->series.n) {
+        for (size_t i = last; i < out->series.n; i++)
+            free(out->series.rows[i]);
+        out->series.n = last;
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < cfg->threads; i++)
+        worker_free(&ws[i]);
+    free(ws);
+    free(req);
+    return rc;
+}
+
+void gen_result_free(struct gen_result *r)
+{
+    hist_free(r->lat);
+    hist_free(r->lat_uncorr);
+    series_free(&r->series);
+    memset(r, 0, sizeof *r);
+}

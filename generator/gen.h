@@ -1,0 +1,75 @@
+/* gen: the load generator's engine — worker threads, each with its own
+ * epoll loop, connections, counters, histograms and per-second series,
+ * merged by gen_run after join. No locks on the hot path: the only shared
+ * writes are two atomics updated when a connection opens or closes. */
+#ifndef LB_GEN_GEN_H
+#define LB_GEN_GEN_H
+
+#include "series.h"
+#include "stages.h"
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum gen_model { GEN_CLOSED, GEN_OPEN };
+
+struct gen_config {
+    enum gen_model model;
+    struct sockaddr_in addr;
+    const char *url;
+    const char *host;          /* Host header */
+    const char *path;
+    int threads;
+    /* closed: connections over time; open: arrivals per second over time */
+    struct stages load;
+    int load_from_stages;      /* given as stages (else a constant) */
+    uint64_t duration_ns;      /* = stages_total_ns(&load) */
+    uint32_t connections;      /* open model: connection pool size */
+    uint32_t max_inflight;     /* open model: cap on requests in flight */
+    uint64_t timeout_ns;       /* per request (and per connect) */
+    uint64_t grace_ns;         /* drain bound after the schedule ends */
+    int close_each;            /* Connection: close on every request */
+    int ncpus;                 /* pin worker i to cpus[i % ncpus] */
+    int cpus[64];
+};
+
+struct gen_counts {
+    uint64_t sent;             /* requests fully written */
+    uint64_t completed;        /* responses fully received */
+    uint64_t ok;               /* 2xx */
+    uint64_t non2xx;
+    uint64_t err_connect, err_read, err_write, err_timeout;
+    uint64_t unfinished;       /* in flight when the grace ran out (also in err_timeout) */
+    uint64_t scheduled, late, dropped, cap_hits; /* open model */
+    uint64_t conn_opened, conn_closed;
+    uint64_t bytes_read, bytes_written;
+};
+
+struct gen_result {
+    struct gen_counts c;
+    struct hist *lat;          /* closed: send→response; open: intended send→response */
+    struct hist *lat_uncorr;   /* open model: actual send→response; NULL in closed */
+    struct series series;
+    uint32_t max_open;         /* most connections open at once, all threads */
+    uint64_t start_ns, stop_ns, end_ns;  /* monotonic: load start, schedule end, drain end */
+    uint64_t start_wall_ms, end_wall_ms;
+};
+
+/* Latency histograms cover 1 ns .. this, at 3 significant digits. */
+#define GEN_HIST_HIGHEST_NS (100ULL * 1000000000ULL)
+/* An open-model request sent later than this after its intended time is
+ * counted late. */
+#define GEN_LATE_NS 1000000ULL
+
+/* Run the load described by cfg to the end (or until *stop becomes
+ * non-zero), drain, and fill out. Returns 0, or -1 with err filled when the
+ * run could not start (threads, epoll); errors during the run are counted,
+ * never fatal. */
+int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop,
+            struct gen_result *out, char *err);
+
+void gen_result_free(struct gen_result *r);
+
+#endif

@@ -1,0 +1,220 @@
+#include "report.h"
+#include "hist.h"
+#include "util.h"
+
+#include <errno.h>
+#include <string.h>
+
+static double ms(uint64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static json_t *latency_json(const struct hist *h)
+{
+    if (hist_count(h) == 0)
+        return json_null();
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+                     "count", (json_int_t)hist_count(h),
+                     "min", ms(hist_min(h)),
+                     "mean", hist_mean(h) / 1e6,
+                     "stddev", hist_stddev(h) / 1e6,
+                     "p50", ms(hist_percentile(h, 50)),
+                     "p90", ms(hist_percentile(h, 90)),
+                     "p95", ms(hist_percentile(h, 95)),
+                     "p99", ms(hist_percentile(h, 99)),
+                     "p999", ms(hist_percentile(h, 99.9)),
+                     "p9999", ms(hist_percentile(h, 99.99)),
+                     "max", ms(hist_max(h)));
+}
+
+static json_t *stages_json(const struct stages *st)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < st->n; i++)
+        json_array_append_new(a, json_pack("{s:f, s:f}", "duration_s", (double)st->v[i].duration_ns / 1e9,
+                                           "target", st->v[i].target));
+    return a;
+}
+
+static json_t *config_json(const struct gen_config *cfg)
+{
+    int closed = cfg->model == GEN_CLOSED;
+    json_t *c = json_pack("{s:s, s:i, s:f, s:f, s:f, s:b}",
+                          "url", cfg->url,
+                          "threads", cfg->threads,
+                          "duration_s", (double)cfg->duration_ns / 1e9,
+                          "timeout_s", (double)cfg->timeout_ns / 1e9,
+                          "grace_s", (double)cfg->grace_ns / 1e9,
+                          "close", cfg->close_each);
+    if (closed) {
+        if (cfg->load_from_stages)
+            json_object_set_new(c, "stages", stages_json(&cfg->load));
+        else
+            json_object_set_new(c, "connections", json_integer((json_int_t)cfg->load.start));
+    } else {
+        if (cfg->load_from_stages)
+            json_object_set_new(c, "rate_stages", stages_json(&cfg->load));
+        else
+            json_object_set_new(c, "rate", json_real(cfg->load.start));
+        json_object_set_new(c, "connections", json_integer(cfg->connections));
+        json_object_set_new(c, "max_inflight", json_integer(cfg->max_inflight));
+    }
+    if (cfg->ncpus > 0) {
+        json_t *a = json_array();
+        for (int i = 0; i < cfg->ncpus; i++)
+            json_array_append_new(a, json_integer(cfg->cpus[i]));
+        json_object_set_new(c, "cpus", a);
+    } else {
+        json_object_set_new(c, "cpus", json_null());
+    }
+    return c;
+}
+
+static json_t *series_json(const struct gen_result *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->series.n; i++) {
+        const struct series_row *row = r->series.rows[i];
+        json_t *o = json_pack("{s:I, s:I, s:I, s:I}",
+                              "t", (json_int_t)i,
+                              "sent", (json_int_t)(row ? row->sent : 0),
+                              "completed", (json_int_t)(row ? row->completed : 0),
+                              "errors", (json_int_t)(row ? row->errors : 0));
+        /* Absent stays absent: a second without responses has no latency. */
+        if (row && row->completed) {
+            json_object_set_new(o, "p50_ms", json_real(ms(series_percentile_ns(row, 50))));
+            json_object_set_new(o, "p99_ms", json_real(ms(series_percentile_ns(row, 99))));
+        } else {
+            json_object_set_new(o, "p50_ms", json_null());
+            json_object_set_new(o, "p99_ms", json_null());
+        }
+        json_object_set_new(o, "active_connections", json_integer(r->series.active[i]));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
+{
+    const struct gen_counts *c = &r->c;
+    int open = cfg->model == GEN_OPEN;
+    double load_s = (double)(r->stop_ns - r->start_ns) / 1e9;
+    double elapsed_s = (double)(r->end_ns - r->start_ns) / 1e9;
+    uint64_t errors = c->err_connect + c->err_read + c->err_write + c->err_timeout + c->non2xx;
+
+    json_t *j = json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:o}",
+                          "schema", REPORT_SCHEMA,
+                          "tool", "name", "lb-gen", "version", LB_VERSION, "git", LB_GIT_REV,
+                          "model", open ? "open" : "closed",
+                          "config", config_json(cfg));
+    json_object_set_new(j, "time", json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}",
+        "start_wall_ms", (json_int_t)r->start_wall_ms,
+        "end_wall_ms", (json_int_t)r->end_wall_ms,
+        "start_mono_ns", (json_int_t)r->start_ns,
+        "stop_mono_ns", (json_int_t)r->stop_ns,
+        "end_mono_ns", (json_int_t)r->end_ns,
+        "load_s", load_s,
+        "drain_s", (double)(r->end_ns - r->stop_ns) / 1e9,
+        "elapsed_s", elapsed_s));
+    json_object_set_new(j, "requests", json_pack("{s:I, s:I, s:I, s:I, s:I, s:f}",
+        "sent", (json_int_t)c->sent,
+        "completed", (json_int_t)c->completed,
+        "ok", (json_int_t)c->ok,
+        "non2xx", (json_int_t)c->non2xx,
+        "unfinished", (json_int_t)c->unfinished,
+        "per_s", elapsed_s > 0 ? (double)c->completed / elapsed_s : 0.0));
+    json_object_set_new(j, "errors", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
+        "connect", (json_int_t)c->err_connect,
+        "read", (json_int_t)c->err_read,
+        "write", (json_int_t)c->err_write,
+        "timeout", (json_int_t)c->err_timeout,
+        "status", (json_int_t)c->non2xx,
+        "total", (json_int_t)errors));
+    json_object_set_new(j, "latency_from", json_string(open ? "intended_send" : "send"));
+    json_object_set_new(j, "latency_ms", latency_json(r->lat));
+    if (open) {
+        json_object_set_new(j, "latency_uncorrected_ms", latency_json(r->lat_uncorr));
+        json_object_set_new(j, "schedule", json_pack("{s:I, s:I, s:I, s:I, s:I, s:f}",
+            "scheduled", (json_int_t)c->scheduled,
+            "sent", (json_int_t)c->sent,
+            "late", (json_int_t)c->late,
+            "dropped", (json_int_t)c->dropped,
+            "inflight_cap_hits", (json_int_t)c->cap_hits,
+            "late_threshold_ms", ms(GEN_LATE_NS)));
+    }
+    json_object_set_new(j, "histogram", json_pack("{s:i, s:f, s:f, s:I}",
+        "significant_digits", 3,
+        "resolution", hist_resolution(r->lat),
+        "highest_ms", ms(GEN_HIST_HIGHEST_NS),
+        "saturated", (json_int_t)hist_saturated(r->lat)));
+    json_object_set_new(j, "connections", json_pack("{s:I, s:I, s:i}",
+        "opened", (json_int_t)c->conn_opened,
+        "closed", (json_int_t)c->conn_closed,
+        "max_open", (int)r->max_open));
+    json_object_set_new(j, "bytes", json_pack("{s:I, s:I}",
+        "read", (json_int_t)c->bytes_read, "written", (json_int_t)c->bytes_written));
+    json_object_set_new(j, "series_precision", json_string(
+        "per-second p50/p99 from a coarse histogram: within 3.2 % or 1 us; whole-run latency_ms is 3 significant digits"));
+    json_object_set_new(j, "series", series_json(r));
+    return j;
+}
+
+static void human_latency(FILE *f, const char *label, const struct hist *h)
+{
+    if (!hist_count(h)) {
+        fprintf(f, "  %-22s none\n", label);
+        return;
+    }
+    fprintf(f, "  %-22s min %.3f  mean %.3f  p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f ms\n", label,
+            ms(hist_min(h)), hist_mean(h) / 1e6, ms(hist_percentile(h, 50)), ms(hist_percentile(h, 90)),
+            ms(hist_percentile(h, 99)), ms(hist_percentile(h, 99.9)), ms(hist_max(h)));
+}
+
+void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result *r)
+{
+    const struct gen_counts *c = &r->c;
+    double elapsed_s = (double)(r->end_ns - r->start_ns) / 1e9;
+    fprintf(f, "lb-gen %s: %s model, %d thread(s), %s\n", LB_VERSION, cfg->model == GEN_OPEN ? "open" : "closed",
+            cfg->threads, cfg->url);
+    fprintf(f, "  requests: %llu sent, %llu completed (%llu 2xx, %llu other) in %.3f s = %.1f/s\n",
+            (unsigned long long)c->sent, (unsigned long long)c->completed, (unsigned long long)c->ok,
+            (unsigned long long)c->non2xx, elapsed_s, elapsed_s > 0 ? (double)c->completed / elapsed_s : 0.0);
+    fprintf(f, "  errors: connect %llu, read %llu, write %llu, timeout %llu, status %llu\n",
+            (unsigned long long)c->err_connect, (unsigned long long)c->err_read, (unsigned long long)c->err_write,
+            (unsigned long long)c->err_timeout, (unsigned long long)c->non2xx);
+    if (cfg->model == GEN_OPEN) {
+        human_latency(f, "latency (corrected):", r->lat);
+        human_latency(f, "latency (uncorrected):", r->lat_uncorr);
+        fprintf(f, "  schedule: %llu scheduled, %llu sent, %llu late, %llu dropped, in-flight cap hit %llu times\n",
+                (unsigned long long)c->scheduled, (unsigned long long)c->sent, (unsigned long long)c->late,
+                (unsigned long long)c->dropped, (unsigned long long)c->cap_hits);
+    } else {
+        human_latency(f, "latency:", r->lat);
+    }
+    fprintf(f, "  connections: %llu opened, %llu closed, at most %u open\n", (unsigned long long)c->conn_opened,
+            (unsigned long long)c->conn_closed, r->max_open);
+}
+
+int report_percentiles(const char *path, const struct gen_result *r, char *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+    uint64_t total = hist_count(r->lat), seen = 0, value, count;
+    size_t cursor = 0;
+    fprintf(f, "%12s %14s %12s %14s\n\n", "Value(ms)", "Percentile", "TotalCount", "1/(1-Percentile)");
+    while (hist_next(r->lat, &cursor, &value, &count)) {
+        seen += count;
+        double q = (double)seen / (double)total;
+        if (q < 1)
+            fprintf(f, "%12.6f %14.12f %12llu %14.2f\n", ms(value), q, (unsigned long long)seen, 1 / (1 - q));
+        else
+            fprintf(f, "%12.6f %14.12f %12llu %14s\n", ms(value), q, (unsigned long long)seen, "inf");
+    }
+    fprintf(f, "#[Mean = %.6f, StdDeviation = %.6f]\n#[Max = %.6f, Total count = %llu]\n", hist_mean(r->lat) / 1e6,
+            hist_stddev(r->lat) / 1e6, ms(hist_max(r->lat)), (unsigned long long)total);
+    if (fclose(f) != 0)
+        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}

@@ -1,0 +1,25 @@
+/* report: lb-gen's outputs — the JSON summary (schema "lb-gen/1", documented
+ * in generator/README.md), the human summary and the full percentile
+ * distribution. */
+#ifndef LB_GEN_REPORT_H
+#define LB_GEN_REPORT_H
+
+#include "gen.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+#define REPORT_SCHEMA "lb-gen/1"
+
+/* The JSON summary of a finished run; the caller json_decref()s it. */
+json_t *report_json(const struct gen_config *cfg, const struct gen_result *r);
+
+/* A few lines for people. */
+void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result *r);
+
+/* The whole latency distribution, one bucket a line, HdrHistogram's
+ * percentile-distribution layout (value in ms, percentile, total count,
+ * 1/(1-percentile)). Returns 0, or -1 with err filled. */
+int report_percentiles(const char *path, const struct gen_result *r, char *err);
+
+#endif
