@@ -1,0 +1,151 @@
+/* Unit tests for targets/h1: lb-target's request parser, chunked decoder
+ * and response builder. */
+#include "h1.h"
+#include "tap.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <string.h>
+
+static int parse(const char *s, struct h1_request *req)
+{
+    return h1_parse_head(s, strlen(s), 8192, req);
+}
+
+static void head_ok(const char *s, int minor, int ka, int chunked, uint64_t cl, const char *what)
+{
+    struct h1_request req;
+    int rc = parse(s, &req);
+    if (!ok(rc == H1_OK && req.version_minor == minor && req.keep_alive == ka && req.chunked == chunked &&
+                req.content_length == cl && req.head_len == strlen(s),
+            "%s", what))
+        diag("  rc %d minor %d ka %d chunked %d cl %llu head_len %zu (of %zu)", rc, req.version_minor,
+             req.keep_alive, req.chunked, (unsigned long long)req.content_length, req.head_len, strlen(s));
+}
+
+static void head_rc(const char *s, int want, const char *what)
+{
+    struct h1_request req;
+    int rc = parse(s, &req);
+    if (!ok(rc == want, "%s", what))
+        diag("  rc %d, want %d", rc, want);
+}
+
+static void chunked(const char *body, int want_done, ssize_t want_used, const char *what)
+{
+    /* Fed whole, then byte by byte: the same answer. */
+    struct h1_chunked c;
+    memset(&c, 0, sizeof c);
+    int done = 0;
+    ssize_t used = h1_chunked_feed(&c, body, strlen(body), &done);
+    int pass = used == want_used && done == want_done;
+    memset(&c, 0, sizeof c);
+    ssize_t total = 0;
+    int done2 = 0;
+    for (size_t i = 0; i < strlen(body) && !done2; i++) {
+        ssize_t u = h1_chunked_feed(&c, body + i, 1, &done2);
+        if (u < 0) {
+            total = -1;
+            break;
+        }
+        total += u;
+    }
+    pass = pass && total == want_used && done2 == want_done;
+    if (!ok(pass, "chunked: %s", what))
+        diag("  whole: used %zd done %d; bytewise: used %zd done %d; want %zd %d", used, done, total, done2,
+             want_used, want_done);
+}
+
+int main(void)
+{
+    head_ok("GET / HTTP/1.1\r\nHost: x\r\n\r\n", 1, 1, 0, 0, "HTTP/1.1 keeps alive by default");
+    head_ok("GET / HTTP/1.1\r\nConnection: close\r\n\r\n", 1, 0, 0, 0, "Connection: close honoured");
+    head_ok("GET / HTTP/1.1\r\nconnection: Keep-Alive, CLOSE\r\n\r\n", 1, 0, 0, 0, "close among tokens, any case");
+    head_ok("GET / HTTP/1.0\r\n\r\n", 0, 0, 0, 0, "HTTP/1.0 closes by default");
+    head_ok("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 0, 1, 0, 0, "HTTP/1.0 keep-alive (ab -k)");
+    head_ok("POST /x?y=1 HTTP/1.1\r\nContent-Length: 12\r\n\r\n", 1, 1, 0, 12, "Content-Length");
+    head_ok("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 1, 1, 1, 0, "chunked");
+    head_ok("GET / HTTP/1.1\nHost: x\n\n", 1, 1, 0, 0, "bare LF line ends");
+    head_ok("\r\nGET / HTTP/1.1\r\n\r\n", 1, 1, 0, 0, "a CRLF before the request line is skipped");
+    head_ok("GET / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n", 1, 1, 0, 5,
+            "repeated equal Content-Length");
+    head_ok("GET / HTTP/1.1\r\nX-Empty:\r\nX-Sp:   a b  \r\n\r\n", 1, 1, 0, 0, "empty and padded values");
+
+    head_rc("GET / HTTP/1.1\r\nHost: x\r\n", H1_INCOMPLETE, "no blank line yet: incomplete");
+    head_rc("GET / HTTP/1.1", H1_INCOMPLETE, "half a request line: incomplete");
+    head_rc("", H1_INCOMPLETE, "nothing: incomplete");
+    head_rc("GARBAGE\r\n\r\n", H1_BAD, "no spaces in the request line");
+    head_rc("GET / HTTP/2.0\r\n\r\n", H1_BAD, "HTTP/2.0 request line");
+    head_rc("GET / FOO/1.1\r\n\r\n", H1_BAD, "not HTTP");
+    head_rc("GET  / HTTP/1.1\r\n\r\n", H1_BAD, "two spaces");
+    head_rc("G(T / HTTP/1.1\r\n\r\n", H1_BAD, "method with a separator");
+    head_rc("GET / HTTP/1.1\r\nNoColon\r\n\r\n", H1_BAD, "header without a colon");
+    head_rc("GET / HTTP/1.1\r\nName : v\r\n\r\n", H1_BAD, "space before the colon");
+    head_rc("GET / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", H1_BAD, "obsolete line folding");
+    head_rc("GET / HTTP/1.1\r\nA: b\x01\r\n\r\n", H1_BAD, "control byte in a value");
+    head_rc("GET / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", H1_BAD,
+            "conflicting Content-Length");
+    head_rc("GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", H1_BAD, "negative Content-Length");
+    head_rc("GET / HTTP/1.1\r\nContent-Length: 1x\r\n\r\n", H1_BAD, "junk in Content-Length");
+    head_rc("GET / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", H1_BAD, "a coding we cannot frame");
+    head_rc("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", H1_BAD,
+            "Transfer-Encoding with Content-Length");
+
+    /* Size limit. */
+    char big[10000];
+    strcpy(big, "GET / HTTP/1.1\r\nX: ");
+    memset(big + strlen(big), 'a', 9000);
+    big[19 + 9000] = 0;
+    struct h1_request req;
+    ok(h1_parse_head(big, strlen(big), 8192, &req) == H1_TOO_LARGE, "a 9 KB head without its end is too large");
+    strcat(big, "\r\n\r\n");
+    ok(h1_parse_head(big, strlen(big), 8192, &req) == H1_TOO_LARGE, "a complete 9 KB head is too large");
+    ok(h1_parse_head(big, strlen(big), 16384, &req) == H1_OK, "... and fine under a 16 KiB limit");
+    ok(h1_parse_head(big, 100, 8192, &req) == H1_INCOMPLETE, "its first 100 bytes are incomplete");
+
+    /* Pipelined: head_len ends the first request. */
+    const char *two = "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n";
+    ok(h1_parse_head(two, strlen(two), 8192, &req) == H1_OK && req.head_len == 19,
+       "pipelined: the first head ends where the second starts");
+
+    chunked("5\r\nhello\r\n0\r\n\r\n", 1, 15, "one chunk");
+    chunked("5\r\nhello\r\n0\r\n\r\nGET", 1, 15, "stops at the end of the body");
+    chunked("a;ext=1\r\n0123456789\r\n3\r\nabc\r\n0\r\nTrailer: x\r\n\r\n", 1, 46, "extension and trailer");
+    chunked("5\nhello\n0\n\n", 1, 11, "bare LF");
+    chunked("5\r\nhel", 0, 6, "incomplete");
+    chunked("zz\r\n", 0, -1, "not hex");
+    chunked("\r\n", 0, -1, "no size");
+    chunked("5\r\nhelloXX", 0, -1, "data longer than its size");
+    chunked("1234567890abcdef0\r\n", 0, -1, "size overflow");
+
+    /* Bodies: valid JSON of exactly n bytes. */
+    int all = 1;
+    for (size_t n = 1; n <= 2048; n = n < 40 ? n + 1 : n * 2 + 1) {
+        char *b = util_xmalloc(n + 1);
+        h1_json_body(b, n);
+        json_error_t je;
+        json_t *j = json_loadb(b, n, JSON_DECODE_ANY, &je);
+        if (!j) {
+            all = 0;
+            diag("  size %zu: %.*s: %s", n, (int)n, b, je.text);
+        }
+        json_decref(j);
+        free(b);
+    }
+    ok(all, "JSON bodies of 1..2048 bytes parse");
+
+    size_t len;
+    char *r = h1_response_200(800, NULL, &len);
+    char *body = strstr(r, "\r\n\r\n");
+    ok(body && len - (size_t)(body + 4 - r) == 800 && strstr(r, "Content-Length: 800\r\n") &&
+           strstr(r, "Content-Type: application/json\r\n") && !strncmp(r, "HTTP/1.1 200 OK\r\n", 17),
+       "200 response: status, type, length, 800-byte body");
+    free(r);
+    r = h1_response_200(64, "keep-alive", &len);
+    ok(strstr(r, "\r\nConnection: keep-alive\r\n") != NULL, "keep-alive variant announces it");
+    free(r);
+    r = h1_response_error(431, &len);
+    ok(!strncmp(r, "HTTP/1.1 431 ", 13) && strstr(r, "Connection: close") && len == strlen(r), "431 response");
+    free(r);
+    return done_testing();
+}
