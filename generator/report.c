@@ -108,6 +108,8 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
                           "tool", "name", "lb-gen", "version", LB_VERSION, "git", LB_GIT_REV,
                           "model", open ? "open" : "closed",
                           "config", config_json(cfg));
+    /* Top-level for readers that want one number: start to last response. */
+    json_object_set_new(j, "duration_s", json_real(elapsed_s));
     json_object_set_new(j, "time", json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}",
         "start_wall_ms", (json_int_t)r->start_wall_ms,
         "end_wall_ms", (json_int_t)r->end_wall_ms,

@@ -1,0 +1,107 @@
+# gen-lib.sh: helpers for the lb-gen end-to-end tests (sourced, not a test).
+# Starts real lb-target processes on free loopback ports, talks to their
+# control channel, reads JSON with Perl's core JSON::PP (no jq needed), and
+# cleans up every process it started on exit, even after a failure.
+: "${LB_BUILD:?LB_BUILD must name the build directory (make check sets it)}"
+GEN=$LB_BUILD/bin/lb-gen
+TARGET=$LB_BUILD/bin/lb-target
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lbgen-e2e.XXXXXX")
+started_pids=""
+tap_n=0
+tap_fail=0
+
+gen_cleanup() {
+    for p in $started_pids; do
+        kill -CONT "$p" 2>/dev/null || true
+        kill "$p" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap gen_cleanup EXIT
+trap 'exit 1' INT TERM
+
+ok() { # ok STATUS DESCRIPTION
+    tap_n=$((tap_n + 1))
+    if [ "$1" = 0 ]; then
+        echo "ok $tap_n - $2"
+    else
+        echo "not ok $tap_n - $2"
+        tap_fail=$((tap_fail + 1))
+    fi
+}
+
+check() { # check DESCRIPTION COMMAND...
+    d=$1
+    shift
+    if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi
+}
+
+diag() { echo "# $*"; }
+
+done_testing() {
+    echo "1..$tap_n"
+    [ "$tap_fail" = 0 ]
+}
+
+# jget FILE PATH...: print each dotted path's value (a.b.0.c), "null" when
+# absent; "len:PATH" prints an array's length.
+jget() {
+    perl -MJSON::PP -e '
+        local $/; open my $f, "<", shift or die "$!\n"; my $j = decode_json(<$f>);
+        for my $p (@ARGV) {
+            my $len = $p =~ s/^len://;
+            my $v = $j;
+            for my $k (split /\./, $p) {
+                $v = ref $v eq "ARRAY" ? $v->[$k] : ref $v eq "HASH" ? $v->{$k} : undef;
+            }
+            print $len ? scalar(@{$v || []}) : defined $v ? (ref $v ? encode_json($v) : $v) : "null", "\n";
+        }' "$@"
+}
+
+# ctl PORT METHOD PATH: the body of a control-channel request.
+ctl() {
+    perl -MIO::Socket::INET -e '
+        my ($port, $m, $path) = @ARGV;
+        my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $port, Timeout => 5) or die "connect: $!\n";
+        print $s "$m $path HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
+        local $/; my $r = <$s>; $r =~ s/^.*?\r\n\r\n//s; print $r;' "$@"
+}
+
+# start_target NAME ARGS...: an lb-target on free ports; sets T_PORT, T_CTL,
+# T_PID and T_URL.
+start_target() {
+    name=$1
+    shift
+    "$TARGET" --port 0 --control-port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    T_PID=$!
+    started_pids="$started_pids $T_PID"
+    i=0
+    while ! grep -q '"event":"listening"' "$tmp/$name.out" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt 100 ] || ! kill -0 "$T_PID" 2>/dev/null; then
+            echo "Bail out! lb-target did not start: $(cat "$tmp/$name.err")"
+            exit 1
+        fi
+        sleep 0.05
+    done
+    line=$(head -n 1 "$tmp/$name.out")
+    T_PORT=$(echo "$line" | sed -n 's/.*"port":\([0-9]*\).*/\1/p')
+    T_CTL=$(echo "$line" | sed -n 's/.*"control_port":\([0-9]*\).*/\1/p')
+    T_URL="http://127.0.0.1:$T_PORT/"
+}
+
+# stop_target PID: SIGTERM and reap.
+stop_target() {
+    kill "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+
+# served CTLPORT: the target's responses_completed so far.
+served() {
+    ctl "$1" GET /stats >"$tmp/stats.json"
+    jget "$tmp/stats.json" responses_completed
+}
+
+# fcmp EXPR: true when the Perl expression holds (floating point checks).
+fcmp() { perl -e "exit(($1) ? 0 : 1)"; }

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Bad lb-gen command lines fail with one line on stderr, a non-zero exit and
+# nothing sent: the target's counters stay at 0.
+set -eu
+. "$(dirname "$0")/gen-lib.sh"
+
+start_target args
+url=$T_URL
+start_target gone
+gone_url=$T_URL
+stop_target "$T_PID"
+
+bad() { # bad DESCRIPTION NEEDLE ARGS...
+    d=$1 needle=$2
+    shift 2
+    rc=0
+    "$GEN" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ne 0 ] && [ "$lines" = 1 ] && [ ! -s "$tmp/out" ] && grep -q -- "$needle" "$tmp/err"; then
+        ok 0 "$d: $(cat "$tmp/err")"
+    else
+        ok 1 "$d (rc $rc, $lines stderr lines, stdout $(wc -c <"$tmp/out") bytes): $(cat "$tmp/err")"
+    fi
+}
+
+bad "zero connections" "--connections" -c 0 -d 1s "$url"
+bad "negative rate" "--rate" --rate -5 -d 1s "$url"
+bad "zero rate" "--rate" --rate 0 -d 1s "$url"
+bad "unparsable duration" "--duration" -c 1 -d 5x "$url"
+bad "bare-number duration" "--duration" -c 1 -d 5 "$url"
+bad "bad stages" "--stages" --stages 10s "$url"
+bad "stages and connections" "either" --stages 1s:10 -c 5 "$url"
+bad "rate and stages" "--stages" --rate 10 --stages 1s:10 "$url"
+bad "duration with stages" "--duration" -d 2s --stages 1s:10 "$url"
+bad "in-flight cap above the pool" "--max-inflight" --rate 10 -c 5 --max-inflight 10 -d 1s "$url"
+bad "more threads than connections" "--threads" -t 4 -c 2 -d 1s "$url"
+bad "zero timeout" "--timeout" --timeout 0s -c 1 -d 1s "$url"
+bad "unknown option" "unknown" --bogus "$url"
+bad "no URL" "no URL" -c 1 -d 1s
+bad "https URL" "http://" -c 1 -d 1s "https://127.0.0.1:$T_PORT/"
+bad "bad cpu list" "--cpus" --cpus x -c 1 -d 1s "$url"
+bad "unreachable target" "cannot connect" -c 1 -d 1s "$gone_url"
+
+start_line=$(head -n 1 "$tmp/args.out")
+ctlport=$(echo "$start_line" | sed -n 's/.*"control_port":\([0-9]*\).*/\1/p')
+ctl "$ctlport" GET /stats >"$tmp/stats.json"
+set -- $(jget "$tmp/stats.json" connections_accepted requests_parsed responses_completed)
+check "nothing reached the target (accepted $1, parsed $2, completed $3)" [ "$1" = 0 -a "$2" = 0 -a "$3" = 0 ]
+
+rc=0
+"$GEN" --help >"$tmp/help" 2>&1 || rc=$?
+grep -q "usage: lb-gen" "$tmp/help" || rc=1
+check "--help exits 0 and shows the usage" [ "$rc" = 0 ]
+done_testing

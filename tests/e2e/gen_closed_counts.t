@@ -1,0 +1,56 @@
+#!/bin/sh
+# lb-gen closed model: its completed count equals lb-target's
+# responses_completed exactly, at 1, 10, 200 and 2000 connections and with
+# Connection: close; the JSON summary carries the lb-gen/1 schema.
+set -eu
+. "$(dirname "$0")/gen-lib.sh"
+
+start_target counts --threads 1
+tp=$T_PID
+before=0
+for c in 1 10 200 2000; do
+    d=1s
+    [ "$c" = 2000 ] && d=1500ms
+    "$GEN" --quiet -c "$c" -d "$d" --json "$tmp/c$c.json" "$T_URL" 2>"$tmp/c$c.err" ||
+        { ok 1 "lb-gen ran at $c connections: $(cat "$tmp/c$c.err")"; continue; }
+    after=$(served "$T_CTL")
+    set -- $(jget "$tmp/c$c.json" requests.completed requests.sent errors.total connections.opened connections.max_open)
+    server=$((after - before))
+    before=$after
+    check "$c connections: lb-gen completed $1 == server responses_completed $server" [ "$1" = "$server" ]
+    check "$c connections: sent $2 == completed $1, no errors ($3)" [ "$2" = "$1" -a "$3" = 0 ]
+    check "$c connections: opened $4, at most $5 open" [ "$4" = "$c" -a "$5" = "$c" ]
+    check "$c connections: some load went through ($1 requests)" [ "$1" -gt "$c" ]
+done
+
+# The per-second series adds up to the whole.
+sum=$(perl -MJSON::PP -e 'local $/; open my $f, "<", shift; my $j = decode_json(<$f>);
+    my $s = 0; $s += $_->{completed} for @{$j->{series}}; print $s' "$tmp/c200.json")
+total=$(jget "$tmp/c200.json" requests.completed)
+check "series completions add up to the total ($sum == $total)" [ "$sum" = "$total" ]
+
+# Connection: close: one connection per request, counts still exact.
+"$GEN" --quiet --close -c 10 -d 1s --json "$tmp/close.json" "$T_URL"
+after=$(served "$T_CTL")
+set -- $(jget "$tmp/close.json" requests.completed connections.opened errors.total)
+check "--close: completed $1 == server $((after - before)), errors $3" [ "$1" = "$((after - before))" -a "$3" = 0 ]
+check "--close: a connection per request ($2 opened for $1)" [ "$2" = "$1" ]
+
+# The schema the harness reads.
+f=$tmp/c10.json
+check "schema is lb-gen/1" [ "$(jget "$f" schema)" = lb-gen/1 ]
+check "model is closed" [ "$(jget "$f" model)" = closed ]
+missing=""
+for k in config.url config.connections config.threads time.start_wall_ms time.end_wall_ms time.start_mono_ns \
+    time.load_s requests.ok requests.non2xx errors.connect errors.read errors.write errors.timeout errors.status \
+    latency_ms.min latency_ms.mean latency_ms.stddev latency_ms.p50 latency_ms.p90 latency_ms.p95 latency_ms.p99 \
+    latency_ms.p999 latency_ms.max connections.closed series.0.t series.0.completed series.0.errors \
+    series.0.p50_ms series.0.p99_ms series.0.active_connections duration_s; do
+    [ "$(jget "$f" "$k")" = null ] && missing="$missing $k"
+done
+check "every documented closed-model field is present${missing:+ (missing:$missing)}" [ -z "$missing" ]
+check "closed model has no schedule or uncorrected latency" \
+    [ "$(jget "$f" schedule latency_uncorrected_ms | tr '\n' ' ')" = "null null " ]
+
+stop_target "$tp"
+done_testing
