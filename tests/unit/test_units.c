@@ -1,5 +1,6 @@
 /* Unit tests for common/units: durations and sizes as people write them. */
 #include "tap.h"
+#include "sha256.h"
 #include "units.h"
 #include "util.h"
 
@@ -91,5 +92,13 @@ int main(void)
     ok(util_parse_cpulist("1,", &mask, err) == 0 && mask == 0x2, "cpulist trailing comma");
     ok(util_parse_cpulist("x", &mask, err) == -1, "cpulist x rejected");
     ok(util_parse_cpulist("64", &mask, err) == -1, "cpulist 64 rejected");
+    char hex[65];
+    sha256_hex("abc", 3, hex);
+    is_str(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "sha256(\"abc\")");
+    sha256_hex("", 0, hex);
+    is_str(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sha256(\"\")");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    sha256_hex(two, strlen(two), hex);
+    is_str(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", "sha256 of the two-block vector");
     return done_testing();
 }

@@ -1,0 +1,262 @@
+#include "adapter.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void strvec_push(struct strvec *s, const char *str)
+{
+    if (s->n + 2 > s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 8;
+        s->v = util_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = util_xstrdup(str);
+    s->v[s->n] = NULL;
+}
+
+void strvec_pushf(struct strvec *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = NULL;
+    if (vasprintf(&p, fmt, ap) < 0)
+        p = NULL;
+    va_end(ap);
+    if (!p)
+        p = util_xstrdup("(out of memory)");
+    strvec_push(s, p);
+    free(p);
+}
+
+void strvec_free(struct strvec *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+void adapter_result_init(struct adapter_result *r)
+{
+    memset(r, 0, sizeof *r);
+    double *l = &r->lat.min;
+    for (size_t i = 0; i < sizeof r->lat / sizeof(double); i++)
+        l[i] = NAN;
+    l = &r->lat_uncorrected.min;
+    for (size_t i = 0; i < sizeof r->lat_uncorrected / sizeof(double); i++)
+        l[i] = NAN;
+    r->duration_s = NAN;
+    r->rps = NAN;
+}
+
+void adapter_result_free(struct adapter_result *r)
+{
+    json_decref(r->extra);
+    strvec_free(&r->warnings);
+    r->extra = NULL;
+}
+
+void adapter_plan_init(struct adapter_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->settings = json_object();
+    p->model = "closed";
+}
+
+void adapter_plan_free(struct adapter_plan *p)
+{
+    strvec_free(&p->argv);
+    strvec_free(&p->env);
+    strvec_free(&p->files);
+    strvec_free(&p->warnings);
+    json_decref(p->settings);
+    p->settings = NULL;
+}
+
+int adapter_which(const char *name, char *out, size_t outlen)
+{
+    if (strchr(name, '/')) {
+        char abs[PATH_MAX];
+        if (!realpath(name, abs) || access(abs, X_OK))
+            return -1;
+        snprintf(out, outlen, "%s", abs);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char *copy = util_xstrdup(path), *save = NULL;
+    int rc = -1;
+    for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        char cand[PATH_MAX];
+        struct stat st;
+        snprintf(cand, sizeof cand, "%s/%s", *dir ? dir : ".", name);
+        if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, X_OK)) {
+            snprintf(out, outlen, "%s", cand);
+            rc = 0;
+            break;
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+int adapter_capture(const char *const *argv, char *out, size_t outlen)
+{
+    int pfd[2];
+    if (outlen)
+        out[0] = 0;
+    if (pipe2(pfd, O_CLOEXEC) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(pfd[1], 1);
+        dup2(pfd[1], 2);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    size_t got = 0;
+    uint64_t deadline = util_now_ns() + 10000000000ull;
+    for (;;) {
+        uint64_t now = util_now_ns();
+        if (now >= deadline) {
+            kill(-pid, SIGKILL);
+            break;
+        }
+        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+        int n = poll(&p, 1, (int)((deadline - now) / 1000000 + 1));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            continue;
+        char buf[4096];
+        ssize_t r = read(pfd[0], buf, sizeof buf);
+        if (r <= 0)
+            break;
+        if (outlen && got < outlen - 1) {
+            size_t take = (size_t)r < outlen - 1 - got ? (size_t)r : outlen - 1 - got;
+            memcpy(out + got, buf, take);
+            got += take;
+            out[got] = 0;
+        }
+    }
+    close(pfd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    kill(-pid, SIGKILL); /* anything the version command left behind */
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return -1;
+}
+
+char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *err)
+{
+    char path[PATH_MAX];
+    if (dir)
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+    else
+        snprintf(path, sizeof path, "%s", name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        util_err(err, "cannot read %s: %s", name, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 65536, n = 0;
+    char *buf = util_xmalloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            if (cap >= max_bytes)
+                break;
+            cap = cap * 2 > max_bytes ? max_bytes : cap * 2;
+            buf = util_xrealloc(buf, cap + 1);
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        if (r == 0)
+            break;
+        n += r;
+    }
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+int adapter_write(const char *dir, const char *name, const char *text, char *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+    size_t len = strlen(text);
+    int bad = fwrite(text, 1, len, f) != len;
+    bad |= fclose(f) != 0;
+    if (bad)
+        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+const char *adapter_bindir(void)
+{
+    static char dir[PATH_MAX];
+    if (!dir[0]) {
+        ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+        if (n <= 0) {
+            strcpy(dir, ".");
+        } else {
+            dir[n] = 0;
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *slash = 0;
+        }
+    }
+    return dir;
+}
+
+const char *adapter_datadir(void)
+{
+    static char dir[PATH_MAX];
+    if (dir[0])
+        return dir;
+    const char *env = getenv("LOADBENCH_DATA");
+    if (env && *env) {
+        snprintf(dir, sizeof dir, "%s", env);
+        return dir;
+    }
+    /* In the source tree the binary is build/bin/loadbench: the data is two
+     * levels up. Installed, it is ../share/loadbench. */
+    char cand[PATH_MAX];
+    struct stat st;
+    snprintf(cand, sizeof cand, "%s/../../adapters", adapter_bindir());
+    if (!stat(cand, &st) && S_ISDIR(st.st_mode)) {
+        snprintf(cand, sizeof cand, "%s/../..", adapter_bindir());
+        if (realpath(cand, dir))
+            return dir;
+    }
+    snprintf(cand, sizeof cand, "%s/../share/loadbench", adapter_bindir());
+    if (!realpath(cand, dir))
+        snprintf(dir, sizeof dir, "%s", cand);
+    return dir;
+}

@@ -1,0 +1,141 @@
+/* adapter: what loadbench knows about one load-testing tool.
+ *
+ * An adapter is a const table of functions (see adapters/registry.c for the
+ * list). It finds the tool, says what it can express, writes the tool's own
+ * config from the profile, gives the argv, and reads the tool's own
+ * machine-readable output into the common client result. An adapter that
+ * cannot express part of a profile says so in plan->warnings, never
+ * silently. */
+#ifndef LB_ADAPTER_H
+#define LB_ADAPTER_H
+
+#include "profile.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* Capability bits. */
+#define ADAPTER_CLOSED 0x1   /* fixed connections/VUs */
+#define ADAPTER_OPEN 0x2     /* arrivals on a timetable independent of responses */
+#define ADAPTER_PACED 0x4    /* a closed loop slowed to a rate */
+#define ADAPTER_RAMP 0x8     /* follows stages over time */
+
+/* A growable NULL-terminated string vector. */
+struct strvec {
+    char **v;
+    size_t n, cap;
+};
+void strvec_push(struct strvec *s, const char *str);
+void strvec_pushf(struct strvec *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strvec_free(struct strvec *s);
+
+struct adapter_found {
+    char path[1024];        /* absolute path of the binary run */
+    char version[128];      /* as the tool reports it */
+};
+
+/* What prepare() gets: the one load this run applies, and where. */
+struct adapter_ctx {
+    const struct profile *profile;
+    const struct profile_tool *tool;
+    const struct profile_load *load;    /* the tool's load, sweep level applied */
+    const struct adapter_found *found;
+    const char *dir;                    /* the tool run's directory (absolute; the tool's cwd) */
+    const char *host;                   /* "127.0.0.1" */
+    int port;
+    const char *url;                    /* "http://127.0.0.1:PORT/" */
+    uint64_t tool_cpus;                 /* the CPU set the tool is pinned to (0 = all) */
+};
+
+/* What prepare() decides. */
+struct adapter_plan {
+    struct strvec argv;
+    struct strvec env;                  /* extra NAME=value for the tool's clean environment */
+    struct strvec files;                /* configs written into dir (names relative to dir) */
+    struct strvec warnings;             /* what the tool could not express, how it was approximated */
+    const char *model;                  /* as run: "closed", "paced" or "open" */
+    uint64_t load_ns;                   /* the load duration the tool will apply */
+    uint64_t startup_allowance_ns;      /* start-up time to add to the deadline (JVM, node) */
+    json_t *settings;                   /* runtime settings that change results (heap, GC, threads) */
+};
+
+/* The tool's own account of its run. Latencies in ms; NAN = the tool does
+ * not report it (absent stays absent, never 0). */
+struct adapter_latency {
+    double min, mean, p50, p90, p95, p99, p999, max;
+};
+
+struct adapter_result {
+    int parsed;                 /* 1 when the tool's output was read */
+    uint64_t requests;          /* requests the tool counts as completed (any status) */
+    uint64_t ok;                /* 2xx/3xx as the tool counts success */
+    uint64_t errors;            /* total errors of all kinds */
+    uint64_t err_connect, err_read, err_write, err_timeout, err_status, err_other;
+    double duration_s;          /* the tool's own duration, NAN if none */
+    double rps;                 /* the tool's own rate, NAN if none */
+    struct adapter_latency lat;
+    struct adapter_latency lat_uncorrected;     /* open model: from actual send; NAN when n/a */
+    uint64_t scheduled, dropped, late;          /* open model schedule figures (0 when n/a) */
+    uint64_t bytes_read;
+    json_t *extra;              /* tool-specific figures kept as they are (may be NULL) */
+    struct strvec warnings;     /* the tool's own warnings */
+};
+
+void adapter_result_init(struct adapter_result *r);
+void adapter_result_free(struct adapter_result *r);
+
+struct adapter {
+    const char *name;               /* as written in profiles */
+    const char *description;
+    const char *install_hint;       /* one line: how to get the tool */
+    unsigned caps;
+    const char *latency_measures;   /* from which event to which */
+    double latency_resolution_ms;   /* smallest step the tool reports */
+    const char *const *options;     /* option keys the adapter accepts (NULL-terminated), or NULL */
+    /* Find the tool (bin overrides the lookup). Returns 0 with found
+     * filled, or -1 with err saying what is missing and how to get it. */
+    int (*detect)(const char *bin, struct adapter_found *found, char *err);
+    /* Write the tool's config into ctx->dir and fill plan. Returns 0 or -1
+     * with err filled. */
+    int (*prepare)(const struct adapter_ctx *ctx, struct adapter_plan *plan, char *err);
+    /* Read the tool's output from ctx->dir. Returns 0 with r->parsed set,
+     * or -1 with err saying what was missing or malformed. */
+    int (*parse)(const struct adapter_ctx *ctx, struct adapter_result *r, char *err);
+};
+
+/* Every adapter, NULL-terminated, in the order `loadbench tools` lists them. */
+extern const struct adapter *const adapter_registry[];
+
+/* The adapter named name, or NULL. */
+const struct adapter *adapter_by_name(const char *name);
+
+void adapter_plan_init(struct adapter_plan *p);
+void adapter_plan_free(struct adapter_plan *p);
+
+/* Helpers for adapters. */
+
+/* Find name on PATH (or accept an explicit path). Returns 0 with out filled
+ * (absolute), or -1. */
+int adapter_which(const char *name, char *out, size_t outlen);
+
+/* Run argv (no shell) with a 10 s limit and capture its stdout+stderr
+ * (at most outlen-1 bytes). Returns the exit status (0-255), or -1. */
+int adapter_capture(const char *const *argv, char *out, size_t outlen);
+
+/* Read a whole file into a heap string (NUL-terminated). Returns NULL with
+ * err filled when missing or unreadable. max_bytes caps what is read. */
+char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *err);
+
+/* Write a file into dir. Returns 0 or -1 with err. */
+int adapter_write(const char *dir, const char *name, const char *text, char *err);
+
+/* The directory holding the running loadbench binary's siblings (lb-gen),
+ * found from /proc/self/exe. */
+const char *adapter_bindir(void);
+
+/* The project's data directory (adapters/ helper files such as wrk's Lua
+ * hook): $LOADBENCH_DATA, else next to the binary's source tree, else the
+ * installed share/loadbench. */
+const char *adapter_datadir(void);
+
+#endif

@@ -1,0 +1,173 @@
+/* The adapter for lb-gen, loadbench's own generator (generator/README.md
+ * documents its JSON summary, schema "lb-gen/1"). */
+#include "adapter.h"
+#include "units.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int lbgen_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    char cand[1100];
+    if (bin) {
+        if (adapter_which(bin, found->path, sizeof found->path))
+            return util_err(err, "lb-gen binary \"%s\" not found or not executable", bin);
+    } else {
+        /* The lb-gen built beside this loadbench first, then PATH. */
+        snprintf(cand, sizeof cand, "%s/lb-gen", adapter_bindir());
+        if (adapter_which(cand, found->path, sizeof found->path) &&
+            adapter_which("lb-gen", found->path, sizeof found->path))
+            return util_err(err, "lb-gen not found beside loadbench (%s) or on PATH: run `make`", adapter_bindir());
+    }
+    const char *argv[] = {found->path, "--version", NULL};
+    char out[256];
+    if (adapter_capture(argv, out, sizeof out) != 0)
+        return util_err(err, "%s --version failed: %s", found->path, out);
+    /* "lb-gen 0.1.0 (git, build)": the second word. */
+    char *v = strchr(out, ' ');
+    v = v ? v + 1 : out;
+    v[strcspn(v, " \n")] = 0;
+    snprintf(found->version, sizeof found->version, "%.100s", v);
+    return 0;
+}
+
+static int cpu_count(uint64_t mask)
+{
+    return mask ? __builtin_popcountll(mask) : 1;
+}
+
+static void stages_arg(struct strvec *argv, const char *flag, const struct profile_load *l)
+{
+    char arg[4096] = "", d[32];
+    for (size_t i = 0; i < l->nstages; i++) {
+        char part[64];
+        snprintf(part, sizeof part, "%s%s:%.10g", i ? "," : "", units_format_duration(l->stages[i].duration_ns, d),
+                 l->stages[i].target);
+        strncat(arg, part, sizeof arg - strlen(arg) - 1);
+    }
+    strvec_push(argv, flag);
+    strvec_push(argv, arg);
+}
+
+static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    (void)err;
+    const struct profile_load *l = c->load;
+    char d[32];
+    strvec_push(&p->argv, c->found->path);
+    strvec_pushf(&p->argv, "--threads=%d", cpu_count(c->tool_cpus));
+    if (l->model == LOAD_CLOSED) {
+        if (l->ramped) {
+            stages_arg(&p->argv, "--stages", l);
+        } else {
+            strvec_pushf(&p->argv, "--connections=%.0f", l->stages[0].target);
+            strvec_pushf(&p->argv, "--duration=%s", units_format_duration(l->stages[0].duration_ns, d));
+        }
+        p->model = "closed";
+    } else {
+        if (l->ramped) {
+            stages_arg(&p->argv, "--rate-stages", l);
+        } else {
+            strvec_pushf(&p->argv, "--rate=%.10g", l->stages[0].target);
+            strvec_pushf(&p->argv, "--duration=%s", units_format_duration(l->stages[0].duration_ns, d));
+        }
+        if (l->max_inflight)
+            strvec_pushf(&p->argv, "--max-inflight=%llu", (unsigned long long)l->max_inflight);
+        p->model = "open";
+    }
+    if (l->request_timeout_ns)
+        strvec_pushf(&p->argv, "--timeout=%s", units_format_duration(l->request_timeout_ns, d));
+    strvec_push(&p->argv, "--json=summary.json");
+    strvec_push(&p->argv, "--quiet");
+    strvec_push(&p->argv, c->url);
+    p->load_ns = profile_load_duration_ns(l);
+    p->startup_allowance_ns = 1000000000ull;
+    json_object_set_new(p->settings, "threads", json_integer(cpu_count(c->tool_cpus)));
+    return 0;
+}
+
+static double num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static uint64_t count(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static void latency(json_t *o, struct adapter_latency *l)
+{
+    if (!json_is_object(o))
+        return;
+    l->min = num(o, "min");
+    l->mean = num(o, "mean");
+    l->p50 = num(o, "p50");
+    l->p90 = num(o, "p90");
+    l->p95 = num(o, "p95");
+    l->p99 = num(o, "p99");
+    l->p999 = num(o, "p999");
+    l->max = num(o, "max");
+}
+
+static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    json_error_t je;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/summary.json", c->dir);
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        return util_err(err, "lb-gen wrote no readable summary.json: %s (line %d)", je.text, je.line);
+    const char *schema = json_string_value(json_object_get(j, "schema"));
+    if (!schema || strcmp(schema, "lb-gen/1")) {
+        json_decref(j);
+        return util_err(err, "summary.json has schema \"%s\", expected lb-gen/1", schema ? schema : "(none)");
+    }
+    json_t *req = json_object_get(j, "requests"), *e = json_object_get(j, "errors");
+    if (!json_is_object(req) || !json_is_integer(json_object_get(req, "completed"))) {
+        json_decref(j);
+        return util_err(err, "summary.json has no requests.completed");
+    }
+    r->requests = count(req, "completed");
+    r->ok = count(req, "ok");
+    r->err_connect = count(e, "connect");
+    r->err_read = count(e, "read");
+    r->err_write = count(e, "write");
+    r->err_timeout = count(e, "timeout");
+    r->err_status = count(e, "status");
+    r->errors = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_status;
+    r->duration_s = num(json_object_get(j, "time"), "load_s");
+    if (r->duration_s > 0)
+        r->rps = (double)r->requests / r->duration_s;
+    latency(json_object_get(j, "latency_ms"), &r->lat);
+    latency(json_object_get(j, "latency_uncorrected_ms"), &r->lat_uncorrected);
+    json_t *open = json_object_get(j, "open");
+    if (json_is_object(open)) {
+        r->scheduled = count(open, "scheduled");
+        r->dropped = count(open, "dropped");
+        r->late = count(open, "late");
+        if (r->dropped)
+            strvec_pushf(&r->warnings, "lb-gen dropped %llu scheduled requests (in-flight cap reached)",
+                         (unsigned long long)r->dropped);
+    }
+    r->extra = json_incref(j);
+    r->parsed = 1;
+    json_decref(j);
+    return 0;
+}
+
+const struct adapter adapter_lbgen = {
+    .name = "lb-gen",
+    .description = "loadbench's native C generator (closed and open model)",
+    .install_hint = "built with loadbench: run `make`",
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .latency_measures = "request written to last response byte read (open model: from the intended send time)",
+    .latency_resolution_ms = 0.001,
+    .detect = lbgen_detect,
+    .prepare = lbgen_prepare,
+    .parse = lbgen_parse,
+};

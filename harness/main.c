@@ -1,0 +1,328 @@
+/* loadbench: the orchestrator CLI. The only place that prints to the user
+ * and picks exit codes. */
+#include "adapter.h"
+#include "profile.h"
+#include "proc.h"
+#include "report.h"
+#include "run.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+/* The default profile, the same text as profiles/quick.yaml (a test keeps
+ * the two identical), so `loadbench run` works from any directory. */
+static const char quick_profile[] =
+    "# The default profile: what `make run` runs. lb-gen alone, about 20 s,\n"
+    "# so a fresh machine with no third-party tool can run the whole pipeline.\n"
+    "name: quick\n"
+    "description: lb-gen against lb-target, 50 connections, 10 s, 1 ms delay\n"
+    "target: {delay: 1ms, body: 64B, threads: 1}\n"
+    "load:\n"
+    "  model: closed\n"
+    "  connections: 50\n"
+    "  duration: 10s\n"
+    "tools: [lb-gen]\n"
+    "sampling: {interval: 1s}\n"
+    "cooldown: 1s\n";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: loadbench COMMAND [options]\n"
+            "\n"
+            "Runs HTTP load-testing tools one at a time against lb-target with the same\n"
+            "nominal load, samples each tool's CPU and memory, reconciles its counts with\n"
+            "the server's, and writes a run directory (run.json, summary.md, results.csv).\n"
+            "\n"
+            "commands:\n"
+            "  run [PROFILE.yaml]     run a profile (default: the built-in quick profile)\n"
+            "      --out DIR          the run directory (must not exist)\n"
+            "      --results DIR      where <UTC time>-<name>/ is created (default: results)\n"
+            "      --only LABEL       run only this tool entry\n"
+            "      --into RUN_DIR     with --only: rerun it into an existing run directory\n"
+            "      --quiet            no progress or log lines\n"
+            "  validate PROFILE...    check profiles; errors as FILE:LINE:COL: message\n"
+            "  plan PROFILE           show resolved profile, generated configs, argv and time; sends no load\n"
+            "  tools                  list adapters: found or not, version, path\n"
+            "  report RUN_DIR         regenerate summary.md and results.csv from run.json\n"
+            "  doctor                 machine facts that distort benchmarks, with warnings\n"
+            "  version                print the version\n"
+            "\n"
+            "exit codes: 0 all ok, 1 some tool run failed, 2 bad input or setup error, 130 interrupted\n"
+            "profiles: see docs/profiles.md and profiles/\n");
+}
+
+static struct profile *load_profile(const char *path, char *err)
+{
+    if (!path)
+        return profile_load_string("(built-in quick profile)", quick_profile, sizeof quick_profile - 1, err);
+    return profile_load(path, err);
+}
+
+/* Every tool named in the profile has an adapter, and its options are ones
+ * the adapter knows. */
+static int check_tools(const struct profile *p, char *err)
+{
+    for (size_t i = 0; i < p->ntools; i++) {
+        const struct profile_tool *t = &p->tools[i];
+        const struct adapter *a = adapter_by_name(t->tool);
+        if (!a) {
+            char known[512] = "";
+            for (const struct adapter *const *x = adapter_registry; *x; x++) {
+                strncat(known, (*x)->name, sizeof known - strlen(known) - 1);
+                if (x[1])
+                    strncat(known, ", ", sizeof known - strlen(known) - 1);
+            }
+            return util_err(err, "%s:%d:%d: unknown tool \"%s\" (known: %s)", p->path, t->line, t->col, t->tool, known);
+        }
+        const char *key;
+        json_t *v;
+        json_object_foreach(t->options, key, v)
+        {
+            int ok = 0;
+            for (const char *const *o = a->options; o && *o; o++)
+                ok |= !strcmp(*o, key);
+            if (!ok)
+                return util_err(err, "%s:%d:%d: %s has no option \"%s\"", p->path, t->line, t->col, t->tool, key);
+        }
+        const struct profile_load *l = profile_tool_load(p, t);
+        if (l->model == LOAD_OPEN && !(a->caps & (ADAPTER_OPEN | ADAPTER_PACED)))
+            return util_err(err, "%s:%d:%d: %s cannot run the open model (arrivals per second); give it a closed load",
+                            p->path, t->line, t->col, t->tool);
+        if (l->model == LOAD_CLOSED && !(a->caps & ADAPTER_CLOSED))
+            return util_err(err, "%s:%d:%d: %s cannot run the closed model; give it an open load", p->path, t->line,
+                            t->col, t->tool);
+    }
+    return 0;
+}
+
+static char *target_bin(void)
+{
+    const char *env = getenv("LOADBENCH_TARGET");
+    if (env && *env)
+        return util_xstrdup(env);
+    return util_xasprintf("%s/lb-target", adapter_bindir());
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'},     {"results", required_argument, 0, 'r'},
+                                         {"only", required_argument, 0, 'O'},    {"into", required_argument, 0, 'i'},
+                                         {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    struct run_opts o = {.results_root = "results", .stop = &stop_flag, .log = stderr};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:r:O:i:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.out_dir = optarg; break;
+        case 'r': o.results_root = optarg; break;
+        case 'O': o.only = optarg; break;
+        case 'i': o.into_dir = optarg; break;
+        case 'q': o.quiet = 1; o.log = NULL; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc - 1) {
+        fprintf(stderr, "loadbench run: one profile at a time (got %d)\n", argc - optind);
+        return 2;
+    }
+    if (o.into_dir && !o.only) {
+        fprintf(stderr, "loadbench run: --into needs --only LABEL (the tool to rerun)\n");
+        return 2;
+    }
+    if (o.into_dir && o.out_dir) {
+        fprintf(stderr, "loadbench run: give --into or --out, not both\n");
+        return 2;
+    }
+    char err[UTIL_ERR_LEN];
+    struct profile *p = load_profile(optind < argc ? argv[optind] : NULL, err);
+    if (!p || check_tools(p, err)) {
+        fprintf(stderr, "loadbench: %s\n", err);
+        profile_free(p);
+        return 2;
+    }
+    o.progress_tty = !o.quiet && isatty(2);
+    char *tb = target_bin();
+    o.target_bin = tb;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (proc_become_subreaper(err))
+        fprintf(stderr, "loadbench: warning: %s (daemonizing tools may escape cleanup)\n", err);
+    char *dir = NULL;
+    int rc = run_profile(p, &o, &dir, err);
+    if (rc == 2)
+        fprintf(stderr, "loadbench: %s\n", err);
+    else if (!o.quiet) {
+        fprintf(stderr, "loadbench: %s: %s/summary.md\n",
+                rc == 0 ? "done" : rc == 130 ? "interrupted, partial results in" : "done with failures, see", dir);
+        if (rc != 2 && dir && isatty(1)) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/summary.md", dir);
+            FILE *f = fopen(path, "r");
+            if (f) {
+                char buf[4096];
+                size_t n;
+                while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+                    fwrite(buf, 1, n, stdout);
+                fclose(f);
+            }
+        }
+    }
+    if (dir && rc != 2)
+        printf("%s\n", dir);
+    free(dir);
+    free(tb);
+    profile_free(p);
+    return rc;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: loadbench validate PROFILE.yaml...\n");
+        return 2;
+    }
+    int bad = 0;
+    for (int i = 1; i < argc; i++) {
+        char err[UTIL_ERR_LEN];
+        struct profile *p = profile_load(argv[i], err);
+        if (!p || check_tools(p, err)) {
+            fprintf(stderr, "%s\n", err);
+            bad = 1;
+        } else {
+            printf("%s: ok (%zu tool(s), load %.0f s)\n", argv[i], p->ntools,
+                   (double)profile_load_duration_ns(&p->load) / 1e9);
+        }
+        profile_free(p);
+    }
+    return bad ? 2 : 0;
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+    char err[UTIL_ERR_LEN];
+    struct profile *p = load_profile(argc > 1 ? argv[1] : NULL, err);
+    if (!p || check_tools(p, err)) {
+        fprintf(stderr, "loadbench: %s\n", err);
+        profile_free(p);
+        return 2;
+    }
+    int rc = run_plan(p, stdout, err);
+    if (rc)
+        fprintf(stderr, "loadbench: %s\n", err);
+    profile_free(p);
+    return rc ? 2 : 0;
+}
+
+static int cmd_tools(void)
+{
+    printf("%-12s %-8s %-14s %-28s %s\n", "TOOL", "FOUND", "VERSION", "MODELS", "PATH / HOW TO GET IT");
+    for (const struct adapter *const *a = adapter_registry; *a; a++) {
+        struct adapter_found f;
+        char err[UTIL_ERR_LEN];
+        memset(&f, 0, sizeof f);
+        int found = (*a)->detect(NULL, &f, err) == 0;
+        char models[64] = "";
+        if ((*a)->caps & ADAPTER_CLOSED)
+            strcat(models, "closed ");
+        if ((*a)->caps & ADAPTER_PACED)
+            strcat(models, "paced ");
+        if ((*a)->caps & ADAPTER_OPEN)
+            strcat(models, "open ");
+        if ((*a)->caps & ADAPTER_RAMP)
+            strcat(models, "ramp");
+        printf("%-12s %-8s %-14s %-28s %s\n", (*a)->name, found ? "yes" : "no", found ? f.version : "-", models,
+               found ? f.path : (*a)->install_hint);
+    }
+    return 0;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: loadbench report RUN_DIR\n");
+        return 2;
+    }
+    char path[PATH_MAX], err[UTIL_ERR_LEN];
+    snprintf(path, sizeof path, "%s/run.json", argv[1]);
+    json_error_t je;
+    json_t *run = json_load_file(path, 0, &je);
+    if (!run) {
+        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
+        return 2;
+    }
+    int rc = report_write_all(argv[1], run, err);
+    json_decref(run);
+    if (rc) {
+        fprintf(stderr, "loadbench: %s\n", err);
+        return 2;
+    }
+    printf("%s/summary.md\n%s/results.csv\n", argv[1], argv[1]);
+    return 0;
+}
+
+static int cmd_doctor(void)
+{
+    json_t *m = run_machine_info();
+    char *s = json_dumps(m, JSON_INDENT(2));
+    printf("%s\n", s);
+    free(s);
+    json_t *w = json_object_get(m, "warnings"), *x;
+    size_t i;
+    json_array_foreach(w, i, x) fprintf(stderr, "warning: %s\n", json_string_value(x));
+    json_decref(m);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "validate"))
+        return cmd_validate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plan"))
+        return cmd_plan(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tools"))
+        return cmd_tools();
+    if (!strcmp(cmd, "report"))
+        return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "doctor"))
+        return cmd_doctor();
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("loadbench %s (%s, %s)\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE);
+        return 0;
+    }
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "loadbench: unknown command \"%s\"\n", cmd);
+    usage(stderr);
+    return 2;
+}

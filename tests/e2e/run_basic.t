@@ -1,0 +1,145 @@
+#!/bin/sh
+# loadbench run end to end: the real lb-target and the real lb-gen, plus
+# fault programs standing in for tools that hang, crash, lie or daemonize.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+cd "$LB_SRC"
+
+# --- validate -------------------------------------------------------------
+check "validate accepts profiles/quick.yaml" sh -c "\"$LB\" validate profiles/quick.yaml >/dev/null"
+printf 'load: {connections: 10, duration: 1s}\ntools: [lb-gen]\nsamplng: {interval: 1s}\n' > "$tmp/bad.yaml"
+rc=0; "$LB" validate "$tmp/bad.yaml" 2>"$tmp/bad.err" || rc=$?
+is "$rc" 2 "validate rejects an unknown key with exit 2"
+check "the error names file:line:col" grep -q "bad.yaml:3:1: unknown key \"samplng\"" "$tmp/bad.err"
+printf 'load: {connections: 10, duration: 1s}\ntools: [lb-gen, nosuchtool]\n' > "$tmp/badtool.yaml"
+rc=0; "$LB" validate "$tmp/badtool.yaml" 2>"$tmp/badtool.err" || rc=$?
+check "an unknown tool is a located error" grep -q "badtool.yaml:2:17: unknown tool \"nosuchtool\"" "$tmp/badtool.err"
+
+# --- a real run: lb-gen against lb-target ------------------------------
+cat > "$tmp/short.yaml" <<'Y'
+name: short
+target: {delay: 1ms}
+load: {connections: 20, duration: 2s}
+tools: [lb-gen]
+sampling: {interval: 500ms}
+Y
+rc=0; "$LB" run --quiet --out "$tmp/run1" "$tmp/short.yaml" >"$tmp/run1.out" 2>"$tmp/run1.err" || rc=$?
+is "$rc" 0 "run exits 0"
+J=$tmp/run1/run.json
+is "$(jget "$J" status)" complete "run.json says complete"
+is "$(jget "$J" schema_version)" 1 "run.json carries its schema version"
+is "$(jget "$J" runs.0.status)" ok "the lb-gen row is ok"
+is "$(jget "$J" runs.0.crosscheck.verdict)" exact "client and server counts reconcile exactly"
+client=$(jget "$J" runs.0.client.requests); server=$(jget "$J" runs.0.server.requests)
+is "$client" "$server" "client count equals server count"
+check "the server counted real traffic ($server requests)" test "$server" -gt 1000
+check "the tool's CPU was measured" perl -e 'exit !($ARGV[0] > 0)' "$(jget "$J" runs.0.footprint.cpu_seconds)"
+check "the tool's RSS was sampled" perl -e 'exit !($ARGV[0] > 0.5)' "$(jget "$J" runs.0.footprint.rss_peak_mb)"
+check "a sha256 of the binary is recorded" sh -c "echo '$(jget "$J" runs.0.identity.sha256)' | grep -Eq '^[0-9a-f]{64}$'"
+check "samples CSV has rows" test "$(wc -l < "$tmp/run1/samples/lb-gen.csv")" -ge 3
+check "summary.md has the lb-gen row" grep -q '^| lb-gen | ok | closed |' "$tmp/run1/summary.md"
+check "results.csv has a header and one row" test "$(wc -l < "$tmp/run1/results.csv")" -eq 2
+check "reproduce.sh written" test -x "$tmp/run1/lb-gen/reproduce.sh"
+check "the tool's stdout/stderr are kept" test -f "$tmp/run1/lb-gen/stderr.txt"
+rc=0; "$LB" run --quiet --out "$tmp/run1" "$tmp/short.yaml" 2>"$tmp/again.err" >/dev/null || rc=$?
+is "$rc" 2 "an existing run directory is never overwritten"
+check "and says so" grep -q "already exists" "$tmp/again.err"
+
+# report regenerates the same tables from run.json alone
+cp "$tmp/run1/summary.md" "$tmp/summary.before"
+rm "$tmp/run1/summary.md" "$tmp/run1/results.csv"
+"$LB" report "$tmp/run1" >/dev/null
+check "report regenerates summary.md byte for byte" cmp -s "$tmp/summary.before" "$tmp/run1/summary.md"
+
+# --- fault programs -------------------------------------------------------
+# fault_profile NAME MODE: a profile whose "lb-gen" is the fault tool in MODE,
+# followed by the real lb-gen, so we see the run goes on after a fault.
+fault_profile() {
+    mkdir -p "$tmp/$1"
+    cp "$LB_SRC/tests/faults/fault-tool.sh" "$tmp/$1/fault-tool.sh"
+    echo "$2" > "$tmp/$1/.mode"
+    cat > "$tmp/$1.yaml" <<Y
+name: $1
+load: {connections: 5, duration: 1s}
+grace: 1s
+tools:
+  - {tool: lb-gen, label: fault, bin: $tmp/$1/fault-tool.sh}
+  - lb-gen
+sampling: {interval: 200ms}
+Y
+}
+
+fault_profile hang hang
+rc=0; "$LB" run --quiet --out "$tmp/run-hang" "$tmp/hang.yaml" >/dev/null 2>&1 || rc=$?
+is "$rc" 1 "a hanging tool makes the run exit 1"
+is "$(jget "$tmp/run-hang/run.json" runs.0.status)" timeout "the hanging tool is marked timeout"
+is "$(jget "$tmp/run-hang/run.json" runs.1.status)" ok "the next tool still runs"
+check "nothing of the hanging tool is left" sh -c "! ps -eo args | grep -q '[f]ault-tool.sh'"
+
+fault_profile crash crash
+"$LB" run --quiet --out "$tmp/run-crash" "$tmp/crash.yaml" >/dev/null 2>&1 || true
+is "$(jget "$tmp/run-crash/run.json" runs.0.status)" failed "a crashing tool is failed"
+is "$(jget "$tmp/run-crash/run.json" runs.0.exit.signal)" 11 "with its signal recorded"
+
+fault_profile garbage garbage
+"$LB" run --quiet --out "$tmp/run-garbage" "$tmp/garbage.yaml" >/dev/null 2>&1 || true
+is "$(jget "$tmp/run-garbage/run.json" runs.0.status)" failed "exit 0 with a truncated result is failed"
+case "$(jget "$tmp/run-garbage/run.json" runs.0.reason)" in *"no result"*) ok 0 "with the reason" ;; *) ok 1 "with the reason" ;; esac
+
+fault_profile nothing nothing
+"$LB" run --quiet --out "$tmp/run-nothing" "$tmp/nothing.yaml" >/dev/null 2>&1 || true
+is "$(jget "$tmp/run-nothing/run.json" runs.0.status)" failed "exit 0 with nothing written is failed"
+
+fault_profile daemon daemonize
+"$LB" run --quiet --out "$tmp/run-daemon" "$tmp/daemon.yaml" >/dev/null 2>&1 || true
+dpid=$(cat "$tmp/run-daemon/fault/daemon.pid" 2>/dev/null || echo 0)
+check "the daemonized grandchild was started (pid $dpid)" test "$dpid" -gt 0
+check "and is gone after the run" sh -c "! kill -0 $dpid 2>/dev/null"
+
+fault_profile envcheck env
+JAVA_OPTS=-Xmx1m NODE_OPTIONS=--bad K6_VUS=999 LOCUST_HOST=x PYTHONPATH=/x \
+    "$LB" run --quiet --out "$tmp/run-env" "$tmp/envcheck.yaml" >/dev/null 2>&1 || true
+check "the tool ran and wrote its environment" test -s "$tmp/run-env/fault/env.txt"
+check "no JAVA_OPTS, NODE_OPTIONS, K6_*, LOCUST_*, PYTHONPATH reach the tool" \
+    sh -c "! grep -Eq '^(JAVA_OPTS|NODE_OPTIONS|K6_|LOCUST_|PYTHONPATH)' '$tmp/run-env/fault/env.txt'"
+check "HOME is a fresh directory in the run" grep -q "^HOME=$tmp/run-env/fault/home$" "$tmp/run-env/fault/env.txt"
+
+# --- plan sends no load ---------------------------------------------------
+mkdir -p "$tmp/plan"
+cat > "$tmp/plan/fault-tool.sh" <<S
+#!/bin/sh
+case "\${1:-}" in --version) echo "lb-gen marker 0"; exit 0 ;; esac
+touch "$tmp/plan/RAN"
+S
+chmod +x "$tmp/plan/fault-tool.sh"
+printf 'load: {connections: 5, duration: 1s}\ntools: [{tool: lb-gen, bin: %s}]\n' "$tmp/plan/fault-tool.sh" > "$tmp/plan.yaml"
+"$LB" plan "$tmp/plan.yaml" > "$tmp/plan.out"
+check "plan prints the argv" grep -q -- '--connections=5' "$tmp/plan.out"
+check "plan estimates the wall time" grep -q 'estimated wall time' "$tmp/plan.out"
+check "plan ran no tool" test ! -e "$tmp/plan/RAN"
+
+# --- SIGINT in the middle of the load ----------------------------------
+cat > "$tmp/long.yaml" <<'Y'
+name: long
+load: {connections: 10, duration: 30s}
+tools: [lb-gen, {tool: lb-gen, label: second}]
+sampling: {interval: 500ms}
+Y
+"$LB" run --quiet --out "$tmp/run-int" "$tmp/long.yaml" >/dev/null 2>&1 &
+lbpid=$!
+sleep 2
+kids=$(live_children $lbpid)
+kill -INT $lbpid
+rc=0; wait $lbpid || rc=$?
+is "$rc" 130 "SIGINT: loadbench exits 130"
+is "$(jget "$tmp/run-int/run.json" status)" interrupted "run.json says interrupted"
+is "$(jget "$tmp/run-int/run.json" runs.0.status)" interrupted "the running tool is marked interrupted"
+is "$(jget "$tmp/run-int/run.json" runs.1)" null "the next tool was not started"
+left=""
+for k in $kids; do kill -0 "$k" 2>/dev/null && left="$left $k"; done
+is "$left" "" "every child of loadbench is gone (were:$kids)"
+check "summary.md exists for the partial run" test -s "$tmp/run-int/summary.md"
+
+done_testing

@@ -1,0 +1,25 @@
+#!/bin/sh
+# fault-tool.sh: a fault program standing in for a load tool, to create one
+# failure on purpose. It answers `--version` like lb-gen, then behaves as
+# FAULT (an environment variable, set through the test's profile bin
+# wrapper) says:
+#   hang        ignore SIGTERM and sleep forever (the harness must SIGKILL it)
+#   crash       send itself SIGSEGV
+#   garbage     write a broken summary.json and exit 0
+#   nothing     write nothing and exit 0
+#   daemonize   leave a setsid'd grandchild sleeping, write its pid to ./daemon.pid, exit 0
+#   flood       write 300 MB to stdout, then exit 0
+#   env         write its environment to ./env.txt, then behave as nothing
+#   marker      touch $MARKER (absolute) and exit 0
+case "${1:-}" in --version) echo "lb-gen fault-tool 0.0"; exit 0 ;; esac
+mode=${FAULT_MODE:-$(cat "$(dirname "$0")/.mode" 2>/dev/null)}
+case "$mode" in
+    hang) trap '' TERM INT; while :; do sleep 1; done ;;
+    crash) kill -SEGV $$; sleep 5 ;;
+    garbage) printf '{"schema":"lb-gen/1","requests":{"compl' > summary.json; exit 0 ;;
+    nothing) exit 0 ;;
+    daemonize) setsid sh -c 'trap "" HUP; echo $$ > daemon.pid; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 0.5; exit 0 ;;
+    flood) head -c 300000000 /dev/zero; exit 0 ;;
+    env) env > env.txt; exit 0 ;;
+    *) echo "fault-tool: unknown mode '$mode'" >&2; exit 3 ;;
+esac

@@ -1,0 +1,54 @@
+# tap.sh: TAP helpers for the shell end-to-end tests (sourced, not run).
+# Gives ok/is/check/diag/skip_all/done_testing, a temp dir $tmp removed on
+# exit, `track PID` for processes to end on exit (by PID, never by name),
+# and jget FILE PATH to read JSON with Perl's core JSON::PP (no jq needed).
+: "${LB_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
+LB_SRC=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lb-e2e.XXXXXX")
+tracked=""
+tap_n=0
+tap_fail=0
+
+tap_cleanup() {
+    for p in $tracked; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+    for p in $tracked; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$tmp"
+}
+trap tap_cleanup EXIT
+trap 'exit 1' INT TERM
+
+track() { tracked="$tracked $*"; }
+
+ok() { # ok STATUS DESCRIPTION
+    tap_n=$((tap_n + 1))
+    if [ "$1" = 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_fail=$((tap_fail + 1)); fi
+}
+is() { # is GOT WANT DESCRIPTION
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', want '$2'"; fi
+}
+check() { # check DESCRIPTION COMMAND...
+    d=$1; shift
+    if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi
+}
+diag() { echo "# $*"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+done_testing() {
+    echo "1..$tap_n"
+    [ "$tap_fail" -eq 0 ]
+}
+
+# jget FILE PATH: print the JSON value at PATH (keys and array indexes
+# separated by dots, e.g. runs.0.crosscheck.verdict); empty when absent,
+# "null" for null. Numbers print as Perl prints them.
+jget() {
+    perl -MJSON::PP -e '
+        local $/; open my $f, "<", $ARGV[0] or exit 1; my $d = decode_json(<$f>);
+        for my $k (split /\./, $ARGV[1]) {
+            if (ref $d eq "ARRAY") { $d = $d->[$k] } elsif (ref $d eq "HASH") { $d = $d->{$k} } else { $d = undef }
+        }
+        print defined $d ? (ref $d ? encode_json($d) : (JSON::PP::is_bool($d) ? ($d ? "true" : "false") : $d)) : "null";
+    ' "$1" "$2"
+}
+
+# no_descendants PID: true when PID has no live descendants (reads /proc).
+live_children() { cat /proc/"$1"/task/*/children 2>/dev/null | tr -s ' \n' ' '; }
