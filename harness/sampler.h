@@ -10,14 +10,24 @@
 /* One reading of a whole tree (root and all its descendants alive now). */
 struct sampler_reading {
     uint64_t t_ns;          /* CLOCK_MONOTONIC when read */
-    uint64_t cpu_ticks;     /* sum of utime+stime (clock ticks) of live members */
+    uint64_t cpu_ticks;     /* utime+stime (clock ticks) of the tree so far: each member's own
+                             * plus its reaped children's (cutime+cstime), plus the last seen
+                             * totals of members that left without a member to inherit them;
+                             * only deltas between readings mean anything */
     uint64_t cpu_user_ticks;
     uint64_t cpu_sys_ticks;
+    uint64_t cpu_ns;        /* CPU of the tree so far in ns: from the cgroup's counter
+                             * (cpuacct.usage_user/_sys, cpu.stat) when sampling a cgroup that
+                             * has one, else cpu_ticks converted; points are computed from it */
+    uint64_t cpu_user_ns;
+    uint64_t cpu_sys_ns;
+    int cpu_from_cgroup;    /* 1: cpu_*_ns came from the cgroup (ns-exact, nothing lost) */
     uint64_t rss_bytes;     /* sum of VmRSS over the tree */
     uint64_t max_proc_rss_bytes; /* largest single member's VmRSS now */
     uint64_t hwm_bytes;     /* largest single member's VmHWM */
-    uint64_t write_bytes;   /* sum of /proc/PID/io write_bytes (0 if unreadable) */
-    uint64_t wchar_bytes;   /* sum of /proc/PID/io wchar */
+    uint64_t write_bytes;   /* /proc/PID/io write_bytes of the tree so far, kept like cpu_ticks
+                             * (0 if unreadable) */
+    uint64_t wchar_bytes;   /* /proc/PID/io wchar, the same way */
     int nprocs;
     int nthreads;
 };
@@ -42,8 +52,14 @@ struct sampler_point {
 struct sampler_tree;
 
 /* Start tracking the tree rooted at root (or, if cgroup_procs is not NULL,
- * the members listed in that cgroup.procs file). Returns NULL with err
- * filled when root does not exist. */
+ * the members listed in that cgroup.procs file; when that cgroup is a v1
+ * cpuacct or a v2 cgroup, e.g. struct cgroup's procs[0], CPU comes from its
+ * ns counter instead of the members' clock ticks, which at 100 Hz limit a
+ * 0.5 s point to ±2 CPU points per process). Without a cgroup, members
+ * seen once stay tracked (and their children walked) after they leave the
+ * root's subtree, so orphans re-parented to a subreaper still count.
+ * Returns NULL with err filled when root does not exist (or cgroup_procs
+ * cannot be read). */
 struct sampler_tree *sampler_tree_new(pid_t root, const char *cgroup_procs, char *err);
 void sampler_tree_free(struct sampler_tree *t);
 
@@ -69,6 +85,17 @@ struct sampler_machine {
     uint64_t user, nice, system, idle, iowait, irq, softirq, steal, total;
 };
 int sampler_machine_read(struct sampler_machine *m, char *err);
+
+/* The same per CPU ("cpuN" lines): fills up to max entries of cpus, in CPU
+ * order. Returns the number of CPUs (may exceed max), or -1 with err. */
+int sampler_machine_read_cpus(struct sampler_machine *cpus, int max, char *err);
+
+/* Sleep until *deadline_ns (absolute CLOCK_MONOTONIC), then advance it by
+ * interval_ns, skipping deadlines already missed (a late sample is not
+ * followed by a burst of short intervals). Returns 0, or -1 when a signal
+ * interrupted the sleep (deadline unchanged: check the stop flag, call
+ * again). Start with *deadline_ns = util_now_ns() + interval_ns. */
+int sampler_wait_tick(uint64_t *deadline_ns, uint64_t interval_ns);
 
 /* CSV header and row for the time series file (samples/<tool>.csv). */
 void sampler_csv_header(FILE *f);
