@@ -59,6 +59,10 @@ int main(void)
                         "5;x=y\r\nhello\r\nA\r\n0123456789\r\n0\r\nTrailer: t\r\n\r\n",
                         200, 0);
     complete_all_splits("bare LF line ends", "HTTP/1.1 200 OK\nContent-Length: 1\n\nx", 200, 0);
+    complete_all_splits("skipped header mentioning content-length",
+                        "HTTP/1.1 200 OK\r\nX-Note: Content-Length: 99\r\nServer: lb-target\r\n"
+                        "Content-Type: application/json\r\nContent-Length: 1\r\n\r\nx",
+                        200, 0);
     complete_all_splits("header named like content-length-x is ignored",
                         "HTTP/1.1 200 OK\r\nContent-Length-X: 99\r\nContent-Length: 1\r\n\r\nx", 200, 0);
 
