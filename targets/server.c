@@ -120,6 +120,7 @@ struct dent {
     uint32_t gen;
     int variant;
     uint64_t parsed_ns;
+    uint64_t due_ns;
 };
 
 struct server;
@@ -132,6 +133,11 @@ struct worker {
     int started;
     int epfd, tfd, efd, reserve_fd;
     uint64_t now;
+    uint64_t timer_fire_ns;   /* when the timerfd is set to fire */
+    int64_t real_minus_mono_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at this batch */
+    uint64_t req_base_ns;     /* when the request being parsed arrived (delay mode) */
+    uint64_t fifo_last_base_ns;
+    uint64_t timer_early_ns;  /* estimated wake-up latency: fire this much early */
     uint64_t cur_sec;
     struct tstats_second *slot;
     struct tstats_second *ring;
@@ -473,13 +479,41 @@ static int conn_write_pending(struct worker *w, struct conn *c)
 
 /* ---- delayed responses ---- */
 
+/* The timer fires timer_early_ns before the deadline and fifo_expire spins
+ * the rest: a woken thread reaches its loop tens to hundreds of
+ * microseconds after the timer (more on a busy or virtual machine), and
+ * responses must be neither early nor late. The estimate follows the
+ * measured wake-up latency (rising fast, falling slowly, capped), so a busy
+ * worker, which wakes promptly, spins little. */
+#define TIMER_EARLY_MAX_NS 250000ull
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 static void timer_arm(struct worker *w, uint64_t deadline_ns)
 {
+    uint64_t fire = deadline_ns > w->timer_early_ns ? deadline_ns - w->timer_early_ns : deadline_ns;
+    w->timer_fire_ns = fire;
     struct itimerspec its = {
-        .it_value = {.tv_sec = (time_t)(deadline_ns / 1000000000ull),
-                     .tv_nsec = (long)(deadline_ns % 1000000000ull)},
+        .it_value = {.tv_sec = (time_t)(fire / 1000000000ull), .tv_nsec = (long)(fire % 1000000000ull)},
     };
     timerfd_settime(w->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void timer_learn(struct worker *w, uint64_t woke_ns)
+{
+    if (woke_ns < w->timer_fire_ns)
+        return;
+    uint64_t lat = woke_ns - w->timer_fire_ns, est = w->timer_early_ns;
+    if (lat > est)
+        est += (lat - est) / 4;
+    else
+        est -= (est - lat) / 16;
+    w->timer_early_ns = est > TIMER_EARLY_MAX_NS ? TIMER_EARLY_MAX_NS : est;
 }
 
 static void fifo_push(struct worker *w, struct conn *c, int variant)
@@ -494,10 +528,18 @@ static void fifo_push(struct worker *w, struct conn *c, int variant)
         w->fcap = ncap;
         w->fhead = 0;
     }
+    /* The delay counts from the request's arrival in the kernel (see
+     * conn_recv), kept non-decreasing so that the FIFO stays in deadline
+     * order (a request can only be held longer by that, never less). */
+    uint64_t base = w->req_base_ns && w->req_base_ns <= w->now ? w->req_base_ns : w->now;
+    if (base < w->fifo_last_base_ns)
+        base = w->fifo_last_base_ns;
+    w->fifo_last_base_ns = base;
+    uint64_t due = base + w->srv->cfg.delay_ns;
     w->fifo[(w->fhead + w->flen) % w->fcap] =
-        (struct dent){.c = c, .gen = c->gen, .variant = variant, .parsed_ns = w->now};
+        (struct dent){.c = c, .gen = c->gen, .variant = variant, .parsed_ns = w->now, .due_ns = due};
     if (w->flen++ == 0)
-        timer_arm(w, w->now + w->srv->cfg.delay_ns);
+        timer_arm(w, due);
     c->queued++;
     if (V_IS_OK(variant))
         c->queued_ok++;
@@ -509,10 +551,17 @@ static void fifo_expire(struct worker *w)
 {
     struct server *s = w->srv;
     uint64_t now = util_now_ns();
+    timer_learn(w, w->now);
+    if (w->flen) {
+        uint64_t due = w->fifo[w->fhead].due_ns;
+        if (due > now && due - now <= TIMER_EARLY_MAX_NS + 50000)
+            while ((now = util_now_ns()) < due)
+                cpu_relax();
+    }
     struct conn *cur = NULL;
     while (w->flen) {
         struct dent e = w->fifo[w->fhead];
-        if (e.parsed_ns + s->cfg.delay_ns > now)
+        if (e.due_ns > now)
             break;
         w->fhead = (w->fhead + 1) % w->fcap;
         w->flen--;
@@ -537,7 +586,7 @@ static void fifo_expire(struct worker *w)
             conn_read(w, cur);
     }
     if (w->flen)
-        timer_arm(w, w->fifo[w->fhead].parsed_ns + s->cfg.delay_ns);
+        timer_arm(w, w->fifo[w->fhead].due_ns);
 }
 
 /* ---- requests ---- */
@@ -653,6 +702,38 @@ static void conn_eof(struct worker *w, struct conn *c)
     conn_maybe_done(w, c);
 }
 
+/* Delay mode: read with the kernel's receive timestamp (SO_TIMESTAMPNS,
+ * inherited from the listener) so that the delay is measured from when the
+ * request arrived, not from when this thread got round to it - otherwise
+ * every response would be late by the thread's wake-up latency. The same
+ * single syscall as read(). Sets w->req_base_ns (0: no timestamp). */
+static ssize_t conn_recv(struct worker *w, struct conn *c, char *buf, size_t len)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    ssize_t n = recvmsg(c->fd, &msg, 0);
+    w->req_base_ns = 0;
+    if (n <= 0)
+        return n;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+            int64_t real = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+            int64_t mono = real - w->real_minus_mono_ns;
+            /* Trust it only if it is plausible (a stepped wall clock is
+             * not): at most 50 ms before now, never after. */
+            if (mono > 0 && (uint64_t)mono <= w->now && w->now - (uint64_t)mono < 50000000ull)
+                w->req_base_ns = (uint64_t)mono;
+        }
+    }
+    return n;
+}
+
 static void conn_read(struct worker *w, struct conn *c)
 {
     for (;;) {
@@ -689,7 +770,8 @@ static void conn_read(struct worker *w, struct conn *c)
             c->in_ready = 0;
             more = 1;   /* the socket may hold more: read it next round */
         } else {
-            n = read(c->fd, w->ibuf + plen, IBUF_BYTES - plen);
+            n = w->srv->cfg.delay_ns ? conn_recv(w, c, w->ibuf + plen, IBUF_BYTES - plen)
+                                     : read(c->fd, w->ibuf + plen, IBUF_BYTES - plen);
             if (n == 0) {
                 conn_eof(w, c);
                 return;
@@ -803,6 +885,12 @@ static void *worker_main(void *arg)
         }
         w->now = util_now_ns();
         worker_tick(w);
+        if (s->cfg.delay_ns) {
+            struct timespec rt;
+            clock_gettime(CLOCK_REALTIME, &rt);
+            uint64_t mono = util_now_ns();
+            w->real_minus_mono_ns = ((int64_t)rt.tv_sec * 1000000000ll + rt.tv_nsec) - (int64_t)mono;
+        }
         int timer = 0, ctrl = 0;
         for (int i = 0; i < n; i++) {
             uint64_t tag = evs[i].data.u64;
@@ -1057,6 +1145,9 @@ struct server *server_new(const struct server_config *cfg, char *err)
      * (pipelined, delayed) must not wait for an ACK. */
     int one = 1;
     setsockopt(s->lfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* Delay mode holds responses from the kernel's receive time (conn_recv). */
+    if (cfg->delay_ns)
+        setsockopt(s->lfd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     s->cfd = net_listen(&cfg->control_addr, 64, 0, err);
     if (s->cfd < 0) {
         char e2[UTIL_ERR_LEN];

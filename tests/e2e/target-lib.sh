@@ -37,9 +37,10 @@ done_testing() {
 
 # start_target NAME [lb-target options]: sets PORT, CPORT, TPID (and
 # NAME.out / NAME.err in $tmp). Waits up to 5 s for the listening line.
+# TARGET_WRAP, if set, prefixes the command (a wrapper that execs, e.g. chrt).
 start_target() {
     name=$1; shift
-    "$TARGET" --port 0 --control-port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    ${TARGET_WRAP:-} "$TARGET" --port 0 --control-port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     TPID=$!
     pids="$pids $TPID"
     i=0
