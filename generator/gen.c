@@ -436,8 +436,7 @@ static void tick(struct worker *w, uint64_t now)
 {
     const struct gen_config *cfg = w->cfg;
     if (cfg->model == GEN_CLOSED && !w->stopping) {
-        double level = stages_level(&cfg->load, now - w->start_ns);
-        w->target = share((uint64_t)floor(level + 1e-9), cfg->threads, w->id);
+        w->target = share(stages_count(&cfg->load, now - w->start_ns), cfg->threads, w->id);
         if (w->nopen > w->target)
             trim(w);
     }

@@ -208,6 +208,8 @@ int report_percentiles(const char *path, const struct gen_result *r, char *err)
     fprintf(f, "%12s %14s %12s %14s\n\n", "Value(ms)", "Percentile", "TotalCount", "1/(1-Percentile)");
     while (hist_next(r->lat, &cursor, &value, &count)) {
         seen += count;
+        if (value > hist_max(r->lat))
+            value = hist_max(r->lat);
         double q = (double)seen / (double)total;
         if (q < 1)
             fprintf(f, "%12.6f %14.12f %12llu %14.2f\n", ms(value), q, (unsigned long long)seen, 1 / (1 - q));

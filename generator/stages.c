@@ -119,6 +119,21 @@ double stages_level(const struct stages *st, uint64_t t_ns)
     return prev;
 }
 
+uint64_t stages_count(const struct stages *st, uint64_t t_ns)
+{
+    double prev = st->start;
+    for (size_t i = 0; i < st->n; i++) {
+        uint64_t d = st->v[i].duration_ns;
+        if (t_ns < d) {
+            double level = prev + (st->v[i].target - prev) * (double)t_ns / (double)d;
+            return (uint64_t)(st->v[i].target < prev ? ceil(level - 1e-9) : floor(level + 1e-9));
+        }
+        t_ns -= d;
+        prev = st->v[i].target;
+    }
+    return (uint64_t)llround(prev);
+}
+
 double stages_arrivals(const struct stages *st, uint64_t t_ns)
 {
     double prev = st->start;

@@ -41,6 +41,12 @@ double stages_max(const struct stages *st);
 /* The level at t_ns after the start (the last target after the end). */
 double stages_level(const struct stages *st, uint64_t t_ns);
 
+/* The whole number of connections at t_ns, stepping the way k6's
+ * ramping-vus does: the count changes when the linear level crosses an
+ * integer (on the way up floor(level), on the way down ceil(level)), so a
+ * stage's target is reached at its end. */
+uint64_t stages_count(const struct stages *st, uint64_t t_ns);
+
 /* Arrivals due in [0, t_ns): the integral of the level (read as a rate per
  * second) over that time. */
 double stages_arrivals(const struct stages *st, uint64_t t_ns);

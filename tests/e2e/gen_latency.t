@@ -27,14 +27,15 @@ perl -MJSON::PP -e '
     sub load { local $/; open my $f, "<", shift or die; decode_json(<$f>) }
     my ($g, $s) = (load($ARGV[0]), load($ARGV[1]));
     my $g0 = $g->{time}{start_mono_ns};
-    sub level { my $t = shift; return $t < 0 ? 0 : $t < 2 ? 50 * $t : $t < 4 ? 100 : $t < 6 ? 100 - 50 * ($t - 4) : 0 }
+    # k6 stepping: up floor(level), down ceil(level)
+    sub count { my $t = shift; return $t < 0 ? 0 : $t < 2 ? int(50 * $t) : $t < 4 ? 100 : $t < 6 ? -int(-(100 - 50 * ($t - 4))) : 0 }
     my ($bad, $n) = (0, 0);
     for my $row (@{$s->{seconds}}) {
         my $a = ($s->{start_ns} + $row->{t} * 1e9 - $g0) / 1e9;
         my $b = $a + 1;
         next if $a < 0 || $b > 6;
         my $want = 0;
-        for (my $t = $a; $t <= $b + 1e-9; $t += 0.01) { my $l = int(level($t)); $want = $l if $l > $want }
+        for (my $t = $a; $t <= $b + 1e-9; $t += 0.01) { my $l = count($t); $want = $l if $l > $want }
         my $got = $row->{inflight_max};
         my $okk = abs($got - $want) <= 5 + 0.05 * $want;
         $n++; $bad++ unless $okk;

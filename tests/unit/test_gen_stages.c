@@ -31,6 +31,11 @@ int main(void)
     ok(fabs(stages_level(&st, 95 * S) - 100) < 1e-9, "halfway down: 100");
     ok(stages_level(&st, 100 * S) == 0, "after the end: the last target");
     ok(stages_max(&st) == 200, "max 200");
+    is_u64(stages_count(&st, 15 * S - 1), 99, "ramping up, the count is the level rounded down");
+    is_u64(stages_count(&st, 15 * S), 100, "and reaches 100 at the crossing");
+    is_u64(stages_count(&st, 29999999999ULL), 199, "just before the stage ends: 199");
+    is_u64(stages_count(&st, 95 * S - 1), 101, "ramping down, the count is the level rounded up");
+    is_u64(stages_count(&st, 100 * S - 1), 1, "the last connection closes at the end");
     stages_free(&st);
 
     ok(stages_parse(&st, "1s:10.5", 1, "--stages", err) == -1 && strstr(err, "integer"), "fractional connections refused: %s", err);
