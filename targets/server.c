@@ -783,7 +783,10 @@ static void conn_read(struct worker *w, struct conn *c)
             }
             tstats_add(&w->ctr.bytes_in, (uint64_t)n);
             c->resp_since_input = 0;
-            more = (size_t)n == IBUF_BYTES - plen;
+            /* Edge-triggered: a short read drained the socket, unless the
+             * peer's FIN came with the data (EPOLLRDHUP) - then read on to
+             * see the EOF, no new event will come for it. */
+            more = (size_t)n == IBUF_BYTES - plen || c->peer_fin;
         }
         c->in_len = 0;
         if (conn_process(w, c, w->ibuf, plen + (size_t)n) < 0)

@@ -4,8 +4,11 @@
  *   target-client pipeline ADDR N DEPTH       N requests, DEPTH in flight at a time
  *   target-client newconn ADDR N              N requests, a new connection each (Connection: close)
  *   target-client latency ADDR N              like keepalive, reports mean/median latency
- *   target-client raw ADDR [--shutdown] [--hold MS] TEXT
- *                                             send TEXT (\r \n \xHH escapes), print what comes back
+ *   target-client raw ADDR [--shutdown|--close] [--hold MS] [--pad N] TEXT
+ *                                             send TEXT (\r \n \xHH escapes; --pad adds an
+ *                                             N-byte header), wait MS, then half-close
+ *                                             (--shutdown) or close (--close); print what
+ *                                             comes back until EOF
  *   target-client idlecheck ADDR IDLE N ROUNDS
  *                                             keep-alive rate with and without IDLE idle connections
  *   target-client control ADDR METHOD PATH [FIELD...]
@@ -233,12 +236,14 @@ static size_t unescape(const char *s, char *out)
 
 static int raw(const struct sockaddr_in *a, int argc, char **argv)
 {
-    int shut = 0, hold_ms = 0;
+    int shut = 0, hold_ms = 0, just_close = 0;
     const char *text = NULL;
     size_t repeat_bytes = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--shutdown"))
             shut = 1;
+        else if (!strcmp(argv[i], "--close"))
+            just_close = 1;   /* send, (hold,) close without reading */
         else if (!strcmp(argv[i], "--hold") && i + 1 < argc)
             hold_ms = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--pad") && i + 1 < argc)
@@ -266,6 +271,11 @@ static int raw(const struct sockaddr_in *a, int argc, char **argv)
     send_all(fd, buf, n);
     if (hold_ms)
         usleep((useconds_t)hold_ms * 1000);
+    if (just_close) {
+        close(fd);
+        free(buf);
+        return 0;
+    }
     if (shut)
         shutdown(fd, SHUT_WR);
     /* Print what comes back until EOF (or the 10 s timeout). */
