@@ -21,6 +21,11 @@ struct cgroup {
  * Returns 0, or -1 with err filled (no writable hierarchy, ...). */
 int cgroup_create(struct cgroup *cg, const char *name, uint64_t memory_limit_bytes, char *err);
 
+/* The same with the hierarchy chosen: version 1 (v1 cpuacct + memory),
+ * 2 (v2 with cpu and memory enabled for our children), or 0 (auto: v1 when
+ * both controllers are mounted as v1, else v2). Returns 0, or -1 with err. */
+int cgroup_create_version(struct cgroup *cg, const char *name, uint64_t memory_limit_bytes, int version, char *err);
+
 struct cgroup_usage {
     uint64_t cpu_ns;        /* cpuacct.usage / cpu.stat usage_usec*1000 */
     uint64_t cpu_user_ns;

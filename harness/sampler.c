@@ -53,8 +53,9 @@ struct sampler_tree {
     char *buf; /* for children / cgroup.procs lists, which can be long */
     size_t bufcap;
 
-    /* CPU from the cgroup: v1 cpuacct.usage_user/_sys or v2 cpu.stat. */
-    char *cg_user, *cg_sys, *cg_stat;
+    /* CPU from the cgroup: v1 cpuacct.usage (+ cpuacct.stat for the
+     * user/system split) or v2 cpu.stat (cg_usage NULL). */
+    char *cg_usage, *cg_stat;
 
     int have_prev;
     struct sampler_reading prev, first;
@@ -271,17 +272,26 @@ static void adopt_orphans(struct sampler_tree *t)
     t->nq = w;
 }
 
-/* The cgroup's CPU counters in ns. Returns 0, or -1 when it has none. */
+/* The cgroup's CPU counters in ns. Returns 0, or -1 when it has none.
+ * v1: cpuacct.usage is the scheduler's exact runtime; cpuacct.usage_user
+ * and _sys are only tick samples on current kernels (they do not even add
+ * up to usage), so the exact total is split in the ratio of cpuacct.stat's
+ * user and system ticks. */
 static int read_cgroup_cpu(const struct sampler_tree *t, uint64_t *user_ns, uint64_t *sys_ns)
 {
     char buf[1024];
-    if (t->cg_user) {
-        if (read_small(t->cg_user, buf, sizeof buf) <= 0)
+    if (t->cg_usage) {
+        if (read_small(t->cg_usage, buf, sizeof buf) <= 0)
             return -1;
-        *user_ns = strtoull(buf, NULL, 10);
-        if (read_small(t->cg_sys, buf, sizeof buf) <= 0)
-            return -1;
-        *sys_ns = strtoull(buf, NULL, 10);
+        uint64_t total = strtoull(buf, NULL, 10);
+        uint64_t us = 0, sy = 0;
+        if (read_small(t->cg_stat, buf, sizeof buf) > 0) {
+            char *u = strstr(buf, "user "), *s = strstr(buf, "system ");
+            us = u ? strtoull(u + 5, NULL, 10) : 0;
+            sy = s ? strtoull(s + 7, NULL, 10) : 0;
+        }
+        *user_ns = us + sy ? (uint64_t)((double)total * (double)us / (double)(us + sy)) : total;
+        *sys_ns = total - *user_ns;
         return 0;
     }
     if (t->cg_stat) {
@@ -318,16 +328,16 @@ struct sampler_tree *sampler_tree_new(pid_t root, const char *cgroup_procs, char
         const char *slash = strrchr(cgroup_procs, '/');
         int dlen = slash ? (int)(slash - cgroup_procs) : 1;
         const char *dir = slash ? cgroup_procs : ".";
-        char *u = util_xasprintf("%.*s/cpuacct.usage_user", dlen, dir);
-        char *sy = util_xasprintf("%.*s/cpuacct.usage_sys", dlen, dir);
+        char *u = util_xasprintf("%.*s/cpuacct.usage", dlen, dir);
+        char *c = util_xasprintf("%.*s/cpuacct.stat", dlen, dir);
         char *st = util_xasprintf("%.*s/cpu.stat", dlen, dir);
-        if (access(u, R_OK) == 0 && access(sy, R_OK) == 0) {
-            t->cg_user = u;
-            t->cg_sys = sy;
+        if (access(u, R_OK) == 0) {
+            t->cg_usage = u;
+            t->cg_stat = c;
             free(st);
         } else {
             free(u);
-            free(sy);
+            free(c);
             if (access(st, R_OK) == 0)
                 t->cg_stat = st;
             else
@@ -359,8 +369,7 @@ void sampler_tree_free(struct sampler_tree *t)
     if (!t)
         return;
     free(t->cgroup_procs);
-    free(t->cg_user);
-    free(t->cg_sys);
+    free(t->cg_usage);
     free(t->cg_stat);
     free(t->m);
     free(t->q);

@@ -17,8 +17,8 @@ struct sampler_reading {
     uint64_t cpu_user_ticks;
     uint64_t cpu_sys_ticks;
     uint64_t cpu_ns;        /* CPU of the tree so far in ns: from the cgroup's counter
-                             * (cpuacct.usage_user/_sys, cpu.stat) when sampling a cgroup that
-                             * has one, else cpu_ticks converted; points are computed from it */
+                             * (cpuacct.usage, cpu.stat) when sampling a cgroup that has one,
+                             * else cpu_ticks converted; points are computed from it */
     uint64_t cpu_user_ns;
     uint64_t cpu_sys_ns;
     int cpu_from_cgroup;    /* 1: cpu_*_ns came from the cgroup (ns-exact, nothing lost) */
