@@ -37,11 +37,11 @@ BAD=10   # the nine above and the slow client
 
 # Well-formed variants (each counted as a response).
 out=$("$CLIENT" raw "$A" 'GET / HTTP/1.0\r\n\r\n')
-echo "$out" | grep -aq '^HTTP/1.1 200' && echo "$out" | grep -aqi '^connection: close'
-ok $? "HTTP/1.0: 200, Connection: close, then closed"
+r=0; { echo "$out" | grep -aq '^HTTP/1.1 200' && echo "$out" | grep -aqi '^connection: close'; } || r=1
+ok $r "HTTP/1.0: 200, Connection: close, then closed"
 out=$("$CLIENT" raw "$A" --shutdown 'GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n')
-echo "$out" | grep -aq '^HTTP/1.1 200' && echo "$out" | grep -aqi '^connection: keep-alive'
-ok $? "HTTP/1.0 with Connection: keep-alive: 200 and kept alive"
+r=0; { echo "$out" | grep -aq '^HTTP/1.1 200' && echo "$out" | grep -aqi '^connection: keep-alive'; } || r=1
+ok $r "HTTP/1.0 with Connection: keep-alive: 200 and kept alive"
 out=$("$CLIENT" raw "$A" 'GET / HTTP/1.1\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\n\r\n')
 is "$(echo "$out" | grep -ao 'HTTP/1.1 200' | wc -l)" 1 "Connection: close honoured (the request after it is not answered)"
 is "$(statuses --shutdown 'POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET / HTTP/1.1\r\n\r\n')" "200 200" \
