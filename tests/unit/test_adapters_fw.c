@@ -1,0 +1,327 @@
+/* Unit tests for the scripting-framework adapters (k6, JMeter, Artillery,
+ * Locust): every parser against the real captured output committed under
+ * tests/fixtures/<tool>/ (copied into a temp dir under the names prepare()
+ * makes the tool write), with the exact figures the fixture READMEs and
+ * counts.tsv give; and every generated config checked by a parser of its
+ * own language where one is installed (node --check, xmllint, python3). */
+#include "adapter.h"
+#include "profile.h"
+#include "tap.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern const struct adapter adapter_k6;
+
+static char fixtures[4096];
+static char tmproot[256];
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static int copy_file(const char *src, const char *dst)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in)
+        return -1;
+    FILE *out = fopen(dst, "wb");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(in);
+    return fclose(out);
+}
+
+/* A fresh empty directory under the test's temp root. */
+static const char *fresh_dir(const char *name)
+{
+    static char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", tmproot, name);
+    mkdir(dir, 0755);
+    return dir;
+}
+
+/* Copy tests/fixtures/TOOL/SRC to DIR/DST; reports a failed check if missing. */
+static void put(const char *tool, const char *src, const char *dir, const char *dst)
+{
+    char from[8192], to[1024];
+    snprintf(from, sizeof from, "%s/%s/%s", fixtures, tool, src);
+    snprintf(to, sizeof to, "%s/%s", dir, dst);
+    if (copy_file(from, to))
+        ok(0, "fixture %s/%s is there", tool, src);
+}
+
+static int has_warning(const struct strvec *w, const char *needle)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (strstr(w->v[i], needle))
+            return 1;
+    return 0;
+}
+
+static int near(double got, double want)
+{
+    return fabs(got - want) < 1e-6 * (fabs(want) > 1 ? fabs(want) : 1);
+}
+
+#define is_num(got, want, ...)                                  \
+    do {                                                        \
+        double g_ = (got), w_ = (want);                         \
+        if (!ok(near(g_, w_), __VA_ARGS__))                     \
+            diag("  got %.9g, want %.9g", g_, w_);              \
+    } while (0)
+
+/* Run a command line through sh; returns its exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int have(const char *prog)
+{
+    return sh("command -v %s >/dev/null 2>&1", prog) == 0;
+}
+
+static struct profile *profile_text(const char *text)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct profile *p = profile_load_string("t.yaml", text, strlen(text), err);
+    if (!p)
+        diag("profile: %s", err);
+    return p;
+}
+
+/* prepare() of adapter a for profile text into a fresh dir; fills plan.
+ * Returns 0 when prepare succeeded. */
+static int prepare(const struct adapter *a, const char *text, const char *dirname, const char *version,
+                   struct profile **pp, struct adapter_plan *plan, const char **dirp)
+{
+    struct profile *p = profile_text(text);
+    *pp = p;
+    adapter_plan_init(plan);
+    if (!p)
+        return -1;
+    static struct adapter_found found;
+    snprintf(found.path, sizeof found.path, "/usr/bin/%s", a->name);
+    snprintf(found.version, sizeof found.version, "%s", version);
+    const char *dir = fresh_dir(dirname);
+    *dirp = dir;
+    struct adapter_ctx c = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                            .found = &found, .dir = dir, .host = "127.0.0.1", .port = 18080,
+                            .url = "http://127.0.0.1:18080/", .tool_cpus = 0};
+    char err[UTIL_ERR_LEN] = "";
+    if (a->prepare(&c, plan, err)) {
+        diag("prepare: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* parse() of adapter a on dir with the given load model. */
+static int parse(const struct adapter *a, const char *dir, enum load_model model, struct adapter_result *r, char *err)
+{
+    struct profile_stage st = {.duration_ns = 5000000000ull, .target = 20};
+    struct profile_load l = {.model = model, .stages = &st, .nstages = 1};
+    struct profile p;
+    memset(&p, 0, sizeof p);
+    p.load = l;
+    struct profile_tool t;
+    memset(&t, 0, sizeof t);
+    t.tool = (char *)a->name;
+    t.options = json_object();
+    struct adapter_found found = {.path = "/usr/bin/tool", .version = "0"};
+    struct adapter_ctx c = {.profile = &p, .tool = &t, .load = &l, .found = &found, .dir = dir,
+                            .host = "127.0.0.1", .port = 18080, .url = "http://127.0.0.1:18080/"};
+    adapter_result_init(r);
+    int rc = a->parse(&c, r, err);
+    json_decref(t.options);
+    return rc;
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char err[UTIL_ERR_LEN];
+    return adapter_slurp(dir, name, 1 << 20, err);
+}
+
+/* ---- k6 --------------------------------------------------------------------- */
+
+struct k6_case {
+    const char *name;
+    enum load_model model;
+    uint64_t requests, ok, errors;     /* requests = nginx's count in counts.tsv */
+    double p50, p99;                   /* http_req_duration med, p(99); NAN = absent */
+};
+
+static void k6_parsers(void)
+{
+    static const struct k6_case cases[] = {
+        {"closed-vus", LOAD_CLOSED, 4737, 4737, 0, 20.857371, 24.15200820000002},
+        {"ramping-vus", LOAD_CLOSED, 4287, 4287, 0, 20.897245, 23.8522019},
+        {"constant-arrival", LOAD_OPEN, 1500, 1500, 0, 20.552574, 22.861329},
+        {"arrival-dropped", LOAD_OPEN, 933, 933, 0, 20.557187, 22.17362748},
+        {"status-404", LOAD_CLOSED, 25402, 0, 25402, 0.367118, 4.406078379999987},
+        {"refused", LOAD_CLOSED, 0, 0, 150, NAN, NAN},
+        {"threshold-fail", LOAD_CLOSED, 715, 715, 0, 20.763284, 22.84030484},
+        {"fast-closed", LOAD_CLOSED, 46487, 46487, 0, 4.219552, 21.54114193999999},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct k6_case *k = &cases[i];
+        char dname[64], src[128];
+        snprintf(dname, sizeof dname, "k6-%s", k->name);
+        const char *dir = fresh_dir(dname);
+        snprintf(src, sizeof src, "%s.summary-export.json", k->name);
+        put("k6", src, dir, "summary.json");
+        snprintf(src, sizeof src, "%s.stdout.txt", k->name);
+        put("k6", src, dir, "stdout.txt");
+        struct adapter_result r;
+        char err[UTIL_ERR_LEN] = "";
+        int rc = parse(&adapter_k6, dir, k->model, &r, err);
+        if (!ok(rc == 0 && r.parsed, "k6 %s: parsed", k->name))
+            diag("  %s", err);
+        is_u64(r.requests, k->requests, "k6 %s: requests = completed responses = the server's count", k->name);
+        is_u64(r.ok, k->ok, "k6 %s: ok (http_req_failed.fails)", k->name);
+        is_u64(r.errors, k->errors, "k6 %s: errors", k->name);
+        if (isnan(k->p50)) {
+            ok(isnan(r.lat.p50) && isnan(r.lat.p99), "k6 %s: no latency when nothing was answered", k->name);
+        } else {
+            is_num(r.lat.p50, k->p50, "k6 %s: p50 = http_req_duration med", k->name);
+            is_num(r.lat.p99, k->p99, "k6 %s: p99", k->name);
+        }
+        ok(isnan(r.lat.p999), "k6 %s: p99.9 absent (not in --summary-trend-stats)", k->name);
+        if (!strcmp(k->name, "status-404"))
+            is_u64(r.err_status, 25402, "k6 status-404: the 404s are status errors");
+        if (!strcmp(k->name, "refused")) {
+            is_u64(r.err_connect, 150, "k6 refused: 150 connect errors from the Request Failed lines");
+            ok(has_warning(&r.warnings, "got no response"), "k6 refused: says what it did not count");
+        }
+        if (!strcmp(k->name, "arrival-dropped")) {
+            is_u64(r.dropped, 7068, "k6 arrival-dropped: dropped_iterations");
+            is_u64(r.scheduled, 933 + 7068, "k6 arrival-dropped: scheduled = iterations + dropped");
+            ok(has_warning(&r.warnings, "dropped 7068"), "k6 arrival-dropped: dropped iterations are a warning");
+            ok(has_warning(&r.warnings, "Insufficient VUs"), "k6 arrival-dropped: k6's Insufficient VUs warning");
+        }
+        if (!strcmp(k->name, "threshold-fail")) {
+            ok(has_warning(&r.warnings, "threshold crossed: http_req_duration p(95)<1"),
+               "k6 threshold-fail: the crossed threshold is reported");
+            ok(has_warning(&r.warnings, "have been crossed"), "k6 threshold-fail: and k6's own error line");
+        }
+        if (!strcmp(k->name, "closed-vus"))
+            ok(r.warnings.n == 0, "k6 closed-vus: no warnings on a clean run");
+        adapter_result_free(&r);
+    }
+    /* A summary without http_reqs (k6 died in init) is no result. */
+    const char *dir = fresh_dir("k6-empty");
+    char err[UTIL_ERR_LEN] = "";
+    adapter_write(dir, "summary.json", "{\"metrics\": {}}", err);
+    struct adapter_result r;
+    ok(parse(&adapter_k6, dir, LOAD_CLOSED, &r, err) == -1 && strstr(err, "http_reqs"),
+       "k6: a summary without http_reqs is an error");
+    adapter_result_free(&r);
+    dir = fresh_dir("k6-none");
+    ok(parse(&adapter_k6, dir, LOAD_CLOSED, &r, err) == -1, "k6: no summary is an error");
+    adapter_result_free(&r);
+}
+
+/* prepare() for each load form; the script must parse as an ES module. */
+static void k6_script(const char *what, const char *yaml, const char *version, const char *const *needles)
+{
+    struct profile *p;
+    struct adapter_plan plan;
+    const char *dir;
+    char dname[64];
+    snprintf(dname, sizeof dname, "k6-gen-%s", what);
+    if (!ok(prepare(&adapter_k6, yaml, dname, version, &p, &plan, &dir) == 0, "k6 %s: prepare", what))
+        goto out;
+    char *js = slurp(dir, "script.js");
+    ok(js != NULL, "k6 %s: script.js written", what);
+    for (const char *const *n = needles; js && *n; n++)
+        if (!ok(strstr(js, *n) != NULL, "k6 %s: script has %s", what, *n))
+            diag("%s", js);
+    free(js);
+    if (have("node")) {
+        ok(sh("cp '%s/script.js' '%s/script.mjs' && node --check '%s/script.mjs'", dir, dir, dir) == 0,
+           "k6 %s: node --check accepts the script as a module", what);
+    } else {
+        ok(1, "# SKIP node not installed: k6 %s script not syntax-checked", what);
+    }
+    int usage = 0, summary = 0;
+    for (size_t i = 0; i < plan.argv.n; i++) {
+        usage |= !strcmp(plan.argv.v[i], "--no-usage-report");
+        summary |= !strcmp(plan.argv.v[i], "--summary-export");
+    }
+    ok(usage && summary, "k6 %s: argv has --no-usage-report and --summary-export", what);
+    ok(plan.env.n && !strcmp(plan.env.v[0], "K6_NO_USAGE_REPORT=true"), "k6 %s: K6_NO_USAGE_REPORT=true", what);
+out:
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
+static void k6_generated(void)
+{
+    static const char *const closed[] = {"'constant-vus'", "vus: 20,", "duration: '5s'", "http.get('http://127.0.0.1:18080/', params)", NULL};
+    k6_script("closed", "load: {connections: 20, duration: 5s}\ntools: [k6]\n", "v0.48.0", closed);
+    static const char *const ramp[] = {"'ramping-vus'", "startVUs: 0", "{ duration: '30s', target: 200 }",
+                                       "{ duration: '10s', target: 0 }", NULL};
+    k6_script("ramp",
+              "load:\n  stages:\n    - {duration: 30s, target: 200}\n    - {duration: 1m, target: 200}\n"
+              "    - {duration: 10s, target: 0}\ntools: [k6]\n",
+              "v0.48.0", ramp);
+    static const char *const open[] = {"'constant-arrival-rate'", "rate: 100,", "timeUnit: '1s'", "maxVUs: 50,",
+                                       "timeout: '2s'", NULL};
+    k6_script("open", "load: {model: open, rate: 100, duration: 5s, max_inflight: 50, timeout: 2s}\ntools: [k6]\n",
+              "v0.48.0", open);
+    static const char *const oramp[] = {"'ramping-arrival-rate'", "startRate: 0", "timeUnit: '10s'",
+                                        "{ duration: '2s', target: 105 }", NULL};
+    k6_script("open-ramp",
+              "load:\n  model: open\n  stages:\n    - {duration: 2s, target: 10.5}\n    - {duration: 3s, target: 10.5}\n"
+              "tools: [{tool: k6, options: {discard_bodies: \"true\"}}]\n",
+              "v0.48.0", oramp);
+
+    struct profile *p;
+    struct adapter_plan plan;
+    const char *dir;
+    prepare(&adapter_k6, "load: {connections: 2, duration: 1s}\ntools: [k6]\n", "k6-v1", "v1.0.0", &p, &plan, &dir);
+    ok(has_warning(&plan.warnings, "tested on k6 v0.48.0"), "k6 v1.0.0: a warning names the version tested");
+    adapter_plan_free(&plan);
+    profile_free(p);
+    prepare(&adapter_k6, "load: {connections: 2, duration: 1s}\ntools: [k6]\n", "k6-v0", "v0.48.0", &p, &plan, &dir);
+    ok(plan.warnings.n == 0, "k6 v0.48.0 closed: no plan warning");
+    ok(!strcmp(plan.model, "closed"), "k6 closed: model closed");
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
+int main(void)
+{
+    snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
+    snprintf(tmproot, sizeof tmproot, "%s/lb-adapters-fw.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmproot)) {
+        printf("Bail out! mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    k6_parsers();
+    k6_generated();
+    if (!getenv("LB_KEEP_TMP"))
+        sh("rm -rf '%s'", tmproot);
+    return done_testing();
+}
