@@ -3,10 +3,12 @@
 #include <string.h>
 
 extern const struct adapter adapter_lbgen;
+extern const struct adapter adapter_wrk;
 extern const struct adapter adapter_k6;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
+    &adapter_wrk,
     &adapter_k6,
     NULL,
 };

@@ -1,0 +1,86 @@
+/* raw: helpers shared by the adapters of the raw HTTP benchmarkers (wrk,
+ * hey, ab, h2load, siege, autocannon): none of them follows ramp stages,
+ * most take whole seconds, and most print text that is read label by label.
+ * Every name starts with raw_. */
+#ifndef LB_ADAPTER_RAW_H
+#define LB_ADAPTER_RAW_H
+
+#include "adapter.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The constant load a tool without ramp support runs. */
+struct raw_load {
+    int open;               /* the profile asked for arrivals per second */
+    double level;           /* connections (closed) or requests/s (open) */
+    uint64_t duration_ns;
+};
+
+/* Pick the load for a tool that cannot follow stages: a constant load as
+ * written, or the hold phase (the longest constant stage) of a ramp, with a
+ * warning in plan naming what was dropped. A ramp with no constant stage
+ * runs its longest stage at that stage's target. Returns 0, or -1 with err
+ * filled when the level is below 1. */
+int raw_pick_load(const struct adapter_ctx *c, const char *tool, struct adapter_plan *p, struct raw_load *out,
+                  char *err);
+
+/* -1 with err filled saying that tool runs the closed model only (for a
+ * profile that asks for an arrival rate). */
+int raw_closed_only(const char *tool, const struct raw_load *l, char *err);
+
+/* Threads for a tool that has a thread knob: the tool's pinned CPUs (all
+ * online CPUs when not pinned), never more than connections, at least 1. */
+unsigned raw_threads(uint64_t tool_cpus, uint64_t connections);
+
+/* ns rounded to whole seconds (at least 1), for tools that take no
+ * fraction; a warning in plan when that changes the duration. */
+uint64_t raw_whole_seconds(uint64_t ns, const char *tool, const char *what, struct adapter_plan *p);
+
+/* The profile option key of the tool, as a count >= 1 (0 when absent).
+ * Returns 0, or -1 with err naming the profile entry. */
+int raw_option_count(const struct adapter_ctx *c, const char *key, uint64_t *out, char *err);
+
+/* The option key as a boolean ("true"/"false"/"yes"/"no"/"1"/"0"); def when
+ * absent. Returns 0, or -1 with err. */
+int raw_option_bool(const struct adapter_ctx *c, const char *key, int def, int *out, char *err);
+
+/* Connections for a paced run (a rate on a closed loop): the option
+ * "connections", else the profile's max_inflight, else def; at least 1. */
+int raw_paced_connections(const struct adapter_ctx *c, uint64_t def, uint64_t *out, char *err);
+
+/* Copy the data file adapters/<rel> (adapter_datadir()) into the run
+ * directory as name and list it in plan->files. Returns 0, or -1 with err. */
+int raw_copy_data(const struct adapter_ctx *c, const char *rel, const char *name, struct adapter_plan *p, char *err);
+
+/* Find a tool: bin when given, else each of the candidates in turn (a name
+ * is looked up on PATH, a path starting with "@/" is relative to
+ * adapter_datadir()). Fills found->path. Returns 0, or -1 with err. */
+int raw_find(const char *tool, const char *bin, const char *const *candidates, struct adapter_found *found,
+             char *err);
+
+/* The first line of text (after leading blanks) that starts with label:
+ * returns a pointer just past the label, or NULL. */
+const char *raw_after(const char *text, const char *label);
+
+/* The number just after label (blanks skipped). Returns 0, or -1 when the
+ * label or the number is missing. */
+int raw_number(const char *text, const char *label, double *out);
+int raw_count(const char *text, const char *label, uint64_t *out);
+
+/* The line of text containing needle, copied (without its newline, at most
+ * len-1 bytes) into out. Returns 1 when found, else 0. */
+int raw_line_with(const char *text, const char *needle, char *out, size_t len);
+
+/* Add n errors described by a tool's message to the right kind in r
+ * (connect, timeout, read, write, else other). */
+void raw_add_error(struct adapter_result *r, const char *message, uint64_t n);
+
+/* r->errors = the sum of the kinds. */
+void raw_sum_errors(struct adapter_result *r);
+
+/* Read stdout.txt and stderr.txt of the run (either may be missing) into one
+ * heap string, stdout first. Never fails (empty string). */
+char *raw_output(const char *dir, size_t max_bytes);
+
+#endif

@@ -1,0 +1,161 @@
+/* The adapter for wrk 4.x (Debian 4.1.0): closed model only, no ramp.
+ * Results come from adapters/wrk/done.lua, a done() hook that writes wrk's
+ * own end-of-run numbers as JSON (latency in µs) to $LB_WRK_OUT; the
+ * fixtures in tests/fixtures/wrk/ show every case it meets. */
+#include "adapter.h"
+#include "raw.h"
+#include "units.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WRK_JSON "wrk.json"
+
+static int wrk_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    static const char *const cands[] = {"wrk", NULL};
+    if (raw_find("wrk", bin, cands, found, err))
+        return -1;
+    /* `wrk -v` prints "wrk debian/4.1.0-3+b2 [epoll] Copyright ..." and the
+     * usage, and exits 1. */
+    const char *argv[] = {found->path, "-v", NULL};
+    char out[2048];
+    adapter_capture(argv, out, sizeof out);
+    if (strncmp(out, "wrk ", 4))
+        return util_err(err, "%s -v did not print a wrk version: %.80s", found->path, out);
+    char *v = out + 4;
+    v[strcspn(v, " \n")] = 0;
+    /* "debian/4.1.0-3+b2" -> "4.1.0-3+b2 (debian)" */
+    char *slash = strchr(v, '/');
+    if (slash) {
+        *slash = 0;
+        snprintf(found->version, sizeof found->version, "%.60s (%.40s)", slash + 1, v);
+    } else {
+        snprintf(found->version, sizeof found->version, "%.100s", v);
+    }
+    return 0;
+}
+
+static const char *const wrk_options[] = {"threads", NULL};
+
+static int wrk_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    struct raw_load l;
+    if (raw_pick_load(c, "wrk", p, &l, err) || raw_closed_only("wrk", &l, err))
+        return -1;
+    uint64_t conns = (uint64_t)llround(l.level), threads = 0;
+    if (raw_option_count(c, "threads", &threads, err))
+        return -1;
+    if (!threads)
+        threads = raw_threads(c->tool_cpus, conns);
+    if (threads > conns)
+        return util_err(err, "wrk needs at least as many connections as threads (%llu threads, %llu connections)",
+                        (unsigned long long)threads, (unsigned long long)conns);
+    if (raw_copy_data(c, "wrk/done.lua", "done.lua", p, err))
+        return -1;
+    uint64_t secs = raw_whole_seconds(l.duration_ns, "wrk", "duration", p);
+    strvec_push(&p->argv, c->found->path);
+    strvec_pushf(&p->argv, "-t%llu", (unsigned long long)threads);
+    strvec_pushf(&p->argv, "-c%llu", (unsigned long long)conns);
+    strvec_pushf(&p->argv, "-d%llus", (unsigned long long)secs);
+    if (c->load->request_timeout_ns) {
+        uint64_t ts = raw_whole_seconds(c->load->request_timeout_ns, "wrk", "timeout", p);
+        strvec_pushf(&p->argv, "--timeout=%llus", (unsigned long long)ts);
+    }
+    strvec_push(&p->argv, "--latency");
+    /* Names relative to the tool's cwd (the run directory): ctx->dir may
+     * itself be relative to loadbench's cwd. */
+    strvec_push(&p->argv, "-s");
+    strvec_push(&p->argv, "done.lua");
+    strvec_push(&p->argv, c->url);
+    strvec_push(&p->env, "LB_WRK_OUT=" WRK_JSON);
+    p->model = "closed";
+    p->load_ns = secs * 1000000000ull;
+    p->startup_allowance_ns = 1000000000ull;
+    json_object_set_new(p->settings, "threads", json_integer((json_int_t)threads));
+    json_object_set_new(p->settings, "connections", json_integer((json_int_t)conns));
+    return 0;
+}
+
+static double num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static uint64_t count(json_t *o, const char *key)
+{
+    double v = num(o, key);
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/" WRK_JSON, c->dir);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j) {
+        /* wrk checks one connection before it starts and exits 1 without
+         * calling done() when that fails. */
+        char *out = raw_output(c->dir, 1 << 20), line[160];
+        int said = raw_line_with(out, "unable to connect", line, sizeof line);
+        free(out);
+        if (said)
+            return util_err(err, "wrk sent nothing: %s", line);
+        return util_err(err, "wrk wrote no readable " WRK_JSON " (its done() hook did not run): %s", je.text);
+    }
+    json_t *e = json_object_get(j, "errors"), *lat = json_object_get(j, "latency_us");
+    if (!json_is_integer(json_object_get(j, "requests")) || !json_is_object(e)) {
+        json_decref(j);
+        return util_err(err, WRK_JSON " has no requests/errors: not written by adapters/wrk/done.lua?");
+    }
+    r->requests = count(j, "requests");
+    r->err_connect = count(e, "connect");
+    r->err_read = count(e, "read");
+    r->err_write = count(e, "write");
+    r->err_timeout = count(e, "timeout");
+    /* wrk's status errors are responses with status > 399; they are also in
+     * requests. */
+    r->err_status = count(e, "status");
+    raw_sum_errors(r);
+    r->ok = r->requests > r->err_status ? r->requests - r->err_status : 0;
+    r->bytes_read = count(j, "bytes");
+    r->duration_s = num(j, "duration_us") / 1e6;
+    if (r->duration_s > 0)
+        r->rps = (double)r->requests / r->duration_s;
+    if (json_is_object(lat)) {
+        json_t *pc = json_object_get(lat, "percentiles");
+        r->lat.min = num(lat, "min") / 1000;
+        r->lat.max = num(lat, "max") / 1000;
+        r->lat.mean = num(lat, "mean") / 1000;
+        r->lat.p50 = num(pc, "50") / 1000;
+        r->lat.p90 = num(pc, "90") / 1000;
+        r->lat.p95 = num(pc, "95") / 1000;
+        r->lat.p99 = num(pc, "99") / 1000;
+        r->lat.p999 = num(pc, "99.9") / 1000;
+    }
+    if (r->err_timeout)
+        strvec_pushf(&r->warnings, "wrk counted %llu timeouts (its --timeout, default 2 s): they are not in its latency",
+                     (unsigned long long)r->err_timeout);
+    r->extra = j;
+    r->parsed = 1;
+    return 0;
+}
+
+const struct adapter adapter_wrk = {
+    .name = "wrk",
+    .description = "wrk 4: event-driven HTTP/1.1 benchmark, closed model, Lua done() hook for results",
+    .install_hint = "apt-get install wrk (or scripts/install-tools)",
+    .caps = ADAPTER_CLOSED,
+    .latency_measures = "request written to response parsed, per keep-alive connection (connect not included); "
+                        "closed loop: a slow response delays the next send (coordinated omission)",
+    .latency_resolution_ms = 0.001,
+    .options = wrk_options,
+    .detect = wrk_detect,
+    .prepare = wrk_prepare,
+    .parse = wrk_parse,
+};
