@@ -47,6 +47,9 @@ struct shared {
     _Atomic uint32_t open_now;
     _Atomic uint32_t max_open;
     _Atomic int abort;
+    _Atomic int ready;      /* workers done with their warm-up */
+    _Atomic int go;         /* start_ns is set: run */
+    uint64_t start_ns;
 };
 
 struct worker {
@@ -76,8 +79,9 @@ struct worker {
     struct series_row *row;
     int stopping;
 
-    /* open model: this thread sends arrivals id, id+T, id+2T, ... */
-    uint64_t next_k, k_total, next_t, cap_hit_k;
+    /* open model: this thread sends arrivals id, id+T, id+2T, ...;
+     * cap_k/cap_t: the first arrival not yet counted as a cap hit */
+    uint64_t next_k, k_total, next_t, cap_k, cap_t;
 
     struct gen_counts c;
     struct hist *lat, *lat_uncorr;
@@ -222,14 +226,34 @@ static void conn_write_more(struct worker *w, struct conn *c)
     }
 }
 
+/* Step arrival *k (due at *t) to this thread's next one. */
+static void arrival_step(const struct worker *w, uint64_t *k, uint64_t *t)
+{
+    uint64_t off;
+    *k += (uint64_t)w->cfg->threads;
+    if (*k >= w->k_total || stages_arrival_time(&w->cfg->load, *k, &off) < 0)
+        *t = UINT64_MAX;
+    else
+        *t = w->start_ns + off;
+}
+
 static void arrival_next(struct worker *w)
 {
-    uint64_t t;
-    w->next_k += (uint64_t)w->cfg->threads;
-    if (w->next_k >= w->k_total || stages_arrival_time(&w->cfg->load, w->next_k, &t) < 0)
-        w->next_t = UINT64_MAX;
-    else
-        w->next_t = w->start_ns + t;
+    arrival_step(w, &w->next_k, &w->next_t);
+}
+
+/* Every arrival that came due (up to now) while no connection was free or
+ * the in-flight cap was reached is one cap hit. */
+static void count_cap_hits(struct worker *w, uint64_t now)
+{
+    if (w->cap_k < w->next_k || w->cap_k == UINT64_MAX) {
+        w->cap_k = w->next_k;
+        w->cap_t = w->next_t;
+    }
+    while (w->cap_t <= now) {
+        w->c.cap_hits++;
+        arrival_step(w, &w->cap_k, &w->cap_t);
+    }
 }
 
 /* Send every due arrival there is a free connection for. */
@@ -237,10 +261,7 @@ static void dispatch(struct worker *w, uint64_t now)
 {
     while (w->next_t <= now) {
         if (w->nidle == 0 || w->ninflight >= w->inflight_cap) {
-            if (w->cap_hit_k != w->next_k) {
-                w->c.cap_hits++;
-                w->cap_hit_k = w->next_k;
-            }
+            count_cap_hits(w, now);
             return;
         }
         struct conn *c = idle_pop(w);
@@ -476,6 +497,8 @@ static void begin_stop(struct worker *w, uint64_t now)
             if (k_due > w->k_total)
                 k_due = w->k_total;
         }
+        if (w->next_t < w->stop_ns && (w->nidle == 0 || w->ninflight >= w->inflight_cap))
+            count_cap_hits(w, w->stop_ns - 1);
         uint64_t due = thread_arrivals(w, k_due);
         uint64_t taken = thread_arrivals(w, w->next_k);
         w->c.scheduled = due;
@@ -505,6 +528,29 @@ static void finish(struct worker *w, uint64_t now)
     w->done_ns = now;
 }
 
+static int aborted(const struct worker *w)
+{
+    return *w->stop || atomic_load_explicit(&w->sh->abort, memory_order_relaxed);
+}
+
+/* Open model: connect the pool before the timetable starts (as k6
+ * pre-allocates VUs), so arrival 0 does not wait for a handshake. Gives up
+ * after --timeout (max 2 s); connections still missing are retried during
+ * the run. */
+static void warm_up(struct worker *w, struct epoll_event *events)
+{
+    uint64_t now = util_now_ns(), limit = w->cfg->timeout_ns < 2000000000ULL ? w->cfg->timeout_ns : 2000000000ULL;
+    uint64_t until = now + limit;
+    fill(w, now);
+    while (w->nconnected < w->target && now < until && !aborted(w)) {
+        int n = epoll_wait(w->ep, events, MAX_EVENTS, 10);
+        now = util_now_ns();
+        for (int i = 0; i < n; i++)
+            handle_event(w, &events[i], now);
+        fill(w, now);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -515,11 +561,22 @@ static void *worker_main(void *arg)
         char err[UTIL_ERR_LEN];
         util_pin(0, 1ULL << cfg->cpus[w->id % cfg->ncpus], err); /* best effort; main checked the list */
     }
+    w->row = series_row(&w->series, 0);
+    if (cfg->model == GEN_OPEN)
+        warm_up(w, events);
+    /* Start together: main stamps the start once every thread is ready. */
+    atomic_fetch_add(&w->sh->ready, 1);
+    while (!atomic_load(&w->sh->go)) {
+        if (atomic_load(&w->sh->abort))
+            return NULL;
+        nanosleep(&(struct timespec){0, 50000}, NULL);
+    }
+    w->start_ns = w->sh->start_ns;
+    w->end_ns = w->start_ns + cfg->duration_ns;
     uint64_t now = util_now_ns();
     w->next_tick = now;
     w->next_scan = now + TIMEOUT_SCAN_NS;
     w->next_sec_ns = w->start_ns + 1000000000ULL;
-    w->row = series_row(&w->series, 0);
     if (cfg->model == GEN_OPEN) {
         w->next_k = (uint64_t)w->id - (uint64_t)cfg->threads; /* arrival_next steps onto id */
         arrival_next(w);
@@ -528,7 +585,7 @@ static void *worker_main(void *arg)
     for (;;) {
         if (now >= w->next_sec_ns)
             rollover(w, now);
-        if (!w->stopping && (now >= w->end_ns || *w->stop || atomic_load_explicit(&w->sh->abort, memory_order_relaxed)))
+        if (!w->stopping && (now >= w->end_ns || aborted(w)))
             begin_stop(w, now);
         if (now >= w->next_tick) {
             tick(w, now);
@@ -581,7 +638,7 @@ static void worker_init(struct worker *w, const struct gen_config *cfg, int id, 
         w->target = (uint32_t)conns;
         w->inflight_cap = share(cfg->max_inflight, cfg->threads, id);
         w->k_total = stages_arrival_count(&cfg->load);
-        w->cap_hit_k = UINT64_MAX;
+        w->cap_k = UINT64_MAX;
     }
     w->cap_conns = (uint32_t)conns;
     w->conns = util_xcalloc(conns ? conns : 1, sizeof *w->conns);
@@ -641,11 +698,7 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
             goto out;
         }
     }
-    out->start_wall_ms = util_wall_ms();
-    out->start_ns = util_now_ns();
     for (int i = 0; i < cfg->threads; i++) {
-        ws[i].start_ns = out->start_ns;
-        ws[i].end_ns = out->start_ns + cfg->duration_ns;
         int e = pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]);
         if (e) {
             util_err(err, "cannot start worker thread %d: %s", i, strerror(e));
@@ -653,6 +706,13 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
             break;
         }
         started++;
+    }
+    if (started == cfg->threads) {
+        while (atomic_load(&sh.ready) < cfg->threads)
+            nanosleep(&(struct timespec){0, 100000}, NULL);
+        out->start_wall_ms = util_wall_ms();
+        out->start_ns = sh.start_ns = util_now_ns();
+        atomic_store(&sh.go, 1);
     }
     for (int i = 0; i < started; i++)
         pthread_join(ws[i].tid, NULL);
