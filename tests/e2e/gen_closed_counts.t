@@ -23,6 +23,14 @@ for c in 1 10 200 2000; do
     check "$c connections: some load went through ($1 requests)" [ "$1" -gt "$c" ]
 done
 
+# Two threads share the connections; the counts stay exact.
+"$GEN" --quiet -t 2 -c 11 -d 1s --json "$tmp/t2.json" "$T_URL"
+after=$(served "$T_CTL")
+set -- $(jget "$tmp/t2.json" requests.completed connections.max_open errors.total)
+check "2 threads x 11 connections: completed $1 == server $((after - before)), $2 open, errors $3" \
+    [ "$1" = "$((after - before))" -a "$2" = 11 -a "$3" = 0 ]
+before=$after
+
 # The per-second series adds up to the whole.
 sum=$(perl -MJSON::PP -e 'local $/; open my $f, "<", shift; my $j = decode_json(<$f>);
     my $s = 0; $s += $_->{completed} for @{$j->{series}}; print $s' "$tmp/c200.json")

@@ -32,4 +32,10 @@ server2=$(served "$T_CTL")
 set -- $(jget "$tmp/rs.json" requests.completed schedule.scheduled)
 check "rate stages: $2 scheduled == 1000, $1 completed == server $((server2 - server))" \
     [ "$2" = 1000 -a "$1" = 1000 -a "$((server2 - server))" = 1000 ]
+# Two threads split the timetable between them.
+"$GEN" --quiet -t 2 --rate 500 -d 1s -c 10 --json "$tmp/t2.json" "$T_URL"
+server3=$(served "$T_CTL")
+set -- $(jget "$tmp/t2.json" requests.completed schedule.scheduled errors.total)
+check "2 threads, 500/s for 1 s: $1 completed == server $((server3 - server2)), $2 scheduled" \
+    [ "$1" = 500 -a "$2" = 500 -a "$((server3 - server2))" = 500 -a "$3" = 0 ]
 done_testing
