@@ -428,7 +428,7 @@ static int reap_one(struct proc *p, pid_t pid)
 
 int proc_poll(struct proc *p)
 {
-    if (p->pid <= 0)
+    if (p->pid <= 0 || p->stopped)
         return 1;
     if (!p->reaped)
         reap_one(p, p->pid);
@@ -505,7 +505,7 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
     int group_ok = p->pid > 0 && !p->reaped;
 
     targets(keep, nkeep, &pv);
-    if (!group_ok && p->pid > 0)
+    if (!group_ok && p->pid > 0 && !p->stopped)
         for (int i = 0; i < pv.n && !group_ok; i++) {
             pid_t pg = 0;
             if (proc_state(pv.v[i], &pg) && pg == p->pid)
@@ -567,6 +567,7 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
     }
 done:
     rc = killed.n;
+    p->stopped = p->pid > 0;
 out:
     free(pv.v);
     free(termed.v);

@@ -30,6 +30,8 @@ struct proc {
     pid_t pid;          /* also the process group id */
     uint64_t started_ns;
     int reaped;
+    int stopped;        /* proc_stop_tree succeeded: nothing of it is left; proc_poll no longer
+                         * touches its (possibly reused) process group id */
     struct proc_exit exit;
 };
 

@@ -273,6 +273,7 @@ static void test_daemonize(int tool_exits)
     ok(d > 0 && !alive(d) && kill(d, 0) == -1 && errno == ESRCH, "the daemon is gone from /proc");
     ok(!alive(p.pid), "the tool is gone from /proc");
     ok(proc_descendants(getpid(), NULL, 0) == 0, "nothing of ours is left");
+    ok(p.stopped && proc_poll(&p) == 1 && proc_stop_tree(&p, NULL, 0, 0, err) == 0, "polling or stopping it again is harmless");
 }
 
 static void test_ignore_term(void)
