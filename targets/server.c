@@ -14,10 +14,11 @@
  *
  * Delayed responses: the delay is the same for every request and a worker's
  * clock only moves forward, so deadlines are reached in the order requests
- * were parsed. A FIFO per worker therefore is the timer queue (a heap would
- * order what is already ordered), with one timerfd armed at the head's
- * deadline (absolute CLOCK_MONOTONIC, ns resolution, no slack) - never a
- * sleeping thread, and 10,000 waiting requests cost one timer.
+ * arrived. A FIFO per worker therefore is the timer queue (a heap would
+ * order what is already ordered), and the loop's wait times out at the
+ * head's deadline: epoll_pwait2 with a nanosecond timeout and 1 ns timer
+ * slack (a timerfd armed at the head where epoll_pwait2 is missing) - never
+ * a sleeping thread, and 10,000 waiting requests cost one timeout.
  *
  * Histograms and the control channel: the histograms are plain memory
  * owned by their worker, so the control thread never reads them directly.
@@ -133,7 +134,8 @@ struct worker {
     int started;
     int epfd, tfd, efd, reserve_fd;
     uint64_t now;
-    uint64_t timer_fire_ns;   /* when the timerfd is set to fire */
+    uint64_t timer_fire_ns;   /* when the FIFO head wants the loop awake */
+    int use_pwait2;           /* wait with epoll_pwait2's ns timeout, else the timerfd */
     int64_t real_minus_mono_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at this batch */
     uint64_t req_base_ns;     /* when the request being parsed arrived (delay mode) */
     uint64_t fifo_last_base_ns;
@@ -498,6 +500,10 @@ static void timer_arm(struct worker *w, uint64_t deadline_ns)
 {
     uint64_t fire = deadline_ns > w->timer_early_ns ? deadline_ns - w->timer_early_ns : deadline_ns;
     w->timer_fire_ns = fire;
+    /* With epoll_pwait2 the wait itself times out at fire (one syscall
+     * less per expiry); the timerfd is the fallback for older kernels. */
+    if (w->use_pwait2)
+        return;
     struct itimerspec its = {
         .it_value = {.tv_sec = (time_t)(fire / 1000000000ull), .tv_nsec = (long)(fire % 1000000000ull)},
     };
@@ -880,7 +886,26 @@ static void *worker_main(void *arg)
     struct server *s = w->srv;
     struct epoll_event evs[EVENTS_PER_WAIT];
     for (;;) {
-        int n = epoll_wait(w->epfd, evs, EVENTS_PER_WAIT, -1);
+        int n;
+        if (w->use_pwait2) {
+            struct timespec ts, *tsp = NULL;
+            if (w->flen) {
+                uint64_t now = util_now_ns();
+                uint64_t wait = w->timer_fire_ns > now ? w->timer_fire_ns - now : 0;
+                ts.tv_sec = (time_t)(wait / 1000000000ull);
+                ts.tv_nsec = (long)(wait % 1000000000ull);
+                tsp = &ts;
+            }
+            n = epoll_pwait2(w->epfd, evs, EVENTS_PER_WAIT, tsp, NULL);
+            if (n < 0 && errno == ENOSYS) {
+                w->use_pwait2 = 0;
+                if (w->flen)
+                    timer_arm(w, w->fifo[w->fhead].due_ns);
+                continue;
+            }
+        } else {
+            n = epoll_wait(w->epfd, evs, EVENTS_PER_WAIT, -1);
+        }
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -906,7 +931,7 @@ static void *worker_main(void *arg)
             else
                 conn_event(w, evs[i].data.ptr, evs[i].events);
         }
-        if (timer)
+        if (w->flen && (timer || w->now >= w->timer_fire_ns))
             fifo_expire(w);
         while (w->dead_conns) {
             struct conn *c = w->dead_conns;
@@ -1206,6 +1231,7 @@ struct server *server_new(const struct server_config *cfg, char *err)
         w->snap_window = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
         w->ibuf = util_xmalloc(IBUF_BYTES);
         w->window_since_ns = s->started_ns;
+        w->use_pwait2 = 1;
         w->now = s->started_ns;
         worker_tick(w);
     }
