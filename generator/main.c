@@ -221,6 +221,14 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
     return 0;
 }
 
+static void config_free(struct gen_config *cfg)
+{
+    stages_free(&cfg->load);
+    free((char *)cfg->host);
+    free((char *)cfg->path);
+    cfg->host = cfg->path = NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct args a = {0};
@@ -264,6 +272,7 @@ int main(int argc, char **argv)
     struct gen_config cfg;
     if (build_config(&a, &cfg, err) < 0) {
         fprintf(stderr, "lb-gen: %s\n", err);
+        config_free(&cfg);
         return 2;
     }
 
@@ -272,6 +281,7 @@ int main(int argc, char **argv)
     int probe = net_connect_blocking(&cfg.addr, err);
     if (probe < 0) {
         fprintf(stderr, "lb-gen: %s\n", err);
+        config_free(&cfg);
         return 1;
     }
     close(probe);
@@ -285,6 +295,7 @@ int main(int argc, char **argv)
     struct gen_result res;
     if (gen_run(&cfg, &stop_flag, &res, err) < 0) {
         fprintf(stderr, "lb-gen: %s\n", err);
+        config_free(&cfg);
         return 1;
     }
 
@@ -308,8 +319,6 @@ int main(int argc, char **argv)
         rc = 1;
     }
     gen_result_free(&res);
-    stages_free(&cfg.load);
-    free((char *)cfg.host);
-    free((char *)cfg.path);
+    config_free(&cfg);
     return rc;
 }

@@ -127,5 +127,7 @@ int main(int argc, char **argv)
         }
     }
     printf("responses=%llu\n", responses);
+    fflush(stdout);
+    free(match);
     return 0;
 }
