@@ -5,12 +5,14 @@
 extern const struct adapter adapter_lbgen;
 extern const struct adapter adapter_wrk;
 extern const struct adapter adapter_hey;
+extern const struct adapter adapter_ab;
 extern const struct adapter adapter_k6;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
     &adapter_wrk,
     &adapter_hey,
+    &adapter_ab,
     &adapter_k6,
     NULL,
 };
