@@ -7,6 +7,7 @@ extern const struct adapter adapter_wrk;
 extern const struct adapter adapter_hey;
 extern const struct adapter adapter_ab;
 extern const struct adapter adapter_h2load;
+extern const struct adapter adapter_siege;
 extern const struct adapter adapter_k6;
 
 const struct adapter *const adapter_registry[] = {
@@ -15,6 +16,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_hey,
     &adapter_ab,
     &adapter_h2load,
+    &adapter_siege,
     &adapter_k6,
     NULL,
 };
