@@ -8,6 +8,7 @@ extern const struct adapter adapter_hey;
 extern const struct adapter adapter_ab;
 extern const struct adapter adapter_h2load;
 extern const struct adapter adapter_siege;
+extern const struct adapter adapter_autocannon;
 extern const struct adapter adapter_k6;
 
 const struct adapter *const adapter_registry[] = {
@@ -17,6 +18,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_ab,
     &adapter_h2load,
     &adapter_siege,
+    &adapter_autocannon,
     &adapter_k6,
     NULL,
 };

@@ -1,0 +1,176 @@
+/* The adapter for autocannon 9 (npm, pinned in tools/npm): closed model
+ * (-c connections for -d seconds), paced with -R (a total rate that waits
+ * for the server: paced, not open). Results from its -j JSON on stdout.
+ * Latency is in whole ms and there is no p95 (p97.5 instead, kept in the
+ * tool output). See tests/fixtures/autocannon/README.md. */
+#include "adapter.h"
+#include "raw.h"
+#include "units.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int autocannon_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    /* The pinned npm tree of scripts/install-tools first, then PATH. */
+    static const char *const cands[] = {"@/tools/npm/node_modules/.bin/autocannon", "autocannon", NULL};
+    if (raw_find("autocannon", bin, cands, found, err))
+        return -1;
+    /* "autocannon v9.0.0\nnode v20.20.2" */
+    const char *argv[] = {found->path, "--version", NULL};
+    char out[512];
+    int rc = adapter_capture(argv, out, sizeof out);
+    const char *v = strstr(out, "autocannon v");
+    if (rc != 0 || !v)
+        return util_err(err, "%s --version failed (is node on PATH?): %.100s", found->path, out);
+    v += 12;
+    int vl = (int)strcspn(v, " \n");
+    const char *node = strstr(out, "node v");
+    if (node)
+        snprintf(found->version, sizeof found->version, "%.*s (node %.*s)", vl > 40 ? 40 : vl, v,
+                 (int)strcspn(node + 6, " \n") > 40 ? 40 : (int)strcspn(node + 6, " \n"), node + 6);
+    else
+        snprintf(found->version, sizeof found->version, "%.*s", vl > 100 ? 100 : vl, v);
+    return 0;
+}
+
+static const char *const autocannon_options[] = {"connections", NULL};
+
+static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    struct raw_load l;
+    if (raw_pick_load(c, "autocannon", p, &l, err))
+        return -1;
+    uint64_t conns;
+    if (l.open) {
+        /* autocannon's own default is 10 connections. */
+        uint64_t def = (uint64_t)ceil(l.level) < 10 ? (uint64_t)ceil(l.level) : 10;
+        if (raw_paced_connections(c, def, &conns, err))
+            return -1;
+    } else {
+        conns = (uint64_t)llround(l.level);
+    }
+    uint64_t secs = raw_whole_seconds(l.duration_ns, "autocannon", "duration", p);
+    strvec_push(&p->argv, c->found->path);
+    strvec_push(&p->argv, "-j");
+    strvec_push(&p->argv, "-c");
+    strvec_pushf(&p->argv, "%llu", (unsigned long long)conns);
+    strvec_push(&p->argv, "-d");
+    strvec_pushf(&p->argv, "%llu", (unsigned long long)secs);
+    if (l.open) {
+        uint64_t rate = (uint64_t)llround(l.level);
+        strvec_push(&p->argv, "-R");
+        strvec_pushf(&p->argv, "%llu", (unsigned long long)rate);
+        if ((double)rate != l.level)
+            strvec_pushf(&p->warnings, "autocannon takes a whole rate: %.10g requests/s rounded to %llu", l.level,
+                         (unsigned long long)rate);
+        strvec_pushf(&p->warnings, "autocannon has no arrival-rate model: -R %llu caps %llu connections that wait for "
+                     "each response (paced, not open)",
+                     (unsigned long long)rate, (unsigned long long)conns);
+        p->model = "paced";
+    } else {
+        p->model = "closed";
+    }
+    if (c->load->request_timeout_ns) {
+        uint64_t ts = raw_whole_seconds(c->load->request_timeout_ns, "autocannon", "timeout", p);
+        strvec_push(&p->argv, "-t");
+        strvec_pushf(&p->argv, "%llu", (unsigned long long)ts);
+    }
+    strvec_push(&p->argv, c->url);
+    p->load_ns = secs * 1000000000ull;
+    /* node start-up */
+    p->startup_allowance_ns = 3000000000ull;
+    json_object_set_new(p->settings, "connections", json_integer((json_int_t)conns));
+    return 0;
+}
+
+static double num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static uint64_t count(json_t *o, const char *key)
+{
+    double v = num(o, key);
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    char e[UTIL_ERR_LEN];
+    char *text = adapter_slurp(c->dir, "stdout.txt", 4 << 20, e);
+    if (!text)
+        return util_err(err, "autocannon wrote nothing: %s", e);
+    const char *brace = strchr(text, '{');
+    json_error_t je;
+    json_t *j = brace ? json_loads(brace, JSON_DISABLE_EOF_CHECK, &je) : NULL;
+    free(text);
+    json_t *req = json_object_get(j, "requests"), *lat = json_object_get(j, "latency");
+    if (!json_is_object(req) || !json_is_number(json_object_get(req, "total"))) {
+        json_decref(j);
+        char *all = raw_output(c->dir, 1 << 20), line[160] = "";
+        raw_line_with(all, "rror", line, sizeof line);
+        free(all);
+        return util_err(err, "autocannon printed no -j JSON result%s%s", line[0] ? ": " : "", line);
+    }
+    /* requests.total counts responses (any status); requests.sent also
+     * counts requests cut off at the end and, under -R, is not a count. */
+    r->requests = count(req, "total");
+    r->ok = count(j, "2xx");
+    r->err_status = count(j, "non2xx");
+    r->err_timeout = count(j, "timeouts");
+    uint64_t errs = count(j, "errors");
+    uint64_t sock = errs > r->err_timeout ? errs - r->err_timeout : 0;
+    /* autocannon does not say which socket error it saw. When no response
+     * ever arrived (none 2xx nor other), no connection ever worked: the
+     * errors are connect errors (the refused fixture). */
+    if (r->ok + r->err_status == 0)
+        r->err_connect = sock;
+    else
+        r->err_other = sock;
+    r->err_other += count(j, "mismatches");
+    raw_sum_errors(r);
+    r->duration_s = num(j, "duration");
+    if (r->duration_s > 0)
+        r->rps = (double)r->requests / r->duration_s;
+    r->bytes_read = count(json_object_get(j, "throughput"), "total");
+    if (json_is_object(lat) && count(lat, "totalCount") > 0) {
+        r->lat.mean = num(lat, "mean");
+        r->lat.p50 = num(lat, "p50");
+        r->lat.p90 = num(lat, "p90");
+        r->lat.p99 = num(lat, "p99");
+        r->lat.p999 = num(lat, "p99_9");
+        r->lat.max = num(lat, "max");
+        /* Its "min" skips zeros (min 1 beside p50 0): p0_001 of 0 is a
+         * recorded 0 ms. */
+        double p0 = num(lat, "p0_001");
+        r->lat.min = p0 == 0 ? 0 : num(lat, "min");
+        /* No p95: p97.5 is in the tool output. */
+        uint64_t lc = count(lat, "totalCount");
+        if (lc != r->requests)
+            strvec_pushf(&r->warnings, "autocannon's latency covers %llu samples for %llu responses (seen under -R): "
+                         "treat its latency figures with care",
+                         (unsigned long long)lc, (unsigned long long)r->requests);
+    }
+    r->extra = j;
+    r->parsed = 1;
+    return 0;
+}
+
+const struct adapter adapter_autocannon = {
+    .name = "autocannon",
+    .description = "autocannon 9 (node): closed model (-c -d), paced with -R; JSON result",
+    .install_hint = "scripts/install-tools (npm, pinned in tools/npm)",
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .latency_measures = "request written to response complete, per connection, in whole ms; p97.5 instead of p95 "
+                        "(p95 absent)",
+    .latency_resolution_ms = 1,
+    .options = autocannon_options,
+    .detect = autocannon_detect,
+    .prepare = autocannon_prepare,
+    .parse = autocannon_parse,
+};
