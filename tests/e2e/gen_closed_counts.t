@@ -11,7 +11,7 @@ before=0
 for c in 1 10 200 2000; do
     d=1s
     [ "$c" = 2000 ] && d=1500ms
-    "$GEN" --quiet -c "$c" -d "$d" --json "$tmp/c$c.json" "$T_URL" 2>"$tmp/c$c.err" ||
+    "$GEN" --quiet -c "$c" -d "$d" --json "$tmp/c$c.json" --percentiles "$tmp/p$c.txt" "$T_URL" 2>"$tmp/c$c.err" ||
         { ok 1 "lb-gen ran at $c connections: $(cat "$tmp/c$c.err")"; continue; }
     after=$(served "$T_CTL")
     set -- $(jget "$tmp/c$c.json" requests.completed requests.sent errors.total connections.opened connections.max_open)
@@ -22,6 +22,12 @@ for c in 1 10 200 2000; do
     check "$c connections: opened $4, at most $5 open" [ "$4" = "$c" -a "$5" = "$c" ]
     check "$c connections: some load went through ($1 requests)" [ "$1" -gt "$c" ]
 done
+
+# The full distribution ends at the total count and the exact maximum.
+set -- $(jget "$tmp/c10.json" requests.completed latency_ms.max)
+last=$(grep -v '^#' "$tmp/p10.txt" | awk 'NF == 4 { v = $1; n = $3 } END { print v, n }')
+check "--percentiles: last bucket ($last) is the max $2 ms and the total $1" \
+    [ "$last" = "$(printf '%.6f %s' "$2" "$1")" ]
 
 # Two threads share the connections; the counts stay exact.
 "$GEN" --quiet -t 2 -c 11 -d 1s --json "$tmp/t2.json" "$T_URL"
