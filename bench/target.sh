@@ -144,8 +144,8 @@ for r in 1 2 3; do
     pct=$(awk -v x="$2" 'BEGIN { printf "%.1f", x / 10000 * 100 }')
     cpu=$(awk -v c="$3" -v w="$4" 'BEGIN { printf "%.1f", c / w * 100 }')
     echo "$2 $pct $cpu" >>"$tmp/delay.rows"
-    # The server's side of it: how long it held each response (from the
-    # request's arrival to the last byte written) caps the rate at
+    # The server's side of it: how long it held each response (from
+    # parsing the request to writing its last byte) caps the rate at
     # 200 / that, whatever the client does.
     held=""
     if [ -x "$CLIENT" ]; then
