@@ -10,6 +10,7 @@ extern const struct adapter adapter_h2load;
 extern const struct adapter adapter_siege;
 extern const struct adapter adapter_autocannon;
 extern const struct adapter adapter_k6;
+extern const struct adapter adapter_artillery;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
@@ -20,6 +21,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_siege,
     &adapter_autocannon,
     &adapter_k6,
+    &adapter_artillery,
     NULL,
 };
 

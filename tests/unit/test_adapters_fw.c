@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 extern const struct adapter adapter_k6;
+extern const struct adapter adapter_artillery;
 
 static char fixtures[4096];
 static char tmproot[256];
@@ -69,6 +70,23 @@ static int has_warning(const struct strvec *w, const char *needle)
         if (strstr(w->v[i], needle))
             return 1;
     return 0;
+}
+
+/* s with newlines shown as \\n, for a one-line TAP description. */
+static const char *oneline(const char *s)
+{
+    static char buf[256];
+    size_t n = 0;
+    for (; *s && n + 3 < sizeof buf; s++) {
+        if (*s == '\n') {
+            buf[n++] = '\\';
+            buf[n++] = 'n';
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n] = 0;
+    return buf;
 }
 
 static int near(double got, double want)
@@ -136,10 +154,12 @@ static int prepare(const struct adapter *a, const char *text, const char *dirnam
     return 0;
 }
 
-/* parse() of adapter a on dir with the given load model. */
-static int parse(const struct adapter *a, const char *dir, enum load_model model, struct adapter_result *r, char *err)
+/* parse() of adapter a on dir with a constant load of level for dur_s
+ * seconds in the given model. */
+static int parse_at(const struct adapter *a, const char *dir, enum load_model model, double level, double dur_s,
+                    struct adapter_result *r, char *err)
 {
-    struct profile_stage st = {.duration_ns = 5000000000ull, .target = 20};
+    struct profile_stage st = {.duration_ns = (uint64_t)(dur_s * 1e9), .target = level};
     struct profile_load l = {.model = model, .stages = &st, .nstages = 1};
     struct profile p;
     memset(&p, 0, sizeof p);
@@ -155,6 +175,11 @@ static int parse(const struct adapter *a, const char *dir, enum load_model model
     int rc = a->parse(&c, r, err);
     json_decref(t.options);
     return rc;
+}
+
+static int parse(const struct adapter *a, const char *dir, enum load_model model, struct adapter_result *r, char *err)
+{
+    return parse_at(a, dir, model, 20, 5, r, err);
 }
 
 static char *slurp(const char *dir, const char *name)
@@ -255,7 +280,7 @@ static void k6_script(const char *what, const char *yaml, const char *version, c
     char *js = slurp(dir, "script.js");
     ok(js != NULL, "k6 %s: script.js written", what);
     for (const char *const *n = needles; js && *n; n++)
-        if (!ok(strstr(js, *n) != NULL, "k6 %s: script has %s", what, *n))
+        if (!ok(strstr(js, *n) != NULL, "k6 %s: script has %s", what, oneline(*n)))
             diag("%s", js);
     free(js);
     if (have("node")) {
@@ -311,6 +336,139 @@ static void k6_generated(void)
     profile_free(p);
 }
 
+/* ---- Artillery -------------------------------------------------------------- */
+
+struct art_case {
+    const char *name;
+    enum load_model model;
+    double level, dur_s;               /* the load it ran (open: arrivals/s) */
+    uint64_t requests, ok, errors;     /* requests = nginx's count in counts.tsv */
+    double p50, p99, p999, max;
+};
+
+static void art_parsers(void)
+{
+    static const struct art_case cases[] = {
+        {"success", LOAD_OPEN, 50, 3, 150, 150, 0, 1, 12.1, 23.8, 24},
+        {"status-404", LOAD_OPEN, 50, 3, 150, 0, 150, 0, 6, 10.1, 11},
+        {"refused", LOAD_OPEN, 50, 3, 0, 0, 150, NAN, NAN, NAN, NAN},
+        {"ramp", LOAD_OPEN, 55, 3, 165, 165, 0, 0, 3, 7, 9},
+        {"closed-loop", LOAD_CLOSED, 10, 3, 2524, 2524, 0, 7, 26.8, 36.2, 40},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct art_case *k = &cases[i];
+        char dname[64], src[128];
+        snprintf(dname, sizeof dname, "art-%s", k->name);
+        const char *dir = fresh_dir(dname);
+        snprintf(src, sizeof src, "%s.report.json", k->name);
+        put("artillery", src, dir, "report.json");
+        snprintf(src, sizeof src, "%s.stdout.txt", k->name);
+        put("artillery", src, dir, "stdout.txt");
+        struct adapter_result r;
+        char err[UTIL_ERR_LEN] = "";
+        int rc = parse_at(&adapter_artillery, dir, k->model, k->level, k->dur_s, &r, err);
+        if (!ok(rc == 0 && r.parsed, "artillery %s: parsed", k->name))
+            diag("  %s", err);
+        is_u64(r.requests, k->requests, "artillery %s: requests (http.responses) = the server's count", k->name);
+        is_u64(r.ok, k->ok, "artillery %s: ok (2xx/3xx codes)", k->name);
+        is_u64(r.errors, k->errors, "artillery %s: errors", k->name);
+        if (isnan(k->p50)) {
+            ok(isnan(r.lat.p50) && isnan(r.lat.max), "artillery %s: no latency when nothing was answered", k->name);
+        } else {
+            is_num(r.lat.p50, k->p50, "artillery %s: p50", k->name);
+            is_num(r.lat.p99, k->p99, "artillery %s: p99", k->name);
+            is_num(r.lat.p999, k->p999, "artillery %s: p99.9", k->name);
+            is_num(r.lat.max, k->max, "artillery %s: max", k->name);
+        }
+        if (k->model == LOAD_OPEN)
+            is_u64(r.scheduled, (uint64_t)(k->level * k->dur_s), "artillery %s: scheduled arrivals", k->name);
+        if (!strcmp(k->name, "refused"))
+            is_u64(r.err_connect, 150, "artillery refused: errors.ECONNREFUSED are connect errors");
+        if (!strcmp(k->name, "status-404"))
+            is_u64(r.err_status, 150, "artillery status-404: the 404s are status errors");
+        if (!strcmp(k->name, "success")) {
+            ok(r.warnings.n == 0, "artillery success: no warnings");
+            is_num(r.duration_s, (1795992605758.0 - 1795992602777.0) / 1000, "artillery success: span from first to last metric");
+        }
+        adapter_result_free(&r);
+    }
+    /* The same report against a schedule twice as fast: it fell behind. */
+    const char *dir = fresh_dir("art-behind");
+    put("artillery", "success.report.json", dir, "report.json");
+    struct adapter_result r;
+    char err[UTIL_ERR_LEN] = "";
+    parse_at(&adapter_artillery, dir, LOAD_OPEN, 100, 3, &r, err);
+    ok(has_warning(&r.warnings, "fell behind its schedule: 150 VUs created of 300"),
+       "artillery: fewer VUs than scheduled arrivals is a warning");
+    adapter_result_free(&r);
+    dir = fresh_dir("art-none");
+    ok(parse(&adapter_artillery, dir, LOAD_OPEN, &r, err) == -1 && strstr(err, "report.json"),
+       "artillery: no report.json is an error");
+    adapter_result_free(&r);
+}
+
+static void art_config(const char *what, const char *yaml, const char *const *needles)
+{
+    struct profile *p;
+    struct adapter_plan plan;
+    const char *dir;
+    char dname[64];
+    snprintf(dname, sizeof dname, "art-gen-%s", what);
+    if (!ok(prepare(&adapter_artillery, yaml, dname, "2.0.34", &p, &plan, &dir) == 0, "artillery %s: prepare", what))
+        goto out;
+    char *y = slurp(dir, "artillery.yml"), *js = slurp(dir, "lb-closed.js");
+    size_t both = (y ? strlen(y) : 0) + (js ? strlen(js) : 0) + 2;
+    char *all = util_xmalloc(both);
+    snprintf(all, both, "%s\n%s", y ? y : "", js ? js : "");
+    for (const char *const *n = needles; *n; n++)
+        if (!ok(strstr(all, *n) != NULL, "artillery %s: config has %s", what, oneline(*n)))
+            diag("%s", all);
+    free(all);
+    if (have("python3") && sh("python3 -c 'import yaml' 2>/dev/null") == 0)
+        ok(sh("python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' '%s/artillery.yml'", dir) == 0,
+           "artillery %s: the YAML parses", what);
+    if (js && have("node"))
+        ok(sh("node --check '%s/lb-closed.js'", dir) == 0, "artillery %s: node --check accepts lb-closed.js", what);
+    free(y);
+    free(js);
+    ok(plan.env.n && !strcmp(plan.env.v[0], "ARTILLERY_DISABLE_TELEMETRY=true"),
+       "artillery %s: ARTILLERY_DISABLE_TELEMETRY=true", what);
+out:
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
+static void art_generated(void)
+{
+    static const char *const open[] = {"duration: 5\n", "arrivalRate: 100\n", "maxVusers: 300", "timeout: 2.5",
+                                       "url: \"/\"", NULL};
+    art_config("open", "load: {model: open, rate: 100, duration: 5s, max_inflight: 300, timeout: 2500ms}\ntools: [artillery]\n",
+               open);
+    static const char *const oramp[] = {"arrivalRate: 0\n      rampTo: 50", "duration: \"1500ms\"\n      arrivalRate: 50\n",
+                                        "pool: 8", NULL};
+    art_config("open-ramp",
+               "load:\n  model: open\n  stages:\n    - {duration: 3s, target: 50}\n    - {duration: 1500ms, target: 50}\n"
+               "tools: [{tool: artillery, options: {pool: \"8\"}}]\n",
+               oramp);
+    static const char *const closed[] = {"arrivalCount: 20", "processor: \"./lb-closed.js\"", "whileTrue: \"lbContinue\"",
+                                         "const total = 5000;", "const startVUs = 20;", NULL};
+    art_config("closed", "load: {connections: 20, duration: 5s}\ntools: [artillery]\n", closed);
+    static const char *const cramp[] = {"duration: 30\n      arrivalCount: 200", "pause: 60", "pause: 10",
+                                        "[[30000, 200], [60000, 200], [10000, 0]]", "const startVUs = 0;", NULL};
+    art_config("closed-ramp",
+               "load:\n  stages:\n    - {duration: 30s, target: 200}\n    - {duration: 1m, target: 200}\n"
+               "    - {duration: 10s, target: 0}\ntools: [artillery]\n",
+               cramp);
+    struct profile *p;
+    struct adapter_plan plan;
+    const char *dir;
+    ok(prepare(&adapter_artillery, "load: {connections: 2, duration: 1s}\ntools: [{tool: artillery, options: {pool: x}}]\n",
+               "art-badpool", "2.0.34", &p, &plan, &dir) == -1,
+       "artillery: a pool that is not a number is refused");
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -321,6 +479,8 @@ int main(void)
     }
     k6_parsers();
     k6_generated();
+    art_parsers();
+    art_generated();
     if (!getenv("LB_KEEP_TMP"))
         sh("rm -rf '%s'", tmproot);
     return done_testing();

@@ -1,0 +1,460 @@
+/* The adapter for Artillery (tested on 2.0.34 from npm, on Node 20; the
+ * fixtures in tests/fixtures/artillery/ are its real output).
+ *
+ * The open model is Artillery's own: one phase per stage (arrivalRate, or
+ * arrivalRate + rampTo for a ramp), each arrival a VU that sends one GET.
+ * Artillery has no closed model: it is built from VUs that arrive through
+ * arrivalCount phases (all at the start for a constant load; spread over
+ * each rising stage for a ramp) and each loop GET until the load's end
+ * (lb-closed.js, a processor written beside the YAML); in a falling stage a
+ * VU leaves when more are alive than the stage's target at that moment.
+ * Results come from --output report.json: aggregate.counters and
+ * aggregate.summaries["http.response_time"]. */
+#include "adapter.h"
+#include "units.h"
+#include "util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ART_YAML "artillery.yml"
+#define ART_PROC "lb-closed.js"
+#define ART_REPORT "report.json"
+
+static const char *const art_options[] = {"pool", NULL};
+
+static int art_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    char cand[PATH_MAX + 64];
+    if (bin) {
+        if (adapter_which(bin, found->path, sizeof found->path))
+            return util_err(err, "artillery binary \"%s\" not found or not executable", bin);
+    } else {
+        /* scripts/install-tools puts the pinned npm tree in tools/npm. */
+        snprintf(cand, sizeof cand, "%s/tools/npm/node_modules/.bin/artillery", adapter_datadir());
+        if (adapter_which(cand, found->path, sizeof found->path) &&
+            adapter_which("artillery", found->path, sizeof found->path))
+            return util_err(err, "artillery not found in %s/tools/npm/node_modules/.bin or on PATH", adapter_datadir());
+    }
+    /* `artillery --version` prints a banner and "Artillery: 2.0.34"; the
+     * variable keeps even the version command from phoning home. */
+    const char *argv[] = {"/usr/bin/env", "ARTILLERY_DISABLE_TELEMETRY=true", found->path, "--version", NULL};
+    char out[2048];
+    int rc = adapter_capture(argv, out, sizeof out);
+    char *v = strstr(out, "Artillery: ");
+    if (rc != 0 || !v) {
+        /* Node may be too slow to answer within the limit on a busy core:
+         * the package's own version, beside the resolved binary, still
+         * names what runs. */
+        char real[PATH_MAX], pkg[PATH_MAX + 32];
+        const char *pv = NULL;
+        json_t *j = NULL;
+        if (realpath(found->path, real)) {
+            char *slash = strrchr(real, '/');
+            if (slash)
+                *slash = 0;
+            snprintf(pkg, sizeof pkg, "%s/../package.json", real);
+            j = json_load_file(pkg, 0, NULL);
+            pv = json_string_value(json_object_get(j, "version"));
+        }
+        if (pv)
+            snprintf(found->version, sizeof found->version, "%.60s (package.json; --version failed)", pv);
+        json_decref(j);
+        if (pv)
+            return 0;
+        return util_err(err, "`%s --version` failed (exit %d): %.150s", found->path, rc, out);
+    }
+    v += strlen("Artillery: ");
+    v[strcspn(v, " \r\n")] = 0;
+    snprintf(found->version, sizeof found->version, "%.100s", v);
+    return 0;
+}
+
+struct buf {
+    char *s;
+    size_t len, cap;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        if (!b->cap) {
+            b->cap = 4096;
+            b->s = util_xmalloc(b->cap);
+        }
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = (b->cap + (size_t)n + 1) * 2;
+        b->s = util_xrealloc(b->s, b->cap);
+    }
+}
+
+/* A phase duration: whole seconds as a number, else "NNNms" (Artillery
+ * reads a non-integer number as milliseconds through `ms`). */
+static void duration_field(struct buf *b, const char *key, uint64_t ns)
+{
+    if (ns % 1000000000ull == 0)
+        bprintf(b, "%s: %llu", key, (unsigned long long)(ns / 1000000000ull));
+    else
+        bprintf(b, "%s: \"%llums\"", key, (unsigned long long)((ns + 500000) / 1000000));
+}
+
+/* Expected arrivals of an open load (Artillery's ramp sends
+ * duration*(from+to)/2, the same as the integral). */
+static double open_expected(const struct profile_load *l)
+{
+    double n = 0, from = l->ramped ? 0 : l->stages[0].target;
+    for (size_t i = 0; i < l->nstages; i++) {
+        double d = (double)l->stages[i].duration_ns / 1e9, to = l->stages[i].target;
+        n += l->ramped ? d * (from + to) / 2 : d * to;
+        from = to;
+    }
+    return n;
+}
+
+static int art_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    const struct profile_load *l = c->load;
+    struct buf y = {0};
+    const char *pool = json_string_value(json_object_get(c->tool->options, "pool"));
+    unsigned long pool_n = 0;
+    if (pool) {
+        char *end;
+        pool_n = strtoul(pool, &end, 10);
+        if (!*pool || *end || pool_n == 0)
+            return util_err(err, "artillery option pool=\"%s\": want a positive number of connections", pool);
+    }
+    bprintf(&y,
+            "# Generated by loadbench for profile \"%s\".\n"
+            "config:\n"
+            "  target: \"http://%s:%d\"\n",
+            c->profile->name ? c->profile->name : "", c->host, c->port);
+    if (l->model == LOAD_CLOSED)
+        bprintf(&y, "  processor: \"./%s\"\n", ART_PROC);
+    bprintf(&y, "  phases:\n");
+
+    if (l->model == LOAD_OPEN) {
+        p->model = "open";
+        double from = l->ramped ? 0 : l->stages[0].target;
+        int rounded = 0;
+        for (size_t i = 0; i < l->nstages; i++) {
+            double to = l->stages[i].target;
+            uint64_t ns = l->stages[i].duration_ns;
+            if (from != to && ns % 1000000000ull) {
+                /* A ramp moves once a second: whole seconds only. */
+                uint64_t s = (ns + 500000000ull) / 1000000000ull;
+                ns = (s ? s : 1) * 1000000000ull;
+                rounded = 1;
+            }
+            bprintf(&y, "    - ");
+            duration_field(&y, "duration", ns);
+            if (from == to)
+                bprintf(&y, "\n      arrivalRate: %.10g\n", to);
+            else
+                bprintf(&y, "\n      arrivalRate: %.10g\n      rampTo: %.10g\n", from, to);
+            if (l->max_inflight)
+                bprintf(&y, "      maxVusers: %llu\n", (unsigned long long)l->max_inflight);
+            from = to;
+        }
+        if (rounded)
+            strvec_push(&p->warnings, "Artillery ramps change rate once a second: ramp stages rounded to whole seconds");
+        strvec_pushf(&p->warnings,
+                     "open model: each arrival is a new Artillery VU sending one GET%s",
+                     pool_n ? " over the shared connection pool" : " on a connection of its own (no pool option)");
+        json_object_set_new(p->settings, "expected_arrivals", json_real(open_expected(l)));
+    } else {
+        p->model = "closed";
+        /* Arrivals: the whole first target at once for a constant load
+         * (over its first second: arrivalCount needs a duration), the rise
+         * of each rising stage spread over that stage, a pause otherwise. */
+        double from = 0;
+        for (size_t i = 0; i < l->nstages; i++) {
+            double to = l->stages[i].target;
+            uint64_t ns = l->stages[i].duration_ns;
+            if (!l->ramped) {
+                bprintf(&y, "    - duration: 1\n      arrivalCount: %.0f\n", to);
+                break;
+            }
+            bprintf(&y, "    - ");
+            if (to > from) {
+                duration_field(&y, "duration", ns);
+                bprintf(&y, "\n      arrivalCount: %.0f\n", to - from);
+            } else {
+                duration_field(&y, "pause", ns);
+                bprintf(&y, "\n");
+            }
+            from = to;
+        }
+        struct buf js = {0};
+        bprintf(&js,
+                "// Generated by loadbench: Artillery's closed model. VUs arrive through the\n"
+                "// arrivalCount phases of %s; each loops GET / (whileTrue: lbContinue) until\n"
+                "// the load's end; in a falling stage a VU leaves when more are alive than the\n"
+                "// stage's target. Times count from the first VU's start.\n"
+                "const stages = [",
+                ART_YAML);
+        uint64_t total_ms = 0;
+        for (size_t i = 0; i < l->nstages; i++) {
+            uint64_t ms = l->stages[i].duration_ns / 1000000ull;
+            bprintf(&js, "%s[%llu, %.0f]", i ? ", " : "", (unsigned long long)ms, l->stages[i].target);
+            total_ms += ms;
+        }
+        bprintf(&js,
+                "]; // [duration ms, VUs]\n"
+                "const total = %llu;\n"
+                "const startVUs = %.0f;\n"
+                "let t0 = 0;\n"
+                "let alive = 0;\n\n"
+                "// The stage at t: its target now and whether it is falling.\n"
+                "function at(t) {\n"
+                "  let start = 0, from = startVUs;\n"
+                "  for (const [d, to] of stages) {\n"
+                "    if (t < start + d) return { target: from + (to - from) * (t - start) / d, falling: to <= from };\n"
+                "    start += d;\n"
+                "    from = to;\n"
+                "  }\n"
+                "  return { target: 0, falling: true };\n"
+                "}\n\n"
+                "module.exports = {\n"
+                "  lbStart(context, events, next) {\n"
+                "    if (!t0) t0 = Date.now();\n"
+                "    alive++;\n"
+                "    return next();\n"
+                "  },\n"
+                "  lbContinue(context, next) {\n"
+                "    const t = Date.now() - t0;\n"
+                "    const s = at(t);\n"
+                "    if (t >= total || (s.falling && alive > Math.ceil(s.target - 1e-9))) {\n"
+                "      alive--;\n"
+                "      return next(false);\n"
+                "    }\n"
+                "    return next(true);\n"
+                "  },\n"
+                "};\n",
+                (unsigned long long)total_ms, l->ramped ? 0.0 : l->stages[0].target);
+        int rc = adapter_write(c->dir, ART_PROC, js.s, err);
+        free(js.s);
+        if (rc) {
+            free(y.s);
+            return -1;
+        }
+        strvec_push(&p->files, ART_PROC);
+        if (l->ramped)
+            strvec_push(&p->warnings,
+                        "closed model built from Artillery VUs that loop GET until the load's end (lb-closed.js): "
+                        "rising stages are arrivalCount phases (VUs spread evenly over the stage), falling stages "
+                        "make VUs leave when more are alive than the target; a VU whose request fails ends");
+        else
+            strvec_pushf(&p->warnings,
+                         "closed model built from Artillery VUs that loop GET until the load's end (lb-closed.js): "
+                         "the %.0f VUs arrive over the first second (arrivalCount); a VU whose request fails ends",
+                         l->stages[0].target);
+        if (l->max_inflight)
+            strvec_push(&p->warnings, "load.max_inflight ignored in the closed model");
+    }
+
+    bprintf(&y, "  http:\n");
+    if (l->request_timeout_ns)
+        bprintf(&y, "    timeout: %.10g\n", (double)l->request_timeout_ns / 1e9);
+    else
+        bprintf(&y, "    timeout: 10\n");
+    if (pool_n)
+        bprintf(&y, "    pool: %lu\n", pool_n);
+    bprintf(&y, "scenarios:\n  - name: lb\n    flow:\n");
+    if (l->model == LOAD_OPEN) {
+        bprintf(&y, "      - get:\n          url: \"/\"\n");
+    } else {
+        bprintf(&y,
+                "      - function: \"lbStart\"\n"
+                "      - loop:\n"
+                "          - get:\n"
+                "              url: \"/\"\n"
+                "        whileTrue: \"lbContinue\"\n");
+    }
+    int rc = adapter_write(c->dir, ART_YAML, y.s, err);
+    free(y.s);
+    if (rc)
+        return -1;
+    strvec_push(&p->files, ART_YAML);
+
+    strvec_push(&p->argv, c->found->path);
+    strvec_push(&p->argv, "run");
+    strvec_push(&p->argv, "--output");
+    strvec_push(&p->argv, ART_REPORT);
+    strvec_push(&p->argv, ART_YAML);
+    strvec_push(&p->env, "ARTILLERY_DISABLE_TELEMETRY=true");
+    p->load_ns = profile_load_duration_ns(l);
+    /* Node and Artillery's workers start slowly on a busy core, and
+     * Artillery waits for its last 10-second report window. */
+    p->startup_allowance_ns = 15000000000ull;
+    if (!l->request_timeout_ns)
+        json_object_set_new(p->settings, "http_timeout_s", json_integer(10));
+    else
+        json_object_set_new(p->settings, "http_timeout_s", json_real((double)l->request_timeout_ns / 1e9));
+    json_object_set_new(p->settings, "http_pool", pool_n ? json_integer((json_int_t)pool_n) : json_null());
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    json_object_set_new(p->settings, "workers",
+                        json_integer(l->model == LOAD_CLOSED || ncpu <= 2 ? 1 : (json_int_t)(ncpu - 1)));
+    return 0;
+}
+
+/* ---- parse ------------------------------------------------------------------ */
+
+static double num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static uint64_t counter(json_t *o, const char *key)
+{
+    double v = num(o, key);
+    return isnan(v) || v < 0 ? 0 : (uint64_t)llround(v);
+}
+
+/* Lines of the tool's output that look like warnings, at most a few. */
+static void scan_output(const char *dir, const char *name, struct strvec *w)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) > 0 && n < 5) {
+        const char *s = line + strspn(line, " \t");
+        if (strncasecmp(s, "warning", 7) && strncasecmp(s, "error:", 6) && strncmp(s, "⚠", strlen("⚠")))
+            continue;
+        s = line + strspn(line, " \t");
+        size_t len = strcspn(s, "\r\n");
+        strvec_pushf(w, "Artillery: %.*s", (int)(len > 300 ? 300 : len), s);
+        n++;
+    }
+    free(line);
+    fclose(f);
+}
+
+static int art_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    char path[PATH_MAX + 64];
+    json_error_t je;
+    snprintf(path, sizeof path, "%s/%s", c->dir, ART_REPORT);
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        return util_err(err, "Artillery wrote no readable %s: %s", ART_REPORT, je.text);
+    json_t *agg = json_object_get(j, "aggregate");
+    json_t *cn = json_object_get(agg, "counters");
+    if (!json_is_object(cn)) {
+        json_decref(j);
+        return util_err(err, "%s has no aggregate.counters", ART_REPORT);
+    }
+    uint64_t attempts = counter(cn, "http.requests");
+    r->requests = counter(cn, "http.responses");
+    const char *key;
+    json_t *v;
+    json_object_foreach(cn, key, v)
+    {
+        uint64_t n = json_is_number(v) ? (uint64_t)llround(json_number_value(v)) : 0;
+        if (!strncmp(key, "http.codes.", 11)) {
+            int code = atoi(key + 11);
+            if (code >= 200 && code < 400)
+                r->ok += n;
+            else
+                r->err_status += n;
+        } else if (!strncmp(key, "errors.", 7)) {
+            const char *e = key + 7;
+            if (!strcmp(e, "ECONNREFUSED") || !strcmp(e, "EHOSTUNREACH") || !strcmp(e, "ENETUNREACH") ||
+                !strcmp(e, "EADDRNOTAVAIL") || !strcmp(e, "ENOTFOUND"))
+                r->err_connect += n;
+            else if (!strcmp(e, "ETIMEDOUT") || !strcmp(e, "ESOCKETTIMEDOUT") || strstr(e, "Timeout") ||
+                     strstr(e, "TIMEDOUT"))
+                r->err_timeout += n;
+            else if (!strcmp(e, "ECONNRESET") || !strcmp(e, "ERR_STREAM_PREMATURE_CLOSE"))
+                r->err_read += n;
+            else if (!strcmp(e, "EPIPE"))
+                r->err_write += n;
+            else
+                r->err_other += n;
+        }
+    }
+    r->errors = r->err_status + r->err_connect + r->err_timeout + r->err_read + r->err_write + r->err_other;
+    r->bytes_read = counter(cn, "http.downloaded_bytes");
+    double first = num(agg, "firstMetricAt"), last = num(agg, "lastMetricAt");
+    if (last > first) {
+        r->duration_s = (last - first) / 1000.0;
+        r->rps = (double)r->requests / r->duration_s;
+    }
+    json_t *rt = json_object_get(json_object_get(agg, "summaries"), "http.response_time");
+    if (json_is_object(rt) && r->requests) {
+        r->lat.min = num(rt, "min");
+        r->lat.mean = num(rt, "mean");
+        r->lat.p50 = num(rt, "p50");
+        r->lat.p90 = num(rt, "p90");
+        r->lat.p95 = num(rt, "p95");
+        r->lat.p99 = num(rt, "p99");
+        r->lat.p999 = num(rt, "p999");
+        r->lat.max = num(rt, "max");
+    }
+
+    uint64_t created = counter(cn, "vusers.created"), skipped = counter(cn, "vusers.skipped");
+    uint64_t failed = counter(cn, "vusers.failed");
+    if (c->load && c->load->model == LOAD_OPEN) {
+        double expected = open_expected(c->load);
+        r->scheduled = (uint64_t)llround(expected);
+        r->dropped = skipped;
+        if (skipped)
+            strvec_pushf(&r->warnings, "Artillery skipped %llu arrivals (maxVusers reached)",
+                         (unsigned long long)skipped);
+        if (expected >= 1 && (double)(created + skipped) < 0.99 * expected)
+            strvec_pushf(&r->warnings,
+                         "Artillery fell behind its schedule: %llu VUs created of %.0f arrivals scheduled",
+                         (unsigned long long)created, expected);
+    }
+    if (attempts > r->requests + r->errors - r->err_status)
+        strvec_pushf(&r->warnings, "Artillery sent %llu requests but reports %llu responses and %llu errors",
+                     (unsigned long long)attempts, (unsigned long long)r->requests,
+                     (unsigned long long)(r->errors - r->err_status));
+    if (failed && c->load && c->load->model == LOAD_CLOSED)
+        strvec_pushf(&r->warnings, "%llu Artillery VUs ended on an error (their loops stopped early)",
+                     (unsigned long long)failed);
+    scan_output(c->dir, "stdout.txt", &r->warnings);
+    scan_output(c->dir, "stderr.txt", &r->warnings);
+
+    r->extra = json_pack("{s:O, s:O}", "counters", cn, "rates", json_object_get(agg, "rates") ?
+                                                               json_object_get(agg, "rates") : json_null());
+    r->parsed = 1;
+    json_decref(j);
+    return 0;
+}
+
+const struct adapter adapter_artillery = {
+    .name = "artillery",
+    .description = "Artillery (Node.js): open model native (arrival phases); closed model from looping VUs",
+    .install_hint = "npm: scripts/install-tools (Artillery 2.0.34 into tools/npm; set "
+                    "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 on Node 20)",
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .latency_measures = "http.response_time: request fully sent to first response byte (got's firstByte phase; "
+                        "excludes connect and the body), Date.now() whole ms per sample, DDSketch percentiles "
+                        "(about 1 % relative error)",
+    .latency_resolution_ms = 1,
+    .options = art_options,
+    .detect = art_detect,
+    .prepare = art_prepare,
+    .parse = art_parse,
+};
