@@ -20,30 +20,34 @@ start_faults() {
     F_URL="http://127.0.0.1:$(sed -n 's/^port=//p' "$tmp/f-$1.out")/"
 }
 
-# faults_served: SIGTERM gen-faults and read its response count.
-faults_served() {
+# faults_stop MODE: SIGTERM gen-faults, reap it (in this shell, not in a
+# $(...) subshell, which could not wait for it) and set SERVED to its count.
+faults_stop() {
     kill "$F_PID"
     wait "$F_PID" 2>/dev/null || true
-    sed -n 's/^responses=//p' "$tmp/f-$1.out"
+    SERVED=$(sed -n 's/^responses=//p' "$tmp/f-$1.out")
 }
 
 start_faults 404
 "$GEN" --quiet -c 5 -d 500ms --json "$tmp/404.json" "$F_URL"
-served404=$(faults_served 404)
+faults_stop 404
+served404=$SERVED
 set -- $(jget "$tmp/404.json" requests.completed requests.ok requests.non2xx errors.status errors.total)
 check "404s: $1 completed == server $served404, all non-2xx ($3), counted as status errors ($4)" \
     [ "$1" = "$served404" -a "$2" = 0 -a "$3" = "$1" -a "$4" = "$1" -a "$5" = "$1" -a "$1" -gt 0 ]
 
 start_faults chunked
 "$GEN" --quiet -c 5 -d 500ms --json "$tmp/chunked.json" "$F_URL"
-servedc=$(faults_served chunked)
+faults_stop chunked
+servedc=$SERVED
 set -- $(jget "$tmp/chunked.json" requests.completed requests.ok errors.total)
 check "chunked bodies: $1 completed == server $servedc, all ok, no errors ($3)" \
     [ "$1" = "$servedc" -a "$2" = "$1" -a "$3" = 0 -a "$1" -gt 0 ]
 
 start_faults close
 "$GEN" --quiet -c 5 -d 500ms --json "$tmp/close.json" "$F_URL"
-servedx=$(faults_served close)
+faults_stop close
+servedx=$SERVED
 set -- $(jget "$tmp/close.json" requests.completed connections.opened errors.total)
 check "server closes after each response: $1 completed == server $servedx, $2 connections, no errors ($3)" \
     [ "$1" = "$servedx" -a "$3" = 0 -a "$2" -ge "$1" -a "$1" -gt 0 ]
@@ -51,13 +55,13 @@ check "server closes after each response: $1 completed == server $servedx, $2 co
 start_faults garbage
 rc=0
 "$GEN" --quiet -c 3 -d 300ms --json "$tmp/garbage.json" "$F_URL" || rc=$?
-faults_served garbage >/dev/null
+faults_stop garbage
 set -- $(jget "$tmp/garbage.json" requests.completed errors.read)
 check "non-HTTP answers: read errors ($2), nothing completed ($1), exit 0 ($rc)" [ "$1" = 0 -a "$2" -gt 0 -a "$rc" = 0 ]
 
 start_faults reset
 "$GEN" --quiet -c 3 -d 300ms --json "$tmp/reset.json" "$F_URL"
-faults_served reset >/dev/null
+faults_stop reset
 set -- $(jget "$tmp/reset.json" requests.completed errors.read)
 check "connection resets: read errors ($2), nothing completed ($1)" [ "$1" = 0 -a "$2" -gt 0 ]
 
@@ -69,7 +73,7 @@ check "no answers, --timeout 300ms over 1 s: timeouts ($2 >= 6), unfinished at t
 check "the grace bounds the drain (${4} s <= 0.35 s)" fcmp "$4 <= 0.35"
 
 "$GEN" --quiet --rate 100 -c 5 -d 1s --grace 100ms --json "$tmp/silent-open.json" "$F_URL"
-faults_served silent >/dev/null
+faults_stop silent
 set -- $(jget "$tmp/silent-open.json" schedule.scheduled schedule.sent schedule.dropped schedule.inflight_cap_hits requests.unfinished)
 check "open model, server never answers: 5 sent ($2), the other $3 of $1 dropped, each one a cap hit ($4), 5 unfinished ($5)" \
     [ "$1" = 100 -a "$2" = 5 -a "$3" = 95 -a "$4" = 95 -a "$5" = 5 ]
