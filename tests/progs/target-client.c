@@ -407,6 +407,8 @@ int main(int argc, char **argv)
             done += k;
         }
         close(r->fd);
+        free(r);
+        free(batch);
         report(mode, n, ok, t0);
         return ok == n ? 0 : 1;
     }
@@ -424,6 +426,7 @@ int main(int argc, char **argv)
                 die("data after a Connection: close response");
             close(r->fd);
         }
+        free(r);
         report(mode, n, ok, t0);
         return ok == n ? 0 : 1;
     }
