@@ -1,0 +1,704 @@
+/* Unit tests for the raw-benchmarker adapters (wrk, hey, ab, h2load, siege,
+ * autocannon): every parser against the real captured output committed
+ * under tests/fixtures/<tool>/ (copied into a temp dir under the names
+ * prepare() makes the tool write), with the exact figures the fixture
+ * READMEs and counts.tsv give; and prepare()'s command lines for a closed
+ * load, a ramp (hold phase + warning), an open load (paced, rate
+ * converted) and a duration the tool cannot take. */
+#include "adapter.h"
+#include "profile.h"
+#include "tap.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege, adapter_autocannon;
+
+static char fixtures[4096];
+static char tmproot[256];
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static int copy_file(const char *src, const char *dst)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in)
+        return -1;
+    FILE *out = fopen(dst, "wb");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(in);
+    return fclose(out);
+}
+
+/* A fresh empty directory under the test's temp root. */
+static const char *fresh_dir(const char *name)
+{
+    static char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", tmproot, name);
+    mkdir(dir, 0755);
+    return dir;
+}
+
+/* Copy tests/fixtures/TOOL/SRC to DIR/DST; a failed check if missing. */
+static void put(const char *tool, const char *src, const char *dir, const char *dst)
+{
+    char from[8192], to[1024];
+    snprintf(from, sizeof from, "%s/%s/%s", fixtures, tool, src);
+    snprintf(to, sizeof to, "%s/%s", dir, dst);
+    if (copy_file(from, to))
+        ok(0, "fixture %s/%s is there", tool, src);
+}
+
+static int has_warning(const struct strvec *w, const char *needle)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (strstr(w->v[i], needle))
+            return 1;
+    return 0;
+}
+
+static int near(double got, double want, double tol)
+{
+    return fabs(got - want) <= tol;
+}
+
+#define is_num(got, want, ...)                                  \
+    do {                                                        \
+        double g_ = (got), w_ = (want);                         \
+        if (!ok(near(g_, w_, 1e-9 * (fabs(w_) > 1 ? fabs(w_) : 1)), __VA_ARGS__)) \
+            diag("  got %.9g, want %.9g", g_, w_);              \
+    } while (0)
+
+#define is_nan(got, ...)                                        \
+    do {                                                        \
+        double g_ = (got);                                      \
+        if (!ok(isnan(g_), __VA_ARGS__))                        \
+            diag("  got %.9g, want NaN (absent)", g_);          \
+    } while (0)
+
+/* The server's count for a fixture run, from tests/fixtures/TOOL/counts.tsv. */
+static uint64_t server_count(const char *tool, const char *name)
+{
+    char path[8192], line[256];
+    snprintf(path, sizeof path, "%s/%s/counts.tsv", fixtures, tool);
+    FILE *f = fopen(path, "r");
+    uint64_t n = UINT64_MAX;
+    if (!f)
+        return n;
+    size_t len = strlen(name);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, name, len) && line[len] == '\t') {
+            char *tab = strchr(line + len + 1, '\t');
+            if (tab)
+                n = strtoull(tab + 1, NULL, 10);
+        }
+    fclose(f);
+    return n;
+}
+
+/* Run a's parser on dir. Returns its return value; r is re-initialised. */
+static int parse_dir(const struct adapter *a, const char *dir, const struct profile_load *load,
+                     struct adapter_result *r, char *err)
+{
+    adapter_result_free(r);
+    adapter_result_init(r);
+    struct adapter_ctx c = {.dir = dir, .load = load, .host = "127.0.0.1", .url = "http://127.0.0.1:1/"};
+    err[0] = 0;
+    return a->parse(&c, r, err);
+}
+
+/* The client count of a tool that stops hard at its deadline: at most one
+ * uncounted response per connection below the server's. */
+static void within_inflight(uint64_t client, uint64_t server, uint64_t conns, const char *what)
+{
+    if (!ok(client <= server && server - client <= conns, "%s: client %llu vs server %llu, within %llu in flight",
+            what, (unsigned long long)client, (unsigned long long)server, (unsigned long long)conns))
+        diag("  difference %lld", (long long)server - (long long)client);
+}
+
+/* ---- parsers ----------------------------------------------------------------- */
+
+static void test_wrk(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("wrk-success");
+    put("wrk", "success.json", d, "wrk.json");
+    put("wrk", "success.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_wrk, d, NULL, r, err) == 0 && r->parsed, "wrk success parses (%s)", err);
+    is_u64(r->requests, 198969, "wrk success: requests");
+    is_u64(r->requests, server_count("wrk", "success"), "wrk success: equal to the server's count");
+    is_u64(r->ok, 198969, "wrk success: ok");
+    is_u64(r->errors, 0, "wrk success: no errors");
+    is_num(r->lat.p50, 0.138, "wrk success: p50 138 µs");
+    is_num(r->lat.p95, 1.335, "wrk success: p95");
+    is_num(r->lat.p99, 3.343, "wrk success: p99");
+    is_num(r->lat.p999, 4.810, "wrk success: p99.9");
+    is_num(r->lat.min, 0.016, "wrk success: min");
+    is_num(r->lat.max, 7.959, "wrk success: max");
+    is_num(r->lat.mean, 0.275725, "wrk success: mean");
+    is_num(r->duration_s, 3.001185, "wrk success: duration");
+    is_u64(r->bytes_read, 43375242, "wrk success: bytes");
+
+    d = fresh_dir("wrk-404");
+    put("wrk", "status-404.json", d, "wrk.json");
+    ok(parse_dir(&adapter_wrk, d, NULL, r, err) == 0, "wrk 404 parses (%s)", err);
+    is_u64(r->requests, 114975, "wrk 404: every 404 is a completed request");
+    is_u64(r->err_status, 114975, "wrk 404: and a status error");
+    is_u64(r->ok, 0, "wrk 404: none ok");
+    is_u64(r->errors, 114975, "wrk 404: errors total");
+    within_inflight(r->requests, server_count("wrk", "status-404"), 10, "wrk 404");
+
+    d = fresh_dir("wrk-refused");
+    put("wrk", "refused.stdout.txt", d, "stderr.txt");
+    ok(parse_dir(&adapter_wrk, d, NULL, r, err) == -1 && !r->parsed, "wrk refused: no result");
+    if (!ok(strstr(err, "unable to connect to 127.0.0.1:18399 Connection refused") != NULL,
+            "wrk refused: the error quotes wrk"))
+        diag("  err: %s", err);
+}
+
+static void test_hey(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("hey-success");
+    put("hey", "success.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0 && r->parsed, "hey success parses (%s)", err);
+    is_u64(r->requests, 77924, "hey success: requests");
+    is_u64(r->requests, server_count("hey", "success"), "hey success: equal to the server's count");
+    is_u64(r->ok, 77924, "hey success: ok");
+    is_u64(r->errors, 0, "hey success: no errors");
+    is_num(r->lat.p50, 0.3, "hey success: p50");
+    is_num(r->lat.p90, 0.6, "hey success: p90");
+    is_num(r->lat.p95, 0.8, "hey success: p95");
+    is_num(r->lat.p99, 4.1, "hey success: p99");
+    is_num(r->lat.max, 12.4, "hey success: max (Slowest)");
+    is_num(r->lat.mean, 0.4, "hey success: mean (Average)");
+    is_nan(r->lat.p999, "hey success: no p99.9");
+    is_num(r->duration_s, 3.0007, "hey success: duration (Total)");
+    is_u64(r->bytes_read, 4987136, "hey success: bytes");
+
+    d = fresh_dir("hey-paced");
+    put("hey", "paced.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0, "hey paced parses");
+    is_u64(r->requests, 600, "hey paced: 10 workers x 20/s x 3 s");
+    is_u64(r->requests, server_count("hey", "paced"), "hey paced: equal to the server's count");
+
+    d = fresh_dir("hey-404");
+    put("hey", "status-404.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0, "hey 404 parses");
+    is_u64(r->requests, 38690, "hey 404: requests (any status)");
+    is_u64(r->requests, server_count("hey", "status-404"), "hey 404: equal to the server's count");
+    is_u64(r->err_status, 38690, "hey 404: non-2xx are status errors");
+    is_u64(r->ok, 0, "hey 404: none ok");
+
+    d = fresh_dir("hey-refused");
+    put("hey", "refused.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0, "hey refused parses (hey exits 0)");
+    is_u64(r->requests, 0, "hey refused: no request completed");
+    is_u64(r->err_connect, 45148, "hey refused: its error lines are connect errors");
+    is_u64(r->errors, 45148, "hey refused: errors total");
+    is_nan(r->lat.p50, "hey refused: no latency");
+    is_nan(r->lat.mean, "hey refused: no mean (hey prints NaN)");
+
+    d = fresh_dir("hey-empty");
+    ok(parse_dir(&adapter_hey, d, NULL, r, err) == -1, "hey with no output: no result (%s)", err);
+}
+
+static void test_ab(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("ab-success");
+    put("ab", "success.stdout.txt", d, "stdout.txt");
+    put("ab", "success.percentiles.csv", d, "percentiles.csv");
+    ok(parse_dir(&adapter_ab, d, NULL, r, err) == 0 && r->parsed, "ab success parses (%s)", err);
+    is_u64(r->requests, 220038, "ab success: requests");
+    is_u64(r->errors, 0, "ab success: no errors");
+    is_u64(r->ok, 220038, "ab success: ok");
+    within_inflight(r->requests, server_count("ab", "success"), 10, "ab success");
+    is_num(r->duration_s, 3.0, "ab success: time taken");
+    is_u64(r->bytes_read, 47968284, "ab success: bytes");
+    /* From the -e CSV (rows 0, 50, 90, 95, 99, 100). */
+    is_num(r->lat.min, 0.045, "ab success: min from -e row 0");
+    is_num(r->lat.p50, 0.134, "ab success: p50 from -e (the text says 0 ms)");
+    is_num(r->lat.p90, 0.169, "ab success: p90");
+    is_num(r->lat.p95, 0.183, "ab success: p95");
+    is_num(r->lat.p99, 0.262, "ab success: p99");
+    is_num(r->lat.max, 4.362, "ab success: max from -e row 100");
+    is_nan(r->lat.mean, "ab success: no mean (whole ms only in ab's text)");
+
+    d = fresh_dir("ab-404");
+    put("ab", "status-404.stdout.txt", d, "stdout.txt");
+    put("ab", "status-404.percentiles.csv", d, "percentiles.csv");
+    ok(parse_dir(&adapter_ab, d, NULL, r, err) == 0, "ab 404 parses");
+    is_u64(r->requests, 178557, "ab 404: requests");
+    is_u64(r->err_status, 178557, "ab 404: Non-2xx responses are status errors");
+    is_u64(r->ok, 0, "ab 404: none ok");
+    within_inflight(r->requests, server_count("ab", "status-404"), 10, "ab 404");
+    is_num(r->lat.max, 6.397, "ab 404: max from -e row 100 (the text rounds it to 6 ms)");
+
+    d = fresh_dir("ab-fixed");
+    put("ab", "fixed-count.stdout.txt", d, "stdout.txt");
+    put("ab", "fixed-count.percentiles.csv", d, "percentiles.csv");
+    ok(parse_dir(&adapter_ab, d, NULL, r, err) == 0, "ab fixed-count parses");
+    is_u64(r->requests, 5000, "ab fixed-count: requests");
+    is_u64(r->requests, server_count("ab", "fixed-count"), "ab fixed-count: equal to the server's count");
+
+    d = fresh_dir("ab-refused");
+    put("ab", "refused.stdout.txt", d, "stderr.txt");
+    ok(parse_dir(&adapter_ab, d, NULL, r, err) == -1 && !r->parsed, "ab refused: no result");
+    if (!ok(strstr(err, "apr_socket_recv: Connection refused (111)") != NULL, "ab refused: the error quotes ab"))
+        diag("  err: %s", err);
+}
+
+/* The value at rank ceil(p/100 * n) of the log's status>0 durations (µs). */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double log_percentile_ms(const char *name, double p, size_t *nout)
+{
+    char path[8192], line[256];
+    snprintf(path, sizeof path, "%s/h2load/%s", fixtures, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NAN;
+    uint64_t *v = NULL;
+    size_t n = 0, cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long t, us;
+        long st;
+        if (sscanf(line, "%llu\t%ld\t%llu", &t, &st, &us) == 3 && st > 0) {
+            if (n == cap)
+                v = util_xrealloc(v, (cap = cap ? cap * 2 : 256) * sizeof *v);
+            v[n++] = us;
+        }
+    }
+    fclose(f);
+    *nout = n;
+    if (!n) {
+        free(v);
+        return NAN;
+    }
+    qsort(v, n, sizeof *v, cmp_u64);
+    size_t rank = (size_t)ceil(p / 100 * (double)n);
+    double ms = (double)v[rank ? rank - 1 : 0] / 1000;
+    free(v);
+    return ms;
+}
+
+static void test_h2load(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("h2-success");
+    put("h2load", "success.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0 && r->parsed, "h2load success parses (%s)", err);
+    is_u64(r->requests, 175614, "h2load success: requests (responses)");
+    is_u64(r->ok, 175614, "h2load success: ok");
+    is_u64(r->errors, 0, "h2load success: no errors");
+    within_inflight(r->requests, server_count("h2load", "success"), 10, "h2load success");
+    is_num(r->lat.min, 0.033, "h2load success, no log: min from the text (33us)");
+    is_num(r->lat.max, 11.67, "h2load success, no log: max from the text (11.67ms)");
+    is_num(r->lat.mean, 0.170, "h2load success, no log: mean from the text");
+    is_nan(r->lat.p50, "h2load success, no log: no percentiles");
+    is_num(r->duration_s, 3.0, "h2load success: finished in 3.00s");
+    is_u64(r->bytes_read, 38283852, "h2load success: traffic bytes");
+
+    d = fresh_dir("h2-success-log");
+    put("h2load", "success-log.stdout.txt", d, "stdout.txt");
+    put("h2load", "success-log.log", d, "h2load.log");
+    ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load success-log parses");
+    is_u64(r->requests, 400, "h2load success-log: requests");
+    is_u64(r->requests, server_count("h2load", "success-log"), "h2load success-log: equal to the server's count");
+    size_t n = 0;
+    double p50 = log_percentile_ms("success-log.log", 50, &n), p99 = log_percentile_ms("success-log.log", 99, &n);
+    is_u64(n, 400, "h2load success-log: 400 log lines");
+    /* The histogram keeps 3 significant digits. */
+    if (!ok(near(r->lat.p50, p50, p50 * 0.002 + 1e-9), "h2load success-log: p50 from the log (%.3f ms)", p50))
+        diag("  got %.6f", r->lat.p50);
+    if (!ok(near(r->lat.p99, p99, p99 * 0.002 + 1e-9), "h2load success-log: p99 from the log (%.3f ms)", p99))
+        diag("  got %.6f", r->lat.p99);
+    is_num(r->lat.min, 0.092, "h2load success-log: min from the log = the text's 92us");
+    is_num(r->lat.max, 1.192, "h2load success-log: max from the log (the text rounds it to 1.19ms)");
+
+    d = fresh_dir("h2-404");
+    put("h2load", "status-404.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load 404 parses");
+    is_u64(r->requests, 105260, "h2load 404: requests");
+    is_u64(r->err_status, 105260, "h2load 404: 4xx are status errors");
+    is_u64(r->ok, 0, "h2load 404: none ok");
+    within_inflight(r->requests, server_count("h2load", "status-404"), 10, "h2load 404");
+
+    d = fresh_dir("h2-404-log");
+    put("h2load", "status-404-log.stdout.txt", d, "stdout.txt");
+    put("h2load", "status-404-log.log", d, "h2load.log");
+    ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load 404-log parses");
+    is_u64(r->requests, 50, "h2load 404-log: requests");
+    is_u64(r->err_status, 50, "h2load 404-log: status errors");
+    p50 = log_percentile_ms("status-404-log.log", 50, &n);
+    ok(near(r->lat.p50, p50, p50 * 0.002), "h2load 404-log: p50 from the log (%.3f ms)", p50);
+
+    d = fresh_dir("h2-paced");
+    put("h2load", "paced.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load paced parses");
+    is_u64(r->requests, 600, "h2load paced: 10 clients x 20/s x 3 s");
+    is_u64(r->requests, server_count("h2load", "paced"), "h2load paced: equal to the server's count");
+
+    d = fresh_dir("h2-refused");
+    put("h2load", "refused.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load refused parses (exit 0, all zeros)");
+    is_u64(r->requests, 0, "h2load refused: requests 0 (the harness marks it failed)");
+    is_nan(r->lat.p50, "h2load refused: no latency");
+    is_nan(r->lat.mean, "h2load refused: no mean (not the text's 0us)");
+    ok(has_warning(&r->warnings, "sent no request"), "h2load refused: a warning says it sent nothing");
+
+    d = fresh_dir("h2-refused-log");
+    put("h2load", "refused-log.stdout.txt", d, "stdout.txt");
+    put("h2load", "refused-log.log", d, "h2load.log");
+    ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0 && r->requests == 0, "h2load refused-log: requests 0");
+}
+
+static void test_siege(struct adapter_result *r, const struct profile_load *load3s)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("siege-success");
+    put("siege", "success.json.txt", d, "stdout.txt");
+    put("siege", "success.stderr.txt", d, "stderr.txt");
+    ok(parse_dir(&adapter_siege, d, load3s, r, err) == 0 && r->parsed, "siege success parses (%s)", err);
+    is_u64(r->requests, 49044, "siege success: transactions");
+    is_u64(r->ok, 49044, "siege success: ok");
+    is_u64(r->errors, 0, "siege success: no errors");
+    within_inflight(r->requests, server_count("siege", "success"), 10, "siege success");
+    is_num(r->lat.mean, 0.0, "siege success: mean 0.00 s");
+    is_num(r->lat.max, 10.0, "siege success: longest 0.01 s");
+    is_nan(r->lat.p50, "siege success: no percentiles");
+    is_num(r->duration_s, 2.65, "siege success: elapsed_time");
+    ok(has_warning(&r->warnings, "stopped after 2.65 s of the 3 s"), "siege success: its early stop is a warning");
+
+    d = fresh_dir("siege-404");
+    put("siege", "status-404.json.txt", d, "stdout.txt");
+    put("siege", "status-404.stderr.txt", d, "stderr.txt");
+    ok(parse_dir(&adapter_siege, d, NULL, r, err) == 0, "siege 404 parses");
+    is_u64(r->requests, 42522, "siege 404: transactions");
+    is_u64(r->ok, 0, "siege 404: none successful");
+    is_u64(r->err_status, 42522, "siege 404: status errors = transactions - successful");
+    within_inflight(r->requests, server_count("siege", "status-404"), 10, "siege 404");
+
+    d = fresh_dir("siege-refused");
+    put("siege", "refused.json.txt", d, "stdout.txt");
+    put("siege", "refused.stderr.txt", d, "stderr.txt");
+    ok(parse_dir(&adapter_siege, d, NULL, r, err) == 0, "siege refused parses (exit 0)");
+    is_u64(r->requests, 0, "siege refused: no transaction");
+    is_u64(r->err_connect, 1033, "siege refused: failed_transactions are connect errors (stderr)");
+    is_u64(r->errors, 1033, "siege refused: errors total");
+    ok(has_warning(&r->warnings, "gave up after 1033 socket failures"), "siege refused: its give-up is a warning");
+}
+
+static void test_autocannon(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("ac-success");
+    put("autocannon", "success.json", d, "stdout.txt");
+    put("autocannon", "success.stderr.txt", d, "stderr.txt");
+    ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == 0 && r->parsed, "autocannon success parses (%s)", err);
+    is_u64(r->requests, 71691, "autocannon success: requests.total");
+    is_u64(r->ok, 71691, "autocannon success: 2xx");
+    is_u64(r->errors, 0, "autocannon success: no errors");
+    within_inflight(r->requests, server_count("autocannon", "success"), 10, "autocannon success");
+    is_num(r->lat.p50, 0, "autocannon success: p50 0 ms");
+    is_num(r->lat.p99, 1, "autocannon success: p99 1 ms");
+    is_num(r->lat.p999, 4, "autocannon success: p99.9");
+    is_num(r->lat.max, 28, "autocannon success: max");
+    is_num(r->lat.min, 0, "autocannon success: min 0 (its own min skips zeros)");
+    is_nan(r->lat.p95, "autocannon success: p95 absent");
+    json_t *p975 = json_object_get(json_object_get(r->extra, "latency"), "p97_5");
+    ok(json_is_number(p975) && json_number_value(p975) == 0, "autocannon success: p97.5 kept in the tool output");
+    is_num(r->duration_s, 3.02, "autocannon success: duration");
+
+    d = fresh_dir("ac-rate");
+    put("autocannon", "rate.json", d, "stdout.txt");
+    ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == 0, "autocannon rate parses");
+    is_u64(r->requests, 668, "autocannon rate: requests.total (not sent, not latency.totalCount)");
+    within_inflight(r->requests, server_count("autocannon", "rate"), 10, "autocannon rate");
+    ok(has_warning(&r->warnings, "1204 samples for 668 responses"), "autocannon rate: the latency count is flagged");
+
+    d = fresh_dir("ac-404");
+    put("autocannon", "status-404.json", d, "stdout.txt");
+    ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == 0, "autocannon 404 parses");
+    is_u64(r->requests, 34058, "autocannon 404: requests");
+    is_u64(r->err_status, 34058, "autocannon 404: non2xx are status errors");
+    is_u64(r->ok, 0, "autocannon 404: none ok");
+    within_inflight(r->requests, server_count("autocannon", "status-404"), 10, "autocannon 404");
+
+    d = fresh_dir("ac-refused");
+    put("autocannon", "refused.json", d, "stdout.txt");
+    ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == 0, "autocannon refused parses (exit 0)");
+    is_u64(r->requests, 0, "autocannon refused: no response");
+    is_u64(r->err_connect, 12290, "autocannon refused: its errors are connect errors");
+    is_nan(r->lat.p50, "autocannon refused: no latency (not its zeros)");
+
+    d = fresh_dir("ac-garbage");
+    char path[600];
+    snprintf(path, sizeof path, "%s/stdout.txt", d);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("{\"url\": \"http://x/\", \"requests\":", f);
+        fclose(f);
+    }
+    ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == -1, "autocannon truncated JSON: no result (%s)", err);
+}
+
+/* ---- prepare ----------------------------------------------------------------- */
+
+struct prepared {
+    struct adapter_plan plan;
+    char argv[2048];        /* argv[1..] joined by spaces */
+    char dir[512];
+    int rc;
+    char err[UTIL_ERR_LEN];
+};
+
+static void prepare(const struct adapter *a, struct profile *p, size_t ti, struct prepared *out)
+{
+    static int seq;
+    struct adapter_found found;
+    memset(&found, 0, sizeof found);
+    snprintf(found.path, sizeof found.path, "/usr/bin/%s", a->name);
+    snprintf(found.version, sizeof found.version, "test");
+    char name[64];
+    snprintf(name, sizeof name, "prep-%s-%d", a->name, seq++);
+    snprintf(out->dir, sizeof out->dir, "%s", fresh_dir(name));
+    adapter_plan_init(&out->plan);
+    struct adapter_ctx c = {.profile = p, .tool = &p->tools[ti], .load = profile_tool_load(p, &p->tools[ti]),
+                            .found = &found, .dir = out->dir, .host = "127.0.0.1", .port = 8080,
+                            .url = "http://127.0.0.1:8080/", .tool_cpus = p->tool_cpus};
+    out->err[0] = 0;
+    out->rc = a->prepare(&c, &out->plan, out->err);
+    out->argv[0] = 0;
+    for (size_t i = 1; i < out->plan.argv.n; i++) {
+        size_t n = strlen(out->argv);
+        snprintf(out->argv + n, sizeof out->argv - n, "%s%s", i > 1 ? " " : "", out->plan.argv.v[i]);
+    }
+}
+
+static struct profile *load_profile(const char *text)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct profile *p = profile_load_string("t.yaml", text, strlen(text), err);
+    if (!ok(p != NULL, "test profile loads"))
+        diag("  %s", err);
+    return p;
+}
+
+static int file_in(const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, R_OK) == 0;
+}
+
+static void test_prepare(void)
+{
+    struct prepared P;
+    struct profile *p = load_profile("load: {connections: 50, duration: 10s}\n"
+                                     "tools: [wrk, hey, ab, h2load, siege, autocannon]\n"
+                                     "cpus: {target: [1], tool: [0]}\n");
+    if (!p)
+        return;
+    prepare(&adapter_wrk, p, 0, &P);
+    ok(P.rc == 0, "wrk closed: prepared (%s)", P.err);
+    is_str(P.argv, "-t1 -c50 -d10s --latency -s done.lua http://127.0.0.1:8080/",
+           "wrk closed: one thread per pinned CPU, connections, duration, the done() hook");
+    ok(P.plan.env.n == 1 && !strcmp(P.plan.env.v[0], "LB_WRK_OUT=wrk.json"), "wrk closed: LB_WRK_OUT names wrk.json");
+    ok(file_in(P.dir, "done.lua"), "wrk closed: done.lua copied into the run directory");
+    is_str(P.plan.model, "closed", "wrk closed: model closed");
+    is_u64(P.plan.load_ns, 10000000000ull, "wrk closed: load 10 s");
+    is_u64(P.plan.warnings.n, 0, "wrk closed: no warning");
+    adapter_plan_free(&P.plan);
+
+    prepare(&adapter_hey, p, 1, &P);
+    is_str(P.argv, "-z 10s -c 50 http://127.0.0.1:8080/", "hey closed: -z -c");
+    is_str(P.plan.model, "closed", "hey closed: model closed");
+    adapter_plan_free(&P.plan);
+
+    prepare(&adapter_ab, p, 2, &P);
+    is_str(P.argv, "-k -c 50 -t 10 -n 10000000 -e percentiles.csv http://127.0.0.1:8080/",
+           "ab closed: -k -c, -t then a large -n, -e");
+    adapter_plan_free(&P.plan);
+
+    prepare(&adapter_h2load, p, 3, &P);
+    is_str(P.argv, "--h1 -c 50 -t 1 -D 10s --log-file=h2load.log http://127.0.0.1:8080/",
+           "h2load closed: --h1 -c -t -D, per-request log, no warm-up");
+    adapter_plan_free(&P.plan);
+
+    prepare(&adapter_siege, p, 4, &P);
+    is_str(P.argv, "-R siegerc -c 50 -t 10S http://127.0.0.1:8080/", "siege closed: -R rc -c -t");
+    ok(file_in(P.dir, "siegerc"), "siege closed: the rc file copied into the run directory");
+    ok(has_warning(&P.plan.warnings, "no latency percentiles"), "siege closed: says it has no percentiles");
+    adapter_plan_free(&P.plan);
+
+    prepare(&adapter_autocannon, p, 5, &P);
+    is_str(P.argv, "-j -c 50 -d 10 http://127.0.0.1:8080/", "autocannon closed: -j -c -d");
+    ok(P.plan.startup_allowance_ns >= 1000000000ull, "autocannon closed: node start-up allowed for");
+    adapter_plan_free(&P.plan);
+    profile_free(p);
+
+    /* A ramp: the hold phase, with a warning. */
+    p = load_profile("load:\n"
+                     "  stages:\n"
+                     "    - {duration: 10s, target: 100}\n"
+                     "    - {duration: 30s, target: 100}\n"
+                     "    - {duration: 5s, target: 0}\n"
+                     "tools: [wrk, hey]\n"
+                     "cpus: {target: [0], tool: [1, 2]}\n");
+    if (p) {
+        prepare(&adapter_wrk, p, 0, &P);
+        is_str(P.argv, "-t2 -c100 -d30s --latency -s done.lua http://127.0.0.1:8080/",
+               "wrk ramp: the hold phase (100 connections, 30 s), two threads for two CPUs");
+        if (!ok(has_warning(&P.plan.warnings, "ramp not supported by wrk: held 100 connections for 30s (the hold phase)"),
+                "wrk ramp: a warning says so"))
+            diag("  %s", P.plan.warnings.n ? P.plan.warnings.v[0] : "(none)");
+        is_u64(P.plan.load_ns, 30000000000ull, "wrk ramp: load_ns is the hold phase");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_hey, p, 1, &P);
+        ok(has_warning(&P.plan.warnings, "ramp not supported by hey"), "hey ramp: a warning too");
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+
+    /* Fewer connections than CPUs: never more threads than connections. */
+    p = load_profile("load: {connections: 1, duration: 2s}\ntools: [wrk, h2load]\ncpus: {target: [0], tool: [1, 2]}\n");
+    if (p) {
+        prepare(&adapter_wrk, p, 0, &P);
+        ok(strstr(P.argv, "-t1 -c1 ") != NULL, "wrk: 1 connection, 1 thread (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_h2load, p, 1, &P);
+        ok(strstr(P.argv, "-c 1 -t 1 ") != NULL, "h2load: 1 client, 1 thread (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+
+    /* An open load: paced where the tool has a rate knob, refused where not. */
+    p = load_profile("load: {model: open, rate: 1000, duration: 5s}\n"
+                     "tools: [hey, {tool: hey, label: hey10, options: {connections: \"10\"}}, autocannon, h2load, wrk, ab, "
+                     "siege]\n");
+    if (p) {
+        prepare(&adapter_hey, p, 0, &P);
+        is_str(P.argv, "-z 5s -c 50 -q 20 http://127.0.0.1:8080/", "hey open: 50 workers x -q 20 = 1000/s");
+        is_str(P.plan.model, "paced", "hey open: model paced, not open");
+        ok(has_warning(&P.plan.warnings, "per worker"), "hey open: the warning says -q is per worker");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_hey, p, 1, &P);
+        is_str(P.argv, "-z 5s -c 10 -q 100 http://127.0.0.1:8080/", "hey open, 10 workers: -q 100");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_autocannon, p, 2, &P);
+        is_str(P.argv, "-j -c 10 -d 5 -R 1000 http://127.0.0.1:8080/", "autocannon open: -R is the total rate");
+        is_str(P.plan.model, "paced", "autocannon open: model paced");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_h2load, p, 3, &P);
+        ok(strstr(P.argv, "-c 50 ") && strstr(P.argv, "--rps=20 "), "h2load open: --rps per client (%s)", P.argv);
+        is_str(P.plan.model, "paced", "h2load open: model paced");
+        adapter_plan_free(&P.plan);
+        for (size_t i = 4; i < 7; i++) {
+            const struct adapter *a = i == 4 ? &adapter_wrk : i == 5 ? &adapter_ab : &adapter_siege;
+            prepare(a, p, i, &P);
+            ok(P.rc == -1 && strstr(P.err, "closed model only"), "%s open: refused with a reason (%s)", a->name, P.err);
+            adapter_plan_free(&P.plan);
+        }
+        profile_free(p);
+    }
+    p = load_profile("load: {model: open, rate: 1000, duration: 5s, max_inflight: 200}\ntools: [hey]\n");
+    if (p) {
+        prepare(&adapter_hey, p, 0, &P);
+        is_str(P.argv, "-z 5s -c 200 -q 5 http://127.0.0.1:8080/", "hey open, max_inflight 200: -c 200 -q 5");
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+
+    /* A duration the tool cannot take. */
+    p = load_profile("load: {connections: 10, duration: 1500ms, timeout: 5s}\ntools: [wrk, hey, h2load]\n");
+    if (p) {
+        prepare(&adapter_wrk, p, 0, &P);
+        ok(strstr(P.argv, "-d2s --timeout=5s") != NULL, "wrk 1500ms: whole seconds, timeout passed (%s)", P.argv);
+        ok(has_warning(&P.plan.warnings, "wrk takes whole seconds: duration 1500ms rounded to 2s"),
+           "wrk 1500ms: the rounding is a warning");
+        is_u64(P.plan.load_ns, 2000000000ull, "wrk 1500ms: load_ns is what wrk will run");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_hey, p, 1, &P);
+        is_str(P.argv, "-z 1500ms -c 10 -t 5 http://127.0.0.1:8080/", "hey 1500ms: Go durations take it as is");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_h2load, p, 2, &P);
+        ok(strstr(P.argv, "-D 1500ms") != NULL, "h2load 1500ms: -D takes ms (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+
+    /* Options are checked. */
+    p = load_profile("load: {connections: 10, duration: 2s}\ntools: [{tool: wrk, options: {threads: \"zero\"}}]\n");
+    if (p) {
+        prepare(&adapter_wrk, p, 0, &P);
+        ok(P.rc == -1 && strstr(P.err, "t.yaml:2:") && strstr(P.err, "options.threads"),
+           "wrk bad threads option: a located error (%s)", P.err);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+}
+
+static void test_table(void)
+{
+    const struct adapter *all[] = {&adapter_wrk, &adapter_hey, &adapter_ab, &adapter_h2load, &adapter_siege,
+                                   &adapter_autocannon};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        const struct adapter *a = all[i];
+        ok(adapter_by_name(a->name) == a, "%s is registered", a->name);
+        ok(a->latency_measures && *a->latency_measures && a->latency_resolution_ms > 0,
+           "%s declares what its latency measures and its resolution", a->name);
+        ok((a->caps & ADAPTER_CLOSED) && !(a->caps & (ADAPTER_OPEN | ADAPTER_RAMP)),
+           "%s: closed, no open model, no ramp", a->name);
+    }
+    is_num(adapter_siege.latency_resolution_ms, 10, "siege: 10 ms steps");
+    is_num(adapter_autocannon.latency_resolution_ms, 1, "autocannon: whole ms");
+    is_num(adapter_hey.latency_resolution_ms, 0.1, "hey: 0.1 ms");
+    ok((adapter_hey.caps & ADAPTER_PACED) && (adapter_autocannon.caps & ADAPTER_PACED), "hey and autocannon: paced");
+}
+
+int main(void)
+{
+    snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
+    snprintf(tmproot, sizeof tmproot, "/tmp/lb-test-raw.XXXXXX");
+    if (!mkdtemp(tmproot)) {
+        ok(0, "temp dir");
+        return done_testing();
+    }
+    struct adapter_result r;
+    adapter_result_init(&r);
+    test_table();
+    test_wrk(&r);
+    test_hey(&r);
+    test_ab(&r);
+    test_h2load(&r);
+    struct profile_load l3 = {.model = LOAD_CLOSED, .nstages = 1};
+    struct profile_stage s3 = {.duration_ns = 3000000000ull, .target = 10};
+    l3.stages = &s3;
+    test_siege(&r, &l3);
+    test_autocannon(&r);
+    test_prepare();
+    adapter_result_free(&r);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
+    if (system(cmd) != 0)
+        diag("could not remove %s", tmproot);
+    return done_testing();
+}
