@@ -22,6 +22,7 @@ struct gen_config {
     const char *host;          /* Host header */
     const char *path;
     int threads;
+    int threads_requested;     /* --threads before capping at the connections */
     /* closed: connections over time; open: arrivals per second over time */
     struct stages load;
     int load_from_stages;      /* given as stages (else a constant) */

@@ -43,7 +43,8 @@ static const char usage[] =
     "      --max-inflight N    cap on requests in flight (default: the pool)\n"
     "Common:\n"
     "  -d, --duration T        how long to send (default 10s; not with stages)\n"
-    "  -t, --threads N         worker threads, each with its own event loop (default 1)\n"
+    "  -t, --threads N         worker threads, each with its own event loop (default 1;\n"
+    "                          never more than the connections)\n"
     "      --timeout T         a request (or connect) slower than this is an error (default 10s)\n"
     "      --grace T           after the end, wait at most this for responses in flight (default 5s)\n"
     "      --close             send Connection: close (a new connection per request)\n"
@@ -129,6 +130,7 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
         return -1;
     if (a->threads)
         cfg->threads = (int)n;
+    cfg->threads_requested = cfg->threads;
 
     cfg->timeout_ns = 10000000000ULL;
     if (a->timeout && parse_duration(a->timeout, "--timeout", &cfg->timeout_ns, err) < 0)
@@ -166,9 +168,10 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
                 return -1;
             stages_constant(&cfg->load, (double)conns, duration);
         }
+        /* More threads than connections would leave threads idle: use
+         * fewer (the summary shows both numbers). */
         if ((double)cfg->threads > stages_max(&cfg->load))
-            return util_err(err, "--threads %d is more than the %.0f connections: use fewer threads", cfg->threads,
-                            stages_max(&cfg->load));
+            cfg->threads = (int)stages_max(&cfg->load);
     } else {
         if (a->stages)
             return util_err(err, "--stages ramps connections (closed model); with --rate use --rate-stages");
@@ -201,8 +204,7 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
             return util_err(err, "--max-inflight %llu is more than the %llu connections (HTTP/1.1 sends one request at a time per connection)",
                             (unsigned long long)cap, (unsigned long long)pool);
         if ((uint64_t)cfg->threads > cap)
-            return util_err(err, "--threads %d is more than the %llu requests allowed in flight: use fewer threads",
-                            cfg->threads, (unsigned long long)cap);
+            cfg->threads = (int)cap;
         cfg->connections = (uint32_t)pool;
         cfg->max_inflight = (uint32_t)cap;
     }

@@ -47,6 +47,7 @@ static json_t *config_json(const struct gen_config *cfg)
                           "timeout_s", (double)cfg->timeout_ns / 1e9,
                           "grace_s", (double)cfg->grace_ns / 1e9,
                           "close", cfg->close_each);
+    json_object_set_new(c, "threads_requested", json_integer(cfg->threads_requested));
     if (closed) {
         if (cfg->load_from_stages)
             json_object_set_new(c, "stages", stages_json(&cfg->load));
