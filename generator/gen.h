@@ -71,6 +71,7 @@ struct gen_result {
 int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop,
             struct gen_result *out, char *err);
 
+/* Free what gen_run put in r (histograms, series). */
 void gen_result_free(struct gen_result *r);
 
 #endif

@@ -6,8 +6,8 @@
  * power of two from 16 us upward (exact to the microsecond below 16 us) and
  * reports bucket midpoints: a per-second percentile is within 3.2 % (or
  * 1 us) of the exact one. 368 buckets of 4 bytes cover 1 us..67 s, so a row
- * costs 1.5 KiB per thread per second, allocated only for seconds that have
- * a completion. The whole-run figures come from the full histogram (3
+ * costs 1.5 KiB per thread per second of the run, allocated as the second
+ * begins. The whole-run figures come from the full histogram (3
  * significant digits), not from these rows. */
 #ifndef LB_GEN_SERIES_H
 #define LB_GEN_SERIES_H
