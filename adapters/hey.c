@@ -26,7 +26,7 @@ static int hey_detect(const char *bin, struct adapter_found *found, char *err)
     char out[128];
     if (adapter_capture(argv, out, sizeof out) == 0 && out[0]) {
         out[strcspn(out, "\n")] = 0;
-        snprintf(found->version, sizeof found->version, "%.100s (dpkg)", out);
+        snprintf(found->version, sizeof found->version, "%.100s", out);
     } else {
         snprintf(found->version, sizeof found->version, "unknown (no version flag)");
     }

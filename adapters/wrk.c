@@ -28,14 +28,9 @@ static int wrk_detect(const char *bin, struct adapter_found *found, char *err)
         return util_err(err, "%s -v did not print a wrk version: %.80s", found->path, out);
     char *v = out + 4;
     v[strcspn(v, " \n")] = 0;
-    /* "debian/4.1.0-3+b2" -> "4.1.0-3+b2 (debian)" */
+    /* "debian/4.1.0-3+b2" -> "4.1.0-3+b2" */
     char *slash = strchr(v, '/');
-    if (slash) {
-        *slash = 0;
-        snprintf(found->version, sizeof found->version, "%.60s (%.40s)", slash + 1, v);
-    } else {
-        snprintf(found->version, sizeof found->version, "%.100s", v);
-    }
+    snprintf(found->version, sizeof found->version, "%.100s", slash ? slash + 1 : v);
     return 0;
 }
 
