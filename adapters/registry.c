@@ -11,6 +11,7 @@ extern const struct adapter adapter_siege;
 extern const struct adapter adapter_autocannon;
 extern const struct adapter adapter_k6;
 extern const struct adapter adapter_artillery;
+extern const struct adapter adapter_locust;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
@@ -22,6 +23,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_autocannon,
     &adapter_k6,
     &adapter_artillery,
+    &adapter_locust,
     NULL,
 };
 

@@ -21,6 +21,7 @@
 
 extern const struct adapter adapter_k6;
 extern const struct adapter adapter_artillery;
+extern const struct adapter adapter_locust;
 
 static char fixtures[4096];
 static char tmproot[256];
@@ -86,6 +87,14 @@ static const char *oneline(const char *s)
         }
     }
     buf[n] = 0;
+    return buf;
+}
+
+/* dir/name in a static buffer. */
+static const char *dirname_join(const char *dir, const char *name)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf, "%s/%s", dir, name);
     return buf;
 }
 
@@ -469,6 +478,154 @@ static void art_generated(void)
     profile_free(p);
 }
 
+/* ---- Locust ----------------------------------------------------------------- */
+
+struct loc_case {
+    const char *name;
+    enum load_model model;
+    uint64_t requests, ok, errors, server;  /* server: counts.tsv */
+    double p50, p99, max, duration_s;
+};
+
+static void loc_parsers(void)
+{
+    static const struct loc_case cases[] = {
+        {"success", LOAD_CLOSED, 2711, 2711, 0, 2721, 9, 17, 20.856892999972843, 2.7499382495880127},
+        {"paced", LOAD_OPEN, 550, 550, 0, 550, 8, 18, 24.465584999916246, 2.7405035495758057},
+        {"status-404", LOAD_CLOSED, 1703, 0, 1703, 1713, 9, 16, 45.077067999955034, 1.7129037380218506},
+        {"refused", LOAD_CLOSED, 0, 0, 924, 0, NAN, NAN, NAN, 1.5426342487335205},
+        {"sigterm", LOAD_CLOSED, 1830, 1830, 0, 1840, 9, 20, 27.421882999988156, 2.1258137226104736},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct loc_case *k = &cases[i];
+        char dname[64], src[128];
+        snprintf(dname, sizeof dname, "loc-%s", k->name);
+        const char *dir = fresh_dir(dname);
+        snprintf(src, sizeof src, "%s.json", k->name);
+        put("locust", src, dir, "locust.json");
+        snprintf(src, sizeof src, "%s.stderr.txt", k->name);
+        put("locust", src, dir, "stderr.txt");
+        struct adapter_result r;
+        char err[UTIL_ERR_LEN] = "";
+        int rc = parse_at(&adapter_locust, dir, k->model, 10, 3, &r, err);
+        if (!ok(rc == 0 && r.parsed, "locust %s: parsed", k->name))
+            diag("  %s", err);
+        is_u64(r.requests, k->requests, "locust %s: requests (answered)", k->name);
+        ok(r.requests <= k->server && k->server - r.requests <= 10,
+           "locust %s: short of the server's %llu by at most the 10 users in flight", k->name,
+           (unsigned long long)k->server);
+        is_u64(r.ok, k->ok, "locust %s: ok", k->name);
+        is_u64(r.errors, k->errors, "locust %s: errors", k->name);
+        is_num(r.duration_s, k->duration_s, "locust %s: Locust's own span", k->name);
+        if (isnan(k->p50)) {
+            ok(isnan(r.lat.p50) && isnan(r.lat.max), "locust %s: no latency when nothing was answered", k->name);
+        } else {
+            is_num(r.lat.p50, k->p50, "locust %s: p50", k->name);
+            is_num(r.lat.p99, k->p99, "locust %s: p99", k->name);
+            is_num(r.lat.max, k->max, "locust %s: max (unrounded)", k->name);
+        }
+        if (!strcmp(k->name, "refused"))
+            is_u64(r.err_connect, 924, "locust refused: [Errno 111] are connect errors, not requests");
+        if (!strcmp(k->name, "status-404"))
+            is_u64(r.err_status, 1703, "locust status-404: the 404s are status errors");
+        if (!strcmp(k->name, "paced"))
+            is_u64(r.scheduled, 30, "locust paced: offered = the profile's rate x duration");
+        if (!strcmp(k->name, "success"))
+            ok(r.warnings.n == 0, "locust success: no warnings");
+        adapter_result_free(&r);
+    }
+    /* A file still marked "quitting": Locust died while stopping. */
+    const char *dir = fresh_dir("loc-quitting");
+    char *text = NULL, err[UTIL_ERR_LEN] = "";
+    char path[8192];
+    snprintf(path, sizeof path, "%s/locust/success.json", fixtures);
+    text = adapter_slurp(NULL, path, 1 << 20, err);
+    char *ev = text ? strstr(text, "\"event\": \"quit\"") : NULL;
+    if (ev) {
+        memmove(ev + strlen("\"event\": \"quitting\""), ev + strlen("\"event\": \"quit\""),
+                strlen(ev + strlen("\"event\": \"quit\"")) + 1);
+        /* the text only grows by "ting": the buffer has room (slurp's 64 KiB) */
+        memcpy(ev, "\"event\": \"quitting\"", strlen("\"event\": \"quitting\""));
+        adapter_write(dir, "locust.json", text, err);
+    }
+    free(text);
+    struct adapter_result r;
+    ok(parse(&adapter_locust, dir, LOAD_CLOSED, &r, err) == 0 && has_warning(&r.warnings, "not at its final quit"),
+       "locust: totals written at quitting only are flagged");
+    adapter_result_free(&r);
+    /* The CPU warning, from the hook's flag and from the log line. */
+    dir = fresh_dir("loc-cpu");
+    adapter_write(dir, "locust.json",
+                  "{\"event\": \"quit\", \"cpu_warning\": true, \"duration_s\": 1.0, \"errors\": [],"
+                  " \"total\": {\"num_requests\": 10, \"num_failures\": 0, \"min_ms\": 20.5, \"max_ms\": 25.0,"
+                  " \"avg_ms\": 21.0, \"percentiles_ms\": {\"50\": 21, \"99\": 25}}}",
+                  err);
+    adapter_write(dir, "stderr.txt",
+                  "[2026-11-29 22:48:23,688] vm/WARNING/locust.runners: CPU usage above 90%! This may constrain "
+                  "your throughput and may even give inconsistent response time measurements!\n",
+                  err);
+    ok(parse(&adapter_locust, dir, LOAD_CLOSED, &r, err) == 0 && has_warning(&r.warnings, "Locust: CPU usage above 90%"),
+       "locust: its CPU warning reaches the result");
+    adapter_result_free(&r);
+    dir = fresh_dir("loc-none");
+    ok(parse(&adapter_locust, dir, LOAD_CLOSED, &r, err) == -1, "locust: no hook output is an error");
+    adapter_result_free(&r);
+}
+
+static void loc_config(const char *what, const char *yaml, const char *model, const char *const *needles,
+                       const char *const *args)
+{
+    struct profile *p;
+    struct adapter_plan plan;
+    const char *dir;
+    char dname[64];
+    snprintf(dname, sizeof dname, "loc-gen-%s", what);
+    if (!ok(prepare(&adapter_locust, yaml, dname, "2.12.1-1", &p, &plan, &dir) == 0, "locust %s: prepare", what))
+        goto out;
+    is_str(plan.model, model, "locust %s: model", what);
+    char *py = slurp(dir, "locustfile.py");
+    for (const char *const *n = needles; py && *n; n++)
+        if (!ok(strstr(py, *n) != NULL, "locust %s: locustfile has %s", what, oneline(*n)))
+            diag("%s", py);
+    free(py);
+    for (const char *const *a = args; *a; a++) {
+        int found = 0;
+        for (size_t i = 0; i < plan.argv.n; i++)
+            found |= !strcmp(plan.argv.v[i], *a);
+        ok(found, "locust %s: argv has %s", what, *a);
+    }
+    ok(access(dirname_join(dir, "lb_hook.py"), R_OK) == 0, "locust %s: lb_hook.py copied beside it", what);
+    /* The locustfile compiles, and loads in Locust's own interpreter. */
+    if (access("/usr/bin/python3", X_OK) == 0) {
+        ok(sh("/usr/bin/python3 -m py_compile '%s/locustfile.py'", dir) == 0, "locust %s: locustfile compiles", what);
+        if (sh("/usr/bin/python3 -c 'import locust' 2>/dev/null") == 0)
+            ok(sh("cd '%s' && LB_LOCUST_OUT=/dev/null /usr/bin/python3 -c 'import locustfile' >/dev/null 2>&1", dir) == 0,
+               "locust %s: locustfile imports with Locust", what);
+    }
+out:
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
+static void loc_generated(void)
+{
+    static const char *const closed[] = {"import lb_hook", "wait_time = constant(0)", "self.client.get(\"/\")", NULL};
+    static const char *const closed_args[] = {"--headless", "-u", "20", "-t", "5s", "http://127.0.0.1:18080", NULL};
+    loc_config("closed", "load: {connections: 20, duration: 5s}\ntools: [locust]\n", "closed", closed, closed_args);
+    static const char *const ramp[] = {"class LbShape(LoadTestShape)", "(30, 200, 6.666666667)", "(90, 200, 1)",
+                                       "(100, 0, 20)", NULL};
+    static const char *const ramp_args[] = {"--headless", "--only-summary", NULL};
+    loc_config("ramp",
+               "load:\n  stages:\n    - {duration: 30s, target: 200}\n    - {duration: 1m, target: 200}\n"
+               "    - {duration: 10s, target: 0}\ntools: [locust]\n",
+               "closed", ramp, ramp_args);
+    static const char *const paced[] = {"constant_throughput(10)", "(5, 10, 10)", "timeout=2", NULL};
+    loc_config("paced",
+               "target: {delay: 20ms}\nload: {model: open, rate: 100, duration: 5s, timeout: 2s}\n"
+               "tools: [{tool: locust, options: {users: \"10\"}}]\n",
+               "paced", paced, ramp_args);
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -481,6 +638,8 @@ int main(void)
     k6_generated();
     art_parsers();
     art_generated();
+    loc_parsers();
+    loc_generated();
     if (!getenv("LB_KEEP_TMP"))
         sh("rm -rf '%s'", tmproot);
     return done_testing();

@@ -1,0 +1,409 @@
+/* The adapter for Locust (tested on Debian 12's python3-locust 2.12.1; the
+ * fixtures in tests/fixtures/locust/ are its real output).
+ *
+ * A generated locustfile.py (HttpUser, one GET task) runs headless: -u/-r/-t
+ * for a constant closed load, a LoadTestShape for stages. Locust has no open
+ * model: a rate becomes users paced with constant_throughput (a closed loop
+ * slowed to a rate: "paced"). Results come only from the quit-event hook
+ * adapters/locust/lb_hook.py (copied beside the locustfile), which writes
+ * Locust's final totals as JSON; its --csv files lag the totals. */
+#include "adapter.h"
+#include "units.h"
+#include "util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOC_FILE "locustfile.py"
+#define LOC_HOOK "lb_hook.py"
+#define LOC_OUT "locust.json"
+
+/* users: the number of paced users for a rate (default: enough for the
+ * target's delay four times over). */
+static const char *const loc_options[] = {"users", NULL};
+
+/* The interpreter of a script's #! line, into out; "" when none. */
+static void shebang(const char *path, char *out, size_t outlen)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    if (fgets(line, sizeof line, f) && !strncmp(line, "#!", 2)) {
+        char *s = line + 2;
+        s += strspn(s, " \t");
+        s[strcspn(s, " \t\r\n")] = 0;
+        snprintf(out, outlen, "%s", s);
+    }
+    fclose(f);
+}
+
+static int loc_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    if (adapter_which(bin ? bin : "locust", found->path, sizeof found->path))
+        return bin ? util_err(err, "locust \"%s\" not found or not executable", bin)
+                   : util_err(err, "locust is not on PATH");
+    /* `locust --version` prints an empty version on Debian's 2.12.1, and so
+     * does locust.__version__ (the dist-info says 0.0.0): ask the
+     * interpreter Locust runs on first, then dpkg. */
+    char py[512], out[512] = "";
+    shebang(found->path, py, sizeof py);
+    if (py[0] && strcmp(py, "/usr/bin/env")) {
+        const char *argv[] = {py, "-c", "import locust; print(locust.__version__)", NULL};
+        if (adapter_capture(argv, out, sizeof out) == 0) {
+            out[strcspn(out, "\r\n")] = 0;
+            if (out[0] && strcmp(out, "0.0.0")) {
+                snprintf(found->version, sizeof found->version, "%.100s", out);
+                return 0;
+            }
+        }
+    }
+    const char *dq[] = {"dpkg-query", "-W", "-f=${Version}", "python3-locust", NULL};
+    if (adapter_capture(dq, out, sizeof out) == 0 && out[0] && !strstr(out, "no packages")) {
+        out[strcspn(out, "\r\n")] = 0;
+        snprintf(found->version, sizeof found->version, "%.100s", out);
+        return 0;
+    }
+    const char *lv[] = {found->path, "--version", NULL};
+    if (adapter_capture(lv, out, sizeof out) != 0)
+        return util_err(err, "`%s --version` failed: %.150s", found->path, out);
+    out[strcspn(out, "\r\n")] = 0;
+    char *v = strchr(out, ' ');
+    v = v && v[1] ? v + 1 : "unknown";
+    snprintf(found->version, sizeof found->version, "%.100s", v);
+    return 0;
+}
+
+struct buf {
+    char *s;
+    size_t len, cap;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        if (!b->cap) {
+            b->cap = 4096;
+            b->s = util_xmalloc(b->cap);
+        }
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = (b->cap + (size_t)n + 1) * 2;
+        b->s = util_xrealloc(b->s, b->cap);
+    }
+}
+
+static int copy_hook(const char *dir, char *err)
+{
+    char src[PATH_MAX + 64];
+    snprintf(src, sizeof src, "%s/adapters/locust/%s", adapter_datadir(), LOC_HOOK);
+    char *text = adapter_slurp(NULL, src, 1 << 20, err);
+    if (!text)
+        return util_err(err, "the Locust hook %s is missing (set LOADBENCH_DATA to the source tree)", src);
+    int rc = adapter_write(dir, LOC_HOOK, text, err);
+    free(text);
+    return rc;
+}
+
+static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    const struct profile_load *l = c->load;
+    char d[32];
+    if (copy_hook(c->dir, err))
+        return -1;
+    strvec_push(&p->files, LOC_HOOK);
+
+    /* Paced users for a rate: each runs at peak/users per second. */
+    double peak = profile_load_peak(l);
+    uint64_t users = 0;
+    const char *uo = json_string_value(json_object_get(c->tool->options, "users"));
+    if (l->model == LOAD_OPEN) {
+        if (uo) {
+            char *end;
+            users = strtoull(uo, &end, 10);
+            if (!*uo || *end || users == 0)
+                return util_err(err, "locust option users=\"%s\": want a positive number of users", uo);
+        } else if (l->max_inflight) {
+            users = l->max_inflight;
+        } else {
+            double delay_s = (double)c->profile->target.delay_ns / 1e9;
+            users = (uint64_t)ceil(peak * (delay_s + 0.01) * 4);
+            if (users < 1)
+                users = 1;
+        }
+    } else if (uo) {
+        strvec_push(&p->warnings, "locust option users ignored: the closed model's users are the profile's connections");
+    }
+
+    struct buf y = {0};
+    bprintf(&y,
+            "# Generated by loadbench for profile \"%s\": one HttpUser, one GET task.\n"
+            "import lb_hook  # noqa: F401  (writes Locust's final totals to $LB_LOCUST_OUT)\n"
+            "from locust import HttpUser, LoadTestShape, constant, constant_throughput, task\n\n\n"
+            "class LbUser(HttpUser):\n",
+            c->profile->name ? c->profile->name : "");
+    if (l->model == LOAD_OPEN)
+        bprintf(&y, "    wait_time = constant_throughput(%.10g)\n", peak / (double)users);
+    else
+        bprintf(&y, "    wait_time = constant(0)\n");
+    if (l->request_timeout_ns)
+        bprintf(&y,
+                "\n    @task\n    def get(self):\n        self.client.get(\"/\", timeout=%.10g)\n",
+                (double)l->request_timeout_ns / 1e9);
+    else
+        bprintf(&y, "\n    @task\n    def get(self):\n        self.client.get(\"/\")\n");
+
+    /* Stages (closed: users; paced: users in proportion to the rate) go
+     * through a LoadTestShape; a constant closed load through -u/-r/-t. */
+    int shaped = l->ramped || l->model == LOAD_OPEN;
+    if (shaped) {
+        bprintf(&y,
+                "\n\n# Stages: (end time s, users, spawn rate users/s); Locust moves to each\n"
+                "# stage's users at its rate, and stops when the last stage ends.\n"
+                "STAGES = [\n");
+        double from = 0, t = 0;
+        for (size_t i = 0; i < l->nstages; i++) {
+            double dur = (double)l->stages[i].duration_ns / 1e9;
+            double to = l->model == LOAD_OPEN ? round((double)users * l->stages[i].target / peak) : l->stages[i].target;
+            double rate = fabs(to - from) / dur;
+            if (!l->ramped && i == 0)
+                rate = to; /* a constant load: all users at once */
+            if (rate <= 0)
+                rate = 1;
+            t += dur;
+            bprintf(&y, "    (%.10g, %.0f, %.10g),\n", t, to, rate);
+            from = to;
+        }
+        bprintf(&y,
+                "]\n\n\n"
+                "class LbShape(LoadTestShape):\n"
+                "    def tick(self):\n"
+                "        now = self.get_run_time()\n"
+                "        for end, users, rate in STAGES:\n"
+                "            if now < end:\n"
+                "                return (int(users), rate)\n"
+                "        return None\n");
+    }
+    int rc = adapter_write(c->dir, LOC_FILE, y.s, err);
+    free(y.s);
+    if (rc)
+        return -1;
+    strvec_push(&p->files, LOC_FILE);
+
+    strvec_push(&p->argv, c->found->path);
+    strvec_push(&p->argv, "-f");
+    strvec_push(&p->argv, LOC_FILE);
+    strvec_push(&p->argv, "--headless");
+    strvec_push(&p->argv, "--only-summary");
+    if (!shaped) {
+        strvec_push(&p->argv, "-u");
+        strvec_pushf(&p->argv, "%.0f", l->stages[0].target);
+        strvec_push(&p->argv, "-r");
+        strvec_pushf(&p->argv, "%.0f", l->stages[0].target);
+        strvec_push(&p->argv, "-t");
+        strvec_push(&p->argv, units_format_duration(l->stages[0].duration_ns, d));
+    }
+    strvec_push(&p->argv, "-H");
+    strvec_pushf(&p->argv, "http://%s:%d", c->host, c->port);
+    strvec_pushf(&p->env, "LB_LOCUST_OUT=%s", LOC_OUT);
+    strvec_push(&p->env, "PYTHONDONTWRITEBYTECODE=1");
+
+    if (l->model == LOAD_OPEN) {
+        p->model = "paced";
+        strvec_pushf(&p->warnings,
+                     "Locust has no open model: %llu users paced with constant_throughput(%.4g), %.10g/s at most "
+                     "(a closed loop slowed to the rate; a slow response delays that user's next request)%s",
+                     (unsigned long long)users, peak / (double)users, peak,
+                     l->ramped ? "; stages scale the number of users with the rate" : "");
+        json_object_set_new(p->settings, "users", json_integer((json_int_t)users));
+        json_object_set_new(p->settings, "per_user_rate", json_real(peak / (double)users));
+    } else {
+        p->model = "closed";
+    }
+    if (shaped)
+        strvec_push(&p->warnings, "stages through a LoadTestShape: Locust changes users once a second at the stage's "
+                                  "spawn rate, and stops users without waiting for their requests in flight");
+    else
+        strvec_pushf(&p->warnings, "Locust stops its users at -t without waiting for requests in flight (up to "
+                                   "%.0f answered by the server are not counted)", l->stages[0].target);
+    if (l->max_inflight && l->model == LOAD_CLOSED)
+        strvec_push(&p->warnings, "load.max_inflight ignored in the closed model");
+    json_object_set_new(p->settings, "user_class", json_string("HttpUser (python-requests)"));
+    p->load_ns = profile_load_duration_ns(l);
+    p->startup_allowance_ns = 5000000000ull;
+    return 0;
+}
+
+/* ---- parse ------------------------------------------------------------------ */
+
+static double num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static uint64_t count(json_t *o, const char *key)
+{
+    double v = num(o, key);
+    return isnan(v) || v < 0 ? 0 : (uint64_t)llround(v);
+}
+
+/* Lines of Locust's log (stderr) worth a warning, at most a few. */
+static void scan_log(const char *dir, struct strvec *w, int *cpu_seen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/stderr.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) > 0) {
+        /* "[2026-11-29 22:48:23,688] vm/WARNING/locust.runners: CPU usage above 90%! ..." */
+        const char *lvl = strstr(line, "/WARNING/");
+        if (!lvl)
+            lvl = strstr(line, "/ERROR/");
+        if (!lvl)
+            lvl = strstr(line, "/CRITICAL/");
+        if (!lvl || n >= 8)
+            continue;
+        const char *msg = strstr(lvl, ": ");
+        msg = msg ? msg + 2 : lvl;
+        if (strstr(msg, "CPU usage above"))
+            *cpu_seen = 1;
+        size_t len = strcspn(msg, "\r\n");
+        strvec_pushf(w, "Locust: %.*s", (int)(len > 300 ? 300 : len), msg);
+        n++;
+    }
+    free(line);
+    fclose(f);
+}
+
+static int loc_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    char path[PATH_MAX + 64];
+    json_error_t je;
+    snprintf(path, sizeof path, "%s/%s", c->dir, LOC_OUT);
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j)
+        return util_err(err, "Locust's hook wrote no readable %s: %s", LOC_OUT, je.text);
+    json_t *tot = json_object_get(j, "total");
+    if (!json_is_object(tot) || !json_is_integer(json_object_get(tot, "num_requests"))) {
+        json_decref(j);
+        return util_err(err, "%s has no total.num_requests", LOC_OUT);
+    }
+    const char *event = json_string_value(json_object_get(j, "event"));
+    if (!event || strcmp(event, "quit"))
+        strvec_pushf(&r->warnings, "Locust's totals were written at \"%s\", not at its final quit event: it died "
+                                   "while stopping and the counts may be short", event ? event : "(none)");
+    uint64_t attempts = count(tot, "num_requests"), failures = count(tot, "num_failures");
+    /* Failures are requests in Locust; split them by their error text:
+     * "404 Client Error: ..." got a response, the rest did not. */
+    uint64_t status = 0;
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(j, "errors"), i, e)
+    {
+        const char *s = json_string_value(json_object_get(e, "error"));
+        uint64_t n = count(e, "occurrences");
+        if (!s)
+            s = "";
+        if (strlen(s) > 4 && s[0] >= '1' && s[0] <= '5' && s[1] >= '0' && s[1] <= '9' && s[2] >= '0' &&
+            s[2] <= '9' && s[3] == ' ')
+            status += n;
+        else if (strstr(s, "refused") || strstr(s, "Errno 111") || strstr(s, "NewConnectionError") ||
+                 strstr(s, "Failed to establish"))
+            r->err_connect += n;
+        else if (strstr(s, "timed out") || strstr(s, "Timeout"))
+            r->err_timeout += n;
+        else if (strstr(s, "reset") || strstr(s, "RemoteDisconnected") || strstr(s, "aborted") ||
+                 strstr(s, "IncompleteRead"))
+            r->err_read += n;
+        else if (strstr(s, "Broken pipe"))
+            r->err_write += n;
+        else
+            r->err_other += n;
+    }
+    uint64_t transport = r->err_connect + r->err_timeout + r->err_read + r->err_write + r->err_other;
+    if (transport > attempts)
+        transport = attempts;
+    r->requests = attempts - transport;
+    r->ok = failures <= attempts ? attempts - failures : 0;
+    r->err_status = failures > transport ? failures - transport : 0;
+    if (status != r->err_status)
+        strvec_pushf(&r->warnings, "Locust counted %llu failures; its error list explains %llu",
+                     (unsigned long long)failures, (unsigned long long)(status + transport));
+    r->errors = r->err_status + transport;
+    r->duration_s = num(j, "duration_s");
+    if (r->duration_s > 0)
+        r->rps = (double)r->requests / r->duration_s;
+    else
+        r->duration_s = NAN;
+    r->bytes_read = count(tot, "total_content_length_bytes");
+
+    json_t *pc = json_object_get(tot, "percentiles_ms");
+    if (r->requests && json_is_number(json_object_get(tot, "min_ms"))) {
+        r->lat.min = num(tot, "min_ms");
+        r->lat.mean = num(tot, "avg_ms");
+        r->lat.max = num(tot, "max_ms");
+        r->lat.p50 = num(pc, "50");
+        r->lat.p90 = num(pc, "90");
+        r->lat.p95 = num(pc, "95");
+        r->lat.p99 = num(pc, "99");
+        r->lat.p999 = num(pc, "99.9");
+        if (transport)
+            strvec_pushf(&r->warnings, "Locust's latency includes the times of its %llu requests that got no "
+                                       "response",
+                         (unsigned long long)transport);
+    }
+    if (c->load && c->load->model == LOAD_OPEN) {
+        double n = 0;
+        double from = c->load->ramped ? 0 : c->load->stages[0].target;
+        for (size_t k = 0; k < c->load->nstages; k++) {
+            double dsec = (double)c->load->stages[k].duration_ns / 1e9, to = c->load->stages[k].target;
+            n += c->load->ramped ? dsec * (from + to) / 2 : dsec * to;
+            from = to;
+        }
+        r->scheduled = (uint64_t)llround(n);
+    }
+    int cpu_seen = 0;
+    scan_log(c->dir, &r->warnings, &cpu_seen);
+    if (json_is_true(json_object_get(j, "cpu_warning")) && !cpu_seen)
+        strvec_push(&r->warnings, "Locust: CPU usage above 90% (its own warning: its numbers may be unreliable)");
+    r->extra = json_pack("{s:O, s:O, s:O}", "total", tot, "errors",
+                         json_object_get(j, "errors") ? json_object_get(j, "errors") : json_null(), "exit_code",
+                         json_object_get(j, "exit_code") ? json_object_get(j, "exit_code") : json_null());
+    r->parsed = 1;
+    json_decref(j);
+    return 0;
+}
+
+const struct adapter adapter_locust = {
+    .name = "locust",
+    .description = "Locust (Python, gevent): HttpUser closed loop; paced with constant_throughput for a rate",
+    .install_hint = "apt-get install python3-locust (or scripts/install-tools)",
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .latency_measures = "python-requests call: request start (including connect) to response body read, "
+                        "percentiles rounded to whole ms (2 significant digits above 100 ms); failed requests' "
+                        "times included",
+    .latency_resolution_ms = 1,
+    .options = loc_options,
+    .detect = loc_detect,
+    .prepare = loc_prepare,
+    .parse = loc_parse,
+};
