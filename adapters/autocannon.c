@@ -52,6 +52,9 @@ static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *
             return -1;
     } else {
         conns = (uint64_t)llround(l.level);
+        if (c->tool && json_object_get(c->tool->options, "connections"))
+            strvec_push(&p->warnings, "option connections applies to an open-model load only: the closed load's "
+                        "connections were used");
     }
     uint64_t secs = raw_whole_seconds(l.duration_ns, "autocannon", "duration", p);
     strvec_push(&p->argv, c->found->path);

@@ -66,6 +66,9 @@ static int h2load_prepare(const struct adapter_ctx *c, struct adapter_plan *p, c
         rps = l.level / (double)conns;
     } else {
         conns = (uint64_t)llround(l.level);
+        if (c->tool && json_object_get(c->tool->options, "connections"))
+            strvec_push(&p->warnings, "option connections applies to an open-model load only: the closed load's "
+                        "connections were used");
     }
     if (!threads)
         threads = raw_threads(c->tool_cpus, conns);

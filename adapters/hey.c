@@ -63,6 +63,9 @@ static int hey_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
         json_object_set_new(p->settings, "qps_per_worker", json_real(q));
     } else {
         conns = (uint64_t)llround(l.level);
+        if (c->tool && json_object_get(c->tool->options, "connections"))
+            strvec_push(&p->warnings, "option connections applies to an open-model load only: the closed load's "
+                        "connections were used");
         strvec_push(&p->argv, "-c");
         strvec_pushf(&p->argv, "%llu", (unsigned long long)conns);
         p->model = "closed";

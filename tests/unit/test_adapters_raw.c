@@ -645,6 +645,16 @@ static void test_prepare(void)
         profile_free(p);
     }
 
+    /* A paced-only option on a closed load is not silently ignored. */
+    p = load_profile("load: {connections: 10, duration: 2s}\ntools: [{tool: hey, options: {connections: \"5\"}}]\n");
+    if (p) {
+        prepare(&adapter_hey, p, 0, &P);
+        ok(strstr(P.argv, "-c 10 ") && has_warning(&P.plan.warnings, "open-model load only"),
+           "hey closed with option connections: the load's 10, and a warning (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+
     /* Options are checked. */
     p = load_profile("load: {connections: 10, duration: 2s}\ntools: [{tool: wrk, options: {threads: \"zero\"}}]\n");
     if (p) {
