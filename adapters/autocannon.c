@@ -46,8 +46,9 @@ static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *
         return -1;
     uint64_t conns;
     if (l.open) {
-        /* autocannon's own default is 10 connections. */
-        uint64_t def = (uint64_t)ceil(l.level) < 10 ? (uint64_t)ceil(l.level) : 10;
+        /* Not autocannon's own default of 10: with 10 connections -R 500
+         * reached only ~300/s here, with 50 it held 500/s. */
+        uint64_t def = (uint64_t)ceil(l.level) < 50 ? (uint64_t)ceil(l.level) : 50;
         if (raw_paced_connections(c, def, &conns, err))
             return -1;
     } else {
@@ -141,7 +142,16 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
     r->bytes_read = count(json_object_get(j, "throughput"), "total");
-    if (json_is_object(lat) && count(lat, "totalCount") > 0) {
+    uint64_t lc = json_is_object(lat) ? count(lat, "totalCount") : 0;
+    if (lc > 0 && lc != r->requests) {
+        /* Under -R autocannon's histogram holds many more samples than it
+         * has responses (1204 for 668, 62913 for 2000 seen here) and its
+         * p50 is tens of ms against a sub-ms server: not a latency of these
+         * requests. Left absent; the raw figures stay in the tool output. */
+        strvec_pushf(&r->warnings, "autocannon's latency covers %llu samples for %llu responses (seen under -R): "
+                     "its latency figures are not reported",
+                     (unsigned long long)lc, (unsigned long long)r->requests);
+    } else if (lc > 0) {
         r->lat.mean = num(lat, "mean");
         r->lat.p50 = num(lat, "p50");
         r->lat.p90 = num(lat, "p90");
@@ -152,12 +162,7 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
          * recorded 0 ms. */
         double p0 = num(lat, "p0_001");
         r->lat.min = p0 == 0 ? 0 : num(lat, "min");
-        /* No p95: p97.5 is in the tool output. */
-        uint64_t lc = count(lat, "totalCount");
-        if (lc != r->requests)
-            strvec_pushf(&r->warnings, "autocannon's latency covers %llu samples for %llu responses (seen under -R): "
-                         "treat its latency figures with care",
-                         (unsigned long long)lc, (unsigned long long)r->requests);
+        /* No p95: p97.5 is in the tool output (latency.p97_5). */
     }
     r->extra = j;
     r->parsed = 1;
@@ -170,7 +175,7 @@ const struct adapter adapter_autocannon = {
     .install_hint = "scripts/install-tools (npm, pinned in tools/npm)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,
     .latency_measures = "request written to response complete, per connection, in whole ms; p97.5 instead of p95 "
-                        "(p95 absent)",
+                        "(p95 absent); not reported under -R, where its histogram holds more samples than responses",
     .latency_resolution_ms = 1,
     .options = autocannon_options,
     .detect = autocannon_detect,

@@ -433,6 +433,7 @@ static void test_autocannon(struct adapter_result *r)
     is_u64(r->requests, 668, "autocannon rate: requests.total (not sent, not latency.totalCount)");
     within_inflight(r->requests, server_count("autocannon", "rate"), 10, "autocannon rate");
     ok(has_warning(&r->warnings, "1204 samples for 668 responses"), "autocannon rate: the latency count is flagged");
+    is_nan(r->lat.p50, "autocannon rate: and its latency left absent");
 
     d = fresh_dir("ac-404");
     put("autocannon", "status-404.json", d, "stdout.txt");
@@ -604,7 +605,7 @@ static void test_prepare(void)
         is_str(P.argv, "-z 5s -c 10 -q 100 http://127.0.0.1:8080/", "hey open, 10 workers: -q 100");
         adapter_plan_free(&P.plan);
         prepare(&adapter_autocannon, p, 2, &P);
-        is_str(P.argv, "-j -c 10 -d 5 -R 1000 http://127.0.0.1:8080/", "autocannon open: -R is the total rate");
+        is_str(P.argv, "-j -c 50 -d 5 -R 1000 http://127.0.0.1:8080/", "autocannon open: -R is the total rate");
         is_str(P.plan.model, "paced", "autocannon open: model paced");
         adapter_plan_free(&P.plan);
         prepare(&adapter_h2load, p, 3, &P);
