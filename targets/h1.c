@@ -79,6 +79,7 @@ int h1_parse_head(const char *buf, size_t len, size_t max_head, struct h1_reques
         p++;
     if (p == m || p >= end || *p != ' ')
         return H1_BAD;
+    req->head_only = p - m == 4 && !memcmp(m, "HEAD", 4);
     p++;
     const char *t = p;
     while (p < end && (unsigned char)*p > 0x20 && *p != 0x7f)

@@ -21,6 +21,7 @@ struct h1_request {
     int version_minor;        /* 0 (HTTP/1.0) or 1 (HTTP/1.1) */
     int keep_alive;           /* the connection stays open after the response */
     int chunked;              /* Transfer-Encoding: chunked */
+    int head_only;            /* a HEAD request: answer without a body */
     uint64_t content_length;  /* 0 when absent */
 };
 

@@ -69,8 +69,10 @@
 #define TAG_CTRL   3
 
 /* Response variants, prebuilt once. */
-enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_400, V_431, V_COUNT };
-#define V_IS_OK(v) ((v) <= V_KEEPALIVE)
+enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_HEAD_PLAIN, V_HEAD_CLOSE, V_HEAD_KEEPALIVE, V_400, V_431, V_COUNT };
+#define V_IS_OK(v) ((v) <= V_HEAD_KEEPALIVE)
+#define V_IS_CLOSE(v) ((v) == V_CLOSE || (v) == V_HEAD_CLOSE)
+#define V_HEAD_OFFSET (V_HEAD_PLAIN - V_PLAIN)   /* HEAD: the same headers, no body */
 
 /* Worker commands (bits). */
 #define CMD_SYNC     1
@@ -389,7 +391,7 @@ static int out_complete(struct worker *w, struct conn *c, struct outbuf *o)
             if (c->peer_fin)
                 c->wrote_after_fin = 1;
         }
-        if (e->variant == V_CLOSE) {
+        if (V_IS_CLOSE(e->variant)) {
             if (c->extra_input)
                 conn_linger(w, c);
             else
@@ -613,7 +615,7 @@ static void request_done(struct worker *w, struct conn *c)
     tstats_add(&w->slot->requests, 1);
     count_inflight_up(w);
     emit(w, c, c->variant);
-    if (c->variant == V_CLOSE)
+    if (V_IS_CLOSE(c->variant))
         c->closing = 1;
 }
 
@@ -658,7 +660,8 @@ static int conn_process(struct worker *w, struct conn *c, const char *buf, size_
                 break;
             }
             pos += req.head_len;
-            c->variant = (uint8_t)(!req.keep_alive ? V_CLOSE : req.version_minor ? V_PLAIN : V_KEEPALIVE);
+            c->variant = (uint8_t)((!req.keep_alive ? V_CLOSE : req.version_minor ? V_PLAIN : V_KEEPALIVE) +
+                                   (req.head_only ? V_HEAD_OFFSET : 0));
             if (req.chunked) {
                 c->pstate = PS_CHUNKED;
                 memset(&c->ch, 0, sizeof c->ch);
@@ -1188,6 +1191,12 @@ struct server *server_new(const struct server_config *cfg, char *err)
     s->resp[V_PLAIN] = h1_response_200(cfg->body_bytes, NULL, &s->resp_len[V_PLAIN]);
     s->resp[V_CLOSE] = h1_response_200(cfg->body_bytes, "close", &s->resp_len[V_CLOSE]);
     s->resp[V_KEEPALIVE] = h1_response_200(cfg->body_bytes, "keep-alive", &s->resp_len[V_KEEPALIVE]);
+    for (int v = V_PLAIN; v <= V_KEEPALIVE; v++) {
+        size_t head = s->resp_len[v] - cfg->body_bytes;
+        s->resp[v + V_HEAD_OFFSET] = util_xmalloc(head);
+        memcpy(s->resp[v + V_HEAD_OFFSET], s->resp[v], head);
+        s->resp_len[v + V_HEAD_OFFSET] = head;
+    }
     s->resp[V_400] = h1_response_error(400, &s->resp_len[V_400]);
     s->resp[V_431] = h1_response_error(431, &s->resp_len[V_431]);
     s->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -50,7 +50,11 @@ is "$(statuses --shutdown 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n
    "chunked body read and discarded"
 is "$(statuses --shutdown 'GET /1 HTTP/1.1\r\n\r\nGET /2 HTTP/1.1\r\n\r\nGET /3 HTTP/1.1\r\n\r\n')" "200 200 200" \
    "three pipelined requests, three responses"
-VALID=$((1 + 1 + 1 + 1 + 2 + 1 + 3))   # incl. the 200 before the pipelined bad one
+out=$("$CLIENT" raw "$A" --shutdown 'HEAD / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n')
+r=0; { [ "$(echo "$out" | grep -ao 'HTTP/1.1 200' | wc -l)" = 2 ] && echo "$out" | grep -aq '^Content-Length: 64'; } || r=1
+[ "$(echo "$out" | grep -ao 'lb-target","pad"' | wc -l)" = 1 ] || r=1
+ok $r "HEAD: headers only (Content-Length of the GET), then the next response"
+VALID=$((1 + 1 + 1 + 1 + 2 + 1 + 3 + 2))   # incl. the 200 before the pipelined bad one
 
 rc=0; wait "$slow_pid" || rc=$?
 is "$(grep -ao 'HTTP/1.1 [0-9]*' "$tmp/slow" | cut -d' ' -f2)" 400 "slow client: 400 once it gave up"

@@ -91,6 +91,10 @@ int main(void)
     head_rc("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", H1_BAD,
             "Transfer-Encoding with Content-Length");
 
+    struct h1_request hr;
+    ok(parse("HEAD / HTTP/1.1\r\n\r\n", &hr) == H1_OK && hr.head_only, "HEAD is marked head_only");
+    ok(parse("GET / HTTP/1.1\r\n\r\n", &hr) == H1_OK && !hr.head_only, "GET is not");
+
     /* Size limit. */
     char big[10000];
     strcpy(big, "GET / HTTP/1.1\r\nX: ");
