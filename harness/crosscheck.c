@@ -21,6 +21,24 @@ const char *crosscheck_verdict(uint64_t client, uint64_t server, uint64_t bound)
     return "mismatch";
 }
 
+double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
+{
+    double weight = 0, sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t end = pts[i].end_ns, start = end - (uint64_t)(pts[i].interval_s * 1e9);
+        uint64_t a = start > from_ns ? start : from_ns, b = end < to_ns ? end : to_ns;
+        if (b <= a)
+            continue;
+        double w = (double)(b - a);
+        sum += pts[i].cpu_pct * w;
+        weight += w;
+    }
+    /* Less than half the window covered by samples is no average. */
+    if (weight < 0.5 * (double)(to_ns - from_ns))
+        return NAN;
+    return sum / weight;
+}
+
 static uint64_t delta(json_t *before, json_t *after, const char *key)
 {
     uint64_t b = target_u64(before, key), a = target_u64(after, key);
@@ -51,6 +69,7 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
 
     /* ---- windows: load starts at the first request the server saw ---- */
     double whole_s = NAN, whole_rps = NAN, hold_rps = NAN, hold_s = NAN, load_start_s = NAN;
+    uint64_t hold_from_ns = 0, hold_to_ns = 0;
     uint64_t first_ns = target_u64(after, "first_request_ns"), last_ns = target_u64(after, "last_response_ns");
     uint64_t started_ns = target_u64(after, "started_ns");
     if (first_ns && last_ns > first_ns) {
@@ -84,6 +103,10 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
             /* Whole seconds inside [load start + hold start, load start + hold end). */
             double t0 = first_ns && started_ns ? (double)(first_ns - started_ns) / 1e9 : (double)first;
             double a = t0 + (double)hs / 1e9, b = t0 + (double)he / 1e9;
+            if (started_ns) {
+                hold_from_ns = started_ns + (uint64_t)(a * 1e9);
+                hold_to_ns = started_ns + (uint64_t)(b * 1e9);
+            }
             uint64_t sum = 0;
             int count = 0;
             for (size_t i = 0; i < n; i++) {
@@ -163,15 +186,30 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
         sampler_tree_summary(in->target_samples, &gs);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int tool_cpus = popcount(in->tool_cpus, (int)ncpu), target_cpus = popcount(in->target_cpus, (int)ncpu);
-    double tool_share = ts.cpu_avg_pct / (100.0 * tool_cpus), target_share = gs.cpu_avg_pct / (100.0 * target_cpus);
+    /* Over the hold window where there is one (start-up is not load), else
+     * over the whole run. */
+    double tool_pct = ts.cpu_avg_pct, target_pct = gs.cpu_avg_pct;
+    const char *basis = "whole run";
+    if (hold_to_ns > hold_from_ns) {
+        double a = crosscheck_window_cpu(in->tool_pts, in->ntool_pts, hold_from_ns, hold_to_ns);
+        double b = crosscheck_window_cpu(in->target_pts, in->ntarget_pts, hold_from_ns, hold_to_ns);
+        if (!isnan(a) && !isnan(b)) {
+            tool_pct = a;
+            target_pct = b;
+            basis = "hold window";
+        }
+    }
+    double tool_share = tool_pct / (100.0 * tool_cpus), target_share = target_pct / (100.0 * target_cpus);
     const char *bottleneck = "none";
     if (target_share >= 0.9)
         bottleneck = "target";
     else if (tool_share >= 0.9)
         bottleneck = "tool";
-    json_object_set_new(res, "limits", json_pack("{s:s, s:f, s:f, s:i, s:i}", "bottleneck", bottleneck, "tool_cpu_share",
-                                                 tool_share, "target_cpu_share", target_share, "tool_cpus", tool_cpus,
-                                                 "target_cpus", target_cpus));
+    json_object_set_new(res, "limits",
+                        json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck, "tool_cpu_pct",
+                                  tool_pct, "target_cpu_pct", target_pct, "tool_cpu_share", tool_share,
+                                  "target_cpu_share", target_share, "tool_cpus", tool_cpus, "target_cpus", target_cpus,
+                                  "basis", basis));
     if (!strcmp(bottleneck, "target"))
         json_array_append_new(warnings, json_sprintf("target-bound: lb-target used %.0f%% of its CPU set; this row measures the target, not the tool",
                                                      target_share * 100));

@@ -12,6 +12,14 @@
 #include <jansson.h>
 #include <stdint.h>
 
+/* One sampled interval, placed on the monotonic clock. */
+struct crosscheck_point {
+    uint64_t end_ns;
+    double interval_s;
+    double cpu_pct;
+    double rss_mb;
+};
+
 struct crosscheck_in {
     json_t *before, *after;         /* lb-target /stats around the tool run (after = tool gone) */
     json_t *series;                 /* lb-target /series, or NULL */
@@ -29,12 +37,18 @@ struct crosscheck_in {
     const char *model;              /* closed | paced | open, as run */
     uint64_t tool_cpus, target_cpus;
     const struct sampler_tree *tool_samples, *target_samples;
+    const struct crosscheck_point *tool_pts, *target_pts;  /* the series, for window averages */
+    size_t ntool_pts, ntarget_pts;
     uint64_t tool_spawned_ns;
 };
 
 /* Add "server", "windows", "crosscheck", "limits", "efficiency" and
  * "latency_check" objects to res, and warnings (strings) to warnings. */
 void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings);
+
+/* The time-weighted average CPU % of pts over [from_ns, to_ns), or NAN
+ * when no sample covers it. */
+double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
 
 /* responses_completed(after) - responses_completed(before). */
 uint64_t crosscheck_server_requests(json_t *before, json_t *after);

@@ -326,6 +326,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     struct sampler_tree *ttree = NULL, *gtree = NULL;
     FILE *tcsv = NULL, *gcsv = NULL;
     char **envp = NULL;
+    struct crosscheck_point *tpts = NULL, *gpts = NULL;   /* the sampled series, for window averages */
+    size_t ntp = 0, ngp = 0, cap_pts = 0;
     const char *status = "ok";
     char reason[UTIL_ERR_LEN * 2] = "";
     json_t *before = NULL, *after = NULL, *series = NULL, *final_stats = NULL;
@@ -513,14 +515,23 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
             break;
         }
         if (now >= next) {
+            if ((ntp > ngp ? ntp : ngp) + 1 >= cap_pts) {
+                cap_pts = cap_pts ? cap_pts * 2 : 64;
+                tpts = util_xrealloc(tpts, cap_pts * sizeof *tpts);
+                gpts = util_xrealloc(gpts, cap_pts * sizeof *gpts);
+            }
             if (ttree && sampler_tree_sample(ttree, &rd, &pt_tool) == 1) {
+                tpts[ntp++] = (struct crosscheck_point){rd.t_ns, pt_tool.interval_s, pt_tool.cpu_pct, pt_tool.rss_mb};
                 if (tcsv)
                     sampler_csv_row(tcsv, &pt_tool);
                 cur_cpu = pt_tool.cpu_pct;
                 cur_rss = pt_tool.rss_mb;
             }
-            if (gtree && sampler_tree_sample(gtree, &trd1, &pt_tgt) == 1 && gcsv)
-                sampler_csv_row(gcsv, &pt_tgt);
+            if (gtree && sampler_tree_sample(gtree, &trd1, &pt_tgt) == 1) {
+                gpts[ngp++] = (struct crosscheck_point){trd1.t_ns, pt_tgt.interval_s, pt_tgt.cpu_pct, pt_tgt.rss_mb};
+                if (gcsv)
+                    sampler_csv_row(gcsv, &pt_tgt);
+            }
             json_t *s = target_stats(&tgt, NULL);
             if (s) {
                 uint64_t resp = target_u64(s, "responses_completed");
@@ -683,7 +694,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
                                    .cpu_seconds = cpu_s, .rss_peak_mb = ss.rss_peak_mb, .lat = &ar.lat,
                                    .latency_resolution_ms = a->latency_resolution_ms, .model = plan.model,
                                    .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
-                                   .tool_samples = ttree, .target_samples = gtree, .tool_spawned_ns = spawned};
+                                   .tool_samples = ttree, .target_samples = gtree, .tool_spawned_ns = spawned,
+                                   .tool_pts = tpts, .ntool_pts = ntp, .target_pts = gpts, .ntarget_pts = ngp};
         crosscheck_fill(&in, res, warnings);
         /* Exit codes are not trusted alone: an ok run must have parsed a
          * result and the server must have seen its traffic. */
@@ -721,6 +733,8 @@ done:
         fclose(gcsv);
     sampler_tree_free(ttree);
     sampler_tree_free(gtree);
+    free(tpts);
+    free(gpts);
     proc_env_free(envp);
     json_decref(before);
     json_decref(after);
