@@ -29,8 +29,11 @@
 #define RETRY_NS 50000000ULL           /* after a failed connect */
 #define READ_BUF_BYTES 16384
 #define MAX_EVENTS 512
+#define GROW_CONNECTING 8              /* open model: handshakes at once when growing the pool */
 
-enum { C_FREE, C_CONNECTING, C_IDLE, C_WRITING, C_READING };
+/* C_DONE: connected, nothing in flight, not (yet) on the idle stack — the
+ * moment between a response (or a handshake) and what follows it. */
+enum { C_FREE, C_CONNECTING, C_IDLE, C_DONE, C_WRITING, C_READING };
 
 struct conn {
     int fd;
@@ -226,6 +229,8 @@ static void conn_write_more(struct worker *w, struct conn *c)
     }
 }
 
+static void fill(struct worker *w, uint64_t now);
+
 /* Step arrival *k (due at *t) to this thread's next one. */
 static void arrival_step(const struct worker *w, uint64_t *k, uint64_t *t)
 {
@@ -261,7 +266,15 @@ static void dispatch(struct worker *w, uint64_t now)
 {
     while (w->next_t <= now) {
         if (w->nidle == 0 || w->ninflight >= w->inflight_cap) {
-            count_cap_hits(w, now);
+            if (w->ninflight >= w->inflight_cap || w->target >= w->cap_conns) {
+                count_cap_hits(w, now);
+            } else if (w->nopen - w->nconnected < GROW_CONNECTING) {
+                /* Every connection is busy but the cap allows more: grow
+                 * the pool (the arrival waits for the handshake, and counts
+                 * late if that takes over GEN_LATE_NS). */
+                w->target++;
+                fill(w, now);
+            }
             return;
         }
         struct conn *c = idle_pop(w);
@@ -275,7 +288,7 @@ static void response_done(struct worker *w, struct conn *c, uint64_t now)
 {
     const struct gen_config *cfg = w->cfg;
     w->ninflight--;
-    c->state = C_IDLE;
+    c->state = C_DONE;
     w->c.completed++;
     w->row->completed++;
     uint64_t lat = now - c->sent_ns;
@@ -367,7 +380,7 @@ static void connected(struct worker *w, struct conn *c, uint64_t now)
         idle_push(w, c);
         return;
     }
-    c->state = C_IDLE;
+    c->state = C_DONE;
     if (w->stopping || w->nopen > w->target)
         conn_close(w, c);
     else
@@ -634,9 +647,9 @@ static void worker_init(struct worker *w, const struct gen_config *cfg, int id, 
         conns = share((uint64_t)ceil(stages_max(&cfg->load) - 1e-9), cfg->threads, id);
         w->target = 0;
     } else {
-        conns = share(cfg->connections, cfg->threads, id);
-        w->target = (uint32_t)conns;
-        w->inflight_cap = share(cfg->max_inflight, cfg->threads, id);
+        conns = share(cfg->max_inflight, cfg->threads, id);
+        w->target = share(cfg->connections, cfg->threads, id);
+        w->inflight_cap = (uint32_t)conns;
         w->k_total = stages_arrival_count(&cfg->load);
         w->cap_k = UINT64_MAX;
     }

@@ -27,8 +27,9 @@ struct gen_config {
     struct stages load;
     int load_from_stages;      /* given as stages (else a constant) */
     uint64_t duration_ns;      /* = stages_total_ns(&load) */
-    uint32_t connections;      /* open model: connection pool size */
-    uint32_t max_inflight;     /* open model: cap on requests in flight */
+    uint32_t connections;      /* open model: connections opened before the start */
+    uint32_t max_inflight;     /* open model: cap on requests in flight, and so on
+                                * connections (the pool grows on demand up to it) */
     uint64_t timeout_ns;       /* per request (and per connect) */
     uint64_t grace_ns;         /* drain bound after the schedule ends */
     int close_each;            /* Connection: close on every request */

@@ -39,8 +39,10 @@ static const char usage[] =
     "Open model (requests on a fixed timetable, whatever the responses do):\n"
     "  -R, --rate R            requests per second for --duration\n"
     "      --rate-stages LIST  ramp the rate from 0, e.g. 10s:1000,30s:1000,5s:0\n"
-    "  -c, --connections N     connection pool (default: --max-inflight, else 100)\n"
-    "      --max-inflight N    cap on requests in flight (default: the pool)\n"
+    "  -c, --connections N     connections opened before the start (default 100, or\n"
+    "                          --max-inflight if lower)\n"
+    "      --max-inflight N    cap on requests in flight; the pool grows on demand up\n"
+    "                          to it (default: --connections if given, else 1000)\n"
     "Common:\n"
     "  -d, --duration T        how long to send (default 10s; not with stages)\n"
     "  -t, --threads N         worker threads, each with its own event loop (default 1;\n"
@@ -196,13 +198,16 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
             return -1;
         if (a->connections && parse_count(a->connections, "--connections", 1, 1000000, &pool, err) < 0)
             return -1;
-        if (!pool)
-            pool = cap ? cap : 100;
+        /* --connections: opened before the start; --max-inflight: the
+         * cap, up to which the pool grows on demand (k6's preAllocatedVUs
+         * and maxVUs). Only --connections: a fixed pool. */
         if (!cap)
-            cap = pool;
-        if (cap > pool)
-            return util_err(err, "--max-inflight %llu is more than the %llu connections (HTTP/1.1 sends one request at a time per connection)",
-                            (unsigned long long)cap, (unsigned long long)pool);
+            cap = pool ? pool : 1000;
+        if (!pool)
+            pool = cap < 100 ? cap : 100;
+        if (pool > cap)
+            return util_err(err, "--connections %llu is more than --max-inflight %llu (HTTP/1.1 sends one request at a time per connection)",
+                            (unsigned long long)pool, (unsigned long long)cap);
         if ((uint64_t)cfg->threads > cap)
             cfg->threads = (int)cap;
         cfg->connections = (uint32_t)pool;

@@ -32,7 +32,7 @@ bad "bad stages" "--stages" --stages 10s "$url"
 bad "stages and connections" "either" --stages 1s:10 -c 5 "$url"
 bad "rate and stages" "--stages" --rate 10 --stages 1s:10 "$url"
 bad "duration with stages" "--duration" -d 2s --stages 1s:10 "$url"
-bad "in-flight cap above the pool" "--max-inflight" --rate 10 -c 5 --max-inflight 10 -d 1s "$url"
+bad "pool above the in-flight cap" "--max-inflight" --rate 10 -c 10 --max-inflight 5 -d 1s "$url"
 bad "zero timeout" "--timeout" --timeout 0s -c 1 -d 1s "$url"
 bad "unknown option" "unknown" --bogus "$url"
 bad "no URL" "no URL" -c 1 -d 1s

@@ -68,8 +68,8 @@ check "connection resets: read errors ($2), nothing completed ($1)" [ "$1" = 0 -
 start_faults silent
 "$GEN" --quiet -c 3 -d 1s --timeout 300ms --grace 200ms --json "$tmp/silent.json" "$F_URL"
 set -- $(jget "$tmp/silent.json" requests.completed errors.timeout requests.unfinished time.drain_s)
-check "no answers, --timeout 300ms over 1 s: timeouts ($2 >= 6), unfinished at the end ($3 == 3)" \
-    [ "$1" = 0 -a "$2" -ge 6 -a "$3" = 3 ]
+check "no answers, --timeout 300ms over 1 s: timeouts ($2 >= 6, including $3 <= 3 unfinished at the end)" \
+    [ "$1" = 0 -a "$2" -ge 6 -a "$3" -le 3 ]
 check "the grace bounds the drain (${4} s <= 0.35 s)" fcmp "$4 <= 0.35"
 
 "$GEN" --quiet --rate 100 -c 5 -d 1s --grace 100ms --json "$tmp/silent-open.json" "$F_URL"

@@ -46,6 +46,17 @@ perl -MJSON::PP -e '
 cat "$tmp/cmp.txt"
 ok "$rc" "server per-second in-flight follows the stages 0→100→0 (within 5 + 5 %)"
 
+# Open model: 2000/s against 20 ms needs ~40 requests in flight; starting
+# from 2 connections the pool grows on demand under --max-inflight 100.
+before=$after
+"$GEN" --quiet --rate 2000 -d 1s -c 2 --max-inflight 100 --json "$tmp/grow.json" "$T_URL"
+after=$(served "$T_CTL")
+set -- $(jget "$tmp/grow.json" requests.completed connections.max_open schedule.inflight_cap_hits schedule.dropped)
+# (An arrival still waiting for a new handshake when the time is up is
+# dropped: allow a few.)
+check "pool grows from 2 to $2 (<= 100) for 2000/s x 20 ms: $1 completed == server $((after - before)), no cap hits ($3), $4 dropped" \
+    [ "$1" = "$((2000 - $4))" -a "$4" -le 5 -a "$1" = "$((after - before))" -a "$2" -ge 40 -a "$2" -le 100 -a "$3" = 0 ]
+
 # lb-gen's own series shows the ramp too.
 act=$(perl -MJSON::PP -e 'local $/; open my $f, "<", shift; my $j = decode_json(<$f>);
     print join(" ", map { $_->{active_connections} } @{$j->{series}})' "$tmp/ramp.json")
