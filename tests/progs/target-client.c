@@ -102,16 +102,18 @@ static int read_response(struct reader *r)
                 if ((p == start || p[-1] == '\n') && !strncasecmp(p, "content-length:", 15))
                     cl = strtoull(p + 15, NULL, 10);
             }
-            while (r->len - r->off < head + cl) {
-                if (r->off && r->len == sizeof r->buf) {
-                    memmove(r->buf, r->buf + r->off, r->len - r->off);
-                    r->len -= r->off;
-                    r->off = 0;
-                }
-                if (!fill(r))
+            /* Skip the body as it streams in (it may be larger than the
+             * buffer). */
+            r->off += head;
+            while (cl) {
+                size_t take = r->len - r->off;
+                if (take > cl)
+                    take = (size_t)cl;
+                r->off += take;
+                cl -= take;
+                if (cl && !fill(r))
                     die("EOF inside a response body");
             }
-            r->off += head + (size_t)cl;
             return status;
         }
         if (avail == sizeof r->buf)
