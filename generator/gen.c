@@ -179,6 +179,7 @@ err:
     if (fd >= 0)
         close(fd);
     c->fd = -1;
+    c->state = C_FREE;
     w->free_slots[w->nfree++] = i;
     count_error(w, &w->c.err_connect);
     w->retry_at = now + RETRY_NS;
@@ -293,7 +294,7 @@ static void response_done(struct worker *w, struct conn *c, uint64_t now)
     w->row->completed++;
     uint64_t lat = now - c->sent_ns;
     if (cfg->model == GEN_OPEN) {
-        hist_record(w->lat_uncorr, lat);
+        hist_record(w->lat_uncorr, lat ? lat : 1);
         lat = now > c->intended_ns ? now - c->intended_ns : lat;
     }
     hist_record(w->lat, lat ? lat : 1);
