@@ -310,6 +310,7 @@ int main(int argc, char **argv)
     if (!a.quiet)
         report_human(stderr, &cfg, &res);
     json_t *j = report_json(&cfg, &res);
+    json_object_set_new(j, "interrupted", json_boolean(stop_flag != 0));
     int jflags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
     if (!a.json || !strcmp(a.json, "-")) {
         if (json_dumpf(j, stdout, jflags) < 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
