@@ -12,6 +12,7 @@ extern const struct adapter adapter_autocannon;
 extern const struct adapter adapter_k6;
 extern const struct adapter adapter_artillery;
 extern const struct adapter adapter_locust;
+extern const struct adapter adapter_jmeter;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
@@ -24,6 +25,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_k6,
     &adapter_artillery,
     &adapter_locust,
+    &adapter_jmeter,
     NULL,
 };
 

@@ -22,6 +22,7 @@
 extern const struct adapter adapter_k6;
 extern const struct adapter adapter_artillery;
 extern const struct adapter adapter_locust;
+extern const struct adapter adapter_jmeter;
 
 static char fixtures[4096];
 static char tmproot[256];
@@ -626,6 +627,193 @@ static void loc_generated(void)
                "paced", paced, ramp_args);
 }
 
+/* ---- JMeter ----------------------------------------------------------------- */
+
+struct jm_case {
+    const char *name;
+    enum load_model model;
+    uint64_t requests, ok, errors;      /* requests = the server's count, but sigterm (950: 6 in flight lost) */
+    double p50, p90, p99, p999, min, max;
+};
+
+static void jm_put(const char *name, const char *dir)
+{
+    char src[128];
+    snprintf(src, sizeof src, "%s.stdout.txt", name);
+    put("jmeter", src, dir, "stdout.txt");
+    snprintf(src, sizeof src, "%s.stderr.txt", name);
+    put("jmeter", src, dir, "stderr.txt");
+    snprintf(src, sizeof src, "%s.jmeter.log", name);
+    put("jmeter", src, dir, "jmeter.log");
+}
+
+static void jm_parsers(void)
+{
+    static const struct jm_case cases[] = {
+        {"success", LOAD_CLOSED, 1193, 1193, 0, 13, 33, 66, 176, 0, 177},
+        {"paced", LOAD_OPEN, 250, 250, 0, 2, 8, 133, 144, 0, 144},
+        {"status-404", LOAD_CLOSED, 851, 0, 851, 8, 23, 112, 132, 0, 132},
+        {"refused", LOAD_CLOSED, 0, 0, 1324, NAN, NAN, NAN, NAN, NAN, NAN},
+        {"sigterm", LOAD_OPEN, 944, 944, 0, 1, 2, 68, 80, 0, 80},
+        {"udp-shutdown", LOAD_OPEN, 900, 900, 0, 1, 3, 93, 109, 0, 109},
+        {"delay-20ms", LOAD_CLOSED, 925, 925, 0, 22, 29, 116, 128, 20, 128},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct jm_case *k = &cases[i];
+        char dname[64], src[128];
+        snprintf(dname, sizeof dname, "jm-%s", k->name);
+        const char *dir = fresh_dir(dname);
+        jm_put(k->name, dir);
+        snprintf(src, sizeof src, "%s.jtl", k->name);
+        put("jmeter", src, dir, "results.jtl");
+        struct adapter_result r;
+        char err[UTIL_ERR_LEN] = "";
+        int rc = parse(&adapter_jmeter, dir, k->model, &r, err);
+        if (!ok(rc == 0 && r.parsed, "jmeter %s: parsed", k->name))
+            diag("  %s", err);
+        is_u64(r.requests, k->requests, "jmeter %s: requests (JTL rows with an HTTP response)", k->name);
+        is_u64(r.ok, k->ok, "jmeter %s: ok (success true)", k->name);
+        is_u64(r.errors, k->errors, "jmeter %s: errors", k->name);
+        if (isnan(k->p50)) {
+            ok(isnan(r.lat.p50) && isnan(r.lat.max), "jmeter %s: no latency when nothing was answered", k->name);
+        } else {
+            is_num(r.lat.p50, k->p50, "jmeter %s: p50 from elapsed", k->name);
+            is_num(r.lat.p90, k->p90, "jmeter %s: p90", k->name);
+            is_num(r.lat.p99, k->p99, "jmeter %s: p99", k->name);
+            is_num(r.lat.p999, k->p999, "jmeter %s: p99.9", k->name);
+            is_num(r.lat.min, k->min, "jmeter %s: min", k->name);
+            is_num(r.lat.max, k->max, "jmeter %s: max", k->name);
+        }
+        if (!strcmp(k->name, "refused"))
+            is_u64(r.err_connect, 1324, "jmeter refused: ConnectException rows are connect errors");
+        if (!strcmp(k->name, "status-404"))
+            is_u64(r.err_status, 851, "jmeter status-404: the 404s are status errors");
+        if (!strcmp(k->name, "sigterm"))
+            ok(has_warning(&r.warnings, "without its final summary"), "jmeter sigterm: the lost in-flight samples are said");
+        if (!strcmp(k->name, "delay-20ms")) {
+            is_num(r.lat.mean, 24.70918918918919, "jmeter delay-20ms: mean elapsed");
+            json_t *jvm = json_object_get(r.extra, "jvm");
+            is_str(json_string_value(json_object_get(jvm, "gc")), "G1GC", "jmeter delay-20ms: the collector in effect");
+            is_u64(json_integer_value(json_object_get(jvm, "max_heap_bytes")), 536870912,
+                   "jmeter delay-20ms: the heap in effect");
+        }
+        if (!strcmp(k->name, "success"))
+            ok(r.warnings.n == 0, "jmeter success: no warnings");
+        adapter_result_free(&r);
+    }
+    /* Exit 0 without a loaded plan is never a result. */
+    struct adapter_result r;
+    char err[UTIL_ERR_LEN] = "";
+    const char *dir = fresh_dir("jm-stock-debian");
+    jm_put("stock-debian", dir);
+    ok(parse(&adapter_jmeter, dir, LOAD_CLOSED, &r, err) == -1 && strstr(err, "ForbiddenClassException"),
+       "jmeter stock-debian: ForbiddenClassException is an error, not a run");
+    adapter_result_free(&r);
+    /* Even if a JTL were left there from something else. */
+    put("jmeter", "success.jtl", dir, "results.jtl");
+    ok(parse(&adapter_jmeter, dir, LOAD_CLOSED, &r, err) == -1, "jmeter stock-debian: a stray JTL does not make it ok");
+    adapter_result_free(&r);
+    dir = fresh_dir("jm-load-error");
+    jm_put("load-error", dir);
+    ok(parse(&adapter_jmeter, dir, LOAD_CLOSED, &r, err) == -1 && strstr(err, "could not load the plan"),
+       "jmeter load-error: a plan JMeter cannot load is an error");
+    adapter_result_free(&r);
+    /* An ERROR line in jmeter.log of an otherwise complete run: a warning. */
+    dir = fresh_dir("jm-log-error");
+    jm_put("success", dir);
+    put("jmeter", "success.jtl", dir, "results.jtl");
+    FILE *f = fopen(dirname_join(dir, "jmeter.log"), "a");
+    if (f) {
+        fputs("2026/11/29 22:58:23 ERROR - jmeter.threads.JMeterThread: Test failed! java.lang.OutOfMemoryError\n", f);
+        fclose(f);
+    }
+    ok(parse(&adapter_jmeter, dir, LOAD_CLOSED, &r, err) == 0 && has_warning(&r.warnings, "jmeter.log: ERROR"),
+       "jmeter: ERROR lines in jmeter.log reach the warnings");
+    adapter_result_free(&r);
+}
+
+/* The thread groups of a generated plan, as "threads/delay/ramp/end" joined by spaces. */
+static void groups_str(json_t *settings, char *out, size_t outlen)
+{
+    out[0] = 0;
+    json_t *g;
+    size_t i;
+    json_array_foreach(json_object_get(settings, "thread_groups"), i, g)
+    {
+        size_t len = strlen(out);
+        snprintf(out + len, outlen - len, "%s%lld/%lld/%lld/%lld", i ? " " : "",
+                 (long long)json_integer_value(json_object_get(g, "threads")),
+                 (long long)json_integer_value(json_object_get(g, "delay_s")),
+                 (long long)json_integer_value(json_object_get(g, "ramp_s")),
+                 (long long)json_integer_value(json_object_get(g, "end_s")));
+    }
+}
+
+static void jm_config(const char *what, const char *yaml, const char *model, const char *groups,
+                      const char *const *needles)
+{
+    struct profile *p;
+    struct adapter_plan plan;
+    const char *dir;
+    char dname[64], got[512];
+    snprintf(dname, sizeof dname, "jm-gen-%s", what);
+    if (!ok(prepare(&adapter_jmeter, yaml, dname, "2.13.19691222", &p, &plan, &dir) == 0, "jmeter %s: prepare", what))
+        goto out;
+    is_str(plan.model, model, "jmeter %s: model", what);
+    groups_str(plan.settings, got, sizeof got);
+    is_str(got, groups, "jmeter %s: thread groups (threads/delay/ramp/end)", what);
+    char *x = slurp(dir, "plan.jmx");
+    for (const char *const *n = needles; x && *n; n++)
+        if (!ok(strstr(x, *n) != NULL, "jmeter %s: plan has %s", what, oneline(*n)))
+            diag("%s", x);
+    free(x);
+    if (have("xmllint"))
+        ok(sh("xmllint --noout '%s/plan.jmx'", dir) == 0, "jmeter %s: plan.jmx is well-formed XML (xmllint)", what);
+    else if (have("python3"))
+        ok(sh("python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' '%s/plan.jmx'", dir) == 0,
+           "jmeter %s: plan.jmx is well-formed XML (python3)", what);
+    ok(json_is_string(json_object_get(plan.settings, "heap")) && json_is_string(json_object_get(plan.settings, "gc")),
+       "jmeter %s: heap and GC are in the settings", what);
+out:
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
+static void jm_generated(void)
+{
+    static const char *const closed[] = {"<stringProp name=\"ThreadGroup.num_threads\">20</stringProp>",
+                                         "<stringProp name=\"ThreadGroup.duration\">5</stringProp>",
+                                         "<stringProp name=\"HTTPSampler.port\">18080</stringProp>",
+                                         "<boolProp name=\"ThreadGroup.scheduler\">true</boolProp>", NULL};
+    jm_config("closed", "load: {connections: 20, duration: 5s}\ntools: [jmeter]\n", "closed", "20/0/0/5", closed);
+    static const char *const ramp[] = {"<stringProp name=\"ThreadGroup.ramp_time\">30</stringProp>",
+                                       "<stringProp name=\"ThreadGroup.duration\">95</stringProp>", NULL};
+    jm_config("ramp",
+              "load:\n  stages:\n    - {duration: 30s, target: 200}\n    - {duration: 1m, target: 200}\n"
+              "    - {duration: 10s, target: 0}\ntools: [jmeter]\n",
+              "closed", "200/0/30/95", ramp);
+    static const char *const steps[] = {"ThreadGroup.delay\">2</stringProp>", NULL};
+    jm_config("steps",
+              "load:\n  stages:\n    - {duration: 2s, target: 10}\n    - {duration: 2s, target: 20}\n"
+              "    - {duration: 2s, target: 5}\n    - {duration: 2s, target: 5}\n    - {duration: 2s, target: 0}\n"
+              "tools: [jmeter]\n",
+              "closed", "5/0/2/9 10/2/2/5 5/0/2/5", steps);
+    static const char *const paced[] = {"<stringProp name=\"throughput\">6000</stringProp>",
+                                        "<intProp name=\"calcMode\">2</intProp>",
+                                        "<stringProp name=\"HTTPSampler.response_timeout\">2000</stringProp>", NULL};
+    jm_config("paced", "target: {delay: 20ms}\nload: {model: open, rate: 100, duration: 5s, timeout: 2s}\ntools: [jmeter]\n",
+              "paced", "12/0/0/5", paced);
+    struct profile *p;
+    struct adapter_plan plan;
+    const char *dir;
+    prepare(&adapter_jmeter, "load: {connections: 2, duration: 1s}\ntools: [{tool: jmeter, options: {heap: 1g}}]\n",
+            "jm-heap", "2.13", &p, &plan, &dir);
+    ok(plan.env.n && !strcmp(plan.env.v[0], "LB_JMETER_HEAP=-Xms1g -Xmx1g"), "jmeter heap option: LB_JMETER_HEAP for the launcher");
+    is_str(json_string_value(json_object_get(plan.settings, "heap")), "-Xms1g -Xmx1g", "jmeter heap option: recorded");
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -640,6 +828,8 @@ int main(void)
     art_generated();
     loc_parsers();
     loc_generated();
+    jm_parsers();
+    jm_generated();
     if (!getenv("LB_KEEP_TMP"))
         sh("rm -rf '%s'", tmproot);
     return done_testing();

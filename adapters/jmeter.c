@@ -1,0 +1,696 @@
+/* The adapter for Apache JMeter (tested on Debian 12's 2.13 on OpenJDK 17;
+ * the fixtures in tests/fixtures/jmeter/ are its real output).
+ *
+ * Debian's JMeter 2.13 cannot load any plan as shipped (its XStream refuses
+ * JMeter's own classes, and the process still exits 0), so it runs through
+ * the launcher adapters/jmeter/lb-jmeter (see adapters/jmeter/README.md),
+ * which also applies the heap and young-generation flags of JMeter's own
+ * start script. The profile becomes a generated plan.jmx: ThreadGroups
+ * (threads, ramp-up, scheduler delay and duration) with one HTTP GET, and a
+ * ConstantThroughputTimer for a rate (paced). Results come from the JTL CSV
+ * (-q adapters/jmeter/lb-jtl.properties); counts and percentiles are
+ * computed here from its rows. A run that did not load its plan is never
+ * ok, whatever JMeter's exit status. */
+#include "adapter.h"
+#include "hist.h"
+#include "units.h"
+#include "util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define JM_PLAN "plan.jmx"
+#define JM_JTL "results.jtl"
+#define JM_LOG "jmeter.log"
+#define JM_HOME_DEFAULT "/usr/share/jmeter"
+
+/* heap: "1g" -> -Xms1g -Xmx1g (LB_JMETER_HEAP); jvm_args: appended (JVM_ARGS),
+ * e.g. "-XX:+UseParallelGC"; threads: the paced model's thread count. */
+static const char *const jm_options[] = {"heap", "jvm_args", "threads", NULL};
+
+static int jm_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    char cand[PATH_MAX + 64];
+    if (bin) {
+        if (adapter_which(bin, found->path, sizeof found->path))
+            return util_err(err, "JMeter launcher \"%s\" not found or not executable", bin);
+    } else {
+        const char *home = getenv("JMETER_HOME");
+        snprintf(cand, sizeof cand, "%s/bin/ApacheJMeter.jar", home && *home ? home : JM_HOME_DEFAULT);
+        if (access(cand, R_OK))
+            return util_err(err, "JMeter is not installed (%s missing)", cand);
+        snprintf(cand, sizeof cand, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
+        if (adapter_which(cand, found->path, sizeof found->path))
+            return util_err(err, "the JMeter launcher %s is missing (set LOADBENCH_DATA to the source tree)", cand);
+        char java[PATH_MAX];
+        if (adapter_which("java", java, sizeof java))
+            return util_err(err, "java is not on PATH (JMeter needs a JDK: default-jdk-headless)");
+    }
+    /* -j /dev/null: --version would leave a jmeter.log in our cwd. */
+    const char *argv[] = {found->path, "-j", "/dev/null", "--version", NULL};
+    char out[4096];
+    int rc = adapter_capture(argv, out, sizeof out);
+    char *v = strstr(out, "Version ");
+    if (rc == 0 && v) {
+        v += strlen("Version ");
+        v[strcspn(v, " \r\n")] = 0;
+        snprintf(found->version, sizeof found->version, "%.100s", v);
+        return 0;
+    }
+    /* The first run of the launcher compiles it (javac), and a JVM starts
+     * slowly on a busy core: dpkg still names the installed JMeter. */
+    const char *dq[] = {"dpkg-query", "-W", "-f=${Version}", "jmeter", NULL};
+    char dv[256];
+    if (adapter_capture(dq, dv, sizeof dv) == 0 && dv[0] && !strchr(dv, ' ')) {
+        snprintf(found->version, sizeof found->version, "%.60s (dpkg; --version did not answer)", dv);
+        return 0;
+    }
+    char *nl = strrchr(out, '\n');
+    while (nl && nl > out && nl[1] == 0) {
+        *nl = 0;
+        nl = strrchr(out, '\n');
+    }
+    return util_err(err, "`%s --version` failed (exit %d): %.150s", found->path, rc, nl ? nl + 1 : out);
+}
+
+struct buf {
+    char *s;
+    size_t len, cap;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        if (!b->cap) {
+            b->cap = 8192;
+            b->s = util_xmalloc(b->cap);
+        }
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = (b->cap + (size_t)n + 1) * 2;
+        b->s = util_xrealloc(b->s, b->cap);
+    }
+}
+
+/* One ThreadGroup: threads started evenly over [delay_s, delay_s+ramp_s],
+ * all stopped at end_s (2.13: end = delay + duration, for every thread). */
+struct jm_group {
+    uint64_t threads;
+    uint64_t delay_s, ramp_s, end_s;
+    double rate_per_s;      /* paced: the group's ConstantThroughputTimer; 0 = none */
+};
+
+struct jm_groups {
+    struct jm_group *g;
+    size_t n, cap;
+    int rounded;            /* a time was rounded to whole seconds */
+};
+
+static void group_add(struct jm_groups *gs, struct jm_group g)
+{
+    if (gs->n == gs->cap) {
+        gs->cap = gs->cap ? gs->cap * 2 : 8;
+        gs->g = util_xrealloc(gs->g, gs->cap * sizeof *gs->g);
+    }
+    gs->g[gs->n++] = g;
+}
+
+/* Whole seconds (the ThreadGroup's unit), noting any rounding. */
+static uint64_t secs(struct jm_groups *gs, double s)
+{
+    double r = round(s);
+    if (fabs(r - s) > 1e-9)
+        gs->rounded = 1;
+    return (uint64_t)r;
+}
+
+/* The closed model's stages as thread groups: a rising stage starts a group
+ * of (rise) threads over the stage; a falling stage stops (fall) threads,
+ * the most recently started first, at the stage's midpoint (2.13 stops a
+ * group's threads together, so a linear ramp-down becomes one step with the
+ * same thread-seconds); the rest stop at the end. */
+static void closed_groups(const struct profile_load *l, struct jm_groups *gs)
+{
+    double t = 0, from = 0;
+    double total = (double)profile_load_duration_ns(l) / 1e9;
+    if (!l->ramped) {
+        group_add(gs, (struct jm_group){.threads = (uint64_t)l->stages[0].target, .delay_s = 0, .ramp_s = 0,
+                                        .end_s = secs(gs, total)});
+        return;
+    }
+    size_t open_from = 0; /* groups [open_from, n) may still be running; end_s == 0 means open */
+    for (size_t i = 0; i < l->nstages; i++) {
+        double d = (double)l->stages[i].duration_ns / 1e9, to = l->stages[i].target;
+        if (to > from) {
+            group_add(gs, (struct jm_group){.threads = (uint64_t)llround(to - from), .delay_s = secs(gs, t),
+                                            .ramp_s = secs(gs, d), .end_s = 0});
+        } else if (to < from) {
+            uint64_t stop = (uint64_t)llround(from - to), at = secs(gs, t + d / 2);
+            for (size_t k = gs->n; k-- > open_from && stop;) {
+                struct jm_group *g = &gs->g[k];
+                if (g->end_s)
+                    continue;
+                if (g->threads <= stop) {
+                    g->end_s = at;
+                    stop -= g->threads;
+                } else {
+                    /* Split: two groups over the same ramp still start their
+                     * threads evenly over it, together. */
+                    struct jm_group part = *g;
+                    part.threads = stop;
+                    part.end_s = at;
+                    g->threads -= stop;
+                    stop = 0;
+                    group_add(gs, part); /* may move gs->g: g is not used after */
+                }
+            }
+        }
+        t += d;
+        from = to;
+    }
+    for (size_t k = open_from; k < gs->n; k++)
+        if (!gs->g[k].end_s)
+            gs->g[k].end_s = secs(gs, total);
+}
+
+static void xml_group(struct buf *b, size_t idx, const struct jm_group *g, const struct adapter_ctx *c)
+{
+    const struct profile_load *l = c->load;
+    uint64_t dur = g->end_s > g->delay_s ? g->end_s - g->delay_s : 1;
+    bprintf(b,
+            "      <ThreadGroup guiclass=\"ThreadGroupGui\" testclass=\"ThreadGroup\" testname=\"lb-%zu\" enabled=\"true\">\n"
+            "        <stringProp name=\"ThreadGroup.on_sample_error\">continue</stringProp>\n"
+            "        <elementProp name=\"ThreadGroup.main_controller\" elementType=\"LoopController\" guiclass=\"LoopControlPanel\" testclass=\"LoopController\" testname=\"Loop Controller\" enabled=\"true\">\n"
+            "          <boolProp name=\"LoopController.continue_forever\">false</boolProp>\n"
+            "          <intProp name=\"LoopController.loops\">-1</intProp>\n"
+            "        </elementProp>\n"
+            "        <stringProp name=\"ThreadGroup.num_threads\">%llu</stringProp>\n"
+            "        <stringProp name=\"ThreadGroup.ramp_time\">%llu</stringProp>\n"
+            "        <longProp name=\"ThreadGroup.start_time\">0</longProp>\n"
+            "        <longProp name=\"ThreadGroup.end_time\">0</longProp>\n"
+            "        <boolProp name=\"ThreadGroup.scheduler\">true</boolProp>\n"
+            "        <stringProp name=\"ThreadGroup.duration\">%llu</stringProp>\n"
+            "        <stringProp name=\"ThreadGroup.delay\">%llu</stringProp>\n"
+            "      </ThreadGroup>\n"
+            "      <hashTree>\n",
+            idx, (unsigned long long)g->threads, (unsigned long long)g->ramp_s, (unsigned long long)dur,
+            (unsigned long long)g->delay_s);
+    char tmo[32] = "";
+    if (l->request_timeout_ns)
+        snprintf(tmo, sizeof tmo, "%llu", (unsigned long long)((l->request_timeout_ns + 999999) / 1000000));
+    bprintf(b,
+            "        <HTTPSamplerProxy guiclass=\"HttpTestSampleGui\" testclass=\"HTTPSamplerProxy\" testname=\"GET\" enabled=\"true\">\n"
+            "          <elementProp name=\"HTTPsampler.Arguments\" elementType=\"Arguments\" guiclass=\"HTTPArgumentsPanel\" testclass=\"Arguments\" testname=\"User Defined Variables\" enabled=\"true\">\n"
+            "            <collectionProp name=\"Arguments.arguments\"/>\n"
+            "          </elementProp>\n"
+            "          <stringProp name=\"HTTPSampler.domain\">%s</stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.port\">%d</stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.connect_timeout\">%s</stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.response_timeout\">%s</stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.protocol\">http</stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.contentEncoding\"></stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.path\">/</stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.method\">GET</stringProp>\n"
+            "          <boolProp name=\"HTTPSampler.follow_redirects\">false</boolProp>\n"
+            "          <boolProp name=\"HTTPSampler.auto_redirects\">false</boolProp>\n"
+            "          <boolProp name=\"HTTPSampler.use_keepalive\">true</boolProp>\n"
+            "          <boolProp name=\"HTTPSampler.DO_MULTIPART_POST\">false</boolProp>\n"
+            "          <boolProp name=\"HTTPSampler.monitor\">false</boolProp>\n"
+            "          <stringProp name=\"HTTPSampler.embedded_url_re\"></stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.implementation\">HttpClient4</stringProp>\n"
+            "        </HTTPSamplerProxy>\n"
+            "        <hashTree/>\n",
+            c->host, c->port, tmo, tmo);
+    if (g->rate_per_s > 0)
+        /* calcMode 2: all active threads in this thread group share the
+         * rate; throughput is in samples per minute. */
+        bprintf(b,
+                "        <ConstantThroughputTimer guiclass=\"TestBeanGUI\" testclass=\"ConstantThroughputTimer\" testname=\"rate\" enabled=\"true\">\n"
+                "          <intProp name=\"calcMode\">2</intProp>\n"
+                "          <stringProp name=\"throughput\">%.10g</stringProp>\n"
+                "        </ConstantThroughputTimer>\n"
+                "        <hashTree/>\n",
+                g->rate_per_s * 60);
+    bprintf(b, "      </hashTree>\n");
+}
+
+static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    const struct profile_load *l = c->load;
+    struct jm_groups gs = {0};
+    const char *heap = json_string_value(json_object_get(c->tool->options, "heap"));
+    const char *jvm_args = json_string_value(json_object_get(c->tool->options, "jvm_args"));
+    const char *topt = json_string_value(json_object_get(c->tool->options, "threads"));
+    if (heap && (!*heap || strspn(heap, "0123456789kKmMgG") != strlen(heap) || !strchr("0123456789", heap[0])))
+        return util_err(err, "jmeter option heap=\"%s\": want a JVM size such as 512m or 2g", heap);
+
+    if (l->model == LOAD_CLOSED) {
+        p->model = "closed";
+        closed_groups(l, &gs);
+        if (topt)
+            strvec_push(&p->warnings, "jmeter option threads ignored: the closed model's threads are the profile's "
+                                      "connections");
+        int falls = 0;
+        for (size_t i = 0; i < l->nstages; i++)
+            falls |= l->ramped && l->stages[i].target < (i ? l->stages[i - 1].target : 0);
+        if (l->ramped)
+            strvec_pushf(&p->warnings,
+                         "stages as %zu JMeter thread group(s): each rising stage starts its threads evenly over the "
+                         "stage%s",
+                         gs.n, falls ? "; JMeter 2.13 has no ramp-down: a falling stage stops its threads together "
+                                       "at the stage's midpoint (same thread-seconds as the linear ramp)" : "");
+        strvec_push(&p->warnings, "JMeter 2.13 has no ramp-down: all threads of a thread group stop together at its "
+                                  "end");
+    } else {
+        p->model = "paced";
+        double peak = profile_load_peak(l);
+        uint64_t threads;
+        if (topt) {
+            char *end;
+            threads = strtoull(topt, &end, 10);
+            if (!*topt || *end || !threads)
+                return util_err(err, "jmeter option threads=\"%s\": want a positive number of threads", topt);
+        } else if (l->max_inflight) {
+            threads = l->max_inflight;
+        } else {
+            double delay_s = (double)c->profile->target.delay_ns / 1e9;
+            threads = (uint64_t)ceil(peak * (delay_s + 0.01) * 4);
+            if (threads < 1)
+                threads = 1;
+        }
+        /* The timer's rate is fixed per group: one group per stage, running
+         * the stage's mean rate with threads in proportion. */
+        double t = 0, from = l->ramped ? 0 : l->stages[0].target;
+        for (size_t i = 0; i < l->nstages; i++) {
+            double d = (double)l->stages[i].duration_ns / 1e9, to = l->stages[i].target;
+            double mean = (from + to) / 2;
+            uint64_t n = (uint64_t)ceil((double)threads * (from > to ? from : to) / peak);
+            if (mean > 0 && n > 0)
+                group_add(&gs, (struct jm_group){.threads = n, .delay_s = secs(&gs, t), .ramp_s = 0,
+                                                 .end_s = secs(&gs, t + d), .rate_per_s = mean});
+            t += d;
+            from = to;
+        }
+        strvec_pushf(&p->warnings,
+                     "JMeter has no open model: %llu threads paced by a ConstantThroughputTimer (all active threads "
+                     "of the group share %.10g/s); it only delays threads, so it cannot exceed what they can do",
+                     (unsigned long long)threads, peak);
+        if (l->ramped && l->nstages > 1)
+            strvec_pushf(&p->warnings, "rate stages as %zu JMeter thread groups, each at its stage's mean rate (the "
+                                       "timer's rate is fixed per group): ramps become steps",
+                         gs.n);
+        json_object_set_new(p->settings, "threads", json_integer((json_int_t)threads));
+    }
+    if (gs.rounded)
+        strvec_push(&p->warnings, "JMeter's thread group times are whole seconds: some were rounded");
+
+    /* The profile's name in an XML comment: no "--", no markup. */
+    char name[128];
+    snprintf(name, sizeof name, "%s", c->profile->name ? c->profile->name : "");
+    for (char *s = name; *s; s++)
+        if (*s == '-' || *s == '<' || *s == '>' || *s == '&')
+            *s = '_';
+    struct buf b = {0};
+    bprintf(&b,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<!-- Generated by loadbench for profile \"%s\" (JMeter 2.13 format). -->\n"
+            "<jmeterTestPlan version=\"1.2\" properties=\"2.8\" jmeter=\"2.13 r1665067\">\n"
+            "  <hashTree>\n"
+            "    <TestPlan guiclass=\"TestPlanGui\" testclass=\"TestPlan\" testname=\"loadbench\" enabled=\"true\">\n"
+            "      <stringProp name=\"TestPlan.comments\"></stringProp>\n"
+            "      <boolProp name=\"TestPlan.functional_mode\">false</boolProp>\n"
+            "      <boolProp name=\"TestPlan.serialize_threadgroups\">false</boolProp>\n"
+            "      <elementProp name=\"TestPlan.user_defined_variables\" elementType=\"Arguments\" guiclass=\"ArgumentsPanel\" testclass=\"Arguments\" testname=\"User Defined Variables\" enabled=\"true\">\n"
+            "        <collectionProp name=\"Arguments.arguments\"/>\n"
+            "      </elementProp>\n"
+            "      <stringProp name=\"TestPlan.user_define_classpath\"></stringProp>\n"
+            "    </TestPlan>\n"
+            "    <hashTree>\n",
+            name);
+    for (size_t i = 0; i < gs.n; i++)
+        xml_group(&b, i + 1, &gs.g[i], c);
+    bprintf(&b, "    </hashTree>\n  </hashTree>\n</jmeterTestPlan>\n");
+    json_t *groups = json_array();
+    for (size_t i = 0; i < gs.n; i++) {
+        json_t *g = json_pack("{s:I, s:I, s:I, s:I}", "threads", (json_int_t)gs.g[i].threads, "delay_s",
+                              (json_int_t)gs.g[i].delay_s, "ramp_s", (json_int_t)gs.g[i].ramp_s, "end_s",
+                              (json_int_t)gs.g[i].end_s);
+        if (gs.g[i].rate_per_s > 0)
+            json_object_set_new(g, "rate_per_s", json_real(gs.g[i].rate_per_s));
+        json_array_append_new(groups, g);
+    }
+    json_object_set_new(p->settings, "thread_groups", groups);
+    free(gs.g);
+    int rc = adapter_write(c->dir, JM_PLAN, b.s, err);
+    free(b.s);
+    if (rc)
+        return -1;
+    strvec_push(&p->files, JM_PLAN);
+
+    char props[PATH_MAX + 64];
+    snprintf(props, sizeof props, "%s/adapters/jmeter/lb-jtl.properties", adapter_datadir());
+    if (access(props, R_OK))
+        return util_err(err, "%s is missing (set LOADBENCH_DATA to the source tree)", props);
+    strvec_push(&p->argv, c->found->path);
+    strvec_push(&p->argv, "-n");
+    strvec_push(&p->argv, "-t");
+    strvec_push(&p->argv, JM_PLAN);
+    strvec_push(&p->argv, "-l");
+    strvec_push(&p->argv, JM_JTL);
+    strvec_push(&p->argv, "-j");
+    strvec_push(&p->argv, JM_LOG);
+    strvec_push(&p->argv, "-q");
+    strvec_push(&p->argv, props);
+
+    /* The launcher's flags (adapters/jmeter/lb-jmeter): JMeter 2.13's own
+     * start-script heap and young generation; no collector named, so the
+     * JVM's default (G1 on Java 17 with 2+ CPUs); stdout's first line has
+     * the flags in effect (-XX:+PrintCommandLineFlags). */
+    char heapflags[128];
+    if (heap) {
+        snprintf(heapflags, sizeof heapflags, "-Xms%s -Xmx%s", heap, heap);
+        strvec_pushf(&p->env, "LB_JMETER_HEAP=%s", heapflags);
+    } else {
+        snprintf(heapflags, sizeof heapflags, "-Xms512m -Xmx512m");
+    }
+    if (jvm_args)
+        strvec_pushf(&p->env, "JVM_ARGS=%s", jvm_args);
+    json_object_set_new(p->settings, "heap", json_string(heapflags));
+    json_object_set_new(p->settings, "young_gen",
+                        json_string("-XX:NewSize=128m -XX:MaxNewSize=128m -XX:SurvivorRatio=8 "
+                                    "-XX:TargetSurvivorRatio=50 -XX:MaxTenuringThreshold=2"));
+    json_object_set_new(p->settings, "gc",
+                        json_string(jvm_args && strstr(jvm_args, "GC") ? jvm_args
+                                                                       : "JVM default (see client.tool_output.jvm)"));
+    if (jvm_args)
+        json_object_set_new(p->settings, "jvm_args", json_string(jvm_args));
+    json_object_set_new(p->settings, "http_implementation", json_string("HttpClient4, keep-alive"));
+    p->load_ns = profile_load_duration_ns(l);
+    /* JVM start (and the launcher's javac on its first run) on a busy core. */
+    p->startup_allowance_ns = 20000000000ull;
+    return 0;
+}
+
+/* ---- parse ------------------------------------------------------------------ */
+
+/* Split one CSV line in place (JMeter quotes a field holding the delimiter
+ * with "", doubling inner quotes). Returns the field count. */
+static int csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *s = line;
+    while (n < max) {
+        if (*s == '"') {
+            char *w = ++s;
+            f[n++] = w;
+            while (*s) {
+                if (s[0] == '"' && s[1] == '"') {
+                    *w++ = '"';
+                    s += 2;
+                } else if (s[0] == '"') {
+                    s++;
+                    break;
+                } else {
+                    *w++ = *s++;
+                }
+            }
+            *w = 0;
+            s += strcspn(s, ",");
+        } else {
+            f[n++] = s;
+            s += strcspn(s, ",\r\n");
+        }
+        if (*s != ',') {
+            *s = 0;
+            break;
+        }
+        *s++ = 0;
+    }
+    return n;
+}
+
+static int col(char **f, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(f[i], name))
+            return i;
+    return -1;
+}
+
+/* The line of path holding needle, into out (first match); 0 when found. */
+static int find_line(const char *dir, const char *name, const char *needle, char *out, size_t outlen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = -1;
+    while (getline(&line, &cap, f) > 0) {
+        if (strstr(line, needle)) {
+            line[strcspn(line, "\r\n")] = 0;
+            snprintf(out, outlen, "%s", line);
+            rc = 0;
+            break;
+        }
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* jmeter.log's ERROR lines (a few) into w; returns how many there were and
+ * sets *forbidden when one is XStream's ForbiddenClassException. */
+static int log_errors(const char *dir, struct strvec *w, int *forbidden, char *first, size_t firstlen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, JM_LOG);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) > 0) {
+        /* "2026/11/29 22:58:17 ERROR - jmeter.JMeter: Error in NonGUIDriver ..." */
+        char *e = strstr(line, " ERROR - ");
+        if (!e)
+            e = strstr(line, " FATAL_ERROR - ");
+        if (!e)
+            continue;
+        if (strstr(line, "ForbiddenClassException"))
+            *forbidden = 1;
+        line[strcspn(line, "\r\n")] = 0;
+        char *msg = strstr(e, " - ") + 3;
+        if (!n)
+            snprintf(first, firstlen, "%s", msg);
+        if (n < 5)
+            strvec_pushf(w, "jmeter.log: ERROR %.300s", msg);
+        n++;
+    }
+    if (n > 5)
+        strvec_pushf(w, "jmeter.log: %d more ERROR lines", n - 5);
+    free(line);
+    fclose(f);
+    return n;
+}
+
+/* The JVM's -XX:+PrintCommandLineFlags line (stdout's first): max heap and
+ * the collector in effect. */
+static json_t *jvm_flags(const char *dir)
+{
+    char line[4096];
+    if (find_line(dir, "stdout.txt", "-XX:MaxHeapSize=", line, sizeof line))
+        return NULL;
+    json_t *j = json_object();
+    json_object_set_new(j, "flags", json_string(line));
+    const char *h = strstr(line, "-XX:MaxHeapSize=");
+    if (h)
+        json_object_set_new(j, "max_heap_bytes", json_integer(strtoll(h + 16, NULL, 10)));
+    for (const char *s = line; (s = strstr(s, "-XX:+Use")); s++) {
+        size_t len = strcspn(s + 8, " ");
+        if (len > 2 && !strncmp(s + 8 + len - 2, "GC", 2)) {
+            json_object_set_new(j, "gc", json_stringn(s + 8, len));
+            break;
+        }
+    }
+    return j;
+}
+
+static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    char line[2048] = "", first[512] = "";
+    int forbidden = 0;
+    int nerr = log_errors(c->dir, &r->warnings, &forbidden, first, sizeof first);
+    /* JMeter exits 0 when it cannot load the plan: never ok without the
+     * tree it built. */
+    int load_error = find_line(c->dir, "stdout.txt", "Error in NonGUIDriver", line, sizeof line) == 0;
+    if (load_error && strstr(line, "ForbiddenClassException"))
+        forbidden = 1;
+    if (forbidden)
+        return util_err(err, "JMeter could not load the plan: Debian's XStream refused JMeter's classes "
+                             "(ForbiddenClassException); run it through adapters/jmeter/lb-jmeter");
+    if (load_error)
+        return util_err(err, "JMeter could not load the plan: %.180s",
+                        strstr(line, "Error in NonGUIDriver") + strlen("Error in NonGUIDriver "));
+    if (find_line(c->dir, "stdout.txt", "Created the tree successfully", line, sizeof line)) {
+        if (first[0])
+            return util_err(err, "JMeter built no test tree; jmeter.log: %.180s", first);
+        return util_err(err, "JMeter built no test tree (no \"Created the tree successfully\" in stdout.txt)");
+    }
+
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", c->dir, JM_JTL);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return util_err(err, "JMeter wrote no %s", JM_JTL);
+    char *buf = NULL;
+    size_t cap = 0;
+    char *fld[32];
+    int idx_ts = -1, idx_el = -1, idx_code = -1, idx_ok = -1, idx_bytes = -1, idx_threads = -1;
+    int nf = 0;
+    if (getline(&buf, &cap, f) > 0) {
+        nf = csv_split(buf, fld, 32);
+        idx_ts = col(fld, nf, "timeStamp");
+        idx_el = col(fld, nf, "elapsed");
+        idx_code = col(fld, nf, "responseCode");
+        idx_ok = col(fld, nf, "success");
+        idx_bytes = col(fld, nf, "bytes");
+        idx_threads = col(fld, nf, "allThreads");
+    }
+    if (idx_ts < 0 || idx_el < 0 || idx_code < 0 || idx_ok < 0) {
+        free(buf);
+        fclose(f);
+        return util_err(err, "%s has no CSV header with timeStamp, elapsed, responseCode, success (was -q "
+                             "lb-jtl.properties applied?)",
+                        JM_JTL);
+    }
+    struct hist *h = hist_new(3600000, 3); /* whole ms up to an hour */
+    uint64_t rows = 0, bad = 0, threads_max = 0;
+    double sum = 0;
+    int64_t t_first = INT64_MAX, t_last = 0;
+    while (getline(&buf, &cap, f) > 0) {
+        if (buf[0] == '\n' || !buf[0])
+            continue;
+        int n = csv_split(buf, fld, 32);
+        if (n < nf) {
+            bad++; /* a line cut short by a hard stop */
+            continue;
+        }
+        char *end;
+        long long ts = strtoll(fld[idx_ts], &end, 10);
+        long long el = strtoll(fld[idx_el], NULL, 10);
+        if (end == fld[idx_ts] || el < 0) {
+            bad++;
+            continue;
+        }
+        rows++;
+        if (ts < t_first)
+            t_first = ts;
+        if (ts + el > t_last)
+            t_last = ts + el;
+        if (idx_threads >= 0) {
+            uint64_t th = strtoull(fld[idx_threads], NULL, 10);
+            if (th > threads_max)
+                threads_max = th;
+        }
+        const char *code = fld[idx_code];
+        int numeric = strlen(code) == 3 && strspn(code, "0123456789") == 3;
+        int success = !strcmp(fld[idx_ok], "true");
+        if (numeric) {
+            /* An HTTP response came back: a completed request. */
+            r->requests++;
+            hist_record(h, (uint64_t)el);
+            sum += (double)el;
+            if (success)
+                r->ok++;
+            else
+                r->err_status++;
+            if (idx_bytes >= 0)
+                r->bytes_read += strtoull(fld[idx_bytes], NULL, 10);
+        } else if (success) {
+            r->requests++; /* not HTTP, yet a success: count it as JMeter does */
+            r->ok++;
+            hist_record(h, (uint64_t)el);
+            sum += (double)el;
+        } else if (strstr(code, "ConnectException") || strstr(code, "NoRouteToHost") ||
+                   strstr(code, "UnknownHost") || strstr(code, "BindException")) {
+            r->err_connect++;
+        } else if (strstr(code, "SocketTimeout") || strstr(code, "ConnectTimeout") || strstr(code, "Timeout")) {
+            r->err_timeout++;
+        } else if (strstr(code, "NoHttpResponse") || strstr(code, "SocketException") ||
+                   strstr(code, "ConnectionClosed") || strstr(code, "reset")) {
+            r->err_read++;
+        } else {
+            r->err_other++;
+        }
+    }
+    free(buf);
+    fclose(f);
+    r->errors = r->err_status + r->err_connect + r->err_timeout + r->err_read + r->err_write + r->err_other;
+    if (rows && t_last > t_first) {
+        r->duration_s = (double)(t_last - t_first) / 1000.0;
+        r->rps = (double)r->requests / r->duration_s;
+    }
+    if (r->requests) {
+        r->lat.min = (double)hist_min(h);
+        r->lat.max = (double)hist_max(h);
+        r->lat.mean = sum / (double)r->requests;
+        r->lat.p50 = (double)hist_percentile(h, 50);
+        r->lat.p90 = (double)hist_percentile(h, 90);
+        r->lat.p95 = (double)hist_percentile(h, 95);
+        r->lat.p99 = (double)hist_percentile(h, 99);
+        r->lat.p999 = (double)hist_percentile(h, 99.9);
+    }
+    hist_free(h);
+    if (bad)
+        strvec_pushf(&r->warnings, "%llu malformed JTL line(s) skipped (a hard stop cuts the last line)",
+                     (unsigned long long)bad);
+    if (find_line(c->dir, "stdout.txt", "summary =", line, sizeof line))
+        strvec_push(&r->warnings, "JMeter ended without its final summary (stopped by a signal): the samples in "
+                                  "flight at the stop are not in the JTL");
+    json_t *extra = json_object();
+    json_object_set_new(extra, "jtl_rows", json_integer((json_int_t)rows));
+    json_object_set_new(extra, "threads_max", json_integer((json_int_t)threads_max));
+    json_object_set_new(extra, "log_errors", json_integer(nerr));
+    if (find_line(c->dir, "stdout.txt", "summary =", line, sizeof line) == 0)
+        json_object_set_new(extra, "summary", json_string(line));
+    json_t *jvm = jvm_flags(c->dir);
+    if (jvm)
+        json_object_set_new(extra, "jvm", jvm);
+    r->extra = extra;
+    r->parsed = 1;
+    return 0;
+}
+
+const struct adapter adapter_jmeter = {
+    .name = "jmeter",
+    .description = "Apache JMeter 2.13 (Java), non-GUI, through adapters/jmeter/lb-jmeter: thread groups; "
+                   "ConstantThroughputTimer for a rate",
+    .install_hint = "apt-get install jmeter jmeter-http default-jdk-headless (or scripts/install-tools)",
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .latency_measures = "JTL elapsed: from just before the connection is taken or opened to the last response "
+                        "byte, including connect; whole ms; percentiles computed by loadbench from every sample",
+    .latency_resolution_ms = 1,
+    .options = jm_options,
+    .detect = jm_detect,
+    .prepare = jm_prepare,
+    .parse = jm_parse,
+};
