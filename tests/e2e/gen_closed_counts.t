@@ -37,6 +37,21 @@ check "2 threads x 11 connections: completed $1 == server $((after - before)), $
     [ "$1" = "$((after - before))" -a "$2" = 11 -a "$3" = 0 ]
 before=$after
 
+# SIGINT ends the run early, still drained and exact.
+"$GEN" --quiet -c 10 -d 20s --json "$tmp/int.json" "$T_URL" &
+gp=$!
+started_pids="$started_pids $gp"
+sleep 0.5
+kill -INT "$gp"
+wait "$gp"
+after=$(served "$T_CTL")
+set -- $(jget "$tmp/int.json" requests.completed interrupted time.load_s)
+early=no
+fcmp "$3 < 2" && early=yes
+check "SIGINT after 0.5 s: stops (load $3 s), interrupted=$2, completed $1 == server $((after - before))" \
+    [ "$1" = "$((after - before))" -a "$2" = true -a "$1" -gt 0 -a "$early" = yes ]
+before=$after
+
 # The per-second series adds up to the whole.
 sum=$(perl -MJSON::PP -e 'local $/; open my $f, "<", shift; my $j = decode_json(<$f>);
     my $s = 0; $s += $_->{completed} for @{$j->{series}}; print $s' "$tmp/c200.json")
