@@ -1,0 +1,105 @@
+#!/bin/sh
+# The scripting-framework adapters end to end: k6, JMeter, Artillery and
+# Locust each run a short closed profile (20 connections x 5 s) and a short
+# open profile (100/s x 5 s) through `loadbench run` against lb-target with
+# a 20 ms delay. Per tool that is installed: status ok, requests counted,
+# CPU/RSS samples written, and a reconciliation verdict other than mismatch
+# (the generated .jmx, Artillery YAML and locustfile load in their tools, or
+# the run would not be ok). A tool that is not installed is skipped with
+# loadbench's reason (k6 cannot be installed on Debian: its adapter is
+# tested on recorded output in tests/unit/test_adapters_fw.c). Debian's
+# stock /usr/bin/jmeter, which cannot load a plan and exits 0, must be a
+# failed row. About 1.5 minutes on 2 cores (JVM and Node start-up).
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+cd "$LB_SRC"
+
+skip() { # skip DESCRIPTION: one skipped test
+    tap_n=$((tap_n + 1))
+    echo "ok $tap_n # SKIP $1"
+}
+
+stock=""
+[ -x /usr/bin/jmeter ] && stock="  - {tool: jmeter, label: jmeter-stock, bin: /usr/bin/jmeter}"
+
+cat > "$tmp/closed.yaml" <<Y
+name: fw-closed
+target: {delay: 20ms}
+load: {connections: 20, duration: 5s}
+tools:
+  - jmeter
+  - artillery
+  - locust
+  - k6
+$stock
+sampling: {interval: 500ms}
+grace: 20s
+Y
+cat > "$tmp/open.yaml" <<'Y'
+name: fw-open
+target: {delay: 20ms}
+load: {model: open, rate: 100, duration: 5s}
+tools: [jmeter, artillery, locust, k6]
+sampling: {interval: 500ms}
+grace: 20s
+Y
+
+# model_of KIND LABEL: the model a row runs as. Artillery and k6 run the
+# open model as such; JMeter and Locust pace a closed loop to the rate.
+model_of() {
+    case $1/$2 in
+        closed/*) echo closed ;;
+        open/artillery|open/k6) echo open ;;
+        *) echo paced ;;
+    esac
+}
+
+# check_run DIR KIND: the checks for every row of the run in DIR.
+check_run() {
+    J=$1/run.json
+    n=$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or exit 1; print scalar @{decode_json(<$f>)->{runs}}' "$J")
+    i=0
+    while [ "$i" -lt "$n" ]; do
+        label=$(jget "$J" "runs.$i.label")
+        status=$(jget "$J" "runs.$i.status")
+        reason=$(jget "$J" "runs.$i.reason")
+        i_=$i
+        i=$((i + 1))
+        if [ "$label" = jmeter-stock ]; then
+            is "$status" failed "$2 stock Debian jmeter (no launcher): the row is failed, not ok"
+            case "$reason" in *ForbiddenClassException*) ok 0 "$2 stock jmeter: the reason names ForbiddenClassException" ;;
+                *) ok 1 "$2 stock jmeter: the reason names ForbiddenClassException"; diag "reason: $reason" ;; esac
+            continue
+        fi
+        if [ "$status" = skipped ]; then
+            skip "$2 $label: not installed ($reason)"
+            continue
+        fi
+        if ! is "$status" ok "$2 $label: status ok"; then
+            diag "reason: $reason"
+            diag "warnings: $(jget "$J" "runs.$i_.warnings")"
+            continue
+        fi
+        req=$(jget "$J" "runs.$i_.client.requests")
+        server=$(jget "$J" "runs.$i_.server.requests")
+        check "$2 $label: the tool counted requests ($req; server $server)" test "$req" -gt 0
+        is "$(jget "$J" "runs.$i_.identity.model")" "$(model_of "$2" "$label")" "$2 $label: model as run"
+        samples=$1/$(jget "$J" "runs.$i_.footprint.samples_file")
+        check "$2 $label: CPU/RSS samples written" test "$(wc -l < "$samples")" -ge 3
+        check "$2 $label: RSS sampled" perl -e 'exit !($ARGV[0] > 1)' "$(jget "$J" "runs.$i_.footprint.rss_peak_mb")"
+        verdict=$(jget "$J" "runs.$i_.crosscheck.verdict")
+        check "$2 $label: reconciliation verdict $verdict is not mismatch" test "$verdict" != mismatch
+    done
+}
+
+rc=0; "$LB" run --quiet --out "$tmp/closed" "$tmp/closed.yaml" >"$tmp/closed.out" 2>&1 || rc=$?
+check "closed run wrote run.json (exit $rc)" test -s "$tmp/closed/run.json"
+check_run "$tmp/closed" closed
+
+rc=0; "$LB" run --quiet --out "$tmp/open" "$tmp/open.yaml" >"$tmp/open.out" 2>&1 || rc=$?
+check "open run wrote run.json (exit $rc)" test -s "$tmp/open/run.json"
+check_run "$tmp/open" open
+
+done_testing
