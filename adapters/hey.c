@@ -79,6 +79,8 @@ static int hey_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     p->load_ns = l.duration_ns;
     p->startup_allowance_ns = 1000000000ull;
     json_object_set_new(p->settings, "workers", json_integer((json_int_t)conns));
+    /* Go sizes GOMAXPROCS from the CPU affinity the tool is pinned to. */
+    json_object_set_new(p->settings, "gomaxprocs", json_integer((json_int_t)raw_threads(c->tool_cpus, UINT64_MAX)));
     return 0;
 }
 
