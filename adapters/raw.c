@@ -27,11 +27,12 @@ int raw_pick_load(const struct adapter_ctx *c, const char *tool, struct adapter_
         size_t pick = 0;
         int hold = profile_hold_window(l, &hs, &he) == 0;
         for (size_t i = 0; i < l->nstages; i++) {
-            if (hold ? at == hs && l->stages[i].duration_ns == he - hs
-                     : l->stages[i].duration_ns > l->stages[pick].duration_ns)
-                pick = i;
-            if (hold && at == hs && l->stages[i].duration_ns == he - hs)
+            if (hold && at == hs) {
+                pick = i;       /* the stage the hold window starts with */
                 break;
+            }
+            if (!hold && l->stages[i].duration_ns > l->stages[pick].duration_ns)
+                pick = i;
             at += l->stages[i].duration_ns;
         }
         out->level = l->stages[pick].target;

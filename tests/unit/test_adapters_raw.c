@@ -579,6 +579,18 @@ static void test_prepare(void)
         profile_free(p);
     }
 
+    /* A ramp with no constant stage: its longest stage, said so. */
+    p = load_profile("load:\n  stages:\n    - {duration: 10s, target: 50}\n    - {duration: 20s, target: 100}\n"
+                     "tools: [ab]\n");
+    if (p) {
+        prepare(&adapter_ab, p, 0, &P);
+        ok(strstr(P.argv, "-c 100 -t 20 ") != NULL, "ab, ramp without a hold: the longest stage (%s)", P.argv);
+        ok(has_warning(&P.plan.warnings, "the longest stage: the load has no constant stage"),
+           "ab, ramp without a hold: the warning says which stage ran");
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+
     /* Fewer connections than CPUs: never more threads than connections. */
     p = load_profile("load: {connections: 1, duration: 2s}\ntools: [wrk, h2load]\ncpus: {target: [0], tool: [1, 2]}\n");
     if (p) {
