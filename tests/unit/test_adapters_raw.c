@@ -547,6 +547,8 @@ static void test_prepare(void)
     prepare(&adapter_siege, p, 4, &P);
     is_str(P.argv, "-R siegerc -c 50 -t 10S http://127.0.0.1:8080/", "siege closed: -R rc -c -t");
     ok(file_in(P.dir, "siegerc"), "siege closed: the rc file copied into the run directory");
+    ok(P.plan.env.n == 1 && !strncmp(P.plan.env.v[0], "HOME=/", 6) && strstr(P.plan.env.v[0], "/home"),
+       "siege closed: an absolute HOME in the run directory (%s)", P.plan.env.n ? P.plan.env.v[0] : "none");
     ok(has_warning(&P.plan.warnings, "no latency percentiles"), "siege closed: says it has no percentiles");
     adapter_plan_free(&P.plan);
 
