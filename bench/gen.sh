@@ -122,6 +122,15 @@ perl -e '
             "(lb-gen/wrk; goal: requests/s >= 1, CPU <= 1, RSS <= 1)";
         printf "%-6d %-7s %12s requests per CPU-second: lb-gen %.0f, wrk %.0f\n", $c, "", "",
             1e5 / $m{"lb-gen"}{cpu}, 1e5 / $m{wrk}{cpu};
+        # Paired by round (the two runs of a round are back to back), which
+        # cancels slow drift from whatever else the machine is doing.
+        my (@pr, @pc);
+        for my $i (0 .. $#{$v{$c}{wrk}{rps}}) {
+            push @pr, $v{$c}{"lb-gen"}{rps}[$i] / $v{$c}{wrk}{rps}[$i];
+            push @pc, $v{$c}{"lb-gen"}{cpu}[$i] / $v{$c}{wrk}{cpu}[$i];
+        }
+        printf "%-6d %-7s %12.3f %16.3f %13s   %s\n", $c, "paired", med(@pr), med(@pc), "",
+            "(median of per-round lb-gen/wrk ratios)";
     }' "$tmp/rows"
 
 # 200 connections against a 20 ms delay: at most 200 / 20 ms = 10,000/s,
