@@ -12,7 +12,7 @@
 #    lb-target >= 1.5x nginx).
 # 2. 200 connections against lb-target --delay 20ms: requests/s against the
 #    theoretical 10,000 (goal >= 98 %) and lb-target's CPU (goal < 25 % of
-#    one core).
+#    one core), as they come and isolated from other load (SCHED_FIFO).
 #
 # Only 127.0.0.1; every process started here is stopped by its PID.
 # Environment: ROUNDS (3), DURATION (5, seconds per wrk run).
@@ -43,10 +43,11 @@ hz=$(getconf CLK_TCK)
 # cpu_ticks PID: utime+stime of the whole process (all threads).
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
-# start_lbt NAME ARGS...: sets LBT_PID, LBT_PORT.
+# start_lbt NAME ARGS...: sets LBT_PID, LBT_PORT (LBT_WRAP: a prefix that
+# execs, e.g. chrt).
 start_lbt() {
     name=$1; shift
-    "$TARGET" --port 0 --control-port 0 --threads 1 --cpus 1 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    ${LBT_WRAP:-} "$TARGET" --port 0 --control-port 0 --threads 1 --cpus 1 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     LBT_PID=$!
     pids="$pids $LBT_PID"
     i=0
@@ -87,7 +88,7 @@ done
 run_wrk() {
     c0=$(cpu_ticks "$1")
     t0=$(date +%s.%N)
-    taskset -c 0 wrk -t1 -c"$3" -d"${DURATION}s" "http://127.0.0.1:$2/data.json" >"$tmp/wrk.out" 2>&1
+    ${WRK_WRAP:-} taskset -c 0 wrk -t1 -c"$3" -d"${DURATION}s" "http://127.0.0.1:$2/data.json" >"$tmp/wrk.out" 2>&1
     t1=$(date +%s.%N)
     c1=$(cpu_ticks "$1")
     reqs=$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$tmp/wrk.out")
@@ -134,27 +135,43 @@ wait $LBT_SERVE_PID 2>/dev/null || true
 
 echo
 echo "lb-target --delay 20ms, wrk -t1 -c200 -d${DURATION}s: theoretical 200 / 20 ms = 10,000 req/s"
-start_lbt delay --body 800B --delay 20ms
-CTL=$(head -n1 "$tmp/delay.out" | sed -n 's/.*"control_port":\([0-9]*\).*/\1/p')
 CLIENT=$LB_BUILD/tests/progs/target-client
-: >"$tmp/delay.rows"
-for r in 1 2 3; do
-    [ -x "$CLIENT" ] && "$CLIENT" control "127.0.0.1:$CTL" POST /window >/dev/null
-    set -- $(run_wrk $LBT_PID $LBT_PORT 200)
-    pct=$(awk -v x="$2" 'BEGIN { printf "%.1f", x / 10000 * 100 }')
-    cpu=$(awk -v c="$3" -v w="$4" 'BEGIN { printf "%.1f", c / w * 100 }')
-    echo "$2 $pct $cpu" >>"$tmp/delay.rows"
-    # The server's side of it: how long it held each response (from
-    # parsing the request to writing its last byte) caps the rate at
-    # 200 / that, whatever the client does.
-    held=""
-    if [ -x "$CLIENT" ]; then
-        held=$("$CLIENT" control "127.0.0.1:$CTL" GET /stats window.server_time_ns.mean)
-        held=$(awk -v h="$held" 'BEGIN { printf ", server held each %.3f ms (caps 200 conns at %.0f req/s)", h / 1e6, 200 / (h / 1e9) }')
-    fi
-    echo "  run $r: $2 req/s, $pct % of theoretical, lb-target CPU $cpu %$held"
+# Other work on a shared machine keeps woken threads off the CPU for
+# milliseconds, and every such stall stretches a 20 ms cycle; so the runs
+# are made twice: as they come, and with lb-target and wrk at SCHED_FIFO 10
+# (where root and chrt allow), which shows what the server itself does.
+rt=""
+if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null; then
+    rt="chrt -f 10"
+fi
+printf '\n  %-22s %10s %12s %14s %26s\n' run "req/s" "% of 10,000" "server CPU %" "server held each (ms)"
+for mode in plain isolated; do
+    [ $mode = isolated ] && [ -z "$rt" ] && { echo "  (isolated runs skipped: needs root and chrt)"; continue; }
+    wrap=""; [ $mode = isolated ] && wrap=$rt
+    LBT_WRAP=$wrap start_lbt delay_$mode --body 800B --delay 20ms
+    CTL=$(head -n1 "$tmp/delay_$mode.out" | sed -n 's/.*"control_port":\([0-9]*\).*/\1/p')
+    : >"$tmp/delay.rows"
+    for r in 1 2 3; do
+        [ -x "$CLIENT" ] && "$CLIENT" control "127.0.0.1:$CTL" POST /window >/dev/null
+        WRK_WRAP=$wrap
+        set -- $(run_wrk $LBT_PID $LBT_PORT 200)
+        WRK_WRAP=""
+        pct=$(awk -v x="$2" 'BEGIN { printf "%.1f", x / 10000 * 100 }')
+        cpu=$(awk -v c="$3" -v w="$4" 'BEGIN { printf "%.1f", c / w * 100 }')
+        # The server's side: how long it held each response (from parsing
+        # the request to writing its last byte); 200 / that caps the rate
+        # whatever the client does.
+        held=-
+        [ -x "$CLIENT" ] && held=$("$CLIENT" control "127.0.0.1:$CTL" GET /stats window.server_time_ns.mean |
+                                   awk '{ printf "%.3f", $1 / 1e6 }')
+        echo "$2 $pct $cpu $held" >>"$tmp/delay.rows"
+        printf '  %-22s %10.0f %12s %14s %26s\n' "$mode $r" "$2" "$pct" "$cpu" "$held"
+    done
+    printf '  %-22s %10.0f %12s %14s %26s\n' "$mode (median)" "$(col 1 "$tmp/delay.rows")" \
+        "$(col 2 "$tmp/delay.rows")" "$(col 3 "$tmp/delay.rows")" "$(col 4 "$tmp/delay.rows")"
+    pct=$(col 2 "$tmp/delay.rows"); cpu=$(col 3 "$tmp/delay.rows")
+    echo "  $mode: >= 98 % of theoretical: $(awk -v p="$pct" 'BEGIN { print (p >= 98) ? "met" : "MISSED" }');" \
+         "lb-target CPU < 25 %: $(awk -v c="$cpu" 'BEGIN { print (c < 25) ? "met" : "MISSED" }')"
+    kill $LBT_PID 2>/dev/null || true
+    wait $LBT_PID 2>/dev/null || true
 done
-rps=$(col 1 "$tmp/delay.rows"); pct=$(col 2 "$tmp/delay.rows"); cpu=$(col 3 "$tmp/delay.rows")
-printf '\n  %-10s %12s %18s %22s\n' server "req/s" "% of 10,000" "server CPU % of a core"
-printf '  %-10s %12.0f %18.1f %22.1f\n' lb-target "$rps" "$pct" "$cpu"
-echo "  goals: >= 98 % of theoretical ($(awk -v p="$pct" 'BEGIN { print (p >= 98) ? "met" : "MISSED" }')), CPU < 25 % ($(awk -v c="$cpu" 'BEGIN { print (c < 25) ? "met" : "MISSED" }'))"
