@@ -217,6 +217,12 @@ static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
         strvec_push(&p->argv, "-t");
         strvec_push(&p->argv, units_format_duration(l->stages[0].duration_ns, d));
     }
+    /* Users finish the request in flight when the test stops (at -t, at
+     * the shape's end, in a falling stage) instead of being killed with it:
+     * Locust then counts what the server answered. */
+    uint64_t stop_s = l->request_timeout_ns ? (l->request_timeout_ns + 999999999ull) / 1000000000ull : 10;
+    strvec_push(&p->argv, "--stop-timeout");
+    strvec_pushf(&p->argv, "%llu", (unsigned long long)stop_s);
     strvec_push(&p->argv, "-H");
     strvec_pushf(&p->argv, "http://%s:%d", c->host, c->port);
     strvec_pushf(&p->env, "LB_LOCUST_OUT=%s", LOC_OUT);
@@ -236,15 +242,16 @@ static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     }
     if (shaped)
         strvec_push(&p->warnings, "stages through a LoadTestShape: Locust changes users once a second at the stage's "
-                                  "spawn rate, and stops users without waiting for their requests in flight");
-    else
-        strvec_pushf(&p->warnings, "Locust stops its users at -t without waiting for requests in flight (up to "
-                                   "%.0f answered by the server are not counted)", l->stages[0].target);
+                                  "spawn rate");
+    strvec_pushf(&p->warnings, "--stop-timeout %llu: Locust's default kills its users at the stop with their requests "
+                               "in flight (answered by the server, never counted); with it they finish them",
+                 (unsigned long long)stop_s);
     if (l->max_inflight && l->model == LOAD_CLOSED)
         strvec_push(&p->warnings, "load.max_inflight ignored in the closed model");
     json_object_set_new(p->settings, "user_class", json_string("HttpUser (python-requests)"));
     p->load_ns = profile_load_duration_ns(l);
-    p->startup_allowance_ns = 5000000000ull;
+    p->startup_allowance_ns = 5000000000ull + stop_s * 1000000000ull;
+    json_object_set_new(p->settings, "stop_timeout_s", json_integer((json_int_t)stop_s));
     return 0;
 }
 

@@ -611,7 +611,8 @@ out:
 static void loc_generated(void)
 {
     static const char *const closed[] = {"import lb_hook", "wait_time = constant(0)", "self.client.get(\"/\")", NULL};
-    static const char *const closed_args[] = {"--headless", "-u", "20", "-t", "5s", "http://127.0.0.1:18080", NULL};
+    static const char *const closed_args[] = {"--headless", "-u", "20", "-t", "5s", "--stop-timeout", "10",
+                                              "http://127.0.0.1:18080", NULL};
     loc_config("closed", "load: {connections: 20, duration: 5s}\ntools: [locust]\n", "closed", closed, closed_args);
     static const char *const ramp[] = {"class LbShape(LoadTestShape)", "(30, 200, 6.666666667)", "(90, 200, 1)",
                                        "(100, 0, 20)", NULL};
@@ -621,10 +622,11 @@ static void loc_generated(void)
                "    - {duration: 10s, target: 0}\ntools: [locust]\n",
                "closed", ramp, ramp_args);
     static const char *const paced[] = {"constant_throughput(10)", "(5, 10, 10)", "timeout=2", NULL};
+    static const char *const paced_args[] = {"--stop-timeout", "2", NULL};
     loc_config("paced",
                "target: {delay: 20ms}\nload: {model: open, rate: 100, duration: 5s, timeout: 2s}\n"
                "tools: [{tool: locust, options: {users: \"10\"}}]\n",
-               "paced", paced, ramp_args);
+               "paced", paced, paced_args);
 }
 
 /* ---- JMeter ----------------------------------------------------------------- */
