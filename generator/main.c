@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t stop_flag;
@@ -214,6 +215,19 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
         cfg->max_inflight = (uint32_t)cap;
     }
     cfg->duration_ns = stages_total_ns(&cfg->load);
+
+    /* One descriptor per connection plus a few: raise the soft limit
+     * towards the hard one, or say so before any load. */
+    uint64_t conns = cfg->model == GEN_OPEN ? cfg->max_inflight : (uint64_t)ceil(stages_max(&cfg->load));
+    rlim_t need = (rlim_t)conns + (rlim_t)cfg->threads + 32;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
+            return util_err(err, "%llu connections need %llu open files but the limit is %llu: raise it (ulimit -n) or use fewer",
+                            (unsigned long long)conns, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+    }
 
     if (a->cpus) {
         uint64_t mask;
