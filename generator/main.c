@@ -224,6 +224,12 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need && cfg->model == GEN_OPEN && !a->max_inflight &&
+            rl.rlim_cur > (rlim_t)cfg->connections + (rlim_t)cfg->threads + 32) {
+            /* The default cap (1000) shrinks to fit the limit. */
+            cfg->max_inflight = (uint32_t)(rl.rlim_cur - (rlim_t)cfg->threads - 32);
+            need = rl.rlim_cur;
+        }
         if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
             return util_err(err, "%llu connections need %llu open files but the limit is %llu: raise it (ulimit -n) or use fewer",
                             (unsigned long long)conns, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
