@@ -274,8 +274,9 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
                          "stage%s",
                          gs.n, falls ? "; JMeter 2.13 has no ramp-down: a falling stage stops its threads together "
                                        "at the stage's midpoint (same thread-seconds as the linear ramp)" : "");
-        strvec_push(&p->warnings, "JMeter 2.13 has no ramp-down: all threads of a thread group stop together at its "
-                                  "end");
+        if (!falls)
+            strvec_push(&p->warnings, "JMeter 2.13 has no ramp-down: all threads of a thread group stop together at "
+                                      "its end");
     } else {
         p->model = "paced";
         double peak = profile_load_peak(l);
