@@ -145,6 +145,9 @@ int h1_parse_head(const char *buf, size_t len, size_t max_head, struct h1_reques
                 return H1_BAD;
             have_te = 1;
             req->chunked = 1;
+        } else if (token_is(name, name_len, "expect")) {
+            /* RFC 9110 10.1.1: an HTTP/1.0 client's Expect is ignored. */
+            req->expect_continue = req->version_minor == 1 && token_is(v, vlen, "100-continue");
         } else if (token_is(name, name_len, "connection")) {
             connection_tokens(v, vlen, &close, &keep_alive);
         }

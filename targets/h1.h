@@ -22,6 +22,7 @@ struct h1_request {
     int keep_alive;           /* the connection stays open after the response */
     int chunked;              /* Transfer-Encoding: chunked */
     int head_only;            /* a HEAD request: answer without a body */
+    int expect_continue;      /* HTTP/1.1 with Expect: 100-continue */
     uint64_t content_length;  /* 0 when absent */
 };
 

@@ -69,7 +69,9 @@
 #define TAG_CTRL   3
 
 /* Response variants, prebuilt once. */
-enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_HEAD_PLAIN, V_HEAD_CLOSE, V_HEAD_KEEPALIVE, V_400, V_431, V_COUNT };
+enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_HEAD_PLAIN, V_HEAD_CLOSE, V_HEAD_KEEPALIVE, V_400, V_431, V_CONTINUE,
+       V_COUNT };
+#define V_IS_ERROR(v) ((v) == V_400 || (v) == V_431)
 #define V_IS_OK(v) ((v) <= V_HEAD_KEEPALIVE)
 #define V_IS_CLOSE(v) ((v) == V_CLOSE || (v) == V_HEAD_CLOSE)
 #define V_HEAD_OFFSET (V_HEAD_PLAIN - V_PLAIN)   /* HEAD: the same headers, no body */
@@ -398,7 +400,7 @@ static int out_complete(struct worker *w, struct conn *c, struct outbuf *o)
                 conn_close(w, c, CLOSE_NORMAL);
             return -1;
         }
-        if (!V_IS_OK(e->variant)) {
+        if (V_IS_ERROR(e->variant)) {
             conn_linger(w, c);
             return c->is_free ? -1 : 0;
         }
@@ -599,6 +601,16 @@ static void fifo_expire(struct worker *w)
 
 /* ---- requests ---- */
 
+static const char *s_resp(const struct worker *w, int v)
+{
+    return w->srv->resp[v];
+}
+
+static size_t s_resp_len(const struct worker *w, int v)
+{
+    return w->srv->resp_len[v];
+}
+
 static void emit(struct worker *w, struct conn *c, int variant)
 {
     struct server *s = w->srv;
@@ -660,6 +672,12 @@ static int conn_process(struct worker *w, struct conn *c, const char *buf, size_
                 break;
             }
             pos += req.head_len;
+            /* Expect: 100-continue (curl sends it with larger bodies and
+             * waits a second for it): answer at once when the body is not
+             * here yet and no earlier answer is still to come on this
+             * connection (an interim answer must not overtake them). */
+            if (req.expect_continue && (req.content_length || req.chunked) && pos == len && !c->queued)
+                out_append(&w->obuf, s_resp(w, V_CONTINUE), s_resp_len(w, V_CONTINUE), V_CONTINUE, w->now);
             c->variant = (uint8_t)((!req.keep_alive ? V_CLOSE : req.version_minor ? V_PLAIN : V_KEEPALIVE) +
                                    (req.head_only ? V_HEAD_OFFSET : 0));
             if (req.chunked) {
@@ -1199,6 +1217,8 @@ struct server *server_new(const struct server_config *cfg, char *err)
     }
     s->resp[V_400] = h1_response_error(400, &s->resp_len[V_400]);
     s->resp[V_431] = h1_response_error(431, &s->resp_len[V_431]);
+    s->resp[V_CONTINUE] = util_xstrdup("HTTP/1.1 100 Continue\r\n\r\n");
+    s->resp_len[V_CONTINUE] = strlen(s->resp[V_CONTINUE]);
     s->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     s->ack_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (s->stop_efd < 0 || s->ack_efd < 0) {

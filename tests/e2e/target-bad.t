@@ -33,7 +33,9 @@ is "$(statuses 'GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n
 is "$(statuses 'GET / HTTP/1.1\r\n\r\nBAD\r\n\r\nGET / HTTP/1.1\r\n\r\n')" "200 400" "good then bad, pipelined: 200 then 400, then closed"
 "$CLIENT" raw "$A" --hold 100 --close 'GET / HTTP/1.1\r\nHost: gone' >/dev/null
 ok 0 "half a request, then the client vanishes"
-BAD=10   # the nine above and the slow client
+is "$(statuses --hold 300 --shutdown 'POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n')" \
+   "100 400" "Expect: 100-continue answered before the body; no body, then EOF: 400"
+BAD=11   # the ten above and the slow client
 
 # Well-formed variants (each counted as a response).
 out=$("$CLIENT" raw "$A" 'GET / HTTP/1.0\r\n\r\n')
@@ -54,7 +56,9 @@ out=$("$CLIENT" raw "$A" --shutdown 'HEAD / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r
 r=0; { [ "$(echo "$out" | grep -ao 'HTTP/1.1 200' | wc -l)" = 2 ] && echo "$out" | grep -aq '^Content-Length: 64'; } || r=1
 [ "$(echo "$out" | grep -ao 'lb-target","pad"' | wc -l)" = 1 ] || r=1
 ok $r "HEAD: headers only (Content-Length of the GET), then the next response"
-VALID=$((1 + 1 + 1 + 1 + 2 + 1 + 3 + 2))   # incl. the 200 before the pipelined bad one
+is "$(statuses --shutdown 'POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello')" 200 \
+   "Expect: 100-continue with the body already sent: just the 200"
+VALID=$((1 + 1 + 1 + 1 + 2 + 1 + 3 + 2 + 1))   # incl. the 200 before the pipelined bad one
 
 rc=0; wait "$slow_pid" || rc=$?
 is "$(grep -ao 'HTTP/1.1 [0-9]*' "$tmp/slow" | cut -d' ' -f2)" 400 "slow client: 400 once it gave up"

@@ -94,6 +94,10 @@ int main(void)
     struct h1_request hr;
     ok(parse("HEAD / HTTP/1.1\r\n\r\n", &hr) == H1_OK && hr.head_only, "HEAD is marked head_only");
     ok(parse("GET / HTTP/1.1\r\n\r\n", &hr) == H1_OK && !hr.head_only, "GET is not");
+    ok(parse("POST / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 9\r\n\r\n", &hr) == H1_OK &&
+           hr.expect_continue, "Expect: 100-continue");
+    ok(parse("POST / HTTP/1.0\r\nExpect: 100-continue\r\n\r\n", &hr) == H1_OK && !hr.expect_continue,
+       "Expect ignored for HTTP/1.0");
 
     /* Size limit. */
     char big[10000];
