@@ -132,6 +132,12 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
 	install -m 644 profiles/*.yaml $(DESTDIR)$(DATADIR)/profiles/
+	@# Adapter data files (wrk's Lua hook, siege's rc, the JMeter launcher,
+	@# the Locust hook, the reference generators), modes kept.
+	@for f in $$(find adapters refgen -mindepth 2 -type f 2>/dev/null); do \
+	    m=644; [ -x "$$f" ] && m=755; \
+	    install -D -m $$m "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; \
+	done
 
 clean:
 	rm -rf build build-asan

@@ -75,8 +75,17 @@ void adapter_plan_init(struct adapter_plan *p)
     p->model = "closed";
 }
 
+void adapter_plan_constant(struct adapter_plan *p, const struct profile_load *load, double level, uint64_t duration_ns)
+{
+    profile_load_free(p->as_run);
+    p->as_run = profile_load_at_level(load, level);
+    p->as_run->stages[0].duration_ns = duration_ns;
+}
+
 void adapter_plan_free(struct adapter_plan *p)
 {
+    profile_load_free(p->as_run);
+    p->as_run = NULL;
     strvec_free(&p->argv);
     strvec_free(&p->env);
     strvec_free(&p->files);

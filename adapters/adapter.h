@@ -57,6 +57,10 @@ struct adapter_plan {
     uint64_t load_ns;                   /* the load duration the tool will apply */
     uint64_t startup_allowance_ns;      /* start-up time to add to the deadline (JVM, node) */
     json_t *settings;                   /* runtime settings that change results (heap, GC, threads) */
+    struct profile_load *as_run;        /* the load really applied when it differs from ctx->load
+                                         * (a tool without ramps runs only the hold phase), so
+                                         * windows are placed right; NULL = ctx->load. Freed with
+                                         * the plan; set it with adapter_plan_constant(). */
 };
 
 /* The tool's own account of its run. Latencies in ms; NAN = the tool does
@@ -110,6 +114,10 @@ extern const struct adapter *const adapter_registry[];
 const struct adapter *adapter_by_name(const char *name);
 
 void adapter_plan_init(struct adapter_plan *p);
+
+/* Record that the tool applies one constant stage of level for
+ * duration_ns (model as in load) instead of the profile's load. */
+void adapter_plan_constant(struct adapter_plan *p, const struct profile_load *load, double level, uint64_t duration_ns);
 void adapter_plan_free(struct adapter_plan *p);
 
 /* Helpers for adapters. */

@@ -46,6 +46,7 @@ int raw_pick_load(const struct adapter_ctx *c, const char *tool, struct adapter_
     if (out->level < 1)
         return util_err(err, "%s needs at least 1 %s (the load asks for %.10g)", tool,
                         out->open ? "request/s" : "connection", out->level);
+    adapter_plan_constant(p, l, out->level, out->duration_ns);
     return 0;
 }
 

@@ -397,6 +397,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     json_object_set_new(ident, "configs", strvec_json(&plan.files));
     json_object_set_new(ident, "settings", json_incref(plan.settings));
     json_object_set_new(ident, "model", json_string(plan.model));
+    if (plan.as_run)
+        json_object_set_new(res, "load_as_run", profile_load_to_json(plan.as_run));
     {
         char tcmd[512];
         pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --body %lluB --threads %u", tbin,
@@ -687,7 +689,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
 
     /* Server view, windows, reconciliation. */
     if (before && after) {
-        struct crosscheck_in in = {.before = before, .after = after, .series = series, .load = load,
+        struct crosscheck_in in = {.before = before, .after = after, .series = series,
+                                   .load = plan.as_run ? plan.as_run : load,
                                    .delay_ns = p->target.delay_ns, .client_parsed = ar.parsed,
                                    .client_requests = ar.requests, .client_errors = ar.errors,
                                    .open_at_stop = open_at_stop, .stopped_hard = stopped_by_us,
@@ -754,7 +757,8 @@ done:
 static int make_run_dir(struct runner *R, char *err)
 {
     if (R->o->into_dir) {
-        snprintf(R->dir, sizeof R->dir, "%s", R->o->into_dir);
+        if (!realpath(R->o->into_dir, R->dir))
+            return util_err(err, "--into %s: %s", R->o->into_dir, strerror(errno));
         return 0;
     }
     if (R->o->out_dir) {
@@ -780,6 +784,10 @@ static int make_run_dir(struct runner *R, char *err)
             return util_err(err, "%s already exists: loadbench never overwrites a run (choose another --out)", R->dir);
         return util_err(err, "cannot create the run directory %s: %s", R->dir, strerror(errno));
     }
+    /* Absolute from here on: tools run with their own directory as cwd. */
+    char abs[PATH_MAX];
+    if (realpath(R->dir, abs))
+        snprintf(R->dir, sizeof R->dir, "%s", abs);
     /* Prove the directory takes writes before any load is sent. */
     char probe[PATH_MAX + 16];
     snprintf(probe, sizeof probe, "%s/.probe", R->dir);
