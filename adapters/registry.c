@@ -13,6 +13,8 @@ extern const struct adapter adapter_k6;
 extern const struct adapter adapter_artillery;
 extern const struct adapter adapter_locust;
 extern const struct adapter adapter_jmeter;
+extern const struct adapter adapter_gofasthttp;
+extern const struct adapter adapter_aiohttp;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
@@ -26,6 +28,8 @@ const struct adapter *const adapter_registry[] = {
     &adapter_artillery,
     &adapter_locust,
     &adapter_jmeter,
+    &adapter_gofasthttp,
+    &adapter_aiohttp,
     NULL,
 };
 
