@@ -152,6 +152,50 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
                         num_or_null(server ? (double)accepted * 1000.0 / (double)server : NAN));
     json_object_set_new(res, "server", sv);
 
+    /* ---- the workload as delivered ---- */
+    {
+        json_t *wl = json_object();
+        double nominal = profile_load_peak(in->load);
+        int open_like = in->model && (!strcmp(in->model, "open") || !strcmp(in->model, "paced"));
+        json_object_set_new(wl, "model", json_string(in->model ? in->model : "closed"));
+        if (open_like) {
+            /* Offered = the arrival rate of the hold stage (or the peak). */
+            uint64_t hs, he;
+            double offered = nominal;
+            if (profile_hold_window(in->load, &hs, &he) == 0) {
+                uint64_t t = 0;
+                for (size_t i = 0; i < in->load->nstages; i++) {
+                    if (t == hs)
+                        offered = in->load->stages[i].target;
+                    t += in->load->stages[i].duration_ns;
+                }
+            }
+            double achieved = !isnan(hold_rps) ? hold_rps : whole_rps;
+            json_object_set_new(wl, "offered_rps", json_real(offered));
+            json_object_set_new(wl, "achieved_rps", num_or_null(achieved));
+            int limited = !isnan(achieved) && achieved < 0.99 * offered;
+            json_object_set_new(wl, "generator_limited", json_boolean(limited));
+            if (limited)
+                json_array_append_new(warnings, json_sprintf("generator-limited: offered %.0f req/s, the server counted %.0f (%.1f%%)",
+                                                             offered, achieved, achieved / offered * 100));
+            nominal = in->load->max_inflight ? (double)in->load->max_inflight : NAN;
+        }
+        /* Concurrency the server saw, beside what the profile asked for. At
+         * zero delay in-flight is near zero for everyone: compare open
+         * connections instead. */
+        double delivered = in->delay_ns > 0 ? little : (double)open_max;
+        json_object_set_new(wl, "nominal_concurrency", num_or_null(nominal));
+        json_object_set_new(wl, "delivered_concurrency", num_or_null(delivered));
+        json_object_set_new(wl, "delivered_basis", json_string(in->delay_ns > 0 ? "littles_law" : "open_connections"));
+        int shortfall = !isnan(nominal) && !isnan(delivered) && delivered < 0.5 * nominal;
+        json_object_set_new(wl, "concurrency_shortfall", json_boolean(shortfall));
+        if (shortfall)
+            json_array_append_new(warnings, json_sprintf("asked for %.0f concurrent users/connections, the server saw %.1f %s",
+                                                         nominal, delivered,
+                                                         in->delay_ns > 0 ? "in flight (Little's law)" : "connections open"));
+        json_object_set_new(res, "workload", wl);
+    }
+
     /* ---- reconciliation ---- */
     uint64_t bound = in->open_at_stop ? in->open_at_stop : open_max;
     json_t *cc = json_object();

@@ -2,6 +2,7 @@
 #include "adapter.h"
 #include "cgroup.h"
 #include "crosscheck.h"
+#include "netstat.h"
 #include "proc.h"
 #include "report.h"
 #include "sampler.h"
@@ -369,6 +370,22 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
                               a->latency_resolution_ms);
     json_object_set_new(res, "identity", ident);
 
+    /* TIME_WAIT sockets of the previous run hold ephemeral ports: when they
+     * fill half the range, wait (bounded) for them to drain. */
+    struct netstat ns0, ns1;
+    netstat_read(&ns0, NULL);
+    {
+        uint64_t range = netstat_port_range(), waited_from = util_now_ns();
+        while (ns0.time_wait > range / 2 && util_now_ns() - waited_from < 65000000000ull && !*R->o->stop) {
+            sleep_until(util_now_ns() + 500000000ull);
+            netstat_read(&ns0, NULL);
+        }
+        if (util_now_ns() - waited_from > 1000000000ull)
+            json_array_append_new(warnings, json_sprintf("waited %.0f s for TIME_WAIT sockets to drain (%llu left)",
+                                                         (double)(util_now_ns() - waited_from) / 1e9,
+                                                         (unsigned long long)ns0.time_wait));
+    }
+
     /* A fresh target for each tool run: no connection state crosses runs. */
     char tbin[PATH_MAX];
     snprintf(tbin, sizeof tbin, "%s", R->o->target_bin);
@@ -581,6 +598,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
             cgroup_kill_all(&cg, NULL);
     }
     sampler_machine_read(&m1, NULL);
+    netstat_read(&ns1, NULL);
+    json_object_set_new(res, "tcp", netstat_delta_json(&ns0, &ns1, warnings));
     double self1 = sampler_self_cpu_s();
 
     /* The server's view, after the tool is gone. */
