@@ -599,8 +599,14 @@ static void *worker_main(void *arg)
     for (;;) {
         if (now >= w->next_sec_ns)
             rollover(w, now);
-        if (!w->stopping && (now >= w->end_ns || aborted(w)))
+        if (!w->stopping && (now >= w->end_ns || aborted(w))) {
+            /* Arrivals due before the end that a late wake-up has not sent
+             * yet go out now (late) if a connection is free; only those
+             * blocked by the cap are dropped. */
+            if (cfg->model == GEN_OPEN && !aborted(w))
+                dispatch(w, now);
             begin_stop(w, now);
+        }
         if (now >= w->next_tick) {
             tick(w, now);
             w->next_tick = now + TICK_NS;

@@ -6,7 +6,7 @@ set -eu
 . "$(dirname "$0")/gen-lib.sh"
 
 start_target stall
-"$GEN" --quiet --rate 1000 -d 2s -c 10 --json "$tmp/stall.json" "$T_URL" &
+"$GEN" --quiet --rate 1000 -d 3s -c 10 --json "$tmp/stall.json" "$T_URL" &
 gp=$!
 started_pids="$started_pids $gp"
 sleep 0.5
@@ -21,7 +21,9 @@ diag "corrected p99 $1 ms, uncorrected p99 $2 ms (max $3), late $6, cap hits $7"
 check "corrected p99 $1 ms >= 900 ms" fcmp "$1 >= 900"
 check "uncorrected p99 $2 ms < 100 ms" fcmp "$2 < 100"
 check "the requests caught in the stall waited ~1 s (uncorrected max $3 ms)" fcmp "$3 >= 800"
-check "completed $4 == server $server, all $5 scheduled sent, none dropped ($8)" \
-    [ "$4" = "$server" -a "$5" = 2000 -a "$4" = 2000 -a "$8" = 0 ]
+# (1.5 s to catch up after the stall; on a very busy machine a few arrivals
+# can still be waiting at the end and are dropped.)
+check "completed $4 == server $server; $5 scheduled = completed + $8 dropped (<= 30)" \
+    [ "$4" = "$server" -a "$5" = 3000 -a "$(($4 + $8))" = 3000 -a "$8" -le 30 ]
 check "the stall made requests late ($6) and hit the in-flight cap ($7)" [ "$6" -ge 500 -a "$7" -ge 1 ]
 done_testing
