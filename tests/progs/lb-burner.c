@@ -13,8 +13,10 @@
  * over any window of a few periods is SHARE x the window. Children are
  * forked before anything is allocated, so no page is shared between them.
  * Each process prints "lb-burner pid N ready" once its memory is written,
- * and at exit one line: pid, CPU seconds, burn wall seconds, share, and its
- * resident memory before the allocation (base_rss_kb). SIGTERM ends the
+ * and at exit one line: pid, cpu_s and wall_s of the burn phase (after the
+ * allocation) and their ratio (share), its resident memory before the
+ * allocation (base_rss_kb), and proc_cpu_s: all the CPU this process used,
+ * allocation and start-up included (what wait4 or a cgroup sees of it). SIGTERM ends the
  * burn early but cleanly (the report is printed, the exit status is 0).
  * The parent waits for its children and exits 0 (1 if a child failed). */
 #include "units.h"
@@ -112,8 +114,9 @@ static int burn(double share, uint64_t mem_bytes, uint64_t end_ns, uint64_t peri
         sleep_until(end_ns);
     double cpu_s = (double)(ts_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e9;
     double wall_s = (double)(ts_ns(CLOCK_MONOTONIC) - t0) / 1e9;
-    printf("lb-burner pid %d cpu_s %.4f wall_s %.4f share %.4f base_rss_kb %llu\n", (int)getpid(), cpu_s, wall_s,
-           wall_s > 0 ? cpu_s / wall_s : 0, (unsigned long long)(base_rss / 1024));
+    double proc_cpu_s = (double)ts_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e9;
+    printf("lb-burner pid %d cpu_s %.4f wall_s %.4f share %.4f base_rss_kb %llu proc_cpu_s %.4f\n", (int)getpid(), cpu_s,
+           wall_s, wall_s > 0 ? cpu_s / wall_s : 0, (unsigned long long)(base_rss / 1024), proc_cpu_s);
     fflush(stdout);
     return 0;
 }
