@@ -250,10 +250,16 @@ static void child_fail(int fd, int stage, int index)
 }
 
 /* Runs in the child between fork and exec: only async-signal-safe calls. */
-static void child_main(const struct proc_spec *spec, const char *exe, int out_fd, int err_fd, int null_fd, int pipe_w)
+static void child_main(const struct proc_spec *spec, const char *exe, int out_fd, int err_fd, int null_fd, int pipe_w,
+                       pid_t parent)
 {
     if (setpgid(0, 0) < 0)
         child_fail(pipe_w, ST_SETPGID, 0);
+    if (spec->kill_with_parent) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        if (getppid() != parent) /* the parent died before prctl took effect */
+            _exit(127);
+    }
     /* Join the cgroups first, so everything the tool does is charged there. */
     for (int i = 0; i < 4 && spec->cgroup_procs[i]; i++) {
         char num[24];
@@ -337,6 +343,7 @@ int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err)
         goto out;
     }
     p->started_ns = util_now_ns();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         util_err(err, "cannot fork to run %s: %s", spec->argv[0], strerror(errno));
@@ -344,7 +351,7 @@ int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err)
     }
     if (pid == 0) {
         close(pfd[0]);
-        child_main(spec, exe, out_fd, err_fd, null_fd, pfd[1]);
+        child_main(spec, exe, out_fd, err_fd, null_fd, pfd[1], parent);
     }
     /* Also set the group from our side, so that signalling the group right
      * after we return cannot race the child's own setpgid. EACCES after the

@@ -16,6 +16,9 @@ struct proc_spec {
     uint64_t cpus_mask;          /* pin to these CPUs; 0 = no pinning */
     int oom_score_adj;           /* written to /proc/self/oom_score_adj in the child; 0 = leave */
     const char *cgroup_procs[4]; /* cgroup.procs files the child joins before exec (NULL-terminated, may be empty) */
+    int kill_with_parent;        /* 1: PR_SET_PDEATHSIG(SIGKILL): the tool dies when the thread that
+                                  * spawned it does (loadbench killed -9); spawn from a thread that
+                                  * lives as long as the tool. Its own children are not covered. */
 };
 
 struct proc_exit {

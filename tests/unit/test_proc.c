@@ -324,6 +324,44 @@ static void test_keep(void)
        "the target and its child stop in turn");
 }
 
+/* kill_with_parent: a helper process spawns a tool and exits; the tool
+ * (re-parented to us, the subreaper) must die with it. */
+static void test_kill_with_parent(void)
+{
+    int pfd[2];
+    if (pipe(pfd) < 0)
+        return;
+    pid_t helper = fork();
+    if (helper == 0) {
+        char err[UTIL_ERR_LEN];
+        char **env = proc_clean_env(tmpdir, tmpdir, NULL);
+        const char *sl[] = {"sleep", "30", NULL};
+        struct proc_spec spec = {.argv = sl, .envp = (const char *const *)env, .kill_with_parent = 1};
+        struct proc p;
+        pid_t pid = proc_spawn(&p, &spec, err) == 0 ? p.pid : -1;
+        ssize_t w = write(pfd[1], &pid, sizeof pid);
+        (void)w;
+        _exit(0);
+    }
+    close(pfd[1]);
+    pid_t tool = -1;
+    ssize_t n = read(pfd[0], &tool, sizeof tool);
+    close(pfd[0]);
+    waitpid(helper, NULL, 0);
+    ok(n == (ssize_t)sizeof tool && tool > 0, "a helper spawned a tool with kill_with_parent and exited");
+    if (tool <= 0)
+        return;
+    track(tool);
+    int status = 0;
+    pid_t r = -1;
+    for (int i = 0; i < 200 && r != tool; i++) {
+        r = waitpid(tool, &status, WNOHANG);
+        if (r != tool)
+            nap_ms(5);
+    }
+    ok(r == tool && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the tool died with it (SIGKILL)");
+}
+
 int main(void)
 {
     const char *b = getenv("LB_BUILD");
@@ -347,6 +385,7 @@ int main(void)
     test_daemonize(1);
     test_ignore_term();
     test_keep();
+    test_kill_with_parent();
 
     /* Whatever a failed check left behind goes now. */
     struct proc none = {.pid = -1};
