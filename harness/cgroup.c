@@ -9,6 +9,7 @@
 #include "cgroup.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -448,4 +449,56 @@ int cgroup_destroy(struct cgroup *cg, char *err)
             rc = util_err(err, "cannot remove cgroup %s: %s (a member still running?)", dirs[i], strerror(errno));
     }
     return rc;
+}
+
+/* Sweep one parent directory; v2 tells how to fill a struct cgroup. */
+static int sweep_dir(const char *parent, const char *prefix, int v2, int *removed, char *err)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return 0;
+    size_t plen = strlen(prefix);
+    int rc = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, prefix, plen))
+            continue;
+        char *end;
+        long pid = strtol(de->d_name + plen, &end, 10);
+        if (end == de->d_name + plen || *end != '-' || pid <= 0)
+            continue;
+        if (pid == getpid() || kill((pid_t)pid, 0) == 0 || errno == EPERM)
+            continue; /* its loadbench is still running */
+        struct cgroup cg;
+        memset(&cg, 0, sizeof cg);
+        cg.v2 = v2;
+        if ((size_t)snprintf(cg.cpu_dir, sizeof cg.cpu_dir, "%s/%s", parent, de->d_name) >= sizeof cg.cpu_dir)
+            continue;
+        snprintf(cg.mem_dir, sizeof cg.mem_dir, "%s", cg.cpu_dir);
+        snprintf(cg.procs[0], sizeof cg.procs[0], "%s/cgroup.procs", cg.cpu_dir);
+        cg.nprocs = 1;
+        /* One hierarchy at a time: mem_dir == cpu_dir, rmdir'd once. */
+        if (cgroup_kill_all(&cg, err) < 0 || cgroup_destroy(&cg, err) < 0) {
+            rc = -1;
+            continue;
+        }
+        (*removed)++;
+    }
+    closedir(d);
+    return rc;
+}
+
+int cgroup_sweep_stale(const char *prefix, char *err)
+{
+    char dir[512];
+    int removed = 0, rc = 0;
+    if (!prefix || !*prefix || strchr(prefix, '/'))
+        return util_err(err, "bad cgroup prefix \"%s\"", prefix ? prefix : "");
+    if (own_dir("cpuacct", dir, sizeof dir) == 0 && sweep_dir(dir, prefix, 0, &removed, err) < 0)
+        rc = -1;
+    if (own_dir("memory", dir, sizeof dir) == 0 && sweep_dir(dir, prefix, 0, &removed, err) < 0)
+        rc = -1;
+    if (own_dir(NULL, dir, sizeof dir) == 0 && sweep_dir(dir, prefix, 1, &removed, err) < 0)
+        rc = -1;
+    return rc < 0 ? -1 : removed;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -337,6 +338,37 @@ static void kill_all(const char *name)
     ok(cgroup_destroy(&cg, err) == 0, "cgroup_destroy");
 }
 
+/* A crashed run's cgroup (its loadbench pid is dead) is swept with its
+ * members; a live run's is left alone. */
+static void sweep(void)
+{
+    char err[UTIL_ERR_LEN] = "", dead_name[64], live_name[64];
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    snprintf(dead_name, sizeof dead_name, "lb-sweep-%d-tool", (int)dead);
+    snprintf(live_name, sizeof live_name, "lb-sweep-%d-tool", (int)getpid());
+    struct cgroup stale, live;
+    if (!ok(cgroup_create(&stale, dead_name, 0, err) == 0 && cgroup_create(&live, live_name, 0, err) == 0,
+            "create a stale and a live cgroup")) {
+        diag("  %s", err);
+        return;
+    }
+    const char *argv[] = {"sleep", "30", NULL};
+    struct proc p;
+    ok(spawn_in(&p, &stale, argv, 0, 0, NULL, err) == 0, "a leftover tool runs in the stale one");
+    int n = cgroup_sweep_stale("lb-sweep-", err);
+    ok(n == (stale.v2 ? 1 : 2), "cgroup_sweep_stale removed the stale cgroup's directories (%d)", n);
+    for (int i = 0; i < 200 && !proc_poll(&p); i++)
+        nap_ms(5);
+    ok(p.reaped && p.exit.signaled && p.exit.sig == SIGKILL, "its leftover tool was killed");
+    ok(access(stale.cpu_dir, F_OK) < 0 && access(stale.mem_dir, F_OK) < 0, "the stale cgroup is gone");
+    ok(access(live.cpu_dir, F_OK) == 0 && access(live.mem_dir, F_OK) == 0, "the live run's cgroup is untouched");
+    cgroup_destroy(&live, err);
+    watch_pgid = 0;
+}
+
 int main(void)
 {
     const char *b = getenv("LB_BUILD");
@@ -376,6 +408,7 @@ int main(void)
     oom(name);
     snprintf(name, sizeof name, "lb-test-%d-kill", (int)getpid());
     kill_all(name);
+    sweep();
 
     struct proc none = {.pid = -1};
     proc_stop_tree(&none, NULL, 0, 200000000ull, err);
