@@ -390,6 +390,11 @@ int main(void)
         return 0;
     }
     cgroup_destroy(&probe, err);
+    /* What an earlier run of this test left behind if it was killed. */
+    int stale = cgroup_sweep_stale("lb-test-", err);
+    if (stale)
+        diag("removed %d stale test cgroup director%s%s%s", stale, stale == 1 ? "y" : "ies", stale < 0 ? ": " : "",
+             stale < 0 ? err : "");
 
     /* Forcing the other version: works where it is set up, else says why. */
     snprintf(name, sizeof name, "lb-test-%d-other", (int)getpid());
