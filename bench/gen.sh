@@ -53,6 +53,7 @@ start_target() {
     line=$(head -n 1 "$tmp/$name.out")
     T_URL="http://127.0.0.1:$(echo "$line" | sed -n 's/.*"port":\([0-9]*\).*/\1/p')/"
     T_CTL=$(echo "$line" | sed -n 's/.*"control_port":\([0-9]*\).*/\1/p')
+    T_PID=$(echo "$line" | sed -n 's/.*"pid":\([0-9]*\).*/\1/p')
 }
 
 served() {
@@ -63,9 +64,20 @@ served() {
 }
 
 # run_one TOOL CONNS: one pinned run; appends "tool conns rps cpu_per_100k rss_mb exact" to $tmp/rows.
+# cpu_ticks: "all-busy target" CPU ticks so far: the machine's busy time
+# (all CPUs, /proc/stat) and lb-target's own (/proc/PID/stat), to tell how
+# much of the two cores something else took during a round.
+cpu_ticks() {
+    perl -e 'open my $f, "<", "/proc/stat"; my @c = split " ", <$f>; shift @c;
+        my $busy = 0; $busy += $c[$_] for (0, 1, 2, 5, 6, 7);
+        open my $t, "<", "/proc/$ARGV[0]/stat"; my $l = <$t>; $l =~ s/.*\) //; my @s = split " ", $l;
+        print "$busy ", $s[11] + $s[12]' "$T_PID"
+}
+
 run_one() {
     tool=$1 conns=$2
     before=$(served)
+    ticks0=$(cpu_ticks)
     if [ "$tool" = lb-gen ]; then
         taskset -c "$CPU_GEN" "$RUSAGE" "$tmp/ru" "$GEN" --quiet -t 1 -c "$conns" -d "${SECS}s" \
             --json "$tmp/gen.json" "$T_URL"
@@ -76,13 +88,20 @@ run_one() {
         set -- $(perl -ne 'print "$1 $2" if /(\d+) requests in ([\d.]+)(m?s)/ && ($3 eq "s" or $2 /= 1000)' "$tmp/wrk.out")
     fi
     count=$1 dur=$2
+    ticks1=$(cpu_ticks)
     after=$(served)
     perl -e '
-        my ($tool, $conns, $count, $dur, $served, $ru) = @ARGV;
+        my ($tool, $conns, $count, $dur, $served, $ru, $t0, $t1, $hz, $ncpu) = @ARGV;
         my %r = $ru =~ /(\w+)=([\d.]+)/g;
-        printf "%s %d %.1f %.4f %.2f %s\n", $tool, $conns, $count / $dur,
-            ($r{user_s} + $r{sys_s}) / $count * 1e5, $r{maxrss_kb} / 1024, $count == $served ? "exact" : "server=$served";
-    ' "$tool" "$conns" "$count" "$dur" "$((after - before))" "$(cat "$tmp/ru")" >>"$tmp/rows"
+        my ($b0, $s0) = split " ", $t0; my ($b1, $s1) = split " ", $t1;
+        # What neither the generator nor the target used, in % of the two cores.
+        my $others = (($b1 - $b0) - ($s1 - $s0)) / $hz - ($r{user_s} + $r{sys_s});
+        $others = 0 if $others < 0;
+        printf "%s %d %.1f %.4f %.2f %s %.0f\n", $tool, $conns, $count / $dur,
+            ($r{user_s} + $r{sys_s}) / $count * 1e5, $r{maxrss_kb} / 1024, $count == $served ? "exact" : "server=$served",
+            100 * $others / ($r{wall_s} * ($ncpu < 2 ? $ncpu : 2));
+    ' "$tool" "$conns" "$count" "$dur" "$((after - before))" "$(cat "$tmp/ru")" "$ticks0" "$ticks1" \
+        "$(getconf CLK_TCK)" "$(nproc)" >>"$tmp/rows"
 }
 
 start_target zero --threads 1
@@ -100,12 +119,13 @@ for conns in 100 1000; do
 done
 
 perl -e '
-    my (%v, %exact);
+    my (%v, %exact, @others);
     open my $f, "<", shift or die;
     while (<$f>) {
-        my ($tool, $c, $rps, $cpu, $rss, $ex) = split;
+        my ($tool, $c, $rps, $cpu, $rss, $ex, $oth) = split;
         push @{$v{$c}{$tool}{rps}}, $rps; push @{$v{$c}{$tool}{cpu}}, $cpu; push @{$v{$c}{$tool}{rss}}, $rss;
         push @{$exact{$c}{$tool}}, $ex;
+        push @others, $oth;
     }
     sub med { my @s = sort { $a <=> $b } @_; my $n = @s; $n % 2 ? $s[$n / 2] : ($s[$n / 2 - 1] + $s[$n / 2]) / 2 }
     printf "%-6s %-7s %12s %16s %13s   %s\n", "conns", "tool", "requests/s", "CPU s/100k req", "peak RSS MB", "per round: requests/s";
@@ -131,7 +151,9 @@ perl -e '
         }
         printf "%-6d %-7s %12.3f %16.3f %13s   %s\n", $c, "paired", med(@pr), med(@pc), "",
             "(median of per-round lb-gen/wrk ratios)";
-    }' "$tmp/rows"
+    }
+    printf "other processes took %s %% of the two cores during the runs (in order): a busy machine makes requests/s noisy; CPU per request holds better\n",
+        join(" ", @others);' "$tmp/rows"
 
 # 200 connections against a 20 ms delay: at most 200 / 20 ms = 10,000/s,
 # and at most 200 / (the server's own mean response time) whatever the
