@@ -7,7 +7,8 @@
  *                                     100 ms over /proc, 100 ms over a cgroup,
  *                                     and a peer: libproc2 reading the same pids
  *
- * Options for --bench: --slow-for D (default 20s), --fast-for D (default 6s). */
+ * Options for --bench: --slow-for D (default 20s), --fast-for D (default 3s),
+ * --repeat N (100 ms runs per source, median reported; default 3). */
 #include "cgroup.h"
 #include "proc.h"
 #include "sampler.h"
@@ -145,32 +146,57 @@ out:
     return rc;
 }
 
+static int cmp_cost(const void *a, const void *b)
+{
+    double x = ((const struct cost *)a)->cpu_s / ((const struct cost *)a)->wall_s;
+    double y = ((const struct cost *)b)->cpu_s / ((const struct cost *)b)->wall_s;
+    return (x > y) - (x < y);
+}
+
+/* Measure repeat times; c gets the median run (by cost). */
+static int measure_median(enum source src, uint64_t interval_ns, uint64_t duration_ns, int repeat, struct cost *c,
+                          char *err)
+{
+    struct cost runs[9];
+    if (repeat < 1)
+        repeat = 1;
+    if (repeat > 9)
+        repeat = 9;
+    for (int i = 0; i < repeat; i++)
+        if (measure(src, interval_ns, duration_ns, &runs[i], err) < 0)
+            return -1;
+    qsort(runs, (size_t)repeat, sizeof runs[0], cmp_cost);
+    *c = runs[repeat / 2];
+    return 0;
+}
+
 static void row(const char *interval, const char *source, const struct cost *c)
 {
     printf("%-9s %-24s %7d %5d %8.2f %10.4f %10.4f %10.1f\n", interval, source, c->samples, c->nprocs, c->wall_s, c->cpu_s,
            100.0 * c->cpu_s / c->wall_s, c->samples ? 1e6 * c->cpu_s / c->samples : 0);
 }
 
-static int bench(uint64_t slow_for_ns, uint64_t fast_for_ns)
+static int bench(uint64_t slow_for_ns, uint64_t fast_for_ns, int repeat)
 {
     char err[UTIL_ERR_LEN] = "";
     struct cost c;
-    printf("sampler cost: loadbench's own CPU s / wall s while sampling a tree of 4 (lb-burner --children 3)\n");
+    printf("sampler cost: loadbench's own CPU s / wall s while sampling a tree of 4 (lb-burner --children 3);\n"
+           "100 ms rows: median of %d runs\n", repeat);
     printf("%-9s %-24s %7s %5s %8s %10s %10s %10s\n", "interval", "source", "samples", "procs", "wall_s", "own_cpu_s",
            "%_of_core", "us/sample");
     if (measure(SRC_PROC, 2000000000ull, slow_for_ns, &c, err) < 0)
         goto fail;
     row("2s", "loadbench /proc", &c);
     double slow_pct = 100.0 * c.cpu_s / c.wall_s;
-    if (measure(SRC_PROC, 100000000ull, fast_for_ns, &c, err) < 0)
+    if (measure_median(SRC_PROC, 100000000ull, fast_for_ns, repeat, &c, err) < 0)
         goto fail;
     row("100ms", "loadbench /proc", &c);
     double fast_pct = 100.0 * c.cpu_s / c.wall_s, fast_us = 1e6 * c.cpu_s / c.samples;
-    if (measure(SRC_CGROUP, 100000000ull, fast_for_ns, &c, err) < 0)
+    if (measure_median(SRC_CGROUP, 100000000ull, fast_for_ns, repeat, &c, err) < 0)
         printf("%-9s %-24s skipped: %s\n", "100ms", "loadbench cgroup", err);
     else
         row("100ms", "loadbench cgroup", &c);
-    if (measure(SRC_LIBPROC2, 100000000ull, fast_for_ns, &c, err) < 0)
+    if (measure_median(SRC_LIBPROC2, 100000000ull, fast_for_ns, repeat, &c, err) < 0)
         goto fail;
     row("100ms", "peer: libproc2 select", &c);
     double peer_us = 1e6 * c.cpu_s / c.samples;
@@ -190,7 +216,7 @@ int main(int argc, char **argv)
     const char *b = getenv("LB_BUILD");
     snprintf(progs, sizeof progs, "%s/tests/progs", b && *b ? b : "build");
     char err[UTIL_ERR_LEN] = "";
-    uint64_t slow_for = 20000000000ull, fast_for = 6000000000ull;
+    uint64_t slow_for = 20000000000ull, fast_for = 3000000000ull, repeat = 3;
     int bench_mode = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bench"))
@@ -201,14 +227,17 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--fast-for") && i + 1 < argc) {
             if (units_parse_duration_ns(argv[++i], &fast_for, err) < 0)
                 goto usage;
+        } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+            if (units_parse_count(argv[++i], "--repeat", &repeat, err) < 0 || repeat < 1 || repeat > 9)
+                goto usage;
         } else
             goto usage;
     }
     signal(SIGALRM, on_alarm);
-    alarm(bench_mode ? (unsigned)((slow_for + 3 * fast_for) / 1000000000u + 30) : 20);
+    alarm(bench_mode ? (unsigned)((slow_for + 3 * repeat * fast_for) / 1000000000u + 30 + 6 * repeat) : 20);
     proc_become_subreaper(err);
     if (bench_mode)
-        return bench(slow_for, fast_for);
+        return bench(slow_for, fast_for, (int)repeat);
 
     struct cost c;
     int rc = measure(SRC_PROC, 100000000ull, 2000000000ull, &c, err);
@@ -221,6 +250,6 @@ int main(int argc, char **argv)
        c.samples ? 1e6 * c.cpu_s / c.samples : 0);
     return done_testing();
 usage:
-    fprintf(stderr, "usage: test_sampler_cost [--bench [--slow-for D] [--fast-for D]] %s\n", err);
+    fprintf(stderr, "usage: test_sampler_cost [--bench [--slow-for D] [--fast-for D] [--repeat N]] %s\n", err);
     return 2;
 }
