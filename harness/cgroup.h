@@ -27,12 +27,14 @@ int cgroup_create(struct cgroup *cg, const char *name, uint64_t memory_limit_byt
 int cgroup_create_version(struct cgroup *cg, const char *name, uint64_t memory_limit_bytes, int version, char *err);
 
 struct cgroup_usage {
-    uint64_t cpu_ns;        /* cpuacct.usage / cpu.stat usage_usec*1000 */
-    uint64_t cpu_user_ns;
+    uint64_t cpu_ns;        /* cpuacct.usage / cpu.stat usage_usec*1000: exact */
+    uint64_t cpu_user_ns;   /* v1: cpu_ns split in the ratio of cpuacct.stat's user/system ticks
+                             * (cpuacct.usage_user/_sys are tick samples that do not add up) */
     uint64_t cpu_sys_ns;
     uint64_t mem_bytes;     /* current usage */
     uint64_t mem_peak_bytes;/* max_usage_in_bytes / memory.peak (0 if unknown) */
-    uint64_t mem_rss_bytes; /* anon+file-mapped rss from memory.stat (total_rss) */
+    uint64_t mem_rss_bytes; /* what /proc's RSS counts, each page once: memory.stat
+                             * total_rss + total_mapped_file (v1) / anon + file_mapped (v2) */
     uint64_t mem_cache_bytes; /* page cache, shown apart */
     uint64_t oom_kills;     /* memory.oom_control oom_kill / memory.events oom_kill */
     int nprocs;             /* members now */
@@ -41,10 +43,14 @@ struct cgroup_usage {
 /* Read the cgroup's accounting. Returns 0, or -1 with err filled. */
 int cgroup_read(const struct cgroup *cg, struct cgroup_usage *u, char *err);
 
-/* Members now (pids from cgroup.procs). Returns count (may exceed max). */
+/* Members now (pids from cgroup.procs; out may be NULL with max 0).
+ * Returns count (may exceed max). */
 int cgroup_pids(const struct cgroup *cg, pid_t *out, int max);
 
-/* SIGKILL every member until none is left (bounded wait). Returns 0 or -1. */
+/* SIGKILL every member until none is alive (3 s at most; v2 uses
+ * cgroup.kill where present). Killed members stay zombies until their
+ * parent (for a tool: we, through proc_poll/proc_stop_tree) reaps them.
+ * Returns 0, or -1 with err when some survive. */
 int cgroup_kill_all(const struct cgroup *cg, char *err);
 
 /* Remove the (empty) cgroup directories. Returns 0 or -1 with err. */
