@@ -22,7 +22,8 @@ struct sampler_reading {
     uint64_t cpu_user_ns;
     uint64_t cpu_sys_ns;
     int cpu_from_cgroup;    /* 1: cpu_*_ns came from the cgroup (ns-exact, nothing lost) */
-    uint64_t rss_bytes;     /* sum of VmRSS over the tree */
+    uint64_t rss_bytes;     /* sum of VmRSS over the tree (a page several members map, e.g.
+                             * libc or copy-on-write pages after fork, counts once per member) */
     uint64_t max_proc_rss_bytes; /* largest single member's VmRSS now */
     uint64_t hwm_bytes;     /* largest single member's VmHWM */
     uint64_t write_bytes;   /* /proc/PID/io write_bytes of the tree so far, kept like cpu_ticks
@@ -54,10 +55,12 @@ struct sampler_tree;
 /* Start tracking the tree rooted at root (or, if cgroup_procs is not NULL,
  * the members listed in that cgroup.procs file; when that cgroup is a v1
  * cpuacct or a v2 cgroup, e.g. struct cgroup's procs[0], CPU comes from its
- * ns counter instead of the members' clock ticks, which at 100 Hz limit a
- * 0.5 s point to ±2 CPU points per process). Without a cgroup, members
- * seen once stay tracked (and their children walked) after they leave the
- * root's subtree, so orphans re-parented to a subreaper still count.
+ * ns counter instead of the members' clock ticks, which /proc rounds down
+ * to 10 ms: up to ±2 ticks per process per point, ±4 CPU points at 0.5 s).
+ * Without a cgroup, members seen once stay tracked (and their children
+ * walked) after they leave the root's subtree, and our own children in
+ * the root's process group are adopted, so orphans re-parented to us (a
+ * subreaper) still count.
  * Returns NULL with err filled when root does not exist (or cgroup_procs
  * cannot be read). */
 struct sampler_tree *sampler_tree_new(pid_t root, const char *cgroup_procs, char *err);
