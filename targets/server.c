@@ -382,8 +382,10 @@ static int out_complete(struct worker *w, struct conn *c, struct outbuf *o)
     while (o->ehead < o->elen && o->ents[o->ehead].end <= o->off) {
         struct oent *e = &o->ents[o->ehead++];
         if (V_IS_OK(e->variant)) {
-            if (!done_ns)
+            if (!done_ns) {
                 done_ns = util_now_ns();
+                tstats_set(&w->ctr.last_response_ns, done_ns);
+            }
             o->pending_ok--;
             tstats_add(&w->ctr.responses_completed, 1);
             tstats_add(&w->slot->completions, 1);
@@ -623,6 +625,8 @@ static void emit(struct worker *w, struct conn *c, int variant)
 static void request_done(struct worker *w, struct conn *c)
 {
     c->pstate = PS_HEAD;
+    if (!tstats_get(&w->ctr.requests_parsed))
+        tstats_set(&w->ctr.first_request_ns, w->now ? w->now : util_now_ns());
     tstats_add(&w->ctr.requests_parsed, 1);
     tstats_add(&w->slot->requests, 1);
     count_inflight_up(w);

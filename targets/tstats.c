@@ -21,6 +21,8 @@ void tstats_view_read(struct tstats_view *v, const struct tstats_counters *c)
     v->bytes_out = tstats_get(&c->bytes_out);
     v->inflight = tstats_get(&c->inflight);
     v->inflight_max = tstats_get(&c->inflight_max);
+    v->first_request_ns = tstats_get(&c->first_request_ns);
+    v->last_response_ns = tstats_get(&c->last_response_ns);
 }
 
 void tstats_view_add(struct tstats_view *dst, const struct tstats_view *src)
@@ -39,6 +41,10 @@ void tstats_view_add(struct tstats_view *dst, const struct tstats_view *src)
     dst->bytes_out += src->bytes_out;
     dst->inflight += src->inflight;
     dst->inflight_max += src->inflight_max;
+    if (src->first_request_ns && (!dst->first_request_ns || src->first_request_ns < dst->first_request_ns))
+        dst->first_request_ns = src->first_request_ns;
+    if (src->last_response_ns > dst->last_response_ns)
+        dst->last_response_ns = src->last_response_ns;
     dst->window_inflight_max += src->window_inflight_max;
     dst->window_open_max += src->window_open_max;
     if (src->window_since_ns > dst->window_since_ns)
@@ -95,6 +101,10 @@ json_t *tstats_json(const struct tstats_view *v, const struct hist *total, const
     json_object_set_new(o, "accept_errors", json_integer(I(v->accept_errors)));
     json_object_set_new(o, "requests_parsed", json_integer(I(v->requests_parsed)));
     json_object_set_new(o, "responses_completed", json_integer(I(v->responses_completed)));
+    /* When load really began and ended on the server's clock (0: not yet),
+     * so a harness divides by the load's duration, not a tool's. */
+    json_object_set_new(o, "first_request_ns", json_integer(I(v->first_request_ns)));
+    json_object_set_new(o, "last_response_ns", json_integer(I(v->last_response_ns)));
     json_object_set_new(o, "responses_aborted", json_integer(I(v->responses_aborted)));
     json_object_set_new(o, "bad_requests", json_integer(I(v->bad_requests)));
     json_object_set_new(o, "bytes_in", json_integer(I(v->bytes_in)));

@@ -37,6 +37,8 @@ struct tstats_counters {
     tstats_ctr bytes_out;
     tstats_ctr inflight;
     tstats_ctr inflight_max;
+    tstats_ctr first_request_ns;    /* CLOCK_MONOTONIC of the first request parsed (0: none yet) */
+    tstats_ctr last_response_ns;    /* ... of the last response completed */
 } __attribute__((aligned(64)));
 
 /* One second of one worker. t_plus1 is the second's index + 1 (0: never
@@ -80,6 +82,7 @@ struct tstats_view {
     uint64_t closed_unread, accept_errors;
     uint64_t requests_parsed, responses_completed, responses_aborted, bad_requests;
     uint64_t bytes_in, bytes_out, inflight, inflight_max;
+    uint64_t first_request_ns, last_response_ns;   /* merged: earliest first, latest last */
     /* The current window (since the last POST /window). */
     uint64_t window_since_ns, window_inflight_max, window_open_max;
 };

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Measurement truth on real runs against lb-target: a planted count error is
+# a mismatch, a latency below the server's delay is flagged, an open model
+# that keeps 3 requests in flight while 200 users were asked for is flagged
+# by Little's law, an open model that cannot reach its rate is
+# generator-limited, and lb-gen's own overhead at one connection is small.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+
+mkdir -p "$tmp/liar"
+cp "$LB_SRC/tests/faults/fault-liar.sh" "$tmp/liar/"
+echo "$LB_BUILD/bin/lb-gen" > "$tmp/liar/.lbgen"
+cat > "$tmp/truth.yaml" <<Y
+name: truth
+target: {delay: 20ms}
+load: {connections: 10, duration: 2s}
+sampling: {interval: 500ms}
+tools:
+  - {tool: lb-gen, label: liar, bin: $tmp/liar/fault-liar.sh}
+  - {tool: lb-gen, label: one, load: {connections: 1, duration: 3s}}
+  - {tool: lb-gen, label: arrivals, load: {model: open, rate: 150, duration: 3s, max_inflight: 200}}
+  - {tool: lb-gen, label: capped, load: {model: open, rate: 200, duration: 3s, max_inflight: 1}}
+Y
+"$LB" run --quiet --out "$tmp/run" "$tmp/truth.yaml" >/dev/null 2>&1 || true
+J=$tmp/run/run.json
+
+is "$(jget "$J" runs.0.crosscheck.verdict)" mismatch "a planted count error is a mismatch"
+is "$(jget "$J" runs.0.crosscheck.difference)" 1000 "by exactly the planted 1000"
+check "the mismatch is in summary.md" grep -q '| liar | .* | mismatch |' "$tmp/run/summary.md"
+check "and in its notes" grep -q 'MISMATCH' "$tmp/run/summary.md"
+is "$(jget "$J" runs.0.latency_check.below_floor)" true "a 1 ms latency against a 20 ms delay is below the floor"
+
+is "$(jget "$J" runs.1.crosscheck.verdict)" exact "lb-gen at one connection reconciles exactly"
+ovh=$(jget "$J" runs.1.latency_check.overhead_p50_ms)
+check "lb-gen's overhead at one connection (client p50 - server p50 = $ovh ms) is below 0.2 ms" \
+    perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 0 && $ARGV[0] < 0.2)' "$ovh"
+is "$(jget "$J" runs.1.latency_check.below_floor)" false "a real 20 ms latency is not below the floor"
+
+is "$(jget "$J" runs.2.identity.model)" open "the arrival-rate row runs the open model"
+is "$(jget "$J" runs.2.workload.concurrency_shortfall)" true "200 users asked, ~3 in flight: flagged by Little's law"
+lc=$(jget "$J" runs.2.workload.delivered_concurrency)
+check "Little's-law concurrency is about 150/s x 20 ms = 3 ($lc)" perl -e 'exit !($ARGV[0] > 2 && $ARGV[0] < 5)' "$lc"
+is "$(jget "$J" runs.2.workload.generator_limited)" false "150/s with a pool of 200 reaches its rate"
+
+is "$(jget "$J" runs.3.workload.generator_limited)" true "200/s through one connection at 20 ms each is generator-limited"
+ach=$(jget "$J" runs.3.workload.achieved_rps)
+check "it achieved at most one connection's 50/s ($ach)" perl -e 'exit !($ARGV[0] <= 51)' "$ach"
+done_testing
