@@ -1,0 +1,90 @@
+#!/bin/sh
+# The reference generators end to end: go-fasthttp (refgen/go-fasthttp,
+# built on first use) and py-aiohttp (refgen/py-aiohttp) each run a short
+# closed profile through `loadbench run` against the real lb-target. Per
+# installed tool: status ok, requests counted, samples written, the runtime
+# settings recorded, and a reconciliation verdict of exact or explained,
+# never a mismatch (both drain at the deadline, so exact is what they
+# give). A tool whose runtime is not installed is a SKIP that says so; a Go
+# toolchain that is not there makes a skipped row with the install hint.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+cd "$LB_SRC"
+
+tools="go-fasthttp py-aiohttp"
+cpus=""
+[ "$(nproc)" -ge 2 ] && cpus="cpus: {target: [1], tool: [0]}"
+cat > "$tmp/ref.yaml" <<Y
+name: ref-e2e
+description: the reference generators, 50 connections, 3 s, no delay
+target: {delay: 0s, body: 64B, threads: 1}
+load: {connections: 50, duration: 3s}
+tools:
+  - go-fasthttp
+  - py-aiohttp
+  - {tool: go-fasthttp, label: no-go, bin: $tmp/no/such/go}
+sampling: {interval: 500ms}
+cooldown: 1s
+grace: 10s
+$cpus
+Y
+rc=0
+"$LB" run --quiet --out "$tmp/run" "$tmp/ref.yaml" >"$tmp/run.out" 2>"$tmp/run.err" || rc=$?
+J=$tmp/run/run.json
+check "loadbench run wrote run.json (exit $rc)" test -s "$J"
+[ -s "$J" ] || { sed 's/^/# /' "$tmp/run.err"; done_testing; exit 1; }
+
+i=0
+for t in $tools; do
+    st=$(jget "$J" runs.$i.status)
+    is "$(jget "$J" runs.$i.tool)" "$t" "row $i is $t"
+    if [ "$st" = skipped ]; then
+        ok 0 "$t # SKIP runtime not installed ($(jget "$J" runs.$i.reason))"
+        i=$((i + 1))
+        continue
+    fi
+    if ! is "$st" ok "$t: status ok"; then
+        diag "$t: $(jget "$J" runs.$i.reason)"
+    fi
+    req=$(jget "$J" runs.$i.client.requests)
+    srv=$(jget "$J" runs.$i.server.requests)
+    check "$t: the tool counted requests ($req)" test "${req:-0}" -gt 0 2>/dev/null
+    check "$t: the server counted them too ($srv)" test "${srv:-0}" -gt 0 2>/dev/null
+    csv=$tmp/run/$(jget "$J" runs.$i.footprint.samples_file)
+    check "$t: samples CSV has rows" test "$(wc -l < "$csv" 2>/dev/null || echo 0)" -ge 3
+    v=$(jget "$J" runs.$i.crosscheck.verdict)
+    case "$v" in
+        exact | explained) ok 0 "$t: verdict $v (client $req, server $srv)" ;;
+        *) ok 1 "$t: verdict $v (client $req, server $srv, bound $(jget "$J" runs.$i.crosscheck.bound))" ;;
+    esac
+    is "$(jget "$J" runs.$i.identity.model)" closed "$t: model as run is closed"
+    is "$(jget "$J" runs.$i.client.tool_output.stop)" drain "$t: its summary says it drained"
+    check "$t: p50 latency reported" perl -e 'exit !($ARGV[0] > 0)' "$(jget "$J" runs.$i.client.latency_ms.p50)"
+    check "$t: a version is recorded" test -n "$(jget "$J" runs.$i.identity.version)"
+    diag "$(printf '%-12s %8.0f req/s (server, hold)  CPU %5.1f %%  RSS %6.1f MB  verdict %s' "$t" \
+        "$(jget "$J" runs.$i.windows.hold_rps)" "$(jget "$J" runs.$i.footprint.cpu_avg_pct)" \
+        "$(jget "$J" runs.$i.footprint.rss_peak_mb)" "$v")"
+    i=$((i + 1))
+done
+
+# Runtime settings.
+if [ "$(jget "$J" runs.0.status)" = ok ]; then
+    want=1
+    [ -n "$cpus" ] || want=$(nproc)
+    is "$(jget "$J" runs.0.identity.settings.GOMAXPROCS)" "$want" "go-fasthttp: GOMAXPROCS = the tool's CPUs"
+    is "$(jget "$J" runs.0.client.tool_output.runtime.GOMAXPROCS)" "$want" "go-fasthttp: and the Go runtime ran with it"
+    gp=$(jget "$J" runs.0.identity.path)
+    check "go-fasthttp: the program was built ($gp)" sh -c "test -x '$gp' && case '$gp' in */refgen/go-fasthttp/lb-go-fasthttp) ;; *) exit 1 ;; esac"
+fi
+if [ "$(jget "$J" runs.1.status)" = ok ]; then
+    is "$(jget "$J" runs.1.identity.settings.python)" \
+        "$(/usr/bin/python3 -c 'import sys; print(sys.version.split()[0])')" "py-aiohttp: the Python version in settings"
+fi
+
+# A missing Go toolchain: a skipped row with the install hint.
+is "$(jget "$J" runs.2.status)" skipped "no Go toolchain: the row is skipped"
+check "and the reason names golang-go" sh -c "echo '$(jget "$J" runs.2.reason)' | grep -q golang-go"
+
+done_testing
