@@ -307,6 +307,32 @@ static void write_reproduce(const char *dir, const struct adapter_plan *plan, co
     chmod(path, 0755);
 }
 
+/* The server's own per-second series as CSV; t is the second since that
+ * lb-target started (a fresh one per tool run), on the server's clock. */
+static void write_server_series(const char *path, json_t *series)
+{
+    json_t *secs = json_object_get(series, "seconds"), *s;
+    size_t i;
+    if (!json_is_array(secs))
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "t_s,requests,completions,accepts,closes,open,inflight_max,bad,partial\n");
+    json_array_foreach(secs, i, s)
+    {
+        fprintf(f, "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d\n", (long long)json_integer_value(json_object_get(s, "t")),
+                (long long)json_integer_value(json_object_get(s, "requests")),
+                (long long)json_integer_value(json_object_get(s, "completions")),
+                (long long)json_integer_value(json_object_get(s, "accepts")),
+                (long long)json_integer_value(json_object_get(s, "closes")),
+                (long long)json_integer_value(json_object_get(s, "open")),
+                (long long)json_integer_value(json_object_get(s, "inflight_max")),
+                (long long)json_integer_value(json_object_get(s, "bad")), json_is_true(json_object_get(s, "partial")));
+    }
+    fclose(f);
+}
+
 /* Runs one tool once. Returns its result object (always: failures are
  * results too). */
 static json_t *run_one(struct runner *R, const struct profile_tool *pt, const struct profile_load *load, double level,
@@ -605,6 +631,12 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     /* The server's view, after the tool is gone. */
     after = target_stats(&tgt, err);
     series = target_series(&tgt, 0, NULL);
+    if (series) {
+        char sp[PATH_MAX + 96];
+        pathf(sp, sizeof sp, "%.*s.server.csv", (int)(strlen(spath) - 4), spath);
+        write_server_series(sp, series);
+        json_object_set_new(res, "server_series_file", json_string(sp + strlen(R->dir) + 1));
+    }
     if (!after) {
         if (!strcmp(status, "ok"))
             status = "failed";
