@@ -9,7 +9,9 @@
 # and lb-gen/wrk ratios. Then 200 connections against a 20 ms delay: the
 # share of the 10,000 requests/s that is the ceiling.
 #
-# Environment: LB_BUILD (build dir), GEN_BENCH_ROUNDS (5), GEN_BENCH_SECONDS (3).
+# Environment: LB_BUILD (build dir), GEN_BENCH_ROUNDS (5), GEN_BENCH_SECONDS (3),
+# GEN_BENCH_ISOLATED=1 (run the lb-gen vs wrk rounds at SCHED_FIFO 10 too:
+# both cores busy for the whole comparison, so only on a machine of your own).
 set -eu
 cd "$(dirname "$0")/.."
 : "${LB_BUILD:=$(pwd)/build}"
@@ -79,12 +81,12 @@ run_one() {
     before=$(served)
     ticks0=$(cpu_ticks)
     if [ "$tool" = lb-gen ]; then
-        taskset -c "$CPU_GEN" "$RUSAGE" "$tmp/ru" "$GEN" --quiet -t 1 -c "$conns" -d "${SECS}s" \
+        ${RT:-} taskset -c "$CPU_GEN" "$RUSAGE" "$tmp/ru" "$GEN" --quiet -t 1 -c "$conns" -d "${SECS}s" \
             --json "$tmp/gen.json" "$T_URL"
         set -- $(perl -MJSON::PP -e 'local $/; open my $f, "<", shift; my $j = decode_json(<$f>);
             print "$j->{requests}{completed} $j->{duration_s}"' "$tmp/gen.json")
     else
-        taskset -c "$CPU_GEN" "$RUSAGE" "$tmp/ru" wrk -t 1 -c "$conns" -d "${SECS}s" "$T_URL" >"$tmp/wrk.out"
+        ${RT:-} taskset -c "$CPU_GEN" "$RUSAGE" "$tmp/ru" wrk -t 1 -c "$conns" -d "${SECS}s" "$T_URL" >"$tmp/wrk.out"
         set -- $(perl -ne 'print "$1 $2" if /(\d+) requests in ([\d.]+)(m?s)/ && ($3 eq "s" or $2 /= 1000)' "$tmp/wrk.out")
     fi
     count=$1 dur=$2
@@ -104,10 +106,14 @@ run_one() {
         "$(getconf CLK_TCK)" "$(nproc)" >>"$tmp/rows"
 }
 
+rt_ok=no
+if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null; then rt_ok=yes; fi
+RT=""
+[ "${GEN_BENCH_ISOLATED:-0}" = 1 ] && [ $rt_ok = yes ] && RT="chrt -f 10"
 start_target zero --threads 1
 : >"$tmp/rows"
 echo "lb-gen vs wrk: lb-target (0 delay, 1 thread) on CPU $CPU_TARGET, generators on CPU $CPU_GEN,"
-echo "1 thread each, $ROUNDS alternating rounds x ${SECS}s, medians"
+echo "1 thread each, $ROUNDS alternating rounds x ${SECS}s, medians${RT:+, isolated (SCHED_FIFO 10)}"
 for conns in 100 1000; do
     r=0
     while [ $r -lt "$ROUNDS" ]; do
@@ -160,8 +166,6 @@ perl -e '
 # generator does; both shares are shown. Run as they come, and isolated from
 # the rest of the machine with lb-target and lb-gen at SCHED_FIFO 10 (where
 # root and chrt allow; both are mostly asleep at 10,000/s, 4 s bounded).
-rt_ok=no
-if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null; then rt_ok=yes; fi
 for mode in shared isolated; do
     RT=""
     if [ $mode = isolated ]; then
