@@ -605,7 +605,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         sampler_csv_row(tcsv, &pt_tool);
     if (gtree && sampler_tree_sample(gtree, &trd1, &pt_tgt) == 1 && gcsv)
         sampler_csv_row(gcsv, &pt_tgt);
-    double target_cpu_s = (double)(trd1.cpu_ticks - trd0.cpu_ticks) / (double)sysconf(_SC_CLK_TCK);
+    double target_cpu_s = (double)(trd1.cpu_ns - trd0.cpu_ns) / 1e9;
     {
         json_t *s = target_stats(&tgt, NULL);
         if (s && stopped_by_us)
