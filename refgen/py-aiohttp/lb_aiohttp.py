@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+import resource
 import signal
 import sys
 import time
@@ -259,6 +260,14 @@ def main():
         ap.print_usage(sys.stderr)
         print("lb_aiohttp: need -c >= 1 and an http:// URL", file=sys.stderr)
         return 2
+    # One descriptor per connection: raise the soft limit to the hard one
+    # when it is short, as Go's runtime does for the Go program.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < args.c + 64:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass
     summary = asyncio.run(run(args))
     sys.stdout.write(json.dumps(summary) + "\n")
     return 0
