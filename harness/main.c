@@ -58,7 +58,7 @@ static void usage(FILE *f)
             "  validate PROFILE...    check profiles; errors as FILE:LINE:COL: message\n"
             "  plan PROFILE           show resolved profile, generated configs, argv and time; sends no load\n"
             "  tools                  list adapters: found or not, version, path\n"
-            "  report RUN_DIR         regenerate summary.md and results.csv from run.json\n"
+            "  report RUN_DIR         regenerate summary.md, results.csv, stats.csv, charts/ and report.html from run.json\n"
             "  doctor                 machine facts that distort benchmarks, with warnings\n"
             "  version                print the version\n"
             "\n"
@@ -272,13 +272,16 @@ static int cmd_report(int argc, char **argv)
         fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
         return 2;
     }
-    int rc = report_write_all(argv[1], run, err);
+    struct report_out ro;
+    int rc = report_write(argv[1], run, &ro, err);
     json_decref(run);
     if (rc) {
         fprintf(stderr, "loadbench: %s\n", err);
         return 2;
     }
-    printf("%s/summary.md\n%s/results.csv\n", argv[1], argv[1]);
+    fprintf(stderr, "loadbench: %s\n", ro.charts.note);
+    printf("%s/summary.md\n%s/results.csv\n%s/stats.csv\n%s/report.html\n%s/charts/\n", argv[1], argv[1], argv[1],
+           argv[1], argv[1]);
     return 0;
 }
 

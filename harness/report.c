@@ -1,5 +1,8 @@
 #include "report.h"
+#include "charts.h"
+#include "html.h"
 #include "run.h"
+#include "stats.h"
 #include "util.h"
 
 #include <math.h>
@@ -63,6 +66,84 @@ static const char *row_name(json_t *r, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", str(r, "dir") ? str(r, "dir") : str(r, "label"));
     return buf;
+}
+
+/* "median [min–max]" (and "± sd" past five repeats), "⚠" when unstable. */
+static const char *fmt_stat(char *buf, size_t len, const struct stats_summary *s, int prec, int grouped)
+{
+    char a[64], b[64], c[64];
+    if (!s->n) {
+        snprintf(buf, len, "–");
+        return buf;
+    }
+    if (prec == 0)
+        fmt_int(a, sizeof a, s->median);
+    else
+        fmt(a, sizeof a, s->median, prec);
+    if (s->n == 1) {
+        snprintf(buf, len, "%s", a);
+        return buf;
+    }
+    if (prec == 0) {
+        fmt_int(b, sizeof b, s->min);
+        fmt_int(c, sizeof c, s->max);
+    } else {
+        fmt(b, sizeof b, s->min, prec);
+        fmt(c, sizeof c, s->max, prec);
+    }
+    int o = snprintf(buf, len, "%s [%s–%s]", a, b, c);
+    if (s->n > 5 && o > 0 && (size_t)o < len)
+        o += snprintf(buf + o, len - (size_t)o, " ±%.1f%%", s->cv * 100);
+    if (s->unstable && o > 0 && (size_t)o < len)
+        snprintf(buf + o, len - (size_t)o, " ⚠");
+    (void)grouped;
+    return buf;
+}
+
+/* The per tool (and level) statistics over repeats; only when there is
+ * more than one row per group or a sweep. */
+static void report_stats_markdown(FILE *f, json_t *run)
+{
+    struct stats_groups gs;
+    stats_group_run(run, &gs);
+    int multi = gs.nlevels > 0;
+    for (size_t i = 0; i < gs.n; i++)
+        multi |= gs.g[i].nrows > 1;
+    if (!multi) {
+        stats_groups_free(&gs);
+        return;
+    }
+    fprintf(f, "\n## Over repeats and levels\n\n");
+    fprintf(f, "| Tool | Level | Runs ok |");
+    for (const struct stats_metric *m = stats_metrics; m->key; m++)
+        fprintf(f, " %s |", m->column);
+    fprintf(f, "\n|---|--:|--:|");
+    for (const struct stats_metric *m = stats_metrics; m->key; m++)
+        fprintf(f, "--:|");
+    fprintf(f, "\n");
+    int any_unstable = 0, many = 0;
+    for (size_t i = 0; i < gs.n; i++) {
+        const struct stats_group *g = &gs.g[i];
+        char lv[32], cell[160];
+        fprintf(f, "| %s | %s | %zu/%zu |", g->label, isnan(g->level) ? "–" : fmt(lv, sizeof lv, g->level, 0), g->nok,
+                g->nrows);
+        for (const struct stats_metric *m = stats_metrics; m->key; m++) {
+            struct stats_summary s;
+            stats_group_metric(g, m, &s);
+            any_unstable |= s.unstable;
+            many |= s.n > 5;
+            fprintf(f, " %s |", fmt_stat(cell, sizeof cell, &s, m->prec, 1));
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\nEach cell: median [min–max] over the repeats that ended ok%s. RPS is server-counted over the whole load; "
+               "CPU-s/100k req is the tool's CPU seconds per 100,000 server-counted requests.", many ? "; ±: coefficient of variation (more than five repeats)" : "");
+    if (any_unstable)
+        fprintf(f, " ⚠ marks an unstable metric: min–max range above %.0f %% of the median (five repeats or fewer) "
+                   "or coefficient of variation above %.0f %% (more): rerun it, or do not quote it alone.",
+                STATS_UNSTABLE_RANGE * 100, STATS_UNSTABLE_CV * 100);
+    fprintf(f, " Tools ran interleaved (A B A B …), so drift on the machine hits every tool alike.\n");
+    stats_groups_free(&gs);
 }
 
 void report_markdown(FILE *f, json_t *run)
@@ -129,6 +210,16 @@ void report_markdown(FILE *f, json_t *run)
             json_array_foreach(w, k, x) fprintf(f, "  - %s\n", json_string_value(x));
         }
     }
+    report_stats_markdown(f, run);
+    fprintf(f, "\n## Charts\n\n"
+               "charts/ holds each figure as PNG and SVG with its data (.dat) and gnuplot script (.gp): "
+               "bars of requests/s, p50 and p99 latency, peak RSS and average CPU per tool, time series of "
+               "CPU %%, RSS and server-counted requests/s per tool run%s. report.html shows the same figures "
+               "in one self-contained page. The PNG and SVG files are rendered when gnuplot is installed; "
+               "without it, install gnuplot-nox and run `loadbench report RUN_DIR` (or `cd charts && gnuplot *.gp`).\n",
+            json_array_size(json_object_get(json_object_get(json_object_get(run, "profile"), "load"), "sweep"))
+                ? ", and curves against the swept level"
+                : "");
     fprintf(f, "\n## What each latency measures\n\n");
     json_array_foreach(runs, i, r)
     {
@@ -223,11 +314,59 @@ static int write_with(const char *dir, const char *name, void (*fn)(FILE *, json
     return rc;
 }
 
-int report_write_all(const char *dir, json_t *run, char *err)
+void report_stats_csv(FILE *f, json_t *run)
 {
+    struct stats_groups gs;
+    stats_group_run(run, &gs);
+    fprintf(f, "label,tool,level,runs,runs_ok,metric,unit,n,median,min,max,mean,stddev,cv,unstable\n");
+    for (size_t i = 0; i < gs.n; i++) {
+        const struct stats_group *g = &gs.g[i];
+        for (const struct stats_metric *m = stats_metrics; m->key; m++) {
+            struct stats_summary s;
+            stats_group_metric(g, m, &s);
+            csv_str(f, g->label);
+            fputc(',', f);
+            csv_str(f, g->tool);
+            fputc(',', f);
+            csv_num(f, g->level);
+            fprintf(f, ",%zu,%zu,%s,%s,%zu,", g->nrows, g->nok, m->key, m->unit, s.n);
+            csv_num(f, s.median);
+            fputc(',', f);
+            csv_num(f, s.min);
+            fputc(',', f);
+            csv_num(f, s.max);
+            fputc(',', f);
+            csv_num(f, s.mean);
+            fputc(',', f);
+            csv_num(f, s.stddev);
+            fputc(',', f);
+            csv_num(f, s.cv);
+            fprintf(f, ",%d\n", s.unstable);
+        }
+    }
+    stats_groups_free(&gs);
+}
+
+int report_write(const char *dir, json_t *run, struct report_out *out, char *err)
+{
+    struct report_out dummy;
+    if (!out)
+        out = &dummy;
+    memset(out, 0, sizeof *out);
     if (write_with(dir, "summary.md", report_markdown, run, err))
         return -1;
     if (write_with(dir, "results.csv", report_csv, run, err))
         return -1;
+    if (write_with(dir, "stats.csv", report_stats_csv, run, err))
+        return -1;
+    if (charts_write(dir, run, &out->charts, err))
+        return -1;
+    if (html_write(dir, run, err))
+        return -1;
     return 0;
+}
+
+int report_write_all(const char *dir, json_t *run, char *err)
+{
+    return report_write(dir, run, NULL, err);
 }

@@ -1,0 +1,551 @@
+#include "charts.h"
+#include "run.h"
+#include "stats.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Okabe-Ito first (readable by the colour-blind), then distinct extras. */
+static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
+                                      "#8C564B", "#555555", "#9467BD", "#BCBD22", "#17BECF", "#7F0000"};
+
+const char *charts_colour(int i)
+{
+    size_t n = sizeof palette / sizeof *palette;
+    return palette[(size_t)(i < 0 ? 0 : i) % n];
+}
+
+static const char *jstr(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_string_value(v);
+}
+
+static double jnum(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *charts_footer(json_t *run, char *buf, size_t len)
+{
+    char when[64] = "?";
+    double ms = jnum(run, "started_at_ms", NULL);
+    if (!isnan(ms)) {
+        time_t t = (time_t)(ms / 1000);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+    }
+    snprintf(buf, len, "loadbench %s (%s, git %s) · %s, %.0f cores, %.0f MB, kernel %s · %s · profile %s",
+             jstr(run, "loadbench", "version") ?: "?", jstr(run, "loadbench", "build") ?: "?",
+             jstr(run, "loadbench", "git") ?: "?", jstr(run, "machine", "cpu_model") ?: "?",
+             jnum(run, "machine", "cores"), jnum(run, "machine", "memory_mb"), jstr(run, "machine", "kernel") ?: "?",
+             when, jstr(run, "profile", "name") ?: "?");
+    return buf;
+}
+
+size_t charts_read_csv(const char *path, int col, double **t, double **v)
+{
+    *t = *v = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[1024];
+    size_t n = 0, cap = 0;
+    int header = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (header) {
+            header = 0;
+            continue;
+        }
+        double x = NAN, y = NAN;
+        int c = 0;
+        for (char *save = NULL, *tok = strtok_r(line, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save), c++) {
+            if (c == 0)
+                x = strtod(tok, NULL);
+            if (c == col)
+                y = strtod(tok, NULL);
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            *t = util_xrealloc(*t, cap * sizeof **t);
+            *v = util_xrealloc(*v, cap * sizeof **v);
+        }
+        (*t)[n] = x;
+        (*v)[n] = y;
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* A gnuplot double-quoted string. */
+static void gp_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Every script renders its figure twice, PNG then SVG, from one body so a
+ * restyle is one edit. */
+static void gp_begin(FILE *f, const char *base, int w, int h, const char *footer, const char *what)
+{
+    fprintf(f, "# loadbench chart: %s\n# Render: gnuplot %s.gp  (writes %s.png and %s.svg; edit freely)\n", what, base,
+            base, base);
+    fprintf(f, "set encoding utf8\nfooter = ");
+    gp_str(f, footer);
+    fprintf(f, "\ndo for [fmt in \"png svg\"] {\n"
+               "  if (fmt eq \"png\") {\n"
+               "    set terminal pngcairo size %d,%d font \"DejaVu Sans,11\" noenhanced background \"white\"\n"
+               "  } else {\n"
+               "    set terminal svg size %d,%d font \"DejaVu Sans,11\" noenhanced background \"white\"\n"
+               "  }\n"
+               "  set output \"%s.\" . fmt\n"
+               "  reset\n"
+               "  set datafile separator whitespace\n"
+               "  set border 3 lc rgb \"#444444\"\n"
+               "  set tics nomirror\n"
+               "  set grid ytics lc rgb \"#dddddd\"\n"
+               "  set label 99 footer at screen 0.01, screen 0.015 font \",8\" tc rgb \"#666666\"\n",
+            w, h, w, h, base);
+}
+
+static void gp_end(FILE *f)
+{
+    fprintf(f, "  set output\n}\n");
+}
+
+static int put_file(const char *dir, const char *name, char *buf, size_t len, char *err)
+{
+    (void)len;
+    char path[4600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int rc = run_write_text(path, buf ? buf : "", err);
+    free(buf);
+    return rc;
+}
+
+struct cw {
+    const char *dir;    /* run dir */
+    char cdir[4096];    /* charts dir */
+    json_t *run;
+    struct stats_groups gs;
+    char footer[512];
+    char **scripts;
+    int nscripts;
+};
+
+static void add_script(struct cw *c, const char *name)
+{
+    c->scripts = util_xrealloc(c->scripts, (size_t)(c->nscripts + 1) * sizeof *c->scripts);
+    c->scripts[c->nscripts++] = util_xstrdup(name);
+}
+
+static int repeats_max(const struct stats_groups *gs)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < gs->n; i++)
+        if (gs->g[i].nok > m)
+            m = gs->g[i].nok;
+    return (int)m;
+}
+
+static void colour_int(FILE *f, int slot)
+{
+    fprintf(f, "%ld", strtol(charts_colour(slot) + 1, NULL, 16));
+}
+
+/* Bars: one per label (and level), median with min-max whiskers. */
+static int bars(struct cw *c, const struct stats_metric *m, char *err)
+{
+    char base[64], name[80];
+    snprintf(base, sizeof base, "bars_%s", m->key);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer)\n", m->title, m->unit);
+    int any = 0;
+    for (size_t i = 0; i < c->gs.n; i++) {
+        const struct stats_group *g = &c->gs.g[i];
+        struct stats_summary s;
+        stats_group_metric(g, m, &s);
+        char gname[128];
+        stats_group_name(g, gname, sizeof gname);
+        fprintf(f, "%zu ", i);
+        gp_str(f, gname);
+        if (s.n)
+            fprintf(f, " %.6g %.6g %.6g %zu ", s.median, s.min, s.max, s.n);
+        else
+            fprintf(f, " NaN NaN NaN 0 ");
+        colour_int(f, g->colour);
+        fputc('\n', f);
+        any |= s.n > 0;
+    }
+    fclose(f);
+    snprintf(name, sizeof name, "%s.dat", base);
+    if (put_file(c->cdir, name, buf, len, err))
+        return -1;
+    if (!any)
+        return 0;
+    int reps = repeats_max(&c->gs);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    gp_begin(f, base, 1000, 560, c->footer, m->title);
+    char title[256];
+    if (reps > 1)
+        snprintf(title, sizeof title, "%s: median of up to %d runs, whiskers min–max", m->title, reps);
+    else
+        snprintf(title, sizeof title, "%s, one run per tool", m->title);
+    fprintf(f, "  set title ");
+    gp_str(f, title);
+    fprintf(f, " font \",13\"\n  set ylabel ");
+    gp_str(f, m->unit);
+    fprintf(f, "\n  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set style fill solid 0.85 border lc rgb \"#333333\"\n"
+               "  set boxwidth 0.6\n  set xtics rotate by -25 left\n  set bmargin 7\n"
+               "  set key outside right top vertical Left reverse noautotitle\n"
+               "  plot \"%s.dat\" using 1:3:7:xtic(2) with boxes lc rgb variable notitle",
+            c->gs.n ? c->gs.n - 1 : 0, base);
+    if (reps > 1)
+        fprintf(f, ", \\\n       \"%s.dat\" using 1:3:4:5 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.5 title \"min–max\"", base);
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        fprintf(f, ", \\\n       keyentry with boxes lc rgb \"%s\" title ", charts_colour((int)li));
+        gp_str(f, c->gs.labels[li]);
+    }
+    fputc('\n', f);
+    gp_end(f);
+    fclose(f);
+    snprintf(name, sizeof name, "%s.gp", base);
+    if (put_file(c->cdir, name, buf, len, err))
+        return -1;
+    add_script(c, name);
+    return 0;
+}
+
+/* Sweep curves: one line per label against the level. */
+static int sweep(struct cw *c, const struct stats_metric *m, char *err)
+{
+    char base[64], name[80];
+    snprintf(base, sizeof base, "sweep_%s", m->key);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fprintf(f, "# %s (%s) against the swept level: one block per tool label (level, median, min, max, runs)\n", m->title,
+            m->unit);
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        fprintf(f, "# %s\n", c->gs.labels[li]);
+        for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
+            const struct stats_group *g = stats_find(&c->gs, c->gs.labels[li], c->gs.levels[vi]);
+            struct stats_summary s = {0};
+            if (g)
+                stats_group_metric(g, m, &s);
+            if (s.n)
+                fprintf(f, "%.10g %.6g %.6g %.6g %zu\n", c->gs.levels[vi], s.median, s.min, s.max, s.n);
+        }
+        fprintf(f, "\n\n");
+    }
+    fclose(f);
+    snprintf(name, sizeof name, "%s.dat", base);
+    if (put_file(c->cdir, name, buf, len, err))
+        return -1;
+    json_t *load = json_object_get(json_object_get(c->run, "profile"), "load");
+    const char *model = json_string_value(json_object_get(load, "model"));
+    int open = model && !strcmp(model, "open");
+    double lo = c->gs.levels[0], hi = c->gs.levels[c->gs.nlevels - 1];
+    int logx = lo > 0 && hi / lo >= 20;
+    int reps = repeats_max(&c->gs);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    gp_begin(f, base, 1000, 560, c->footer, m->title);
+    char title[256];
+    snprintf(title, sizeof title, "%s against %s%s", m->title, open ? "arrival rate" : "concurrency",
+             reps > 1 ? " (median, whiskers min–max)" : "");
+    fprintf(f, "  set title ");
+    gp_str(f, title);
+    fprintf(f, " font \",13\"\n  set ylabel ");
+    gp_str(f, m->unit);
+    fprintf(f, "\n  set xlabel \"%s%s\"\n  set yrange [0:*]\n", open ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)",
+            logx ? ", log scale" : "");
+    if (logx)
+        fprintf(f, "  set logscale x\n  set xrange [%g:%g]\n", lo / 1.5, hi * 1.5);
+    else
+        fprintf(f, "  set xrange [0:%g]\n", hi * 1.1);
+    fprintf(f, "  set xtics (");
+    for (size_t vi = 0; vi < c->gs.nlevels; vi++)
+        fprintf(f, "%s%.10g", vi ? ", " : "", c->gs.levels[vi]);
+    fprintf(f, ")\n  set key outside right top vertical Left reverse\n  set bmargin 5\n  plot ");
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        fprintf(f, "%s\"%s.dat\" index %zu using 1:2%s with %s lw 2 pt 7 ps 1.2 lc rgb \"%s\" title ", li ? ", \\\n       " : "",
+                base, li, reps > 1 ? ":3:4" : "", reps > 1 ? "yerrorlines" : "linespoints", charts_colour((int)li));
+        gp_str(f, c->gs.labels[li]);
+    }
+    fputc('\n', f);
+    gp_end(f);
+    fclose(f);
+    snprintf(name, sizeof name, "%s.gp", base);
+    if (put_file(c->cdir, name, buf, len, err))
+        return -1;
+    add_script(c, name);
+    return 0;
+}
+
+/* The first second of the server's series with traffic, for aligning it to
+ * the tool's clock; -1 when none. */
+static double first_traffic_second(const char *path)
+{
+    double *t, *v;
+    size_t n = charts_read_csv(path, 2, &t, &v);
+    double first = -1;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > 0) {
+            first = t[i];
+            break;
+        }
+    free(t);
+    free(v);
+    return first;
+}
+
+/* File names in scripts: the run dir's samples/ seen from charts/. */
+static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
+{
+    const char *dirname = jstr(r, "dir", NULL) ?: jstr(r, "label", NULL) ?: "?";
+    const char *tool_csv = jstr(r, "footprint", "samples_file");
+    const char *tgt_csv = jstr(r, "target_footprint", "samples_file");
+    const char *srv_csv = jstr(r, "server_series_file", NULL);
+    const char *colr = charts_colour(colour);
+    double load_start = jnum(r, "windows", "load_start_s");
+    if (isnan(load_start))
+        load_start = 0;
+    /* Server second t covers [t, t+1) of lb-target's clock; its first
+     * second with traffic holds the tool's first request, at load_start on
+     * the tool's clock: plot each second at its middle, aligned there (to
+     * within half a second). */
+    double off = NAN;
+    if (srv_csv) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", c->dir, srv_csv);
+        double first = first_traffic_second(p);
+        if (first >= 0)
+            off = load_start - first + 0.5;
+    }
+    json_t *load = json_object_get(r, "load_as_run");
+    if (!load)
+        load = json_object_get(r, "load");
+    /* Stage shading: ramps darker than holds. */
+    double t0 = load_start, prev = 0;
+    json_t *st;
+    size_t i;
+    int k = 1;
+    json_array_foreach(json_object_get(load, "stages"), i, st)
+    {
+        double d = jnum(st, "duration_ns", NULL) / 1e9, target = jnum(st, "target", NULL);
+        if (isnan(d))
+            continue;
+        int ramp = i > 0 ? target != prev : 0;
+        if (json_is_true(json_object_get(load, "ramped")) && i == 0)
+            ramp = target != 0;
+        fprintf(f, "  set object %d rect from first %.3f, graph 0 to first %.3f, graph 1 behind fc rgb \"%s\" fs solid 0.6 noborder\n",
+                k++, t0, t0 + d, ramp ? "#e4e4e4" : "#f3f3f3");
+        if (k < 40)
+            fprintf(f, "  set label %d \"%s %.10g\" at first %.3f, graph 0.97 font \",8\" tc rgb \"#888888\"\n", 40 + k,
+                    ramp ? "ramp →" : "hold", target, t0 + 0.1);
+        t0 += d;
+        prev = target;
+    }
+    fprintf(f, "  set datafile separator \",\"\n  set multiplot layout 3,1 title ");
+    char title[300];
+    snprintf(title, sizeof title, "%s: CPU, memory and server-counted requests/s over time (load stages shaded)", dirname);
+    gp_str(f, title);
+    /* One time axis for all three panels. */
+    double xmax = jnum(r, "footprint", "wall_s");
+    if (isnan(xmax) || xmax < t0)
+        xmax = t0;
+    xmax = ceil(xmax + 0.25);
+    fprintf(f, " font \",13\" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05\n"
+               "  set xrange [0:%g]\n  set yrange [0:*]\n  set key outside right top vertical Left reverse\n", xmax);
+    /* CPU */
+    fprintf(f, "  set ylabel \"CPU %% (100 = one core)\"\n  set format x \"\"\n  plot ");
+    if (tool_csv) {
+        fprintf(f, "\"../%s\" using 1:3 skip 1 with lines lw 2 lc rgb \"%s\" title ", tool_csv, colr);
+        gp_str(f, jstr(r, "label", NULL));
+    }
+    if (tgt_csv)
+        fprintf(f, "%s\"../%s\" using 1:3 skip 1 with lines lw 1.5 dt 2 lc rgb \"#777777\" title \"lb-target\"",
+                tool_csv ? ", " : "", tgt_csv);
+    if (!tool_csv && !tgt_csv)
+        fprintf(f, "NaN notitle");
+    /* RSS */
+    fprintf(f, "\n  set ylabel \"RSS (MB)\"\n  plot ");
+    if (tool_csv) {
+        fprintf(f, "\"../%s\" using 1:6 skip 1 with lines lw 2 lc rgb \"%s\" title ", tool_csv, colr);
+        gp_str(f, jstr(r, "label", NULL));
+    } else {
+        fprintf(f, "NaN notitle");
+    }
+    /* Requests/s */
+    fprintf(f, "\n  set ylabel \"requests/s (server)\"\n  set xlabel \"seconds since the tool started\"\n  set format x \"%%g\"\n  plot ");
+    if (srv_csv && !isnan(off))
+        fprintf(f, "\"../%s\" using ($1+%.3f):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb \"%s\" title \"completed/s\"",
+                srv_csv, off, colr);
+    else
+        fprintf(f, "NaN title \"no server series\"");
+    fprintf(f, "\n  unset multiplot\n");
+}
+
+static int timeseries(struct cw *c, char *err)
+{
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(c->run, "runs"), i, r)
+    {
+        const char *dirname = jstr(r, "dir", NULL) ?: jstr(r, "label", NULL);
+        if (!dirname || !json_object_get(r, "footprint"))
+            continue;
+        int colour = 0;
+        for (size_t li = 0; li < c->gs.nlabels; li++)
+            if (!strcmp(c->gs.labels[li], jstr(r, "label", NULL) ?: ""))
+                colour = (int)li;
+        char base[300], name[320];
+        snprintf(base, sizeof base, "ts_%s", dirname);
+        for (char *p = base; *p; p++)
+            if (*p == '/' || *p == ' ')
+                *p = '_';
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        gp_begin(f, base, 1000, 820, c->footer, "time series");
+        ts_one(c, r, colour, f);
+        gp_end(f);
+        fclose(f);
+        snprintf(name, sizeof name, "%s.gp", base);
+        if (put_file(c->cdir, name, buf, len, err))
+            return -1;
+        add_script(c, name);
+    }
+    return 0;
+}
+
+static int have_gnuplot(char *path, size_t len)
+{
+    const char *env = getenv("LOADBENCH_GNUPLOT");
+    if (env) {
+        snprintf(path, len, "%s", env);
+        return *env && access(path, X_OK) == 0;
+    }
+    const char *p = getenv("PATH");
+    if (!p)
+        p = "/usr/bin:/bin";
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", p);
+    for (char *save = NULL, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(path, len, "%s/gnuplot", d);
+        if (access(path, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Run gnuplot on one script in the charts directory, output to the log;
+ * 0 when it exited 0. A child alarm bounds a stuck render. */
+static int render(const char *gnuplot, const char *cdir, const char *script, int logfd)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (chdir(cdir) < 0)
+            _exit(127);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0)
+            dup2(nul, 0);
+        if (logfd >= 0) {
+            dup2(logfd, 1);
+            dup2(logfd, 2);
+        }
+        alarm(60);
+        execl(gnuplot, "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int charts_write(const char *dir, json_t *run, struct charts_out *out, char *err)
+{
+    struct charts_out dummy;
+    if (!out)
+        out = &dummy;
+    memset(out, 0, sizeof *out);
+    struct cw c;
+    memset(&c, 0, sizeof c);
+    c.dir = dir;
+    c.run = run;
+    snprintf(c.cdir, sizeof c.cdir, "%s/charts", dir);
+    if (mkdir(c.cdir, 0755) < 0 && errno != EEXIST)
+        return util_err(err, "cannot create %s: %s", c.cdir, strerror(errno));
+    charts_footer(run, c.footer, sizeof c.footer);
+    stats_group_run(run, &c.gs);
+    int rc = -1;
+    static const char *const bar_keys[] = {"rps", "p50", "p99", "rss", "cpu", "cpu100k", NULL};
+    for (const char *const *k = bar_keys; *k; k++)
+        if (bars(&c, stats_metric_by_key(*k), err))
+            goto out;
+    if (c.gs.nlevels > 0) {
+        static const char *const sweep_keys[] = {"rps", "cpu", "rss", "p99", NULL};
+        for (const char *const *k = sweep_keys; *k; k++)
+            if (sweep(&c, stats_metric_by_key(*k), err))
+                goto out;
+    }
+    if (timeseries(&c, err))
+        goto out;
+    rc = 0;
+    out->scripts = c.nscripts;
+    char gp[4096];
+    out->gnuplot = have_gnuplot(gp, sizeof gp);
+    if (!out->gnuplot) {
+        snprintf(out->note, sizeof out->note,
+                 "charts not rendered: gnuplot is not installed (apt-get install gnuplot-nox); then run `loadbench report %.900s` or `cd %.900s && for f in *.gp; do gnuplot \"$f\"; done`",
+                 dir, c.cdir);
+        goto out;
+    }
+    char logp[4200];
+    snprintf(logp, sizeof logp, "%s/gnuplot.log", c.cdir);
+    int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    for (int i = 0; i < c.nscripts; i++)
+        if (render(gp, c.cdir, c.scripts[i], logfd) == 0)
+            out->rendered++;
+    if (logfd >= 0)
+        close(logfd);
+    if (out->rendered == c.nscripts)
+        snprintf(out->note, sizeof out->note, "rendered %d charts (PNG and SVG) into %.900s", out->rendered, c.cdir);
+    else
+        snprintf(out->note, sizeof out->note, "gnuplot rendered %d of %d charts; see %.900s", out->rendered, c.nscripts, logp);
+out:
+    for (int i = 0; i < c.nscripts; i++)
+        free(c.scripts[i]);
+    free(c.scripts);
+    stats_groups_free(&c.gs);
+    return rc;
+}

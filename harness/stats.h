@@ -1,0 +1,78 @@
+/* stats: what a run's rows say once repeats are grouped — per tool label and
+ * sweep level, the median, min, max, standard deviation and coefficient of
+ * variation of each headline metric, and whether that metric was stable.
+ * Shared by the Markdown/CSV report, the charts, the HTML page and compare,
+ * so all four read the same numbers. */
+#ifndef LB_STATS_H
+#define LB_STATS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Above this coefficient of variation (more than five repeats), or this
+ * relative min-max range (five or fewer), a metric is marked unstable. */
+#define STATS_UNSTABLE_CV 0.10
+#define STATS_UNSTABLE_RANGE 0.20
+
+struct stats_summary {
+    size_t n;           /* values that were present (NaN/absent ones skipped) */
+    double median, min, max, mean, stddev, cv;  /* NAN when n == 0; stddev, cv NAN when n < 2 */
+    int unstable;       /* spread above the thresholds above */
+};
+
+/* One headline metric: where it lives in a row, how it is shown. */
+struct stats_metric {
+    const char *key;    /* short id: "rps", "p99", "rss" ... */
+    const char *title;  /* "Requests/s (server-counted)" */
+    const char *column; /* table header: "RPS", "P99 ms" */
+    const char *unit;   /* "req/s", "ms", "MB", "%", "CPU-s" */
+    int higher_better;  /* 1: more is better (rps), 0: less is better */
+    int prec;           /* decimals when printed */
+};
+
+/* The headline metrics, in report order, ended by a zeroed entry. */
+extern const struct stats_metric stats_metrics[];
+
+/* The metric named key, or NULL. */
+const struct stats_metric *stats_metric_by_key(const char *key);
+
+/* A metric's value in one run row, NAN when absent. cpu100k is derived:
+ * CPU seconds per 100,000 server-counted requests. */
+double stats_value(json_t *row, const struct stats_metric *m);
+
+/* Summarize n values (NaNs skipped). */
+void stats_summarize(const double *v, size_t n, struct stats_summary *out);
+
+/* The rows of one tool label at one sweep level (level NAN when no sweep). */
+struct stats_group {
+    const char *label, *tool;   /* borrowed from the run JSON */
+    double level;
+    size_t nrows, nok;          /* rows, and rows whose status is ok */
+    json_t **rows;              /* the ok rows (borrowed) */
+    int colour;                 /* the tool label's index in the profile: one colour per label everywhere */
+};
+
+struct stats_groups {
+    size_t n;
+    struct stats_group *g;
+    size_t nlabels;             /* distinct labels, in profile order */
+    const char **labels;
+    size_t nlevels;             /* distinct levels, ascending (0 when no sweep) */
+    double *levels;
+};
+
+/* Group run rows by label and level, in profile order then level order.
+ * Always succeeds (out-of-memory aborts). Free with stats_groups_free. */
+void stats_group_run(json_t *run, struct stats_groups *out);
+void stats_groups_free(struct stats_groups *gs);
+
+/* Summarize metric m over group g's ok rows. */
+void stats_group_metric(const struct stats_group *g, const struct stats_metric *m, struct stats_summary *out);
+
+/* The group with this label and level (NAN matches NAN), or NULL. */
+const struct stats_group *stats_find(const struct stats_groups *gs, const char *label, double level);
+
+/* "label" or "label@level" into buf. Returns buf. */
+const char *stats_group_name(const struct stats_group *g, char *buf, size_t len);
+
+#endif
