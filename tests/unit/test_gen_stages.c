@@ -96,12 +96,12 @@ int main(void)
         uint64_t want = v[rank - 1], got = series_percentile_ns(row, p);
         double rel = fabs((double)got - (double)want) / (double)want;
         double abs_ns = fabs((double)got - (double)want);
-        if (rel > worst)
+        if (want >= 16000 && rel > worst)
             worst = rel;
         if (rel > 0.032 && abs_ns > 1000)
             within = 0;
     }
-    ok(within, "coarse per-second percentiles within 3.2 %% or 1 us of the sorted values (worst %.2f %%)", worst * 100);
+    ok(within, "coarse per-second percentiles within 3.2 %% or 1 us of the sorted values (worst above 16 us: %.2f %%)", worst * 100);
     is_u64(series_bucket(100ULL * S), SERIES_BUCKETS - 1, "values past 67 s land in the last bucket");
     struct series sum;
     series_init(&sum, 2);
