@@ -1,6 +1,7 @@
 /* loadbench: the orchestrator CLI. The only place that prints to the user
  * and picks exit codes. */
 #include "adapter.h"
+#include "compare.h"
 #include "profile.h"
 #include "proc.h"
 #include "report.h"
@@ -59,6 +60,11 @@ static void usage(FILE *f)
             "  plan PROFILE           show resolved profile, generated configs, argv and time; sends no load\n"
             "  tools                  list adapters: found or not, version, path\n"
             "  report RUN_DIR         regenerate summary.md, results.csv, stats.csv, charts/ and report.html from run.json\n"
+            "  compare BASE CURRENT   compare two runs per tool x level x metric; exit 1 on a regression,\n"
+            "      --threshold 10%%    2 when not comparable (machine, build, profile, another tool's binary)\n"
+            "      --junit FILE       also write JUnit XML\n"
+            "      --tool LABEL       the compared tool, whose binary may differ (default lb-gen)\n"
+            "      --control LABEL    the control generator for RPS ratios (default wrk, else lb-gen)\n"
             "  doctor                 machine facts that distort benchmarks, with warnings\n"
             "  version                print the version\n"
             "\n"
@@ -285,6 +291,89 @@ static int cmd_report(int argc, char **argv)
     return 0;
 }
 
+/* A run directory or its run.json. */
+static json_t *load_run(const char *arg)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(arg);
+    if (n > 5 && !strcmp(arg + n - 5, ".json"))
+        snprintf(path, sizeof path, "%s", arg);
+    else
+        snprintf(path, sizeof path, "%s/run.json", arg);
+    json_error_t je;
+    json_t *run = json_load_file(path, 0, &je);
+    if (!run)
+        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
+    else if (!json_is_array(json_object_get(run, "runs"))) {
+        fprintf(stderr, "loadbench: %s: not a loadbench run (no \"runs\")\n", path);
+        json_decref(run);
+        run = NULL;
+    }
+    return run;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    static const struct option opts[] = {{"threshold", required_argument, 0, 't'}, {"junit", required_argument, 0, 'j'},
+                                         {"tool", required_argument, 0, 'T'},      {"control", required_argument, 0, 'c'},
+                                         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+    struct compare_opts co = {.threshold = 0.10};
+    const char *junit = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "t:j:T:c:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end == optarg || (*end && strcmp(end, "%")) || v <= 0 || v >= 1000) {
+                fprintf(stderr, "loadbench compare: --threshold %s: give a percentage such as 10%%\n", optarg);
+                return 2;
+            }
+            co.threshold = v / 100;
+            break;
+        }
+        case 'j': junit = optarg; break;
+        case 'T': co.tool = optarg; break;
+        case 'c': co.control = optarg; break;
+        case 'h':
+            printf("usage: loadbench compare BASELINE_RUN CURRENT_RUN [--threshold 10%%] [--junit FILE] [--tool LABEL] [--control LABEL]\n");
+            return 0;
+        default: return 2;
+        }
+    }
+    if (argc - optind != 2) {
+        fprintf(stderr, "usage: loadbench compare BASELINE_RUN CURRENT_RUN [--threshold 10%%] [--junit FILE] [--tool LABEL] [--control LABEL]\n");
+        return 2;
+    }
+    json_t *base = load_run(argv[optind]), *cur = base ? load_run(argv[optind + 1]) : NULL;
+    if (!base || !cur) {
+        json_decref(base);
+        return 2;
+    }
+    char err[UTIL_ERR_LEN] = "";
+    char *jbuf = NULL;
+    size_t jlen = 0;
+    FILE *jf = junit ? open_memstream(&jbuf, &jlen) : NULL;
+    int rc = compare_runs(base, cur, &co, stdout, jf, err);
+    if (jf) {
+        fclose(jf);
+        char werr[UTIL_ERR_LEN];
+        if (run_write_text(junit, jbuf, werr)) {
+            fprintf(stderr, "loadbench: %s\n", werr);
+            rc = 2;
+        }
+        free(jbuf);
+    }
+    if (rc == 1)
+        fprintf(stderr, "loadbench compare: regressed: %s\n", err);
+    else if (rc == 2)
+        fprintf(stderr, "loadbench compare: %s\n", err);
+    json_decref(base);
+    json_decref(cur);
+    return rc;
+}
+
 static int cmd_doctor(void)
 {
     json_t *m = run_machine_info();
@@ -315,6 +404,8 @@ int main(int argc, char **argv)
         return cmd_tools();
     if (!strcmp(cmd, "report"))
         return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return cmd_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "doctor"))
         return cmd_doctor();
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
