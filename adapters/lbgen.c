@@ -145,7 +145,7 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
         r->rps = (double)r->requests / r->duration_s;
     latency(json_object_get(j, "latency_ms"), &r->lat);
     latency(json_object_get(j, "latency_uncorrected_ms"), &r->lat_uncorrected);
-    json_t *open = json_object_get(j, "open");
+    json_t *open = json_object_get(j, "schedule");
     if (json_is_object(open)) {
         r->scheduled = count(open, "scheduled");
         r->dropped = count(open, "dropped");
@@ -153,6 +153,9 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
         if (r->dropped)
             strvec_pushf(&r->warnings, "lb-gen dropped %llu scheduled requests (in-flight cap reached)",
                          (unsigned long long)r->dropped);
+        if (count(open, "inflight_cap_hits"))
+            strvec_pushf(&r->warnings, "lb-gen hit its in-flight cap %llu times; %llu requests were sent more than 1 ms late",
+                         (unsigned long long)count(open, "inflight_cap_hits"), (unsigned long long)r->late);
     }
     r->extra = json_incref(j);
     r->parsed = 1;

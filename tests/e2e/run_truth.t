@@ -47,4 +47,6 @@ is "$(jget "$J" runs.2.workload.generator_limited)" false "150/s with a pool of 
 is "$(jget "$J" runs.3.workload.generator_limited)" true "200/s through one connection at 20 ms each is generator-limited"
 ach=$(jget "$J" runs.3.workload.achieved_rps)
 check "it achieved at most one connection's 50/s ($ach)" perl -e 'exit !($ARGV[0] <= 51)' "$ach"
+sch=$(jget "$J" runs.2.client.schedule.scheduled)
+check "the open row carries lb-gen's schedule ($sch requests scheduled, 150/s x 3 s)" perl -e 'exit !($ARGV[0] ne "null" && abs($ARGV[0] - 450) <= 2)' "$sch"
 done_testing
