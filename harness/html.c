@@ -1,13 +1,679 @@
 #include "html.h"
+#include "charts.h"
 #include "run.h"
+#include "stats.h"
 #include "util.h"
+
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *jstr(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_string_value(v);
+}
+
+static double jnum(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static double jnum3(json_t *o, const char *a, const char *b, const char *c)
+{
+    json_t *v = json_object_get(json_object_get(json_object_get(o, a), b), c);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void esc(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* A relative link to a file of the run directory ('#' and friends escaped). */
+static void href(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '#' || ch == '%' || ch == '?' || ch == '"' || ch == ' ' || ch == '<' || ch == '>' || ch == '&' || ch >= 0x80)
+            fprintf(f, "%%%02X", ch);
+        else
+            fputc(ch, f);
+    }
+}
+
+static void num(FILE *f, double v, int prec)
+{
+    if (isnan(v))
+        fputs("–", f);
+    else
+        fprintf(f, "%.*f", prec, v);
+}
+
+/* An axis maximum and tick step that read well: 1, 2 or 5 times a power
+ * of ten, about five ticks. */
+static double nice_step(double max, double *top)
+{
+    if (!(max > 0))
+        max = 1;
+    double raw = max / 5, p = pow(10, floor(log10(raw))), m = raw / p;
+    double step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+    *top = ceil(max / step) * step;
+    return step;
+}
+
+static void tick_label(char *buf, size_t len, double v, double step)
+{
+    if (step >= 1)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.*f", (int)ceil(-log10(step)), v);
+}
+
+/* The y axis with grid lines, from zero. */
+static void y_axis(FILE *f, double x0, double x1, double y0, double y1, double top, double step, const char *unit)
+{
+    for (double v = 0; v <= top + step / 2; v += step) {
+        double y = y0 - (v / top) * (y0 - y1);
+        char lb[32];
+        tick_label(lb, sizeof lb, v, step);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>", x0, y, x1, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>", x0 - 6, y + 4, lb);
+    }
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>", x0, y0, x0, y1);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>", x0, y0, x1, y0);
+    fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">", x0 - 52,
+            (y0 + y1) / 2);
+    esc(f, unit);
+    fputs("</text>", f);
+}
+
+static void legend(FILE *f, const struct stats_groups *gs, double x, double y)
+{
+    for (size_t li = 0; li < gs->nlabels; li++) {
+        fprintf(f, "<g class=\"legend\" data-tool=\"");
+        esc(f, gs->labels[li]);
+        fprintf(f, "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x,
+                y + (double)li * 18, charts_colour((int)li), x + 18, y + (double)li * 18 + 10);
+        esc(f, gs->labels[li]);
+        fputs("</text></g>", f);
+    }
+}
+
+static void svg_open(FILE *f, int w, int h, const char *title, const char *footer)
+{
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w,
+            h);
+    fprintf(f, "<title>");
+    esc(f, title);
+    fprintf(f, "</title><rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>", w, h);
+    fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" class=\"title\">", w / 2);
+    esc(f, title);
+    fprintf(f, "</text><text x=\"6\" y=\"%d\" class=\"footer\">", h - 6);
+    esc(f, footer);
+    fputs("</text>", f);
+}
+
+static void bar_chart(FILE *f, const struct stats_groups *gs, const struct stats_metric *m, const char *footer)
+{
+    const int W = 760, H = 360;
+    const double x0 = 78, x1 = W - 150, y0 = H - 84, y1 = 40;
+    double max = 0;
+    size_t reps = 0;
+    struct stats_summary *s = util_xcalloc(gs->n + 1, sizeof *s);
+    for (size_t i = 0; i < gs->n; i++) {
+        stats_group_metric(&gs->g[i], m, &s[i]);
+        if (s[i].n && s[i].max > max)
+            max = s[i].max;
+        if (s[i].n > reps)
+            reps = s[i].n;
+    }
+    double top, step = nice_step(max, &top);
+    char title[256];
+    snprintf(title, sizeof title, reps > 1 ? "%s: median, whiskers min–max" : "%s", m->title);
+    fprintf(f, "<figure class=\"chart bars\" data-metric=\"%s\">", m->key);
+    svg_open(f, W, H, title, footer);
+    y_axis(f, x0, x1, y0, y1, top, step, m->unit);
+    double slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), bw = slot * 0.6;
+    for (size_t i = 0; i < gs->n; i++) {
+        const struct stats_group *g = &gs->g[i];
+        char name[128];
+        stats_group_name(g, name, sizeof name);
+        double cx = x0 + slot * ((double)i + 0.5);
+        fprintf(f, "<g class=\"bar\" data-tool=\"");
+        esc(f, g->label);
+        fprintf(f, "\">");
+        if (s[i].n) {
+            double y = y0 - s[i].median / top * (y0 - y1);
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
+                    cx - bw / 2, y, bw, y0 - y, charts_colour(g->colour));
+            esc(f, name);
+            fprintf(f, ": %.*f %s (median of %zu)</title></rect>", m->prec, s[i].median, m->unit, s[i].n);
+            if (s[i].n > 1) {
+                double ya = y0 - s[i].min / top * (y0 - y1), yb = y0 - s[i].max / top * (y0 - y1);
+                fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh10M%.1f %.1fh10\" stroke=\"#222\" stroke-width=\"1.4\" fill=\"none\"/>",
+                        cx, ya, yb, cx - 5, ya, cx - 5, yb);
+            }
+        } else {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">no ok run</text>", cx, y0 - 6);
+        }
+        fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(25)\" class=\"tick\">", cx - 4, y0 + 14);
+        esc(f, name);
+        fputs("</text></g>", f);
+    }
+    legend(f, gs, x1 + 20, y1);
+    fputs("</svg></figure>\n", f);
+    free(s);
+}
+
+struct series {
+    const char *name, *colour, *tool;
+    size_t n;
+    double *x, *y, *lo, *hi;    /* lo/hi may be NULL */
+    int dashed;
+};
+
+static void line_chart(FILE *f, const char *cls, const char *tool, const char *title, const char *xunit, const char *yunit,
+                       struct series *sv, size_t ns, const double *xticks, size_t nxt, const char *footer, int w, int h)
+{
+    const double x0 = 78, x1 = w - 150, y0 = h - 64, y1 = 40;
+    double xmax = 0, ymax = 0;
+    for (size_t k = 0; k < ns; k++)
+        for (size_t i = 0; i < sv[k].n; i++) {
+            if (!isnan(sv[k].x[i]) && sv[k].x[i] > xmax)
+                xmax = sv[k].x[i];
+            double y = sv[k].hi && !isnan(sv[k].hi[i]) ? sv[k].hi[i] : sv[k].y[i];
+            if (!isnan(y) && y > ymax)
+                ymax = y;
+        }
+    double ytop, ystep = nice_step(ymax, &ytop), xtop, xstep = nice_step(xmax, &xtop);
+    if (nxt)
+        xtop = xmax * 1.08;
+    fprintf(f, "<figure class=\"chart %s\"", cls);
+    if (tool) {
+        fprintf(f, " data-tool=\"");
+        esc(f, tool);
+        fputc('"', f);
+    }
+    fputc('>', f);
+    svg_open(f, w, h, title, footer);
+    y_axis(f, x0, x1, y0, y1, ytop, ystep, yunit);
+#define XP(v) (x0 + (v) / xtop * (x1 - x0))
+#define YP(v) (y0 - (v) / ytop * (y0 - y1))
+    if (nxt) {
+        for (size_t i = 0; i < nxt; i++)
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%.10g</text>", XP(xticks[i]), y0 + 16,
+                    xticks[i]);
+    } else {
+        for (double v = 0; v <= xtop + xstep / 2; v += xstep) {
+            char lb[32];
+            tick_label(lb, sizeof lb, v, xstep);
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%s</text>", XP(v), y0 + 16, lb);
+        }
+    }
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">", (x0 + x1) / 2, y0 + 36);
+    esc(f, xunit);
+    fputs("</text>", f);
+    for (size_t k = 0; k < ns; k++) {
+        struct series *s = &sv[k];
+        fprintf(f, "<g class=\"line\" data-tool=\"");
+        esc(f, s->tool ? s->tool : s->name);
+        fprintf(f, "\"><path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"", s->colour,
+                s->dashed ? " stroke-dasharray=\"5 4\"" : "");
+        int pen = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            if (isnan(s->x[i]) || isnan(s->y[i])) {
+                pen = 0;
+                continue;
+            }
+            fprintf(f, "%c%.1f %.1f", pen ? 'L' : 'M', XP(s->x[i]), YP(s->y[i]));
+            pen = 1;
+        }
+        fputs("\"/>", f);
+        for (size_t i = 0; s->lo && i < s->n; i++)
+            if (!isnan(s->lo[i]) && !isnan(s->hi[i]) && !isnan(s->x[i]))
+                fprintf(f, "<path d=\"M%.1f %.1fV%.1f\" stroke=\"%s\" stroke-width=\"1.4\"/>", XP(s->x[i]), YP(s->lo[i]),
+                        YP(s->hi[i]), s->colour);
+        if (s->lo)
+            for (size_t i = 0; i < s->n; i++)
+                if (!isnan(s->y[i]))
+                    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>", XP(s->x[i]), YP(s->y[i]), s->colour);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x1 + 20,
+                y1 + (double)k * 18 + 5, s->colour, x1 + 38, y1 + (double)k * 18 + 10);
+        esc(f, s->name);
+        fputs("</text></g>", f);
+    }
+#undef XP
+#undef YP
+    fputs("</svg></figure>\n", f);
+}
+
+static void sweep_chart(FILE *f, const struct stats_groups *gs, const struct stats_metric *m, const char *xunit,
+                        const char *footer)
+{
+    struct series *sv = util_xcalloc(gs->nlabels + 1, sizeof *sv);
+    for (size_t li = 0; li < gs->nlabels; li++) {
+        struct series *s = &sv[li];
+        s->name = s->tool = gs->labels[li];
+        s->colour = charts_colour((int)li);
+        s->x = util_xcalloc(gs->nlevels, sizeof *s->x);
+        s->y = util_xcalloc(gs->nlevels, sizeof *s->y);
+        s->lo = util_xcalloc(gs->nlevels, sizeof *s->lo);
+        s->hi = util_xcalloc(gs->nlevels, sizeof *s->hi);
+        for (size_t vi = 0; vi < gs->nlevels; vi++) {
+            const struct stats_group *g = stats_find(gs, gs->labels[li], gs->levels[vi]);
+            struct stats_summary st = {0};
+            if (g)
+                stats_group_metric(g, m, &st);
+            s->x[vi] = gs->levels[vi];
+            s->y[vi] = st.n ? st.median : NAN;
+            s->lo[vi] = st.n > 1 ? st.min : NAN;
+            s->hi[vi] = st.n > 1 ? st.max : NAN;
+        }
+        s->n = gs->nlevels;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s against the swept level", m->title);
+    line_chart(f, "sweep", NULL, title, xunit, m->unit, sv, gs->nlabels, gs->levels, gs->nlevels, footer, 760, 360);
+    for (size_t li = 0; li < gs->nlabels; li++) {
+        free(sv[li].x);
+        free(sv[li].y);
+        free(sv[li].lo);
+        free(sv[li].hi);
+    }
+    free(sv);
+}
+
+/* CPU, RSS and server-counted requests/s of one tool run, from its CSVs. */
+static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, const char *footer)
+{
+    const char *label = jstr(r, "label", NULL) ?: "?", *name = jstr(r, "dir", NULL) ?: label;
+    char p[4300];
+    struct series s[2];
+    memset(s, 0, sizeof s);
+    fprintf(f, "<div class=\"ts\" data-tool=\"");
+    esc(f, label);
+    fprintf(f, "\" data-dir=\"");
+    esc(f, name);
+    fprintf(f, "\"><h3 id=\"ts-");
+    esc(f, name);
+    fprintf(f, "\">");
+    esc(f, name);
+    fputs("</h3>", f);
+    const char *tcsv = jstr(r, "footprint", "samples_file"), *gcsv = jstr(r, "target_footprint", "samples_file");
+    const char *scsv = jstr(r, "server_series_file", NULL);
+    char title[300];
+    /* CPU: the tool and lb-target. */
+    size_t ns = 0;
+    if (tcsv) {
+        snprintf(p, sizeof p, "%s/%s", dir, tcsv);
+        s[ns] = (struct series){.name = label, .tool = label, .colour = colour};
+        s[ns].n = charts_read_csv(p, 2, &s[ns].x, &s[ns].y);
+        ns++;
+    }
+    if (gcsv) {
+        snprintf(p, sizeof p, "%s/%s", dir, gcsv);
+        s[ns] = (struct series){.name = "lb-target", .tool = label, .colour = "#777777", .dashed = 1};
+        s[ns].n = charts_read_csv(p, 2, &s[ns].x, &s[ns].y);
+        ns++;
+    }
+    snprintf(title, sizeof title, "%s: CPU over time", name);
+    line_chart(f, "ts-cpu", label, title, "seconds since the tool started", "CPU % (100 = one core)", s, ns, NULL, 0, footer, 560,
+               260);
+    for (size_t k = 0; k < ns; k++) {
+        free(s[k].x);
+        free(s[k].y);
+    }
+    ns = 0;
+    if (tcsv) {
+        snprintf(p, sizeof p, "%s/%s", dir, tcsv);
+        s[0] = (struct series){.name = label, .tool = label, .colour = colour};
+        s[0].n = charts_read_csv(p, 5, &s[0].x, &s[0].y);
+        ns = 1;
+    }
+    snprintf(title, sizeof title, "%s: RSS over time", name);
+    line_chart(f, "ts-rss", label, title, "seconds since the tool started", "RSS (MB)", s, ns, NULL, 0, footer, 560, 260);
+    if (ns) {
+        free(s[0].x);
+        free(s[0].y);
+    }
+    ns = 0;
+    if (scsv) {
+        snprintf(p, sizeof p, "%s/%s", dir, scsv);
+        s[0] = (struct series){.name = "completed/s", .tool = label, .colour = colour};
+        s[0].n = charts_read_csv(p, 2, &s[0].x, &s[0].y);
+        double *part = NULL, *tt = NULL;
+        size_t np = charts_read_csv(p, 8, &tt, &part);
+        /* Align the server's seconds to the tool's clock at the first
+         * second with traffic (see charts.c), drop partial seconds. */
+        double first = -1, ls = jnum(r, "windows", "load_start_s");
+        for (size_t i = 0; i < s[0].n; i++)
+            if (s[0].y[i] > 0 && first < 0)
+                first = s[0].x[i];
+        for (size_t i = 0; i < s[0].n; i++) {
+            s[0].x[i] = s[0].x[i] - first + (isnan(ls) ? 0 : ls) + 0.5;
+            if (i < np && part[i] > 0)
+                s[0].y[i] = NAN;
+        }
+        free(part);
+        free(tt);
+        ns = 1;
+    }
+    snprintf(title, sizeof title, "%s: requests/s counted by the server", name);
+    line_chart(f, "ts-rps", label, title, "seconds since the tool started", "requests/s", s, ns, NULL, 0, footer, 560, 260);
+    if (ns) {
+        free(s[0].x);
+        free(s[0].y);
+    }
+    fputs("</div>\n", f);
+}
+
+static const char *status_class(const char *st)
+{
+    if (!st)
+        return "bad";
+    if (!strcmp(st, "ok"))
+        return "ok";
+    if (!strcmp(st, "skipped"))
+        return "skip";
+    return "bad";
+}
+
+static void results_table(FILE *f, json_t *run)
+{
+    fputs("<table class=\"results\"><thead><tr><th>Tool run</th><th>Status</th><th>Model</th><th>RPS (server)</th>"
+          "<th>RPS hold</th><th>P50 ms</th><th>P95 ms</th><th>P99 ms</th><th>Errors</th><th>CPU avg %</th>"
+          "<th>CPU peak %</th><th>RSS peak MB</th><th>CPU-s/100k req</th><th>Server count</th><th>Client count</th>"
+          "<th>Verdict</th><th>Bottleneck</th><th>Raw output</th></tr></thead><tbody>\n",
+          f);
+    json_t *r;
+    size_t i;
+    const struct stats_metric *c100 = stats_metric_by_key("cpu100k");
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        const char *label = jstr(r, "label", NULL) ?: "?", *name = jstr(r, "dir", NULL) ?: label, *st = jstr(r, "status", NULL);
+        fprintf(f, "<tr class=\"tool-row\" data-tool=\"");
+        esc(f, label);
+        fprintf(f, "\" data-dir=\"");
+        esc(f, name);
+        fprintf(f, "\"><th><a href=\"#ts-");
+        esc(f, name);
+        fprintf(f, "\">");
+        esc(f, name);
+        fprintf(f, "</a></th><td class=\"%s\">", status_class(st));
+        esc(f, st ? st : "?");
+        fputs("</td><td>", f);
+        esc(f, jstr(r, "identity", "model") ?: "–");
+        fputs("</td><td>", f);
+        num(f, jnum(r, "windows", "whole_rps"), 0);
+        fputs("</td><td>", f);
+        num(f, jnum(r, "windows", "hold_rps"), 0);
+        fputs("</td><td>", f);
+        num(f, jnum3(r, "client", "latency_ms", "p50"), 2);
+        fputs("</td><td>", f);
+        num(f, jnum3(r, "client", "latency_ms", "p95"), 2);
+        fputs("</td><td>", f);
+        num(f, jnum3(r, "client", "latency_ms", "p99"), 2);
+        fputs("</td><td>", f);
+        num(f, jnum(r, "client", "errors"), 0);
+        fputs("</td><td>", f);
+        num(f, jnum(r, "footprint", "cpu_avg_pct"), 1);
+        fputs("</td><td>", f);
+        num(f, jnum(r, "footprint", "cpu_peak_pct"), 1);
+        fputs("</td><td>", f);
+        num(f, jnum(r, "footprint", "rss_peak_mb"), 1);
+        fputs("</td><td>", f);
+        num(f, stats_value(r, c100), 3);
+        fputs("</td><td>", f);
+        num(f, jnum(r, "server", "requests"), 0);
+        fputs("</td><td>", f);
+        num(f, jnum(r, "crosscheck", "client"), 0);
+        const char *v = jstr(r, "crosscheck", "verdict");
+        fprintf(f, "</td><td class=\"%s\">", v && !strcmp(v, "mismatch") ? "bad" : "");
+        esc(f, v ? v : "–");
+        fputs("</td><td>", f);
+        esc(f, jstr(r, "limits", "bottleneck") ?: "–");
+        fputs("</td><td class=\"links\">", f);
+        static const char *const files[] = {"stdout.txt", "stderr.txt", "reproduce.sh", NULL};
+        for (const char *const *fl = files; *fl; fl++) {
+            fputs("<a href=\"", f);
+            href(f, name);
+            fprintf(f, "/%s\">%.6s</a> ", *fl, *fl);
+        }
+        const char *sf = jstr(r, "footprint", "samples_file");
+        if (sf) {
+            fputs("<a href=\"", f);
+            href(f, sf);
+            fputs("\">samples</a> ", f);
+        }
+        sf = jstr(r, "server_series_file", NULL);
+        if (sf) {
+            fputs("<a href=\"", f);
+            href(f, sf);
+            fputs("\">server</a>", f);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
+static void stats_table(FILE *f, const struct stats_groups *gs)
+{
+    fputs("<table class=\"stats\"><thead><tr><th>Tool</th><th>Level</th><th>Runs ok</th>", f);
+    for (const struct stats_metric *m = stats_metrics; m->key; m++) {
+        fputs("<th>", f);
+        esc(f, m->column);
+        fputs("</th>", f);
+    }
+    fputs("</tr></thead><tbody>\n", f);
+    for (size_t i = 0; i < gs->n; i++) {
+        const struct stats_group *g = &gs->g[i];
+        fprintf(f, "<tr class=\"stats-row\" data-tool=\"");
+        esc(f, g->label);
+        fprintf(f, "\"><th><span class=\"sw\" style=\"background:%s\"></span>", charts_colour(g->colour));
+        esc(f, g->label);
+        fputs("</th><td>", f);
+        num(f, g->level, 0);
+        fprintf(f, "</td><td>%zu/%zu</td>", g->nok, g->nrows);
+        for (const struct stats_metric *m = stats_metrics; m->key; m++) {
+            struct stats_summary s;
+            stats_group_metric(g, m, &s);
+            fprintf(f, "<td%s>", s.unstable ? " class=\"unstable\" title=\"unstable: wide spread over repeats\"" : "");
+            num(f, s.median, m->prec);
+            if (s.n > 1) {
+                fputs(" <small>[", f);
+                num(f, s.min, m->prec);
+                fputs("–", f);
+                num(f, s.max, m->prec);
+                fputs("]</small>", f);
+            }
+            if (s.n > 5)
+                fprintf(f, " <small>CV %.1f%%</small>", s.cv * 100);
+            if (s.unstable)
+                fputs(" ⚠", f);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n<p class=\"note\">Median [min–max] over the repeats that ended ok; ⚠: unstable (min–max above 20 % of "
+          "the median with five repeats or fewer, coefficient of variation above 10 % with more).</p>\n",
+          f);
+}
+
+static void notes(FILE *f, json_t *run)
+{
+    json_t *r, *w;
+    size_t i, k;
+    fputs("<ul class=\"notes\">\n", f);
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        const char *name = jstr(r, "dir", NULL) ?: jstr(r, "label", NULL) ?: "?";
+        fputs("<li><b>", f);
+        esc(f, name);
+        fputs("</b>: ", f);
+        esc(f, jstr(r, "status", NULL) ?: "?");
+        if (jstr(r, "reason", NULL)) {
+            fputs(" — ", f);
+            esc(f, jstr(r, "reason", NULL));
+        }
+        fputs("; crosscheck ", f);
+        esc(f, jstr(r, "crosscheck", "verdict") ?: "–");
+        if (json_is_number(json_object_get(json_object_get(r, "crosscheck"), "client")))
+            fprintf(f, " (client %.0f, server %.0f)", jnum(r, "crosscheck", "client"), jnum(r, "crosscheck", "server"));
+        if (jstr(r, "crosscheck", "note")) {
+            fputs(": ", f);
+            esc(f, jstr(r, "crosscheck", "note"));
+        }
+        if (jstr(r, "identity", "latency_measures")) {
+            fputs(". Latency measures: ", f);
+            esc(f, jstr(r, "identity", "latency_measures"));
+        }
+        fputs("<ul>", f);
+        json_array_foreach(json_object_get(r, "warnings"), k, w)
+        {
+            fputs("<li class=\"warn\">", f);
+            esc(f, json_string_value(w));
+            fputs("</li>", f);
+        }
+        fputs("</ul></li>\n", f);
+    }
+    fputs("</ul>\n", f);
+}
 
 void html_report(FILE *f, const char *dir, json_t *run)
 {
-    (void)dir;
-    (void)run;
-    fprintf(f, "<!doctype html>\n");
+    struct stats_groups gs;
+    stats_group_run(run, &gs);
+    char footer[512];
+    charts_footer(run, footer, sizeof footer);
+    const char *name = jstr(run, "profile", "name") ?: "run";
+    fputs("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+          "<title>loadbench: ",
+          f);
+    esc(f, name);
+    fputs("</title>\n<style>\n"
+          "body{font:14px/1.45 system-ui,-apple-system,'DejaVu Sans',sans-serif;margin:24px auto;max-width:1280px;padding:0 16px;color:#222}\n"
+          "h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}h3{font-size:15px;margin:16px 0 4px}\n"
+          "table{border-collapse:collapse;font-size:12.5px;margin:8px 0;display:block;overflow-x:auto}\n"
+          "th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}thead th{background:#f4f4f4}\n"
+          "tbody th{text-align:left}td.ok{color:#0a7a2f}td.bad{color:#b00020;font-weight:600}td.skip{color:#777}\n"
+          "td.unstable{background:#fff4e0}.sw{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
+          "figure{display:inline-block;margin:6px}svg text{font-family:'DejaVu Sans',sans-serif;font-size:12px;fill:#333}\n"
+          "svg .title{font-size:14px}svg .tick{font-size:11px}svg .axis{font-size:12px}svg .footer{font-size:9px;fill:#777}\n"
+          ".warn{color:#8a5300}.note{color:#555;font-size:12.5px}.links a{margin-right:4px}pre{background:#f7f7f7;padding:8px;overflow:auto}\n"
+          "</style></head>\n<body>\n<h1>loadbench: ",
+          f);
+    esc(f, name);
+    fputs("</h1>\n<p>", f);
+    esc(f, jstr(run, "profile", "description"));
+    fputs("</p>\n<p class=\"note\">", f);
+    esc(f, footer);
+    fputs(". Run status: ", f);
+    esc(f, jstr(run, "status", NULL) ?: "?");
+    fprintf(f, ". Target: lb-target, %.1f ms delay, %.0f B body, %.0f thread(s).</p>\n",
+            jnum3(run, "profile", "target", "delay_ns") / 1e6, jnum3(run, "profile", "target", "body_bytes"),
+            jnum3(run, "profile", "target", "threads"));
+
+    fputs("<h2>Results</h2>\n", f);
+    results_table(f, run);
+    fputs("<p class=\"note\">RPS is counted by the server over the tool's whole load; RPS hold over the longest constant stage. "
+          "CPU 100 % = one core. CPU-s/100k req = the tool's CPU seconds per 100,000 server-counted requests. "
+          "Verdict: the tool's own count against the server's.</p>\n",
+          f);
+    int multi = gs.nlevels > 0;
+    for (size_t i = 0; i < gs.n; i++)
+        multi |= gs.g[i].nrows > 1;
+    if (multi) {
+        fputs("<h2>Over repeats and levels</h2>\n", f);
+        stats_table(f, &gs);
+    }
+    fputs("<h2>Charts</h2>\n", f);
+    static const char *const bar_keys[] = {"rps", "p50", "p99", "rss", "cpu", "cpu100k", NULL};
+    for (const char *const *k = bar_keys; *k; k++)
+        bar_chart(f, &gs, stats_metric_by_key(*k), footer);
+    if (gs.nlevels) {
+        const char *model = jstr(json_object_get(run, "profile"), "load", "model");
+        const char *xunit = model && !strcmp(model, "open") ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)";
+        fputs("<h2>Against the swept level</h2>\n", f);
+        static const char *const sweep_keys[] = {"rps", "cpu", "rss", "p99", NULL};
+        for (const char *const *k = sweep_keys; *k; k++)
+            sweep_chart(f, &gs, stats_metric_by_key(*k), xunit, footer);
+    }
+    fputs("<h2>Over time, per tool run</h2>\n<p class=\"note\">Sampled from /proc (or the tool's cgroup) every sampling "
+          "interval; the server's per-second counts are aligned to the tool's first request (to within half a second).</p>\n",
+          f);
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        if (!json_object_get(r, "footprint"))
+            continue;
+        int colour = 0;
+        for (size_t li = 0; li < gs.nlabels; li++)
+            if (!strcmp(gs.labels[li], jstr(r, "label", NULL) ?: ""))
+                colour = (int)li;
+        ts_chart(f, dir, r, charts_colour(colour), footer);
+    }
+    fputs("<h2>Warnings and reconciliation</h2>\n", f);
+    notes(f, run);
+    json_t *w;
+    fputs("<h2>Machine</h2>\n<table class=\"machine\"><tbody>", f);
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(run, "machine"), key, v)
+    {
+        if (!strcmp(key, "warnings"))
+            continue;
+        fputs("<tr><th>", f);
+        esc(f, key);
+        fputs("</th><td>", f);
+        char *s = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
+        esc(f, s ? s : json_string_value(v));
+        free(s);
+        fputs("</td></tr>", f);
+    }
+    fputs("</tbody></table>\n<ul>", f);
+    json_array_foreach(json_object_get(json_object_get(run, "machine"), "warnings"), i, w)
+    {
+        fputs("<li class=\"warn\">", f);
+        esc(f, json_string_value(w));
+        fputs("</li>", f);
+    }
+    fputs("</ul>\n<h2>Profile</h2>\n<p><a href=\"profile.yaml\">profile.yaml</a> as written; as resolved:</p><pre>", f);
+    char *pj = json_dumps(json_object_get(run, "profile"), JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    esc(f, pj);
+    free(pj);
+    fputs("</pre>\n<p class=\"note\">Files: <a href=\"run.json\">run.json</a>, <a href=\"summary.md\">summary.md</a>, "
+          "<a href=\"results.csv\">results.csv</a>, <a href=\"stats.csv\">stats.csv</a>, <a href=\"charts/\">charts/</a>.</p>\n",
+          f);
+    /* A check a headless browser can read back from the DOM: rows and
+     * charts per tool, and any script error. */
+    fputs("<script>\n(function(){\n var errs=[];window.addEventListener('error',function(e){errs.push(String(e.message));});\n"
+          " window.addEventListener('load',function(){\n  var tools={},out=[];\n"
+          "  document.querySelectorAll('tr.tool-row').forEach(function(r){var t=r.dataset.tool;tools[t]=tools[t]||{rows:0,bars:0,ts:0};tools[t].rows++;});\n"
+          "  document.querySelectorAll('figure.bars g.bar rect').forEach(function(b){var t=b.parentNode.dataset.tool;if(tools[t])tools[t].bars++;});\n"
+          "  document.querySelectorAll('figure.ts-cpu').forEach(function(c){var t=c.dataset.tool;if(tools[t]&&c.querySelector('path[d^=\"M\"]'))tools[t].ts++;});\n"
+          "  Object.keys(tools).sort().forEach(function(t){out.push(t+':rows='+tools[t].rows+',bars='+tools[t].bars+',ts='+tools[t].ts);});\n"
+          "  document.body.setAttribute('data-check',out.join(' '));\n"
+          "  document.body.setAttribute('data-errors',String(errs.length));\n });\n})();\n</script>\n</body></html>\n",
+          f);
+    stats_groups_free(&gs);
 }
 
 int html_write(const char *dir, json_t *run, char *err)
