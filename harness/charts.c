@@ -324,6 +324,13 @@ static double first_traffic_second(const char *path)
     return first;
 }
 
+static int exists(const char *dir, const char *rel)
+{
+    char p[4300];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return access(p, R_OK) == 0;
+}
+
 /* File names in scripts: the run dir's samples/ seen from charts/. */
 static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
 {
@@ -332,6 +339,13 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
     const char *tgt_csv = jstr(r, "target_footprint", "samples_file");
     const char *srv_csv = jstr(r, "server_series_file", NULL);
     const char *colr = charts_colour(colour);
+    /* A run.json copied without its samples/ still charts what it can. */
+    if (tool_csv && !exists(c->dir, tool_csv))
+        tool_csv = NULL;
+    if (tgt_csv && !exists(c->dir, tgt_csv))
+        tgt_csv = NULL;
+    if (srv_csv && !exists(c->dir, srv_csv))
+        srv_csv = NULL;
     double load_start = jnum(r, "windows", "load_start_s");
     if (isnan(load_start))
         load_start = 0;
@@ -419,6 +433,15 @@ static int timeseries(struct cw *c, char *err)
     {
         const char *dirname = jstr(r, "dir", NULL) ?: jstr(r, "label", NULL);
         if (!dirname || !json_object_get(r, "footprint"))
+            continue;
+        /* Nothing to draw without the run's sample files (a run.json
+         * copied alone). */
+        const char *files[] = {jstr(r, "footprint", "samples_file"), jstr(r, "target_footprint", "samples_file"),
+                               jstr(r, "server_series_file", NULL)};
+        int have = 0;
+        for (int k = 0; k < 3; k++)
+            have |= files[k] && exists(c->dir, files[k]);
+        if (!have)
             continue;
         int colour = 0;
         for (size_t li = 0; li < c->gs.nlabels; li++)

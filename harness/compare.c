@@ -52,13 +52,38 @@ static int has_label(json_t *run, const char *label)
     return 0;
 }
 
+/* json_equal, but 10 and 10.0 are the same number (a run.json rewritten
+ * by another JSON library must still compare). */
+static int same_json(json_t *a, json_t *b)
+{
+    if (json_is_number(a) && json_is_number(b))
+        return json_number_value(a) == json_number_value(b);
+    if (json_is_object(a) && json_is_object(b)) {
+        const char *k;
+        json_t *v;
+        if (json_object_size(a) != json_object_size(b))
+            return 0;
+        json_object_foreach(a, k, v) if (!same_json(v, json_object_get(b, k))) return 0;
+        return 1;
+    }
+    if (json_is_array(a) && json_is_array(b)) {
+        if (json_array_size(a) != json_array_size(b))
+            return 0;
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!same_json(json_array_get(a, i), json_array_get(b, i)))
+                return 0;
+        return 1;
+    }
+    return json_equal(a, b);
+}
+
 /* Why the two runs cannot be compared, or 0 when they can. */
 static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err)
 {
     static const char *const fp[] = {"cpu_model", "cores", "arch", NULL};
     for (const char *const *k = fp; *k; k++) {
         json_t *a = json_object_get(json_object_get(base, "machine"), *k), *b = json_object_get(json_object_get(cur, "machine"), *k);
-        if (!json_equal(a, b)) {
+        if (!same_json(a, b)) {
             char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL, *sb = b ? json_dumps(b, JSON_ENCODE_ANY) : NULL;
             util_err(err, "not comparable: different machine (%s %s vs %s)", *k, sa ? sa : "absent", sb ? sb : "absent");
             free(sa);
@@ -79,12 +104,12 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
     json_object_del(pb, "path");
     json_object_del(pa, "description");
     json_object_del(pb, "description");
-    int same = pa && pb && json_equal(pa, pb);
+    int same = pa && pb && same_json(pa, pb);
     const char *key;
     json_t *v;
     char which[128] = "";
     if (!same && pa && pb) {
-        json_object_foreach(pa, key, v) if (!json_equal(v, json_object_get(pb, key)))
+        json_object_foreach(pa, key, v) if (!same_json(v, json_object_get(pb, key)))
         {
             snprintf(which, sizeof which, " (%s differs)", key);
             break;

@@ -1,0 +1,108 @@
+#!/bin/sh
+# loadbench report and compare on committed run fixtures (see
+# tests/fixtures/runs/README.md): byte-identical tables, charts written with
+# and without gnuplot, and the compare gate's verdicts and exit codes.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+F=$LB_SRC/tests/fixtures/runs
+
+# --- report: the same tables from run.json alone ------------------------
+mkdir "$tmp/a"
+cp "$F/sweep-a/run.json" "$tmp/a/"
+rc=0; LOADBENCH_GNUPLOT= "$LB" report "$tmp/a" >"$tmp/a.out" 2>"$tmp/a.err" || rc=$?
+is "$rc" 0 "report exits 0"
+for t in summary.md results.csv stats.csv; do
+    check "report reproduces $t byte for byte" cmp "$F/sweep-a/$t" "$tmp/a/$t"
+done
+check "summary has the statistics table (4 groups)" test "$(grep -c '^| \(lb-gen\|wrk\) | [0-9]* | 2/2 |' "$tmp/a/summary.md")" -eq 4
+check "results.csv has 8 rows and a header" test "$(wc -l < "$tmp/a/results.csv")" -eq 9
+check "stats.csv has 4 groups x 6 metrics" test "$(wc -l < "$tmp/a/stats.csv")" -eq 25
+check "without gnuplot the user is told how to render" grep -q 'gnuplot-nox.*gnuplot "\$f"' "$tmp/a.err"
+check "chart scripts and data are written without gnuplot" \
+    test -s "$tmp/a/charts/bars_rss.gp" -a -s "$tmp/a/charts/bars_rss.dat" -a -s "$tmp/a/charts/sweep_rps.gp"
+check "no time-series script without the samples (run.json copied alone)" sh -c "! ls '$tmp/a/charts/'ts_* 2>/dev/null"
+check "the rss bars hold median, min and max per group" \
+    grep -qx '2 "wrk@10" 5.05242 5.03808 5.06675 2 15113984' "$tmp/a/charts/bars_rss.dat"
+check "every chart carries the footer (version, machine, date, profile)" \
+    sh -c "grep -L 'loadbench 0.*AMD EPYC, 2 cores.*2026-11-29 23:22 UTC.*profile sweep-fixture' '$tmp/a/charts/'*.gp | grep -q . && exit 1 || exit 0"
+check "colours are fixed per tool: lb-gen is the first palette colour everywhere" \
+    sh -c "grep -h 'lc rgb \"#0072B2\" title \"lb-gen\"' '$tmp/a/charts/'sweep_*.gp | wc -l | grep -qx 4"
+check "value axes start at zero" sh -c "grep -L 'set yrange \[0:' '$tmp/a/charts/'*.gp | grep -q . && exit 1 || exit 0"
+cp "$tmp/a/report.html" "$tmp/html1"
+LOADBENCH_GNUPLOT= "$LB" report "$tmp/a" >/dev/null 2>&1
+check "report.html is reproducible" cmp "$tmp/html1" "$tmp/a/report.html"
+check "report.html loads nothing from outside" sh -c "! grep -Eq '(src|href)=\"(https?:)?//' '$tmp/a/report.html'"
+
+if command -v gnuplot >/dev/null 2>&1; then
+    rc=0; "$LB" report "$tmp/a" >/dev/null 2>"$tmp/a2.err" || rc=$?
+    is "$rc" 0 "report with gnuplot exits 0"
+    check "gnuplot rendered every chart" grep -q 'rendered 10 charts' "$tmp/a2.err"
+    for c in bars_rps bars_rss bars_cpu100k sweep_rps sweep_p99; do
+        check "$c.png is a PNG" sh -c "head -c 8 '$tmp/a/charts/$c.png' | od -An -c | grep -q 'P   N   G'"
+        check "$c.svg is an SVG" grep -q '<svg' "$tmp/a/charts/$c.svg"
+    done
+    check "the tables do not change when charts are rendered" cmp "$F/sweep-a/summary.md" "$tmp/a/summary.md"
+else
+    ok 0 "gnuplot rendering # SKIP gnuplot not installed (apt-get install gnuplot-nox)"
+fi
+
+# --- compare -------------------------------------------------------------
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b" --junit "$tmp/eq.xml" >"$tmp/eq.md" 2>"$tmp/eq.err" || rc=$?
+is "$rc" 0 "compare: two noisy-but-equal runs exit 0"
+check "the table says no gated cell regressed" grep -q 'No gated cell regressed beyond 10 %' "$tmp/eq.md"
+check "the drift of an unchanged tool is shown, not gated" \
+    grep -q '^| wrk | 10 | CPU-s/100k req | 2.809 \[2.736–2.883\] | 3.395 \[3.344–3.447\] | +20.8 % | regressed | no |$' "$tmp/eq.md"
+check "JUnit: 6 gated cells, no failure" grep -q 'tests="6" failures="0"' "$tmp/eq.xml"
+check "RPS is gated only as a ratio to the control" grep -q '^| lb-gen | 40 | RPS ÷ wrk | ' "$tmp/eq.md"
+
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b-rss20/run.json" --junit "$tmp/rss.xml" >"$tmp/rss.md" 2>"$tmp/rss.err" || rc=$?
+is "$rc" 1 "compare: the planted 20 % RSS regression exits 1"
+check "it names the cell" grep -q 'regressed: lb-gen@40 RSS peak MB +19.6 %' "$tmp/rss.err"
+check "the table marks it" grep -q '^| lb-gen | 40 | RSS peak MB | 2.2 \[2.2–2.3\] | 2.7 \[2.7–2.7\] | +19.6 % | \*\*regressed\*\* | yes |$' "$tmp/rss.md"
+check "lb-gen@10 moved only +9.4 %: same" grep -q '^| lb-gen | 10 | RSS peak MB | 2.3 \[2.3–2.3\] | 2.5 \[2.5–2.5\] | +9.4 % | same | yes |$' "$tmp/rss.md"
+check "JUnit names the failing case" grep -q '<testcase classname="loadbench.lb-gen@40" name="RSS peak MB"><failure message="regressed +19.6 %' "$tmp/rss.xml"
+check "JUnit counts one failure" grep -q 'tests="6" failures="1"' "$tmp/rss.xml"
+
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b" --threshold 25% >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "a wider threshold is accepted"
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b-rss20" --threshold 30% >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "a 20 % change passes a 30 % threshold"
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b" --threshold ten >/dev/null 2>"$tmp/thr.err" || rc=$?
+is "$rc" 2 "a bad threshold is exit 2"
+
+# Not comparable: edited copies (perl, in the temp dir).
+edit() { # edit OUT PERL-EXPR: a copy of sweep-b with one change
+    mkdir -p "$tmp/$1"
+    perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); '"$2"'; print JSON::PP->new->canonical->encode($d)' \
+        < "$F/sweep-b/run.json" > "$tmp/$1/run.json"
+}
+edit asan '$d->{loadbench}{build} = "asan"'
+rc=0; "$LB" compare "$F/sweep-a" "$tmp/asan" >/dev/null 2>"$tmp/c.err" || rc=$?
+is "$rc" 2 "another build type is not comparable (exit 2)"
+check "and says why" grep -q 'different build type (release vs asan)' "$tmp/c.err"
+edit cpu '$d->{machine}{cpu_model} = "Intel Xeon"'
+rc=0; "$LB" compare "$F/sweep-a" "$tmp/cpu" >/dev/null 2>"$tmp/c.err" || rc=$?
+is "$rc" 2 "another machine is not comparable"
+check "and says why" grep -q 'different machine (cpu_model' "$tmp/c.err"
+edit prof '$d->{profile}{target}{delay_ns} = 1000000'
+rc=0; "$LB" compare "$F/sweep-a" "$tmp/prof" >/dev/null 2>"$tmp/c.err" || rc=$?
+is "$rc" 2 "another profile is not comparable"
+check "and says which part" grep -q 'different profiles (target differs)' "$tmp/c.err"
+edit wrksha '$_->{label} eq "wrk" and $_->{identity}{sha256} = "0" x 64 for @{$d->{runs}}'
+rc=0; "$LB" compare "$F/sweep-a" "$tmp/wrksha" --junit "$tmp/nc.xml" >/dev/null 2>"$tmp/c.err" || rc=$?
+is "$rc" 2 "a changed wrk binary is not comparable when lb-gen is the compared tool"
+check "and says so" grep -q "wrk's binary changed" "$tmp/c.err"
+check "JUnit reports it as an error" grep -q 'errors="1"' "$tmp/nc.xml"
+rc=0; "$LB" compare "$F/sweep-a" "$tmp/wrksha" --tool wrk --control lb-gen >/dev/null 2>"$tmp/w.err" || rc=$?
+is "$rc" 1 "with --tool wrk the pair is comparable, and wrk is gated"
+check "then run B's drift in wrk@10 (+20.8 %, same binary) is what the gate catches" \
+    grep -q 'regressed: wrk@10 CPU-s/100k req +20.8 %' "$tmp/w.err"
+edit gensha '$_->{label} eq "lb-gen" and $_->{identity}{sha256} = "0" x 64 for @{$d->{runs}}'
+rc=0; "$LB" compare "$F/sweep-a" "$tmp/gensha" >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "the compared tool's own binary may change"
+rc=0; "$LB" compare "$F/sweep-a" "$tmp/nonexistent" >/dev/null 2>&1 || rc=$?
+is "$rc" 2 "a missing run is exit 2"
+
+done_testing
