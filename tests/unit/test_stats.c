@@ -1,0 +1,62 @@
+/* stats: summaries over repeats, the instability rules, grouping of a
+ * committed run fixture by label and level. */
+#include "stats.h"
+#include "tap.h"
+
+#include <math.h>
+#include <string.h>
+
+static int near(double a, double b)
+{
+    return fabs(a - b) < 1e-9 * (fabs(b) + 1);
+}
+
+int main(void)
+{
+    struct stats_summary s;
+    double odd[] = {3, 1, 2};
+    stats_summarize(odd, 3, &s);
+    ok(s.n == 3 && near(s.median, 2) && near(s.min, 1) && near(s.max, 3), "odd count: median 2, min 1, max 3");
+    ok(near(s.stddev, 1) && near(s.cv, 0.5), "sample standard deviation 1, cv 0.5");
+    ok(s.unstable, "three repeats spread 100 %% of the median: unstable by range");
+    double even[] = {10, NAN, 12, 11, 13};
+    stats_summarize(even, 5, &s);
+    ok(s.n == 4 && near(s.median, 11.5), "NaN skipped, even count: median 11.5");
+    ok(s.unstable, "four repeats spread 26 %% of the median (above 20 %%): unstable");
+    double tight[] = {100, 101, 99, 100, 102};
+    stats_summarize(tight, 5, &s);
+    ok(!s.unstable, "five repeats within 3 %%: stable");
+    double six[] = {100, 100, 100, 100, 100, 140};
+    stats_summarize(six, 6, &s);
+    ok(s.unstable && s.cv > 0.10, "six repeats: judged by cv (%.3f > 0.10)", s.cv);
+    double one[] = {5};
+    stats_summarize(one, 1, &s);
+    ok(s.n == 1 && near(s.median, 5) && isnan(s.stddev) && !s.unstable, "one value: no spread, never unstable");
+    stats_summarize(NULL, 0, &s);
+    ok(s.n == 0 && isnan(s.median), "no values: NAN");
+
+    json_error_t je;
+    json_t *run = json_load_file("tests/fixtures/runs/sweep-a/run.json", 0, &je);
+    if (!ok(run != NULL, "fixture loads")) {
+        diag("%s", je.text);
+        return 1;
+    }
+    struct stats_groups gs;
+    stats_group_run(run, &gs);
+    ok(gs.n == 4 && gs.nlabels == 2 && gs.nlevels == 2, "4 groups: 2 labels x 2 levels");
+    ok(!strcmp(gs.labels[0], "lb-gen") && !strcmp(gs.labels[1], "wrk"), "labels in profile order");
+    ok(near(gs.levels[0], 10) && near(gs.levels[1], 40), "levels ascending");
+    const struct stats_group *g = stats_find(&gs, "wrk", 40);
+    ok(g && g->nrows == 2 && g->nok == 2 && g->colour == 1, "wrk@40: 2 ok rows, colour slot 1");
+    stats_group_metric(g, stats_metric_by_key("rss"), &s);
+    ok(s.n == 2 && near(s.median, (5.255168 + 5.332992) / 2), "wrk@40 peak RSS median %.6f", s.median);
+    const struct stats_metric *c = stats_metric_by_key("cpu100k");
+    double v = stats_value(g->rows[0], c);
+    ok(v > 2 && v < 3, "CPU-s per 100k requests derived from cpu_seconds / server.requests (%.3f)", v);
+    char name[64];
+    ok(!strcmp(stats_group_name(g, name, sizeof name), "wrk@40"), "group name wrk@40");
+    ok(stats_find(&gs, "wrk", NAN) == NULL, "no level-less group in a sweep");
+    stats_groups_free(&gs);
+    json_decref(run);
+    return done_testing();
+}
