@@ -197,7 +197,25 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
     }
 
     /* ---- reconciliation ---- */
-    uint64_t bound = in->open_at_stop ? in->open_at_stop : open_max;
+    /* The bound: connections open when the tool stopped. A tool that exits
+     * by itself may already be closing at our last sample, so also take
+     * the server's open connections in the last two seconds with traffic. */
+    uint64_t bound = in->open_at_stop;
+    if (json_is_array(secs)) {
+        long last = -1;
+        for (size_t i = 0; i < json_array_size(secs); i++)
+            if (target_u64(json_array_get(secs, i), "completions"))
+                last = (long)i;
+        for (long i = last - 1; i <= last && last >= 0; i++) {
+            if (i < 0)
+                continue;
+            uint64_t o = target_u64(json_array_get(secs, (size_t)i), "open");
+            if (o > bound)
+                bound = o;
+        }
+    }
+    if (!bound)
+        bound = open_max;
     json_t *cc = json_object();
     json_object_set_new(cc, "server", json_integer((json_int_t)server));
     if (in->client_parsed) {

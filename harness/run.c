@@ -531,6 +531,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         sampler_tree_sample(gtree, &trd0, &pt_tgt);
     trd1 = trd0;
     uint64_t next = spawned + p->sample_interval_ns;
+    uint64_t last_tick_ns = spawned;
     uint64_t last_resp = target_u64(before, "responses_completed"), last_t = util_now_ns();
     uint64_t open_at_stop = 0;
     double cur_rps = 0, cur_cpu = 0, cur_rss = 0;
@@ -589,6 +590,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
             }
             progress(R, pt->label, "load", (double)(now - spawned) / 1e9,
                      (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9, cur_rps, cur_cpu, cur_rss);
+            last_tick_ns = now;
             while (next <= now)
                 next += p->sample_interval_ns;
         }
@@ -600,11 +602,21 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         sleep_until(wake);
     }
     uint64_t ended = util_now_ns();
-    /* A last reading before the tree is stopped (covers the final interval). */
-    if (ttree && sampler_tree_sample(ttree, &rd, &pt_tool) == 1 && tcsv)
-        sampler_csv_row(tcsv, &pt_tool);
-    if (gtree && sampler_tree_sample(gtree, &trd1, &pt_tgt) == 1 && gcsv)
-        sampler_csv_row(gcsv, &pt_tgt);
+    /* A last reading before the tree is stopped covers the final partial
+     * interval — only when it is long enough to mean something: CPU
+     * counters advance in ticks (cpuacct at scheduler ticks, /proc in
+     * 10 ms steps), so a few-ms interval would read as several hundred
+     * percent. Totals come from the cgroup or wait4, not from samples. */
+    if (ended - last_tick_ns >= p->sample_interval_ns / 2) {
+        if (ttree && sampler_tree_sample(ttree, &rd, &pt_tool) == 1 && tcsv)
+            sampler_csv_row(tcsv, &pt_tool);
+        if (gtree && sampler_tree_sample(gtree, &trd1, &pt_tgt) == 1 && gcsv)
+            sampler_csv_row(gcsv, &pt_tgt);
+    } else if (gtree) {
+        /* The target's CPU total still needs its final reading. */
+        struct sampler_point skip;
+        sampler_tree_sample(gtree, &trd1, &skip);
+    }
     double target_cpu_s = (double)(trd1.cpu_ns - trd0.cpu_ns) / 1e9;
     {
         json_t *s = target_stats(&tgt, NULL);
