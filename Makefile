@@ -73,7 +73,21 @@ TESTPROGS    := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRC
 .PHONY: all run check bench install clean deps check-deps unit e2e
 .DEFAULT_GOAL := all
 
-all: check-deps $(PROGRAMS) $(TESTPROGS)
+all: check-deps $(PROGRAMS) $(TESTPROGS) $(JMETER_CLASS)
+
+# The JMeter launcher (adapters/jmeter/LbJMeter.java) is compiled here when
+# JMeter and javac are installed, so the first run does not pay for javac
+# inside the tool's version check; lb-jmeter compiles it itself otherwise.
+JMETER_JAR ?= /usr/share/jmeter/bin/ApacheJMeter.jar
+ifneq ($(wildcard $(JMETER_JAR)),)
+ifneq ($(shell command -v javac 2>/dev/null),)
+JMETER_CLASS := build/jmeter/LbJMeter.class
+endif
+endif
+
+build/jmeter/LbJMeter.class: adapters/jmeter/LbJMeter.java
+	@mkdir -p $(dir $@)
+	javac -nowarn -d $(dir $@) -cp $(JMETER_JAR):/usr/share/java/xstream.jar:/usr/share/java/excalibur-logkit.jar $<
 
 check-deps:
 ifneq ($(PKG_OK),yes)
