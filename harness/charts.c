@@ -190,6 +190,9 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
         stats_group_metric(g, m, &s);
         char gname[128];
         stats_group_name(g, gname, sizeof gname);
+        /* A tool without an ok run keeps its slot, and says so. */
+        if (!s.n)
+            snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result");
         fprintf(f, "%zu ", i);
         gp_str(f, gname);
         if (s.n)

@@ -124,15 +124,27 @@ static void svg_open(FILE *f, int w, int h, const char *title, const char *foote
     fprintf(f, "</title><rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>", w, h);
     fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" class=\"title\">", w / 2);
     esc(f, title);
-    fprintf(f, "</text><text x=\"6\" y=\"%d\" class=\"footer\">", h - 6);
-    esc(f, footer);
+    /* The footer on two lines (build and machine; date and profile), so
+     * it fits a narrow figure. */
+    const char *cut = strstr(footer, " · ");
+    cut = cut ? strstr(cut + 1, " · ") : NULL;
+    fprintf(f, "</text><text x=\"6\" y=\"%d\" class=\"footer\">", cut ? h - 17 : h - 6);
+    if (cut) {
+        char first[512];
+        snprintf(first, sizeof first, "%.*s", (int)(cut - footer), footer);
+        esc(f, first);
+        fprintf(f, "</text><text x=\"6\" y=\"%d\" class=\"footer\">", h - 6);
+        esc(f, cut + strlen(" · "));
+    } else {
+        esc(f, footer);
+    }
     fputs("</text>", f);
 }
 
 static void bar_chart(FILE *f, const struct stats_groups *gs, const struct stats_metric *m, const char *footer)
 {
-    const int W = 760, H = 360;
-    const double x0 = 78, x1 = W - 150, y0 = H - 84, y1 = 40;
+    const int W = 600, H = 350;
+    const double x0 = 78, x1 = W - 130, y0 = H - 94, y1 = 40;
     double max = 0;
     size_t reps = 0;
     struct stats_summary *s = util_xcalloc(gs->n + 1, sizeof *s);
@@ -188,11 +200,21 @@ struct series {
     int dashed;
 };
 
+/* A shaded load stage on a time axis. */
+struct band {
+    double from, to, target;
+    int ramp;
+};
+
 static void line_chart(FILE *f, const char *cls, const char *tool, const char *title, const char *xunit, const char *yunit,
-                       struct series *sv, size_t ns, const double *xticks, size_t nxt, const char *footer, int w, int h)
+                       struct series *sv, size_t ns, const double *xticks, size_t nxt, const char *footer, int w, int h,
+                       const struct band *bands, size_t nb)
 {
-    const double x0 = 78, x1 = w - 150, y0 = h - 64, y1 = 40;
+    const double x0 = 78, x1 = w - 150, y0 = h - 74, y1 = 40;
     double xmax = 0, ymax = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (bands[i].to > xmax)
+            xmax = bands[i].to;
     for (size_t k = 0; k < ns; k++)
         for (size_t i = 0; i < sv[k].n; i++) {
             if (!isnan(sv[k].x[i]) && sv[k].x[i] > xmax)
@@ -212,9 +234,15 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
     }
     fputc('>', f);
     svg_open(f, w, h, title, footer);
-    y_axis(f, x0, x1, y0, y1, ytop, ystep, yunit);
 #define XP(v) (x0 + (v) / xtop * (x1 - x0))
 #define YP(v) (y0 - (v) / ytop * (y0 - y1))
+    for (size_t i = 0; i < nb; i++) {
+        fprintf(f, "<rect class=\"stage\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", XP(bands[i].from), y1,
+                XP(bands[i].to) - XP(bands[i].from), y0 - y1, bands[i].ramp ? "#e6e6e6" : "#f4f4f4");
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" fill=\"#888\">%s %.10g</text>", XP(bands[i].from) + 3, y1 + 11,
+                bands[i].ramp ? "ramp →" : "hold", bands[i].target);
+    }
+    y_axis(f, x0, x1, y0, y1, ytop, ystep, yunit);
     if (nxt) {
         for (size_t i = 0; i < nxt; i++)
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%.10g</text>", XP(xticks[i]), y0 + 16,
@@ -289,7 +317,7 @@ static void sweep_chart(FILE *f, const struct stats_groups *gs, const struct sta
     }
     char title[256];
     snprintf(title, sizeof title, "%s against the swept level", m->title);
-    line_chart(f, "sweep", NULL, title, xunit, m->unit, sv, gs->nlabels, gs->levels, gs->nlevels, footer, 760, 360);
+    line_chart(f, "sweep", NULL, title, xunit, m->unit, sv, gs->nlabels, gs->levels, gs->nlevels, footer, 600, 350, NULL, 0);
     for (size_t li = 0; li < gs->nlabels; li++) {
         free(sv[li].x);
         free(sv[li].y);
@@ -315,6 +343,24 @@ static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, co
     fprintf(f, "\">");
     esc(f, name);
     fputs("</h3>", f);
+    /* The load stages as the tool ran them, from its first request on. */
+    struct band bands[16];
+    size_t nb = 0;
+    json_t *load = json_object_get(r, "load_as_run") ?: json_object_get(r, "load"), *st;
+    double t0 = jnum(r, "windows", "load_start_s"), prev = 0;
+    size_t si;
+    if (isnan(t0))
+        t0 = 0;
+    json_array_foreach(json_object_get(load, "stages"), si, st)
+    {
+        double d = jnum(st, "duration_ns", NULL) / 1e9, target = jnum(st, "target", NULL);
+        if (isnan(d) || nb == sizeof bands / sizeof *bands)
+            continue;
+        int ramp = si > 0 ? target != prev : json_is_true(json_object_get(load, "ramped")) && target != 0;
+        bands[nb++] = (struct band){.from = t0, .to = t0 + d, .target = target, .ramp = ramp};
+        t0 += d;
+        prev = target;
+    }
     const char *tcsv = jstr(r, "footprint", "samples_file"), *gcsv = jstr(r, "target_footprint", "samples_file");
     const char *scsv = jstr(r, "server_series_file", NULL);
     char title[300];
@@ -334,7 +380,7 @@ static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, co
     }
     snprintf(title, sizeof title, "%s: CPU over time", name);
     line_chart(f, "ts-cpu", label, title, "seconds since the tool started", "CPU % (100 = one core)", s, ns, NULL, 0, footer, 560,
-               260);
+               260, bands, nb);
     for (size_t k = 0; k < ns; k++) {
         free(s[k].x);
         free(s[k].y);
@@ -347,7 +393,7 @@ static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, co
         ns = 1;
     }
     snprintf(title, sizeof title, "%s: RSS over time", name);
-    line_chart(f, "ts-rss", label, title, "seconds since the tool started", "RSS (MB)", s, ns, NULL, 0, footer, 560, 260);
+    line_chart(f, "ts-rss", label, title, "seconds since the tool started", "RSS (MB)", s, ns, NULL, 0, footer, 560, 260, bands, nb);
     if (ns) {
         free(s[0].x);
         free(s[0].y);
@@ -375,7 +421,7 @@ static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, co
         ns = 1;
     }
     snprintf(title, sizeof title, "%s: requests/s counted by the server", name);
-    line_chart(f, "ts-rps", label, title, "seconds since the tool started", "requests/s", s, ns, NULL, 0, footer, 560, 260);
+    line_chart(f, "ts-rps", label, title, "seconds since the tool started", "requests/s", s, ns, NULL, 0, footer, 560, 260, bands, nb);
     if (ns) {
         free(s[0].x);
         free(s[0].y);
@@ -568,13 +614,13 @@ void html_report(FILE *f, const char *dir, json_t *run)
           f);
     esc(f, name);
     fputs("</title>\n<style>\n"
-          "body{font:14px/1.45 system-ui,-apple-system,'DejaVu Sans',sans-serif;margin:24px auto;max-width:1280px;padding:0 16px;color:#222}\n"
+          "body{font:14px/1.45 system-ui,-apple-system,'DejaVu Sans',sans-serif;margin:24px auto;max-width:1320px;padding:0 16px;color:#222}\n"
           "h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}h3{font-size:15px;margin:16px 0 4px}\n"
           "table{border-collapse:collapse;font-size:12.5px;margin:8px 0;display:block;overflow-x:auto}\n"
           "th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}thead th{background:#f4f4f4}\n"
           "tbody th{text-align:left}td.ok{color:#0a7a2f}td.bad{color:#b00020;font-weight:600}td.skip{color:#777}\n"
           "td.unstable{background:#fff4e0}.sw{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
-          "figure{display:inline-block;margin:6px}svg text{font-family:'DejaVu Sans',sans-serif;font-size:12px;fill:#333}\n"
+          "figure{display:inline-block;margin:4px;vertical-align:top}svg text{font-family:'DejaVu Sans',sans-serif;font-size:12px;fill:#333}\n"
           "svg .title{font-size:14px}svg .tick{font-size:11px}svg .axis{font-size:12px}svg .footer{font-size:9px;fill:#777}\n"
           ".warn{color:#8a5300}.note{color:#555;font-size:12.5px}.links a{margin-right:4px}pre{background:#f7f7f7;padding:8px;overflow:auto}\n"
           "</style></head>\n<body>\n<h1>loadbench: ",
