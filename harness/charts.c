@@ -134,9 +134,9 @@ static void gp_end(FILE *f)
     fprintf(f, "  set output\n}\n");
 }
 
-static int put_file(const char *dir, const char *name, char *buf, size_t len, char *err)
+/* Write buf (taken: freed here) as dir/name, atomically. */
+static int put_file(const char *dir, const char *name, char *buf, char *err)
 {
-    (void)len;
     char path[4600];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     int rc = run_write_text(path, buf ? buf : "", err);
@@ -205,7 +205,7 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     }
     fclose(f);
     snprintf(name, sizeof name, "%s.dat", base);
-    if (put_file(c->cdir, name, buf, len, err))
+    if (put_file(c->cdir, name, buf, err))
         return -1;
     if (!any)
         return 0;
@@ -237,7 +237,7 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     gp_end(f);
     fclose(f);
     snprintf(name, sizeof name, "%s.gp", base);
-    if (put_file(c->cdir, name, buf, len, err))
+    if (put_file(c->cdir, name, buf, err))
         return -1;
     add_script(c, name);
     return 0;
@@ -267,7 +267,7 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     }
     fclose(f);
     snprintf(name, sizeof name, "%s.dat", base);
-    if (put_file(c->cdir, name, buf, len, err))
+    if (put_file(c->cdir, name, buf, err))
         return -1;
     json_t *load = json_object_get(json_object_get(c->run, "profile"), "load");
     const char *model = json_string_value(json_object_get(load, "model"));
@@ -304,7 +304,7 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     gp_end(f);
     fclose(f);
     snprintf(name, sizeof name, "%s.gp", base);
-    if (put_file(c->cdir, name, buf, len, err))
+    if (put_file(c->cdir, name, buf, err))
         return -1;
     add_script(c, name);
     return 0;
@@ -463,7 +463,7 @@ static int timeseries(struct cw *c, char *err)
         gp_end(f);
         fclose(f);
         snprintf(name, sizeof name, "%s.gp", base);
-        if (put_file(c->cdir, name, buf, len, err))
+        if (put_file(c->cdir, name, buf, err))
             return -1;
         add_script(c, name);
     }

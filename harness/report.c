@@ -69,7 +69,7 @@ static const char *row_name(json_t *r, char *buf, size_t len)
 }
 
 /* "median [min–max]" (and "± sd" past five repeats), "⚠" when unstable. */
-static const char *fmt_stat(char *buf, size_t len, const struct stats_summary *s, int prec, int grouped)
+static const char *fmt_stat(char *buf, size_t len, const struct stats_summary *s, int prec)
 {
     char a[64], b[64], c[64];
     if (!s->n) {
@@ -96,7 +96,6 @@ static const char *fmt_stat(char *buf, size_t len, const struct stats_summary *s
         o += snprintf(buf + o, len - (size_t)o, " ±%.1f%%", s->cv * 100);
     if (s->unstable && o > 0 && (size_t)o < len)
         snprintf(buf + o, len - (size_t)o, " ⚠");
-    (void)grouped;
     return buf;
 }
 
@@ -132,7 +131,7 @@ static void report_stats_markdown(FILE *f, json_t *run)
             stats_group_metric(g, m, &s);
             any_unstable |= s.unstable;
             many |= s.n > 5;
-            fprintf(f, " %s |", fmt_stat(cell, sizeof cell, &s, m->prec, 1));
+            fprintf(f, " %s |", fmt_stat(cell, sizeof cell, &s, m->prec));
         }
         fprintf(f, "\n");
     }
