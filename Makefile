@@ -128,7 +128,7 @@ $(BUILD)/tests/progs/%: $(call obj,tests/progs/%.c) $(LIBCOMMON)
 # The README's commands: each first installs missing Debian packages (as
 # root; otherwise it prints the apt-get line and stops), then builds.
 run:
-	@scripts/deps build
+	@scripts/deps build run
 	@$(MAKE) --no-print-directory all
 	@scripts/run-default $(BUILD)
 
