@@ -48,6 +48,35 @@ void strvec_free(struct strvec *s)
     memset(s, 0, sizeof *s);
 }
 
+void textbuf_printf(struct textbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        if (!b->cap) {
+            b->cap = 4096;
+            b->s = util_xmalloc(b->cap);
+        }
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = (b->cap + (size_t)n + 1) * 2;
+        b->s = util_xrealloc(b->s, b->cap);
+    }
+}
+
+void textbuf_free(struct textbuf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
 void adapter_result_init(struct adapter_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -225,6 +254,24 @@ int adapter_write(const char *dir, const char *name, const char *text, char *err
     if (bad)
         return util_err(err, "cannot write %s: %s", path, strerror(errno));
     return 0;
+}
+
+double adapter_json_num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+uint64_t adapter_json_count(json_t *o, const char *key)
+{
+    double v = adapter_json_num(o, key);
+    return isnan(v) || v < 0 ? 0 : (uint64_t)llround(v);
+}
+
+uint64_t adapter_json_uint(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
 const char *adapter_bindir(void)

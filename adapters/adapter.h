@@ -29,6 +29,20 @@ void strvec_push(struct strvec *s, const char *str);
 void strvec_pushf(struct strvec *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strvec_free(struct strvec *s);
 
+/* A growable text buffer, for configs written in pieces. Start it zeroed
+ * ({0}); s is NULL until the first textbuf_printf, then NUL-terminated. */
+struct textbuf {
+    char *s;
+    size_t len, cap;
+};
+
+/* Append printf-formatted text to b (growing it; out of memory aborts). A
+ * format error appends nothing. */
+void textbuf_printf(struct textbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Free b's text and zero b, so that it can be reused. */
+void textbuf_free(struct textbuf *b);
+
 struct adapter_found {
     char path[1024];        /* absolute path of the binary run */
     char version[128];      /* as the tool reports it */
@@ -136,6 +150,18 @@ char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *e
 
 /* Write a file into dir. Returns 0 or -1 with err. */
 int adapter_write(const char *dir, const char *name, const char *text, char *err);
+
+/* The number under key of JSON object o, or NAN when absent or not a
+ * number (o may be NULL). */
+double adapter_json_num(json_t *o, const char *key);
+
+/* The number under key of o rounded to a whole count; 0 when absent, not a
+ * number or negative. */
+uint64_t adapter_json_count(json_t *o, const char *key);
+
+/* The JSON integer under key of o when it is > 0, else 0 (a non-integer
+ * number counts as absent). */
+uint64_t adapter_json_uint(json_t *o, const char *key);
 
 /* The directory holding the running loadbench binary's siblings (lb-gen),
  * found from /proc/self/exe. */

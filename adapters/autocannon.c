@@ -91,18 +91,6 @@ static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *
     return 0;
 }
 
-static double num(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static uint64_t count(json_t *o, const char *key)
-{
-    double v = num(o, key);
-    return v > 0 ? (uint64_t)v : 0;
-}
-
 static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
 {
     char e[UTIL_ERR_LEN];
@@ -123,11 +111,11 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
     }
     /* requests.total counts responses (any status); requests.sent also
      * counts requests cut off at the end and, under -R, is not a count. */
-    r->requests = count(req, "total");
-    r->ok = count(j, "2xx");
-    r->err_status = count(j, "non2xx");
-    r->err_timeout = count(j, "timeouts");
-    uint64_t errs = count(j, "errors");
+    r->requests = raw_json_count(req, "total");
+    r->ok = raw_json_count(j, "2xx");
+    r->err_status = raw_json_count(j, "non2xx");
+    r->err_timeout = raw_json_count(j, "timeouts");
+    uint64_t errs = raw_json_count(j, "errors");
     uint64_t sock = errs > r->err_timeout ? errs - r->err_timeout : 0;
     /* autocannon does not say which socket error it saw. When no response
      * ever arrived (none 2xx nor other), no connection ever worked: the
@@ -136,13 +124,13 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
         r->err_connect = sock;
     else
         r->err_other = sock;
-    r->err_other += count(j, "mismatches");
+    r->err_other += raw_json_count(j, "mismatches");
     raw_sum_errors(r);
-    r->duration_s = num(j, "duration");
+    r->duration_s = adapter_json_num(j, "duration");
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
-    r->bytes_read = count(json_object_get(j, "throughput"), "total");
-    uint64_t lc = json_is_object(lat) ? count(lat, "totalCount") : 0;
+    r->bytes_read = raw_json_count(json_object_get(j, "throughput"), "total");
+    uint64_t lc = json_is_object(lat) ? raw_json_count(lat, "totalCount") : 0;
     if (lc > 0 && lc != r->requests) {
         /* Under -R autocannon's histogram holds many more samples than it
          * has responses (1204 for 668, 62913 for 2000 seen here) and its
@@ -152,16 +140,16 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
                      "its latency figures are not reported",
                      (unsigned long long)lc, (unsigned long long)r->requests);
     } else if (lc > 0) {
-        r->lat.mean = num(lat, "mean");
-        r->lat.p50 = num(lat, "p50");
-        r->lat.p90 = num(lat, "p90");
-        r->lat.p99 = num(lat, "p99");
-        r->lat.p999 = num(lat, "p99_9");
-        r->lat.max = num(lat, "max");
+        r->lat.mean = adapter_json_num(lat, "mean");
+        r->lat.p50 = adapter_json_num(lat, "p50");
+        r->lat.p90 = adapter_json_num(lat, "p90");
+        r->lat.p99 = adapter_json_num(lat, "p99");
+        r->lat.p999 = adapter_json_num(lat, "p99_9");
+        r->lat.max = adapter_json_num(lat, "max");
         /* Its "min" skips zeros (min 1 beside p50 0): p0_001 of 0 is a
          * recorded 0 ms. */
-        double p0 = num(lat, "p0_001");
-        r->lat.min = p0 == 0 ? 0 : num(lat, "min");
+        double p0 = adapter_json_num(lat, "p0_001");
+        r->lat.min = p0 == 0 ? 0 : adapter_json_num(lat, "min");
         /* No p95: p97.5 is in the tool output (latency.p97_5). */
     }
     r->extra = j;

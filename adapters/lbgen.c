@@ -88,30 +88,18 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     return 0;
 }
 
-static double num(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static uint64_t count(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-}
-
 static void latency(json_t *o, struct adapter_latency *l)
 {
     if (!json_is_object(o))
         return;
-    l->min = num(o, "min");
-    l->mean = num(o, "mean");
-    l->p50 = num(o, "p50");
-    l->p90 = num(o, "p90");
-    l->p95 = num(o, "p95");
-    l->p99 = num(o, "p99");
-    l->p999 = num(o, "p999");
-    l->max = num(o, "max");
+    l->min = adapter_json_num(o, "min");
+    l->mean = adapter_json_num(o, "mean");
+    l->p50 = adapter_json_num(o, "p50");
+    l->p90 = adapter_json_num(o, "p90");
+    l->p95 = adapter_json_num(o, "p95");
+    l->p99 = adapter_json_num(o, "p99");
+    l->p999 = adapter_json_num(o, "p999");
+    l->max = adapter_json_num(o, "max");
 }
 
 static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
@@ -132,30 +120,30 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
         json_decref(j);
         return util_err(err, "summary.json has no requests.completed");
     }
-    r->requests = count(req, "completed");
-    r->ok = count(req, "ok");
-    r->err_connect = count(e, "connect");
-    r->err_read = count(e, "read");
-    r->err_write = count(e, "write");
-    r->err_timeout = count(e, "timeout");
-    r->err_status = count(e, "status");
+    r->requests = adapter_json_uint(req, "completed");
+    r->ok = adapter_json_uint(req, "ok");
+    r->err_connect = adapter_json_uint(e, "connect");
+    r->err_read = adapter_json_uint(e, "read");
+    r->err_write = adapter_json_uint(e, "write");
+    r->err_timeout = adapter_json_uint(e, "timeout");
+    r->err_status = adapter_json_uint(e, "status");
     r->errors = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_status;
-    r->duration_s = num(json_object_get(j, "time"), "load_s");
+    r->duration_s = adapter_json_num(json_object_get(j, "time"), "load_s");
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
     latency(json_object_get(j, "latency_ms"), &r->lat);
     latency(json_object_get(j, "latency_uncorrected_ms"), &r->lat_uncorrected);
     json_t *open = json_object_get(j, "schedule");
     if (json_is_object(open)) {
-        r->scheduled = count(open, "scheduled");
-        r->dropped = count(open, "dropped");
-        r->late = count(open, "late");
+        r->scheduled = adapter_json_uint(open, "scheduled");
+        r->dropped = adapter_json_uint(open, "dropped");
+        r->late = adapter_json_uint(open, "late");
         if (r->dropped)
             strvec_pushf(&r->warnings, "lb-gen dropped %llu scheduled requests (in-flight cap reached)",
                          (unsigned long long)r->dropped);
-        if (count(open, "inflight_cap_hits"))
+        if (adapter_json_uint(open, "inflight_cap_hits"))
             strvec_pushf(&r->warnings, "lb-gen hit its in-flight cap %llu times; %llu requests were sent more than 1 ms late",
-                         (unsigned long long)count(open, "inflight_cap_hits"), (unsigned long long)r->late);
+                         (unsigned long long)adapter_json_uint(open, "inflight_cap_hits"), (unsigned long long)r->late);
     }
     r->extra = json_incref(j);
     r->parsed = 1;

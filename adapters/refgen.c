@@ -39,18 +39,6 @@ int refgen_closed_argv(const struct adapter_ctx *c, const char *tool, const char
     return 0;
 }
 
-static double num(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static uint64_t count(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
-}
-
 /* The last line of text that parses as a JSON object, or NULL. */
 static json_t *last_json_line(const char *text)
 {
@@ -86,34 +74,34 @@ int refgen_parse_text(const char *text, const char *tool, struct adapter_result 
         json_decref(j);
         return util_err(err, "%s's summary has no requests.completed or errors", tool);
     }
-    r->requests = count(req, "completed");
-    r->ok = count(req, "ok");
-    r->err_connect = count(e, "connect");
-    r->err_read = count(e, "read");
-    r->err_write = count(e, "write");
-    r->err_timeout = count(e, "timeout");
-    r->err_status = count(e, "status");
-    r->err_other = count(e, "other");
+    r->requests = adapter_json_uint(req, "completed");
+    r->ok = adapter_json_uint(req, "ok");
+    r->err_connect = adapter_json_uint(e, "connect");
+    r->err_read = adapter_json_uint(e, "read");
+    r->err_write = adapter_json_uint(e, "write");
+    r->err_timeout = adapter_json_uint(e, "timeout");
+    r->err_status = adapter_json_uint(e, "status");
+    r->err_other = adapter_json_uint(e, "other");
     raw_sum_errors(r);
     json_t *t = json_object_get(j, "time");
-    r->duration_s = num(t, "elapsed_s");
+    r->duration_s = adapter_json_num(t, "elapsed_s");
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
     json_t *l = json_object_get(j, "latency_ms");
-    if (json_is_object(l) && count(l, "count") > 0) {
-        r->lat.min = num(l, "min");
-        r->lat.mean = num(l, "mean");
-        r->lat.p50 = num(l, "p50");
-        r->lat.p90 = num(l, "p90");
-        r->lat.p95 = num(l, "p95");
-        r->lat.p99 = num(l, "p99");
-        r->lat.p999 = num(l, "p999");
-        r->lat.max = num(l, "max");
+    if (json_is_object(l) && adapter_json_uint(l, "count") > 0) {
+        r->lat.min = adapter_json_num(l, "min");
+        r->lat.mean = adapter_json_num(l, "mean");
+        r->lat.p50 = adapter_json_num(l, "p50");
+        r->lat.p90 = adapter_json_num(l, "p90");
+        r->lat.p95 = adapter_json_num(l, "p95");
+        r->lat.p99 = adapter_json_num(l, "p99");
+        r->lat.p999 = adapter_json_num(l, "p999");
+        r->lat.max = adapter_json_num(l, "max");
     }
     if (json_is_true(json_object_get(j, "interrupted")))
         strvec_pushf(&r->warnings, "%s was stopped by a signal after %.3g s of load (asked for %.10g s)", tool,
-                     num(t, "load_s"), num(j, "duration_s"));
-    uint64_t unfinished = count(req, "unfinished");
+                     adapter_json_num(t, "load_s"), adapter_json_num(j, "duration_s"));
+    uint64_t unfinished = adapter_json_uint(req, "unfinished");
     if (unfinished)
         strvec_pushf(&r->warnings, "%s gave up on %llu request(s) still in flight at its stop (not counted)", tool,
                      (unsigned long long)unfinished);

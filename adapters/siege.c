@@ -75,18 +75,6 @@ static int siege_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     return 0;
 }
 
-static double num(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static uint64_t count(json_t *o, const char *key)
-{
-    double v = num(o, key);
-    return v > 0 ? (uint64_t)v : 0;
-}
-
 /* Sort up to limit error lines of siege's stderr
  * ("[error] socket: unable to connect sock.c:282: Connection refused") into
  * r's kinds; returns how many were sorted. */
@@ -129,21 +117,21 @@ static int siege_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
     }
     /* A 4xx/5xx is a transaction that is neither successful nor failed;
      * failed_transactions counts socket failures only. */
-    uint64_t trans = count(j, "transactions"), good = count(j, "successful_transactions"),
-             failed = count(j, "failed_transactions");
+    uint64_t trans = raw_json_count(j, "transactions"), good = raw_json_count(j, "successful_transactions"),
+             failed = raw_json_count(j, "failed_transactions");
     r->requests = trans;
     r->ok = good < trans ? good : trans;
     r->err_status = trans - r->ok;
     uint64_t sorted = classify_stderr(c->dir, r, failed);
     r->err_other += failed - sorted;
     raw_sum_errors(r);
-    r->duration_s = num(j, "elapsed_time");
+    r->duration_s = adapter_json_num(j, "elapsed_time");
     if (r->duration_s > 0)
         r->rps = (double)trans / r->duration_s;
     if (trans > 0) {
-        r->lat.mean = num(j, "response_time") * 1000;
-        r->lat.min = num(j, "shortest_transaction") * 1000;
-        r->lat.max = num(j, "longest_transaction") * 1000;
+        r->lat.mean = adapter_json_num(j, "response_time") * 1000;
+        r->lat.min = adapter_json_num(j, "shortest_transaction") * 1000;
+        r->lat.max = adapter_json_num(j, "longest_transaction") * 1000;
     }
     if (failed >= SIEGE_FAILURES)
         strvec_pushf(&r->warnings, "siege gave up after %llu socket failures (its `failures` limit, %d)",

@@ -75,18 +75,6 @@ static int wrk_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     return 0;
 }
 
-static double num(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static uint64_t count(json_t *o, const char *key)
-{
-    double v = num(o, key);
-    return v > 0 ? (uint64_t)v : 0;
-}
-
 static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
 {
     char path[1200];
@@ -108,30 +96,30 @@ static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         json_decref(j);
         return util_err(err, WRK_JSON " has no requests/errors: not written by adapters/wrk/done.lua?");
     }
-    r->requests = count(j, "requests");
-    r->err_connect = count(e, "connect");
-    r->err_read = count(e, "read");
-    r->err_write = count(e, "write");
-    r->err_timeout = count(e, "timeout");
+    r->requests = raw_json_count(j, "requests");
+    r->err_connect = raw_json_count(e, "connect");
+    r->err_read = raw_json_count(e, "read");
+    r->err_write = raw_json_count(e, "write");
+    r->err_timeout = raw_json_count(e, "timeout");
     /* wrk's status errors are responses with status > 399; they are also in
      * requests. */
-    r->err_status = count(e, "status");
+    r->err_status = raw_json_count(e, "status");
     raw_sum_errors(r);
     r->ok = r->requests > r->err_status ? r->requests - r->err_status : 0;
-    r->bytes_read = count(j, "bytes");
-    r->duration_s = num(j, "duration_us") / 1e6;
+    r->bytes_read = raw_json_count(j, "bytes");
+    r->duration_s = adapter_json_num(j, "duration_us") / 1e6;
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
     if (json_is_object(lat)) {
         json_t *pc = json_object_get(lat, "percentiles");
-        r->lat.min = num(lat, "min") / 1000;
-        r->lat.max = num(lat, "max") / 1000;
-        r->lat.mean = num(lat, "mean") / 1000;
-        r->lat.p50 = num(pc, "50") / 1000;
-        r->lat.p90 = num(pc, "90") / 1000;
-        r->lat.p95 = num(pc, "95") / 1000;
-        r->lat.p99 = num(pc, "99") / 1000;
-        r->lat.p999 = num(pc, "99.9") / 1000;
+        r->lat.min = adapter_json_num(lat, "min") / 1000;
+        r->lat.max = adapter_json_num(lat, "max") / 1000;
+        r->lat.mean = adapter_json_num(lat, "mean") / 1000;
+        r->lat.p50 = adapter_json_num(pc, "50") / 1000;
+        r->lat.p90 = adapter_json_num(pc, "90") / 1000;
+        r->lat.p95 = adapter_json_num(pc, "95") / 1000;
+        r->lat.p99 = adapter_json_num(pc, "99") / 1000;
+        r->lat.p999 = adapter_json_num(pc, "99.9") / 1000;
     }
     if (r->err_timeout)
         strvec_pushf(&r->warnings, "wrk counted %llu timeouts (its --timeout, default 2 s): they are not in its latency",
