@@ -210,6 +210,24 @@ int adapter_capture(const char *const *argv, char *out, size_t outlen)
     return -1;
 }
 
+int adapter_dpkg_version(const char *package, struct adapter_found *found)
+{
+    const char *argv[] = {"dpkg-query", "-W", "-f=${Version}", package, NULL};
+    char out[512];
+    if (adapter_capture(argv, out, sizeof out) != 0 || !out[0] || strstr(out, "no packages"))
+        return -1;
+    out[strcspn(out, "\r\n")] = 0;
+    snprintf(found->version, sizeof found->version, "%.100s", out);
+    return 0;
+}
+
+const char *adapter_option(const struct adapter_ctx *c, const char *key)
+{
+    if (!c->tool || !c->tool->options)
+        return NULL;
+    return json_string_value(json_object_get(c->tool->options, key));
+}
+
 char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *err)
 {
     char path[PATH_MAX];

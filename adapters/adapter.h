@@ -144,6 +144,15 @@ int adapter_which(const char *name, char *out, size_t outlen);
  * (at most outlen-1 bytes). Returns the exit status (0-255), or -1. */
 int adapter_capture(const char *const *argv, char *out, size_t outlen);
 
+/* The Debian version of package (dpkg-query), for tools without a usable
+ * version flag, into found->version. Returns 0, or -1 (version untouched)
+ * when the package is not installed or dpkg-query fails. */
+int adapter_dpkg_version(const char *package, struct adapter_found *found);
+
+/* The profile's string option key for the tool (tool.options), or NULL
+ * when absent or not a string. */
+const char *adapter_option(const struct adapter_ctx *c, const char *key);
+
 /* Read a whole file into a heap string (NUL-terminated). Returns NULL with
  * err filled when missing or unreadable. max_bytes caps what is read. */
 char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *err);

@@ -102,7 +102,7 @@ static int art_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
 {
     const struct profile_load *l = c->load;
     struct textbuf y = {0};
-    const char *pool = json_string_value(json_object_get(c->tool->options, "pool"));
+    const char *pool = adapter_option(c, "pool");
     unsigned long pool_n = 0;
     if (pool) {
         char *end;

@@ -22,14 +22,8 @@ static int hey_detect(const char *bin, struct adapter_found *found, char *err)
     if (raw_find("hey", bin, cands, found, err))
         return -1;
     /* hey has no version flag: ask dpkg which package owns the binary. */
-    const char *argv[] = {"dpkg-query", "-W", "-f=${Version}", "hey", NULL};
-    char out[128];
-    if (adapter_capture(argv, out, sizeof out) == 0 && out[0]) {
-        out[strcspn(out, "\n")] = 0;
-        snprintf(found->version, sizeof found->version, "%.100s", out);
-    } else {
+    if (adapter_dpkg_version("hey", found))
         snprintf(found->version, sizeof found->version, "unknown (no version flag)");
-    }
     return 0;
 }
 

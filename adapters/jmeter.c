@@ -225,9 +225,9 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
 {
     const struct profile_load *l = c->load;
     struct jm_groups gs = {0};
-    const char *heap = json_string_value(json_object_get(c->tool->options, "heap"));
-    const char *jvm_args = json_string_value(json_object_get(c->tool->options, "jvm_args"));
-    const char *topt = json_string_value(json_object_get(c->tool->options, "threads"));
+    const char *heap = adapter_option(c, "heap");
+    const char *jvm_args = adapter_option(c, "jvm_args");
+    const char *topt = adapter_option(c, "threads");
     if (heap && (!*heap || strspn(heap, "0123456789kKmMgG") != strlen(heap) || !strchr("0123456789", heap[0])))
         return util_err(err, "jmeter option heap=\"%s\": want a JVM size such as 512m or 2g", heap);
 

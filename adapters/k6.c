@@ -77,7 +77,7 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     const struct profile_load *l = c->load;
     struct textbuf js = {0};
     char d[32];
-    const char *discard = json_string_value(json_object_get(c->tool->options, "discard_bodies"));
+    const char *discard = adapter_option(c, "discard_bodies");
     int discard_bodies = discard && (!strcmp(discard, "true") || !strcmp(discard, "1") || !strcmp(discard, "yes"));
 
     int major = k6_major(c->found->version);

@@ -63,12 +63,8 @@ static int loc_detect(const char *bin, struct adapter_found *found, char *err)
             }
         }
     }
-    const char *dq[] = {"dpkg-query", "-W", "-f=${Version}", "python3-locust", NULL};
-    if (adapter_capture(dq, out, sizeof out) == 0 && out[0] && !strstr(out, "no packages")) {
-        out[strcspn(out, "\r\n")] = 0;
-        snprintf(found->version, sizeof found->version, "%.100s", out);
+    if (adapter_dpkg_version("python3-locust", found) == 0)
         return 0;
-    }
     const char *lv[] = {found->path, "--version", NULL};
     if (adapter_capture(lv, out, sizeof out) != 0)
         return util_err(err, "`%s --version` failed: %.150s", found->path, out);
@@ -102,7 +98,7 @@ static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     /* Paced users for a rate: each runs at peak/users per second. */
     double peak = profile_load_peak(l);
     uint64_t users = 0;
-    const char *uo = json_string_value(json_object_get(c->tool->options, "users"));
+    const char *uo = adapter_option(c, "users");
     if (l->model == LOAD_OPEN) {
         if (uo) {
             char *end;

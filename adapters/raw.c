@@ -82,13 +82,6 @@ uint64_t raw_whole_seconds(uint64_t ns, const char *tool, const char *what, stru
     return s;
 }
 
-static const char *option_string(const struct adapter_ctx *c, const char *key)
-{
-    if (!c->tool || !c->tool->options)
-        return NULL;
-    return json_string_value(json_object_get(c->tool->options, key));
-}
-
 static int option_err(const struct adapter_ctx *c, char *err, const char *key, const char *why)
 {
     if (c->profile && c->profile->path && c->tool)
@@ -99,7 +92,7 @@ static int option_err(const struct adapter_ctx *c, char *err, const char *key, c
 int raw_option_count(const struct adapter_ctx *c, const char *key, uint64_t *out, char *err)
 {
     *out = 0;
-    const char *s = option_string(c, key);
+    const char *s = adapter_option(c, key);
     if (!s)
         return 0;
     char e[UTIL_ERR_LEN];
@@ -111,7 +104,7 @@ int raw_option_count(const struct adapter_ctx *c, const char *key, uint64_t *out
 int raw_option_bool(const struct adapter_ctx *c, const char *key, int def, int *out, char *err)
 {
     *out = def;
-    const char *s = option_string(c, key);
+    const char *s = adapter_option(c, key);
     if (!s)
         return 0;
     if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "1"))

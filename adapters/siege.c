@@ -26,14 +26,8 @@ static int siege_detect(const char *bin, struct adapter_found *found, char *err)
         return -1;
     /* `siege --version` writes ~/.siege/siege.conf into the user's HOME:
      * ask dpkg instead. */
-    const char *argv[] = {"dpkg-query", "-W", "-f=${Version}", "siege", NULL};
-    char out[128];
-    if (adapter_capture(argv, out, sizeof out) == 0 && out[0]) {
-        out[strcspn(out, "\n")] = 0;
-        snprintf(found->version, sizeof found->version, "%.100s", out);
-    } else {
+    if (adapter_dpkg_version("siege", found))
         snprintf(found->version, sizeof found->version, "unknown (not from a Debian package)");
-    }
     return 0;
 }
 
