@@ -15,8 +15,11 @@
 #include <unistd.h>
 
 /* Okabe-Ito first (readable by the colour-blind), then distinct extras. */
+/* 16 distinct colours: the studies chart up to 13 tools, and a colour must
+ * name one tool. */
 static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
-                                      "#8C564B", "#555555", "#9467BD", "#BCBD22", "#17BECF", "#7F0000"};
+                                      "#8C564B", "#555555", "#9467BD", "#BCBD22", "#17BECF", "#7F0000",
+                                      "#F0027F", "#F0E442", "#000080", "#66C2A5"};
 
 const char *charts_colour(int i)
 {
@@ -24,26 +27,10 @@ const char *charts_colour(int i)
     return palette[(size_t)(i < 0 ? 0 : i) % n];
 }
 
-static const char *jstr(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b)
-        v = json_object_get(v, b);
-    return json_string_value(v);
-}
-
-static double jnum(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b)
-        v = json_object_get(v, b);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 const char *charts_footer(json_t *run, char *buf, size_t len)
 {
     char when[64] = "?";
-    double ms = jnum(run, "started_at_ms", NULL);
+    double ms = stats_json_num(run, "started_at_ms", NULL, NULL);
     if (!isnan(ms)) {
         time_t t = (time_t)(ms / 1000);
         struct tm tm;
@@ -51,10 +38,10 @@ const char *charts_footer(json_t *run, char *buf, size_t len)
         strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
     }
     snprintf(buf, len, "loadbench %s (%s, git %s) · %s, %.0f cores, %.0f MB, kernel %s · %s · profile %s",
-             jstr(run, "loadbench", "version") ?: "?", jstr(run, "loadbench", "build") ?: "?",
-             jstr(run, "loadbench", "git") ?: "?", jstr(run, "machine", "cpu_model") ?: "?",
-             jnum(run, "machine", "cores"), jnum(run, "machine", "memory_mb"), jstr(run, "machine", "kernel") ?: "?",
-             when, jstr(run, "profile", "name") ?: "?");
+             stats_json_str(run, "loadbench", "version") ?: "?", stats_json_str(run, "loadbench", "build") ?: "?",
+             stats_json_str(run, "loadbench", "git") ?: "?", stats_json_str(run, "machine", "cpu_model") ?: "?",
+             stats_json_num(run, "machine", "cores", NULL), stats_json_num(run, "machine", "memory_mb", NULL),
+             stats_json_str(run, "machine", "kernel") ?: "?", when, stats_json_str(run, "profile", "name") ?: "?");
     return buf;
 }
 
@@ -337,10 +324,10 @@ static int exists(const char *dir, const char *rel)
 /* File names in scripts: the run dir's samples/ seen from charts/. */
 static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
 {
-    const char *dirname = jstr(r, "dir", NULL) ?: jstr(r, "label", NULL) ?: "?";
-    const char *tool_csv = jstr(r, "footprint", "samples_file");
-    const char *tgt_csv = jstr(r, "target_footprint", "samples_file");
-    const char *srv_csv = jstr(r, "server_series_file", NULL);
+    const char *dirname = stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL) ?: "?";
+    const char *tool_csv = stats_json_str(r, "footprint", "samples_file");
+    const char *tgt_csv = stats_json_str(r, "target_footprint", "samples_file");
+    const char *srv_csv = stats_json_str(r, "server_series_file", NULL);
     const char *colr = charts_colour(colour);
     /* A run.json copied without its samples/ still charts what it can. */
     if (tool_csv && !exists(c->dir, tool_csv))
@@ -349,7 +336,7 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
         tgt_csv = NULL;
     if (srv_csv && !exists(c->dir, srv_csv))
         srv_csv = NULL;
-    double load_start = jnum(r, "windows", "load_start_s");
+    double load_start = stats_json_num(r, "windows", "load_start_s", NULL);
     if (isnan(load_start))
         load_start = 0;
     /* Server second t covers [t, t+1) of lb-target's clock; its first
@@ -374,7 +361,8 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
     int k = 1;
     json_array_foreach(json_object_get(load, "stages"), i, st)
     {
-        double d = jnum(st, "duration_ns", NULL) / 1e9, target = jnum(st, "target", NULL);
+        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9,
+               target = stats_json_num(st, "target", NULL, NULL);
         if (isnan(d))
             continue;
         int ramp = i > 0 ? target != prev : 0;
@@ -393,7 +381,7 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
     snprintf(title, sizeof title, "%s: CPU, memory and server-counted requests/s over time (load stages shaded)", dirname);
     gp_str(f, title);
     /* One time axis for all three panels. */
-    double xmax = jnum(r, "footprint", "wall_s");
+    double xmax = stats_json_num(r, "footprint", "wall_s", NULL);
     if (isnan(xmax) || xmax < t0)
         xmax = t0;
     xmax = ceil(xmax + 0.25);
@@ -403,7 +391,7 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
     fprintf(f, "  set ylabel \"CPU %% (100 = one core)\"\n  set format x \"\"\n  plot ");
     if (tool_csv) {
         fprintf(f, "\"../%s\" using 1:3 skip 1 with lines lw 2 lc rgb \"%s\" title ", tool_csv, colr);
-        gp_str(f, jstr(r, "label", NULL));
+        gp_str(f, stats_json_str(r, "label", NULL));
     }
     if (tgt_csv)
         fprintf(f, "%s\"../%s\" using 1:3 skip 1 with lines lw 1.5 dt 2 lc rgb \"#777777\" title \"lb-target\"",
@@ -414,7 +402,7 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
     fprintf(f, "\n  set ylabel \"RSS (MB)\"\n  plot ");
     if (tool_csv) {
         fprintf(f, "\"../%s\" using 1:6 skip 1 with lines lw 2 lc rgb \"%s\" title ", tool_csv, colr);
-        gp_str(f, jstr(r, "label", NULL));
+        gp_str(f, stats_json_str(r, "label", NULL));
     } else {
         fprintf(f, "NaN notitle");
     }
@@ -434,13 +422,14 @@ static int timeseries(struct cw *c, char *err)
     size_t i;
     json_array_foreach(json_object_get(c->run, "runs"), i, r)
     {
-        const char *dirname = jstr(r, "dir", NULL) ?: jstr(r, "label", NULL);
+        const char *dirname = stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL);
         if (!dirname || !json_object_get(r, "footprint"))
             continue;
         /* Nothing to draw without the run's sample files (a run.json
          * copied alone). */
-        const char *files[] = {jstr(r, "footprint", "samples_file"), jstr(r, "target_footprint", "samples_file"),
-                               jstr(r, "server_series_file", NULL)};
+        const char *files[] = {stats_json_str(r, "footprint", "samples_file"),
+                               stats_json_str(r, "target_footprint", "samples_file"),
+                               stats_json_str(r, "server_series_file", NULL)};
         int have = 0;
         for (int k = 0; k < 3; k++)
             have |= files[k] && exists(c->dir, files[k]);
@@ -448,7 +437,7 @@ static int timeseries(struct cw *c, char *err)
             continue;
         int colour = 0;
         for (size_t li = 0; li < c->gs.nlabels; li++)
-            if (!strcmp(c->gs.labels[li], jstr(r, "label", NULL) ?: ""))
+            if (!strcmp(c->gs.labels[li], stats_json_str(r, "label", NULL) ?: ""))
                 colour = (int)li;
         char base[300], name[320];
         snprintf(base, sizeof base, "ts_%s", dirname);

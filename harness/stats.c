@@ -7,7 +7,7 @@
 #include <string.h>
 
 const struct stats_metric stats_metrics[] = {
-    {.key = "rps", .column = "RPS", .title = "Requests/s (server-counted)", .unit = "req/s", .higher_better = 1, .prec = 0},
+    {.key = "rps", .column = "RPS hold", .title = "Requests/s (server-counted, hold window)", .unit = "req/s", .higher_better = 1, .prec = 0},
     {.key = "p50", .column = "P50 ms", .title = "Latency p50 (tool-reported)", .unit = "ms", .higher_better = 0, .prec = 2},
     {.key = "p99", .column = "P99 ms", .title = "Latency p99 (tool-reported)", .unit = "ms", .higher_better = 0, .prec = 2},
     {.key = "cpu", .column = "CPU avg %", .title = "CPU average (100 % = one core)", .unit = "%", .higher_better = 0, .prec = 1},
@@ -24,7 +24,7 @@ const struct stats_metric *stats_metric_by_key(const char *key)
     return NULL;
 }
 
-static double jnum(json_t *o, const char *a, const char *b, const char *c)
+double stats_json_num(json_t *o, const char *a, const char *b, const char *c)
 {
     json_t *v = json_object_get(o, a);
     if (b)
@@ -36,18 +36,23 @@ static double jnum(json_t *o, const char *a, const char *b, const char *c)
 
 double stats_value(json_t *row, const struct stats_metric *m)
 {
-    if (!strcmp(m->key, "rps"))
-        return jnum(row, "windows", "whole_rps", NULL);
+    if (!strcmp(m->key, "rps")) {
+        /* The hold window is what every tool ran alike (tools without ramps
+         * run only the hold phase); the whole run where there is none. */
+        double hold = stats_json_num(row, "windows", "hold_rps", NULL);
+        return !isnan(hold) ? hold : stats_json_num(row, "windows", "whole_rps", NULL);
+    }
     if (!strcmp(m->key, "p50"))
-        return jnum(row, "client", "latency_ms", "p50");
+        return stats_json_num(row, "client", "latency_ms", "p50");
     if (!strcmp(m->key, "p99"))
-        return jnum(row, "client", "latency_ms", "p99");
+        return stats_json_num(row, "client", "latency_ms", "p99");
     if (!strcmp(m->key, "cpu"))
-        return jnum(row, "footprint", "cpu_avg_pct", NULL);
+        return stats_json_num(row, "footprint", "cpu_avg_pct", NULL);
     if (!strcmp(m->key, "rss"))
-        return jnum(row, "footprint", "rss_peak_mb", NULL);
+        return stats_json_num(row, "footprint", "rss_peak_mb", NULL);
     if (!strcmp(m->key, "cpu100k")) {
-        double cpu = jnum(row, "footprint", "cpu_seconds", NULL), req = jnum(row, "server", "requests", NULL);
+        double cpu = stats_json_num(row, "footprint", "cpu_seconds", NULL),
+               req = stats_json_num(row, "server", "requests", NULL);
         return req > 0 && !isnan(cpu) ? cpu / req * 1e5 : NAN;
     }
     return NAN;
@@ -100,9 +105,12 @@ static int same_level(double a, double b)
     return (isnan(a) && isnan(b)) || a == b;
 }
 
-static const char *jstr(json_t *o, const char *k)
+const char *stats_json_str(json_t *o, const char *a, const char *b)
 {
-    return json_string_value(json_object_get(o, k));
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_string_value(v);
 }
 
 void stats_group_run(json_t *run, struct stats_groups *out)
@@ -118,7 +126,7 @@ void stats_group_run(json_t *run, struct stats_groups *out)
      * skipped), then any row label the profile does not list. */
     json_array_foreach(json_object_get(json_object_get(run, "profile"), "tools"), i, t)
     {
-        const char *l = jstr(t, "label");
+        const char *l = stats_json_str(t, "label", NULL);
         int seen = 0;
         for (size_t k = 0; l && k < out->nlabels; k++)
             seen |= !strcmp(out->labels[k], l);
@@ -127,7 +135,7 @@ void stats_group_run(json_t *run, struct stats_groups *out)
     }
     json_array_foreach(runs, i, r)
     {
-        const char *l = jstr(r, "label");
+        const char *l = stats_json_str(r, "label", NULL);
         int seen = 0;
         for (size_t k = 0; l && k < out->nlabels; k++)
             seen |= !strcmp(out->labels[k], l);
@@ -153,13 +161,13 @@ void stats_group_run(json_t *run, struct stats_groups *out)
             {
                 json_t *lv = json_object_get(r, "level");
                 double rl = json_is_number(lv) ? json_number_value(lv) : NAN;
-                if (strcmp(jstr(r, "label") ?: "", g.label) || !same_level(rl, level))
+                if (strcmp(stats_json_str(r, "label", NULL) ?: "", g.label) || !same_level(rl, level))
                     continue;
                 if (!g.rows)
                     g.rows = util_xcalloc(json_array_size(runs), sizeof *g.rows);
-                g.tool = jstr(r, "tool");
+                g.tool = stats_json_str(r, "tool", NULL);
                 g.nrows++;
-                if (!strcmp(jstr(r, "status") ?: "", "ok"))
+                if (!strcmp(stats_json_str(r, "status", NULL) ?: "", "ok"))
                     g.rows[g.nok++] = r;
             }
             if (g.nrows)

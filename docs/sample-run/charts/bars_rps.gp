@@ -1,4 +1,4 @@
-# loadbench chart: Requests/s (server-counted)
+# loadbench chart: Requests/s (server-counted, hold window)
 # Render: gnuplot bars_rps.gp  (writes bars_rps.png and bars_rps.svg; edit freely)
 set encoding utf8
 footer = "loadbench 0.1.0 (release, git 290f7b0) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v782 · 2026-11-29 23:43 UTC · profile sample-200vus"
@@ -15,7 +15,7 @@ do for [fmt in "png svg"] {
   set tics nomirror
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
-  set title "Requests/s (server-counted), one run per tool" font ",13"
+  set title "Requests/s (server-counted, hold window), one run per tool" font ",13"
   set ylabel "req/s"
   set yrange [0:*]
   set xrange [-0.6:12.6]
@@ -37,6 +37,6 @@ do for [fmt in "png svg"] {
        keyentry with boxes lc rgb "#BCBD22" title "artillery", \
        keyentry with boxes lc rgb "#17BECF" title "locust", \
        keyentry with boxes lc rgb "#7F0000" title "go-fasthttp", \
-       keyentry with boxes lc rgb "#0072B2" title "py-aiohttp"
+       keyentry with boxes lc rgb "#F0027F" title "py-aiohttp"
   set output
 }

@@ -37,6 +37,6 @@ do for [fmt in "png svg"] {
        keyentry with boxes lc rgb "#BCBD22" title "artillery", \
        keyentry with boxes lc rgb "#17BECF" title "locust", \
        keyentry with boxes lc rgb "#7F0000" title "go-fasthttp", \
-       keyentry with boxes lc rgb "#0072B2" title "py-aiohttp"
+       keyentry with boxes lc rgb "#F0027F" title "py-aiohttp"
   set output
 }

@@ -24,13 +24,13 @@ do for [fmt in "png svg"] {
   set key outside right top vertical Left reverse
   set ylabel "CPU % (100 = one core)"
   set format x ""
-  plot "../samples/py-aiohttp.csv" using 1:3 skip 1 with lines lw 2 lc rgb "#0072B2" title "py-aiohttp", "../samples/py-aiohttp.target.csv" using 1:3 skip 1 with lines lw 1.5 dt 2 lc rgb "#777777" title "lb-target"
+  plot "../samples/py-aiohttp.csv" using 1:3 skip 1 with lines lw 2 lc rgb "#F0027F" title "py-aiohttp", "../samples/py-aiohttp.target.csv" using 1:3 skip 1 with lines lw 1.5 dt 2 lc rgb "#777777" title "lb-target"
   set ylabel "RSS (MB)"
-  plot "../samples/py-aiohttp.csv" using 1:6 skip 1 with lines lw 2 lc rgb "#0072B2" title "py-aiohttp"
+  plot "../samples/py-aiohttp.csv" using 1:6 skip 1 with lines lw 2 lc rgb "#F0027F" title "py-aiohttp"
   set ylabel "requests/s (server)"
   set xlabel "seconds since the tool started"
   set format x "%g"
-  plot "../samples/py-aiohttp.server.csv" using ($1+0.768):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#0072B2" title "completed/s"
+  plot "../samples/py-aiohttp.server.csv" using ($1+0.768):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#F0027F" title "completed/s"
   unset multiplot
   set output
 }
