@@ -327,8 +327,9 @@ json_t *crosscheck_machine_json(const struct sampler_machine *m0, const struct s
         double pct = unattributed / wall * 100;
         json_object_set_new(o, "unattributed_pct", json_real(pct));
         if (pct > 5)
-            json_array_append_new(warnings, json_sprintf("unattributed CPU: %.1f%% of a core was busy outside the tool, the target and loadbench (kernel network work on loopback, or other processes)",
-                                                         pct));
+            json_array_append_new(warnings, json_sprintf("unattributed CPU: %.1f%% of a core was busy outside the tool, the target and loadbench "
+                                                         "(softirq %.1f%%: the kernel's loopback network work, charged to no process; the rest: other processes)",
+                                                         pct, (double)(m1->softirq - m0->softirq) / hz / wall * 100));
     }
     return o;
 }
