@@ -7,22 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-static const char *jstr(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b)
-        v = json_object_get(v, b);
-    return json_string_value(v);
-}
-
-static double jnum(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b)
-        v = json_object_get(v, b);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static int same_str(const char *a, const char *b)
 {
     return (!a && !b) || (a && b && !strcmp(a, b));
@@ -35,9 +19,9 @@ static const char *label_sha(json_t *run, const char *label)
     size_t i;
     json_array_foreach(json_object_get(run, "runs"), i, r)
     {
-        if (!same_str(jstr(r, "label", NULL), label))
+        if (!same_str(stats_json_str(r, "label", NULL), label))
             continue;
-        const char *s = jstr(r, "identity", "sha256");
+        const char *s = stats_json_str(r, "identity", "sha256");
         if (s)
             return s;
     }
@@ -48,7 +32,11 @@ static int has_label(json_t *run, const char *label)
 {
     json_t *r;
     size_t i;
-    json_array_foreach(json_object_get(run, "runs"), i, r) if (same_str(jstr(r, "label", NULL), label)) return 1;
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        if (same_str(stats_json_str(r, "label", NULL), label))
+            return 1;
+    }
     return 0;
 }
 
@@ -91,12 +79,14 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
             return 1;
         }
     }
-    double ma = jnum(base, "machine", "memory_mb"), mb = jnum(cur, "machine", "memory_mb");
+    double ma = stats_json_num(base, "machine", "memory_mb", NULL),
+           mb = stats_json_num(cur, "machine", "memory_mb", NULL);
     if (!isnan(ma) && !isnan(mb) && fabs(ma - mb) > 0.02 * ma)
         return util_err(err, "not comparable: different machine (memory %.0f MB vs %.0f MB)", ma, mb), 1;
-    if (!same_str(jstr(base, "loadbench", "build"), jstr(cur, "loadbench", "build")))
-        return util_err(err, "not comparable: different build type (%s vs %s); a sanitizer build measures something else",
-                        jstr(base, "loadbench", "build") ?: "?", jstr(cur, "loadbench", "build") ?: "?"),
+    if (!same_str(stats_json_str(base, "loadbench", "build"), stats_json_str(cur, "loadbench", "build")))
+        return util_err(
+                   err, "not comparable: different build type (%s vs %s); a sanitizer build measures something else",
+                   stats_json_str(base, "loadbench", "build") ?: "?", stats_json_str(cur, "loadbench", "build") ?: "?"),
                1;
     /* The profile as resolved, less where it was read from and its prose. */
     json_t *pa = json_deep_copy(json_object_get(base, "profile")), *pb = json_deep_copy(json_object_get(cur, "profile"));
@@ -129,7 +119,7 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
     size_t i;
     json_array_foreach(json_object_get(cur, "runs"), i, r)
     {
-        const char *l = jstr(r, "label", NULL);
+        const char *l = stats_json_str(r, "label", NULL);
         if (!l || same_str(l, tool))
             continue;
         const char *a = label_sha(base, l), *b = label_sha(cur, l);
@@ -155,9 +145,9 @@ static void ratio_summary(const struct stats_group *g, const struct stats_group 
     double *v = util_xcalloc(g->nok + 1, sizeof *v);
     size_t n = 0;
     for (size_t i = 0; ctl && i < g->nok; i++) {
-        double rep = jnum(g->rows[i], "repeat", NULL), mine = stats_value(g->rows[i], rps);
+        double rep = stats_json_num(g->rows[i], "repeat", NULL, NULL), mine = stats_value(g->rows[i], rps);
         for (size_t k = 0; k < ctl->nok; k++) {
-            if (jnum(ctl->rows[k], "repeat", NULL) != rep)
+            if (stats_json_num(ctl->rows[k], "repeat", NULL, NULL) != rep)
                 continue;
             double theirs = stats_value(ctl->rows[k], rps);
             if (theirs > 0 && !isnan(mine))
@@ -214,7 +204,7 @@ static void xml(FILE *f, const char *s)
 
 static void run_when(json_t *run, char *buf, size_t len)
 {
-    double ms = jnum(run, "started_at_ms", NULL);
+    double ms = stats_json_num(run, "started_at_ms", NULL, NULL);
     if (isnan(ms)) {
         snprintf(buf, len, "?");
         return;
@@ -232,11 +222,13 @@ int compare_runs(json_t *base, json_t *cur, const struct compare_opts *o, FILE *
     char wb[64], wc[64];
     run_when(base, wb, sizeof wb);
     run_when(cur, wc, sizeof wc);
-    fprintf(md, "# loadbench compare: %s\n\n", jstr(cur, "profile", "name") ?: "?");
-    fprintf(md, "Baseline: run of %s (loadbench %s, git %s). Current: run of %s (loadbench %s, git %s). Machine: %s, %.0f cores.\n\n",
-            wb, jstr(base, "loadbench", "version") ?: "?", jstr(base, "loadbench", "git") ?: "?", wc,
-            jstr(cur, "loadbench", "version") ?: "?", jstr(cur, "loadbench", "git") ?: "?",
-            jstr(cur, "machine", "cpu_model") ?: "?", jnum(cur, "machine", "cores"));
+    fprintf(md, "# loadbench compare: %s\n\n", stats_json_str(cur, "profile", "name") ?: "?");
+    fprintf(md,
+            "Baseline: run of %s (loadbench %s, git %s). Current: run of %s (loadbench %s, git %s). Machine: %s, %.0f "
+            "cores.\n\n",
+            wb, stats_json_str(base, "loadbench", "version") ?: "?", stats_json_str(base, "loadbench", "git") ?: "?",
+            wc, stats_json_str(cur, "loadbench", "version") ?: "?", stats_json_str(cur, "loadbench", "git") ?: "?",
+            stats_json_str(cur, "machine", "cpu_model") ?: "?", stats_json_num(cur, "machine", "cores", NULL));
     if (not_comparable(base, cur, tool, err)) {
         fprintf(md, "**Not comparable:** %s.\n", err);
         if (junit) {

@@ -9,28 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-static const char *jstr(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b)
-        v = json_object_get(v, b);
-    return json_string_value(v);
-}
-
-static double jnum(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b)
-        v = json_object_get(v, b);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static double jnum3(json_t *o, const char *a, const char *b, const char *c)
-{
-    json_t *v = json_object_get(json_object_get(json_object_get(o, a), b), c);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static void esc(FILE *f, const char *s)
 {
     for (; s && *s; s++) {
@@ -330,7 +308,7 @@ static void sweep_chart(FILE *f, const struct stats_groups *gs, const struct sta
 /* CPU, RSS and server-counted requests/s of one tool run, from its CSVs. */
 static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, const char *footer)
 {
-    const char *label = jstr(r, "label", NULL) ?: "?", *name = jstr(r, "dir", NULL) ?: label;
+    const char *label = stats_json_str(r, "label", NULL) ?: "?", *name = stats_json_str(r, "dir", NULL) ?: label;
     char p[4300];
     struct series s[2];
     memset(s, 0, sizeof s);
@@ -347,13 +325,14 @@ static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, co
     struct band bands[16];
     size_t nb = 0;
     json_t *load = json_object_get(r, "load_as_run") ?: json_object_get(r, "load"), *st;
-    double t0 = jnum(r, "windows", "load_start_s"), prev = 0;
+    double t0 = stats_json_num(r, "windows", "load_start_s", NULL), prev = 0;
     size_t si;
     if (isnan(t0))
         t0 = 0;
     json_array_foreach(json_object_get(load, "stages"), si, st)
     {
-        double d = jnum(st, "duration_ns", NULL) / 1e9, target = jnum(st, "target", NULL);
+        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9,
+               target = stats_json_num(st, "target", NULL, NULL);
         if (isnan(d) || nb == sizeof bands / sizeof *bands)
             continue;
         int ramp = si > 0 ? target != prev : json_is_true(json_object_get(load, "ramped")) && target != 0;
@@ -361,8 +340,9 @@ static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, co
         t0 += d;
         prev = target;
     }
-    const char *tcsv = jstr(r, "footprint", "samples_file"), *gcsv = jstr(r, "target_footprint", "samples_file");
-    const char *scsv = jstr(r, "server_series_file", NULL);
+    const char *tcsv = stats_json_str(r, "footprint", "samples_file"),
+               *gcsv = stats_json_str(r, "target_footprint", "samples_file");
+    const char *scsv = stats_json_str(r, "server_series_file", NULL);
     char title[300];
     /* CPU: the tool and lb-target. */
     size_t ns = 0;
@@ -407,7 +387,7 @@ static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, co
         size_t np = charts_read_csv(p, 8, &tt, &part);
         /* Align the server's seconds to the tool's clock at the first
          * second with traffic (see charts.c), drop partial seconds. */
-        double first = -1, ls = jnum(r, "windows", "load_start_s");
+        double first = -1, ls = stats_json_num(r, "windows", "load_start_s", NULL);
         for (size_t i = 0; i < s[0].n; i++)
             if (s[0].y[i] > 0 && first < 0)
                 first = s[0].x[i];
@@ -452,7 +432,8 @@ static void results_table(FILE *f, json_t *run)
     const struct stats_metric *c100 = stats_metric_by_key("cpu100k");
     json_array_foreach(json_object_get(run, "runs"), i, r)
     {
-        const char *label = jstr(r, "label", NULL) ?: "?", *name = jstr(r, "dir", NULL) ?: label, *st = jstr(r, "status", NULL);
+        const char *label = stats_json_str(r, "label", NULL) ?: "?", *name = stats_json_str(r, "dir", NULL) ?: label,
+                   *st = stats_json_str(r, "status", NULL);
         fprintf(f, "<tr class=\"tool-row\" data-tool=\"");
         esc(f, label);
         fprintf(f, "\" data-dir=\"");
@@ -464,36 +445,36 @@ static void results_table(FILE *f, json_t *run)
         fprintf(f, "</a></th><td class=\"%s\">", status_class(st));
         esc(f, st ? st : "?");
         fputs("</td><td>", f);
-        esc(f, jstr(r, "identity", "model") ?: "–");
+        esc(f, stats_json_str(r, "identity", "model") ?: "–");
         fputs("</td><td>", f);
-        num(f, jnum(r, "windows", "whole_rps"), 0);
+        num(f, stats_json_num(r, "windows", "whole_rps", NULL), 0);
         fputs("</td><td>", f);
-        num(f, jnum(r, "windows", "hold_rps"), 0);
+        num(f, stats_json_num(r, "windows", "hold_rps", NULL), 0);
         fputs("</td><td>", f);
-        num(f, jnum3(r, "client", "latency_ms", "p50"), 2);
+        num(f, stats_json_num(r, "client", "latency_ms", "p50"), 2);
         fputs("</td><td>", f);
-        num(f, jnum3(r, "client", "latency_ms", "p95"), 2);
+        num(f, stats_json_num(r, "client", "latency_ms", "p95"), 2);
         fputs("</td><td>", f);
-        num(f, jnum3(r, "client", "latency_ms", "p99"), 2);
+        num(f, stats_json_num(r, "client", "latency_ms", "p99"), 2);
         fputs("</td><td>", f);
-        num(f, jnum(r, "client", "errors"), 0);
+        num(f, stats_json_num(r, "client", "errors", NULL), 0);
         fputs("</td><td>", f);
-        num(f, jnum(r, "footprint", "cpu_avg_pct"), 1);
+        num(f, stats_json_num(r, "footprint", "cpu_avg_pct", NULL), 1);
         fputs("</td><td>", f);
-        num(f, jnum(r, "footprint", "cpu_peak_pct"), 1);
+        num(f, stats_json_num(r, "footprint", "cpu_peak_pct", NULL), 1);
         fputs("</td><td>", f);
-        num(f, jnum(r, "footprint", "rss_peak_mb"), 1);
+        num(f, stats_json_num(r, "footprint", "rss_peak_mb", NULL), 1);
         fputs("</td><td>", f);
         num(f, stats_value(r, c100), 3);
         fputs("</td><td>", f);
-        num(f, jnum(r, "server", "requests"), 0);
+        num(f, stats_json_num(r, "server", "requests", NULL), 0);
         fputs("</td><td>", f);
-        num(f, jnum(r, "crosscheck", "client"), 0);
-        const char *v = jstr(r, "crosscheck", "verdict");
+        num(f, stats_json_num(r, "crosscheck", "client", NULL), 0);
+        const char *v = stats_json_str(r, "crosscheck", "verdict");
         fprintf(f, "</td><td class=\"%s\">", v && !strcmp(v, "mismatch") ? "bad" : "");
         esc(f, v ? v : "–");
         fputs("</td><td>", f);
-        esc(f, jstr(r, "limits", "bottleneck") ?: "–");
+        esc(f, stats_json_str(r, "limits", "bottleneck") ?: "–");
         fputs("</td><td class=\"links\">", f);
         static const char *const files[] = {"stdout.txt", "stderr.txt", "reproduce.sh", NULL};
         for (const char *const *fl = files; *fl; fl++) {
@@ -501,13 +482,13 @@ static void results_table(FILE *f, json_t *run)
             href(f, name);
             fprintf(f, "/%s\">%.6s</a> ", *fl, *fl);
         }
-        const char *sf = jstr(r, "footprint", "samples_file");
+        const char *sf = stats_json_str(r, "footprint", "samples_file");
         if (sf) {
             fputs("<a href=\"", f);
             href(f, sf);
             fputs("\">samples</a> ", f);
         }
-        sf = jstr(r, "server_series_file", NULL);
+        sf = stats_json_str(r, "server_series_file", NULL);
         if (sf) {
             fputs("<a href=\"", f);
             href(f, sf);
@@ -568,26 +549,27 @@ static void notes(FILE *f, json_t *run)
     fputs("<ul class=\"notes\">\n", f);
     json_array_foreach(json_object_get(run, "runs"), i, r)
     {
-        const char *name = jstr(r, "dir", NULL) ?: jstr(r, "label", NULL) ?: "?";
+        const char *name = stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL) ?: "?";
         fputs("<li><b>", f);
         esc(f, name);
         fputs("</b>: ", f);
-        esc(f, jstr(r, "status", NULL) ?: "?");
-        if (jstr(r, "reason", NULL)) {
+        esc(f, stats_json_str(r, "status", NULL) ?: "?");
+        if (stats_json_str(r, "reason", NULL)) {
             fputs(" — ", f);
-            esc(f, jstr(r, "reason", NULL));
+            esc(f, stats_json_str(r, "reason", NULL));
         }
         fputs("; crosscheck ", f);
-        esc(f, jstr(r, "crosscheck", "verdict") ?: "–");
+        esc(f, stats_json_str(r, "crosscheck", "verdict") ?: "–");
         if (json_is_number(json_object_get(json_object_get(r, "crosscheck"), "client")))
-            fprintf(f, " (client %.0f, server %.0f)", jnum(r, "crosscheck", "client"), jnum(r, "crosscheck", "server"));
-        if (jstr(r, "crosscheck", "note")) {
+            fprintf(f, " (client %.0f, server %.0f)", stats_json_num(r, "crosscheck", "client", NULL),
+                    stats_json_num(r, "crosscheck", "server", NULL));
+        if (stats_json_str(r, "crosscheck", "note")) {
             fputs(": ", f);
-            esc(f, jstr(r, "crosscheck", "note"));
+            esc(f, stats_json_str(r, "crosscheck", "note"));
         }
-        if (jstr(r, "identity", "latency_measures")) {
+        if (stats_json_str(r, "identity", "latency_measures")) {
             fputs(". Latency measures: ", f);
-            esc(f, jstr(r, "identity", "latency_measures"));
+            esc(f, stats_json_str(r, "identity", "latency_measures"));
         }
         fputs("<ul>", f);
         json_array_foreach(json_object_get(r, "warnings"), k, w)
@@ -607,7 +589,7 @@ void html_report(FILE *f, const char *dir, json_t *run)
     stats_group_run(run, &gs);
     char footer[512];
     charts_footer(run, footer, sizeof footer);
-    const char *name = jstr(run, "profile", "name") ?: "run";
+    const char *name = stats_json_str(run, "profile", "name") ?: "run";
     fputs("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
           "<title>loadbench: ",
@@ -627,14 +609,15 @@ void html_report(FILE *f, const char *dir, json_t *run)
           f);
     esc(f, name);
     fputs("</h1>\n<p>", f);
-    esc(f, jstr(run, "profile", "description"));
+    esc(f, stats_json_str(run, "profile", "description"));
     fputs("</p>\n<p class=\"note\">", f);
     esc(f, footer);
     fputs(". Run status: ", f);
-    esc(f, jstr(run, "status", NULL) ?: "?");
+    esc(f, stats_json_str(run, "status", NULL) ?: "?");
     fprintf(f, ". Target: lb-target, %.1f ms delay, %.0f B body, %.0f thread(s).</p>\n",
-            jnum3(run, "profile", "target", "delay_ns") / 1e6, jnum3(run, "profile", "target", "body_bytes"),
-            jnum3(run, "profile", "target", "threads"));
+            stats_json_num(run, "profile", "target", "delay_ns") / 1e6,
+            stats_json_num(run, "profile", "target", "body_bytes"),
+            stats_json_num(run, "profile", "target", "threads"));
 
     fputs("<h2>Results</h2>\n", f);
     results_table(f, run);
@@ -654,7 +637,7 @@ void html_report(FILE *f, const char *dir, json_t *run)
     for (const char *const *k = bar_keys; *k; k++)
         bar_chart(f, &gs, stats_metric_by_key(*k), footer);
     if (gs.nlevels) {
-        const char *model = jstr(json_object_get(run, "profile"), "load", "model");
+        const char *model = stats_json_str(json_object_get(run, "profile"), "load", "model");
         const char *xunit = model && !strcmp(model, "open") ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)";
         fputs("<h2>Against the swept level</h2>\n", f);
         static const char *const sweep_keys[] = {"rps", "cpu", "rss", "p99", NULL};
@@ -672,7 +655,7 @@ void html_report(FILE *f, const char *dir, json_t *run)
             continue;
         int colour = 0;
         for (size_t li = 0; li < gs.nlabels; li++)
-            if (!strcmp(gs.labels[li], jstr(r, "label", NULL) ?: ""))
+            if (!strcmp(gs.labels[li], stats_json_str(r, "label", NULL) ?: ""))
                 colour = (int)li;
         ts_chart(f, dir, r, charts_colour(colour), footer);
     }

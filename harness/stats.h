@@ -40,6 +40,14 @@ const struct stats_metric *stats_metric_by_key(const char *key);
  * CPU seconds per 100,000 server-counted requests. */
 double stats_value(json_t *row, const struct stats_metric *m);
 
+/* The number at o.a, o.a.b or o.a.b.c (pass NULL for the keys not
+ * needed), or NAN when absent or not a number. */
+double stats_json_num(json_t *o, const char *a, const char *b, const char *c);
+
+/* The string at o.a or o.a.b (b NULL), or NULL when absent or not a
+ * string. */
+const char *stats_json_str(json_t *o, const char *a, const char *b);
+
 /* Summarize n values (NaNs skipped). */
 void stats_summarize(const double *v, size_t n, struct stats_summary *out);
 
