@@ -7,6 +7,7 @@
  * below our own cgroup in each hierarchy (our memory cgroup is a nested
  * path), found through /proc/self/cgroup and /proc/self/mountinfo. */
 #include "cgroup.h"
+#include "fsutil.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -19,25 +20,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static ssize_t read_text(const char *path, char *buf, size_t cap)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    while (len + 1 < cap) {
-        ssize_t r = read(fd, buf + len, cap - 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    buf[len] = '\0';
-    return (ssize_t)len;
-}
 
 /* Write s to an existing control file. Returns 0 or -1 (errno set). */
 static int write_text(const char *path, const char *s)
@@ -56,7 +38,7 @@ static int write_text(const char *path, const char *s)
 static int read_u64(const char *path, uint64_t *v)
 {
     char buf[64];
-    if (read_text(path, buf, sizeof buf) <= 0)
+    if (fsutil_read_small(path, buf, sizeof buf) <= 0)
         return -1;
     char *end;
     *v = strtoull(buf, &end, 10);
@@ -103,7 +85,7 @@ static int has_word(const char *text, const char *word)
 static int own_path(const char *controller, char *out, size_t cap)
 {
     char buf[4096];
-    if (read_text("/proc/self/cgroup", buf, sizeof buf) <= 0)
+    if (fsutil_read_small("/proc/self/cgroup", buf, sizeof buf) <= 0)
         return -1;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
         char *c1 = strchr(line, ':');
@@ -221,7 +203,7 @@ static int create_v2(struct cgroup *cg, const char *name, uint64_t limit, char *
     if (own_dir(NULL, parent, sizeof parent) < 0)
         return util_err(err, "no cgroup v2 hierarchy is mounted");
     snprintf(file, sizeof file, "%s/cgroup.subtree_control", parent);
-    if (read_text(file, buf, sizeof buf) < 0)
+    if (fsutil_read_small(file, buf, sizeof buf) < 0)
         return util_err(err, "cannot read %s: %s", file, strerror(errno));
     int has_cpu = has_word(buf, "cpu"), has_mem = has_word(buf, "memory");
     if ((!has_cpu || !has_mem) && write_text(file, "+cpu +memory") < 0)
@@ -334,7 +316,7 @@ int cgroup_read(const struct cgroup *cg, struct cgroup_usage *u, char *err)
          * total in the ratio of cpuacct.stat's user and system ticks. */
         snprintf(file, sizeof file, "%s/cpuacct.stat", cg->cpu_dir);
         u->cpu_user_ns = u->cpu_ns;
-        if (read_text(file, buf, sizeof buf) > 0) {
+        if (fsutil_read_small(file, buf, sizeof buf) > 0) {
             uint64_t us = stat_key(buf, "user"), sy = stat_key(buf, "system");
             if (us + sy)
                 u->cpu_user_ns = (uint64_t)((double)u->cpu_ns * (double)us / (double)(us + sy));
@@ -346,17 +328,17 @@ int cgroup_read(const struct cgroup *cg, struct cgroup_usage *u, char *err)
         snprintf(file, sizeof file, "%s/memory.max_usage_in_bytes", cg->mem_dir);
         read_u64(file, &u->mem_peak_bytes);
         snprintf(file, sizeof file, "%s/memory.stat", cg->mem_dir);
-        if (read_text(file, buf, sizeof buf) > 0) {
+        if (fsutil_read_small(file, buf, sizeof buf) > 0) {
             /* What /proc's RSS counts: anonymous plus mapped file pages. */
             u->mem_rss_bytes = stat_key(buf, "total_rss") + stat_key(buf, "total_mapped_file");
             u->mem_cache_bytes = stat_key(buf, "total_cache");
         }
         snprintf(file, sizeof file, "%s/memory.oom_control", cg->mem_dir);
-        if (read_text(file, buf, sizeof buf) > 0)
+        if (fsutil_read_small(file, buf, sizeof buf) > 0)
             u->oom_kills = stat_key(buf, "oom_kill");
     } else {
         snprintf(file, sizeof file, "%s/cpu.stat", cg->cpu_dir);
-        if (read_text(file, buf, sizeof buf) <= 0)
+        if (fsutil_read_small(file, buf, sizeof buf) <= 0)
             return util_err(err, "cannot read %s: %s", file, strerror(errno));
         u->cpu_ns = stat_key(buf, "usage_usec") * 1000u;
         u->cpu_user_ns = stat_key(buf, "user_usec") * 1000u;
@@ -367,12 +349,12 @@ int cgroup_read(const struct cgroup *cg, struct cgroup_usage *u, char *err)
         snprintf(file, sizeof file, "%s/memory.peak", cg->mem_dir); /* Linux 5.19+ */
         read_u64(file, &u->mem_peak_bytes);
         snprintf(file, sizeof file, "%s/memory.stat", cg->mem_dir);
-        if (read_text(file, buf, sizeof buf) > 0) {
+        if (fsutil_read_small(file, buf, sizeof buf) > 0) {
             u->mem_rss_bytes = stat_key(buf, "anon") + stat_key(buf, "file_mapped");
             u->mem_cache_bytes = stat_key(buf, "file");
         }
         snprintf(file, sizeof file, "%s/memory.events", cg->mem_dir);
-        if (read_text(file, buf, sizeof buf) > 0)
+        if (fsutil_read_small(file, buf, sizeof buf) > 0)
             u->oom_kills = stat_key(buf, "oom_kill");
     }
     u->nprocs = list_pids(cg->procs[0], NULL, 0);
@@ -391,7 +373,7 @@ static int live_members(const struct cgroup *cg, int do_kill)
         for (int i = 0; i < n; i++) {
             char path[64], buf[512];
             snprintf(path, sizeof path, "/proc/%d/stat", (int)pids[i]);
-            if (read_text(path, buf, sizeof buf) <= 0)
+            if (fsutil_read_small(path, buf, sizeof buf) <= 0)
                 continue;
             char *p = strrchr(buf, ')');
             if (p && (p[2] == 'Z' || p[2] == 'X'))

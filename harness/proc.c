@@ -4,6 +4,7 @@
  * /proc scan). With proc_become_subreaper, grandchildren that daemonize are
  * re-parented to us, so walking our own children still finds them. */
 #include "proc.h"
+#include "fsutil.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -39,37 +40,6 @@ int proc_become_subreaper(char *err)
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
         return util_err(err, "cannot become a child subreaper (prctl PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
     return 0;
-}
-
-/* Read a whole (small, /proc) file into a growing heap buffer, NUL-terminated.
- * Returns the length, or -1 (errno set) when it cannot be opened or read. */
-static ssize_t slurp(const char *path, char **buf, size_t *cap)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    for (;;) {
-        if (*cap < len + 1024) {
-            *cap = *cap ? *cap * 2 : 4096;
-            *buf = util_xrealloc(*buf, *cap);
-        }
-        ssize_t n = read(fd, *buf + len, *cap - len - 1);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            close(fd);
-            errno = e;
-            return -1;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    (*buf)[len] = '\0';
-    return (ssize_t)len;
 }
 
 /* State letter and process group of pid from /proc/PID/stat; 0 when gone. */
@@ -140,7 +110,7 @@ static void children_of(pid_t pid, struct pidvec *pv, char **buf, size_t *cap)
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
         snprintf(path, sizeof path, "/proc/%d/task/%s/children", (int)pid, de->d_name);
-        if (slurp(path, buf, cap) <= 0)
+        if (fsutil_read_all(path, buf, cap) <= 0)
             continue;
         char *s = *buf, *end;
         for (;;) {

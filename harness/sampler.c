@@ -8,6 +8,7 @@
  * into a stack buffer is fewer syscalls and no allocation, which matters at
  * 100 ms intervals (see bench/sampler.sh for the measured cost). */
 #include "sampler.h"
+#include "fsutil.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -67,50 +68,6 @@ struct sampler_tree {
     int procs_peak, threads_peak;
 };
 
-/* Read a small /proc file into buf (NUL-terminated). Returns length or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t cap)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    while (len + 1 < cap) {
-        ssize_t r = read(fd, buf + len, cap - 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    buf[len] = '\0';
-    return (ssize_t)len;
-}
-
-/* Read a file of any length into the tree's growing buffer. */
-static ssize_t read_big(struct sampler_tree *t, const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t len = 0;
-    for (;;) {
-        if (t->bufcap < len + 1024) {
-            t->bufcap = t->bufcap ? t->bufcap * 2 : 8192;
-            t->buf = util_xrealloc(t->buf, t->bufcap);
-        }
-        ssize_t r = read(fd, t->buf + len, t->bufcap - 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    close(fd);
-    t->buf[len] = '\0';
-    return (ssize_t)len;
-}
-
 static void q_push(struct sampler_tree *t, pid_t pid)
 {
     for (int i = 0; i < t->nq; i++)
@@ -144,7 +101,7 @@ static void q_push_children(struct sampler_tree *t, pid_t pid, int nthreads)
     if (nthreads <= 1) {
         /* One thread: its tid is the pid, no need to list the task dir. */
         snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
-        if (read_big(t, path) > 0)
+        if (fsutil_read_all(path, &t->buf, &t->bufcap) > 0)
             q_push_list(t);
         return;
     }
@@ -157,7 +114,7 @@ static void q_push_children(struct sampler_tree *t, pid_t pid, int nthreads)
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
         snprintf(path, sizeof path, "/proc/%d/task/%s/children", (int)pid, de->d_name);
-        if (read_big(t, path) > 0)
+        if (fsutil_read_all(path, &t->buf, &t->bufcap) > 0)
             q_push_list(t);
     }
     closedir(d);
@@ -174,7 +131,7 @@ static int read_stat(pid_t pid, struct pstat *ps)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (read_small(path, buf, sizeof buf) <= 0)
+    if (fsutil_read_small(path, buf, sizeof buf) <= 0)
         return -1;
     /* comm may hold spaces and ')': the fields start after the last ')'. */
     char *p = strrchr(buf, ')');
@@ -207,7 +164,7 @@ static uint64_t read_hwm(pid_t pid)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    if (read_small(path, buf, sizeof buf) <= 0)
+    if (fsutil_read_small(path, buf, sizeof buf) <= 0)
         return 0;
     char *p = strstr(buf, "\nVmHWM:");
     if (!p)
@@ -221,7 +178,7 @@ static void read_io(pid_t pid, uint64_t *write_bytes, uint64_t *wchar)
     char path[64], buf[512];
     *write_bytes = *wchar = 0;
     snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
-    if (read_small(path, buf, sizeof buf) <= 0)
+    if (fsutil_read_small(path, buf, sizeof buf) <= 0)
         return;
     char *p = strstr(buf, "wchar:");
     if (p)
@@ -281,11 +238,11 @@ static int read_cgroup_cpu(const struct sampler_tree *t, uint64_t *user_ns, uint
 {
     char buf[1024];
     if (t->cg_usage) {
-        if (read_small(t->cg_usage, buf, sizeof buf) <= 0)
+        if (fsutil_read_small(t->cg_usage, buf, sizeof buf) <= 0)
             return -1;
         uint64_t total = strtoull(buf, NULL, 10);
         uint64_t us = 0, sy = 0;
-        if (read_small(t->cg_stat, buf, sizeof buf) > 0) {
+        if (fsutil_read_small(t->cg_stat, buf, sizeof buf) > 0) {
             char *u = strstr(buf, "user "), *s = strstr(buf, "system ");
             us = u ? strtoull(u + 5, NULL, 10) : 0;
             sy = s ? strtoull(s + 7, NULL, 10) : 0;
@@ -295,7 +252,7 @@ static int read_cgroup_cpu(const struct sampler_tree *t, uint64_t *user_ns, uint
         return 0;
     }
     if (t->cg_stat) {
-        if (read_small(t->cg_stat, buf, sizeof buf) <= 0)
+        if (fsutil_read_small(t->cg_stat, buf, sizeof buf) <= 0)
             return -1;
         char *u = strstr(buf, "user_usec "), *s = strstr(buf, "system_usec ");
         if (!u || !s)
@@ -387,7 +344,7 @@ int sampler_tree_sample(struct sampler_tree *t, struct sampler_reading *r, struc
      * the root and from every member seen before (orphans re-parented to
      * the harness, a subreaper, are no longer below the root). */
     if (t->cgroup_procs) {
-        if (read_big(t, t->cgroup_procs) > 0)
+        if (fsutil_read_all(t->cgroup_procs, &t->buf, &t->bufcap) > 0)
             q_push_list(t);
     } else {
         q_push(t, t->root);
@@ -571,7 +528,7 @@ int sampler_machine_read(struct sampler_machine *m, char *err)
 {
     char buf[512];
     memset(m, 0, sizeof *m);
-    if (read_small("/proc/stat", buf, sizeof buf) <= 0)
+    if (fsutil_read_small("/proc/stat", buf, sizeof buf) <= 0)
         return util_err(err, "cannot read /proc/stat: %s", strerror(errno));
     if (strncmp(buf, "cpu ", 4) || parse_cpu_line(buf, m) < 0)
         return util_err(err, "cannot parse the first line of /proc/stat");

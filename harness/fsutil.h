@@ -1,0 +1,20 @@
+/* fsutil: reading the small kernel files (/proc, cgroup control files) the
+ * sampler, the cgroup manager and the process-tree code poll. */
+#ifndef LB_FSUTIL_H
+#define LB_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read the file at path into buf (at most cap_bytes-1 bytes, always
+ * NUL-terminated; a longer file is cut). Returns the length read, or -1
+ * (errno set) when the file cannot be opened. */
+ssize_t fsutil_read_small(const char *path, char *buf, size_t cap_bytes);
+
+/* Read the whole file at path into *buf, a heap buffer of *cap_bytes that
+ * is grown as needed (both may start as NULL/0; the caller frees *buf).
+ * Returns the length read (NUL-terminated), or -1 (errno set) when the file
+ * cannot be opened or read. */
+ssize_t fsutil_read_all(const char *path, char **buf, size_t *cap_bytes);
+
+#endif
