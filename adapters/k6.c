@@ -330,7 +330,8 @@ static int k6_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
     uint64_t transport = lg.failed;
     /* Without k6's log (or with it cut short) the summary still tells when
      * nothing was answered: every timing is zero and nothing was read. */
-    if (attempts && adapter_json_num(dur, "max") == 0 && adapter_json_count(json_object_get(m, "data_received"), "count") == 0)
+    if (attempts && adapter_json_num(dur, "max") == 0 &&
+        adapter_json_count(json_object_get(m, "data_received"), "count") == 0)
         transport = attempts;
     if (transport > attempts)
         transport = attempts;
