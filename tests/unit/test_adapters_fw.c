@@ -7,6 +7,7 @@
 #include "adapter.h"
 #include "profile.h"
 #include "tap.h"
+#include "adapter_test.h"
 #include "util.h"
 
 #include <errno.h>
@@ -24,55 +25,7 @@ extern const struct adapter adapter_artillery;
 extern const struct adapter adapter_locust;
 extern const struct adapter adapter_jmeter;
 
-static char fixtures[4096];
-static char tmproot[256];
-
 /* ---- helpers ---------------------------------------------------------------- */
-
-static int copy_file(const char *src, const char *dst)
-{
-    FILE *in = fopen(src, "rb");
-    if (!in)
-        return -1;
-    FILE *out = fopen(dst, "wb");
-    if (!out) {
-        fclose(in);
-        return -1;
-    }
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    fclose(in);
-    return fclose(out);
-}
-
-/* A fresh empty directory under the test's temp root. */
-static const char *fresh_dir(const char *name)
-{
-    static char dir[512];
-    snprintf(dir, sizeof dir, "%s/%s", tmproot, name);
-    mkdir(dir, 0755);
-    return dir;
-}
-
-/* Copy tests/fixtures/TOOL/SRC to DIR/DST; reports a failed check if missing. */
-static void put(const char *tool, const char *src, const char *dir, const char *dst)
-{
-    char from[8192], to[1024];
-    snprintf(from, sizeof from, "%s/%s/%s", fixtures, tool, src);
-    snprintf(to, sizeof to, "%s/%s", dir, dst);
-    if (copy_file(from, to))
-        ok(0, "fixture %s/%s is there", tool, src);
-}
-
-static int has_warning(const struct strvec *w, const char *needle)
-{
-    for (size_t i = 0; i < w->n; i++)
-        if (strstr(w->v[i], needle))
-            return 1;
-    return 0;
-}
 
 /* s with newlines shown as \\n, for a one-line TAP description. */
 static const char *oneline(const char *s)
@@ -225,9 +178,9 @@ static void k6_parsers(void)
         snprintf(dname, sizeof dname, "k6-%s", k->name);
         const char *dir = fresh_dir(dname);
         snprintf(src, sizeof src, "%s.summary-export.json", k->name);
-        put("k6", src, dir, "summary.json");
+        put_fixture("k6", src, dir, "summary.json");
         snprintf(src, sizeof src, "%s.stdout.txt", k->name);
-        put("k6", src, dir, "stdout.txt");
+        put_fixture("k6", src, dir, "stdout.txt");
         struct adapter_result r;
         char err[UTIL_ERR_LEN] = "";
         int rc = parse(&adapter_k6, dir, k->model, &r, err);
@@ -371,9 +324,9 @@ static void art_parsers(void)
         snprintf(dname, sizeof dname, "art-%s", k->name);
         const char *dir = fresh_dir(dname);
         snprintf(src, sizeof src, "%s.report.json", k->name);
-        put("artillery", src, dir, "report.json");
+        put_fixture("artillery", src, dir, "report.json");
         snprintf(src, sizeof src, "%s.stdout.txt", k->name);
-        put("artillery", src, dir, "stdout.txt");
+        put_fixture("artillery", src, dir, "stdout.txt");
         struct adapter_result r;
         char err[UTIL_ERR_LEN] = "";
         int rc = parse_at(&adapter_artillery, dir, k->model, k->level, k->dur_s, &r, err);
@@ -404,7 +357,7 @@ static void art_parsers(void)
     }
     /* The same report against a schedule twice as fast: it fell behind. */
     const char *dir = fresh_dir("art-behind");
-    put("artillery", "success.report.json", dir, "report.json");
+    put_fixture("artillery", "success.report.json", dir, "report.json");
     struct adapter_result r;
     char err[UTIL_ERR_LEN] = "";
     parse_at(&adapter_artillery, dir, LOAD_OPEN, 100, 3, &r, err);
@@ -503,9 +456,9 @@ static void loc_parsers(void)
         snprintf(dname, sizeof dname, "loc-%s", k->name);
         const char *dir = fresh_dir(dname);
         snprintf(src, sizeof src, "%s.json", k->name);
-        put("locust", src, dir, "locust.json");
+        put_fixture("locust", src, dir, "locust.json");
         snprintf(src, sizeof src, "%s.stderr.txt", k->name);
-        put("locust", src, dir, "stderr.txt");
+        put_fixture("locust", src, dir, "stderr.txt");
         struct adapter_result r;
         char err[UTIL_ERR_LEN] = "";
         int rc = parse_at(&adapter_locust, dir, k->model, 10, 3, &r, err);
@@ -642,11 +595,11 @@ static void jm_put(const char *name, const char *dir)
 {
     char src[128];
     snprintf(src, sizeof src, "%s.stdout.txt", name);
-    put("jmeter", src, dir, "stdout.txt");
+    put_fixture("jmeter", src, dir, "stdout.txt");
     snprintf(src, sizeof src, "%s.stderr.txt", name);
-    put("jmeter", src, dir, "stderr.txt");
+    put_fixture("jmeter", src, dir, "stderr.txt");
     snprintf(src, sizeof src, "%s.jmeter.log", name);
-    put("jmeter", src, dir, "jmeter.log");
+    put_fixture("jmeter", src, dir, "jmeter.log");
 }
 
 static void jm_parsers(void)
@@ -667,7 +620,7 @@ static void jm_parsers(void)
         const char *dir = fresh_dir(dname);
         jm_put(k->name, dir);
         snprintf(src, sizeof src, "%s.jtl", k->name);
-        put("jmeter", src, dir, "results.jtl");
+        put_fixture("jmeter", src, dir, "results.jtl");
         struct adapter_result r;
         char err[UTIL_ERR_LEN] = "";
         int rc = parse(&adapter_jmeter, dir, k->model, &r, err);
@@ -712,7 +665,7 @@ static void jm_parsers(void)
        "jmeter stock-debian: ForbiddenClassException is an error, not a run");
     adapter_result_free(&r);
     /* Even if a JTL were left there from something else. */
-    put("jmeter", "success.jtl", dir, "results.jtl");
+    put_fixture("jmeter", "success.jtl", dir, "results.jtl");
     ok(parse(&adapter_jmeter, dir, LOAD_CLOSED, &r, err) == -1, "jmeter stock-debian: a stray JTL does not make it ok");
     adapter_result_free(&r);
     dir = fresh_dir("jm-load-error");
@@ -723,7 +676,7 @@ static void jm_parsers(void)
     /* An ERROR line in jmeter.log of an otherwise complete run: a warning. */
     dir = fresh_dir("jm-log-error");
     jm_put("success", dir);
-    put("jmeter", "success.jtl", dir, "results.jtl");
+    put_fixture("jmeter", "success.jtl", dir, "results.jtl");
     FILE *f = fopen(dirname_join(dir, "jmeter.log"), "a");
     if (f) {
         fputs("2026/11/29 22:58:23 ERROR - jmeter.threads.JMeterThread: Test failed! java.lang.OutOfMemoryError\n", f);

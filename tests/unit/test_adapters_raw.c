@@ -8,6 +8,7 @@
 #include "adapter.h"
 #include "profile.h"
 #include "tap.h"
+#include "adapter_test.h"
 #include "util.h"
 
 #include <math.h>
@@ -19,55 +20,7 @@
 
 extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege, adapter_autocannon;
 
-static char fixtures[4096];
-static char tmproot[256];
-
 /* ---- helpers ---------------------------------------------------------------- */
-
-static int copy_file(const char *src, const char *dst)
-{
-    FILE *in = fopen(src, "rb");
-    if (!in)
-        return -1;
-    FILE *out = fopen(dst, "wb");
-    if (!out) {
-        fclose(in);
-        return -1;
-    }
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    fclose(in);
-    return fclose(out);
-}
-
-/* A fresh empty directory under the test's temp root. */
-static const char *fresh_dir(const char *name)
-{
-    static char dir[512];
-    snprintf(dir, sizeof dir, "%s/%s", tmproot, name);
-    mkdir(dir, 0755);
-    return dir;
-}
-
-/* Copy tests/fixtures/TOOL/SRC to DIR/DST; a failed check if missing. */
-static void put(const char *tool, const char *src, const char *dir, const char *dst)
-{
-    char from[8192], to[1024];
-    snprintf(from, sizeof from, "%s/%s/%s", fixtures, tool, src);
-    snprintf(to, sizeof to, "%s/%s", dir, dst);
-    if (copy_file(from, to))
-        ok(0, "fixture %s/%s is there", tool, src);
-}
-
-static int has_warning(const struct strvec *w, const char *needle)
-{
-    for (size_t i = 0; i < w->n; i++)
-        if (strstr(w->v[i], needle))
-            return 1;
-    return 0;
-}
 
 static int near(double got, double want, double tol)
 {
@@ -134,8 +87,8 @@ static void test_wrk(struct adapter_result *r)
 {
     char err[UTIL_ERR_LEN];
     const char *d = fresh_dir("wrk-success");
-    put("wrk", "success.json", d, "wrk.json");
-    put("wrk", "success.stdout.txt", d, "stdout.txt");
+    put_fixture("wrk", "success.json", d, "wrk.json");
+    put_fixture("wrk", "success.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_wrk, d, NULL, r, err) == 0 && r->parsed, "wrk success parses (%s)", err);
     is_u64(r->requests, 198969, "wrk success: requests");
     is_u64(r->requests, server_count("wrk", "success"), "wrk success: equal to the server's count");
@@ -152,7 +105,7 @@ static void test_wrk(struct adapter_result *r)
     is_u64(r->bytes_read, 43375242, "wrk success: bytes");
 
     d = fresh_dir("wrk-404");
-    put("wrk", "status-404.json", d, "wrk.json");
+    put_fixture("wrk", "status-404.json", d, "wrk.json");
     ok(parse_dir(&adapter_wrk, d, NULL, r, err) == 0, "wrk 404 parses (%s)", err);
     is_u64(r->requests, 114975, "wrk 404: every 404 is a completed request");
     is_u64(r->err_status, 114975, "wrk 404: and a status error");
@@ -161,7 +114,7 @@ static void test_wrk(struct adapter_result *r)
     within_inflight(r->requests, server_count("wrk", "status-404"), 10, "wrk 404");
 
     d = fresh_dir("wrk-refused");
-    put("wrk", "refused.stdout.txt", d, "stderr.txt");
+    put_fixture("wrk", "refused.stdout.txt", d, "stderr.txt");
     ok(parse_dir(&adapter_wrk, d, NULL, r, err) == -1 && !r->parsed, "wrk refused: no result");
     if (!ok(strstr(err, "unable to connect to 127.0.0.1:18399 Connection refused") != NULL,
             "wrk refused: the error quotes wrk"))
@@ -172,7 +125,7 @@ static void test_hey(struct adapter_result *r)
 {
     char err[UTIL_ERR_LEN];
     const char *d = fresh_dir("hey-success");
-    put("hey", "success.stdout.txt", d, "stdout.txt");
+    put_fixture("hey", "success.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0 && r->parsed, "hey success parses (%s)", err);
     is_u64(r->requests, 77924, "hey success: requests");
     is_u64(r->requests, server_count("hey", "success"), "hey success: equal to the server's count");
@@ -189,13 +142,13 @@ static void test_hey(struct adapter_result *r)
     is_u64(r->bytes_read, 4987136, "hey success: bytes");
 
     d = fresh_dir("hey-paced");
-    put("hey", "paced.stdout.txt", d, "stdout.txt");
+    put_fixture("hey", "paced.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0, "hey paced parses");
     is_u64(r->requests, 600, "hey paced: 10 workers x 20/s x 3 s");
     is_u64(r->requests, server_count("hey", "paced"), "hey paced: equal to the server's count");
 
     d = fresh_dir("hey-404");
-    put("hey", "status-404.stdout.txt", d, "stdout.txt");
+    put_fixture("hey", "status-404.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0, "hey 404 parses");
     is_u64(r->requests, 38690, "hey 404: requests (any status)");
     is_u64(r->requests, server_count("hey", "status-404"), "hey 404: equal to the server's count");
@@ -203,7 +156,7 @@ static void test_hey(struct adapter_result *r)
     is_u64(r->ok, 0, "hey 404: none ok");
 
     d = fresh_dir("hey-refused");
-    put("hey", "refused.stdout.txt", d, "stdout.txt");
+    put_fixture("hey", "refused.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0, "hey refused parses (hey exits 0)");
     is_u64(r->requests, 0, "hey refused: no request completed");
     is_u64(r->err_connect, 45148, "hey refused: its error lines are connect errors");
@@ -219,8 +172,8 @@ static void test_ab(struct adapter_result *r)
 {
     char err[UTIL_ERR_LEN];
     const char *d = fresh_dir("ab-success");
-    put("ab", "success.stdout.txt", d, "stdout.txt");
-    put("ab", "success.percentiles.csv", d, "percentiles.csv");
+    put_fixture("ab", "success.stdout.txt", d, "stdout.txt");
+    put_fixture("ab", "success.percentiles.csv", d, "percentiles.csv");
     ok(parse_dir(&adapter_ab, d, NULL, r, err) == 0 && r->parsed, "ab success parses (%s)", err);
     is_u64(r->requests, 220038, "ab success: requests");
     is_u64(r->errors, 0, "ab success: no errors");
@@ -238,8 +191,8 @@ static void test_ab(struct adapter_result *r)
     is_nan(r->lat.mean, "ab success: no mean (whole ms only in ab's text)");
 
     d = fresh_dir("ab-404");
-    put("ab", "status-404.stdout.txt", d, "stdout.txt");
-    put("ab", "status-404.percentiles.csv", d, "percentiles.csv");
+    put_fixture("ab", "status-404.stdout.txt", d, "stdout.txt");
+    put_fixture("ab", "status-404.percentiles.csv", d, "percentiles.csv");
     ok(parse_dir(&adapter_ab, d, NULL, r, err) == 0, "ab 404 parses");
     is_u64(r->requests, 178557, "ab 404: requests");
     is_u64(r->err_status, 178557, "ab 404: Non-2xx responses are status errors");
@@ -248,14 +201,14 @@ static void test_ab(struct adapter_result *r)
     is_num(r->lat.max, 6.397, "ab 404: max from -e row 100 (the text rounds it to 6 ms)");
 
     d = fresh_dir("ab-fixed");
-    put("ab", "fixed-count.stdout.txt", d, "stdout.txt");
-    put("ab", "fixed-count.percentiles.csv", d, "percentiles.csv");
+    put_fixture("ab", "fixed-count.stdout.txt", d, "stdout.txt");
+    put_fixture("ab", "fixed-count.percentiles.csv", d, "percentiles.csv");
     ok(parse_dir(&adapter_ab, d, NULL, r, err) == 0, "ab fixed-count parses");
     is_u64(r->requests, 5000, "ab fixed-count: requests");
     is_u64(r->requests, server_count("ab", "fixed-count"), "ab fixed-count: equal to the server's count");
 
     d = fresh_dir("ab-refused");
-    put("ab", "refused.stdout.txt", d, "stderr.txt");
+    put_fixture("ab", "refused.stdout.txt", d, "stderr.txt");
     ok(parse_dir(&adapter_ab, d, NULL, r, err) == -1 && !r->parsed, "ab refused: no result");
     if (!ok(strstr(err, "apr_socket_recv: Connection refused (111)") != NULL, "ab refused: the error quotes ab"))
         diag("  err: %s", err);
@@ -303,7 +256,7 @@ static void test_h2load(struct adapter_result *r)
 {
     char err[UTIL_ERR_LEN];
     const char *d = fresh_dir("h2-success");
-    put("h2load", "success.stdout.txt", d, "stdout.txt");
+    put_fixture("h2load", "success.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0 && r->parsed, "h2load success parses (%s)", err);
     is_u64(r->requests, 175614, "h2load success: requests (responses)");
     is_u64(r->ok, 175614, "h2load success: ok");
@@ -317,8 +270,8 @@ static void test_h2load(struct adapter_result *r)
     is_u64(r->bytes_read, 38283852, "h2load success: traffic bytes");
 
     d = fresh_dir("h2-success-log");
-    put("h2load", "success-log.stdout.txt", d, "stdout.txt");
-    put("h2load", "success-log.log", d, "h2load.log");
+    put_fixture("h2load", "success-log.stdout.txt", d, "stdout.txt");
+    put_fixture("h2load", "success-log.log", d, "h2load.log");
     ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load success-log parses");
     is_u64(r->requests, 400, "h2load success-log: requests");
     is_u64(r->requests, server_count("h2load", "success-log"), "h2load success-log: equal to the server's count");
@@ -334,7 +287,7 @@ static void test_h2load(struct adapter_result *r)
     is_num(r->lat.max, 1.192, "h2load success-log: max from the log (the text rounds it to 1.19ms)");
 
     d = fresh_dir("h2-404");
-    put("h2load", "status-404.stdout.txt", d, "stdout.txt");
+    put_fixture("h2load", "status-404.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load 404 parses");
     is_u64(r->requests, 105260, "h2load 404: requests");
     is_u64(r->err_status, 105260, "h2load 404: 4xx are status errors");
@@ -342,8 +295,8 @@ static void test_h2load(struct adapter_result *r)
     within_inflight(r->requests, server_count("h2load", "status-404"), 10, "h2load 404");
 
     d = fresh_dir("h2-404-log");
-    put("h2load", "status-404-log.stdout.txt", d, "stdout.txt");
-    put("h2load", "status-404-log.log", d, "h2load.log");
+    put_fixture("h2load", "status-404-log.stdout.txt", d, "stdout.txt");
+    put_fixture("h2load", "status-404-log.log", d, "h2load.log");
     ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load 404-log parses");
     is_u64(r->requests, 50, "h2load 404-log: requests");
     is_u64(r->err_status, 50, "h2load 404-log: status errors");
@@ -351,13 +304,13 @@ static void test_h2load(struct adapter_result *r)
     ok(near(r->lat.p50, p50, p50 * 0.002), "h2load 404-log: p50 from the log (%.3f ms)", p50);
 
     d = fresh_dir("h2-paced");
-    put("h2load", "paced.stdout.txt", d, "stdout.txt");
+    put_fixture("h2load", "paced.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load paced parses");
     is_u64(r->requests, 600, "h2load paced: 10 clients x 20/s x 3 s");
     is_u64(r->requests, server_count("h2load", "paced"), "h2load paced: equal to the server's count");
 
     d = fresh_dir("h2-refused");
-    put("h2load", "refused.stdout.txt", d, "stdout.txt");
+    put_fixture("h2load", "refused.stdout.txt", d, "stdout.txt");
     ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0, "h2load refused parses (exit 0, all zeros)");
     is_u64(r->requests, 0, "h2load refused: requests 0 (the harness marks it failed)");
     is_nan(r->lat.p50, "h2load refused: no latency");
@@ -365,8 +318,8 @@ static void test_h2load(struct adapter_result *r)
     ok(has_warning(&r->warnings, "sent no request"), "h2load refused: a warning says it sent nothing");
 
     d = fresh_dir("h2-refused-log");
-    put("h2load", "refused-log.stdout.txt", d, "stdout.txt");
-    put("h2load", "refused-log.log", d, "h2load.log");
+    put_fixture("h2load", "refused-log.stdout.txt", d, "stdout.txt");
+    put_fixture("h2load", "refused-log.log", d, "h2load.log");
     ok(parse_dir(&adapter_h2load, d, NULL, r, err) == 0 && r->requests == 0, "h2load refused-log: requests 0");
 }
 
@@ -374,8 +327,8 @@ static void test_siege(struct adapter_result *r, const struct profile_load *load
 {
     char err[UTIL_ERR_LEN];
     const char *d = fresh_dir("siege-success");
-    put("siege", "success.json.txt", d, "stdout.txt");
-    put("siege", "success.stderr.txt", d, "stderr.txt");
+    put_fixture("siege", "success.json.txt", d, "stdout.txt");
+    put_fixture("siege", "success.stderr.txt", d, "stderr.txt");
     ok(parse_dir(&adapter_siege, d, load3s, r, err) == 0 && r->parsed, "siege success parses (%s)", err);
     is_u64(r->requests, 49044, "siege success: transactions");
     is_u64(r->ok, 49044, "siege success: ok");
@@ -388,8 +341,8 @@ static void test_siege(struct adapter_result *r, const struct profile_load *load
     ok(has_warning(&r->warnings, "stopped after 2.65 s of the 3 s"), "siege success: its early stop is a warning");
 
     d = fresh_dir("siege-404");
-    put("siege", "status-404.json.txt", d, "stdout.txt");
-    put("siege", "status-404.stderr.txt", d, "stderr.txt");
+    put_fixture("siege", "status-404.json.txt", d, "stdout.txt");
+    put_fixture("siege", "status-404.stderr.txt", d, "stderr.txt");
     ok(parse_dir(&adapter_siege, d, NULL, r, err) == 0, "siege 404 parses");
     is_u64(r->requests, 42522, "siege 404: transactions");
     is_u64(r->ok, 0, "siege 404: none successful");
@@ -397,8 +350,8 @@ static void test_siege(struct adapter_result *r, const struct profile_load *load
     within_inflight(r->requests, server_count("siege", "status-404"), 10, "siege 404");
 
     d = fresh_dir("siege-refused");
-    put("siege", "refused.json.txt", d, "stdout.txt");
-    put("siege", "refused.stderr.txt", d, "stderr.txt");
+    put_fixture("siege", "refused.json.txt", d, "stdout.txt");
+    put_fixture("siege", "refused.stderr.txt", d, "stderr.txt");
     ok(parse_dir(&adapter_siege, d, NULL, r, err) == 0, "siege refused parses (exit 0)");
     is_u64(r->requests, 0, "siege refused: no transaction");
     is_u64(r->err_connect, 1033, "siege refused: failed_transactions are connect errors (stderr)");
@@ -410,8 +363,8 @@ static void test_autocannon(struct adapter_result *r)
 {
     char err[UTIL_ERR_LEN];
     const char *d = fresh_dir("ac-success");
-    put("autocannon", "success.json", d, "stdout.txt");
-    put("autocannon", "success.stderr.txt", d, "stderr.txt");
+    put_fixture("autocannon", "success.json", d, "stdout.txt");
+    put_fixture("autocannon", "success.stderr.txt", d, "stderr.txt");
     ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == 0 && r->parsed, "autocannon success parses (%s)", err);
     is_u64(r->requests, 71691, "autocannon success: requests.total");
     is_u64(r->ok, 71691, "autocannon success: 2xx");
@@ -428,7 +381,7 @@ static void test_autocannon(struct adapter_result *r)
     is_num(r->duration_s, 3.02, "autocannon success: duration");
 
     d = fresh_dir("ac-rate");
-    put("autocannon", "rate.json", d, "stdout.txt");
+    put_fixture("autocannon", "rate.json", d, "stdout.txt");
     ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == 0, "autocannon rate parses");
     is_u64(r->requests, 668, "autocannon rate: requests.total (not sent, not latency.totalCount)");
     within_inflight(r->requests, server_count("autocannon", "rate"), 10, "autocannon rate");
@@ -436,7 +389,7 @@ static void test_autocannon(struct adapter_result *r)
     is_nan(r->lat.p50, "autocannon rate: and its latency left absent");
 
     d = fresh_dir("ac-404");
-    put("autocannon", "status-404.json", d, "stdout.txt");
+    put_fixture("autocannon", "status-404.json", d, "stdout.txt");
     ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == 0, "autocannon 404 parses");
     is_u64(r->requests, 34058, "autocannon 404: requests");
     is_u64(r->err_status, 34058, "autocannon 404: non2xx are status errors");
@@ -444,7 +397,7 @@ static void test_autocannon(struct adapter_result *r)
     within_inflight(r->requests, server_count("autocannon", "status-404"), 10, "autocannon 404");
 
     d = fresh_dir("ac-refused");
-    put("autocannon", "refused.json", d, "stdout.txt");
+    put_fixture("autocannon", "refused.json", d, "stdout.txt");
     ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == 0, "autocannon refused parses (exit 0)");
     is_u64(r->requests, 0, "autocannon refused: no response");
     is_u64(r->err_connect, 12290, "autocannon refused: its errors are connect errors");
@@ -463,44 +416,13 @@ static void test_autocannon(struct adapter_result *r)
 
 /* ---- prepare ----------------------------------------------------------------- */
 
-struct prepared {
-    struct adapter_plan plan;
-    char argv[2048];        /* argv[1..] joined by spaces */
-    char dir[512];
-    int rc;
-    char err[UTIL_ERR_LEN];
-};
-
 static void prepare(const struct adapter *a, struct profile *p, size_t ti, struct prepared *out)
 {
-    static int seq;
     struct adapter_found found;
     memset(&found, 0, sizeof found);
     snprintf(found.path, sizeof found.path, "/usr/bin/%s", a->name);
     snprintf(found.version, sizeof found.version, "test");
-    char name[64];
-    snprintf(name, sizeof name, "prep-%s-%d", a->name, seq++);
-    snprintf(out->dir, sizeof out->dir, "%s", fresh_dir(name));
-    adapter_plan_init(&out->plan);
-    struct adapter_ctx c = {.profile = p, .tool = &p->tools[ti], .load = profile_tool_load(p, &p->tools[ti]),
-                            .found = &found, .dir = out->dir, .host = "127.0.0.1", .port = 8080,
-                            .url = "http://127.0.0.1:8080/", .tool_cpus = p->tool_cpus};
-    out->err[0] = 0;
-    out->rc = a->prepare(&c, &out->plan, out->err);
-    out->argv[0] = 0;
-    for (size_t i = 1; i < out->plan.argv.n; i++) {
-        size_t n = strlen(out->argv);
-        snprintf(out->argv + n, sizeof out->argv - n, "%s%s", i > 1 ? " " : "", out->plan.argv.v[i]);
-    }
-}
-
-static struct profile *load_profile(const char *text)
-{
-    char err[UTIL_ERR_LEN] = "";
-    struct profile *p = profile_load_string("t.yaml", text, strlen(text), err);
-    if (!ok(p != NULL, "test profile loads"))
-        diag("  %s", err);
-    return p;
+    prepare_found(a, p, ti, &found, out);
 }
 
 static int file_in(const char *dir, const char *name)

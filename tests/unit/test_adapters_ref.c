@@ -9,6 +9,7 @@
 #include "profile.h"
 #include "refgen.h"
 #include "tap.h"
+#include "adapter_test.h"
 #include "util.h"
 
 #include <math.h>
@@ -20,18 +21,7 @@
 
 extern const struct adapter adapter_gofasthttp, adapter_aiohttp;
 
-static char fixtures[4096];
-static char tmproot[256];
-
 /* ---- helpers ---------------------------------------------------------------- */
-
-static const char *fresh_dir(const char *name)
-{
-    static char dir[512];
-    snprintf(dir, sizeof dir, "%s/%s", tmproot, name);
-    mkdir(dir, 0755);
-    return dir;
-}
 
 static int write_file(const char *dir, const char *name, const char *text)
 {
@@ -84,14 +74,6 @@ static int parse_dir(const struct adapter *a, const char *dir, struct adapter_re
     struct adapter_ctx c = {.dir = dir};
     err[0] = 0;
     return a->parse(&c, r, err);
-}
-
-static int has_warning(const struct strvec *w, const char *needle)
-{
-    for (size_t i = 0; i < w->n; i++)
-        if (strstr(w->v[i], needle))
-            return 1;
-    return 0;
 }
 
 static int ordered(const struct adapter_latency *l)
@@ -223,17 +205,8 @@ static void test_bad_output(struct adapter_result *r)
 
 /* ---- prepare ------------------------------------------------------------------- */
 
-struct prepared {
-    struct adapter_plan plan;
-    char argv[2048]; /* argv[1..] joined by spaces */
-    char dir[512];
-    int rc;
-    char err[UTIL_ERR_LEN];
-};
-
 static void prepare(const struct adapter *a, struct profile *p, size_t ti, struct prepared *out)
 {
-    static int seq;
     struct adapter_found found;
     memset(&found, 0, sizeof found);
     if (a == &adapter_aiohttp) {
@@ -243,29 +216,7 @@ static void prepare(const struct adapter *a, struct profile *p, size_t ti, struc
         snprintf(found.path, sizeof found.path, "/x/lb-go-fasthttp");
         snprintf(found.version, sizeof found.version, "go1.19.8 fasthttp 1.31.0");
     }
-    char name[64];
-    snprintf(name, sizeof name, "prep-%s-%d", a->name, seq++);
-    snprintf(out->dir, sizeof out->dir, "%s", fresh_dir(name));
-    adapter_plan_init(&out->plan);
-    struct adapter_ctx c = {.profile = p, .tool = &p->tools[ti], .load = profile_tool_load(p, &p->tools[ti]),
-                            .found = &found, .dir = out->dir, .host = "127.0.0.1", .port = 8080,
-                            .url = "http://127.0.0.1:8080/", .tool_cpus = p->tool_cpus};
-    out->err[0] = 0;
-    out->rc = a->prepare(&c, &out->plan, out->err);
-    out->argv[0] = 0;
-    for (size_t i = 1; i < out->plan.argv.n; i++) {
-        size_t n = strlen(out->argv);
-        snprintf(out->argv + n, sizeof out->argv - n, "%s%s", i > 1 ? " " : "", out->plan.argv.v[i]);
-    }
-}
-
-static struct profile *load_profile(const char *text)
-{
-    char err[UTIL_ERR_LEN] = "";
-    struct profile *p = profile_load_string("t.yaml", text, strlen(text), err);
-    if (!ok(p != NULL, "test profile loads"))
-        diag("  %s", err);
-    return p;
+    prepare_found(a, p, ti, &found, out);
 }
 
 static void test_prepare(void)
