@@ -6,6 +6,8 @@
 #include "proc.h"
 #include "sampler.h"
 #include "tap.h"
+#define BURNER_TEST "test_cgroup"
+#include "burner_test.h"
 #include "util.h"
 
 #include <errno.h>
@@ -17,66 +19,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static char tmpdir[256];
-static char progs[512];
-static volatile pid_t watch_pgid;
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    if (watch_pgid > 0)
-        kill(-watch_pgid, SIGKILL);
-    static const char msg[] = "Bail out! test_cgroup timed out\n";
-    ssize_t w = write(1, msg, sizeof msg - 1);
-    (void)w;
-    _exit(1);
-}
-
-static void nap_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static int idlest_cpu(void)
-{
-    struct sampler_machine a[64], b[64];
-    char err[UTIL_ERR_LEN];
-    int n = sampler_machine_read_cpus(a, 64, err);
-    nap_ms(150);
-    if (n <= 0 || sampler_machine_read_cpus(b, 64, err) != n)
-        return 0;
-    int best = 0;
-    uint64_t best_idle = 0;
-    for (int i = 0; i < n && i < 64; i++)
-        if (b[i].idle - a[i].idle >= best_idle) {
-            best_idle = b[i].idle - a[i].idle;
-            best = i;
-        }
-    return best;
-}
-
-static uint64_t tree_runtime_ns(pid_t root)
-{
-    pid_t pids[64];
-    int n = proc_descendants(root, pids + 1, 63);
-    pids[0] = root;
-    uint64_t sum = 0;
-    for (int i = 0; i <= n && i < 64; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pids[i]);
-        FILE *f = fopen(path, "r");
-        unsigned long long v = 0;
-        if (f) {
-            if (fscanf(f, "%llu", &v) != 1)
-                v = 0;
-            fclose(f);
-        }
-        sum += v;
-    }
-    return sum;
-}
 
 /* /proc's RSS counts a page once per process mapping it: the program,
  * libc (and under ASan its runtime), and anonymous pages a parent shares

@@ -13,6 +13,8 @@
 #include "proc.h"
 #include "sampler.h"
 #include "tap.h"
+#define BURNER_TEST "test_sampler_cost"
+#include "burner_test.h"
 #include "units.h"
 #include "util.h"
 
@@ -23,20 +25,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static char progs[512];
-static volatile pid_t watch_pgid;
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    if (watch_pgid > 0)
-        kill(-watch_pgid, SIGKILL);
-    static const char msg[] = "Bail out! test_sampler_cost timed out\n";
-    ssize_t w = write(1, msg, sizeof msg - 1);
-    (void)w;
-    _exit(1);
-}
 
 enum source { SRC_PROC, SRC_CGROUP, SRC_LIBPROC2 };
 
