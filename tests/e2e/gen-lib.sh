@@ -1,51 +1,15 @@
 # gen-lib.sh: helpers for the lb-gen end-to-end tests (sourced, not a test).
-# Starts real lb-target processes on free loopback ports, talks to their
-# control channel, reads JSON with Perl's core JSON::PP (no jq needed), and
-# cleans up every process it started on exit, even after a failure.
+# On top of tests/lib/tap.sh (TAP, temp dir, `track PID` for cleanup on
+# exit): starts real lb-target processes on free loopback ports, talks to
+# their control channel, reads several JSON paths at once.
 : "${LB_BUILD:?LB_BUILD must name the build directory (make check sets it)}"
+. "$(dirname "$0")/../lib/tap.sh"
 GEN=$LB_BUILD/bin/lb-gen
 TARGET=$LB_BUILD/bin/lb-target
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lbgen-e2e.XXXXXX")
-started_pids=""
-tap_n=0
-tap_fail=0
 
-gen_cleanup() {
-    for p in $started_pids; do
-        kill -CONT "$p" 2>/dev/null || true
-        kill "$p" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap gen_cleanup EXIT
-trap 'exit 1' INT TERM
-
-ok() { # ok STATUS DESCRIPTION
-    tap_n=$((tap_n + 1))
-    if [ "$1" = 0 ]; then
-        echo "ok $tap_n - $2"
-    else
-        echo "not ok $tap_n - $2"
-        tap_fail=$((tap_fail + 1))
-    fi
-}
-
-check() { # check DESCRIPTION COMMAND...
-    d=$1
-    shift
-    if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi
-}
-
-diag() { echo "# $*"; }
-
-done_testing() {
-    echo "1..$tap_n"
-    [ "$tap_fail" = 0 ]
-}
-
-# jget FILE PATH...: print each dotted path's value (a.b.0.c), "null" when
-# absent; "len:PATH" prints an array's length.
+# jget FILE PATH... (in place of tap.sh's one-path jget): print each dotted
+# path's value (a.b.0.c), "null" when absent; "len:PATH" prints an array's
+# length.
 jget() {
     perl -MJSON::PP -e '
         local $/; open my $f, "<", shift or die "$!\n"; my $j = decode_json(<$f>);
@@ -75,7 +39,7 @@ start_target() {
     shift
     "$TARGET" --port 0 --control-port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     T_PID=$!
-    started_pids="$started_pids $T_PID"
+    track "$T_PID"
     i=0
     while ! grep -q '"event":"listening"' "$tmp/$name.out" 2>/dev/null; do
         i=$((i + 1))

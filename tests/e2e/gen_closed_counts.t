@@ -40,7 +40,7 @@ before=$after
 # SIGINT ends the run early, still drained and exact.
 "$GEN" --quiet -c 10 -d 20s --json "$tmp/int.json" "$T_URL" &
 gp=$!
-started_pids="$started_pids $gp"
+track $gp
 sleep 0.5
 kill -INT "$gp"
 wait "$gp"

@@ -10,7 +10,7 @@ FAULTS=$LB_BUILD/tests/progs/gen-faults
 start_faults() {
     "$FAULTS" "$1" >"$tmp/f-$1.out" 2>&1 &
     F_PID=$!
-    started_pids="$started_pids $F_PID"
+    track $F_PID
     i=0
     until grep -q '^port=' "$tmp/f-$1.out" 2>/dev/null; do
         i=$((i + 1))

@@ -8,7 +8,7 @@ set -eu
 start_target stall
 "$GEN" --quiet --rate 1000 -d 3s -c 10 --json "$tmp/stall.json" "$T_URL" &
 gp=$!
-started_pids="$started_pids $gp"
+track $gp
 sleep 0.5
 kill -STOP "$T_PID"
 sleep 1

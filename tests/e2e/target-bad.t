@@ -12,7 +12,7 @@ GOOD=30000
 
 "$CLIENT" keepalive "$A" $GOOD >"$tmp/good" 2>&1 &
 good_pid=$!
-pids="$pids $good_pid"
+track $good_pid
 
 # raw TEXT...: what the server answers (status lines only).
 # (Bodies do not end in a newline: find status lines anywhere.)
@@ -21,7 +21,7 @@ statuses() { "$CLIENT" raw "$A" "$@" | grep -ao 'HTTP/1\.1 [0-9]*' | cut -d' ' -
 # A slow client holding half a request while everything else runs.
 "$CLIENT" raw "$A" --hold 1500 --shutdown 'GET / HTTP/1.1\r\nHost: slow\r\n' >"$tmp/slow" &
 slow_pid=$!
-pids="$pids $slow_pid"
+track $slow_pid
 
 is "$(statuses 'GARBAGE\r\n\r\n')" 400 "garbage request line: 400"
 is "$(statuses 'GET / HTTP/1.1\r\nNoColon\r\n\r\n')" 400 "header without a colon: 400"

@@ -27,7 +27,7 @@ r=0; "$TARGET" --help | grep -q -- '--control-port' || r=1; ok $r "--help lists 
 # Two threads: requests spread, counts still exact.
 clients=""
 for i in 1 2 3 4; do "$CLIENT" pipeline "127.0.0.1:$PORT" 500 4 >/dev/null & clients="$clients $!"; done
-pids="$pids $clients"
+track $clients
 r=0; for j in $clients; do wait "$j" || r=1; done
 ok $r "two worker threads: four pipelining clients served"
 is "$(stats responses_completed)" 2000 "two worker threads: 2000 responses counted"

@@ -15,7 +15,7 @@ clients=""
 for i in 1 2 3 4; do "$CLIENT" keepalive "$A" $((N / 4)) >"$tmp/ka$i" & clients="$clients $!"; done
 "$CLIENT" pipeline "$A" $N 16 >"$tmp/pipe" & clients="$clients $!"
 for i in 1 2; do "$CLIENT" newconn "$A" $((N / 2)) >"$tmp/nc$i" & clients="$clients $!"; done
-pids="$pids $clients"
+track $clients
 wait_ok=0
 for j in $clients; do wait "$j" || wait_ok=1; done
 ok $wait_ok "every client got only 200 responses"

@@ -18,7 +18,7 @@ A=127.0.0.1:$PORT
 mkfifo "$tmp/go"
 "$CLIENT" idlecheck "$A" $IDLE 20000 3 <"$tmp/go" >"$tmp/idle" 2>"$tmp/idle.err" &
 cpid=$!
-pids="$pids $cpid"
+track $cpid
 exec 3>"$tmp/go"
 i=0
 until grep -q holding "$tmp/idle" 2>/dev/null; do
