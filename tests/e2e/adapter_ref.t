@@ -9,6 +9,7 @@
 # toolchain that is not there makes a skipped row with the install hint.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/adapter-e2e.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
@@ -30,36 +31,14 @@ cooldown: 1s
 grace: 10s
 $cpus
 Y
-rc=0
-"$LB" run --quiet --out "$tmp/run" "$tmp/ref.yaml" >"$tmp/run.out" 2>"$tmp/run.err" || rc=$?
-J=$tmp/run/run.json
-check "loadbench run wrote run.json (exit $rc)" test -s "$J"
-[ -s "$J" ] || { sed 's/^/# /' "$tmp/run.err"; done_testing; exit 1; }
+run_profile "$tmp/ref.yaml"
 
 i=0
 for t in $tools; do
-    st=$(jget "$J" runs.$i.status)
-    is "$(jget "$J" runs.$i.tool)" "$t" "row $i is $t"
-    if [ "$st" = skipped ]; then
-        ok 0 "$t # SKIP runtime not installed ($(jget "$J" runs.$i.reason))"
+    if ! row_checks $i "$t" "runtime" nobound; then
         i=$((i + 1))
         continue
     fi
-    if ! is "$st" ok "$t: status ok"; then
-        diag "$t: $(jget "$J" runs.$i.reason)"
-    fi
-    req=$(jget "$J" runs.$i.client.requests)
-    srv=$(jget "$J" runs.$i.server.requests)
-    check "$t: the tool counted requests ($req)" test "${req:-0}" -gt 0 2>/dev/null
-    check "$t: the server counted them too ($srv)" test "${srv:-0}" -gt 0 2>/dev/null
-    csv=$tmp/run/$(jget "$J" runs.$i.footprint.samples_file)
-    check "$t: samples CSV has rows" test "$(wc -l < "$csv" 2>/dev/null || echo 0)" -ge 3
-    v=$(jget "$J" runs.$i.crosscheck.verdict)
-    case "$v" in
-        exact | explained) ok 0 "$t: verdict $v (client $req, server $srv)" ;;
-        *) ok 1 "$t: verdict $v (client $req, server $srv, bound $(jget "$J" runs.$i.crosscheck.bound))" ;;
-    esac
-    is "$(jget "$J" runs.$i.identity.model)" closed "$t: model as run is closed"
     is "$(jget "$J" runs.$i.client.tool_output.stop)" drain "$t: its summary says it drained"
     check "$t: p50 latency reported" perl -e 'exit !($ARGV[0] > 0)' "$(jget "$J" runs.$i.client.latency_ms.p50)"
     check "$t: a version is recorded" test -n "$(jget "$J" runs.$i.identity.version)"
