@@ -243,7 +243,7 @@ static int cmd_plan(int argc, char **argv)
 
 static int cmd_tools(void)
 {
-    printf("%-12s %-8s %-14s %-28s %s\n", "TOOL", "FOUND", "VERSION", "MODELS", "PATH / HOW TO GET IT");
+    printf("%-12s %-6s %-26s %-24s %s\n", "TOOL", "FOUND", "VERSION", "MODELS", "PATH / HOW TO GET IT");
     for (const struct adapter *const *a = adapter_registry; *a; a++) {
         struct adapter_found f;
         char err[UTIL_ERR_LEN];
@@ -258,7 +258,7 @@ static int cmd_tools(void)
             strcat(models, "open ");
         if ((*a)->caps & ADAPTER_RAMP)
             strcat(models, "ramp");
-        printf("%-12s %-8s %-14s %-28s %s\n", (*a)->name, found ? "yes" : "no", found ? f.version : "-", models,
+        printf("%-12s %-6s %-26.26s %-24s %s\n", (*a)->name, found ? "yes" : "no", found ? f.version : "-", models,
                found ? f.path : (*a)->install_hint);
     }
     return 0;
