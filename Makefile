@@ -71,6 +71,9 @@ TESTPROG_SRC := $(wildcard tests/progs/*.c)
 TESTPROGS    := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRC))
 
 .PHONY: all run check bench install clean deps check-deps unit e2e
+# Objects made on the way to a test program are kept, not deleted as
+# intermediates, so a second build does nothing.
+.SECONDARY:
 .DEFAULT_GOAL := all
 
 all: check-deps $(PROGRAMS) $(TESTPROGS) $(JMETER_CLASS)

@@ -1028,14 +1028,15 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
                 }
                 char sub[256];
                 subdir_name(sub, sizeof sub, p, t, level, rep);
-                /* --into replaces the tool's earlier row. */
+                /* --into replaces the tool's earlier row, in its place. */
+                long replace_at = -1;
                 if (o->into_dir) {
                     size_t i;
                     json_t *r;
                     json_array_foreach(R.runs, i, r)
                     {
                         if (!strcmp(json_string_value(json_object_get(r, "dir")) ?: "", sub)) {
-                            json_array_remove(R.runs, i);
+                            replace_at = (long)i;
                             break;
                         }
                     }
@@ -1051,7 +1052,10 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
                     logf_(&R, "%s: %.0f req/s (server-counted), crosscheck %s", sub,
                           json_number_value(json_object_get(json_object_get(res, "windows"), "whole_rps")),
                           json_string_value(json_object_get(json_object_get(res, "crosscheck"), "verdict")) ?: "-");
-                json_array_append_new(R.runs, res);
+                if (replace_at >= 0)
+                    json_array_set_new(R.runs, (size_t)replace_at, res);
+                else
+                    json_array_append_new(R.runs, res);
                 if (!strcmp(st, "interrupted"))
                     interrupted = 1;
                 else if (strcmp(st, "ok") && strcmp(st, "skipped"))

@@ -53,6 +53,27 @@ rm "$tmp/run1/summary.md" "$tmp/run1/results.csv"
 "$LB" report "$tmp/run1" >/dev/null
 check "report regenerates summary.md byte for byte" cmp -s "$tmp/summary.before" "$tmp/run1/summary.md"
 
+# --- --only LABEL --into RUN_DIR reruns one tool, the rest kept ---------
+cat > "$tmp/two.yaml" <<'Y'
+name: two
+load: {connections: 5, duration: 1s}
+tools: [lb-gen, {tool: lb-gen, label: second}]
+sampling: {interval: 500ms}
+Y
+"$LB" run --quiet --out "$tmp/run2" "$tmp/two.yaml" >/dev/null 2>&1 || true
+first_before=$(jget "$tmp/run2/run.json" runs.0.started_at_ms)
+second_before=$(jget "$tmp/run2/run.json" runs.1.started_at_ms)
+rc=0; "$LB" run --quiet --only second --into "$tmp/run2" "$tmp/two.yaml" >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "--only second --into reruns one tool"
+n=$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; print scalar @{decode_json(<$f>)->{runs}}' "$tmp/run2/run.json")
+is "$n" 2 "the run still has two rows"
+is "$(jget "$tmp/run2/run.json" runs.0.started_at_ms)" "$first_before" "the other tool's row is kept as it was"
+is "$(jget "$tmp/run2/run.json" runs.1.label)" second "the rerun row replaces the old one"
+check "and is new" test "$(jget "$tmp/run2/run.json" runs.1.started_at_ms)" -gt "$second_before"
+is "$(jget "$tmp/run2/run.json" runs.1.status)" ok "and ok"
+rc=0; "$LB" run --quiet --only nosuch --into "$tmp/run2" "$tmp/two.yaml" >/dev/null 2>&1 || rc=$?
+is "$rc" 2 "--only with an unknown label is refused"
+
 # --- fault programs -------------------------------------------------------
 # fault_profile NAME MODE: a profile whose "lb-gen" is the fault tool in MODE,
 # followed by the real lb-gen, so we see the run goes on after a fault.
