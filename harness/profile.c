@@ -569,7 +569,7 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
     p->target.threads = 1;
     p->target.body_bytes = 64;
     if ((v = get(root, "target"))) {
-        static const char *const keys[] = {"delay", "body", "threads", NULL};
+        static const char *const keys[] = {"delay", "work", "body", "threads", NULL};
         if (want_kind(y, v, Y_MAP, "target") || check_keys(y, v, "target", keys))
             return -1;
         const struct ynode *w;
@@ -577,6 +577,10 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
             return -1;
         if (p->target.delay_ns > 60000000000ull)
             return perr(y, w->line, w->col, "target.delay above 60s is not a benchmark");
+        if ((w = get(v, "work")) && get_duration(y, w, "target.work", 1, &p->target.work_ns))
+            return -1;
+        if (p->target.work_ns > 1000000000ull)
+            return perr(y, w->line, w->col, "target.work above 1s per request is not a benchmark");
         if ((w = get(v, "body")) && get_size(y, w, "target.body", &p->target.body_bytes))
             return -1;
         if (p->target.body_bytes < 2 || p->target.body_bytes > (64u << 20))
@@ -845,6 +849,8 @@ json_t *profile_to_json(const struct profile *p)
                           (json_int_t)p->cooldown_ns, "grace_ns", (json_int_t)p->grace_ns);
     if (p->description)
         json_object_set_new(o, "description", json_string(p->description));
+    if (p->target.work_ns)
+        json_object_set_new(json_object_get(o, "target"), "work_ns", json_integer((json_int_t)p->target.work_ns));
     if (p->target_cpus)
         json_object_set_new(o, "target_cpus_mask", json_integer((json_int_t)p->target_cpus));
     if (p->tool_cpus)

@@ -44,6 +44,7 @@ struct profile {
     char *description;
     struct {
         uint64_t delay_ns;
+        uint64_t work_ns;           /* CPU per request on the target: a CPU-bound backend */
         uint64_t body_bytes;
         unsigned threads;
     } target;

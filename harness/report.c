@@ -145,6 +145,16 @@ static void report_stats_markdown(FILE *f, json_t *run)
     stats_groups_free(&gs);
 }
 
+/* A row the target limited measures the target, not the tool: it says so
+ * where a reader would rank it. */
+static const char *bottleneck_cell(json_t *r)
+{
+    const char *b = str(r, "limits.bottleneck");
+    if (b && !strcmp(b, "target"))
+        return "**target-bound: not a tool result**";
+    return b ? b : "–";
+}
+
 void report_markdown(FILE *f, json_t *run)
 {
     json_t *runs = json_object_get(run, "runs"), *r;
@@ -185,7 +195,7 @@ void report_markdown(FILE *f, json_t *run)
                 fmt_int(b[10], 64, num(r, "efficiency.requests_per_cpu_second")),
                 fmt_int(b[11], 64, num(r, "efficiency.rps_per_mb")), fmt_int(b[12], 64, num(r, "server.requests")),
                 fmt_int(b[13], 64, num(r, "crosscheck.client")), str(r, "crosscheck.verdict") ?: "–",
-                str(r, "limits.bottleneck") ?: "–");
+                bottleneck_cell(r));
         json_t *w = json_object_get(r, "warnings");
         if (str(r, "reason") || json_array_size(w))
             note = 1;

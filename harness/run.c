@@ -488,6 +488,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     char tbin[PATH_MAX];
     snprintf(tbin, sizeof tbin, "%s", R->o->target_bin);
     struct target_opts to = {.bin = tbin, .dir = dir, .name = "target", .delay_ns = p->target.delay_ns,
+                             .work_ns = p->target.work_ns,
                              .body_bytes = p->target.body_bytes, .threads = p->target.threads,
                              .cpus_mask = p->target_cpus};
     if (target_start(&tgt, &to, err)) {
@@ -516,8 +517,9 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         json_object_set_new(res, "load_as_run", profile_load_to_json(plan.as_run));
     {
         char tcmd[512];
-        pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --body %lluB --threads %u", tbin,
-                 (unsigned long long)p->target.delay_ns, (unsigned long long)p->target.body_bytes, p->target.threads);
+        pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u", tbin,
+                 (unsigned long long)p->target.delay_ns, (unsigned long long)p->target.work_ns,
+                 (unsigned long long)p->target.body_bytes, p->target.threads);
         write_reproduce(dir, &plan, tcmd);
     }
 

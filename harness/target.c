@@ -28,17 +28,20 @@ static void first_line(const char *path, char *out, size_t outlen)
 int target_start(struct target *t, const struct target_opts *o, char *err)
 {
     memset(t, 0, sizeof *t);
-    char delay[32], body[32], threads[16], cpus[80] = "";
+    char delay[32], work[32], body[32], threads[16], cpus[80] = "";
     units_format_duration(o->delay_ns, delay);
+    units_format_duration(o->work_ns, work);
     snprintf(body, sizeof body, "%lluB", (unsigned long long)o->body_bytes);
     snprintf(threads, sizeof threads, "%u", o->threads ? o->threads : 1);
-    const char *argv[16];
+    const char *argv[20];
     int n = 0;
     argv[n++] = o->bin;
     argv[n++] = "--port=0";
     argv[n++] = "--control-port=0";
     argv[n++] = "--delay";
     argv[n++] = delay;
+    argv[n++] = "--work";
+    argv[n++] = work;
     argv[n++] = "--body";
     argv[n++] = body;
     argv[n++] = "--threads";

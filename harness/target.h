@@ -13,6 +13,7 @@ struct target_opts {
     const char *dir;            /* where its stdout/stderr files go */
     const char *name;           /* file prefix, e.g. "target" */
     uint64_t delay_ns;
+    uint64_t work_ns;           /* CPU burnt per request (0 = none) */
     uint64_t body_bytes;
     unsigned threads;
     uint64_t cpus_mask;         /* 0 = not pinned */

@@ -26,6 +26,8 @@ static void usage(FILE *f)
 "  --threads N            worker threads, one epoll loop each (default 1)\n"
 "  --cpus LIST            pin workers round-robin to these CPUs, e.g. 1 or 0-3\n"
 "  --delay DUR            hold every response this long, e.g. 20ms (default 0)\n"
+"  --work DUR             burn this much CPU per request before answering, on the\n"
+"                         worker's own loop, like a CPU-bound backend (default 0)\n"
 "  --body SIZE            JSON body size, e.g. 64B, 800B, 16KiB (default 64B)\n"
 "  --stats-out FILE       on SIGTERM/SIGINT write final stats here (default stdout)\n"
 "  --backlog N            listen backlog (default 4096)\n"
@@ -60,7 +62,7 @@ int main(int argc, char **argv)
     int port = -1, control_port = -1;
 
     enum { O_LISTEN = 1, O_PORT, O_CONTROL, O_CONTROL_PORT, O_THREADS, O_CPUS, O_DELAY, O_BODY,
-           O_STATS_OUT, O_BACKLOG, O_HELP };
+           O_STATS_OUT, O_BACKLOG, O_WORK, O_HELP };
     static const struct option opts[] = {
         {"listen", required_argument, NULL, O_LISTEN},
         {"port", required_argument, NULL, O_PORT},
@@ -69,6 +71,7 @@ int main(int argc, char **argv)
         {"threads", required_argument, NULL, O_THREADS},
         {"cpus", required_argument, NULL, O_CPUS},
         {"delay", required_argument, NULL, O_DELAY},
+        {"work", required_argument, NULL, O_WORK},
         {"body", required_argument, NULL, O_BODY},
         {"stats-out", required_argument, NULL, O_STATS_OUT},
         {"backlog", required_argument, NULL, O_BACKLOG},
@@ -109,6 +112,14 @@ int main(int argc, char **argv)
                 cfg.delay_ns = 0;
             else if (units_parse_duration_ns(optarg, &cfg.delay_ns, err) < 0)
                 return fail(err);
+            break;
+        case O_WORK:
+            if (!strcmp(optarg, "0"))
+                cfg.work_ns = 0;
+            else if (units_parse_duration_ns(optarg, &cfg.work_ns, err) < 0)
+                return fail(err);
+            if (cfg.work_ns > 1000000000ull)
+                return fail("--work must be at most 1s");
             break;
         case O_BODY:
             if (units_parse_size_bytes(optarg, &cfg.body_bytes, err) < 0)
@@ -170,9 +181,9 @@ int main(int argc, char **argv)
         return fail(err);
     }
     printf("{\"event\":\"listening\",\"port\":%d,\"control_port\":%d,\"pid\":%d,\"threads\":%d,"
-           "\"delay_ns\":%llu,\"body_bytes\":%llu}\n",
+           "\"delay_ns\":%llu,\"work_ns\":%llu,\"body_bytes\":%llu}\n",
            server_port(s), server_control_port(s), (int)getpid(), cfg.threads,
-           (unsigned long long)cfg.delay_ns, (unsigned long long)cfg.body_bytes);
+           (unsigned long long)cfg.delay_ns, (unsigned long long)cfg.work_ns, (unsigned long long)cfg.body_bytes);
     fflush(stdout);
 
     int sig = 0;

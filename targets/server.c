@@ -622,6 +622,18 @@ static void emit(struct worker *w, struct conn *c, int variant)
         out_append(&w->obuf, s->resp[variant], s->resp_len[variant], variant, w->now);
 }
 
+/* Spin on the thread's CPU clock: the request costs work_ns of CPU
+ * whatever else runs on the core, as real server work would. */
+static void burn_cpu(uint64_t work_ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    uint64_t end = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + work_ns;
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    while ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec < end);
+}
+
 static void request_done(struct worker *w, struct conn *c)
 {
     c->pstate = PS_HEAD;
@@ -630,6 +642,8 @@ static void request_done(struct worker *w, struct conn *c)
     tstats_add(&w->ctr.requests_parsed, 1);
     tstats_add(&w->slot->requests, 1);
     count_inflight_up(w);
+    if (w->srv->cfg.work_ns && V_IS_OK(c->variant))
+        burn_cpu(w->srv->cfg.work_ns);
     emit(w, c, c->variant);
     if (V_IS_CLOSE(c->variant))
         c->closing = 1;

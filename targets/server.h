@@ -13,6 +13,7 @@ struct server_config {
     int threads;                      /* worker threads, 1..SERVER_MAX_THREADS */
     uint64_t cpu_mask;                /* 0: no pinning; else workers round-robin over these CPUs */
     uint64_t delay_ns;                /* hold every response this long */
+    uint64_t work_ns;                 /* burn this much CPU per request on the worker (a CPU-bound backend) */
     uint64_t body_bytes;              /* JSON body size */
     int backlog;
 };

@@ -49,4 +49,20 @@ ach=$(jget "$J" runs.3.workload.achieved_rps)
 check "it achieved at most one connection's 50/s ($ach)" perl -e 'exit !($ARGV[0] <= 51)' "$ach"
 sch=$(jget "$J" runs.2.client.schedule.scheduled)
 check "the open row carries lb-gen's schedule ($sch requests scheduled, 150/s x 3 s)" perl -e 'exit !($ARGV[0] ne "null" && abs($ARGV[0] - 450) <= 2)' "$sch"
+# A target that burns 300 us of CPU per request, pinned to one core, with
+# lb-gen on the other: the server's core is the limit, and the row says so.
+cat > "$tmp/bound.yaml" <<Y
+name: bound
+target: {work: 300us}
+load: {connections: 20, duration: 3s}
+sampling: {interval: 500ms}
+cpus: {target: [1], tool: [0]}
+tools: [lb-gen]
+Y
+"$LB" run --quiet --out "$tmp/bound" "$tmp/bound.yaml" >/dev/null 2>&1 || true
+B=$tmp/bound/run.json
+is "$(jget "$B" runs.0.limits.bottleneck)" target "a target burning its core is the bottleneck ($(jget "$B" runs.0.limits.target_cpu_pct) % of its CPU)"
+rps=$(jget "$B" runs.0.windows.hold_rps)
+check "its rate is what 300 us per request allows on one core (<= 3,334/s: $rps)" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] <= 3334)' "$rps"
+check "summary.md marks the row as not a tool result" grep -q 'target-bound: not a tool result' "$tmp/bound/summary.md"
 done_testing
