@@ -5,10 +5,10 @@
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 
-start_target t --delay 5ms --body 100B --threads 2
+start_target t --delay 5ms --work 1us --body 100B --threads 2
 line=$(head -n1 "$tmp/t.out")
-r=0; echo "$line" | grep -q '^{"event":"listening","port":[0-9]*,"control_port":[0-9]*,"pid":'"$TPID"',"threads":2,"delay_ns":5000000,"body_bytes":100}$' || r=1
-ok $r "first line is the listening event with ports, pid, threads, delay, body"
+r=0; echo "$line" | grep -q '^{"event":"listening","port":[0-9]*,"control_port":[0-9]*,"pid":'"$TPID"',"threads":2,"delay_ns":5000000,"work_ns":1000,"body_bytes":100}$' || r=1
+ok $r "first line is the listening event with ports, pid, threads, delay, work, body"
 
 # A busy port: exit 2 and a single line naming the problem.
 rc=0; "$TARGET" --port "$PORT" --control-port 0 >"$tmp/busy.out" 2>"$tmp/busy.err" || rc=$?
