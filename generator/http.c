@@ -203,8 +203,10 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
             } else if (c == '\n') {
                 return -1;
             } else if (r->match) {
+                /* A name already complete mismatches any further byte,
+                 * NUL included (lower(0) would equal its terminator). */
                 for (int k = 0; k < 3; k++)
-                    if (r->match & (1 << k) && hnames[k][r->pos] != lower(c))
+                    if (r->match & (1 << k) && (hnames[k][r->pos] == 0 || hnames[k][r->pos] != lower(c)))
                         r->match &= (uint8_t)~(1 << k);
                 if (r->pos < 255)
                     r->pos++;

@@ -127,5 +127,16 @@ int main(void)
        "https is refused: %s", err);
     ok(http_url_split("127.0.0.1:8080", &hp, &path, err) == -1 && strstr(err, "expected http://"),
        "a bare address is refused: %s", err);
+    {
+        /* Fuzz regression (fuzz/corpus/fuzz_gen_http/crash-header-name-nul):
+         * NUL bytes after a full header name read past the name table. */
+        static const char s[] = "HTTP/1.1 200 OK\r\nConnection\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0: x\r\n"
+                                "Content-Length: 2\r\n\r\nok";
+        struct http_resp rn;
+        size_t took;
+        int rcn = feed_steps(&rn, s, sizeof s - 1, sizeof s, &took);
+        ok(rcn == 1 && took == sizeof s - 1 && rn.status == 200 && !(rn.flags & HTTP_RESP_CLOSE),
+           "NUL bytes after a header name: that header is skipped, the response completes");
+    }
     return done_testing();
 }
