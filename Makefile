@@ -4,6 +4,7 @@
 #   make run             install missing Debian packages (as root), build, run the default profile
 #   make check           install missing Debian packages (as root), build, run every test through prove
 #   make bench           peer-relative benchmarks (lb-target vs nginx, lb-gen vs wrk, sampler cost)
+#   make fuzz            build the libFuzzer targets (clang) into build-fuzz/, run each FUZZ_SECONDS
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -70,7 +71,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TESTPROG_SRC := $(wildcard tests/progs/*.c)
 TESTPROGS    := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRC))
 
-.PHONY: all run check bench install clean deps check-deps unit e2e
+.PHONY: all run check bench install clean deps check-deps unit e2e fuzz fuzz-build
 # Objects made on the way to a test program are kept, not deleted as
 # intermediates, so a second build does nothing.
 .SECONDARY:
@@ -128,6 +129,34 @@ $(BUILD)/tests/progs/%: $(call obj,tests/progs/%.c) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Fuzzing: fuzz/NAME.c is a libFuzzer target, built with clang, ASan and
+# UBSan into build-fuzz/ (never build/), with every library source linked in.
+# `make fuzz` runs each for FUZZ_SECONDS on its committed seed corpus
+# fuzz/corpus/NAME (new inputs go to build-fuzz/corpus/NAME) and prints the
+# executions; a crash leaves build-fuzz/NAME-crash-* and fails.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_OBJ     := $(patsubst %.c,build-fuzz/obj/%.o,$(COMMON_SRC) $(TARGET_SRC) $(GEN_SRC) $(HARNESS_SRC))
+FUZZERS      := $(patsubst fuzz/%.c,build-fuzz/bin/%,$(wildcard fuzz/*.c))
+
+fuzz-build: check-deps $(FUZZERS)
+
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 -O1 -g $(filter-out -Werror,$(WARN)) -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+build-fuzz/bin/%: build-fuzz/obj/fuzz/%.o $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+fuzz: fuzz-build
+	@for f in $(FUZZERS); do n=$${f##*/}; mkdir -p build-fuzz/corpus/$$n; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 -artifact_prefix=build-fuzz/$$n- \
+	        build-fuzz/corpus/$$n fuzz/corpus/$$n >build-fuzz/$$n.log 2>&1 || { tail -n 60 build-fuzz/$$n.log; exit 1; }; \
+	    echo "$$n: $$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/$$n.log) executions in $(FUZZ_SECONDS) s"; \
+	done
+
 # The README's commands: each first installs missing Debian packages (as
 # root; otherwise it prints the apt-get line and stops), then builds.
 run:
@@ -157,6 +186,6 @@ install: all
 	done
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj build-fuzz/obj -name '*.d' 2>/dev/null)
