@@ -65,4 +65,21 @@ is "$(jget "$B" runs.0.limits.bottleneck)" target "a target burning its core is 
 rps=$(jget "$B" runs.0.windows.hold_rps)
 check "its rate is what 300 us per request allows on one core (<= 3,334/s: $rps)" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] <= 3334)' "$rps"
 check "summary.md marks the row as not a tool result" grep -q 'target-bound: not a tool result' "$tmp/bound/summary.md"
+# A loopback pair (lb-gen and lb-target flat out): the kernel's network work
+# runs in softirq context, charged to no process. /proc/stat's softirq time
+# is the independent witness: loadbench must report at least most of it as
+# unattributed (other processes can only add to it).
+cat > "$tmp/pair.yaml" <<Y
+name: pair
+load: {connections: 20, duration: 3s}
+sampling: {interval: 500ms}
+tools: [lb-gen]
+Y
+"$LB" run --quiet --out "$tmp/pair" "$tmp/pair.yaml" >/dev/null 2>&1 || true
+P=$tmp/pair/run.json
+sirq=$(jget "$P" runs.0.machine_cpu.softirq_s)
+un=$(jget "$P" runs.0.machine_cpu.unattributed_s)
+check "the loopback pair made softirq work ($sirq s)" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] > 0.05)' "$sirq"
+check "reported as unattributed CPU ($un s, at least half the softirq time)" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 0.5 * $ARGV[1])' "$un" "$sirq"
+check "and named in the row's warnings" grep -q 'unattributed CPU' "$tmp/pair/summary.md"
 done_testing
