@@ -112,8 +112,10 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
         return util_err(err, "lb-gen wrote no readable summary.json: %s (line %d)", je.text, je.line);
     const char *schema = json_string_value(json_object_get(j, "schema"));
     if (!schema || strcmp(schema, "lb-gen/1")) {
+        /* The message first: schema lives inside j. */
+        util_err(err, "summary.json has schema \"%s\", expected lb-gen/1", schema ? schema : "(none)");
         json_decref(j);
-        return util_err(err, "summary.json has schema \"%s\", expected lb-gen/1", schema ? schema : "(none)");
+        return -1;
     }
     json_t *req = json_object_get(j, "requests"), *e = json_object_get(j, "errors");
     if (!json_is_object(req) || !json_is_integer(json_object_get(req, "completed"))) {

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern const struct adapter adapter_gofasthttp, adapter_aiohttp;
+extern const struct adapter adapter_gofasthttp, adapter_aiohttp, adapter_lbgen;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -181,6 +181,13 @@ static void test_bad_output(struct adapter_result *r)
     write_file(d, "stdout.txt", "{\"schema\":\"lb-gen/1\",\"requests\":{\"completed\":5},\"errors\":{}}\n");
     ok(parse_dir(&adapter_gofasthttp, d, r, err) == -1 && strstr(err, "lb-refgen/1"), "another schema is refused (%s)",
        err);
+
+    /* Fuzz regression (fuzz/corpus/fuzz_parsers/crash-lbgen-schema): the
+     * message quoted the schema string after its JSON was freed. */
+    d = fresh_dir("lbgen-schema");
+    write_file(d, "summary.json", "{\"schema\":\"lb-gen/0\",\"requests\":{\"completed\":5},\"errors\":{}}\n");
+    ok(parse_dir(&adapter_lbgen, d, r, err) == -1 && strstr(err, "\"lb-gen/0\""),
+       "lb-gen: another schema is refused, named in the error (%s)", err);
 
     d = fresh_dir("truncated");
     write_file(d, "stdout.txt", "{\"schema\":\"lb-refgen/1\",\"requests\":{\"completed\":5");
