@@ -405,6 +405,28 @@ static void write_server_series(const char *path, json_t *series)
     fclose(f);
 }
 
+/* One row per CPU for the interval since prev (updated): where the machine's
+ * time went, including softirq (loopback network work) and steal. */
+static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n)
+{
+    struct sampler_machine cur[64];
+    int got = sampler_machine_read_cpus(cur, 64, NULL);
+    if (got < n)
+        return;
+    for (int c = 0; c < n; c++) {
+        double total = (double)(cur[c].total - prev[c].total);
+        if (total <= 0)
+            continue;
+        double idle = (double)((cur[c].idle + cur[c].iowait) - (prev[c].idle + prev[c].iowait));
+        fprintf(f, "%.3f,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", t_s, c, (total - idle) / total * 100,
+                (double)(cur[c].user + cur[c].nice - prev[c].user - prev[c].nice) / total * 100,
+                (double)(cur[c].system - prev[c].system) / total * 100,
+                (double)(cur[c].softirq - prev[c].softirq) / total * 100, (double)(cur[c].irq - prev[c].irq) / total * 100,
+                (double)(cur[c].steal - prev[c].steal) / total * 100);
+        prev[c] = cur[c];
+    }
+}
+
 /* Runs one tool once. Returns its result object (always: failures are
  * results too). */
 static json_t *run_one(struct runner *R, const struct profile_tool *pt, const struct profile_load *load, double level,
@@ -426,6 +448,9 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     FILE *tcsv = NULL, *gcsv = NULL;
     char **envp = NULL;
     struct crosscheck_point *tpts = NULL, *gpts = NULL;   /* the sampled series, for window averages */
+    FILE *mcsv = NULL;                                    /* the machine, per CPU, per interval */
+    struct sampler_machine mprev[64];
+    int nmcpu = 0;
     size_t ntp = 0, ngp = 0, cap_pts = 0;
     const char *status = "ok";
     char reason[UTIL_ERR_LEN * 2] = "";
@@ -594,6 +619,17 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     gcsv = fopen(tpath, "w");
     if (gcsv)
         sampler_csv_header(gcsv);
+    {
+        char mpath[PATH_MAX + 96];
+        pathf(mpath, sizeof mpath, "%.*s.machine.csv", (int)(strlen(spath) - 4), spath);
+        nmcpu = sampler_machine_read_cpus(mprev, 64, NULL);
+        if (nmcpu > 64)
+            nmcpu = 64;
+        if (nmcpu > 0 && (mcsv = fopen(mpath, "w"))) {
+            fprintf(mcsv, "t_s,cpu,busy_pct,user_pct,system_pct,softirq_pct,irq_pct,steal_pct\n");
+            json_object_set_new(res, "machine_samples_file", json_string(mpath + strlen(R->dir) + 1));
+        }
+    }
     ttree = sampler_tree_new(tool.pid, have_cg ? cg.procs[0] : NULL, NULL);
     gtree = sampler_tree_new(tgt.proc.pid, NULL, NULL);
     struct sampler_reading rd, trd0, trd1;
@@ -652,6 +688,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
                 if (gcsv)
                     sampler_csv_row(gcsv, &pt_tgt);
             }
+            if (mcsv)
+                machine_row(mcsv, (double)(now - spawned) / 1e9, mprev, nmcpu);
             json_t *s = target_stats(&tgt, NULL);
             if (s) {
                 uint64_t resp = target_u64(s, "responses_completed");
@@ -871,6 +909,8 @@ done:
         fclose(tcsv);
     if (gcsv)
         fclose(gcsv);
+    if (mcsv)
+        fclose(mcsv);
     sampler_tree_free(ttree);
     sampler_tree_free(gtree);
     free(tpts);

@@ -39,6 +39,10 @@ check "the tool's CPU was measured" perl -e 'exit !($ARGV[0] > 0)' "$(jget "$J" 
 check "the tool's RSS was sampled" perl -e 'exit !($ARGV[0] > 0.5)' "$(jget "$J" runs.0.footprint.rss_peak_mb)"
 check "a sha256 of the binary is recorded" sh -c "echo '$(jget "$J" runs.0.identity.sha256)' | grep -Eq '^[0-9a-f]{64}$'"
 check "samples CSV has rows" test "$(wc -l < "$tmp/run1/samples/lb-gen.csv")" -ge 3
+ncpu=$(getconf _NPROCESSORS_ONLN)
+check "the machine's per-CPU series has a row per CPU per interval" \
+    test "$(awk -F, 'NR > 1 && $2 == 0' "$tmp/run1/samples/lb-gen.machine.csv" | wc -l)" -ge 3 -a \
+         "$(awk -F, 'NR > 1 { print $2 }' "$tmp/run1/samples/lb-gen.machine.csv" | sort -u | wc -l)" -eq "$ncpu"
 check "summary.md has the lb-gen row" grep -q '^| lb-gen | ok | closed |' "$tmp/run1/summary.md"
 check "results.csv has a header and one row" test "$(wc -l < "$tmp/run1/results.csv")" -eq 2
 check "reproduce.sh written" test -x "$tmp/run1/lb-gen/reproduce.sh"
