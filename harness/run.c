@@ -455,6 +455,9 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     const char *status = "ok";
     char reason[UTIL_ERR_LEN * 2] = "";
     json_t *before = NULL, *after = NULL, *series = NULL, *final_stats = NULL;
+    json_t *hold_h0 = NULL, *hold_h1 = NULL;     /* server-time histograms at the hold window's edges */
+    uint64_t hold_s_ns = 0, hold_e_ns = 0;       /* the hold window, from the load's start */
+    int have_hold = 0;
     uint64_t t_start = util_now_ns();
     memset(&found, 0, sizeof found);
     memset(&tool, 0, sizeof tool);
@@ -593,6 +596,11 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     struct sampler_machine m0, m1;
     sampler_machine_read(&m0, NULL);
     double self0 = sampler_self_cpu_s();
+    have_hold = profile_hold_window(plan.as_run ? plan.as_run : load, &hold_s_ns, &hold_e_ns) == 0;
+    /* A hold window from the load's start begins with the (fresh) target's
+     * first request: the snapshot before any request is its left edge. */
+    if (have_hold && hold_s_ns == 0)
+        hold_h0 = target_histogram(&tgt, NULL);
     if (proc_spawn(&tool, &spec, err)) {
         status = "failed";
         snprintf(reason, sizeof reason, "%s", err);
@@ -642,6 +650,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     trd1 = trd0;
     uint64_t next = spawned + p->sample_interval_ns;
     uint64_t last_tick_ns = spawned;
+    uint64_t hold_from = 0, hold_to = 0;
     uint64_t last_resp = target_u64(before, "responses_completed"), last_t = util_now_ns();
     uint64_t open_at_stop = 0;
     double cur_rps = 0, cur_cpu = 0, cur_rss = 0;
@@ -698,6 +707,10 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
                 last_resp = resp;
                 last_t = tnow;
                 open_at_stop = target_u64(s, "connections_open");
+                if (!hold_from && target_u64(s, "first_request_ns") && have_hold) {
+                    hold_from = target_u64(s, "first_request_ns") + hold_s_ns;
+                    hold_to = target_u64(s, "first_request_ns") + hold_e_ns;
+                }
                 json_decref(s);
             }
             progress(R, pt->label, "load", (double)(now - spawned) / 1e9,
@@ -706,14 +719,27 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
             while (next <= now)
                 next += p->sample_interval_ns;
         }
+        /* Snapshot the server-time histogram at the hold window's edges, so
+         * the server's latency over the hold window is exact. */
+        if (hold_from && !hold_h0 && now >= hold_from)
+            hold_h0 = target_histogram(&tgt, NULL);
+        if (hold_to && hold_h0 && !hold_h1 && now >= hold_to)
+            hold_h1 = target_histogram(&tgt, NULL);
         uint64_t wake = now + 20000000ull; /* notice the tool's exit within 20 ms */
         if (wake > next)
             wake = next;
+        if (hold_from && !hold_h0 && wake > hold_from)
+            wake = hold_from;
+        if (hold_to && !hold_h1 && wake > hold_to)
+            wake = hold_to;
         if (wake > deadline)
             wake = deadline;
         sleep_until(wake);
     }
     uint64_t ended = util_now_ns();
+    /* A hold window that lasts to the load's end ends with the tool. */
+    if (hold_h0 && !hold_h1 && !stopped_by_us)
+        hold_h1 = target_histogram(&tgt, NULL);
     /* A last reading before the tree is stopped covers the final partial
      * interval — only when it is long enough to mean something: CPU
      * counters advance in ticks (cpuacct at scheduler ticks, /proc in
@@ -875,6 +901,14 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
                                    .tool_samples = ttree, .target_samples = gtree, .tool_spawned_ns = spawned,
                                    .tool_pts = tpts, .ntool_pts = ntp, .target_pts = gpts, .ntarget_pts = ngp};
         crosscheck_fill(&in, res, warnings);
+        json_t *hw = hold_h0 && hold_h1 ? target_histogram_window_ms(hold_h0, hold_h1) : NULL;
+        if (hw) {
+            /* The snapshots' own times: the window as measured. */
+            uint64_t t0 = target_u64(hold_h0, "now_ns"), t1 = target_u64(hold_h1, "now_ns");
+            json_object_set_new(hw, "from_s", json_real(t0 > spawned ? (double)(t0 - spawned) / 1e9 : 0.0));
+            json_object_set_new(hw, "to_s", json_real((double)(t1 - spawned) / 1e9));
+            json_object_set_new(json_object_get(res, "windows"), "hold_server_time_ms", hw);
+        }
         /* Exit codes are not trusted alone: an ok run must have parsed a
          * result and the server must have seen its traffic. */
         if (!strcmp(status, "ok") && crosscheck_server_requests(before, after) == 0) {
@@ -918,6 +952,8 @@ done:
     proc_env_free(envp);
     json_decref(before);
     json_decref(after);
+    json_decref(hold_h0);
+    json_decref(hold_h1);
     json_decref(series);
     adapter_result_free(&ar);
     adapter_plan_free(&plan);

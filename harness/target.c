@@ -1,4 +1,5 @@
 #include "target.h"
+#include "hist.h"
 #include "net.h"
 #include "units.h"
 #include "util.h"
@@ -173,6 +174,48 @@ json_t *target_series(const struct target *t, uint64_t since, char *err)
     char path[64];
     snprintf(path, sizeof path, "/series?since=%llu", (unsigned long long)since);
     return control(t, "GET", path, err);
+}
+
+json_t *target_histogram(const struct target *t, char *err)
+{
+    return control(t, "GET", "/histogram", err);
+}
+
+json_t *target_histogram_window_ms(json_t *a, json_t *b)
+{
+    json_t *ba = json_object_get(a, "buckets"), *bb = json_object_get(b, "buckets");
+    if (!json_is_array(ba) || !json_is_array(bb))
+        return NULL;
+    uint64_t highest = target_u64(b, "highest_ns");
+    int sigfigs = (int)json_integer_value(json_object_get(b, "sigfigs"));
+    if (highest != target_u64(a, "highest_ns") || sigfigs != (int)json_integer_value(json_object_get(a, "sigfigs")))
+        return NULL;
+    struct hist *h = hist_new(highest, sigfigs);
+    if (!h)
+        return NULL;
+    /* Both lists are in ascending bucket order: walk them together. */
+    size_t i = 0, na = json_array_size(ba);
+    for (size_t k = 0; k < json_array_size(bb); k++) {
+        json_t *e = json_array_get(bb, k);
+        uint64_t v = (uint64_t)json_integer_value(json_array_get(e, 0));
+        uint64_t c = (uint64_t)json_integer_value(json_array_get(e, 1));
+        while (i < na && (uint64_t)json_integer_value(json_array_get(json_array_get(ba, i), 0)) < v)
+            i++;
+        if (i < na && (uint64_t)json_integer_value(json_array_get(json_array_get(ba, i), 0)) == v) {
+            uint64_t before = (uint64_t)json_integer_value(json_array_get(json_array_get(ba, i), 1));
+            c = c > before ? c - before : 0;
+        }
+        hist_record_n(h, v, c);
+    }
+    json_t *o = NULL;
+    if (hist_count(h))
+        o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "count", (json_int_t)hist_count(h), "mean",
+                      hist_mean(h) / 1e6, "p50", (double)hist_percentile(h, 50) / 1e6, "p90",
+                      (double)hist_percentile(h, 90) / 1e6, "p95", (double)hist_percentile(h, 95) / 1e6, "p99",
+                      (double)hist_percentile(h, 99) / 1e6, "max", (double)hist_max(h) / 1e6, "resolution",
+                      "bucket tops: within 0.1 %");
+    hist_free(h);
+    return o;
 }
 
 int target_alive(struct target *t)

@@ -40,6 +40,14 @@ json_t *target_window(const struct target *t, char *err);
 /* GET /series?since=K. */
 json_t *target_series(const struct target *t, uint64_t since, char *err);
 
+/* GET /histogram: the cumulative server-time histogram, bucket by bucket. */
+json_t *target_histogram(const struct target *t, char *err);
+
+/* The histogram of what happened between two /histogram snapshots (b minus
+ * a, bucket by bucket), as {count, mean, p50, p90, p95, p99, max} in ms,
+ * or NULL when either is missing or they do not match. */
+json_t *target_histogram_window_ms(json_t *a, json_t *b);
+
 /* Is the process still running? (Reaps it if it died.) */
 int target_alive(struct target *t);
 

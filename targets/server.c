@@ -1163,9 +1163,29 @@ static void control_serve(struct server *s, int fd)
             return control_reply(fd, 503, control_error("a worker did not answer in time"));
         return control_reply(fd, 200, o);
     }
+    if (!strcmp(path, "/histogram")) {
+        /* The whole server-time histogram since start, bucket by bucket
+         * (each bucket's highest equivalent value in ns, and its count):
+         * the difference of two snapshots is the exact histogram of the
+         * time between them, e.g. a harness's hold window. */
+        if (!is_get)
+            return control_reply(fd, 405, control_error("use GET /histogram"));
+        if (collect(s, CMD_SNAPSHOT) < 0)
+            return control_reply(fd, 503, control_error("a worker did not answer in time"));
+        json_decref(merged_stats(s, s->window_since_ns));
+        json_t *b = json_array();
+        size_t cur = 0;
+        uint64_t v, c;
+        while (hist_next(s->m_total, &cur, &v, &c))
+            json_array_append_new(b, json_pack("[I, I]", (json_int_t)v, (json_int_t)c));
+        return control_reply(fd, 200, json_pack("{s:I, s:i, s:I, s:I, s:o}", "highest_ns",
+                                                (json_int_t)TSTATS_HIST_HIGHEST_NS, "sigfigs", TSTATS_HIST_SIGFIGS,
+                                                "count", (json_int_t)hist_count(s->m_total), "now_ns",
+                                                (json_int_t)util_now_ns(), "buckets", b));
+    }
     if (!strcmp(path, "/health"))
         return control_reply(fd, 200, json_pack("{s:s}", "status", "ok"));
-    control_reply(fd, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K"));
+    control_reply(fd, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K, GET /histogram"));
 }
 
 static void *control_main(void *arg)

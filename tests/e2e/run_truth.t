@@ -49,6 +49,28 @@ ach=$(jget "$J" runs.3.workload.achieved_rps)
 check "it achieved at most one connection's 50/s ($ach)" perl -e 'exit !($ARGV[0] <= 51)' "$ach"
 sch=$(jget "$J" runs.2.client.schedule.scheduled)
 check "the open row carries lb-gen's schedule ($sch requests scheduled, 150/s x 3 s)" perl -e 'exit !($ARGV[0] ne "null" && abs($ARGV[0] - 450) <= 2)' "$sch"
+# The server's latency over the hold window of a ramp, from two snapshots of
+# its histogram: 10 connections x 20 ms for 2 s is about 1,000 responses.
+cat > "$tmp/ramp.yaml" <<Y
+name: ramp
+target: {delay: 20ms}
+load:
+  stages:
+    - {duration: 1s, target: 10}
+    - {duration: 2s, target: 10}
+    - {duration: 1s, target: 0}
+sampling: {interval: 500ms}
+tools: [lb-gen]
+Y
+"$LB" run --quiet --out "$tmp/ramp" "$tmp/ramp.yaml" >/dev/null 2>&1 || true
+R=$tmp/ramp/run.json
+hc=$(jget "$R" runs.0.windows.hold_server_time_ms.count)
+check "the hold window's server histogram holds about 1,000 responses ($hc)" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] > 850 && $ARGV[0] < 1050)' "$hc"
+hp=$(jget "$R" runs.0.windows.hold_server_time_ms.p50)
+check "its p50 is the 20 ms delay ($hp ms)" perl -e 'exit !($ARGV[0] ne "null" && abs($ARGV[0] - 20) < 1)' "$hp"
+hf=$(jget "$R" runs.0.windows.hold_server_time_ms.from_s); ls0=$(jget "$R" runs.0.windows.load_start_s)
+check "it starts 1 s into the load ($hf s after spawn, load began at $ls0 s)" perl -e 'exit !($ARGV[0] ne "null" && abs($ARGV[0] - $ARGV[1] - 1) < 0.2)' "$hf" "$ls0"
+
 # A target that burns 300 us of CPU per request, pinned to one core, with
 # lb-gen on the other: the server's core is the limit, and the row says so.
 cat > "$tmp/bound.yaml" <<Y
