@@ -570,7 +570,9 @@ static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
         char *end;
         long long ts = strtoll(fld[idx_ts], &end, 10);
         long long el = strtoll(fld[idx_el], NULL, 10);
-        if (end == fld[idx_ts] || el < 0) {
+        /* A timestamp (epoch ms) below 0 or one whose end overflows is
+         * garbage, not a sample: ts + el and t_last - t_first must fit. */
+        if (end == fld[idx_ts] || el < 0 || ts < 0 || ts > LLONG_MAX - el) {
             bad++;
             continue;
         }

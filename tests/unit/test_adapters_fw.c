@@ -685,6 +685,23 @@ static void jm_parsers(void)
     ok(parse(&adapter_jmeter, dir, LOAD_CLOSED, &r, err) == 0 && has_warning(&r.warnings, "jmeter.log: ERROR"),
        "jmeter: ERROR lines in jmeter.log reach the warnings");
     adapter_result_free(&r);
+    /* Fuzz regression (fuzz/corpus/fuzz_parsers/crash-jmeter-ts-overflow):
+     * a timestamp whose end overflows, or a negative one, is a bad row, not
+     * signed overflow. */
+    dir = fresh_dir("jm-ts-overflow");
+    jm_put("success", dir);
+    f = fopen(dirname_join(dir, "results.jtl"), "w");
+    if (f) {
+        fputs("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,bytes,allThreads\n"
+              "1795993101046,158,GET,200,OK,t 1-1,text,true,218,1\n"
+              "9223372036854775807,15,GET,200,OK,t 1-1,text,true,218,1\n"
+              "-9223372036854775807,15,GET,200,OK,t 1-1,text,true,218,1\n",
+              f);
+        fclose(f);
+    }
+    ok(parse(&adapter_jmeter, dir, LOAD_CLOSED, &r, err) == 0 && r.requests == 1,
+       "jmeter: rows with an overflowing or negative timestamp are skipped (%s)", err);
+    adapter_result_free(&r);
 }
 
 /* The thread groups of a generated plan, as "threads/delay/ramp/end" joined by spaces. */
