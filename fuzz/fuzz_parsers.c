@@ -1,8 +1,9 @@
 /* fuzz_parsers: libFuzzer target for the tool-output parsers (adapters/).
- * The first byte picks an adapter and the file of its run directory the
- * rest of the input becomes; the adapter's parse() then reads that
- * directory (a temp dir made once). The file is removed after each input,
- * so every input starts from an empty directory. */
+ * The first byte picks an adapter (and a closed or open load); the rest of
+ * the input, split at form feeds (\f), becomes the files its parse() reads
+ * in a temp dir made once: the first piece the first file, and so on.
+ * The files are removed after each input, so every input starts from an
+ * empty directory. */
 #include "adapter.h"
 #include "profile.h"
 #include "util.h"
@@ -18,18 +19,24 @@ extern const struct adapter adapter_lbgen, adapter_wrk, adapter_hey, adapter_ab,
     adapter_autocannon, adapter_k6, adapter_artillery, adapter_locust, adapter_jmeter, adapter_gofasthttp,
     adapter_aiohttp;
 
-/* Each adapter with each file its parse() reads. */
+/* Each adapter with the files its parse() reads, main one first. */
 static const struct {
     const struct adapter *a;
-    const char *file;
+    const char *files[3];
 } cases[] = {
-    {&adapter_lbgen, "summary.json"},     {&adapter_wrk, "wrk.json"},        {&adapter_hey, "stdout.txt"},
-    {&adapter_ab, "stdout.txt"},          {&adapter_ab, "percentiles.csv"},  {&adapter_h2load, "stdout.txt"},
-    {&adapter_h2load, "h2load.log"},      {&adapter_siege, "stdout.txt"},    {&adapter_siege, "stderr.txt"},
-    {&adapter_autocannon, "stdout.txt"},  {&adapter_k6, "summary.json"},     {&adapter_k6, "stderr.txt"},
-    {&adapter_artillery, "report.json"},  {&adapter_artillery, "stdout.txt"}, {&adapter_locust, "locust.json"},
-    {&adapter_locust, "stderr.txt"},      {&adapter_jmeter, "results.jtl"},  {&adapter_jmeter, "stdout.txt"},
-    {&adapter_jmeter, "jmeter.log"},      {&adapter_gofasthttp, "stdout.txt"}, {&adapter_aiohttp, "stdout.txt"},
+    {&adapter_lbgen, {"summary.json"}},
+    {&adapter_wrk, {"wrk.json"}},
+    {&adapter_hey, {"stdout.txt"}},
+    {&adapter_ab, {"stdout.txt", "percentiles.csv"}},
+    {&adapter_h2load, {"stdout.txt", "h2load.log"}},
+    {&adapter_siege, {"stdout.txt", "stderr.txt"}},
+    {&adapter_autocannon, {"stdout.txt"}},
+    {&adapter_k6, {"summary.json", "stderr.txt", "stdout.txt"}},
+    {&adapter_artillery, {"report.json", "stdout.txt", "stderr.txt"}},
+    {&adapter_locust, {"locust.json", "stderr.txt"}},
+    {&adapter_jmeter, {"results.jtl", "stdout.txt", "jmeter.log"}},
+    {&adapter_gofasthttp, {"stdout.txt", "stderr.txt"}},
+    {&adapter_aiohttp, {"stdout.txt", "stderr.txt"}},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -45,13 +52,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     size_t sel = data[0] % NCASES;
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, cases[sel].file);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        abort();
-    fwrite(data + 1, 1, size - 1, f);
-    fclose(f);
+    const uint8_t *p = data + 1, *end = data + size;
+    char paths[3][256];
+    size_t nfiles = 0;
+    for (; nfiles < 3 && cases[sel].files[nfiles]; nfiles++) {
+        const uint8_t *ff = p < end ? memchr(p, '\f', (size_t)(end - p)) : NULL;
+        const uint8_t *stop = ff && nfiles + 1 < 3 && cases[sel].files[nfiles + 1] ? ff : end;
+        snprintf(paths[nfiles], sizeof paths[nfiles], "%s/%s", dir, cases[sel].files[nfiles]);
+        FILE *f = fopen(paths[nfiles], "wb");
+        if (!f)
+            abort();
+        fwrite(p, 1, (size_t)(stop - p), f);
+        fclose(f);
+        if (stop == end) {
+            nfiles++;
+            break;
+        }
+        p = stop + 1;
+    }
 
     /* Both a closed and an open load, as the runner passes one or the other. */
     struct profile_stage st = {.duration_ns = 3000000000ull, .target = 10};
@@ -63,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     err[0] = 0;
     (void)cases[sel].a->parse(&c, &r, err);
     adapter_result_free(&r);
-    unlink(path);
+    for (size_t i = 0; i < nfiles; i++)
+        unlink(paths[i]);
     return 0;
 }
