@@ -153,7 +153,7 @@ static int ab_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
     r->duration_s = taken;
     if (taken > 0)
         r->rps = (double)complete / taken;
-    if (bytes > 0)
+    if (bytes > 0 && bytes < 0x1p64) /* a figure past uint64_t is garbage, and UB to cast */
         r->bytes_read = (uint64_t)bytes;
     double pct[101];
     int rows = read_csv(c->dir, pct);

@@ -183,7 +183,7 @@ static int hey_parse(const struct adapter_ctx *c, struct adapter_result *r, char
     r->duration_s = total_s;
     if (total_s > 0)
         r->rps = (double)r->requests / total_s;
-    if (bytes > 0)
+    if (bytes > 0 && bytes < 0x1p64) /* a figure past uint64_t is garbage, and UB to cast */
         r->bytes_read = (uint64_t)bytes;
     if (r->requests > 0) {
         r->lat.min = secs_ms(text, "Fastest:");

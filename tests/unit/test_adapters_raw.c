@@ -212,6 +212,30 @@ static void test_ab(struct adapter_result *r)
     ok(parse_dir(&adapter_ab, d, NULL, r, err) == -1 && !r->parsed, "ab refused: no result");
     if (!ok(strstr(err, "apr_socket_recv: Connection refused (111)") != NULL, "ab refused: the error quotes ab"))
         diag("  err: %s", err);
+
+    /* Fuzz regression (fuzz/corpus/fuzz_parsers/crash-ab-bytes-cast): a byte
+     * figure past uint64_t was cast to it (undefined); now it is no figure.
+     * hey read its Total data the same way. */
+    char path[1024];
+    d = fresh_dir("ab-huge-bytes");
+    snprintf(path, sizeof path, "%s/stdout.txt", d);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("Complete requests:      10\nFailed requests:        0\n"
+              "Total transferred:      99999999999999999999999 bytes\nTime taken for tests:   1.000 seconds\n", f);
+        fclose(f);
+    }
+    ok(parse_dir(&adapter_ab, d, NULL, r, err) == 0 && r->requests == 10 && r->bytes_read == 0,
+       "ab: a byte count past 2^64 is dropped, not cast (%s)", err);
+    d = fresh_dir("hey-huge-bytes");
+    snprintf(path, sizeof path, "%s/stdout.txt", d);
+    f = fopen(path, "w");
+    if (f) {
+        fputs("\nSummary:\n  Total:\t1.0000 secs\n  Total data:\t99999999999999999999999 bytes\n", f);
+        fclose(f);
+    }
+    ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0 && r->bytes_read == 0,
+       "hey: a byte count past 2^64 is dropped, not cast (%s)", err);
 }
 
 /* The value at rank ceil(p/100 * n) of the log's status>0 durations (µs). */
