@@ -252,7 +252,8 @@ void raw_add_error(struct adapter_result *r, const char *m, uint64_t n)
 uint64_t raw_json_count(json_t *o, const char *key)
 {
     double v = adapter_json_num(o, key);
-    return v > 0 ? (uint64_t)v : 0;
+    /* Past uint64_t is no count (and casting it would be undefined). */
+    return v > 0 && v < 0x1p64 ? (uint64_t)v : 0;
 }
 
 void raw_sum_errors(struct adapter_result *r)

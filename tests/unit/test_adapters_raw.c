@@ -9,6 +9,7 @@
 #include "profile.h"
 #include "tap.h"
 #include "adapter_test.h"
+#include "raw.h"
 #include "util.h"
 
 #include <math.h>
@@ -236,6 +237,11 @@ static void test_ab(struct adapter_result *r)
     }
     ok(parse_dir(&adapter_hey, d, NULL, r, err) == 0 && r->bytes_read == 0,
        "hey: a byte count past 2^64 is dropped, not cast (%s)", err);
+    /* The same in autocannon's JSON counts (found with fuzz_parsers). */
+    json_t *o = json_pack("{s:f, s:f}", "non2xx", 1e300, "total", 7.0);
+    ok(raw_json_count(o, "non2xx") == 0 && raw_json_count(o, "total") == 7,
+       "raw_json_count: a count past 2^64 is 0, not an undefined cast");
+    json_decref(o);
 }
 
 /* The value at rank ceil(p/100 * n) of the log's status>0 durations (µs). */
