@@ -40,7 +40,8 @@ int units_parse_duration_ns(const char *s, uint64_t *out_ns, char *err)
         while (isalpha((unsigned char)p[ulen]))
             ulen++;
         if (ulen == 0)
-            return util_err(err, "duration \"%s\" needs a unit (ns, us, ms, s, m, h), e.g. \"%ss\"", s, s);
+            return util_err(err, "duration \"%s\" needs a unit right after the number (ns, us, ms, s, m, h), e.g. \"%.*ss\"",
+                            s, (int)(p - s), s);
         uint64_t mult = 0;
         for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++)
             if (strlen(duration_units[i].name) == ulen && !strncmp(p, duration_units[i].name, ulen))
