@@ -328,7 +328,7 @@ json_t *crosscheck_machine_json(const struct sampler_machine *m0, const struct s
         json_object_set_new(o, "unattributed_pct", json_real(pct));
         if (pct > 5)
             json_array_append_new(warnings, json_sprintf("unattributed CPU: %.1f%% of a core was busy outside the tool, the target and loadbench "
-                                                         "(softirq %.1f%%: the kernel's loopback network work, charged to no process; the rest: other processes)",
+                                                         "(other processes, or kernel work charged to none; softirq, the kernel's network work, was %.1f%% of a core)",
                                                          pct, (double)(m1->softirq - m0->softirq) / hz / wall * 100));
     }
     return o;

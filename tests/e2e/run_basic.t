@@ -35,8 +35,8 @@ is "$(jget "$J" runs.0.crosscheck.verdict)" exact "client and server counts reco
 client=$(jget "$J" runs.0.client.requests); server=$(jget "$J" runs.0.server.requests)
 is "$client" "$server" "client count equals server count"
 check "the server counted real traffic ($server requests)" test "$server" -gt 1000
-check "the tool's CPU was measured" perl -e 'exit !($ARGV[0] > 0)' "$(jget "$J" runs.0.footprint.cpu_seconds)"
-check "the tool's RSS was sampled" perl -e 'exit !($ARGV[0] > 0.5)' "$(jget "$J" runs.0.footprint.rss_peak_mb)"
+check "the tool's CPU was measured" perl -e 'exit !($ARGV[0] > 0)' -- "$(jget "$J" runs.0.footprint.cpu_seconds)"
+check "the tool's RSS was sampled" perl -e 'exit !($ARGV[0] > 0.5)' -- "$(jget "$J" runs.0.footprint.rss_peak_mb)"
 check "a sha256 of the binary is recorded" sh -c "echo '$(jget "$J" runs.0.identity.sha256)' | grep -Eq '^[0-9a-f]{64}$'"
 check "samples CSV has rows" test "$(wc -l < "$tmp/run1/samples/lb-gen.csv")" -ge 3
 ncpu=$(getconf _NPROCESSORS_ONLN)

@@ -48,19 +48,19 @@ check_row() {
     wall=$(jget "$J" runs.$i.footprint.wall_s)
     # CPU %: loadbench's average over the tool's life vs the burner's truth.
     check "$label: CPU % within 3 points of the truth (loadbench $got_cpu s, burner $truth_cpu s over $wall s)" \
-        perl -e 'exit !(abs(($ARGV[0] - $ARGV[1]) / $ARGV[2] * 100) <= 3)' "$got_cpu" "$truth_cpu" "$wall"
+        perl -e 'exit !(abs(($ARGV[0] - $ARGV[1]) / $ARGV[2] * 100) <= 3)' -- "$got_cpu" "$truth_cpu" "$wall"
     samp=$(jget "$J" runs.$i.footprint.samples.cpu_avg_pct)
-    truth_pct=$(perl -e 'printf "%.2f", $ARGV[0] / $ARGV[1] * 100' "$truth_cpu" "$wall")
+    truth_pct=$(perl -e 'printf "%.2f", $ARGV[0] / $ARGV[1] * 100' -- "$truth_cpu" "$wall")
     check "$label: sampled CPU % ($samp) within 3 points of the truth ($truth_pct)" \
-        perl -e 'exit !(abs($ARGV[0] - $ARGV[1]) <= 3)' "$samp" "$truth_pct"
+        perl -e 'exit !(abs($ARGV[0] - $ARGV[1]) <= 3)' -- "$samp" "$truth_pct"
     # RSS: each process holds its allocation plus its base resident set.
     want_mb=$(perl -ne '$s += $ARGV_MB + $1 * 1024 / 1e6 if /base_rss_kb (\d+)/; BEGIN { $ARGV_MB = shift } END { printf "%.2f", $s }' "$mb" "$out")
     got_mb=$(jget "$J" runs.$i.footprint.rss_peak_mb)
     check "$label: peak RSS ($got_mb MB) within 3 % of the truth ($want_mb MB)" \
-        perl -e 'exit !($ARGV[1] > 0 && abs($ARGV[0] - $ARGV[1]) / $ARGV[1] <= 0.03)' "$got_mb" "$want_mb"
+        perl -e 'exit !($ARGV[1] > 0 && abs($ARGV[0] - $ARGV[1]) / $ARGV[1] <= 0.03)' -- "$got_mb" "$want_mb"
     is "$(jget "$J" runs.$i.footprint.procs_peak)" "$n" "$label: $n process(es) seen"
 }
 check_row 0 single 1 100
 check_row 1 tree 4 50
-check "loadbench's own CPU is reported" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 0)' "$(jget "$J" loadbench_cpu_s)"
+check "loadbench's own CPU is reported" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 0)' -- "$(jget "$J" loadbench_cpu_s)"
 done_testing
