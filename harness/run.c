@@ -348,6 +348,15 @@ static void sleep_until(uint64_t t_ns)
         break; /* a signal: let the caller look at the stop flag */
 }
 
+/* " 'word'" for a POSIX shell, single quotes escaped. */
+static void shell_word(FILE *f, const char *word)
+{
+    fputs(" '", f);
+    for (const char *c = word; *c; c++)
+        *c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
+    fputc('\'', f);
+}
+
 static void write_reproduce(const char *dir, const struct adapter_plan *plan, const char *target_cmd)
 {
     char path[PATH_MAX + 16];
@@ -361,19 +370,11 @@ static void write_reproduce(const char *dir, const struct adapter_plan *plan, co
                "cd \"$(dirname \"$0\")\"\n"
                "exec env -i",
             target_cmd);
-    for (size_t i = 0; i < plan->env.n; i++) {
-        fputs(" '", f);
-        for (const char *c = plan->env.v[i]; *c; c++)
-            *c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
-        fputc('\'', f);
-    }
+    for (size_t i = 0; i < plan->env.n; i++)
+        shell_word(f, plan->env.v[i]);
     fputs(" PATH=\"$PATH\" HOME=\"${TMPDIR:-/tmp}\"", f);
-    for (size_t i = 0; i < plan->argv.n; i++) {
-        fputs(" '", f);
-        for (const char *c = plan->argv.v[i]; *c; c++)
-            *c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
-        fputc('\'', f);
-    }
+    for (size_t i = 0; i < plan->argv.n; i++)
+        shell_word(f, plan->argv.v[i]);
     fputc('\n', f);
     fclose(f);
     chmod(path, 0755);
@@ -454,7 +455,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     size_t ntp = 0, ngp = 0, cap_pts = 0;
     const char *status = "ok";
     char reason[UTIL_ERR_LEN * 2] = "";
-    json_t *before = NULL, *after = NULL, *series = NULL, *final_stats = NULL;
+    json_t *before = NULL, *after = NULL, *series = NULL;
     json_t *hold_h0 = NULL, *hold_h1 = NULL;     /* server-time histograms at the hold window's edges */
     uint64_t hold_s_ns = 0, hold_e_ns = 0;       /* the hold window, from the load's start */
     int have_hold = 0;
@@ -886,7 +887,6 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         snprintf(reason, sizeof reason, "%s", err);
     }
     have_tgt = 0;
-    (void)final_stats;
 
     /* Server view, windows, reconciliation. */
     if (before && after) {
@@ -1023,6 +1023,34 @@ static void subdir_name(char *out, size_t len, const struct profile *p, const st
     snprintf(out, len, "%s%s%s", t->label, lv, rp);
 }
 
+/* How many sweep levels the run steps through: the most any load (the
+ * profile's or a tool's own) sweeps, at least 1. */
+static size_t sweep_levels(const struct profile *p)
+{
+    size_t n = p->load.nsweep ? p->load.nsweep : 1;
+    for (size_t i = 0; i < p->ntools; i++)
+        if (p->tools[i].load && p->tools[i].load->nsweep > n)
+            n = p->tools[i].load->nsweep;
+    return n;
+}
+
+/* The load a tool with load base runs at sweep step li, or NULL when it has
+ * no run there (a load without a sweep runs once, at step 0). *level is the
+ * swept level (NAN without a sweep); *owned is the load to free. */
+static const struct profile_load *load_at_step(const struct profile_load *base, size_t li, double *level,
+                                               struct profile_load **owned)
+{
+    *owned = NULL;
+    *level = NAN;
+    if (!base->nsweep)
+        return li == 0 ? base : NULL;
+    if (li >= base->nsweep)
+        return NULL;
+    *level = base->sweep[li];
+    *owned = profile_load_at_level(base, *level);
+    return *owned;
+}
+
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
 {
     struct runner R;
@@ -1074,7 +1102,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     if (save(&R, err))
         return 2;
 
-    size_t nlevels = p->load.nsweep ? p->load.nsweep : 1;
+    size_t nlevels = sweep_levels(p);
     int failures = 0, interrupted = 0;
     int first = 1;
     logf_(&R, "run directory %s", R.dir);
@@ -1084,16 +1112,11 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
                 const struct profile_tool *t = &p->tools[ti];
                 if (o->only && strcmp(t->label, o->only))
                     continue;
-                const struct profile_load *base = profile_tool_load(p, t);
-                double level = NAN;
-                struct profile_load *at = NULL;
-                if (base->nsweep) {
-                    level = base->sweep[li < base->nsweep ? li : base->nsweep - 1];
-                    at = profile_load_at_level(base, level);
-                } else if (p->load.nsweep && !t->load) {
-                    level = p->load.sweep[li];
-                    at = profile_load_at_level(&p->load, level);
-                }
+                double level;
+                struct profile_load *at;
+                const struct profile_load *load = load_at_step(profile_tool_load(p, t), li, &level, &at);
+                if (!load)
+                    continue;
                 if (!first && p->cooldown_ns) {
                     uint64_t until = util_now_ns() + p->cooldown_ns;
                     while (util_now_ns() < until && !*o->stop)
@@ -1120,7 +1143,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
                     }
                 }
                 logf_(&R, "%s: starting", sub);
-                json_t *res = run_one(&R, t, at ? at : base, level, rep, sub);
+                json_t *res = run_one(&R, t, load, level, rep, sub);
                 profile_load_free(at);
                 const char *st = json_string_value(json_object_get(res, "status"));
                 const char *why = json_string_value(json_object_get(res, "reason"));
@@ -1169,7 +1192,7 @@ int run_plan(const struct profile *p, FILE *out, char *err)
     fprintf(out, "# profile as resolved\n%s\n\n", s);
     free(s);
     json_decref(resolved);
-    size_t nlevels = p->load.nsweep ? p->load.nsweep : 1;
+    size_t nlevels = sweep_levels(p);
     double total_s = 0;
     int runs = 0;
     for (size_t ti = 0; ti < p->ntools; ti++) {
@@ -1190,12 +1213,11 @@ int run_plan(const struct profile *p, FILE *out, char *err)
         fprintf(out, "  binary: %s (version %s)\n", found.path, found.version);
         const struct profile_load *base = profile_tool_load(p, t);
         for (size_t li = 0; li < nlevels; li++) {
-            double level = NAN;
-            struct profile_load *at = NULL;
-            if (base->nsweep) {
-                level = base->sweep[li < base->nsweep ? li : base->nsweep - 1];
-                at = profile_load_at_level(base, level);
-            }
+            double level;
+            struct profile_load *at;
+            const struct profile_load *load = load_at_step(base, li, &level, &at);
+            if (!load)
+                break;
             char dir[PATH_MAX];
             snprintf(dir, sizeof dir, "%s/%s@%zu", tmpl, t->label, li);
             mkdir_p(dir, NULL);
@@ -1203,7 +1225,7 @@ int run_plan(const struct profile *p, FILE *out, char *err)
             adapter_plan_init(&plan);
             /* Port 1 is a placeholder: the real port is known only once
              * the fresh lb-target of each run has started. */
-            struct adapter_ctx ctx = {.profile = p, .tool = t, .load = at ? at : base, .found = &found, .dir = dir,
+            struct adapter_ctx ctx = {.profile = p, .tool = t, .load = load, .found = &found, .dir = dir,
                                       .host = "127.0.0.1", .port = 1, .url = "http://127.0.0.1:PORT/",
                                       .tool_cpus = p->tool_cpus};
             if (a->prepare(&ctx, &plan, e)) {
@@ -1227,8 +1249,6 @@ int run_plan(const struct profile *p, FILE *out, char *err)
             }
             adapter_plan_free(&plan);
             profile_load_free(at);
-            if (!base->nsweep)
-                break;
         }
         fputc('\n', out);
     }

@@ -78,6 +78,20 @@ is "$(jget "$tmp/run2/run.json" runs.1.status)" ok "and ok"
 rc=0; "$LB" run --quiet --only nosuch --into "$tmp/run2" "$tmp/two.yaml" >/dev/null 2>&1 || rc=$?
 is "$rc" 2 "--only with an unknown label is refused"
 
+# --- sweeps: each tool runs its own load's levels, a load without a sweep once
+cat > "$tmp/sweep.yaml" <<'Y'
+name: sweep
+load: {sweep: {levels: [2, 3], duration: 1s}}
+tools: [lb-gen, {tool: lb-gen, label: fixed, load: {connections: 4, duration: 1s}}]
+sampling: {interval: 500ms}
+Y
+"$LB" run --quiet --out "$tmp/run-sweep" "$tmp/sweep.yaml" >/dev/null 2>&1 || true
+rows=$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; print join " ", map { $_->{dir} } @{decode_json(<$f>)->{runs}}' "$tmp/run-sweep/run.json")
+is "$rows" "lb-gen@2 fixed lb-gen@3" "a two-level sweep runs the swept tool twice and the fixed-load tool once"
+"$LB" plan "$tmp/sweep.yaml" > "$tmp/sweep.plan"
+check "plan shows both levels of the swept tool" sh -c "grep -q 'level 2:' '$tmp/sweep.plan' && grep -q 'level 3:' '$tmp/sweep.plan'"
+is "$(grep -c 'model as run' "$tmp/sweep.plan")" 3 "plan lists three tool runs"
+
 # --- fault programs -------------------------------------------------------
 # fault_profile NAME MODE: a profile whose "lb-gen" is the fault tool in MODE,
 # followed by the real lb-gen, so we see the run goes on after a fault.
