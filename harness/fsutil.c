@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 ssize_t fsutil_read_small(const char *path, char *buf, size_t cap_bytes)
@@ -51,4 +53,15 @@ ssize_t fsutil_read_all(const char *path, char **buf, size_t *cap_bytes)
     close(fd);
     (*buf)[len] = '\0';
     return (ssize_t)len;
+}
+
+void fsutil_first_line(const char *path, char *out, size_t outlen)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (fgets(out, (int)outlen, f))
+        out[strcspn(out, "\n")] = 0;
+    fclose(f);
 }

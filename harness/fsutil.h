@@ -17,4 +17,8 @@ ssize_t fsutil_read_small(const char *path, char *buf, size_t cap_bytes);
  * cannot be opened or read. */
 ssize_t fsutil_read_all(const char *path, char **buf, size_t *cap_bytes);
 
+/* The first line of the file at path into out (outlen bytes, newline
+ * dropped); an empty string when the file is missing or empty. */
+void fsutil_first_line(const char *path, char *out, size_t outlen);
+
 #endif

@@ -9,6 +9,7 @@
 #include "sha256.h"
 #include "target.h"
 #include "units.h"
+#include "fsutil.h"
 #include "util.h"
 
 #include <errno.h>
@@ -105,17 +106,6 @@ static void pathf(char *out, size_t len, const char *fmt, ...)
 }
 
 /* ---- the machine ---------------------------------------------------------- */
-
-static void read_line(const char *path, char *out, size_t len)
-{
-    out[0] = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    if (fgets(out, (int)len, f))
-        out[strcspn(out, "\n")] = 0;
-    fclose(f);
-}
 
 static uint64_t meminfo_kb(const char *key)
 {
@@ -231,17 +221,17 @@ json_t *run_machine_info(void)
     json_object_set_new(m, "arch", json_string(u.machine));
     json_object_set_new(m, "hostname", json_string(host));
     json_object_set_new(m, "memory_mb", json_integer((json_int_t)(meminfo_kb("MemTotal") / 1024)));
-    read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", line, sizeof line);
+    fsutil_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", line, sizeof line);
     json_object_set_new(m, "cpu_governor", line[0] ? json_string(line) : json_null());
     if (line[0] && strcmp(line, "performance"))
         json_array_append_new(warn, json_sprintf("CPU governor is \"%s\": frequency scaling adds noise (use performance)", line));
-    read_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof line);
+    fsutil_first_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof line);
     json_object_set_new(m, "transparent_hugepages", line[0] ? json_string(line) : json_null());
-    read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", line, sizeof line);
+    fsutil_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", line, sizeof line);
     json_object_set_new(m, "clocksource", line[0] ? json_string(line) : json_null());
     if (line[0] && strcmp(line, "tsc") && strcmp(line, "kvm-clock") && strcmp(line, "arch_sys_counter"))
         json_array_append_new(warn, json_sprintf("clocksource is \"%s\": clock reads are slow, timing costs rise", line));
-    read_line("/proc/sys/net/ipv4/ip_local_port_range", line, sizeof line);
+    fsutil_first_line("/proc/sys/net/ipv4/ip_local_port_range", line, sizeof line);
     json_object_set_new(m, "ip_local_port_range", json_string(line));
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);

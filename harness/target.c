@@ -2,6 +2,7 @@
 #include "hist.h"
 #include "net.h"
 #include "units.h"
+#include "fsutil.h"
 #include "util.h"
 
 #include <arpa/inet.h>
@@ -14,17 +15,6 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-
-static void first_line(const char *path, char *out, size_t outlen)
-{
-    out[0] = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    if (fgets(out, (int)outlen, f))
-        out[strcspn(out, "\n")] = 0;
-    fclose(f);
-}
 
 int target_start(struct target *t, const struct target_opts *o, char *err)
 {
@@ -75,7 +65,7 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     uint64_t deadline = util_now_ns() + 5000000000ull;
     char line[512];
     while (util_now_ns() < deadline) {
-        first_line(t->stdout_path, line, sizeof line);
+        fsutil_first_line(t->stdout_path, line, sizeof line);
         if (strchr(line, '}')) {
             json_error_t je;
             json_t *j = json_loads(line, 0, &je);
@@ -91,7 +81,7 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
             return 0;
         }
         if (proc_poll(&t->proc)) {
-            first_line(t->stderr_path, line, sizeof line);
+            fsutil_first_line(t->stderr_path, line, sizeof line);
             return util_err(err, "lb-target exited at start: %.200s", line[0] ? line : "(no message)");
         }
         struct timespec ts = {0, 5000000};
