@@ -175,9 +175,10 @@ bench:
 	@LB_BUILD=$(abspath $(BUILD)) bench/run
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles/studies
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
 	install -m 644 profiles/*.yaml $(DESTDIR)$(DATADIR)/profiles/
+	install -m 644 profiles/studies/*.yaml $(DESTDIR)$(DATADIR)/profiles/studies/
 	@# Adapter data files (wrk's Lua hook, siege's rc, the JMeter launcher,
 	@# the Locust hook, the reference generators), modes kept.
 	@for f in $$(find adapters refgen -mindepth 2 -type f 2>/dev/null); do \

@@ -8,6 +8,7 @@
 #include "run.h"
 #include "util.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -56,8 +57,10 @@ static void usage(FILE *f)
             "      --only LABEL       run only this tool entry\n"
             "      --into RUN_DIR     with --only: rerun it into an existing run directory\n"
             "      --quiet            no progress or log lines\n"
+            "      --scale F          multiply every load duration and the cooldown by F (0 < F <= 1)\n"
+            "                         for a quick look; run.json records the factor\n"
             "  validate PROFILE...    check profiles; errors as FILE:LINE:COL: message\n"
-            "  plan PROFILE           show resolved profile, generated configs, argv and time; sends no load\n"
+            "  plan [--scale F] PROFILE  show resolved profile, generated configs, argv and time; sends no load\n"
             "  tools                  list adapters: found or not, version, path\n"
             "  report RUN_DIR         regenerate summary.md, results.csv, stats.csv, charts/ and report.html from run.json\n"
             "  compare BASE CURRENT   compare two runs per tool x level x metric; exit 1 on a regression,\n"
@@ -77,6 +80,17 @@ static struct profile *load_profile(const char *path, char *err)
     if (!path)
         return profile_load_string("(built-in quick profile)", quick_profile, sizeof quick_profile - 1, err);
     return profile_load(path, err);
+}
+
+/* --scale's factor: a plain decimal number. Returns 0, or -1 with err set. */
+static int parse_scale(const char *s, double *f, char *err)
+{
+    char *end;
+    errno = 0;
+    *f = strtod(s, &end);
+    if (errno || end == s || *end)
+        return util_err(err, "--scale needs a number such as 0.1 (got \"%s\")", s);
+    return 0;
 }
 
 /* Every tool named in the profile has an adapter, and its options are ones
@@ -129,12 +143,20 @@ static int cmd_run(int argc, char **argv)
     static const struct option opts[] = {{"out", required_argument, 0, 'o'},     {"results", required_argument, 0, 'r'},
                                          {"only", required_argument, 0, 'O'},    {"into", required_argument, 0, 'i'},
                                          {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+                                         {"scale", required_argument, 0, 's'},   {0, 0, 0, 0}};
     struct run_opts o = {.results_root = "results", .stop = &stop_flag, .log = stderr};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:r:O:i:qh", opts, NULL)) != -1) {
+    double scale = 1;
+    char err[UTIL_ERR_LEN];
+    while ((c = getopt_long(argc, argv, "o:r:O:i:qhs:", opts, NULL)) != -1) {
         switch (c) {
+        case 's':
+            if (parse_scale(optarg, &scale, err)) {
+                fprintf(stderr, "loadbench run: %s\n", err);
+                return 2;
+            }
+            break;
         case 'o': o.out_dir = optarg; break;
         case 'r': o.results_root = optarg; break;
         case 'O': o.only = optarg; break;
@@ -156,9 +178,8 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "loadbench run: give --into or --out, not both\n");
         return 2;
     }
-    char err[UTIL_ERR_LEN];
     struct profile *p = load_profile(optind < argc ? argv[optind] : NULL, err);
-    if (!p || check_tools(p, err)) {
+    if (!p || check_tools(p, err) || profile_scale(p, scale, err)) {
         fprintf(stderr, "loadbench: %s\n", err);
         profile_free(p);
         return 2;
@@ -228,8 +249,17 @@ static int cmd_validate(int argc, char **argv)
 static int cmd_plan(int argc, char **argv)
 {
     char err[UTIL_ERR_LEN];
+    double scale = 1;
+    if (argc > 2 && !strcmp(argv[1], "--scale")) {
+        if (parse_scale(argv[2], &scale, err)) {
+            fprintf(stderr, "loadbench plan: %s\n", err);
+            return 2;
+        }
+        argc -= 2;
+        argv += 2;
+    }
     struct profile *p = load_profile(argc > 1 ? argv[1] : NULL, err);
-    if (!p || check_tools(p, err)) {
+    if (!p || check_tools(p, err) || profile_scale(p, scale, err)) {
         fprintf(stderr, "loadbench: %s\n", err);
         profile_free(p);
         return 2;

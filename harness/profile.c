@@ -627,6 +627,7 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
         }
     }
     p->repeat = 1;
+    p->scale = 1;
     if ((v = get(root, "repeat"))) {
         double r;
         if (get_number(y, v, "repeat", 1, 1000, 1, &r))
@@ -825,6 +826,30 @@ json_t *profile_load_to_json(const struct profile_load *l)
     return o;
 }
 
+static void scale_load(struct profile_load *l, double factor)
+{
+    for (size_t i = 0; i < l->nstages; i++) {
+        double d = (double)l->stages[i].duration_ns * factor;
+        d = d < 1e9 ? 1e9 : d;
+        l->stages[i].duration_ns = (uint64_t)(d / 1e6 + 0.5) * 1000000u; /* whole milliseconds */
+    }
+}
+
+int profile_scale(struct profile *p, double factor, char *err)
+{
+    if (!(factor > 0 && factor <= 1))
+        return util_err(err, "--scale must be a factor in (0, 1], e.g. 0.1 (got %g)", factor);
+    if (factor == 1)
+        return 0;
+    scale_load(&p->load, factor);
+    for (size_t i = 0; i < p->ntools; i++)
+        if (p->tools[i].load)
+            scale_load(p->tools[i].load, factor);
+    p->cooldown_ns = (uint64_t)((double)p->cooldown_ns * factor);
+    p->scale *= factor;
+    return 0;
+}
+
 json_t *profile_to_json(const struct profile *p)
 {
     json_t *tools = json_array();
@@ -849,6 +874,8 @@ json_t *profile_to_json(const struct profile *p)
                           (json_int_t)p->cooldown_ns, "grace_ns", (json_int_t)p->grace_ns);
     if (p->description)
         json_object_set_new(o, "description", json_string(p->description));
+    if (p->scale != 1)
+        json_object_set_new(o, "scale", json_real(p->scale));
     if (p->target.work_ns)
         json_object_set_new(json_object_get(o, "target"), "work_ns", json_integer((json_int_t)p->target.work_ns));
     if (p->target_cpus)

@@ -57,6 +57,7 @@ struct profile {
     uint64_t grace_ns;
     uint64_t target_cpus;           /* bitmask; 0 = not pinned */
     uint64_t tool_cpus;             /* bitmask; 0 = not pinned */
+    double scale;                   /* durations multiplied by this (run --scale); 1 = as written */
 };
 
 /* Load and validate the profile at path. Returns a profile, or NULL with err
@@ -67,6 +68,13 @@ struct profile *profile_load(const char *path, char *err);
 struct profile *profile_load_string(const char *name, const char *text, size_t len, char *err);
 
 void profile_free(struct profile *p);
+
+/* Multiply every load duration (stages of the profile's and the tools' own
+ * loads) and the cooldown by factor, for a quick look at a long profile
+ * (`loadbench run --scale 0.1`). A stage never drops below 1 s, so tools that
+ * take whole seconds still run it. Returns 0, or -1 with err set when the
+ * factor is not in (0, 1]. The factor is recorded in profile_to_json. */
+int profile_scale(struct profile *p, double factor, char *err);
 
 /* Total duration of a load (sum of its stages). */
 uint64_t profile_load_duration_ns(const struct profile_load *l);

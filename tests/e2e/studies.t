@@ -1,0 +1,108 @@
+#!/bin/sh
+# The study profiles, `--scale`, and scripts/study-page: every shipped
+# profile validates; --scale shortens a real run and is recorded; the page
+# generator prints run.json's numbers and refuses holes; every committed study
+# page is exactly what its template and committed run.json produce (numbers
+# generated, not typed).
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+cd "$LB_SRC"
+
+# --- every shipped profile validates ---------------------------------------
+n=0
+for f in profiles/*.yaml profiles/studies/*.yaml; do
+    check "$f validates" sh -c "\"$LB\" validate '$f' >/dev/null"
+    n=$((n + 1))
+done
+check "four study profiles ship" test "$(ls profiles/studies/*.yaml | wc -l)" -eq 4
+for f in profiles/studies/*.yaml; do
+    t=docs/studies/src/$(basename "$f" .yaml).md.in
+    check "$(basename "$f") has its page template" test -f "$t"
+done
+
+# --- --scale ----------------------------------------------------------------
+"$LB" plan --scale 0.1 profiles/studies/1-three-tool-footprint.yaml > "$tmp/plan.txt"
+check "plan --scale 0.1 turns the 30 s ramp into 3 s" grep -q '"duration_ns": 3000000000' "$tmp/plan.txt"
+check "and the 60 s hold into 6 s" grep -q '"duration_ns": 6000000000' "$tmp/plan.txt"
+check "and records the factor" grep -q '"scale": 0.1' "$tmp/plan.txt"
+check "a tool's own load is scaled too (artillery-200: 100 s -> 10 s)" grep -q '"duration_ns": 10000000000' "$tmp/plan.txt"
+check "unscaled plan keeps 60 s" sh -c "\"$LB\" plan profiles/studies/1-three-tool-footprint.yaml | grep -q '\"duration_ns\": 60000000000'"
+for bad in 0 1.5 -1 abc ""; do
+    rc=0; "$LB" run --scale "$bad" --out "$tmp/never" profiles/quick.yaml >/dev/null 2>"$tmp/scale.err" || rc=$?
+    is "$rc" 2 "--scale '$bad' is refused with exit 2"
+done
+check "and nothing was run" test ! -e "$tmp/never"
+check "the error says what a factor is" grep -q "scale" "$tmp/scale.err"
+
+cat > "$tmp/scaled.yaml" <<'Y'
+name: scaled
+target: {delay: 1ms}
+load: {connections: 5, duration: 4s}
+tools: [lb-gen]
+sampling: {interval: 3s}   # longer than the run: the samples miss the peaks
+Y
+rc=0; "$LB" run --quiet --scale 0.5 --out "$tmp/scaled" "$tmp/scaled.yaml" >/dev/null 2>"$tmp/scaled.err" || rc=$?
+is "$rc" 0 "a run with --scale 0.5 exits 0"
+is "$(jget "$tmp/scaled/run.json" profile.scale)" 0.5 "run.json records profile.scale"
+is "$(jget "$tmp/scaled/run.json" profile.load.duration_ns)" 2000000000 "the 4 s load ran as 2 s"
+check "the server saw a 2 s load, not 4 s (window $(jget "$tmp/scaled/run.json" runs.0.windows.whole_s) s)" \
+    perl -e 'exit !($ARGV[0] > 1.5 && $ARGV[0] < 2.6)' -- "$(jget "$tmp/scaled/run.json" runs.0.windows.whole_s)"
+
+# A short run's peaks come from samples that may miss them: the kernel's
+# maxrss and the run's average CPU are floors.
+f=$(jget "$tmp/scaled/run.json" runs.0.footprint)
+check "RSS peak is never below the largest process's maxrss" perl -MJSON::PP -e '
+    my $f = decode_json($ARGV[0]); exit !($f->{rss_peak_mb} >= $f->{max_proc_maxrss_mb} && $f->{rss_peak_mb} > 1)' -- "$f"
+check "CPU peak is never below the run's average" perl -MJSON::PP -e '
+    my $f = decode_json($ARGV[0]); exit !($f->{cpu_peak_pct} >= $f->{cpu_avg_pct})' -- "$f"
+
+# --- study-page on a real run directory (docs/sample-run) -------------------
+S=docs/sample-run
+cat > "$tmp/t.md.in" <<'T'
+M {{meta}}
+V {{v jmeter rps_hold}}
+R {{ratio wrk jmeter rps_hold}}
+C {{carry wrk jmeter rps_hold 1 100}}
+O {{carry wrk jmeter rps_hold 100 1000}}
+K {{carry k6 jmeter rps_hold 0.9 1.1}}
+W {{within locust cpu_avg 0 100}}
+{{table label,status,rps_hold,rss_peak; labels=jmeter,k6,wrk sort=rps_hold}}
+G {{chart bars_rps rps}}
+T
+scripts/study-page "$tmp/t.md.in" "$S" > "$tmp/t.md"
+hold=$(jget "$S/run.json" runs.8.windows.hold_rps); label=$(jget "$S/run.json" runs.8.label)
+is "$label" jmeter "(fixture: row 8 is jmeter)"
+is "$(sed -n 's/^V //p' "$tmp/t.md")" "$(perl -e 'my $s = sprintf "%.0f", $ARGV[0]; 1 while $s =~ s/^(\d+)(\d{3})/$1,$2/; print $s' -- "$hold")" \
+    "{{v}} prints run.json's hold_rps"
+wrk=$(jget "$S/run.json" runs.1.windows.hold_rps)
+is "$(sed -n 's/^R //p' "$tmp/t.md")" "$(perl -e 'printf "%.2fx", $ARGV[0] / $ARGV[1]' -- "$wrk" "$hold")" "{{ratio}} divides the two rows"
+check "{{carry}} inside the range says carried" grep -q '^C .*inside the expected 1–100x: carried$' "$tmp/t.md"
+check "{{carry}} outside the range says did not carry" grep -q '^O .*outside the expected 100–1000x: did not carry$' "$tmp/t.md"
+check "a skipped tool's ratio is 'not measured', never a number" grep -q '^K not measured here (k6 skipped)' "$tmp/t.md"
+check "{{within}} tests one value" grep -q '^W [0-9.]*, inside the expected 0–100: carried$' "$tmp/t.md"
+check "{{meta}} names the machine and profile" grep -q '^M Run 20.* on AMD EPYC (2 cores.*profile `profiles/sample-200vus.yaml`' "$tmp/t.md"
+check "the table is sorted by the column, skipped last" \
+    sh -c "grep -A5 '^| Tool' '$tmp/t.md' | grep '^| [a-z]' | cut -d' ' -f2 | tr '\n' ' ' | grep -qx 'wrk jmeter k6 '"
+check "a skipped row prints – for its figures, not 0" grep -q '^| k6 | skipped | – | – |$' "$tmp/t.md"
+check "{{chart}} links the run's PNG" grep -q "^G !\[rps\](.*docs/sample-run/charts/bars_rps.png)" "$tmp/t.md"
+for hole in '{{v nosuchtool rps}}' '{{v wrk nosuchfield}}' '{{nosuch}}' '{{chart nosuchchart x}}' '{{table label; labels=nosuch}}'; do
+    printf '%s\n' "$hole" > "$tmp/hole.md.in"
+    rc=0; scripts/study-page "$tmp/hole.md.in" "$S" > /dev/null 2>"$tmp/hole.err" || rc=$?
+    check "study-page refuses $hole (exit $rc: $(head -c 80 "$tmp/hole.err"))" test "$rc" -ne 0 -a -s "$tmp/hole.err"
+done
+printf 'x {{v wrk rps}}\n' > "$tmp/out.md.in"
+scripts/study-page "$tmp/out.md.in" "$S" "$tmp/sub.md"
+check "with OUT it writes the file (atomically, no .tmp left)" sh -c "test -s '$tmp/sub.md' && test ! -e '$tmp/sub.md.tmp'"
+
+# --- the committed pages are generated, not typed ----------------------------
+for page in docs/studies/[0-9]-*.md; do
+    [ -f "$page" ] || continue
+    name=$(basename "$page" .md)
+    scripts/study-page "docs/studies/src/$name.md.in" "docs/studies/$name" "$tmp/$name.md"
+    check "$page is exactly what its template and run.json produce" cmp -s "$page" "$tmp/$name.md"
+    check "$name's run directory holds the run.json it came from" test -s "docs/studies/$name/run.json"
+done
+
+done_testing
