@@ -291,6 +291,15 @@ static int cmd_tools(void)
         printf("%-12s %-6s %-26.26s %-24s %s\n", (*a)->name, found ? "yes" : "no", found ? f.version : "-", models,
                found ? f.path : (*a)->install_hint);
     }
+    printf("\nper-tool options (a tool entry's `options:` in a profile; see docs/profiles.md):\n");
+    for (const struct adapter *const *a = adapter_registry; *a; a++) {
+        printf("  %-12s", (*a)->name);
+        if (!(*a)->options || !(*a)->options[0])
+            printf(" (none)");
+        for (const char *const *o = (*a)->options; o && *o; o++)
+            printf(" %s", *o);
+        printf("\n");
+    }
     return 0;
 }
 
