@@ -8,6 +8,7 @@
  * adapters/locust/lb_hook.py (copied beside the locustfile), which writes
  * Locust's final totals as JSON; its --csv files lag the totals. */
 #include "adapter.h"
+#include "raw.h"
 #include "units.h"
 #include "util.h"
 
@@ -90,7 +91,6 @@ static int copy_hook(const char *dir, char *err)
 static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     const struct profile_load *l = c->load;
-    char d[32];
     if (copy_hook(c->dir, err))
         return -1;
     strvec_push(&p->files, LOC_HOOK);
@@ -182,8 +182,11 @@ static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
         strvec_pushf(&p->argv, "%.0f", l->stages[0].target);
         strvec_push(&p->argv, "-r");
         strvec_pushf(&p->argv, "%.0f", l->stages[0].target);
+        /* Locust's -t knows h, m and s only: "1500ms" would read as 1500
+         * minutes. Whole seconds, rounded with a warning. */
         strvec_push(&p->argv, "-t");
-        strvec_push(&p->argv, units_format_duration(l->stages[0].duration_ns, d));
+        strvec_pushf(&p->argv, "%llus",
+                     (unsigned long long)raw_whole_seconds(l->stages[0].duration_ns, "locust", "-t", p));
     }
     /* Users finish the request in flight when the test stops (at -t, at
      * the shape's end, in a falling stage) instead of being killed with it:

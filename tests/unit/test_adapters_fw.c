@@ -786,6 +786,26 @@ static void jm_generated(void)
     profile_free(p);
 }
 
+/* Locust's -t reads "1500ms" as 1500 minutes: a sub-second duration must
+ * reach it as whole seconds (a --scale'd run hung to its deadline). */
+static void loc_seconds(void)
+{
+    struct profile *p;
+    struct adapter_plan plan;
+    const char *dir;
+    if (!ok(prepare(&adapter_locust, "load: {connections: 2, duration: 1500ms}\ntools: [locust]\n", "loc-sec", "2.12.1",
+                    &p, &plan, &dir) == 0, "locust 1500ms: prepare"))
+        return;
+    const char *t = NULL;
+    for (size_t i = 0; i + 1 < plan.argv.n; i++)
+        if (!strcmp(plan.argv.v[i], "-t"))
+            t = plan.argv.v[i + 1];
+    ok(t && !strcmp(t, "2s"), "locust 1500ms: -t is whole seconds (got %s)", t ? t : "none");
+    ok(has_warning(&plan.warnings, "whole seconds"), "locust 1500ms: the rounding is a warning");
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -800,6 +820,7 @@ int main(void)
     art_generated();
     loc_parsers();
     loc_generated();
+    loc_seconds();
     jm_parsers();
     jm_generated();
     if (!getenv("LB_KEEP_TMP"))
