@@ -319,8 +319,10 @@ static void conn_close(struct worker *w, struct conn *c, int how)
         tstats_add(&w->ctr.responses_aborted, lost);
         count_inflight_down(w, lost);
     }
-    /* A request cut off by the peer is a bad request too. */
-    if (!c->closing && (c->pstate != PS_HEAD || c->in_len))
+    /* A request cut off by the peer is a bad request too - but not input
+     * held unparsed while this connection's answers wait (in_ready): like
+     * bytes still in the socket, those requests were never seen. */
+    if (!c->closing && !c->in_ready && (c->pstate != PS_HEAD || c->in_len))
         count_bad(w);
     if (c->wrote_after_fin || (how == CLOSE_RESET && c->resp_since_input))
         tstats_add(&w->ctr.closed_unread, 1);

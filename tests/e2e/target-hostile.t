@@ -1,7 +1,8 @@
 #!/bin/sh
 # lb-target against hostile clients on the wire, each beside a well-behaved
 # client: a pipelining flood that does not read (bounded memory, answers in
-# order, exact counts).
+# order, exact counts), thousands of resets before and during large delayed
+# responses (no fd leak, exact counts).
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 HOSTILE=$LB_BUILD/tests/progs/hostile-client
@@ -62,5 +63,74 @@ flood() {
 # requests, ~130 MB of answers if all were queued at once.
 flood flood 100000 20000 --body 1KiB
 flood dflood 10000 100 --body 64KiB --delay 20ms
+
+# 2. Resets (SO_LINGER 0) before and during large delayed responses.
+# Before: each of $RESETS connections pipelines 3 GETs and resets at once,
+# long before the 20 ms delay, beside a keep-alive client: nothing of
+# theirs may complete, so the server's count is exactly the other client's.
+RESETS=2000
+start_target rst --delay 20ms --body 1MiB
+A=127.0.0.1:$PORT
+fd0=$(nfds)
+"$CLIENT" keepalive "$A" 100 >"$tmp/rst.good" 2>&1 &
+gpid=$!
+track $gpid
+rc=0; "$HOSTILE" resets-before "$A" $RESETS 100 3 >"$tmp/rst.out" || rc=$?
+line=$(cat "$tmp/rst.out")
+diag "$line"
+is "$rc/$(kv reset "$line")" "0/$RESETS" "$RESETS connections reset right after 3 pipelined requests"
+rc=0; wait $gpid || rc=$?
+good=$(kv ok "$(cat "$tmp/rst.good")")
+is "$rc/$good" "0/100" "the keep-alive client beside them got its 100 responses of 1 MiB"
+settle
+set -- $(stats responses_completed responses_aborted requests_parsed inflight closed_unread)
+is "$1" "$good" "responses_completed = $good, exactly the other client's"
+is "$2/$3" "$((3 * RESETS))/$((good + 3 * RESETS))" "responses_aborted = $((3 * RESETS)): every reset request was parsed, none answered"
+is "$4/$5" "0/0" "nothing in flight, no response flagged unread"
+c0=$1 a0=$2 p0=$3 u0=$5
+
+# During: each connection (announcing a small receive window) pipelines
+# more 1 MiB responses than the kernel's largest send buffer holds and
+# resets once the first bytes arrived, so at least its last response is
+# still being written. Which of the others the kernel took first is the
+# kernel's business: the counts must add up, and every reset connection
+# must have lost a response.
+wmem=$(awk '{print $3}' /proc/sys/net/ipv4/tcp_wmem 2>/dev/null || echo 4194304)
+DEPTH=$((wmem / 1048576 + 2))
+DURING=1000
+"$CLIENT" keepalive "$A" 100 >"$tmp/rst.good2" 2>&1 &
+gpid=$!
+track $gpid
+rc=0; "$HOSTILE" resets-during "$A" $DURING 25 $DEPTH >"$tmp/rst2.out" || rc=$?
+line=$(cat "$tmp/rst2.out")
+diag "$line"
+is "$rc/$(kv reset "$line")" "0/$DURING" "$DURING connections reset while $DEPTH pipelined 1 MiB responses were being written"
+rc=0; wait $gpid || rc=$?
+good2=$(kv ok "$(cat "$tmp/rst.good2")")
+is "$rc/$good2" "0/100" "the keep-alive client beside them got its 100 responses"
+ok $(kill -0 "$TPID" 2>/dev/null && echo 0 || echo 1) "lb-target still up after $((RESETS + DURING)) resets"
+settle
+fd1=$(nfds)
+diag "server fds: $fd0 before the resets, $fd1 after"
+is "$fd1" "$fd0" "no fd leaked: $fd0 open before and after"
+set -- $(stats responses_completed responses_aborted requests_parsed inflight closed_unread connections_open bad_requests)
+c=$(($1 - c0)) ab=$(($2 - a0)) p=$(($3 - p0)) u=$(($5 - u0))
+diag "during: $c completed (the kernel took them), $ab aborted, $u connections flagged closed_unread"
+# Reads pause once 4 MiB of responses wait, so some requests of each
+# connection may never have been parsed (like bytes left in the socket):
+# they are not requests, and not bad requests either.
+ok $([ "$p" -ge $((good2 + DURING * 4)) ] && [ "$p" -le $((good2 + DURING * DEPTH)) ] && echo 0 || echo 1) \
+   "requests_parsed $p: between 4 and $DEPTH per reset connection, plus the other client's"
+is "$((c + ab))/$4/$6/$7" "$p/0/0/0" "completed + aborted = parsed; nothing in flight, open or bad"
+ok $([ "$ab" -ge $DURING ] && [ "$c" -ge "$good2" ] && [ "$u" -le $DURING ] && echo 0 || echo 1) \
+   "each reset connection lost at least one response ($ab >= $DURING aborted); the other client's $good2 completed"
+
+# Without a delay the same: a reset while pipelined answers over 256 KiB
+# wait (input held unparsed) is no bad request.
+start_target rst0 --body 1MiB
+rc=0; "$HOSTILE" resets-during "127.0.0.1:$PORT" 200 25 $DEPTH >/dev/null || rc=$?
+settle
+set -- $(stats bad_requests inflight connections_open)
+is "$rc/$1/$2/$3" "0/0/0/0" "no delay: 200 resets during pipelined 1 MiB responses: no bad request, nothing in flight or open"
 
 done_testing
