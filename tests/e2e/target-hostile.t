@@ -2,11 +2,17 @@
 # lb-target against hostile clients on the wire, each beside a well-behaved
 # client: a pipelining flood that does not read (bounded memory, answers in
 # order, exact counts), thousands of resets before and during large delayed
-# responses (no fd leak, exact counts).
+# responses (no fd leak, exact counts), slowloris connections (others are
+# still served at once), and half-closed or closed clients with a delay
+# (the count rules of targets/README.md).
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 HOSTILE=$LB_BUILD/tests/progs/hostile-client
 [ -x "$HOSTILE" ] || skip_all "$HOSTILE not built (run make)"
+SLOW=2000
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((2 * SLOW + 200)) ]; then
+    ulimit -n $((2 * SLOW + 200)) 2>/dev/null || skip_all "ulimit -n is $(ulimit -n), need $((2 * SLOW + 200))"
+fi
 
 rss_kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/"$TPID"/status; }
 nfds() { ls /proc/"$TPID"/fd | wc -l; }
@@ -49,6 +55,7 @@ flood() {
     rc=0; wait $gpid || rc=$?
     is "$rc/$(kv ok "$(cat "$tmp/$name.good")")" "0/$good" "$name: the keep-alive client beside it got its $good responses"
     rss2=$(rss_kb VmHWM)
+    [ "$rss1" -le "$rss2" ] || rss2=$rss1   # VmHWM is synced lazily
     diag "$name: server RSS ${rss0} kB at start, ${rss1} kB while the client did not read, peak ${rss2} kB"
     ok $(lt "$rss2" $RSS_MAX_KB) "$name: server memory stayed bounded (peak RSS $rss2 kB < $RSS_MAX_KB kB)"
     ok $(kill -0 "$TPID" 2>/dev/null && echo 0 || echo 1) "$name: lb-target still up"
@@ -133,4 +140,45 @@ settle
 set -- $(stats bad_requests inflight connections_open)
 is "$rc/$1/$2/$3" "0/0/0/0" "no delay: 200 resets during pipelined 1 MiB responses: no bad request, nothing in flight or open"
 
+# 3. Slowloris: $SLOW connections send a byte of a request head each
+# second; a keep-alive client is still answered at once.
+start_target slow
+A=127.0.0.1:$PORT
+"$HOSTILE" slowloris "$A" $SLOW 5 >"$tmp/slow.out" &
+spid=$!
+track $spid
+i=0
+until grep -q dribbling "$tmp/slow.out" 2>/dev/null; do
+    i=$((i + 1)); [ $i -lt 200 ] || break
+    sleep 0.05
+done
+sleep 1.2   # a round of bytes from every connection has been sent
+rc=0; "$CLIENT" latency "$A" 20000 >"$tmp/lat" || rc=$?
+p99=$(kv p99_ns "$(tail -n1 "$tmp/lat")")
+diag "beside $SLOW slowloris connections: $(tail -n1 "$tmp/lat")"
+is "$rc" 0 "keep-alive client beside $SLOW slowloris connections: every response a 200"
+ok $(lt "$p99" 100000000) "its latency p99 ${p99} ns < 100 ms"
+set -- $(stats connections_open bad_requests)
+is "$1/$2" "$((SLOW))/0" "the slowloris connections are held open, not bad requests"
+rss=$(rss_kb VmRSS)
+ok $(lt "$rss" $RSS_MAX_KB) "server RSS with $SLOW half-sent heads: $rss kB < $RSS_MAX_KB kB"
+rc=0; wait $spid || rc=$?
+diag "$(cat "$tmp/slow.out" | tail -n1)"
+is "$rc/$(kv ok "$(tail -n1 "$tmp/slow.out")")" "0/$SLOW" "each slowloris connection, once its head was complete, got its 200"
+settle
+set -- $(stats responses_completed bad_requests connections_open)
+is "$1/$2/$3" "$((20000 + SLOW))/0/0" "responses_completed = 20000 + $SLOW; nothing bad or left open"
+
+# 4. Half-closed clients and clients that close before the delay fires.
+HALF=500
+start_target hc --delay 20ms
+A=127.0.0.1:$PORT
+rc=0; "$HOSTILE" halfclose "$A" $HALF >"$tmp/hc.out" || rc=$?
+is "$rc/$(kv ok "$(cat "$tmp/hc.out")")" "0/$HALF" "$HALF half-closed clients (SHUT_WR after the request) each got a whole 200, then EOF"
+"$HOSTILE" closers "$A" $HALF >/dev/null
+settle
+set -- $(stats responses_completed requests_parsed responses_aborted inflight bad_requests closed_unread)
+is "$1" $((2 * HALF)) "responses_completed = $((2 * HALF)): a response counts once written, also to a client that closed (FIN) before the delay fired"
+is "$2/$3/$4/$5" "$((2 * HALF))/0/0/0" "requests_parsed exact; nothing aborted, in flight or bad"
+is "$6" $((2 * HALF)) "closed_unread = $((2 * HALF)): every response written after the peer's FIN is flagged"
 done_testing
