@@ -58,6 +58,7 @@
 #define MAX_HEAD_BYTES    8192      /* longer request heads get 431 */
 #define OBUF_SOFT_BYTES   262144    /* flush pipelined responses beyond this */
 #define MAX_QUEUED        1024      /* delayed responses per connection before reads pause */
+#define MAX_QUEUED_BYTES  (4u << 20) /* ... or this many bytes of them (large bodies) */
 #define LINGER_MAX_BYTES  (1u << 20)
 #define EVENTS_PER_WAIT   512
 #define CONN_CHUNK        256
@@ -111,6 +112,7 @@ struct conn {
     uint8_t resp_since_input; /* a response completed after the last input */
     uint8_t wrote_after_fin;  /* a response completed after the peer's FIN */
     uint32_t queued, queued_ok;
+    uint64_t queued_bytes;    /* bytes of the queued (delayed) responses */
     uint64_t body_left;
     uint64_t linger_bytes;
     struct h1_chunked ch;
@@ -317,8 +319,10 @@ static void conn_close(struct worker *w, struct conn *c, int how)
         tstats_add(&w->ctr.responses_aborted, lost);
         count_inflight_down(w, lost);
     }
-    /* A request cut off by the peer is a bad request too. */
-    if (!c->closing && (c->pstate != PS_HEAD || c->in_len))
+    /* A request cut off by the peer is a bad request too - but not input
+     * held unparsed while this connection's answers wait (in_ready): like
+     * bytes still in the socket, those requests were never seen. */
+    if (!c->closing && !c->in_ready && (c->pstate != PS_HEAD || c->in_len))
         count_bad(w);
     if (c->wrote_after_fin || (how == CLOSE_RESET && c->resp_since_input))
         tstats_add(&w->ctr.closed_unread, 1);
@@ -528,6 +532,16 @@ static void timer_learn(struct worker *w, uint64_t woke_ns)
     w->timer_early_ns = est > TIMER_EARLY_MAX_NS ? TIMER_EARLY_MAX_NS : est;
 }
 
+/* A connection's delayed responses are bounded in number and in bytes:
+ * a client that pipelines without reading would otherwise have every
+ * request of each 64 KiB read queued, and then copied out as responses
+ * (thousands of large bodies held for one connection). Beyond the bound
+ * its input stays unparsed until responses are written. */
+static int queue_full(const struct conn *c)
+{
+    return c->queued >= MAX_QUEUED || c->queued_bytes >= MAX_QUEUED_BYTES;
+}
+
 static void fifo_push(struct worker *w, struct conn *c, int variant)
 {
     if (w->flen == w->fcap) {
@@ -553,6 +567,7 @@ static void fifo_push(struct worker *w, struct conn *c, int variant)
     if (w->flen++ == 0)
         timer_arm(w, due);
     c->queued++;
+    c->queued_bytes += w->srv->resp_len[variant];
     if (V_IS_OK(variant))
         c->queued_ok++;
 }
@@ -582,19 +597,20 @@ static void fifo_expire(struct worker *w)
         if (cur && cur != e.c) {
             if (conn_flush(w, cur) == 0) {
                 conn_maybe_done(w, cur);
-                if (!cur->is_free && cur->want_read && cur->queued < MAX_QUEUED)
+                if (!cur->is_free && cur->want_read && !queue_full(cur))
                     conn_read(w, cur);
             }
         }
         cur = e.c;
         e.c->queued--;
+        e.c->queued_bytes -= s->resp_len[e.variant];
         if (V_IS_OK(e.variant))
             e.c->queued_ok--;
         out_append(&w->obuf, s->resp[e.variant], s->resp_len[e.variant], e.variant, e.parsed_ns);
     }
     if (cur && conn_flush(w, cur) == 0) {
         conn_maybe_done(w, cur);
-        if (!cur->is_free && cur->want_read && cur->queued < MAX_QUEUED)
+        if (!cur->is_free && cur->want_read && !queue_full(cur))
             conn_read(w, cur);
     }
     if (w->flen)
@@ -676,6 +692,14 @@ static int conn_process(struct worker *w, struct conn *c, const char *buf, size_
                 c->want_read = 1;
                 return 0;
             }
+        }
+        if (c->pstate == PS_HEAD && queue_full(c)) {
+            /* Delay mode: enough is held for this connection already;
+             * parse the rest once some of it has been written. */
+            in_save(c, buf + pos, len - pos);
+            c->in_ready = 1;
+            c->want_read = 1;
+            break;
         }
         if (c->pstate == PS_HEAD) {
             struct h1_request req;
@@ -801,7 +825,7 @@ static void conn_read(struct worker *w, struct conn *c)
                 conn_close(w, c, CLOSE_RESET);
             return;
         }
-        if (out_pending(c) || c->queued >= MAX_QUEUED) {
+        if (out_pending(c) || queue_full(c)) {
             c->want_read = 1;
             return;
         }
@@ -813,6 +837,7 @@ static void conn_read(struct worker *w, struct conn *c)
         int more;
         if (c->in_ready) {
             c->in_ready = 0;
+            w->req_base_ns = 0;   /* held input: no receive time of its own (count from now) */
             more = 1;   /* the socket may hold more: read it next round */
         } else {
             n = w->srv->cfg.delay_ns ? conn_recv(w, c, w->ibuf + plen, IBUF_BYTES - plen)

@@ -381,8 +381,9 @@ int main(int argc, char **argv)
             for (uint64_t i = 0; i < n; i++)
                 sum += l[i];
             qsort(l, n, sizeof *l, cmp_u64);
-            printf("mean_ns=%.0Lf median_ns=%llu min_ns=%llu max_ns=%llu\n", sum / n,
-                   (unsigned long long)l[n / 2], (unsigned long long)l[0], (unsigned long long)l[n - 1]);
+            printf("mean_ns=%.0Lf median_ns=%llu min_ns=%llu max_ns=%llu p99_ns=%llu\n", sum / n,
+                   (unsigned long long)l[n / 2], (unsigned long long)l[0], (unsigned long long)l[n - 1],
+                   (unsigned long long)l[n * 99 / 100]);
             free(l);
         }
         return ok == n ? 0 : 1;
