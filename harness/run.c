@@ -1,5 +1,6 @@
 #include "run.h"
 #include "adapter.h"
+#include "capture.h"
 #include "cgroup.h"
 #include "crosscheck.h"
 #include "netstat.h"
@@ -418,6 +419,28 @@ static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n
     }
 }
 
+/* Ends the capture of one of the tool's output files (once; later calls do
+ * nothing) and says in the result when the output was cut or could not be
+ * written: output_truncated.<name> (stdout or stderr) = bytes left out. */
+static void finish_output(struct capture *c, const char *name, json_t *res, json_t *warnings)
+{
+    char err[UTIL_ERR_LEN];
+    if (!c->started)
+        return;
+    if (capture_finish(c, err))
+        json_array_append_new(warnings, json_string(err));
+    uint64_t dropped = capture_dropped(c);
+    if (dropped) {
+        json_t *t = json_object_get(res, "output_truncated");
+        if (!t)
+            json_object_set_new(res, "output_truncated", t = json_object());
+        json_object_set_new(t, name, json_integer((json_int_t)dropped));
+        json_array_append_new(warnings, json_sprintf("the tool wrote %llu bytes to %s.txt: the middle %llu bytes were left out (first and last %u MiB kept)",
+                                                     (unsigned long long)c->total_bytes, name,
+                                                     (unsigned long long)dropped, CAPTURE_HEAD_BYTES >> 20));
+    }
+}
+
 /* Runs one tool once. Returns its result object (always: failures are
  * results too). */
 static json_t *run_one(struct runner *R, const struct profile_tool *pt, const struct profile_load *load, double level,
@@ -434,6 +457,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     struct target tgt;
     struct proc tool;
     struct cgroup cg;
+    struct capture cap_out, cap_err;   /* the tool's stdout and stderr, bounded */
     int have_cg = 0, have_tgt = 0, have_tool = 0;
     struct sampler_tree *ttree = NULL, *gtree = NULL;
     FILE *tcsv = NULL, *gcsv = NULL;
@@ -453,6 +477,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     memset(&found, 0, sizeof found);
     memset(&tool, 0, sizeof tool);
     memset(&tgt, 0, sizeof tgt);
+    memset(&cap_out, 0, sizeof cap_out);
+    memset(&cap_err, 0, sizeof cap_err);
     adapter_plan_init(&plan);
     adapter_result_init(&ar);
 
@@ -571,9 +597,15 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     char outp[PATH_MAX + 16], errp[PATH_MAX + 16];
     snprintf(outp, sizeof outp, "%s/stdout.txt", dir);
     snprintf(errp, sizeof errp, "%s/stderr.txt", dir);
+    if (capture_start(&cap_out, outp, CAPTURE_HEAD_BYTES, CAPTURE_TAIL_BYTES, err) ||
+        capture_start(&cap_err, errp, CAPTURE_HEAD_BYTES, CAPTURE_TAIL_BYTES, err)) {
+        status = "failed";
+        snprintf(reason, sizeof reason, "%s", err);
+        goto done;
+    }
     struct proc_spec spec = {.argv = (const char *const *)plan.argv.v, .envp = (const char *const *)envp, .cwd = dir,
-                             .stdout_path = outp, .stderr_path = errp, .cpus_mask = p->tool_cpus,
-                             .oom_score_adj = 1000};
+                             .stdout_path = outp, .stderr_path = errp, .stdout_fd = cap_out.write_fd,
+                             .stderr_fd = cap_err.write_fd, .cpus_mask = p->tool_cpus, .oom_score_adj = 1000};
     if (have_cg)
         for (int i = 0; i < cg.nprocs && i < 3; i++)
             spec.cgroup_procs[i] = cg.procs[i];
@@ -598,6 +630,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         goto done;
     }
     have_tool = 1;
+    capture_close_writer(&cap_out);
+    capture_close_writer(&cap_err);
     uint64_t spawned = tool.started_ns;
     uint64_t deadline = spawned + plan.load_ns + plan.startup_allowance_ns + (pt->timeout_ns ? pt->timeout_ns : p->grace_ns);
     json_object_set_new(res, "deadline_s", json_real((double)(deadline - spawned) / 1e9));
@@ -764,6 +798,9 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         if (cgroup_pids(&cg, left, 4) > 0)
             cgroup_kill_all(&cg, NULL);
     }
+    /* The tool is gone: its output is complete (or cut, and marked so). */
+    finish_output(&cap_out, "stdout", res, warnings);
+    finish_output(&cap_err, "stderr", res, warnings);
     sampler_machine_read(&m1, NULL);
     netstat_read(&ns1, NULL);
     json_object_set_new(res, "tcp", netstat_delta_json(&ns0, &ns1, warnings));
@@ -925,6 +962,8 @@ done:
     }
     if (have_tgt)
         target_stop(&tgt, NULL);
+    finish_output(&cap_out, "stdout", res, warnings);
+    finish_output(&cap_err, "stderr", res, warnings);
     if (have_cg) {
         cgroup_kill_all(&cg, NULL);
         cgroup_destroy(&cg, NULL);
