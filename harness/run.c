@@ -470,6 +470,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     const char *status = "ok";
     char reason[UTIL_ERR_LEN * 2] = "";
     json_t *before = NULL, *after = NULL, *series = NULL;
+    json_t *last_stats = NULL;                   /* lb-target's stats at the last sample */
     json_t *hold_h0 = NULL, *hold_h1 = NULL;     /* server-time histograms at the hold window's edges */
     uint64_t hold_s_ns = 0, hold_e_ns = 0;       /* the hold window, from the load's start */
     int have_hold = 0;
@@ -736,7 +737,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
                     hold_from = target_u64(s, "first_request_ns") + hold_s_ns;
                     hold_to = target_u64(s, "first_request_ns") + hold_e_ns;
                 }
-                json_decref(s);
+                json_decref(last_stats);
+                last_stats = s; /* the server's view if lb-target dies later */
             }
             progress(R, pt->label, "load", (double)(now - spawned) / 1e9,
                      (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9, cur_rps, cur_cpu, cur_rss);
@@ -815,7 +817,13 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         write_server_series(sp, series);
         json_object_set_new(res, "server_series_file", json_string(sp + strlen(R->dir) + 1));
     }
-    if (!after) {
+    if (!after && last_stats && !target_alive(&tgt)) {
+        /* lb-target died: its counts at the last sample are the server's
+         * view, partial, and the row is failed already. */
+        after = json_incref(last_stats);
+        json_object_set_new(res, "server_partial", json_true());
+        json_array_append_new(warnings, json_string("lb-target died: the server's counts are those of its last sample before it died (server_partial)"));
+    } else if (!after) {
         if (!strcmp(status, "ok"))
             status = "failed";
         snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%slb-target unreadable after the run: %s",
@@ -981,6 +989,7 @@ done:
     proc_env_free(envp);
     json_decref(before);
     json_decref(after);
+    json_decref(last_stats);
     json_decref(hold_h0);
     json_decref(hold_h1);
     json_decref(series);

@@ -98,4 +98,38 @@ check "flood: stdout.txt carries the truncation marker" grep -aq '^\[loadbench: 
 check "flood: every JSON file parses" json_all_valid "$tmp/run-flood"
 is "$(leftovers $lbpid)" "" "flood: no process left"
 
+# --- 2. lb-target killed mid-run -------------------------------------------
+cat > "$tmp/tdie.yaml" <<'Y'
+name: tdie
+load: {connections: 5, duration: 6s}
+tools: [lb-gen, {tool: lb-gen, label: second, load: {connections: 2, duration: 1s}}]
+sampling: {interval: 200ms}
+Y
+run_lb "$tmp/run-tdie" "$tmp/tdie.yaml"
+tpid=""
+for i in $(seq 1 50); do
+    for k in $(live_children $lbpid); do
+        [ "$(cat /proc/$k/comm 2>/dev/null)" = lb-target ] && tpid=$k
+    done
+    [ -n "$tpid" ] && break
+    sleep 0.1
+done
+sleep 1.5
+check "target death: found the lb-target loadbench started (pid ${tpid:-none})" test -n "$tpid"
+[ -n "$tpid" ] && kill -KILL "$tpid"
+rc=0; wait $lbpid || rc=$?
+J=$tmp/run-tdie/run.json
+is "$rc" 1 "target death: exit 1 (a tool run failed)"
+is "$(jget "$J" runs.0.status)" failed "target death: the tool run is failed"
+case "$(jget "$J" runs.0.reason)" in *"lb-target died"*) ok 0 "target death: the reason names lb-target" ;;
+    *) ok 1 "target death: the reason names lb-target"; diag "reason: $(jget "$J" runs.0.reason)" ;; esac
+check "target death: the partial samples are kept" test -s "$tmp/run-tdie/samples/lb-gen.csv"
+check "target death: the tool's partial client result is kept" test "$(jget "$J" runs.0.client.requests)" -gt 0
+check "target death: the server's counts at the last sample are kept" test "$(jget "$J" runs.0.server.requests)" -gt 0
+is "$(jget "$J" runs.0.server_partial)" true "target death: and marked partial"
+is "$(jget "$J" runs.1.status)" ok "target death: the next tool runs on a fresh lb-target"
+is "$(jget "$J" status)" complete "target death: the run completes"
+check "target death: the log names the cause" grep -q 'lb-gen: failed (lb-target died' "$tmp/run-tdie.stderr"
+check "target death: every JSON file parses" json_all_valid "$tmp/run-tdie"
+is "$(leftovers $lbpid)" "" "target death: no process left"
 done_testing
