@@ -1089,6 +1089,31 @@ static const struct profile_load *load_at_step(const struct profile_load *base, 
     return *owned;
 }
 
+/* A tool entry's own `bin:` must be there and executable before anything
+ * starts: a typo in a path is the user's to fix, not a row to skip after
+ * other tools have sent their load. (A tool without bin: that is not
+ * installed stays a "skipped" row: the profile may list tools this machine
+ * lacks.) Returns 0, or -1 with err naming the profile's place. */
+static int check_bins(const struct profile *p, const char *only, char *err)
+{
+    for (size_t i = 0; i < p->ntools; i++) {
+        const struct profile_tool *t = &p->tools[i];
+        char found[PATH_MAX];
+        struct stat st;
+        if (!t->bin || (only && strcmp(t->label, only)) || !adapter_which(t->bin, found, sizeof found))
+            continue;
+        if (!strchr(t->bin, '/'))
+            return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
+        if (stat(t->bin, &st) < 0)
+            return util_err(err, "%s:%d:%d: %s: bin %s: %s", p->path, t->line, t->col, t->label, t->bin, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file", p->path, t->line, t->col, t->label, t->bin);
+        return util_err(err, "%s:%d:%d: %s: bin %s: not executable (chmod +x it)", p->path, t->line, t->col, t->label,
+                        t->bin);
+    }
+    return 0;
+}
+
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
 {
     struct runner R;
@@ -1107,6 +1132,8 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
         if (!found)
             return util_err(err, "--only %s: no tool with that label in the profile", o->only), 2;
     }
+    if (check_bins(p, o->only, err))
+        return 2;
     if (make_run_dir(&R, err))
         return 2;
     *run_dir_out = util_xstrdup(R.dir);
@@ -1199,8 +1226,14 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
                     interrupted = 1;
                 else if (strcmp(st, "ok") && strcmp(st, "skipped"))
                     failures++;
-                if (save(&R, err))
+                if (save(&R, err)) {
+                    /* e.g. the disk is full: run.json is written whole or
+                     * not at all, so the one on disk is the last good one. */
+                    size_t n = strlen(err);
+                    snprintf(err + n, UTIL_ERR_LEN - n, " (run stopped; run.json keeps the rows saved before)");
+                    json_decref(R.run);
                     return 2;
+                }
             }
         }
     }

@@ -132,4 +132,67 @@ is "$(jget "$J" status)" complete "target death: the run completes"
 check "target death: the log names the cause" grep -q 'lb-gen: failed (lb-target died' "$tmp/run-tdie.stderr"
 check "target death: every JSON file parses" json_all_valid "$tmp/run-tdie"
 is "$(leftovers $lbpid)" "" "target death: no process left"
+
+# --- 4. setup faults: each one line, exit 2, before any lb-target starts ---
+cat > "$tmp/two.yaml" <<'Y'
+name: two
+load: {connections: 2, duration: 1s}
+tools: [lb-gen, {tool: lb-gen, label: second}]
+sampling: {interval: 200ms}
+Y
+# setup_fault NAME OUT PROFILE: run with the marking target wrapper; check
+# exit 2, one line on stderr matching WANT, no target started, no process left.
+setup_fault() {
+    name=$1 out=$2 prof=$3 want=$4 errf=$tmp/$(echo "$1" | tr -c 'a-z0-9\n' _).err
+    rm -f "$tmp/TARGET_STARTED"
+    env LOADBENCH_TARGET="$tmp/target-wrap.sh" setsid "$LB" run --quiet --out "$out" "$prof" >/dev/null 2>"$errf" &
+    lbpid=$!
+    rc=0; wait $lbpid || rc=$?
+    is "$rc" 2 "$name: exit 2"
+    check "$name: one line on stderr saying why ($(head -c 120 "$errf"))" \
+        sh -c "test \$(wc -l < '$errf') -eq 1 && grep -q '$want' '$errf'"
+    check "$name: no lb-target was started, so no load was sent" test ! -e "$tmp/TARGET_STARTED"
+    is "$(leftovers $lbpid)" "" "$name: no process left"
+}
+touch "$tmp/afile"
+setup_fault "out under a file" "$tmp/afile/run" "$tmp/two.yaml" "cannot create the run directory .*Not a directory"
+setup_fault "out under /proc" "/proc/lb-run" "$tmp/two.yaml" "cannot create the run directory /proc/lb-run"
+
+fault_profile missing nothing
+sed -i "s|bin: $tmp/missing/fault-tool.sh|bin: $tmp/missing/no-such-tool|" "$tmp/missing.yaml"
+setup_fault "tool binary missing" "$tmp/run-missing" "$tmp/missing.yaml" "missing.yaml:5:5: fault: bin .*no-such-tool: No such file"
+check "tool binary missing: no run directory was made" test ! -e "$tmp/run-missing"
+fault_profile noexec nothing
+chmod 644 "$tmp/noexec/fault-tool.sh"
+setup_fault "tool binary not executable" "$tmp/run-noexec" "$tmp/noexec.yaml" "noexec.yaml:5:5: fault: bin .*fault-tool.sh: not executable"
+
+# A port already in use cannot happen: lb-target binds port 0 (the kernel
+# picks a free one) for every tool run, and a profile cannot name a port.
+printf 'target: {port: 8080}\nload: {connections: 2, duration: 1s}\ntools: [lb-gen]\n' > "$tmp/port.yaml"
+setup_fault "a profile naming a port" "$tmp/run-port" "$tmp/port.yaml" 'unknown key "port"'
+
+if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/ro" && mount -t tmpfs -o ro,size=64k lb-ro "$tmp/ro" 2>/dev/null; then
+    mounts="$mounts $tmp/ro"
+    setup_fault "read-only output dir" "$tmp/ro/run" "$tmp/two.yaml" "Read-only file system"
+else
+    ok 0 "# SKIP read-only output dir: needs root and mount -t tmpfs"
+fi
+
+# A full disk: a 64 KiB tmpfs fills during the run. run.json is written by
+# rename, so the one on disk is whole (the last good one) and the error says so.
+if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k lb-full "$tmp/full" 2>/dev/null; then
+    mounts="$mounts $tmp/full"
+    setsid "$LB" run --quiet --out "$tmp/full/run" "$tmp/two.yaml" >/dev/null 2>"$tmp/full.err" &
+    lbpid=$!
+    rc=0; wait $lbpid || rc=$?
+    is "$rc" 2 "full disk: exit 2"
+    check "full disk: one line naming the cause ($(head -c 150 "$tmp/full.err"))" \
+        sh -c "test \$(wc -l < '$tmp/full.err') -eq 1 && grep -q 'No space left on device' '$tmp/full.err'"
+    check "full disk: run.json is there and parses (status $(jget "$tmp/full/run/run.json" status))" \
+        test -n "$(jget "$tmp/full/run/run.json" schema_version)"
+    check "full disk: no half-written file" json_all_valid "$tmp/full/run"
+    is "$(leftovers $lbpid)" "" "full disk: no process left"
+else
+    ok 0 "# SKIP full disk: needs root and mount -t tmpfs"
+fi
 done_testing
