@@ -1092,15 +1092,18 @@ static const struct profile_load *load_at_step(const struct profile_load *base, 
 /* A tool entry's own `bin:` must be there and executable before anything
  * starts: a typo in a path is the user's to fix, not a row to skip after
  * other tools have sent their load. (A tool without bin: that is not
- * installed stays a "skipped" row: the profile may list tools this machine
- * lacks.) Returns 0, or -1 with err naming the profile's place. */
+ * installed, or a bin: naming a toolchain (bin_is_toolchain), stays a
+ * "skipped" row: the profile may list tools this machine lacks.) Returns 0,
+ * or -1 with err naming the profile's place. */
 static int check_bins(const struct profile *p, const char *only, char *err)
 {
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         char found[PATH_MAX];
         struct stat st;
-        if (!t->bin || (only && strcmp(t->label, only)) || !adapter_which(t->bin, found, sizeof found))
+        const struct adapter *a = adapter_by_name(t->tool);
+        if (!t->bin || (a && a->bin_is_toolchain) || (only && strcmp(t->label, only)) ||
+            !adapter_which(t->bin, found, sizeof found))
             continue;
         if (!strchr(t->bin, '/'))
             return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
