@@ -107,7 +107,7 @@ sampling: {interval: 200ms}
 Y
 run_lb "$tmp/run-tdie" "$tmp/tdie.yaml"
 tpid=""
-for i in $(seq 1 50); do
+for i in $(seq 1 900); do  # up to 90 s: a loaded machine may first wait for TIME_WAIT to drain
     for k in $(live_children $lbpid); do
         [ "$(cat /proc/$k/comm 2>/dev/null)" = lb-target ] && tpid=$k
     done
@@ -132,6 +132,91 @@ is "$(jget "$J" status)" complete "target death: the run completes"
 check "target death: the log names the cause" grep -q 'lb-gen: failed (lb-target died' "$tmp/run-tdie.stderr"
 check "target death: every JSON file parses" json_all_valid "$tmp/run-tdie"
 is "$(leftovers $lbpid)" "" "target death: no process left"
+
+# --- 3. SIGINT and SIGTERM at random moments ------------------------------
+# A two-tool profile that runs about 3 s end to end when the machine is idle.
+# Iteration i aims at phase i mod 5 (start-up, the first tool's load and
+# parse, the 300 ms cooldown between the tools, the second tool's load and
+# parse, report writing): it waits for the log
+# line that opens the phase, then a random 0-400 ms more (between the
+# tools: 0-200 ms; start-up: 0-400 ms from the start), then
+# sends SIGINT or SIGTERM (at random). Every time: no
+# process of the run is left, and the run directory is absent (killed before
+# it was made) or has a run.json that parses, complete or interrupted, with
+# every JSON file whole. Up to 30 iterations within 90 s.
+cat > "$tmp/sig.yaml" <<'Y'
+name: sig
+load: {connections: 2, duration: 500ms}
+tools: [lb-gen, {tool: lb-gen, label: second}]
+sampling: {interval: 100ms}
+grace: 2s
+cooldown: 300ms
+Y
+mkdir -p "$tmp/sig"
+# wait_line FILE PATTERN PID: until FILE has a line matching PATTERN or PID is gone (20 s at most).
+wait_line() {
+    n=0
+    while [ $n -lt 1000 ] && ! grep -q "$2" "$1" 2>/dev/null; do
+        st=$(awk '{ print $3 }' /proc/$3/stat 2>/dev/null || echo gone)
+        [ "$st" = Z ] || [ "$st" = gone ] && return 0
+        sleep 0.02; n=$((n + 1))
+    done
+}
+iters=0 bad_left=0 bad_dir=0 bad_rc=0 phases="" sig_t0=$(date +%s)
+while [ $iters -lt 30 ] && [ $(($(date +%s) - sig_t0)) -lt 90 ]; do
+    r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+    sig=INT; [ $((r % 2)) = 1 ] && sig=TERM
+    jitter_ms=$((r % 401))
+    out=$tmp/sig/$iters
+    setsid "$LB" run --out "$out" "$tmp/sig.yaml" >"$out.stdout" 2>"$out.stderr" &
+    lbpid=$!
+    case $((iters % 5)) in
+        0) aim=start-up ;;
+        1) aim=load-1; wait_line "$out.stderr" '^loadbench: lb-gen: starting' $lbpid ;;
+        2) aim=between; jitter_ms=$((r % 201)); wait_line "$out.stderr" '^loadbench: lb-gen: \(ok\|failed\|timeout\|oom\)' $lbpid ;;
+        3) aim=load-2; wait_line "$out.stderr" '^loadbench: second: starting' $lbpid ;;
+        4) aim=reports; wait_line "$out.stderr" '^loadbench: second: .*req/s' $lbpid ;;
+    esac
+    iters=$((iters + 1))
+    sleep "$(printf '0.%03d' $jitter_ms)"
+    # The phase it was really in, from the last log line before the signal.
+    last=$(grep '^loadbench: ' "$out.stderr" 2>/dev/null | tail -n 1)
+    state=$(awk '{ print $3 }' /proc/$lbpid/stat 2>/dev/null || echo gone)
+    if [ "$state" = Z ] || [ "$state" = gone ]; then phase=after-exit
+    else case "$last" in
+        ""|*"run directory"*) phase=start-up ;;
+        "loadbench: lb-gen: starting") phase=load-1 ;;
+        "loadbench: lb-gen: "*) phase=between ;;
+        "loadbench: second: starting") phase=load-2 ;;
+        "loadbench: second: "*) phase=reports ;;
+        *) phase=after-exit ;;
+    esac; fi
+    kill -$sig $lbpid 2>/dev/null || phase=after-exit
+    rc=0; wait $lbpid || rc=$?
+    phases="$phases $phase"
+    left=$(leftovers $lbpid)
+    if [ -n "$left" ]; then
+        bad_left=$((bad_left + 1)); diag "iteration $iters (SIG$sig, aimed $aim, in $phase): left: $left"
+        for p in $left; do kill -KILL "$p" 2>/dev/null || true; done
+    fi
+    st=absent
+    if [ -e "$out" ]; then
+        st=$(jget "$out/run.json" status 2>/dev/null || echo unreadable)
+        case "$st" in complete|interrupted) json_all_valid "$out" || st="bad JSON" ;; esac
+    fi
+    case "$rc/$st" in
+        0/complete|130/interrupted) ;;
+        130/absent|143/absent) ;;  # killed before its handlers were set: nothing was made
+        *) case "$st" in complete|interrupted|absent) bad_rc=$((bad_rc + 1)) ;; *) bad_dir=$((bad_dir + 1)) ;; esac
+           diag "iteration $iters (SIG$sig, aimed $aim, in $phase): exit $rc, run.json: $st" ;;
+    esac
+done
+diag "signals: $iters iterations in $(($(date +%s) - sig_t0)) s; phases:$(echo $phases | tr ' ' '\n' | sort | uniq -c | awk '{printf " %s x%s", $2, $1}')"
+check "signals: at least 10 iterations ran ($iters)" test "$iters" -ge 10
+check "signals: every phase was hit" sh -c "for p in start-up load-1 between load-2 reports; do echo '$phases' | grep -qw \$p || exit 1; done"
+is "$bad_left" 0 "signals: no process left behind in any of $iters iterations"
+is "$bad_dir" 0 "signals: the run directory is absent or has a whole run.json, complete or interrupted, every time"
+is "$bad_rc" 0 "signals: the exit code matches (0 complete, 130 interrupted) every time"
 
 # --- 4. setup faults: each one line, exit 2, before any lb-target starts ---
 cat > "$tmp/two.yaml" <<'Y'
@@ -195,4 +280,5 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=64k lb-f
 else
     ok 0 "# SKIP full disk: needs root and mount -t tmpfs"
 fi
+
 done_testing
