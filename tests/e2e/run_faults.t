@@ -281,4 +281,30 @@ else
     ok 0 "# SKIP full disk: needs root and mount -t tmpfs"
 fi
 
+# --- 5. a tool above its memory_limit is OOM-killed, and only it ----------
+fault_profile oom oom "memory_limit: 64MiB"
+run_lb "$tmp/run-oom" "$tmp/oom.yaml"
+for i in $(seq 1 900); do [ -s "$tmp/run-oom/fault/tool.pid" ] && break; sleep 0.1; done
+toolpid=$(cat "$tmp/run-oom/fault/tool.pid" 2>/dev/null || echo 0)
+tpid=0
+for k in $(live_children $lbpid); do [ "$(cat /proc/$k/comm 2>/dev/null)" = lb-target ] && tpid=$k; done
+adj_tool=$(cat /proc/$toolpid/oom_score_adj 2>/dev/null || echo none)
+adj_tgt=$(cat /proc/$tpid/oom_score_adj 2>/dev/null || echo none)
+adj_lb=$(cat /proc/$lbpid/oom_score_adj 2>/dev/null || echo none)
+rc=0; wait $lbpid || rc=$?
+J=$tmp/run-oom/run.json
+if grep -q 'memory_limit not enforced' "$J"; then
+    ok 0 "# SKIP memory limit: $(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0]; print grep { /cgroup/ } @{decode_json(<$f>)->{runs}[0]{warnings}}' "$J")"
+else
+    is "$(jget "$J" runs.0.status)" oom "memory limit: the tool above 64 MiB ends with status oom"
+    case "$(jget "$J" runs.0.reason)" in *"memory limit (67108864 bytes)"*) ok 0 "memory limit: the reason names the limit" ;;
+        *) ok 1 "memory limit: the reason names the limit"; diag "reason: $(jget "$J" runs.0.reason)" ;; esac
+    is "$(jget "$J" runs.1.status)" ok "memory limit: the next tool still runs"
+fi
+diag "oom_score_adj while running: tool $adj_tool, lb-target $adj_tgt, loadbench $adj_lb"
+is "$adj_tool" 1000 "oom_score_adj: the tool is the kernel's first choice (1000)"
+check "oom_score_adj: lb-target ($adj_tgt) and loadbench ($adj_lb) are below the tool" \
+    test "$adj_tgt" -lt "$adj_tool" -a "$adj_lb" -lt "$adj_tool"
+check "memory limit: every JSON file parses" json_all_valid "$tmp/run-oom"
+is "$(leftovers $lbpid)" "" "memory limit: no process left"
 done_testing
