@@ -110,6 +110,10 @@ struct adapter {
     const char *latency_measures;   /* from which event to which */
     double latency_resolution_ms;   /* smallest step the tool reports */
     const char *const *options;     /* option keys the adapter accepts (NULL-terminated), or NULL */
+    int bin_is_toolchain;           /* 1: a profile's bin: names the toolchain or interpreter the
+                                     * tool is built or run with, whose absence is a skipped row
+                                     * like a tool not installed; 0: bin: is the tool itself, and
+                                     * run refuses to start when it is missing */
     /* Find the tool (bin overrides the lookup). Returns 0 with found
      * filled, or -1 with err saying what is missing and how to get it. */
     int (*detect)(const char *bin, struct adapter_found *found, char *err);

@@ -85,6 +85,7 @@ const struct adapter adapter_aiohttp = {
                         "and the event loop's queueing: one thread runs every task); log-linear histogram, exact "
                         "to 1 us below 2.048 ms, < 0.1 % relative above; min/max/mean exact",
     .latency_resolution_ms = 0.001,
+    .bin_is_toolchain = 1,
     .detect = aio_detect,
     .prepare = aio_prepare,
     .parse = aio_parse,

@@ -247,6 +247,7 @@ const struct adapter adapter_gofasthttp = {
                         "read, goroutine scheduling); log-linear histogram, exact to 1 us below 2.048 ms, "
                         "< 0.1 % relative above; min/max/mean exact",
     .latency_resolution_ms = 0.001,
+    .bin_is_toolchain = 1,
     .detect = gofh_detect,
     .prepare = gofh_prepare,
     .parse = gofh_parse,

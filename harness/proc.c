@@ -289,6 +289,15 @@ static int open_out(const char *path, char *err)
     return fd;
 }
 
+/* A copy of the caller's descriptor, so the cleanup below closes ours only. */
+static int dup_out(int fd, char *err)
+{
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (d < 0)
+        util_err(err, "cannot duplicate an output descriptor: %s", strerror(errno));
+    return d;
+}
+
 int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err)
 {
     int rc = -1, out_fd = -1, err_fd = -1, null_fd = -1, pfd[2] = {-1, -1};
@@ -302,7 +311,8 @@ int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err)
     }
     if (!(exe = resolve_exe(spec->argv[0], spec->envp, err)))
         goto out;
-    if ((out_fd = open_out(spec->stdout_path, err)) < 0 || (err_fd = open_out(spec->stderr_path, err)) < 0)
+    if ((out_fd = spec->stdout_fd > 0 ? dup_out(spec->stdout_fd, err) : open_out(spec->stdout_path, err)) < 0 ||
+        (err_fd = spec->stderr_fd > 0 ? dup_out(spec->stderr_fd, err) : open_out(spec->stderr_path, err)) < 0)
         goto out;
     if ((null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
         util_err(err, "cannot open /dev/null: %s", strerror(errno));

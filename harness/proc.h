@@ -13,6 +13,9 @@ struct proc_spec {
     const char *cwd;             /* working directory, or NULL */
     const char *stdout_path;     /* created/truncated; NULL = /dev/null */
     const char *stderr_path;     /* created/truncated; NULL = /dev/null */
+    int stdout_fd;               /* > 0: the tool's stdout is this descriptor (e.g. a capture
+                                  * pipe), not stdout_path; the caller keeps and closes it */
+    int stderr_fd;               /* > 0: the same for stderr */
     uint64_t cpus_mask;          /* pin to these CPUs; 0 = no pinning */
     int oom_score_adj;           /* written to /proc/self/oom_score_adj in the child; 0 = leave */
     const char *cgroup_procs[4]; /* cgroup.procs files the child joins before exec (NULL-terminated, may be empty) */

@@ -1,5 +1,6 @@
 #include "run.h"
 #include "adapter.h"
+#include "capture.h"
 #include "cgroup.h"
 #include "crosscheck.h"
 #include "netstat.h"
@@ -418,6 +419,28 @@ static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n
     }
 }
 
+/* Ends the capture of one of the tool's output files (once; later calls do
+ * nothing) and says in the result when the output was cut or could not be
+ * written: output_truncated.<name> (stdout or stderr) = bytes left out. */
+static void finish_output(struct capture *c, const char *name, json_t *res, json_t *warnings)
+{
+    char err[UTIL_ERR_LEN];
+    if (!c->started)
+        return;
+    if (capture_finish(c, err))
+        json_array_append_new(warnings, json_string(err));
+    uint64_t dropped = capture_dropped(c);
+    if (dropped) {
+        json_t *t = json_object_get(res, "output_truncated");
+        if (!t)
+            json_object_set_new(res, "output_truncated", t = json_object());
+        json_object_set_new(t, name, json_integer((json_int_t)dropped));
+        json_array_append_new(warnings, json_sprintf("the tool wrote %llu bytes to %s.txt: the middle %llu bytes were left out (first and last %u MiB kept)",
+                                                     (unsigned long long)c->total_bytes, name,
+                                                     (unsigned long long)dropped, CAPTURE_HEAD_BYTES >> 20));
+    }
+}
+
 /* Runs one tool once. Returns its result object (always: failures are
  * results too). */
 static json_t *run_one(struct runner *R, const struct profile_tool *pt, const struct profile_load *load, double level,
@@ -434,6 +457,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     struct target tgt;
     struct proc tool;
     struct cgroup cg;
+    struct capture cap_out, cap_err;   /* the tool's stdout and stderr, bounded */
     int have_cg = 0, have_tgt = 0, have_tool = 0;
     struct sampler_tree *ttree = NULL, *gtree = NULL;
     FILE *tcsv = NULL, *gcsv = NULL;
@@ -446,6 +470,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     const char *status = "ok";
     char reason[UTIL_ERR_LEN * 2] = "";
     json_t *before = NULL, *after = NULL, *series = NULL;
+    json_t *last_stats = NULL;                   /* lb-target's stats at the last sample */
     json_t *hold_h0 = NULL, *hold_h1 = NULL;     /* server-time histograms at the hold window's edges */
     uint64_t hold_s_ns = 0, hold_e_ns = 0;       /* the hold window, from the load's start */
     int have_hold = 0;
@@ -453,6 +478,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     memset(&found, 0, sizeof found);
     memset(&tool, 0, sizeof tool);
     memset(&tgt, 0, sizeof tgt);
+    memset(&cap_out, 0, sizeof cap_out);
+    memset(&cap_err, 0, sizeof cap_err);
     adapter_plan_init(&plan);
     adapter_result_init(&ar);
 
@@ -571,9 +598,15 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     char outp[PATH_MAX + 16], errp[PATH_MAX + 16];
     snprintf(outp, sizeof outp, "%s/stdout.txt", dir);
     snprintf(errp, sizeof errp, "%s/stderr.txt", dir);
+    if (capture_start(&cap_out, outp, CAPTURE_HEAD_BYTES, CAPTURE_TAIL_BYTES, err) ||
+        capture_start(&cap_err, errp, CAPTURE_HEAD_BYTES, CAPTURE_TAIL_BYTES, err)) {
+        status = "failed";
+        snprintf(reason, sizeof reason, "%s", err);
+        goto done;
+    }
     struct proc_spec spec = {.argv = (const char *const *)plan.argv.v, .envp = (const char *const *)envp, .cwd = dir,
-                             .stdout_path = outp, .stderr_path = errp, .cpus_mask = p->tool_cpus,
-                             .oom_score_adj = 1000};
+                             .stdout_path = outp, .stderr_path = errp, .stdout_fd = cap_out.write_fd,
+                             .stderr_fd = cap_err.write_fd, .cpus_mask = p->tool_cpus, .oom_score_adj = 1000};
     if (have_cg)
         for (int i = 0; i < cg.nprocs && i < 3; i++)
             spec.cgroup_procs[i] = cg.procs[i];
@@ -598,6 +631,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         goto done;
     }
     have_tool = 1;
+    capture_close_writer(&cap_out);
+    capture_close_writer(&cap_err);
     uint64_t spawned = tool.started_ns;
     uint64_t deadline = spawned + plan.load_ns + plan.startup_allowance_ns + (pt->timeout_ns ? pt->timeout_ns : p->grace_ns);
     json_object_set_new(res, "deadline_s", json_real((double)(deadline - spawned) / 1e9));
@@ -702,7 +737,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
                     hold_from = target_u64(s, "first_request_ns") + hold_s_ns;
                     hold_to = target_u64(s, "first_request_ns") + hold_e_ns;
                 }
-                json_decref(s);
+                json_decref(last_stats);
+                last_stats = s; /* the server's view if lb-target dies later */
             }
             progress(R, pt->label, "load", (double)(now - spawned) / 1e9,
                      (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9, cur_rps, cur_cpu, cur_rss);
@@ -764,6 +800,9 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         if (cgroup_pids(&cg, left, 4) > 0)
             cgroup_kill_all(&cg, NULL);
     }
+    /* The tool is gone: its output is complete (or cut, and marked so). */
+    finish_output(&cap_out, "stdout", res, warnings);
+    finish_output(&cap_err, "stderr", res, warnings);
     sampler_machine_read(&m1, NULL);
     netstat_read(&ns1, NULL);
     json_object_set_new(res, "tcp", netstat_delta_json(&ns0, &ns1, warnings));
@@ -778,7 +817,13 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
         write_server_series(sp, series);
         json_object_set_new(res, "server_series_file", json_string(sp + strlen(R->dir) + 1));
     }
-    if (!after) {
+    if (!after && last_stats && !target_alive(&tgt)) {
+        /* lb-target died: its counts at the last sample are the server's
+         * view, partial, and the row is failed already. */
+        after = json_incref(last_stats);
+        json_object_set_new(res, "server_partial", json_true());
+        json_array_append_new(warnings, json_string("lb-target died: the server's counts are those of its last sample before it died (server_partial)"));
+    } else if (!after) {
         if (!strcmp(status, "ok"))
             status = "failed";
         snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%slb-target unreadable after the run: %s",
@@ -933,6 +978,8 @@ done:
     }
     if (have_tgt)
         target_stop(&tgt, NULL);
+    finish_output(&cap_out, "stdout", res, warnings);
+    finish_output(&cap_err, "stderr", res, warnings);
     if (have_cg) {
         cgroup_kill_all(&cg, NULL);
         cgroup_destroy(&cg, NULL);
@@ -950,6 +997,7 @@ done:
     proc_env_free(envp);
     json_decref(before);
     json_decref(after);
+    json_decref(last_stats);
     json_decref(hold_h0);
     json_decref(hold_h1);
     json_decref(series);
@@ -1049,6 +1097,34 @@ static const struct profile_load *load_at_step(const struct profile_load *base, 
     return *owned;
 }
 
+/* A tool entry's own `bin:` must be there and executable before anything
+ * starts: a typo in a path is the user's to fix, not a row to skip after
+ * other tools have sent their load. (A tool without bin: that is not
+ * installed, or a bin: naming a toolchain (bin_is_toolchain), stays a
+ * "skipped" row: the profile may list tools this machine lacks.) Returns 0,
+ * or -1 with err naming the profile's place. */
+static int check_bins(const struct profile *p, const char *only, char *err)
+{
+    for (size_t i = 0; i < p->ntools; i++) {
+        const struct profile_tool *t = &p->tools[i];
+        char found[PATH_MAX];
+        struct stat st;
+        const struct adapter *a = adapter_by_name(t->tool);
+        if (!t->bin || (a && a->bin_is_toolchain) || (only && strcmp(t->label, only)) ||
+            !adapter_which(t->bin, found, sizeof found))
+            continue;
+        if (!strchr(t->bin, '/'))
+            return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
+        if (stat(t->bin, &st) < 0)
+            return util_err(err, "%s:%d:%d: %s: bin %s: %s", p->path, t->line, t->col, t->label, t->bin, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file", p->path, t->line, t->col, t->label, t->bin);
+        return util_err(err, "%s:%d:%d: %s: bin %s: not executable (chmod +x it)", p->path, t->line, t->col, t->label,
+                        t->bin);
+    }
+    return 0;
+}
+
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
 {
     struct runner R;
@@ -1067,6 +1143,8 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
         if (!found)
             return util_err(err, "--only %s: no tool with that label in the profile", o->only), 2;
     }
+    if (check_bins(p, o->only, err))
+        return 2;
     if (make_run_dir(&R, err))
         return 2;
     *run_dir_out = util_xstrdup(R.dir);
@@ -1159,8 +1237,14 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
                     interrupted = 1;
                 else if (strcmp(st, "ok") && strcmp(st, "skipped"))
                     failures++;
-                if (save(&R, err))
+                if (save(&R, err)) {
+                    /* e.g. the disk is full: run.json is written whole or
+                     * not at all, so the one on disk is the last good one. */
+                    size_t n = strlen(err);
+                    snprintf(err + n, UTIL_ERR_LEN - n, " (run stopped; run.json keeps the rows saved before)");
+                    json_decref(R.run);
                     return 2;
+                }
             }
         }
     }

@@ -11,6 +11,9 @@
 #   flood       write 300 MB to stdout, then exit 0
 #   env         write its environment to ./env.txt, then behave as nothing
 #   marker      touch $MARKER (absolute) and exit 0
+#   oom         write its pid to ./tool.pid, wait 1.5 s (time for the test to
+#               read oom_score_adj), then allocate and touch 512 MB: beyond a
+#               memory_limit it must be OOM-killed
 case "${1:-}" in --version) echo "lb-gen fault-tool 0.0"; exit 0 ;; esac
 mode=${FAULT_MODE:-$(cat "$(dirname "$0")/.mode" 2>/dev/null)}
 case "$mode" in
@@ -21,5 +24,6 @@ case "$mode" in
     daemonize) setsid sh -c 'trap "" HUP; echo $$ > daemon.pid; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 0.5; exit 0 ;;
     flood) head -c 300000000 /dev/zero; exit 0 ;;
     env) env > env.txt; exit 0 ;;
+    oom) echo $$ > tool.pid; sleep 1.5; exec perl -e '$x = "x" x 512_000_000; sleep 10' ;;
     *) echo "fault-tool: unknown mode '$mode'" >&2; exit 3 ;;
 esac
