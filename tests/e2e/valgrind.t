@@ -6,7 +6,7 @@
 # `loadbench report` on a copy of docs/sample-run. Each must exit with its
 # own status (never valgrind's 99), and its log must say "ERROR SUMMARY: 0
 # errors" and no block definitely lost. SKIP without valgrind, and under the
-# ASan build (ASan and valgrind do not mix). About 40 s on 2 cores.
+# ASan build (ASan and valgrind do not mix). About 10 s on 2 cores (15 s under load).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 
