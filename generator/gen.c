@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -62,6 +63,7 @@ struct worker {
     int id;
     pthread_t tid;
     int ep;
+    int no_pwait2; /* epoll_pwait2 said ENOSYS: wait with epoll_wait */
     const char *req;
     size_t req_len;
     char *buf;
@@ -565,6 +567,23 @@ static void warm_up(struct worker *w, struct epoll_event *events)
     }
 }
 
+/* epoll_pwait2 (Linux 5.11) times out to the nanosecond. Where it is
+ * missing (older kernels, valgrind) it fails with ENOSYS on every call, and
+ * the worker would spin without ever seeing an event: fall back to
+ * epoll_wait with the timeout rounded up to a millisecond, so a deadline is
+ * never woken early. */
+static int wait_events(struct worker *w, struct epoll_event *events, const struct timespec *ts)
+{
+    if (!w->no_pwait2) {
+        int n = epoll_pwait2(w->ep, events, MAX_EVENTS, ts, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        w->no_pwait2 = 1;
+    }
+    long long ms = (long long)ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
+    return epoll_wait(w->ep, events, MAX_EVENTS, ms > INT_MAX ? INT_MAX : (int)ms);
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -635,7 +654,7 @@ static void *worker_main(void *arg)
             ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
             ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
         }
-        int n = epoll_pwait2(w->ep, events, MAX_EVENTS, &ts, NULL);
+        int n = wait_events(w, events, &ts);
         now = util_now_ns();
         for (int i = 0; i < n; i++)
             handle_event(w, &events[i], now);

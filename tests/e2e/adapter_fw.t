@@ -16,11 +16,6 @@ LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
 
-skip() { # skip DESCRIPTION: one skipped test
-    tap_n=$((tap_n + 1))
-    echo "ok $tap_n # SKIP $1"
-}
-
 stock=""
 [ -x /usr/bin/jmeter ] && stock="  - {tool: jmeter, label: jmeter-stock, bin: /usr/bin/jmeter}"
 

@@ -4,7 +4,8 @@
 # numbers, deep nesting, non-UTF-8, NUL bytes, BOM, tabs, duplicate keys,
 # weird units, ...) plus a few made here (a 5 MB file, a very long line,
 # 2000 duplicate keys): each exits with exactly 2 and a "FILE:LINE:COL:"
-# message, never a crash. Again under the ASan build when it is there.
+# message, never a crash. Again under the ASan build when it is there
+# (once only when LB_BUILD is the ASan build: make check-asan).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 
@@ -39,9 +40,12 @@ done
 diag "$n hostile profiles tried"
 
 asan=$LB_SRC/build-asan/bin/loadbench
-if [ -x "$asan" ]; then
+if under_asan; then
+    diag "the binaries above are the ASan build ($LB_BUILD): no second pass"
+elif [ -x "$asan" ]; then
     for f in "$dir"/*.yaml "$gen"/*.yaml; do
-        ASAN_OPTIONS=detect_leaks=1 check_one "$asan" "$f" asan
+        ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            check_one "$asan" "$f" asan
     done
 else
     diag "no ASan build ($asan): make SANITIZE=address to check under it too"

@@ -83,10 +83,20 @@ tools: [lb-gen]
 Y
 "$LB" run --quiet --out "$tmp/bound" "$tmp/bound.yaml" >/dev/null 2>&1 || true
 B=$tmp/bound/run.json
-is "$(jget "$B" runs.0.limits.bottleneck)" target "a target burning its core is the bottleneck ($(jget "$B" runs.0.limits.target_cpu_pct) % of its CPU)"
 rps=$(jget "$B" runs.0.windows.hold_rps)
+if under_asan; then
+    # The ASan lb-gen may not keep the target's core busy: the verdict is
+    # about speed, which the sanitizer changes.
+    skip "a target burning its core is the bottleneck: timing under ASan ($(jget "$B" runs.0.limits.target_cpu_pct) % of its CPU)"
+else
+    is "$(jget "$B" runs.0.limits.bottleneck)" target "a target burning its core is the bottleneck ($(jget "$B" runs.0.limits.target_cpu_pct) % of its CPU)"
+fi
 check "its rate is what 300 us per request allows on one core (<= 3,334/s: $rps)" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] <= 3334)' -- "$rps"
-check "summary.md marks the row as not a tool result" grep -q 'target-bound: not a tool result' "$tmp/bound/summary.md"
+if under_asan; then
+    skip "summary.md marks the row as not a tool result: timing under ASan (the bottleneck verdict above)"
+else
+    check "summary.md marks the row as not a tool result" grep -q 'target-bound: not a tool result' "$tmp/bound/summary.md"
+fi
 # A loopback pair (lb-gen and lb-target flat out): the kernel's network work
 # runs in softirq context. /proc/stat (the whole machine) is the independent
 # witness: it must show that softirq work, and it can never have been less

@@ -1,5 +1,5 @@
 # tap.sh: TAP helpers for the shell end-to-end tests (sourced, not run).
-# Gives ok/is/check/diag/skip_all/done_testing, a temp dir $tmp removed on
+# Gives ok/is/check/diag/skip/skip_all/done_testing, under_asan, a temp dir $tmp removed on
 # exit, `track PID` for processes to end on exit (by PID, never by name),
 # and jget FILE PATH to read JSON with Perl's core JSON::PP (no jq needed).
 : "${LB_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
@@ -31,6 +31,14 @@ check() { # check DESCRIPTION COMMAND...
     if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi
 }
 diag() { echo "# $*"; }
+skip() { # skip DESCRIPTION: one skipped test
+    tap_n=$((tap_n + 1))
+    echo "ok $tap_n # SKIP $1"
+}
+# under_asan: true when the binaries under test are the SANITIZE=address
+# build (make check-asan sets LB_BUILD_TYPE=asan): timing and memory figures
+# are then the sanitizer's, so precision bounds are skipped, never loosened.
+under_asan() { [ "${LB_BUILD_TYPE:-release}" = asan ]; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 done_testing() {
     echo "1..$tap_n"
