@@ -61,6 +61,16 @@ static int siege_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
         strvec_push(&p->warnings, "siege's socket timeout comes from its rc file (30 s): the profile's timeout is not "
                     "applied");
     strvec_push(&p->warnings, "siege reports no latency percentiles: only mean, min and max, in 10 ms steps");
+    /* Siege before 4.1.4 can hang for good at the end of a timed run with
+     * many users ("Lifting the server siege...", JoeDog/siege#66): the
+     * deadline then ends it with no result. Say so before it happens. */
+    unsigned major = 0, minor = 0, patch = 0;
+    if (users > 255 && sscanf(c->found->version, "%u.%u.%u", &major, &minor, &patch) >= 2 &&
+        major * 10000 + minor * 100 + patch < 40104)
+        strvec_pushf(&p->warnings,
+                     "siege %s with %llu users: siege before 4.1.4 can hang at the end of a timed run with more "
+                     "than ~255 users (JoeDog/siege#66); if it does, the deadline stops it and it leaves no result",
+                     c->found->version, (unsigned long long)users);
     p->model = "closed";
     p->load_ns = secs * 1000000000ull;
     p->startup_allowance_ns = 1000000000ull;

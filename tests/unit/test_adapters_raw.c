@@ -502,7 +502,24 @@ static void test_prepare(void)
     ok(P.plan.env.n == 1 && !strncmp(P.plan.env.v[0], "HOME=/", 6) && strstr(P.plan.env.v[0], "/home"),
        "siege closed: an absolute HOME in the run directory (%s)", P.plan.env.n ? P.plan.env.v[0] : "none");
     ok(has_warning(&P.plan.warnings, "no latency percentiles"), "siege closed: says it has no percentiles");
+    ok(!has_warning(&P.plan.warnings, "JoeDog/siege#66"), "siege 50 users: no end-of-run hang warning");
     adapter_plan_free(&P.plan);
+    {
+        /* Debian 12's siege 4.0.7 hung at the end of study 2's 1000-user run. */
+        struct profile *p1k = load_profile("load: {connections: 1000, duration: 10s}\ntools: [siege]\n");
+        struct adapter_found f;
+        memset(&f, 0, sizeof f);
+        snprintf(f.path, sizeof f.path, "/usr/bin/siege");
+        snprintf(f.version, sizeof f.version, "4.0.7-1+b1");
+        prepare_found(&adapter_siege, p1k, 0, &f, &P);
+        ok(has_warning(&P.plan.warnings, "JoeDog/siege#66"), "siege 4.0.7, 1000 users: warns of the end-of-run hang");
+        adapter_plan_free(&P.plan);
+        snprintf(f.version, sizeof f.version, "4.1.6");
+        prepare_found(&adapter_siege, p1k, 0, &f, &P);
+        ok(!has_warning(&P.plan.warnings, "JoeDog/siege#66"), "siege 4.1.6, 1000 users: fixed there, no warning");
+        adapter_plan_free(&P.plan);
+        profile_free(p1k);
+    }
 
     prepare(&adapter_autocannon, p, 5, &P);
     is_str(P.argv, "-j -c 50 -d 10 http://127.0.0.1:8080/", "autocannon closed: -j -c -d");
