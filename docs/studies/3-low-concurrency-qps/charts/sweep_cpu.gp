@@ -1,0 +1,33 @@
+# loadbench chart: CPU average (100 % = one core)
+# Render: gnuplot sweep_cpu.gp  (writes sweep_cpu.png and sweep_cpu.svg; edit freely)
+set encoding utf8
+footer = "loadbench 0.1.0 (release, git 7cfc9f4) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 10:17 UTC · profile study3-low-concurrency-qps"
+do for [fmt in "png svg"] {
+  if (fmt eq "png") {
+    set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
+  } else {
+    set terminal svg size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
+  }
+  set output "sweep_cpu." . fmt
+  reset
+  set datafile separator whitespace
+  set border 3 lc rgb "#444444"
+  set tics nomirror
+  set grid ytics lc rgb "#dddddd"
+  set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
+  set title "CPU average (100 % = one core) against concurrency" font ",13"
+  set ylabel "%"
+  set xlabel "concurrency (connections / VUs), log scale"
+  set yrange [0:*]
+  set logscale x
+  set xrange [0.666667:30]
+  set xtics (1, 5, 10, 20)
+  set key outside right top vertical Left reverse
+  set bmargin 5
+  plot "sweep_cpu.dat" index 0 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#0072B2" title "lb-gen", \
+       "sweep_cpu.dat" index 1 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#E69F00" title "wrk", \
+       "sweep_cpu.dat" index 2 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#009E73" title "go-fasthttp", \
+       "sweep_cpu.dat" index 3 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#D55E00" title "k6", \
+       "sweep_cpu.dat" index 4 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#CC79A7" title "jmeter"
+  set output
+}

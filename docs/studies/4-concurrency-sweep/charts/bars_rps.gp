@@ -1,0 +1,34 @@
+# loadbench chart: Requests/s (server-counted, hold window)
+# Render: gnuplot bars_rps.gp  (writes bars_rps.png and bars_rps.svg; edit freely)
+set encoding utf8
+footer = "loadbench 0.1.0 (release, git 7cfc9f4) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 10:02 UTC · profile study4-concurrency-sweep"
+do for [fmt in "png svg"] {
+  if (fmt eq "png") {
+    set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
+  } else {
+    set terminal svg size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
+  }
+  set output "bars_rps." . fmt
+  reset
+  set datafile separator whitespace
+  set border 3 lc rgb "#444444"
+  set tics nomirror
+  set grid ytics lc rgb "#dddddd"
+  set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
+  set title "Requests/s (server-counted, hold window), one run per tool" font ",13"
+  set ylabel "req/s"
+  set yrange [0:*]
+  set xrange [-0.6:24.6]
+  set style fill solid 0.85 border lc rgb "#333333"
+  set boxwidth 0.6
+  set xtics rotate by -25 left
+  set bmargin 7
+  set key outside right top vertical Left reverse noautotitle
+  plot "bars_rps.dat" using 1:3:7:xtic(2) with boxes lc rgb variable notitle, \
+       keyentry with boxes lc rgb "#0072B2" title "jmeter", \
+       keyentry with boxes lc rgb "#E69F00" title "locust", \
+       keyentry with boxes lc rgb "#009E73" title "py-aiohttp", \
+       keyentry with boxes lc rgb "#D55E00" title "go-fasthttp", \
+       keyentry with boxes lc rgb "#CC79A7" title "lb-gen"
+  set output
+}

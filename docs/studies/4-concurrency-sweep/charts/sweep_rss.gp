@@ -1,0 +1,33 @@
+# loadbench chart: Peak RSS
+# Render: gnuplot sweep_rss.gp  (writes sweep_rss.png and sweep_rss.svg; edit freely)
+set encoding utf8
+footer = "loadbench 0.1.0 (release, git 7cfc9f4) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 10:02 UTC · profile study4-concurrency-sweep"
+do for [fmt in "png svg"] {
+  if (fmt eq "png") {
+    set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
+  } else {
+    set terminal svg size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
+  }
+  set output "sweep_rss." . fmt
+  reset
+  set datafile separator whitespace
+  set border 3 lc rgb "#444444"
+  set tics nomirror
+  set grid ytics lc rgb "#dddddd"
+  set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
+  set title "Peak RSS against concurrency" font ",13"
+  set ylabel "MB"
+  set xlabel "concurrency (connections / VUs), log scale"
+  set yrange [0:*]
+  set logscale x
+  set xrange [6.66667:1500]
+  set xtics (10, 50, 100, 500, 1000)
+  set key outside right top vertical Left reverse
+  set bmargin 5
+  plot "sweep_rss.dat" index 0 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#0072B2" title "jmeter", \
+       "sweep_rss.dat" index 1 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#E69F00" title "locust", \
+       "sweep_rss.dat" index 2 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#009E73" title "py-aiohttp", \
+       "sweep_rss.dat" index 3 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#D55E00" title "go-fasthttp", \
+       "sweep_rss.dat" index 4 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#CC79A7" title "lb-gen"
+  set output
+}
