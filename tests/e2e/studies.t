@@ -95,13 +95,18 @@ done
 printf 'x {{v wrk rps}}\n' > "$tmp/out.md.in"
 scripts/study-page "$tmp/out.md.in" "$S" "$tmp/sub.md"
 check "with OUT it writes the file (atomically, no .tmp left)" sh -c "test -s '$tmp/sub.md' && test ! -e '$tmp/sub.md.tmp'"
+check "--check accepts the page it just wrote" scripts/study-page --check "$tmp/out.md.in" "$S" "$tmp/sub.md"
+sed -i 's/^x .*/x 12,345/' "$tmp/sub.md"
+rc=0; scripts/study-page --check "$tmp/out.md.in" "$S" "$tmp/sub.md" 2>"$tmp/check.err" || rc=$?
+check "--check refuses a page with a typed number (exit $rc)" test "$rc" -ne 0
+check "and names the line" grep -q "first at line 2" "$tmp/check.err"
 
 # --- the committed pages are generated, not typed ----------------------------
 for page in docs/studies/[0-9]-*.md; do
     [ -f "$page" ] || continue
     name=$(basename "$page" .md)
-    scripts/study-page "docs/studies/src/$name.md.in" "docs/studies/$name" "$tmp/$name.md"
-    check "$page is exactly what its template and run.json produce" cmp -s "$page" "$tmp/$name.md"
+    check "$page is exactly what its template and run.json produce" \
+        scripts/study-page --check "docs/studies/src/$name.md.in" "docs/studies/$name" "$page"
     check "$name's run directory holds the run.json it came from" test -s "docs/studies/$name/run.json"
 done
 
