@@ -18,12 +18,16 @@ tools: [lb-gen, wrk]
 sampling: {interval: 250ms}
 repeat: 2
 Y
-N="$LB_SRC/scripts/nightly --loadbench $LB --profile $tmp/tiny.yaml --results $tmp/n"
+# 30 %, not the default 10 %: two 1-second runs a few seconds apart on a
+# shared 2-core machine drift by more than 10 % now and then (a CI run failed
+# the second night on it); the planted regression below is 50 %.
+N="$LB_SRC/scripts/nightly --loadbench $LB --profile $tmp/tiny.yaml --results $tmp/n --threshold 30%"
 rc=0; $N >"$tmp/1.out" 2>"$tmp/1.err" || rc=$?
 is "$rc" 0 "the first night exits 0"
 check "and stores its run as the baseline" test -f "$tmp/n/baseline/run.json"
 rc=0; $N >"$tmp/2.out" 2>"$tmp/2.err" || rc=$?
 is "$rc" 0 "the second night compares with it and passes"
+[ "$rc" = 0 ] || grep -iE 'regress|^\| lb-gen' "$tmp/2.out" | sed 's/^/#   /' 
 check "the comparison is printed" grep -q '^| lb-gen | – | RSS peak MB | ' "$tmp/2.out"
 check "compare.md and compare.xml are kept in the run" sh -c "ls '$tmp/n/'2*/compare.xml | grep -q ."
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $_->{label} eq "lb-gen" and $_->{footprint}{rss_peak_mb} /= 1.5 for @{$d->{runs}}; print JSON::PP->new->encode($d)' \
@@ -31,7 +35,7 @@ perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $_->{label} eq "lb-g
 cp "$tmp/base.json" "$tmp/n/baseline/run.json"
 rc=0; $N --update-baseline >"$tmp/3.out" 2>"$tmp/3.err" || rc=$?
 is "$rc" 1 "against a baseline that used 1.5x less memory, tonight regressed (exit 1)"
-check "the regressed cell is named" grep -q '^\*\*Regressed beyond 10 %:\*\* lb-gen RSS peak MB' "$tmp/3.out"
+check "the regressed cell is named" grep -q '^\*\*Regressed beyond 30 %:\*\* lb-gen RSS peak MB' "$tmp/3.out"
 check "a failing night does not replace the baseline" cmp "$tmp/base.json" "$tmp/n/baseline/run.json"
 check "--update-baseline did nothing on a failure" sh -c "! grep -q 'baseline updated' '$tmp/3.err'"
 done_testing
