@@ -520,9 +520,14 @@ static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
     if (forbidden)
         return util_err(err, "JMeter could not load the plan: Debian's XStream refused JMeter's classes "
                              "(ForbiddenClassException); run it through adapters/jmeter/lb-jmeter");
-    if (load_error)
-        return util_err(err, "JMeter could not load the plan: %.180s",
-                        strstr(line, "Error in NonGUIDriver") + strlen("Error in NonGUIDriver "));
+    if (load_error) {
+        /* find_line keeps a line's first sizeof line bytes: the marker may
+         * lie past them, or end the line. */
+        const char *why = strstr(line, "Error in NonGUIDriver");
+        why = why ? why + strlen("Error in NonGUIDriver") : line;
+        why += strspn(why, " ");
+        return util_err(err, "JMeter could not load the plan: %.180s", why);
+    }
     if (find_line(c->dir, "stdout.txt", "Created the tree successfully", line, sizeof line)) {
         if (first[0])
             return util_err(err, "JMeter built no test tree; jmeter.log: %.180s", first);
