@@ -871,10 +871,11 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
      * cannot be below: no sample may report less. */
     double maxrss_mb = (double)tool.exit.ru.ru_maxrss * 1024 / 1e6;
     double cpu_avg = wall_s > 0 ? cpu_s / wall_s * 100 : 0;
+    double rss_peak = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb;
     json_object_set_new(fp, "cpu_seconds", json_real(cpu_s));
     json_object_set_new(fp, "cpu_avg_pct", json_real(cpu_avg));
     json_object_set_new(fp, "cpu_peak_pct", json_real(ss.cpu_peak_pct > cpu_avg ? ss.cpu_peak_pct : cpu_avg));
-    json_object_set_new(fp, "rss_peak_mb", json_real(ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb));
+    json_object_set_new(fp, "rss_peak_mb", json_real(rss_peak));
     json_object_set_new(fp, "rss_peak_basis",
                         json_string(ss.rss_peak_mb >= maxrss_mb ? "samples" : "largest process's maxrss"));
     json_object_set_new(fp, "rss_avg_mb", json_real(ss.rss_avg_mb));
@@ -938,7 +939,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
                                    .delay_ns = p->target.delay_ns, .client_parsed = ar.parsed,
                                    .client_requests = ar.requests, .client_errors = ar.errors,
                                    .open_at_stop = open_at_stop, .stopped_hard = stopped_by_us,
-                                   .cpu_seconds = cpu_s, .rss_peak_mb = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb, .lat = &ar.lat,
+                                   .cpu_seconds = cpu_s, .rss_peak_mb = rss_peak, .lat = &ar.lat,
                                    .latency_resolution_ms = a->latency_resolution_ms, .model = plan.model,
                                    .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
                                    .tool_samples = ttree, .target_samples = gtree, .tool_spawned_ns = spawned,
