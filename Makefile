@@ -34,6 +34,12 @@ endif
 PKGS := yaml-0.1 jansson libproc2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Each program links only what its folders use: lb-target, lb-gen and the
+# test helpers need jansson; loadbench adds libyaml (the profile). libproc2
+# is the peer in tests/unit/test_sampler_cost.c only, so only the unit
+# tests link all three.
+LIBS_JSON  := $(shell pkg-config --libs jansson 2>/dev/null)
+LIBS_LB    := $(shell pkg-config --libs yaml-0.1 jansson 2>/dev/null)
 PKG_OK     := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -47,7 +53,7 @@ CPPFLAGS += -D_GNU_SOURCE -Icommon -Iharness -Iadapters -Itargets -Igenerator -I
             -DLB_VERSION='"$(VERSION)"' -DLB_GIT_REV='"$(GIT_REV)"' -DLB_BUILD_TYPE='"$(BUILD_TYPE)"'
 CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS)
-LDLIBS  += $(PKG_LIBS) -lpthread -lm
+LDLIBS  += -lpthread -lm
 
 # Each program's main() lives in <folder>/main.c; every other .c file of the
 # folder goes into the folder's library, which the unit tests link.
@@ -81,17 +87,18 @@ TESTPROGS    := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRC
 .SECONDARY:
 .DEFAULT_GOAL := all
 
-all: check-deps $(PROGRAMS) $(TESTPROGS) $(JMETER_CLASS)
-
 # The JMeter launcher (adapters/jmeter/LbJMeter.java) is compiled here when
 # JMeter and javac are installed, so the first run does not pay for javac
 # inside the tool's version check; lb-jmeter compiles it itself otherwise.
+# (Assigned before `all:`, whose prerequisites make expands as it reads them.)
 JMETER_JAR ?= /usr/share/jmeter/bin/ApacheJMeter.jar
 ifneq ($(wildcard $(JMETER_JAR)),)
 ifneq ($(shell command -v javac 2>/dev/null),)
 JMETER_CLASS := build/jmeter/LbJMeter.class
 endif
 endif
+
+all: check-deps $(PROGRAMS) $(TESTPROGS) $(JMETER_CLASS)
 
 build/jmeter/LbJMeter.class: adapters/jmeter/LbJMeter.java
 	@mkdir -p $(dir $@)
@@ -120,18 +127,20 @@ $(LIBHARNESS): $(call obj,$(HARNESS_SRC))
 $(BUILD)/bin/lb-target: $(call obj,targets/main.c) $(LIBTARGET) $(LIBCOMMON)
 $(BUILD)/bin/lb-gen:    $(call obj,generator/main.c) $(LIBGEN) $(LIBCOMMON)
 $(BUILD)/bin/loadbench: $(call obj,harness/main.c) $(LIBHARNESS) $(LIBCOMMON)
+$(BUILD)/bin/lb-target $(BUILD)/bin/lb-gen: PROG_LIBS := $(LIBS_JSON)
+$(BUILD)/bin/loadbench: PROG_LIBS := $(LIBS_LB)
 
 $(BUILD)/bin/%:
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIBS_ALL)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< -Wl,--start-group $(LIBS_ALL) -Wl,--end-group $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< -Wl,--start-group $(LIBS_ALL) -Wl,--end-group $(PKG_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/progs/%: $(call obj,tests/progs/%.c) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_JSON) $(LDLIBS)
 
 # Fuzzing: fuzz/NAME.c is a libFuzzer target, built with clang, ASan and
 # UBSan into build-fuzz/ (never build/), with every library source linked in.
@@ -152,7 +161,7 @@ build-fuzz/obj/%.o: %.c
 
 build-fuzz/bin/%: build-fuzz/obj/fuzz/%.o $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS_LB) $(LDLIBS)
 
 fuzz: fuzz-build
 	@for f in $(FUZZERS); do n=$${f##*/}; mkdir -p build-fuzz/corpus/$$n; \
