@@ -58,7 +58,10 @@ static json_t *last_json_line(const char *text)
     return NULL;
 }
 
-int refgen_parse_text(const char *text, const char *tool, struct adapter_result *r, char *err)
+/* The lb-refgen/1 summary in text into r; refgen_parse's work once stdout
+ * is in memory (the unit tests reach it through refgen_parse, on the
+ * captured outputs under tests/fixtures/). */
+static int parse_text(const char *text, const char *tool, struct adapter_result *r, char *err)
 {
     json_t *j = last_json_line(text);
     if (!j)
@@ -130,7 +133,7 @@ int refgen_parse(const struct adapter_ctx *c, const char *tool, struct adapter_r
     char *out = adapter_slurp(c->dir, "stdout.txt", 1 << 20, e);
     if (!out)
         return util_err(err, "%s: %s", tool, e);
-    int rc = refgen_parse_text(out, tool, r, err);
+    int rc = parse_text(out, tool, r, err);
     free(out);
     if (rc) {
         /* Nothing on stdout: stderr says why (a traceback, a Go panic). */

@@ -26,9 +26,6 @@ int refgen_closed_argv(const struct adapter_ctx *c, const char *tool, const char
  * program wrote nothing). */
 int refgen_parse(const struct adapter_ctx *c, const char *tool, struct adapter_result *r, char *err);
 
-/* The same from a summary text already in memory (for tests). */
-int refgen_parse_text(const char *text, const char *tool, struct adapter_result *r, char *err);
-
 /* Run argv with envp (NULL: inherit) and no shell, stdout+stderr appended to
  * log_path, killed (its whole process group) after limit_ms. Returns the exit
  * status (0-255), or -1 with err filled when it could not run, was killed
