@@ -340,32 +340,102 @@ static void sleep_until(uint64_t t_ns)
 }
 
 /* " 'word'" for a POSIX shell, single quotes escaped. */
-static void shell_word(FILE *f, const char *word)
+/* Writes word single-quoted (so the shell takes it as is), after a space
+ * when lead is set. */
+static void shell_quoted(FILE *f, const char *word, size_t len, int lead)
 {
-    fputs(" '", f);
-    for (const char *c = word; *c; c++)
-        *c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
+    fputs(lead ? " '" : "'", f);
+    for (size_t i = 0; i < len; i++)
+        word[i] == '\'' ? fputs("'\\''", f) : fputc(word[i], f);
     fputc('\'', f);
 }
 
+/* Where prefix (a directory) starts word as a path: at 0 or just after an
+ * '=' (NAME=/dir/..., --opt=/dir/...), followed by '/' or the end.
+ * Returns the offset, or -1. */
+static long path_at(const char *word, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (const char *at = word; at; at = strchr(at + 1, '=')) {
+        const char *p = at == word ? word : at + 1;
+        if (!strncmp(p, prefix, n) && (p[n] == '/' || !p[n]))
+            return p - word;
+    }
+    return -1;
+}
+
+/* One word of reproduce.sh: a path inside the tool's own directory becomes
+ * "$here"/..., one inside the loadbench checkout "$LB_ROOT"/..., so the
+ * script runs from wherever the checkout has moved; anything else is
+ * quoted as is. */
+static void reproduce_word(FILE *f, const char *word, const char *here, const char *root)
+{
+    const char *pre[2] = {here, root}, *var[2] = {"\"$here\"", "\"$LB_ROOT\""};
+    for (int i = 0; i < 2; i++) {
+        long at = pre[i][0] ? path_at(word, pre[i]) : -1;
+        if (at < 0)
+            continue;
+        fputc(' ', f);
+        if (at > 0)
+            shell_quoted(f, word, (size_t)at, 0);
+        fputs(var[i], f);
+        const char *rest = word + at + strlen(pre[i]);
+        if (*rest)
+            shell_quoted(f, rest, strlen(rest), 0);
+        return;
+    }
+    shell_quoted(f, word, strlen(word), 1);
+}
+
+/* reproduce.sh: the tool's command line and environment as loadbench ran
+ * it (env -i; the same defaults as proc_clean_env, then the adapter's own
+ * variables, which win: siege's HOME), with paths written relative to the
+ * script's directory and to LB_ROOT, the checkout, which defaults to the
+ * one the script sits in (found from its own place) or, for a run outside
+ * it, the one that made it. */
 static void write_reproduce(const char *dir, const struct adapter_plan *plan, const char *target_cmd)
 {
-    char path[PATH_MAX + 16];
+    char path[PATH_MAX + 16], here[PATH_MAX], root[PATH_MAX], up[PATH_MAX] = "";
     snprintf(path, sizeof path, "%s/reproduce.sh", dir);
+    if (!realpath(dir, here))
+        snprintf(here, sizeof here, "%s", dir);
+    if (!realpath(adapter_datadir(), root))
+        root[0] = 0;
+    size_t rn = strlen(root);
+    if (rn > 1 && !strncmp(here, root, rn) && here[rn] == '/') {
+        /* ../ once per folder between the script and the checkout. */
+        for (const char *c = here + rn; *c && strlen(up) + 4 < sizeof up; c++)
+            if (*c == '/')
+                strcat(up, up[0] ? "/.." : "..");
+    }
     FILE *f = fopen(path, "w");
     if (!f)
         return;
-    fprintf(f, "#!/bin/sh\n# Rerun this tool by hand, as loadbench ran it.\n"
-               "# 1. Start a target like the one it measured (it prints its port):\n#    %s\n"
-               "# 2. Replace the port below with the one it printed, then run this script.\n"
-               "cd \"$(dirname \"$0\")\"\n"
-               "exec env -i",
-            target_cmd);
+    fputs("#!/bin/sh\n# Rerun this tool by hand, as loadbench ran it.\n"
+          "# LB_ROOT is the loadbench checkout (default: the one this script is in).\n"
+          "# 1. Start a target like the one it measured (it prints its port):\n#   ",
+          f);
+    size_t cmd0 = strcspn(target_cmd, " ");
+    char bin[PATH_MAX];
+    snprintf(bin, sizeof bin, "%.*s", (int)cmd0, target_cmd);
+    reproduce_word(f, bin, "", root);
+    fprintf(f, "%s\n# 2. Replace the port below with the one it printed, then run this script.\n"
+               "here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1\n",
+            target_cmd + cmd0);
+    fputs("[ -n \"${LB_ROOT:-}\" ] || LB_ROOT=", f);
+    if (up[0]) {
+        fprintf(f, "$(cd \"$here/%s\" && pwd) || exit 1\n", up);
+    } else {
+        shell_quoted(f, root, strlen(root), 0);
+        fputc('\n', f);
+    }
+    fputs("cd \"$here\" && mkdir -p home/tmp || exit 1\n"
+          "exec env -i PATH=\"$PATH\" LANG=C.UTF-8 TZ=UTC HOME=\"$here/home\" TMPDIR=\"$here/home/tmp\"",
+          f);
     for (size_t i = 0; i < plan->env.n; i++)
-        shell_word(f, plan->env.v[i]);
-    fputs(" PATH=\"$PATH\" HOME=\"${TMPDIR:-/tmp}\"", f);
+        reproduce_word(f, plan->env.v[i], here, root);
     for (size_t i = 0; i < plan->argv.n; i++)
-        shell_word(f, plan->argv.v[i]);
+        reproduce_word(f, plan->argv.v[i], here, root);
     fputc('\n', f);
     fclose(f);
     chmod(path, 0755);

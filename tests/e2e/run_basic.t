@@ -46,6 +46,28 @@ check "the machine's per-CPU series has a row per CPU per interval" \
 check "summary.md has the lb-gen row" grep -q '^| lb-gen | ok | closed |' "$tmp/run1/summary.md"
 check "results.csv has a header and one row" test "$(wc -l < "$tmp/run1/results.csv")" -eq 2
 check "reproduce.sh written" test -x "$tmp/run1/lb-gen/reproduce.sh"
+# It names no path of its run directory, so a copy elsewhere reruns the tool
+# (against a fresh lb-target, the port edited in as its comment says).
+cp -R "$tmp/run1/lb-gen" "$tmp/moved"
+check "reproduce.sh names no absolute path of its run directory" sh -c "! grep -q '$tmp/run1' '$tmp/moved/reproduce.sh'"
+"$LB_BUILD/bin/lb-target" --port 0 --control-port 0 --delay 1ms >"$tmp/rt.out" 2>&1 &
+track $!
+i=0
+while ! grep -q '"event":"listening"' "$tmp/rt.out" && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+port=$(sed -n '1s/.*"port":\([0-9]*\).*/\1/p' "$tmp/rt.out")
+sed -i "s#127\.0\.0\.1:[0-9]*/#127.0.0.1:$port/#" "$tmp/moved/reproduce.sh"
+rm -rf "$tmp/moved/summary.json" "$tmp/moved/home"
+rc=0; "$tmp/moved/reproduce.sh" >"$tmp/moved.out" 2>&1 || rc=$?
+is "$rc" 0 "the copied reproduce.sh reruns lb-gen"
+check "which measured the fresh target ($(jget "$tmp/moved/summary.json" requests.completed) responses)" \
+    test "$(jget "$tmp/moved/summary.json" requests.completed)" -gt 100
+check "with HOME and TMPDIR in the copy, as loadbench ran it" test -d "$tmp/moved/home/tmp"
+case "$LB_BUILD" in
+"$LB_SRC"/*)
+    rc=0; LB_ROOT=$tmp/nosuch "$tmp/moved/reproduce.sh" >/dev/null 2>&1 || rc=$?
+    check "lb-gen is found through LB_ROOT, the checkout (exit $rc with LB_ROOT unusable)" test "$rc" -ne 0 ;;
+*) skip "LB_BUILD is outside the checkout: lb-gen's path is absolute" ;;
+esac
 check "the tool's stdout/stderr are kept" test -f "$tmp/run1/lb-gen/stderr.txt"
 rc=0; "$LB" run --quiet --out "$tmp/run1" "$tmp/short.yaml" 2>"$tmp/again.err" >/dev/null || rc=$?
 is "$rc" 2 "an existing run directory is never overwritten"
