@@ -198,7 +198,7 @@ endif
 check:
 	@scripts/deps build test
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
+	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
 
 # check-asan: the ASan+UBSan build (build-asan/) against every unit test and
 # the end-to-end tests that feed the programs parsing work, hostile input
@@ -213,7 +213,7 @@ check-asan:
 	@scripts/deps build test
 	@$(MAKE) --no-print-directory SANITIZE=address all $(ASAN_UNIT)
 	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS) && \
-	 LB_BUILD=$(abspath build-asan) $(SAN_ENV) prove -f $(ASAN_UNIT) $(ASAN_E2E); rc=$$?; $(san_verdict)
+	 LB_BUILD=$(abspath build-asan) $(SAN_ENV) prove -f --exec tests/lib/timeout-exec $(ASAN_UNIT) $(ASAN_E2E); rc=$$?; $(san_verdict)
 
 bench:
 	@scripts/deps build bench
