@@ -7,10 +7,16 @@
  * epoll with EPOLLEXCLUSIVE (SO_REUSEPORT would let a second process bind
  * the same port silently, and a busy port must be an error).
  *
- * Per ready connection the fast path is one read() and one write(): the
- * request(s) are parsed in a per-thread buffer, the prebuilt responses are
- * copied into a per-thread output buffer and written at once (pipelined
- * requests get their responses in order, in one write).
+ * Per ready connection the fast path is one read() and one writev(): the
+ * request(s) are parsed in a per-thread buffer, and references to the
+ * prebuilt responses are queued in a per-thread batch and written at once
+ * (pipelined requests get their responses in order, in one writev).
+ *
+ * Output is never copied: the prebuilt responses are immutable and shared
+ * by every connection of every worker, and what a connection could not
+ * write yet is kept as references to them (which response, how much of it
+ * is written), so a slow reader of 1 MiB bodies costs 16 bytes a response
+ * of its own, not a copy of the body.
  *
  * Delayed responses: the delay is the same for every request and a worker's
  * clock only moves forward, so deadlines are reached in the order requests
@@ -52,11 +58,13 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define IBUF_BYTES        65536     /* one read's worth of requests */
 #define MAX_HEAD_BYTES    8192      /* longer request heads get 431 */
 #define OBUF_SOFT_BYTES   262144    /* flush pipelined responses beyond this */
+#define OUT_IOV           1024      /* iovecs per writev (IOV_MAX) */
 #define MAX_QUEUED        1024      /* delayed responses per connection before reads pause */
 #define MAX_QUEUED_BYTES  (4u << 20) /* ... or this many bytes of them (large bodies) */
 #define LINGER_MAX_BYTES  (1u << 20)
@@ -84,17 +92,18 @@ enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_HEAD_PLAIN, V_HEAD_CLOSE, V_HEAD_KEEPALI
 
 enum { PS_HEAD, PS_BODY, PS_CHUNKED };
 
-struct oent {
-    size_t end;          /* offset one past this response in the buffer */
+/* A response to write: a reference into the shared prebuilt one. */
+struct oref {
     uint64_t parsed_ns;
-    int variant;
+    uint32_t sent;       /* bytes of it already written */
+    uint8_t variant;
 };
 
-struct outbuf {
-    char *buf;
-    size_t off, len, cap;
-    struct oent *ents;
-    size_t ehead, elen, ecap;
+/* Responses to write, in order: entries [head, len) of ents. */
+struct outq {
+    struct oref *ents;
+    size_t head, len, cap;
+    size_t bytes;        /* bytes still to write */
     size_t pending_ok;   /* OK responses not yet completed */
 };
 
@@ -118,7 +127,7 @@ struct conn {
     struct h1_chunked ch;
     char *in;
     size_t in_len, in_cap;
-    struct outbuf *out;
+    struct outq *out;         /* what could not be written yet */
     struct conn *next;
 };
 
@@ -168,7 +177,7 @@ struct worker {
     size_t fhead, flen, fcap;
 
     char *ibuf;
-    struct outbuf obuf;
+    struct outq batch;        /* the responses produced for one connection, before its writev */
 };
 
 struct server {
@@ -235,44 +244,71 @@ static void count_bad(struct worker *w)
 
 /* ---- buffers ---- */
 
-static void out_append(struct outbuf *o, const char *data, size_t len, int variant, uint64_t parsed_ns)
+static void outq_push(struct outq *q, int variant, size_t len, uint64_t parsed_ns)
 {
-    if (o->len + len > o->cap) {
-        if (o->off) {   /* compact first */
-            memmove(o->buf, o->buf + o->off, o->len - o->off);
-            for (size_t i = o->ehead; i < o->elen; i++)
-                o->ents[i].end -= o->off;
-            o->len -= o->off;
-            o->off = 0;
+    if (q->len == q->cap) {
+        if (q->head) {   /* compact first */
+            memmove(q->ents, q->ents + q->head, (q->len - q->head) * sizeof *q->ents);
+            q->len -= q->head;
+            q->head = 0;
         }
-        if (o->len + len > o->cap) {
-            o->cap = o->cap ? o->cap : 4096;
-            while (o->len + len > o->cap)
-                o->cap *= 2;
-            o->buf = util_xrealloc(o->buf, o->cap);
+        if (q->len == q->cap) {
+            q->cap = q->cap ? q->cap * 2 : 16;
+            q->ents = util_xrealloc(q->ents, q->cap * sizeof *q->ents);
         }
     }
-    memcpy(o->buf + o->len, data, len);
-    o->len += len;
-    if (o->elen == o->ecap) {
-        if (o->ehead) {
-            memmove(o->ents, o->ents + o->ehead, (o->elen - o->ehead) * sizeof *o->ents);
-            o->elen -= o->ehead;
-            o->ehead = 0;
-        }
-        if (o->elen == o->ecap) {
-            o->ecap = o->ecap ? o->ecap * 2 : 16;
-            o->ents = util_xrealloc(o->ents, o->ecap * sizeof *o->ents);
-        }
-    }
-    o->ents[o->elen++] = (struct oent){.end = o->len, .parsed_ns = parsed_ns, .variant = variant};
+    q->ents[q->len++] = (struct oref){.parsed_ns = parsed_ns, .variant = (uint8_t)variant};
+    q->bytes += len;
     if (V_IS_OK(variant))
-        o->pending_ok++;
+        q->pending_ok++;
+}
+
+static void outq_clear(struct outq *q)
+{
+    q->head = q->len = q->bytes = q->pending_ok = 0;
+}
+
+static void outq_free(struct outq *q)
+{
+    if (q) {
+        free(q->ents);
+        free(q);
+    }
 }
 
 static int out_pending(const struct conn *c)
 {
-    return c->out && c->out->off < c->out->len;
+    return c->out && c->out->head < c->out->len;
+}
+
+/* Write as much of q to fd as the socket takes, straight from the shared
+ * responses. Returns the bytes written (0 when none fit), or -1 with errno
+ * set when the peer is gone. */
+static ssize_t outq_writev(int fd, char *const *resp, const size_t *resp_len, const struct outq *q)
+{
+    struct iovec iov[OUT_IOV];
+    size_t total = 0;
+    size_t i = q->head;
+    while (i < q->len) {
+        int n = 0;
+        size_t want = 0;
+        for (; i < q->len && n < OUT_IOV; i++, n++) {
+            const struct oref *e = &q->ents[i];
+            iov[n].iov_base = resp[e->variant] + e->sent;
+            iov[n].iov_len = resp_len[e->variant] - e->sent;
+            want += iov[n].iov_len;
+        }
+        ssize_t w = writev(fd, iov, n);
+        if (w < 0) {
+            if (errno == EAGAIN)
+                break;
+            return -1;
+        }
+        total += (size_t)w;
+        if ((size_t)w < want)
+            break;
+    }
+    return (ssize_t)total;
 }
 
 static void in_save(struct conn *c, const char *data, size_t len)
@@ -335,12 +371,8 @@ static void conn_close(struct worker *w, struct conn *c, int how)
     c->is_free = 1;
     free(c->in);
     c->in = NULL;
-    if (c->out) {
-        free(c->out->buf);
-        free(c->out->ents);
-        free(c->out);
-        c->out = NULL;
-    }
+    outq_free(c->out);
+    c->out = NULL;
     c->next = w->dead_conns;
     w->dead_conns = c;
 }
@@ -378,19 +410,28 @@ static void linger_read(struct worker *w, struct conn *c)
     }
 }
 
-/* Entries of o up to o->off were written: count them. Returns -1 when the
- * connection was closed (a response asked for it). */
-static int out_complete(struct worker *w, struct conn *c, struct outbuf *o)
+/* n more bytes of q were written: count the responses they completed.
+ * Returns -1 when the connection was closed (a response asked for it). */
+static int out_advance(struct worker *w, struct conn *c, struct outq *q, size_t n)
 {
+    const size_t *resp_len = w->srv->resp_len;
     uint64_t done_ns = 0;
-    while (o->ehead < o->elen && o->ents[o->ehead].end <= o->off) {
-        struct oent *e = &o->ents[o->ehead++];
+    q->bytes -= n;
+    while (n) {
+        struct oref *e = &q->ents[q->head];
+        size_t left = resp_len[e->variant] - e->sent;
+        if (n < left) {
+            e->sent += (uint32_t)n;
+            break;
+        }
+        n -= left;
+        q->head++;
         if (V_IS_OK(e->variant)) {
             if (!done_ns) {
                 done_ns = util_now_ns();
                 tstats_set(&w->ctr.last_response_ns, done_ns);
             }
-            o->pending_ok--;
+            q->pending_ok--;
             tstats_add(&w->ctr.responses_completed, 1);
             tstats_add(&w->slot->completions, 1);
             count_inflight_down(w, 1);
@@ -411,10 +452,8 @@ static int out_complete(struct worker *w, struct conn *c, struct outbuf *o)
             return c->is_free ? -1 : 0;
         }
     }
-    if (o->ehead == o->elen && o->off == o->len) {
-        o->ehead = o->elen = 0;
-        o->off = o->len = 0;
-    }
+    if (q->head == q->len)
+        q->head = q->len = 0;
     return 0;
 }
 
@@ -424,65 +463,61 @@ static void conn_maybe_done(struct worker *w, struct conn *c)
         conn_close(w, c, CLOSE_NORMAL);
 }
 
-/* Write what the batch produced for c (w->obuf) in one write; keep what
- * did not fit in c->out. Returns -1 when c was closed. */
+/* Write what the batch produced for c (w->batch) in one writev; keep
+ * references to what did not fit in c->out. Returns -1 when c was closed. */
 static int conn_flush(struct worker *w, struct conn *c)
 {
-    struct outbuf *o = &w->obuf;
-    if (o->len == 0)
+    struct server *s = w->srv;
+    struct outq *q = &w->batch;
+    if (q->len == 0)
         return 0;
     if (!out_pending(c)) {
-        ssize_t n = write(c->fd, o->buf, o->len);
-        if (n < 0 && errno != EAGAIN) {
+        ssize_t n = outq_writev(c->fd, s->resp, s->resp_len, q);
+        if (n < 0) {
             /* The peer is gone: what we produced is lost. */
-            tstats_add(&w->ctr.responses_aborted, o->pending_ok);
-            count_inflight_down(w, o->pending_ok);
-            o->pending_ok = 0;
-            o->off = o->len = o->ehead = o->elen = 0;
+            tstats_add(&w->ctr.responses_aborted, q->pending_ok);
+            count_inflight_down(w, q->pending_ok);
+            outq_clear(q);
             conn_close(w, c, CLOSE_RESET);
             return -1;
         }
         if (n > 0) {
             tstats_add(&w->ctr.bytes_out, (uint64_t)n);
-            o->off = (size_t)n;
-            if (out_complete(w, c, o) < 0) {
-                o->pending_ok = 0;
-                o->off = o->len = o->ehead = o->elen = 0;
+            if (out_advance(w, c, q, (size_t)n) < 0) {
+                outq_clear(q);
                 return -1;
             }
-            if (o->len == 0)
+            if (q->len == 0)
                 return 0;
         }
     }
-    /* Move the unwritten rest into the connection's own buffer. */
+    /* Keep the unwritten rest: references, never the bytes. */
     if (!c->out)
         c->out = util_xcalloc(1, sizeof *c->out);
-    size_t start = o->off;
-    for (size_t i = o->ehead; i < o->elen; i++) {
-        struct oent *e = &o->ents[i];
-        size_t from = i == o->ehead ? start : o->ents[i - 1].end;
-        out_append(c->out, o->buf + from, e->end - from, e->variant, e->parsed_ns);
+    for (size_t i = q->head; i < q->len; i++) {
+        const struct oref *e = &q->ents[i];
+        outq_push(c->out, e->variant, s->resp_len[e->variant] - e->sent, e->parsed_ns);
+        c->out->ents[c->out->len - 1].sent = e->sent;
     }
-    o->pending_ok = 0;
-    o->off = o->len = o->ehead = o->elen = 0;
+    outq_clear(q);
     return 0;
 }
 
 /* EPOLLOUT: write pending output. Returns -1 when c was closed. */
 static int conn_write_pending(struct worker *w, struct conn *c)
 {
-    struct outbuf *o = c->out;
-    while (o->off < o->len) {
-        ssize_t n = write(c->fd, o->buf + o->off, o->len - o->off);
+    struct server *s = w->srv;
+    struct outq *q = c->out;
+    while (q->head < q->len) {
+        ssize_t n = outq_writev(c->fd, s->resp, s->resp_len, q);
         if (n < 0) {
-            if (errno == EAGAIN)
-                return 0;
             conn_close(w, c, CLOSE_RESET);
             return -1;
         }
+        if (n == 0)
+            return 0;
         tstats_add(&w->ctr.bytes_out, (uint64_t)n);
-        o->off += (size_t)n;
-        if (out_complete(w, c, o) < 0)
+        if (out_advance(w, c, q, (size_t)n) < 0)
             return -1;
     }
     conn_maybe_done(w, c);
@@ -606,7 +641,7 @@ static void fifo_expire(struct worker *w)
         e.c->queued_bytes -= s->resp_len[e.variant];
         if (V_IS_OK(e.variant))
             e.c->queued_ok--;
-        out_append(&w->obuf, s->resp[e.variant], s->resp_len[e.variant], e.variant, e.parsed_ns);
+        outq_push(&w->batch, e.variant, s->resp_len[e.variant], e.parsed_ns);
     }
     if (cur && conn_flush(w, cur) == 0) {
         conn_maybe_done(w, cur);
@@ -619,11 +654,6 @@ static void fifo_expire(struct worker *w)
 
 /* ---- requests ---- */
 
-static const char *s_resp(const struct worker *w, int v)
-{
-    return w->srv->resp[v];
-}
-
 static size_t s_resp_len(const struct worker *w, int v)
 {
     return w->srv->resp_len[v];
@@ -635,7 +665,7 @@ static void emit(struct worker *w, struct conn *c, int variant)
     if (s->cfg.delay_ns)
         fifo_push(w, c, variant);
     else
-        out_append(&w->obuf, s->resp[variant], s->resp_len[variant], variant, w->now);
+        outq_push(&w->batch, variant, s->resp_len[variant], w->now);
 }
 
 /* Spin on the thread's CPU clock: the request costs work_ns of CPU
@@ -673,7 +703,7 @@ static void bad_request(struct worker *w, struct conn *c, int variant)
     emit(w, c, variant);
 }
 
-/* Parse buf[0..len) for c, producing responses into w->obuf (or the delay
+/* Parse buf[0..len) for c, producing responses into w->batch (or the delay
  * FIFO) and writing them. Returns -1 when c was closed. */
 static int conn_process(struct worker *w, struct conn *c, const char *buf, size_t len)
 {
@@ -683,7 +713,7 @@ static int conn_process(struct worker *w, struct conn *c, const char *buf, size_
             c->extra_input = 1;   /* ignored: the connection ends after the last answer */
             break;
         }
-        if (w->obuf.len >= OBUF_SOFT_BYTES) {
+        if (w->batch.bytes >= OBUF_SOFT_BYTES) {
             if (conn_flush(w, c) < 0)
                 return -1;
             if (out_pending(c)) {
@@ -719,7 +749,7 @@ static int conn_process(struct worker *w, struct conn *c, const char *buf, size_
              * here yet and no earlier answer is still to come on this
              * connection (an interim answer must not overtake them). */
             if (req.expect_continue && (req.content_length || req.chunked) && pos == len && !c->queued)
-                out_append(&w->obuf, s_resp(w, V_CONTINUE), s_resp_len(w, V_CONTINUE), V_CONTINUE, w->now);
+                outq_push(&w->batch, V_CONTINUE, s_resp_len(w, V_CONTINUE), w->now);
             c->variant = (uint8_t)((!req.keep_alive ? V_CLOSE : req.version_minor ? V_PLAIN : V_KEEPALIVE) +
                                    (req.head_only ? V_HEAD_OFFSET : 0));
             if (req.chunked) {
@@ -1440,19 +1470,14 @@ void server_free(struct server *s)
                 if (!c->is_free)
                     close(c->fd);
                 free(c->in);
-                if (c->out) {
-                    free(c->out->buf);
-                    free(c->out->ents);
-                    free(c->out);
-                }
+                outq_free(c->out);
             }
             free(w->chunks[k]);
         }
         free(w->chunks);
         free(w->fifo);
         free(w->ibuf);
-        free(w->obuf.buf);
-        free(w->obuf.ents);
+        free(w->batch.ents);
         free(w->ring);
         hist_free(w->h_total);
         hist_free(w->h_window);

@@ -3,8 +3,9 @@
 # client: a pipelining flood that does not read (bounded memory, answers in
 # order, exact counts), thousands of resets before and during large delayed
 # responses (no fd leak, exact counts), slowloris connections (others are
-# still served at once), and half-closed or closed clients with a delay
-# (the count rules of targets/README.md).
+# still served at once), half-closed or closed clients with a delay (the
+# count rules of targets/README.md), and stalled readers of 1 MiB delayed
+# responses (peak RSS does not grow with their number).
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 HOSTILE=$LB_BUILD/tests/progs/hostile-client
@@ -23,6 +24,14 @@ settle() {
     while [ "$(stats connections_open)" != 0 ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
 }
 RSS_MAX_KB=65536
+# wait_line PATTERN FILE: wait (up to 20 s) until FILE has a line matching PATTERN.
+wait_line() {
+    i=0
+    until grep -q "$1" "$2" 2>/dev/null; do
+        i=$((i + 1)); [ $i -lt 400 ] || return 0
+        sleep 0.05
+    done
+}
 
 # flood NAME N GOOD_N [lb-target options]: N pipelined requests written
 # without reading for a second, a keep-alive client of GOOD_N beside it.
@@ -39,11 +48,7 @@ flood() {
     "$CLIENT" keepalive "$A" "$good" >"$tmp/$name.good" 2>&1 &
     gpid=$!
     track $gpid
-    i=0
-    until grep -q stalled "$tmp/$name.flood" 2>/dev/null; do
-        i=$((i + 1)); [ $i -lt 200 ] || break
-        sleep 0.05
-    done
+    wait_line stalled "$tmp/$name.flood"
     sent=$(kv sent "$(head -n1 "$tmp/$name.flood")")
     rss1=$(rss_kb VmRSS)
     echo go >&3
@@ -147,11 +152,7 @@ A=127.0.0.1:$PORT
 "$HOSTILE" slowloris "$A" $SLOW 5 >"$tmp/slow.out" &
 spid=$!
 track $spid
-i=0
-until grep -q dribbling "$tmp/slow.out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 200 ] || break
-    sleep 0.05
-done
+wait_line dribbling "$tmp/slow.out"
 sleep 1.2   # a round of bytes from every connection has been sent
 rc=0; "$CLIENT" latency "$A" 20000 >"$tmp/lat" || rc=$?
 p99=$(kv p99_ns "$(tail -n1 "$tmp/lat")")
@@ -181,4 +182,52 @@ set -- $(stats responses_completed requests_parsed responses_aborted inflight ba
 is "$1" $((2 * HALF)) "responses_completed = $((2 * HALF)): a response counts once written, also to a client that closed (FIN) before the delay fired"
 is "$2/$3/$4/$5" "$((2 * HALF))/0/0/0" "requests_parsed exact; nothing aborted, in flight or bad"
 is "$6" $((2 * HALF)) "closed_unread = $((2 * HALF)): every response written after the peer's FIN is flagged"
+
+# 5. Stalled readers share the prebuilt responses: N connections each
+# pipeline a GET, a HEAD and an HTTP/1.0 GET of 1 MiB bodies with --delay
+# 20ms and do not read. Announcing an Ethernet MSS keeps the kernel's share
+# small (~0.8 MB of each connection's 2 MiB; loopback's MSS would let it
+# take all), so what is left is the server's to hold: as references into
+# the shared responses, not copies (copies peaked at 107 MB for 50 and
+# 995 MB for 500). Peak RSS for 50 and for 500, side by side.
+# stalled N: sets PEAK_KB and STALL_KB (RSS while every reader stalls).
+stalled() {
+    n=$1
+    start_target "st$n" --delay 20ms --body 1MiB
+    mkfifo "$tmp/st$n.go"
+    "$HOSTILE" stalled "127.0.0.1:$PORT" "$n" 3 <"$tmp/st$n.go" >"$tmp/st$n.out" &
+    spid=$!
+    track $spid
+    exec 3>"$tmp/st$n.go"
+    wait_line '^stalled' "$tmp/st$n.out"
+    # Every delayed response has been written as far as the kernel takes
+    # it once bytes_out stops moving (for 200 ms, within 10 s).
+    prev=-1 i=0
+    while b=$(stats bytes_out) && { [ "$b" != "$prev" ] || [ "$b" = 0 ]; } && [ $i -lt 50 ]; do
+        prev=$b i=$((i + 1)); sleep 0.2
+    done
+    STALL_KB=$(rss_kb VmRSS)
+    echo go >&3
+    exec 3>&-
+    rc=0; wait $spid || rc=$?
+    line=$(tail -n1 "$tmp/st$n.out")
+    diag "$n stalled readers: $b bytes taken by the kernel while they stalled; $line"
+    is "$rc/$(kv ok "$line")" "0/$n" "$n stalled readers then read their 3 answers each, in order, 1 MiB bodies whole"
+    PEAK_KB=$(rss_kb VmHWM)
+    [ "$STALL_KB" -le "$PEAK_KB" ] || PEAK_KB=$STALL_KB   # VmHWM is synced lazily
+    settle
+    set -- $(stats responses_completed requests_parsed responses_aborted inflight bad_requests)
+    is "$1/$2/$3/$4/$5" "$((3 * n))/$((3 * n))/0/0/0" "$n stalled readers: $((3 * n)) completed and parsed; nothing aborted, in flight or bad"
+    kill "$TPID"; wait "$TPID" 2>/dev/null || true
+}
+stalled 50
+p50=$PEAK_KB s50=$STALL_KB
+stalled 500
+p500=$PEAK_KB s500=$STALL_KB
+diag "lb-target peak RSS, 1 MiB delayed responses: 50 stalled readers $p50 kB (stalled $s50 kB), 500 stalled readers $p500 kB (stalled $s500 kB)"
+# Per connection the server keeps its state (~0.5 KiB measured: the
+# connection, its references, the delay FIFO's share); 16 KiB each is the
+# bound, a copy of its responses would be ~1.2 MiB each.
+ok $(lt $((p500 - p50)) $((450 * 16))) "peak RSS grows by $((p500 - p50)) kB from 50 to 500 stalled readers: < 16 KiB a connection"
+ok $(lt "$p500" $RSS_MAX_KB) "500 stalled readers of 2 MiB each: peak RSS $p500 kB < $RSS_MAX_KB kB"
 done_testing
