@@ -15,23 +15,12 @@ if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((2 * SLOW + 200)) ]
     ulimit -n $((2 * SLOW + 200)) 2>/dev/null || skip_all "ulimit -n is $(ulimit -n), need $((2 * SLOW + 200))"
 fi
 
-rss_kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/"$TPID"/status; }
-nfds() { ls /proc/"$TPID"/fd | wc -l; }
-lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }' && echo 0 || echo 1; }
 # settle: wait (up to 5 s) until the server has closed every connection.
 settle() {
     i=0
     while [ "$(stats connections_open)" != 0 ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
 }
 RSS_MAX_KB=65536
-# wait_line PATTERN FILE: wait (up to 20 s) until FILE has a line matching PATTERN.
-wait_line() {
-    i=0
-    until grep -q "$1" "$2" 2>/dev/null; do
-        i=$((i + 1)); [ $i -lt 400 ] || return 0
-        sleep 0.05
-    done
-}
 
 # flood NAME N GOOD_N [lb-target options]: N pipelined requests written
 # without reading for a second, a keep-alive client of GOOD_N beside it.

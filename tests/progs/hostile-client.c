@@ -23,6 +23,9 @@
  *       in turn) without reading, print "stalled", wait for a line on
  *       stdin, then read every answer of every connection and check each
  *       matches its request, bodies whole
+ *   hostile-client silent ADDR CONNS
+ *       open CONNS connections that send nothing, print "silent", wait for
+ *       a line on stdin, then report how many the server had closed
  *
  * Results are one line of key=value pairs. Exit status: 0 when everything
  * the mode checks held, 1 otherwise, 2 on usage or connection errors. */
@@ -481,6 +484,35 @@ static int stalled(const struct sockaddr_in *a, uint64_t conns, uint64_t depth)
     return ok == conns ? 0 : 1;
 }
 
+/* ---- silent clients ---- */
+
+static int silent(const struct sockaddr_in *a, uint64_t conns)
+{
+    int *fds = util_xmalloc(conns * sizeof *fds);
+    char err[UTIL_ERR_LEN];
+    for (uint64_t i = 0; i < conns; i++) {
+        fds[i] = dial(a);
+        if (net_nonblock(fds[i], err) < 0)
+            die(err);
+    }
+    printf("silent conns=%llu\n", (unsigned long long)conns);
+    fflush(stdout);
+    char line[16];
+    if (!fgets(line, sizeof line, stdin)) {
+        /* EOF: go on */
+    }
+    uint64_t closed = 0;
+    for (uint64_t i = 0; i < conns; i++) {
+        char b[64];
+        ssize_t r = read(fds[i], b, sizeof b);
+        closed += r == 0 || (r < 0 && errno != EAGAIN);
+        close(fds[i]);
+    }
+    free(fds);
+    printf("mode=silent conns=%llu closed_by_server=%llu\n", (unsigned long long)conns, (unsigned long long)closed);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4)
@@ -504,6 +536,8 @@ int main(int argc, char **argv)
         return halfclose(&a, n, 0);
     if (!strcmp(mode, "stalled"))
         return stalled(&a, n, x ? x : 1);
-    die("unknown mode (flood, resets-before, resets-during, slowloris, halfclose, closers, stalled)");
+    if (!strcmp(mode, "silent"))
+        return silent(&a, n);
+    die("unknown mode (flood, resets-before, resets-during, slowloris, halfclose, closers, stalled, silent)");
     return 2;
 }
