@@ -185,8 +185,8 @@ is "$6" $((2 * HALF)) "closed_unread = $((2 * HALF)): every response written aft
 # 20ms and do not read. Announcing an Ethernet MSS keeps the kernel's share
 # small (~0.8 MB of each connection's 2 MiB; loopback's MSS would let it
 # take all), so what is left is the server's to hold: as references into
-# the shared responses, not copies (copies peaked at 107 MB for 50 and
-# 995 MB for 500). Peak RSS for 50 and for 500, side by side.
+# the shared responses, not copies (copies peaked at 55-107 MB for 50 and
+# 477-995 MB for 500). Peak RSS for 50 and for 500, side by side.
 # stalled N: sets PEAK_KB and STALL_KB (RSS while every reader stalls).
 stalled() {
     n=$1
