@@ -7,7 +7,7 @@
  * epoll with EPOLLEXCLUSIVE (SO_REUSEPORT would let a second process bind
  * the same port silently, and a busy port must be an error).
  *
- * Per ready connection the fast path is one read() and one writev(): the
+ * Per ready connection the fast path is one read() and one write(): the
  * request(s) are parsed in a per-thread buffer, and references to the
  * prebuilt responses are queued in a per-thread batch and written at once
  * (pipelined requests get their responses in order, in one writev).
