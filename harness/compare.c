@@ -131,6 +131,41 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
     return 0;
 }
 
+/* ---- labels ---- */
+
+/* The labels with rows in both runs, comma separated, into buf. */
+static void labels_in_both(json_t *base, json_t *cur, char *buf, size_t len)
+{
+    json_t *r;
+    size_t i, used = 0;
+    buf[0] = 0;
+    json_array_foreach(json_object_get(cur, "runs"), i, r)
+    {
+        const char *l = stats_json_str(r, "label", NULL);
+        if (!l || !has_label(base, l))
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = same_str(stats_json_str(json_array_get(json_object_get(cur, "runs"), k), "label", NULL), l);
+        if (!seen && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", l);
+    }
+}
+
+int compare_check_labels(json_t *base, json_t *cur, const struct compare_opts *o, char *err)
+{
+    const char *opt[2] = {"--tool", "--control"}, *val[2] = {o->tool, o->control};
+    for (int k = 0; k < 2; k++) {
+        if (!val[k] || (has_label(base, val[k]) && has_label(cur, val[k])))
+            continue;
+        char labels[160];
+        labels_in_both(base, cur, labels, sizeof labels);
+        return util_err(err, "%s %s: no tool of that label in both runs (labels in both: %s)", opt[k], val[k],
+                        labels[0] ? labels : "none");
+    }
+    return 0;
+}
+
 /* ---- compute ---- */
 
 /* requests/s of a group divided by the control's, paired repeat by repeat
@@ -471,6 +506,8 @@ void compare_render_junit(const struct compare_result *r, const char *err, FILE 
 
 int compare_runs(json_t *base, json_t *cur, const struct compare_opts *o, FILE *md, FILE *junit, char *err)
 {
+    if (compare_check_labels(base, cur, o, err))
+        return 2;
     struct compare_result r;
     int rc = compare_compute(base, cur, o, &r, err);
     compare_render_md(base, cur, &r, err, md);

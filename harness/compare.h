@@ -63,6 +63,10 @@ struct compare_result {
     int gated_cells, failures;      /* cells (and failed rows) the gate read, and those that regressed */
 };
 
+/* Check that o's --tool and --control labels (when given) name a tool in
+ * both runs. Returns 0, or -1 with err naming the labels there are. */
+int compare_check_labels(json_t *base, json_t *cur, const struct compare_opts *o, char *err);
+
 /* Compute every cell of cur against base into out (free with
  * compare_result_free). Returns 0 when no gated cell regressed, 1 when one
  * did, 2 when the runs are not comparable (out->comparable 0: different
@@ -83,10 +87,11 @@ void compare_render_junit(const struct compare_result *r, const char *err, FILE 
  * +19.6 %"), into f. */
 void compare_render_failures(const struct compare_result *r, FILE *f);
 
-/* Compare cur against base, write a Markdown table to md
+/* Check the labels, compare cur against base, write a Markdown table to md
  * and, when junit is not NULL, JUnit XML. Returns 0 when no gated cell
  * regressed beyond the threshold, 1 when one did (each named in err, comma
- * separated), 2 when the runs are not comparable (err says which). */
+ * separated), 2 when a --tool or --control label names no tool of the runs
+ * (nothing written) or the runs are not comparable (err says which). */
 int compare_runs(json_t *base, json_t *cur, const struct compare_opts *o, FILE *md, FILE *junit, char *err);
 
 #endif

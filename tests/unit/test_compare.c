@@ -1,7 +1,7 @@
 /* compare: each cell's verdict (improved / regressed / same / n/a), the
  * threshold and the repeat spread, the gate (only the compared tool's CPU
  * per request, RSS and RPS ratio to the control), rows new, missing and
- * failed, runs that cannot be compared, and the Markdown
+ * failed, runs that cannot be compared, unknown labels, and the Markdown
  * and JUnit made from the cells. Runs are built here as run.json has them. */
 #include "compare.h"
 #include "tap.h"
@@ -194,7 +194,7 @@ static void test_rows(void)
     json_decref(cur);
 }
 
-static void test_comparable(void)
+static void test_comparable_and_labels(void)
 {
     char err[UTIL_ERR_LEN] = "";
     struct compare_result r;
@@ -218,6 +218,15 @@ static void test_comparable(void)
     ok(rc == 0 && r.comparable, "the compared tool's binary changed: that is what is compared");
     compare_result_free(&r);
 
+    struct compare_opts o = {.threshold = 0.10, .tool = "lbgen"};
+    ok(compare_check_labels(base, cur, &o, err) == -1 && strstr(err, "--tool lbgen") && strstr(err, "lb-gen, wrk"),
+       "--tool lbgen: bad input, the labels named (%s)", err);
+    o = (struct compare_opts){.threshold = 0.10, .control = "wrk2"};
+    ok(compare_check_labels(base, cur, &o, err) == -1 && strstr(err, "--control wrk2"), "--control wrk2: bad input (%s)", err);
+    o = (struct compare_opts){.threshold = 0.10, .tool = "wrk", .control = "lb-gen"};
+    ok(compare_check_labels(base, cur, &o, err) == 0, "--tool wrk --control lb-gen: both exist");
+    json_array_remove(json_object_get(base, "runs"), 1);
+    ok(compare_check_labels(base, cur, &o, err) == -1, "--tool wrk with wrk only in the current run: bad input (%s)", err);
     json_decref(base);
     json_decref(cur);
 }
@@ -254,6 +263,10 @@ static void test_render(void)
                      "(baseline 10.0, current 12.0, threshold 10 %)\"/></testcase>"),
        "JUnit: three gated cells, the RSS one failed");
     free(x);
+    o.tool = "lbgen";
+    md = render(base, cur, &o, 0, &rc, err);
+    ok(rc == 2 && !md[0], "--tool lbgen: exit 2, no table (%s)", err);
+    free(md);
     json_decref(base);
     json_decref(cur);
 }
@@ -263,7 +276,7 @@ int main(void)
     test_cells();
     test_spread();
     test_rows();
-    test_comparable();
+    test_comparable_and_labels();
     test_render();
     return done_testing();
 }
