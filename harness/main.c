@@ -398,7 +398,7 @@ static int cmd_compare(int argc, char **argv)
     if (jf) {
         fclose(jf);
         char werr[UTIL_ERR_LEN];
-        if (run_write_text(junit, jbuf, werr)) {
+        if (jlen && run_write_text(junit, jbuf, werr)) {   /* nothing written: bad input, no file */
             fprintf(stderr, "loadbench: %s\n", werr);
             rc = 2;
         }
