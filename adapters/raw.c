@@ -271,3 +271,18 @@ char *raw_output(const char *dir, size_t max_bytes)
     free(errt);
     return all;
 }
+
+void raw_origin(struct adapter_found *found)
+{
+    char path[sizeof found->path + 16], line[64] = "";
+    snprintf(path, sizeof path, "%s.origin", found->path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (fgets(line, sizeof line, f))
+        line[strcspn(line, "\n")] = 0;
+    fclose(f);
+    size_t n = strlen(found->version);
+    if (line[0] && n < sizeof found->version - 4)
+        snprintf(found->version + n, sizeof found->version - n, " (%s)", line);
+}

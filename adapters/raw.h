@@ -59,6 +59,11 @@ int raw_copy_data(const struct adapter_ctx *c, const char *rel, const char *name
 int raw_find(const char *tool, const char *bin, const char *const *candidates, struct adapter_found *found,
              char *err);
 
+/* Append how scripts/install-tools installed found->path to
+ * found->version, " (source, go1.19.8)": the first line of the note it
+ * writes beside the binary, <path>.origin. Nothing when there is none. */
+void raw_origin(struct adapter_found *found);
+
 /* The first line of text (after leading blanks) that starts with label:
  * returns a pointer just past the label, or NULL. */
 const char *raw_after(const char *text, const char *label);
