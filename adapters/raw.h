@@ -49,6 +49,20 @@ int raw_option_bool(const struct adapter_ctx *c, const char *key, int def, int *
  * "connections", else the profile's max_inflight, else def; at least 1. */
 int raw_paced_connections(const struct adapter_ctx *c, uint64_t def, uint64_t *out, char *err);
 
+/* Connections for a tool with one connection count: an open load's as
+ * raw_paced_connections with the rate (at most paced_max) as default, a
+ * closed load's own count (a warning in plan when option connections was
+ * set, since it applies to open loads only). Returns 0, or -1 with err. */
+int raw_connections(const struct adapter_ctx *c, const struct raw_load *l, uint64_t paced_max, struct adapter_plan *p,
+                    uint64_t *out, char *err);
+
+/* The whole rate for a tool whose rate flag caps closed connections: the
+ * level rounded (a warning when that changes it), a warning that flag
+ * paces conns connections rather than scheduling arrivals, and plan->model
+ * "paced". Returns the rate. */
+uint64_t raw_paced_rate(const char *tool, const char *flag, const struct raw_load *l, uint64_t conns,
+                        struct adapter_plan *p);
+
 /* Copy the data file adapters/<rel> (adapter_datadir()) into the run
  * directory as name and list it in plan->files. Returns 0, or -1 with err. */
 int raw_copy_data(const struct adapter_ctx *c, const char *rel, const char *name, struct adapter_plan *p, char *err);
