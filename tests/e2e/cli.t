@@ -9,7 +9,7 @@ LB=$LB_BUILD/bin/loadbench
 cd "$LB_SRC"
 
 "$LB" tools > "$tmp/tools.txt"
-for t in lb-gen wrk hey ab h2load siege autocannon k6 artillery locust jmeter go-fasthttp py-aiohttp; do
+for t in lb-gen wrk hey ab h2load siege autocannon k6 artillery locust jmeter go-fasthttp py-aiohttp bombardier; do
     check "tools lists $t" grep -q "^$t " "$tmp/tools.txt"
 done
 check "tools lists artillery's pool option" grep -Eq '^  artillery +pool$' "$tmp/tools.txt"
