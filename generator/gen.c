@@ -332,7 +332,11 @@ static void response_done(struct worker *w, struct conn *c, uint64_t now)
     }
 }
 
-static void conn_read(struct worker *w, struct conn *c, uint64_t now)
+/* events: the epoll event that woke us. Under edge triggering a close that
+ * arrives with the last bytes raises no later edge: when the event says the
+ * peer closed (EPOLLRDHUP), read on to the EOF instead of stopping at a
+ * short read. */
+static void conn_read(struct worker *w, struct conn *c, uint64_t now, uint32_t events)
 {
     for (;;) {
         ssize_t n = read(c->fd, w->buf, READ_BUF_BYTES);
@@ -347,11 +351,14 @@ static void conn_read(struct worker *w, struct conn *c, uint64_t now)
                 return;
             }
             if (r == 1) {
+                if (events & EPOLLRDHUP)
+                    c->resp.flags |= HTTP_RESP_CLOSE; /* complete, and the server has closed */
                 response_done(w, c, now);
                 return;
             }
-            /* A short read drained the socket; the next edge brings more. */
-            if ((size_t)n < READ_BUF_BYTES)
+            /* A short read drained the socket; the next edge brings more,
+             * unless the peer's close came with these bytes. */
+            if ((size_t)n < READ_BUF_BYTES && !(events & (EPOLLRDHUP | EPOLLHUP)))
                 return;
             continue;
         }
@@ -427,7 +434,7 @@ static void handle_event(struct worker *w, const struct epoll_event *ev, uint64_
         __attribute__((fallthrough));
     case C_READING:
         if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
-            conn_read(w, c, now);
+            conn_read(w, c, now, e);
         return;
     }
 }

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 GEN=$LB_BUILD/bin/lb-gen
 TARGET=$LB_BUILD/bin/lb-target
+FAULTS=$LB_BUILD/tests/progs/gen-faults
 
 # jget FILE PATH... (in place of tap.sh's one-path jget): print each dotted
 # path's value (a.b.0.c), "null" when absent; "len:PATH" prints an array's
@@ -69,3 +70,26 @@ served() {
 
 # fcmp EXPR: true when the Perl expression holds (floating point checks).
 fcmp() { perl -e "exit(($1) ? 0 : 1)"; }
+
+# start_faults MODE: a tests/progs/gen-faults server (a fault server: it
+# misbehaves on purpose) answering by MODE; sets F_PID, F_URL.
+start_faults() {
+    "$FAULTS" "$1" >"$tmp/f-$1.out" 2>&1 &
+    F_PID=$!
+    track $F_PID
+    i=0
+    until grep -q '^port=' "$tmp/f-$1.out" 2>/dev/null; do
+        i=$((i + 1))
+        [ $i -le 100 ] || { echo "Bail out! gen-faults did not start"; exit 1; }
+        sleep 0.05
+    done
+    F_URL="http://127.0.0.1:$(sed -n 's/^port=//p' "$tmp/f-$1.out")/"
+}
+
+# faults_stop MODE: SIGTERM gen-faults, reap it (in this shell, not in a
+# $(...) subshell, which could not wait for it) and set SERVED to its count.
+faults_stop() {
+    kill "$F_PID"
+    wait "$F_PID" 2>/dev/null || true
+    SERVED=$(sed -n 's/^responses=//p' "$tmp/f-$1.out")
+}
