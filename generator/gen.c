@@ -31,6 +31,7 @@
 #define READ_BUF_BYTES 16384
 #define MAX_EVENTS 512
 #define GROW_CONNECTING 8              /* open model: handshakes at once when growing the pool */
+#define SIGNAL_DRAIN_NS 500000000ULL   /* after SIGINT/SIGTERM, the drain waits at most this */
 
 /* C_DONE: connected, nothing in flight, not (yet) on the idle stack — the
  * moment between a response (or a handshake) and what follows it. */
@@ -79,6 +80,7 @@ struct worker {
     uint32_t inflight_cap; /* open model */
 
     uint64_t start_ns, end_ns, stop_ns, done_ns;
+    uint64_t signal_ns;    /* when this thread first saw the stop flag, 0 before */
     uint64_t next_tick, next_scan, next_sec_ns, retry_at;
     size_t cur_sec;
     struct series_row *row;
@@ -234,20 +236,53 @@ static void conn_write_more(struct worker *w, struct conn *c)
 
 static void fill(struct worker *w, uint64_t now);
 
+/* Arrival k: its due time, or UINT64_MAX past the schedule. */
+static uint64_t arrival_at(const struct worker *w, uint64_t k)
+{
+    uint64_t off;
+    if (k >= w->k_total || stages_arrival_time(&w->cfg->load, k, &off) < 0)
+        return UINT64_MAX;
+    return w->start_ns + off;
+}
+
 /* Step arrival *k (due at *t) to this thread's next one. */
 static void arrival_step(const struct worker *w, uint64_t *k, uint64_t *t)
 {
-    uint64_t off;
     *k += (uint64_t)w->cfg->threads;
-    if (*k >= w->k_total || stages_arrival_time(&w->cfg->load, *k, &off) < 0)
-        *t = UINT64_MAX;
-    else
-        *t = w->start_ns + off;
+    *t = arrival_at(w, *k);
 }
 
 static void arrival_next(struct worker *w)
 {
     arrival_step(w, &w->next_k, &w->next_t);
+}
+
+/* Step (*k, *t) past every arrival of this thread due by now. Returns how
+ * many it stepped over. At a rate far beyond what can be sent (1e12/s)
+ * millions come due between two passes of the loop: after a few steps it
+ * jumps by the schedule's integral (arrival k is due when the integral
+ * reaches k), then corrects the rounding by the exact due times. */
+static uint64_t arrival_skip(const struct worker *w, uint64_t *k, uint64_t *t, uint64_t now)
+{
+    uint64_t n = 0, T = (uint64_t)w->cfg->threads, k0;
+    for (int i = 0; i < 64 && *t <= now; i++, n++)
+        arrival_step(w, k, t);
+    if (*t > now)
+        return n;
+    k0 = *k;
+    double a = floor(stages_arrivals(&w->cfg->load, now - w->start_ns)) + 1;
+    uint64_t first = a >= (double)w->k_total ? w->k_total : (uint64_t)a; /* first index not due, about */
+    uint64_t kk = first > k0 ? k0 + (first - k0 + T - 1) / T * T : k0 + T;
+    while (kk - T > k0 && arrival_at(w, kk - T) > now)
+        kk -= T;
+    uint64_t tt = arrival_at(w, kk);
+    while (tt <= now) {
+        kk += T;
+        tt = arrival_at(w, kk);
+    }
+    *k = kk;
+    *t = tt;
+    return n + (kk - k0) / T;
 }
 
 /* Every arrival that came due (up to now) while no connection was free or
@@ -258,10 +293,7 @@ static void count_cap_hits(struct worker *w, uint64_t now)
         w->cap_k = w->next_k;
         w->cap_t = w->next_t;
     }
-    while (w->cap_t <= now) {
-        w->c.cap_hits++;
-        arrival_step(w, &w->cap_k, &w->cap_t);
-    }
+    w->c.cap_hits += arrival_skip(w, &w->cap_k, &w->cap_t, now);
 }
 
 /* Send every due arrival there is a free connection for. */
@@ -640,6 +672,11 @@ static void *worker_main(void *arg)
         uint64_t deadline = w->next_tick < w->next_sec_ns ? w->next_tick : w->next_sec_ns;
         if (w->stopping) {
             uint64_t grace_end = w->stop_ns + cfg->grace_ns;
+            /* A signal ends the run within a second, whatever --grace. */
+            if (*w->stop && !w->signal_ns)
+                w->signal_ns = now;
+            if (w->signal_ns && w->signal_ns + SIGNAL_DRAIN_NS < grace_end)
+                grace_end = w->signal_ns + SIGNAL_DRAIN_NS;
             if (w->ninflight == 0 || now >= grace_end || *w->stop > 1) {
                 finish(w, now);
                 break;

@@ -261,6 +261,13 @@ int main(int argc, char **argv)
     struct args a = {0};
     char err[UTIL_ERR_LEN];
     int opt;
+    /* First of all, so that a signal at any moment ends the run with its
+     * JSON: one before the load starts makes a run that stops at once. */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "c:s:R:d:t:qh", long_opts, NULL)) != -1) {
         switch (opt) {
@@ -306,18 +313,13 @@ int main(int argc, char **argv)
     /* One probe connect, so an unreachable target is one clear error
      * before any load rather than a report full of connect errors. */
     int probe = net_connect_blocking(&cfg.addr, err);
-    if (probe < 0) {
+    if (probe < 0 && !stop_flag) { /* a signal's EINTR is a stopped run, not an unreachable target */
         fprintf(stderr, "lb-gen: %s\n", err);
         config_free(&cfg);
         return 1;
     }
-    close(probe);
-
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    if (probe >= 0)
+        close(probe);
 
     struct gen_result res;
     if (gen_run(&cfg, &stop_flag, &res, err) < 0) {
