@@ -16,6 +16,8 @@
  *   truncated  200 with Content-Length: 100 and 5 body bytes, then closes
  *              (not counted: no complete response was written)
  *   continue   100 Continue and 103 Early Hints, then a 200, keep-alive
+ *   no-accept  listens with a backlog of 4 and never accepts: a few
+ *              handshakes complete in the kernel, the rest never do
  * On SIGTERM it prints "responses=N" (complete responses written) and exits
  * 0. One thread, level-triggered epoll; it exits by itself after 60 s. */
 #include "net.h"
@@ -52,14 +54,15 @@ static const char RCONTINUE[] = "HTTP/1.1 100 Continue\r\n\r\n"
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: gen-faults 404|chunked|close|garbage|reset|silent|eof|eof-delay|truncated|continue\n");
+        fprintf(stderr, "usage: gen-faults 404|chunked|close|garbage|reset|silent|eof|eof-delay|truncated|continue|no-accept\n");
         return 2;
     }
     const char *mode = argv[1];
     char err[UTIL_ERR_LEN];
     struct sockaddr_in addr;
     net_parse_addr("127.0.0.1:0", &addr, err);
-    int ls = net_listen(&addr, 1024, 0, err);
+    int no_accept = !strcmp(mode, "no-accept");
+    int ls = net_listen(&addr, no_accept ? 4 : 1024, 0, err);
     if (ls < 0) {
         fprintf(stderr, "gen-faults: %s\n", err);
         return 1;
@@ -74,7 +77,8 @@ int main(int argc, char **argv)
 
     int ep = epoll_create1(0);
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = ls};
-    epoll_ctl(ep, EPOLL_CTL_ADD, ls, &ev);
+    if (!no_accept)
+        epoll_ctl(ep, EPOLL_CTL_ADD, ls, &ev);
     unsigned long long responses = 0;
     /* Per fd: how many bytes of "\r\n\r\n" matched so far. */
     int *match = util_xcalloc(65536, sizeof *match);
