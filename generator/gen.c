@@ -41,7 +41,7 @@
 #define READ_BUF_BYTES 16384
 #define MAX_EVENTS 512
 #define GROW_CONNECTING 8              /* open model: handshakes at once when growing the pool */
-#define SIGNAL_DRAIN_NS 500000000ULL   /* after SIGINT/SIGTERM, the drain waits at most this */
+#define SIGNAL_DRAIN_NS 250000000ULL   /* after SIGINT/SIGTERM, the drain waits at most this */
 #ifndef IP_LOCAL_PORT_RANGE
 #define IP_LOCAL_PORT_RANGE 51         /* linux/in.h, Linux 6.3 */
 #endif
@@ -598,7 +598,8 @@ static void begin_stop(struct worker *w, uint64_t now)
         struct conn *c = &w->conns[i];
         if (c->state == C_CONNECTING)
             w->c.conn_unfinished++;
-        if (c->state == C_CONNECTING || c->state == C_IDLE)
+        /* C_DONE: connected before a start that a signal cut short. */
+        if (c->state == C_CONNECTING || c->state == C_IDLE || c->state == C_DONE)
             conn_close(w, c);
     }
 }
@@ -682,7 +683,7 @@ static uint64_t start_load(struct worker *w)
     if (cfg->model == GEN_OPEN) {
         w->next_k = (uint64_t)w->id - (uint64_t)cfg->threads; /* arrival_next steps onto id */
         arrival_next(w);
-    } else {
+    } else if (!aborted(w)) {
         for (uint32_t i = 0; i < w->cap_conns; i++)
             if (w->conns[i].state == C_DONE)
                 conn_send(w, &w->conns[i], now, now);
@@ -890,6 +891,7 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
         out->asked += w->asked;
     }
     out->max_open = atomic_load(&sh.max_open);
+    out->interrupted = *stop != 0;
     /* Trim the series to the seconds the run lasted. */
     size_t last = (size_t)((out->end_ns - out->start_ns) / 1000000000ULL) + 1;
     if (last < out->series.n) {

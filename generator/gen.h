@@ -58,6 +58,7 @@ struct gen_result {
     uint32_t max_open;         /* most connections open at once, all threads */
     uint32_t asked;            /* most the load asked for at once (closed: the highest level
                                 * reached; open: the pool opened before the start) */
+    int interrupted;           /* a signal stopped the run */
     uint64_t start_ns, stop_ns, end_ns;  /* monotonic: load start, schedule end, drain end */
     uint64_t start_wall_ms, end_wall_ms;
 };

@@ -103,9 +103,9 @@ int report_shortfall(const struct gen_result *r, char *err)
         return 0;
     return util_err(err,
                     "only %u of the %u connections asked for were open at once (%llu connects failed, %llu still "
-                    "in progress when the load ended): the load was not delivered",
-                    r->max_open, r->asked, (unsigned long long)c->err_connect,
-                    (unsigned long long)c->conn_unfinished);
+                    "in progress when the load ended): %s",
+                    r->max_open, r->asked, (unsigned long long)c->err_connect, (unsigned long long)c->conn_unfinished,
+                    r->interrupted ? "the run was interrupted before they were all open" : "the load was not delivered");
 }
 
 json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)

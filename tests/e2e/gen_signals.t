@@ -43,6 +43,15 @@ for at in caught 0.3 1.2; do
     sigterm "closed-$at" "$at" "$GEN" -c 50 -d 10s "$fast_url"
 done
 
+# While 10,000 connections are being opened before the start: the ones
+# open are closed, nothing is sent, and the JSON says the run was cut short.
+sigterm "closed-10000-connecting" 0.3 "$GEN" -c 10000 -d 10s "$fast_url"
+set -- $(jget "$tmp/closed-10000-connecting.json" requests.sent connections.asked connections.max_open)
+cerr=$(jget "$tmp/closed-10000-connecting.json" error)
+# (A fast machine may have opened them all in 0.3 s: then no error.)
+check "... nothing sent ($1), $3 of $2 connections open, error: $cerr" \
+    sh -c "[ '$1' = 0 -a '$2' = 10000 ] && { [ '$3' = 10000 -a '$cerr' = null ] || echo '$cerr' | grep -q 'interrupted before they were all open'; }"
+
 # Responses take 3 s: the drain after a signal is bounded, not --grace's 5 s.
 start_target slow --delay 3s
 sigterm "slow-server" 0.5 "$GEN" -c 10 -d 10s "$T_URL"
