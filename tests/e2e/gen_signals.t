@@ -31,7 +31,7 @@ fi
 sigterm() {
     name=$1 delay=$2 # (not d: check uses it)
     shift 2
-    set -- $(signal_after "$delay" 10 "$@" --quiet --json "$tmp/$name.json")
+    set -- $(signal_after "$delay" 10 "$@" --quiet --json "$tmp/$name.json" 2>"$tmp/$name.err")
     ms=$1 how="$2 $3"
     interrupted=$(jget "$tmp/$name.json" interrupted 2>/dev/null || echo "no JSON")
     check "$name: SIGTERM after ${delay} (s) ends it in ${ms} ms (<= 1000), $how, JSON says interrupted ($interrupted)" \
