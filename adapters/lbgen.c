@@ -149,8 +149,12 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
     }
     r->extra = json_incref(j);
     r->parsed = 1;
+    /* A run that did not deliver its load (fewer connections open than
+     * asked) fails its row; its figures are kept (parsed) to be seen. */
+    const char *gen_error = json_string_value(json_object_get(j, "error"));
+    int rc = gen_error ? util_err(err, "lb-gen did not deliver the load: %s", gen_error) : 0;
     json_decref(j);
-    return 0;
+    return rc;
 }
 
 const struct adapter adapter_lbgen = {
