@@ -179,10 +179,13 @@ static json_t *busy_processes(json_t *warn)
                         continue;
                     double pct = (double)(ut + st - a[i].ticks) / (double)sysconf(_SC_CLK_TCK) / 0.3 * 100;
                     if (pct > 5) {
-                        json_array_append_new(out, json_pack("{s:i, s:s, s:f}", "pid", pid, "comm", a[i].comm,
-                                                             "cpu_pct", pct));
-                        json_array_append_new(warn, json_sprintf("another process was busy at start: %s (pid %d) at %.0f%% of a core",
-                                                                 a[i].comm, pid, pct));
+                        /* A process name is any bytes its program chose. */
+                        json_array_append_new(out, json_pack("{s:i, s:o, s:f}", "pid", pid, "comm",
+                                                             adapter_json_text(a[i].comm), "cpu_pct", pct));
+                        char *w = util_xasprintf("another process was busy at start: %s (pid %d) at %.0f%% of a core",
+                                                 a[i].comm, pid, pct);
+                        json_array_append_new(warn, adapter_json_text(w));
+                        free(w);
                     }
                 }
             }
@@ -328,7 +331,7 @@ static json_t *strvec_json(const struct strvec *s)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < s->n; i++)
-        json_array_append_new(a, json_string(s->v[i]));
+        json_array_append_new(a, adapter_json_text(s->v[i]));
     return a;
 }
 
@@ -428,7 +431,7 @@ static void finish_output(struct capture *c, const char *name, json_t *res, json
     if (!c->started)
         return;
     if (capture_finish(c, err))
-        json_array_append_new(warnings, json_string(err));
+        json_array_append_new(warnings, adapter_json_text(err));
     uint64_t dropped = capture_dropped(c);
     if (dropped) {
         json_t *t = json_object_get(res, "output_truncated");
@@ -509,7 +512,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     }
     char sha[65] = "";
     sha256_file_hex(found.path, sha);
-    json_t *ident = json_pack("{s:s, s:s, s:s, s:s, s:f}", "path", found.path, "version", found.version, "sha256", sha,
+    json_t *ident = json_pack("{s:o, s:o, s:s, s:s, s:f}", "path", adapter_json_text(found.path), "version",
+                              adapter_json_text(found.version), "sha256", sha,
                               "latency_measures", a->latency_measures, "latency_resolution_ms",
                               a->latency_resolution_ms);
     json_object_set_new(res, "identity", ident);
@@ -895,13 +899,13 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     json_object_set_new(res, "machine_cpu", crosscheck_machine_json(&m0, &m1, cpu_s, target_cpu_s, self1 - self0, warnings));
 
     /* The tool's own account. */
-    if (strcmp(status, "interrupted") && a->parse(&ctx, &ar, err)) {
+    if (strcmp(status, "interrupted") && adapter_parse(a, &ctx, &ar, err)) {
         if (!strcmp(status, "ok"))
             status = "failed";
         snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%sno result: %s", reason[0] ? "; " : "", err);
     }
     for (size_t i = 0; i < ar.warnings.n; i++)
-        json_array_append_new(warnings, json_string(ar.warnings.v[i]));
+        json_array_append_new(warnings, adapter_json_text(ar.warnings.v[i]));
     if (ar.parsed) {
         json_t *c = json_object();
         json_object_set_new(c, "requests", json_integer((json_int_t)ar.requests));
@@ -1006,7 +1010,7 @@ done:
     adapter_plan_free(&plan);
     json_object_set_new(res, "status", json_string(status));
     if (reason[0])
-        json_object_set_new(res, "reason", json_string(reason));
+        json_object_set_new(res, "reason", adapter_json_text(reason));
     json_object_set_new(res, "warnings", warnings);
     json_object_set_new(res, "harness_wall_s", json_real((double)(util_now_ns() - t_start) / 1e9));
     return res;

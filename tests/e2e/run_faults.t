@@ -281,7 +281,38 @@ else
     ok 0 "# SKIP full disk: needs root and mount -t tmpfs"
 fi
 
-# --- 5. a tool above its memory_limit is OOM-killed, and only it ----------
+# --- 5. issue #19: setups that started, or ran and misled ----------------
+# Numbers no tool can have measured (a P50 of 1e300 ms): the row fails as
+# unparseable output and no client figures are printed.
+fault_profile unphys unphysical
+run_lb "$tmp/run-unphys" "$tmp/unphys.yaml"
+rc=0; wait $lbpid || rc=$?
+J=$tmp/run-unphys/run.json
+is "$rc" 1 "unphysical numbers: exit 1 (a tool run failed)"
+is "$(jget "$J" runs.0.status)" failed "unphysical numbers: the row is failed"
+case "$(jget "$J" runs.0.reason)" in *"unparseable output: the tool reported its latency p50 = 1e+300 ms"*)
+    ok 0 "unphysical numbers: the reason says unparseable output and names the P50" ;;
+    *) ok 1 "unphysical numbers: the reason says unparseable output and names the P50"; diag "reason: $(jget "$J" runs.0.reason)" ;; esac
+is "$(jget "$J" runs.0.client)" null "unphysical numbers: no client figures are recorded"
+check "unphysical numbers: summary.md prints no 1e300 P50 (only the reason names it)" \
+    sh -c "! grep -E '[0-9]{30}|1e\\+?300' '$tmp/run-unphys/summary.md' | grep -v 'unparseable output' | grep -q ."
+is "$(jget "$J" runs.1.status)" ok "unphysical numbers: the next tool runs, ok"
+
+# A skip reason with bytes that are not UTF-8 (a `wrk` on PATH that is not
+# wrk, answering -v with them) is kept in run.json, escaped.
+mkdir -p "$tmp/fakebin"
+cp "$LB_SRC/tests/faults/fault-badversion.sh" "$tmp/fakebin/wrk"
+printf 'name: u8\nload: {connections: 2, duration: 1s}\ntools: [wrk, lb-gen]\nsampling: {interval: 200ms}\n' > "$tmp/u8.yaml"
+rc=0; env PATH="$tmp/fakebin:$PATH" "$LB" run --quiet --out "$tmp/run-u8" "$tmp/u8.yaml" >/dev/null 2>&1 || rc=$?
+J=$tmp/run-u8/run.json
+is "$rc" 0 "non-UTF-8 reason: exit 0 (a tool not installed is skipped)"
+is "$(jget "$J" runs.0.status)" skipped "non-UTF-8 reason: the fake wrk's row is skipped"
+case "$(jget "$J" runs.0.reason)" in *'did not print a wrk version: not-a-tool \xFF\xFE caf\xE9'*)
+    ok 0 "non-UTF-8 reason: the reason is kept, its bytes escaped" ;;
+    *) ok 1 "non-UTF-8 reason: the reason is kept, its bytes escaped"; diag "reason: $(jget "$J" runs.0.reason)" ;; esac
+check "non-UTF-8 reason: every JSON file parses" json_all_valid "$tmp/run-u8"
+
+# --- 6. a tool above its memory_limit is OOM-killed, and only it ----------
 fault_profile oom oom "memory_limit: 64MiB"
 run_lb "$tmp/run-oom" "$tmp/oom.yaml"
 for i in $(seq 1 900); do [ -s "$tmp/run-oom/fault/tool.pid" ] && break; sleep 0.1; done
