@@ -303,6 +303,16 @@ static int cmd_tools(void)
     return 0;
 }
 
+/* Why path's JSON did not load. jansson gives line -1 when the error has
+ * no place in the text (the file cannot be opened): say no line then. */
+static void json_load_error(const char *path, const json_error_t *je)
+{
+    if (je->line > 0)
+        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je->line, je->text);
+    else
+        fprintf(stderr, "loadbench: %s: %s\n", path, je->text);
+}
+
 static int cmd_report(int argc, char **argv)
 {
     if (argc != 2) {
@@ -314,7 +324,7 @@ static int cmd_report(int argc, char **argv)
     json_error_t je;
     json_t *run = json_load_file(path, 0, &je);
     if (!run) {
-        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
+        json_load_error(path, &je);
         return 2;
     }
     struct report_out ro;
@@ -342,7 +352,7 @@ static json_t *load_run(const char *arg)
     json_error_t je;
     json_t *run = json_load_file(path, 0, &je);
     if (!run)
-        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
+        json_load_error(path, &je);
     else if (!json_is_array(json_object_get(run, "runs"))) {
         fprintf(stderr, "loadbench: %s: not a loadbench run (no \"runs\")\n", path);
         json_decref(run);

@@ -837,8 +837,17 @@ static void scale_load(struct profile_load *l, double factor)
 
 int profile_scale(struct profile *p, double factor, char *err)
 {
-    if (!(factor > 0 && factor <= 1))
-        return util_err(err, "--scale must be a factor in (0, 1], e.g. 0.1 (got %g)", factor);
+    if (!(factor > 0 && factor <= 1)) {
+        /* The shortest decimal that reads back as factor: 1.0000001 stays
+         * 1.0000001, not "1". */
+        char shown[32];
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(shown, sizeof shown, "%.*g", prec, factor);
+            if (strtod(shown, NULL) == factor)
+                break;
+        }
+        return util_err(err, "--scale must be a factor in (0, 1], e.g. 0.1 (got %s)", shown);
+    }
     if (factor == 1)
         return 0;
     scale_load(&p->load, factor);

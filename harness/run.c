@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1269,9 +1270,40 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     return failures ? 1 : 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Remove dir and everything under it (links are removed, not followed). */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A generated config, shown whole in the plan (its directory is temporary). */
+static void print_config(FILE *out, const char *dir, const char *name)
+{
+    enum { SHOWN_MAX = 64 << 10 };
+    char *text = adapter_slurp(dir, name, SHOWN_MAX, NULL);
+    size_t len = text ? strlen(text) : 0;
+    fprintf(out, "  config: %s (%zu bytes%s)\n", name, len, len >= SHOWN_MAX ? ", first 64 KiB shown" : "");
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        fprintf(out, "  | %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+    }
+    free(text);
+}
+
 int run_plan(const struct profile *p, FILE *out, char *err)
 {
-    char tmpl[] = "/tmp/loadbench-plan-XXXXXX";
+    const char *tmpdir = getenv("TMPDIR");
+    char tmpl[2048];
+    snprintf(tmpl, sizeof tmpl, "%s/loadbench-plan-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(tmpl))
         return util_err(err, "cannot create a temporary directory: %s", strerror(errno));
     json_t *resolved = profile_to_json(p);
@@ -1327,7 +1359,7 @@ int run_plan(const struct profile *p, FILE *out, char *err)
                 for (size_t i = 0; i < plan.env.n; i++)
                     fprintf(out, "  env: %s\n", plan.env.v[i]);
                 for (size_t i = 0; i < plan.files.n; i++)
-                    fprintf(out, "  config: %s/%s\n", dir, plan.files.v[i]);
+                    print_config(out, dir, plan.files.v[i]);
                 for (size_t i = 0; i < plan.warnings.n; i++)
                     fprintf(out, "  warning: %s\n", plan.warnings.v[i]);
                 double each = (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9 + 2.0;
@@ -1343,6 +1375,6 @@ int run_plan(const struct profile *p, FILE *out, char *err)
         total_s += (double)(runs - 1) * (double)p->cooldown_ns / 1e9;
     fprintf(out, "# %d tool run(s), estimated wall time %.0f s (load + start-up + ~2 s of harness work each, plus cooldowns)\n",
             runs, total_s);
-    fprintf(out, "# generated configs are in %s\n", tmpl);
+    remove_tree(tmpl);
     return 0;
 }
