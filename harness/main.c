@@ -94,9 +94,11 @@ static int parse_scale(const char *s, double *f, char *err)
 }
 
 /* Every tool named in the profile has an adapter, and its options are ones
- * the adapter knows. */
+ * the adapter knows; every CPU it pins to is one this process may use. */
 static int check_tools(const struct profile *p, char *err)
 {
+    if (profile_check_cpus(p, err))
+        return -1;
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         const struct adapter *a = adapter_by_name(t->tool);

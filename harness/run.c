@@ -1103,12 +1103,13 @@ static const struct profile_load *load_at_step(const struct profile_load *base, 
     return *owned;
 }
 
-/* A tool entry's own `bin:` must be there and executable before anything
- * starts: a typo in a path is the user's to fix, not a row to skip after
- * other tools have sent their load. (A tool without bin: that is not
- * installed, or a bin: naming a toolchain (bin_is_toolchain), stays a
- * "skipped" row: the profile may list tools this machine lacks.) Returns 0,
- * or -1 with err naming the profile's place. */
+/* A tool entry's own `bin:` must be there, executable and that tool (its
+ * version probe works) before anything starts: a typo in a path, or a path
+ * to another program, is the user's to fix, not a row to skip after other
+ * tools have sent their load. (A tool without bin: that is not installed,
+ * or a bin: naming a toolchain (bin_is_toolchain), stays a "skipped" row:
+ * the profile may list tools this machine lacks.) Returns 0, or -1 with err
+ * naming the profile's place. */
 static int check_bins(const struct profile *p, const char *only, char *err)
 {
     for (size_t i = 0; i < p->ntools; i++) {
@@ -1116,9 +1117,18 @@ static int check_bins(const struct profile *p, const char *only, char *err)
         char found[PATH_MAX];
         struct stat st;
         const struct adapter *a = adapter_by_name(t->tool);
-        if (!t->bin || (a && a->bin_is_toolchain) || (only && strcmp(t->label, only)) ||
-            !adapter_which(t->bin, found, sizeof found))
+        if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)))
             continue;
+        if (!adapter_which(t->bin, found, sizeof found)) {
+            struct adapter_found af;
+            char e[UTIL_ERR_LEN];
+            memset(&af, 0, sizeof af);
+            if (!a->detect(t->bin, &af, e))
+                continue;
+            e[strcspn(e, "\r\n")] = 0; /* one line: the probe's output may go on */
+            return util_err(err, "%s:%d:%d: %s: bin %s does not work as %s: %s", p->path, t->line, t->col, t->label,
+                            t->bin, t->tool, e);
+        }
         if (!strchr(t->bin, '/'))
             return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
         if (stat(t->bin, &st) < 0)
@@ -1129,6 +1139,30 @@ static int check_bins(const struct profile *p, const char *only, char *err)
                         t->bin);
     }
     return 0;
+}
+
+/* --into adds to a run only what its own profile would have run: a row
+ * measured under another profile (or a changed one) would sit beside rows
+ * it cannot be compared with while run.json and profile.yaml describe the
+ * old one. Returns 0, or -1 with err naming both profiles. */
+static int check_same_profile(const struct profile *p, json_t *run, const char *into, char *err)
+{
+    json_t *rec = json_object_get(run, "profile");
+    char had[65] = "", now[65];
+    const char *sha = json_string_value(json_object_get(run, "profile_sha256"));
+    if (sha)
+        snprintf(had, sizeof had, "%s", sha);
+    else if (json_is_object(rec)) /* a run from before the hash was recorded */
+        profile_json_sha256(rec, had);
+    json_t *cur = profile_to_json(p);
+    profile_json_sha256(cur, now);
+    json_decref(cur);
+    if (!strcmp(had, now))
+        return 0;
+    return util_err(err, "--into %s: that run is of profile \"%s\" (%s, sha256 %.12s), not of \"%s\" (%s, sha256 %.12s): "
+                    "rerun with its profile unchanged, or use --out",
+                    into, json_string_value(json_object_get(rec, "name")) ?: "?",
+                    json_string_value(json_object_get(rec, "path")) ?: "?", had[0] ? had : "none", p->name, p->path, now);
 }
 
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
@@ -1162,13 +1196,21 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
         if (!R.run || !json_is_array(json_object_get(R.run, "runs")))
             return util_err(err, "%s: not a loadbench run (%s)", path, R.run ? "no runs" : je.text), 2;
         R.runs = json_object_get(R.run, "runs");
+        if (check_same_profile(p, R.run, o->into_dir, err)) {
+            json_decref(R.run);
+            return 2;
+        }
     } else {
         R.run = json_object();
         R.runs = json_array();
         json_object_set_new(R.run, "schema_version", json_integer(SCHEMA_VERSION));
         json_object_set_new(R.run, "loadbench",
                             json_pack("{s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE));
-        json_object_set_new(R.run, "profile", profile_to_json(p));
+        json_t *resolved = profile_to_json(p);
+        char sha[65];
+        profile_json_sha256(resolved, sha);
+        json_object_set_new(R.run, "profile", resolved);
+        json_object_set_new(R.run, "profile_sha256", json_string(sha));
         json_object_set_new(R.run, "machine", run_machine_info());
         json_object_set_new(R.run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
         json_object_set_new(R.run, "status", json_string("running"));
