@@ -94,9 +94,11 @@ static int parse_scale(const char *s, double *f, char *err)
 }
 
 /* Every tool named in the profile has an adapter, and its options are ones
- * the adapter knows. */
+ * the adapter knows; every CPU it pins to is one this process may use. */
 static int check_tools(const struct profile *p, char *err)
 {
+    if (profile_check_cpus(p, err))
+        return -1;
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         const struct adapter *a = adapter_by_name(t->tool);
@@ -303,6 +305,16 @@ static int cmd_tools(void)
     return 0;
 }
 
+/* Why path's JSON did not load. jansson gives line -1 when the error has
+ * no place in the text (the file cannot be opened): say no line then. */
+static void json_load_error(const char *path, const json_error_t *je)
+{
+    if (je->line > 0)
+        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je->line, je->text);
+    else
+        fprintf(stderr, "loadbench: %s: %s\n", path, je->text);
+}
+
 static int cmd_report(int argc, char **argv)
 {
     if (argc != 2) {
@@ -314,7 +326,7 @@ static int cmd_report(int argc, char **argv)
     json_error_t je;
     json_t *run = json_load_file(path, 0, &je);
     if (!run) {
-        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
+        json_load_error(path, &je);
         return 2;
     }
     struct report_out ro;
@@ -342,7 +354,7 @@ static json_t *load_run(const char *arg)
     json_error_t je;
     json_t *run = json_load_file(path, 0, &je);
     if (!run)
-        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
+        json_load_error(path, &je);
     else if (!json_is_array(json_object_get(run, "runs"))) {
         fprintf(stderr, "loadbench: %s: not a loadbench run (no \"runs\")\n", path);
         json_decref(run);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -179,10 +180,13 @@ static json_t *busy_processes(json_t *warn)
                         continue;
                     double pct = (double)(ut + st - a[i].ticks) / (double)sysconf(_SC_CLK_TCK) / 0.3 * 100;
                     if (pct > 5) {
-                        json_array_append_new(out, json_pack("{s:i, s:s, s:f}", "pid", pid, "comm", a[i].comm,
-                                                             "cpu_pct", pct));
-                        json_array_append_new(warn, json_sprintf("another process was busy at start: %s (pid %d) at %.0f%% of a core",
-                                                                 a[i].comm, pid, pct));
+                        /* A process name is any bytes its program chose. */
+                        json_array_append_new(out, json_pack("{s:i, s:o, s:f}", "pid", pid, "comm",
+                                                             adapter_json_text(a[i].comm), "cpu_pct", pct));
+                        char *w = util_xasprintf("another process was busy at start: %s (pid %d) at %.0f%% of a core",
+                                                 a[i].comm, pid, pct);
+                        json_array_append_new(warn, adapter_json_text(w));
+                        free(w);
                     }
                 }
             }
@@ -328,7 +332,7 @@ static json_t *strvec_json(const struct strvec *s)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < s->n; i++)
-        json_array_append_new(a, json_string(s->v[i]));
+        json_array_append_new(a, adapter_json_text(s->v[i]));
     return a;
 }
 
@@ -428,7 +432,7 @@ static void finish_output(struct capture *c, const char *name, json_t *res, json
     if (!c->started)
         return;
     if (capture_finish(c, err))
-        json_array_append_new(warnings, json_string(err));
+        json_array_append_new(warnings, adapter_json_text(err));
     uint64_t dropped = capture_dropped(c);
     if (dropped) {
         json_t *t = json_object_get(res, "output_truncated");
@@ -509,7 +513,8 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     }
     char sha[65] = "";
     sha256_file_hex(found.path, sha);
-    json_t *ident = json_pack("{s:s, s:s, s:s, s:s, s:f}", "path", found.path, "version", found.version, "sha256", sha,
+    json_t *ident = json_pack("{s:o, s:o, s:s, s:s, s:f}", "path", adapter_json_text(found.path), "version",
+                              adapter_json_text(found.version), "sha256", sha,
                               "latency_measures", a->latency_measures, "latency_resolution_ms",
                               a->latency_resolution_ms);
     json_object_set_new(res, "identity", ident);
@@ -895,13 +900,13 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     json_object_set_new(res, "machine_cpu", crosscheck_machine_json(&m0, &m1, cpu_s, target_cpu_s, self1 - self0, warnings));
 
     /* The tool's own account. */
-    if (strcmp(status, "interrupted") && a->parse(&ctx, &ar, err)) {
+    if (strcmp(status, "interrupted") && adapter_parse(a, &ctx, &ar, err)) {
         if (!strcmp(status, "ok"))
             status = "failed";
         snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%sno result: %s", reason[0] ? "; " : "", err);
     }
     for (size_t i = 0; i < ar.warnings.n; i++)
-        json_array_append_new(warnings, json_string(ar.warnings.v[i]));
+        json_array_append_new(warnings, adapter_json_text(ar.warnings.v[i]));
     if (ar.parsed) {
         json_t *c = json_object();
         json_object_set_new(c, "requests", json_integer((json_int_t)ar.requests));
@@ -1006,7 +1011,7 @@ done:
     adapter_plan_free(&plan);
     json_object_set_new(res, "status", json_string(status));
     if (reason[0])
-        json_object_set_new(res, "reason", json_string(reason));
+        json_object_set_new(res, "reason", adapter_json_text(reason));
     json_object_set_new(res, "warnings", warnings);
     json_object_set_new(res, "harness_wall_s", json_real((double)(util_now_ns() - t_start) / 1e9));
     return res;
@@ -1098,12 +1103,13 @@ static const struct profile_load *load_at_step(const struct profile_load *base, 
     return *owned;
 }
 
-/* A tool entry's own `bin:` must be there and executable before anything
- * starts: a typo in a path is the user's to fix, not a row to skip after
- * other tools have sent their load. (A tool without bin: that is not
- * installed, or a bin: naming a toolchain (bin_is_toolchain), stays a
- * "skipped" row: the profile may list tools this machine lacks.) Returns 0,
- * or -1 with err naming the profile's place. */
+/* A tool entry's own `bin:` must be there, executable and that tool (its
+ * version probe works) before anything starts: a typo in a path, or a path
+ * to another program, is the user's to fix, not a row to skip after other
+ * tools have sent their load. (A tool without bin: that is not installed,
+ * or a bin: naming a toolchain (bin_is_toolchain), stays a "skipped" row:
+ * the profile may list tools this machine lacks.) Returns 0, or -1 with err
+ * naming the profile's place. */
 static int check_bins(const struct profile *p, const char *only, char *err)
 {
     for (size_t i = 0; i < p->ntools; i++) {
@@ -1111,9 +1117,18 @@ static int check_bins(const struct profile *p, const char *only, char *err)
         char found[PATH_MAX];
         struct stat st;
         const struct adapter *a = adapter_by_name(t->tool);
-        if (!t->bin || (a && a->bin_is_toolchain) || (only && strcmp(t->label, only)) ||
-            !adapter_which(t->bin, found, sizeof found))
+        if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)))
             continue;
+        if (!adapter_which(t->bin, found, sizeof found)) {
+            struct adapter_found af;
+            char e[UTIL_ERR_LEN];
+            memset(&af, 0, sizeof af);
+            if (!a->detect(t->bin, &af, e))
+                continue;
+            e[strcspn(e, "\r\n")] = 0; /* one line: the probe's output may go on */
+            return util_err(err, "%s:%d:%d: %s: bin %s does not work as %s: %s", p->path, t->line, t->col, t->label,
+                            t->bin, t->tool, e);
+        }
         if (!strchr(t->bin, '/'))
             return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
         if (stat(t->bin, &st) < 0)
@@ -1124,6 +1139,30 @@ static int check_bins(const struct profile *p, const char *only, char *err)
                         t->bin);
     }
     return 0;
+}
+
+/* --into adds to a run only what its own profile would have run: a row
+ * measured under another profile (or a changed one) would sit beside rows
+ * it cannot be compared with while run.json and profile.yaml describe the
+ * old one. Returns 0, or -1 with err naming both profiles. */
+static int check_same_profile(const struct profile *p, json_t *run, const char *into, char *err)
+{
+    json_t *rec = json_object_get(run, "profile");
+    char had[65] = "", now[65];
+    const char *sha = json_string_value(json_object_get(run, "profile_sha256"));
+    if (sha)
+        snprintf(had, sizeof had, "%s", sha);
+    else if (json_is_object(rec)) /* a run from before the hash was recorded */
+        profile_json_sha256(rec, had);
+    json_t *cur = profile_to_json(p);
+    profile_json_sha256(cur, now);
+    json_decref(cur);
+    if (!strcmp(had, now))
+        return 0;
+    return util_err(err, "--into %s: that run is of profile \"%s\" (%s, sha256 %.12s), not of \"%s\" (%s, sha256 %.12s): "
+                    "rerun with its profile unchanged, or use --out",
+                    into, json_string_value(json_object_get(rec, "name")) ?: "?",
+                    json_string_value(json_object_get(rec, "path")) ?: "?", had[0] ? had : "none", p->name, p->path, now);
 }
 
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
@@ -1157,13 +1196,21 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
         if (!R.run || !json_is_array(json_object_get(R.run, "runs")))
             return util_err(err, "%s: not a loadbench run (%s)", path, R.run ? "no runs" : je.text), 2;
         R.runs = json_object_get(R.run, "runs");
+        if (check_same_profile(p, R.run, o->into_dir, err)) {
+            json_decref(R.run);
+            return 2;
+        }
     } else {
         R.run = json_object();
         R.runs = json_array();
         json_object_set_new(R.run, "schema_version", json_integer(SCHEMA_VERSION));
         json_object_set_new(R.run, "loadbench",
                             json_pack("{s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE));
-        json_object_set_new(R.run, "profile", profile_to_json(p));
+        json_t *resolved = profile_to_json(p);
+        char sha[65];
+        profile_json_sha256(resolved, sha);
+        json_object_set_new(R.run, "profile", resolved);
+        json_object_set_new(R.run, "profile_sha256", json_string(sha));
         json_object_set_new(R.run, "machine", run_machine_info());
         json_object_set_new(R.run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
         json_object_set_new(R.run, "status", json_string("running"));
@@ -1265,9 +1312,40 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     return failures ? 1 : 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Remove dir and everything under it (links are removed, not followed). */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A generated config, shown whole in the plan (its directory is temporary). */
+static void print_config(FILE *out, const char *dir, const char *name)
+{
+    enum { SHOWN_MAX = 64 << 10 };
+    char *text = adapter_slurp(dir, name, SHOWN_MAX, NULL);
+    size_t len = text ? strlen(text) : 0;
+    fprintf(out, "  config: %s (%zu bytes%s)\n", name, len, len >= SHOWN_MAX ? ", first 64 KiB shown" : "");
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        fprintf(out, "  | %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+    }
+    free(text);
+}
+
 int run_plan(const struct profile *p, FILE *out, char *err)
 {
-    char tmpl[] = "/tmp/loadbench-plan-XXXXXX";
+    const char *tmpdir = getenv("TMPDIR");
+    char tmpl[2048];
+    snprintf(tmpl, sizeof tmpl, "%s/loadbench-plan-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(tmpl))
         return util_err(err, "cannot create a temporary directory: %s", strerror(errno));
     json_t *resolved = profile_to_json(p);
@@ -1323,7 +1401,7 @@ int run_plan(const struct profile *p, FILE *out, char *err)
                 for (size_t i = 0; i < plan.env.n; i++)
                     fprintf(out, "  env: %s\n", plan.env.v[i]);
                 for (size_t i = 0; i < plan.files.n; i++)
-                    fprintf(out, "  config: %s/%s\n", dir, plan.files.v[i]);
+                    print_config(out, dir, plan.files.v[i]);
                 for (size_t i = 0; i < plan.warnings.n; i++)
                     fprintf(out, "  warning: %s\n", plan.warnings.v[i]);
                 double each = (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9 + 2.0;
@@ -1339,6 +1417,6 @@ int run_plan(const struct profile *p, FILE *out, char *err)
         total_s += (double)(runs - 1) * (double)p->cooldown_ns / 1e9;
     fprintf(out, "# %d tool run(s), estimated wall time %.0f s (load + start-up + ~2 s of harness work each, plus cooldowns)\n",
             runs, total_s);
-    fprintf(out, "# generated configs are in %s\n", tmpl);
+    remove_tree(tmpl);
     return 0;
 }
