@@ -446,7 +446,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
         return 2;
 
     struct tool_run_opts to = {.profile = p, .run_dir = R.dir, .target_bin = o->target_bin, .stop = o->stop,
-                               .cgroup_ok = &R.cg_ok, .progress = on_progress, .progress_arg = &R};
+                               .ex = &exec_local, .cgroup_ok = &R.cg_ok, .progress = on_progress, .progress_arg = &R};
     size_t nlevels = sweep_levels(p);
     int failures = 0, interrupted = 0;
     int first = 1;

@@ -1,11 +1,10 @@
 #include "toolrun.h"
 #include "adapter.h"
 #include "capture.h"
-#include "cgroup.h"
 #include "crosscheck.h"
+#include "exec.h"
 #include "fsutil.h"
 #include "netstat.h"
-#include "proc.h"
 #include "sampler.h"
 #include "sha256.h"
 #include "target.h"
@@ -83,18 +82,13 @@ struct tool_run {
     uint64_t open_at_stop;
     struct netstat ns0, ns1;
 
-    /* The tool's process tree. */
-    struct proc tool;
-    int have_tool;
-    struct cgroup cg;
-    int have_cg;
-    struct capture cap_out, cap_err;    /* the tool's stdout and stderr, bounded */
-    char **envp;
+    /* The tool's process tree, through the executor. */
+    struct exec_tree *tool;
     uint64_t spawned, deadline, ended;
     int stopped_by_us;
 
     /* Sampling: the tool, the target, the machine. */
-    struct sampler_tree *ttree, *gtree;
+    struct sampler_tree *gtree;         /* lb-target's tree (the tool's is the executor's) */
     char spath[PATH_MAX + 64], tpath[PATH_MAX + 80];
     FILE *tcsv, *gcsv;
     FILE *mcsv;                         /* the machine, per CPU, per interval */
@@ -239,22 +233,24 @@ static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n
 /* Ends the capture of one of the tool's output files (once; later calls do
  * nothing) and says in the result when the output was cut or could not be
  * written: output_truncated.<name> (stdout or stderr) = bytes left out. */
-static void finish_output(struct capture *c, const char *name, json_t *res, json_t *warnings)
+static void finish_output(struct tool_run *r, enum exec_stream stream)
 {
+    const char *name = stream == EXEC_STDOUT ? "stdout" : "stderr";
     char err[UTIL_ERR_LEN];
-    if (!c->started)
+    struct exec_output o;
+    int rc = r->tool->ex->output(r->tool, stream, &o, err);
+    if (rc == 1)
         return;
-    if (capture_finish(c, err))
-        json_array_append_new(warnings, json_string(err));
-    uint64_t dropped = capture_dropped(c);
-    if (dropped) {
-        json_t *t = json_object_get(res, "output_truncated");
+    if (rc < 0)
+        json_array_append_new(r->warnings, json_string(err));
+    if (o.dropped_bytes) {
+        json_t *t = json_object_get(r->res, "output_truncated");
         if (!t)
-            json_object_set_new(res, "output_truncated", t = json_object());
-        json_object_set_new(t, name, json_integer((json_int_t)dropped));
-        json_array_append_new(warnings, json_sprintf("the tool wrote %llu bytes to %s.txt: the middle %llu bytes were left out (first and last %u MiB kept)",
-                                                     (unsigned long long)c->total_bytes, name,
-                                                     (unsigned long long)dropped, CAPTURE_HEAD_BYTES >> 20));
+            json_object_set_new(r->res, "output_truncated", t = json_object());
+        json_object_set_new(t, name, json_integer((json_int_t)o.dropped_bytes));
+        json_array_append_new(r->warnings, json_sprintf("the tool wrote %llu bytes to %s.txt: the middle %llu bytes were left out (first and last %u MiB kept)",
+                                                        (unsigned long long)o.total_bytes, name,
+                                                        (unsigned long long)o.dropped_bytes, CAPTURE_HEAD_BYTES >> 20));
     }
 }
 
@@ -370,50 +366,26 @@ static int tool_run_prepare(struct tool_run *r)
 
 /* ---- spawn: the tool's tree, started -------------------------------------------- */
 
-/* The tool's own cgroup, where this machine gives one: exact CPU, peak
- * memory, the memory cap and a kill of every member. */
-static void tool_run_cgroup(struct tool_run *r)
+/* What the executor said about the tool's cgroup: one warning when
+ * cgroups stop working here, and a memory cap that cannot hold. */
+static void tool_run_cgroup_warnings(struct tool_run *r)
 {
-    char err[UTIL_ERR_LEN], cgname[128];
-    pathf(cgname, sizeof cgname, "loadbench-%d-%s", (int)getpid(), r->subdir);
-    for (char *c = cgname; *c; c++)
-        if (*c == '/')
-            *c = '_';
-    if (*r->o->cgroup_ok && cgroup_create(&r->cg, cgname, r->pt->memory_limit_bytes, err) == 0) {
-        r->have_cg = 1;
+    if (r->tool->cgroup)
         return;
-    }
     if (*r->o->cgroup_ok)
-        json_array_append_new(r->warnings, json_sprintf("no cgroup accounting (%s): CPU from wait4 rusage, memory from /proc samples", err));
+        json_array_append_new(r->warnings, json_sprintf("no cgroup accounting (%s): CPU from wait4 rusage, memory from /proc samples",
+                                                        r->tool->no_cgroup));
     *r->o->cgroup_ok = 0;
     if (r->pt->memory_limit_bytes)
         json_array_append_new(r->warnings, json_string("memory_limit not enforced: no writable memory cgroup"));
 }
 
+/* The server's window opens and the machine's counters are read just
+ * before the tool starts, in its own clean environment, through the
+ * executor. */
 static int tool_run_spawn(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
-    /* The tool's own clean environment, in a fresh HOME. */
-    char home[PATH_MAX + 8], tmp[PATH_MAX + 8];
-    pathf(home, sizeof home, "%s/home", r->dir);
-    pathf(tmp, sizeof tmp, "%s/home/tmp", r->dir);
-    if (fsutil_mkdir_p(tmp, err))
-        goto fail;
-    r->envp = proc_clean_env(home, tmp, (const char *const *)r->plan.env.v);
-    tool_run_cgroup(r);
-    char outp[PATH_MAX + 16], errp[PATH_MAX + 16];
-    snprintf(outp, sizeof outp, "%s/stdout.txt", r->dir);
-    snprintf(errp, sizeof errp, "%s/stderr.txt", r->dir);
-    if (capture_start(&r->cap_out, outp, CAPTURE_HEAD_BYTES, CAPTURE_TAIL_BYTES, err) ||
-        capture_start(&r->cap_err, errp, CAPTURE_HEAD_BYTES, CAPTURE_TAIL_BYTES, err))
-        goto fail;
-    struct proc_spec spec = {.argv = (const char *const *)r->plan.argv.v, .envp = (const char *const *)r->envp,
-                             .cwd = r->dir, .stdout_path = outp, .stderr_path = errp, .stdout_fd = r->cap_out.write_fd,
-                             .stderr_fd = r->cap_err.write_fd, .cpus_mask = r->p->tool_cpus, .oom_score_adj = 1000};
-    if (r->have_cg)
-        for (int i = 0; i < r->cg.nprocs && i < 3; i++)
-            spec.cgroup_procs[i] = r->cg.procs[i];
-
     r->before = target_window(&r->tgt, err);
     if (!r->before) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target control channel: %s", err);
@@ -426,19 +398,19 @@ static int tool_run_spawn(struct tool_run *r)
      * first request: the snapshot before any request is its left edge. */
     if (r->have_hold && r->hold_s_ns == 0)
         r->hold_h0 = target_histogram(&r->tgt, NULL);
-    if (proc_spawn(&r->tool, &spec, err))
-        goto fail;
-    r->have_tool = 1;
-    capture_close_writer(&r->cap_out);
-    capture_close_writer(&r->cap_err);
-    r->spawned = r->tool.started_ns;
+    struct exec_spec spec = {.name = r->subdir, .argv = (const char *const *)r->plan.argv.v,
+                             .env = (const char *const *)r->plan.env.v, .dir = r->dir, .cpus_mask = r->p->tool_cpus,
+                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes};
+    if (r->o->ex->spawn(r->o->ex, &spec, &r->tool, err)) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
+        return -1;
+    }
+    tool_run_cgroup_warnings(r);
+    r->spawned = r->tool->started_ns;
     r->deadline = r->spawned + r->plan.load_ns + r->plan.startup_allowance_ns +
                   (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
     json_object_set_new(r->res, "deadline_s", json_real((double)(r->deadline - r->spawned) / 1e9));
     return 0;
-fail:
-    tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
-    return -1;
 }
 
 /* ---- sample: the tool, the target and the machine on absolute deadlines --------- */
@@ -520,7 +492,7 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
         r->tpts = util_xrealloc(r->tpts, r->cap_pts * sizeof *r->tpts);
         r->gpts = util_xrealloc(r->gpts, r->cap_pts * sizeof *r->gpts);
     }
-    if (r->ttree && sampler_tree_sample(r->ttree, &rd, &pt) == 1) {
+    if (r->tool->ex->sample(r->tool, &rd, &pt) == 1) {
         r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
         if (r->tcsv)
             sampler_csv_row(r->tcsv, &pt);
@@ -573,10 +545,8 @@ static void tool_run_sample(struct tool_run *r)
     struct sampler_reading rd;
     struct sampler_point pt;
     tool_run_open_series(r);
-    r->ttree = sampler_tree_new(r->tool.pid, r->have_cg ? r->cg.procs[0] : NULL, NULL);
     r->gtree = sampler_tree_new(r->tgt.proc.pid, NULL, NULL);
-    if (r->ttree)
-        sampler_tree_sample(r->ttree, &rd, &pt);
+    r->tool->ex->sample(r->tool, &rd, &pt);
     if (r->gtree)
         sampler_tree_sample(r->gtree, &r->trd0, &pt);
     r->trd1 = r->trd0;
@@ -585,7 +555,7 @@ static void tool_run_sample(struct tool_run *r)
     r->last_resp = target_u64(r->before, "responses_completed");
     r->last_t = util_now_ns();
     for (;;) {
-        if (proc_poll(&r->tool))
+        if (r->tool->ex->poll(r->tool))
             break;
         uint64_t now = util_now_ns();
         if (tool_run_must_stop(r, now))
@@ -614,7 +584,7 @@ static void tool_run_stop(struct tool_run *r)
      * percent. Totals come from the cgroup or wait4, not from samples. The
      * target's CPU total needs its final reading either way. */
     int full = r->ended - r->last_tick_ns >= r->p->sample_interval_ns / 2;
-    if (full && r->ttree && sampler_tree_sample(r->ttree, &rd, &pt) == 1 && r->tcsv)
+    if (full && r->tool->ex->sample(r->tool, &rd, &pt) == 1 && r->tcsv)
         sampler_csv_row(r->tcsv, &pt);
     if (r->gtree && sampler_tree_sample(r->gtree, &r->trd1, &pt) == 1 && full && r->gcsv)
         sampler_csv_row(r->gcsv, &pt);
@@ -624,19 +594,14 @@ static void tool_run_stop(struct tool_run *r)
         r->open_at_stop = target_u64(s, "connections_open");
     json_decref(s);
     pid_t keep[1] = {r->tgt.proc.pid};
-    int killed = proc_stop_tree(&r->tool, keep, 1, 3000000000ull, err);
+    int killed = r->tool->ex->stop(r->tool, keep, 1, 3000000000ull, err);
     if (killed < 0)
         json_array_append_new(r->warnings, json_sprintf("stopping the tool: %s", err));
     else if (killed > 0 && !r->stopped_by_us)
         json_array_append_new(r->warnings, json_sprintf("the tool left %d process(es) running after it exited; they were killed", killed));
-    if (r->have_cg) {
-        pid_t left[4];
-        if (cgroup_pids(&r->cg, left, 4) > 0)
-            cgroup_kill_all(&r->cg, NULL);
-    }
     /* The tool is gone: its output is complete (or cut, and marked so). */
-    finish_output(&r->cap_out, "stdout", r->res, r->warnings);
-    finish_output(&r->cap_err, "stderr", r->res, r->warnings);
+    finish_output(r, EXEC_STDOUT);
+    finish_output(r, EXEC_STDERR);
     sampler_machine_read(&r->m1, NULL);
     netstat_read(&r->ns1, NULL);
     json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
@@ -668,10 +633,10 @@ static void tool_run_collect_server(struct tool_run *r)
     }
 }
 
-static json_t *tool_run_exit_json(const struct proc *tool)
+static json_t *tool_run_exit_json(const struct exec_tree *tool)
 {
     json_t *exitj = json_object();
-    if (tool->reaped) {
+    if (tool->ended) {
         if (tool->exit.exited)
             json_object_set_new(exitj, "code", json_integer(tool->exit.code));
         if (tool->exit.signaled)
@@ -685,21 +650,16 @@ static json_t *tool_run_exit_json(const struct proc *tool)
 static void tool_run_footprint(struct tool_run *r)
 {
     double wall_s = (double)(r->ended - r->spawned) / 1e9;
-    const struct rusage *ru = &r->tool.exit.ru;
-    r->cpu_s = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
-               (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
+    r->cpu_s = r->tool->exit.cpu_s;
     const char *source = "rusage";
-    struct cgroup_usage cu;
+    struct exec_usage cu;
     struct sampler_summary ss, ts;
-    memset(&cu, 0, sizeof cu);
-    memset(&ss, 0, sizeof ss);
     memset(&ts, 0, sizeof ts);
-    if (r->ttree)
-        sampler_tree_summary(r->ttree, &ss);
+    r->tool->ex->summary(r->tool, &ss);
     if (r->gtree)
         sampler_tree_summary(r->gtree, &ts);
     json_t *fp = json_object();
-    if (r->have_cg && cgroup_read(&r->cg, &cu, NULL) == 0 && cu.cpu_ns > 0) {
+    if (r->tool->ex->usage(r->tool, &cu, NULL) == 0 && cu.cpu_ns > 0) {
         r->cpu_s = (double)cu.cpu_ns / 1e9;
         source = "cgroup";
         if (cu.mem_peak_bytes)
@@ -713,7 +673,7 @@ static void tool_run_footprint(struct tool_run *r)
      * child before its exec. The kernel's high-water mark of the largest
      * process (ru_maxrss) and the run's average CPU are floors the peaks
      * cannot be below: no sample may report less. */
-    double maxrss_mb = (double)ru->ru_maxrss * 1024 / 1e6;
+    double maxrss_mb = (double)r->tool->exit.maxrss_kb * 1024 / 1e6;
     double cpu_avg = wall_s > 0 ? r->cpu_s / wall_s * 100 : 0;
     r->rss_peak = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb;
     json_object_set_new(fp, "cpu_seconds", json_real(r->cpu_s));
@@ -743,7 +703,8 @@ static void tool_run_collect_client(struct tool_run *r)
 {
     const struct adapter_result *ar = &r->ar;
     char err[UTIL_ERR_LEN];
-    if (r->v.status != TOOL_RUN_INTERRUPTED && r->a->parse(&r->ctx, &r->ar, err))
+    if (r->v.status != TOOL_RUN_INTERRUPTED &&
+        (r->tool->ex->fetch(r->tool, err) || r->a->parse(&r->ctx, &r->ar, err)))
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "no result: %s", err);
     for (size_t i = 0; i < ar->warnings.n; i++)
         json_array_append_new(r->warnings, json_string(ar->warnings.v[i]));
@@ -774,7 +735,7 @@ static void tool_run_collect_client(struct tool_run *r)
 static void tool_run_collect(struct tool_run *r)
 {
     tool_run_collect_server(r);
-    json_object_set_new(r->res, "exit", tool_run_exit_json(&r->tool));
+    json_object_set_new(r->res, "exit", tool_run_exit_json(r->tool));
     tool_run_footprint(r);
     json_object_set_new(r->res, "machine_cpu", crosscheck_machine_json(&r->m0, &r->m1, r->cpu_s, r->target_cpu_s,
                                                                        r->self1 - r->self0, r->warnings));
@@ -807,7 +768,7 @@ static void tool_run_crosscheck(struct tool_run *r)
                                .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = &r->ar.lat,
                                .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan.model,
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
-                               .tool_samples = r->ttree, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
+                               .tool_samples = r->tool->samples, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
                                .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
                                .ntarget_pts = r->ngp};
     crosscheck_fill(&in, r->res, r->warnings);
@@ -821,7 +782,7 @@ static void tool_run_judge(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
     const struct adapter_result *ar = &r->ar;
-    const struct proc_exit *ex = &r->tool.exit;
+    const struct exec_exit *ex = &r->tool->exit;
     /* Stop the target; its final stats are the last word. */
     int stop_failed = target_stop(&r->tgt, err);
     r->have_tgt = 0;
@@ -835,9 +796,9 @@ static void tool_run_judge(struct tool_run *r)
             tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "every request the tool reported failed (%llu errors)",
                                (unsigned long long)ar->errors);
     }
-    if (r->v.status == TOOL_RUN_OK && r->tool.reaped && ex->signaled)
+    if (r->v.status == TOOL_RUN_OK && r->tool->ended && ex->signaled)
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "the tool was killed by signal %d", ex->sig);
-    if (r->v.status == TOOL_RUN_OK && r->tool.reaped && ex->exited && ex->code != 0)
+    if (r->v.status == TOOL_RUN_OK && r->tool->ended && ex->exited && ex->code != 0)
         json_array_append_new(r->warnings, json_sprintf("the tool exited with code %d", ex->code));
 }
 
@@ -845,17 +806,16 @@ static void tool_run_judge(struct tool_run *r)
 
 static json_t *tool_run_free(struct tool_run *r)
 {
-    if (r->have_tool && !r->tool.reaped) {
+    if (r->tool && !r->tool->ended) {
         pid_t keep_tgt[1] = {r->have_tgt ? r->tgt.proc.pid : 0};
-        proc_stop_tree(&r->tool, keep_tgt, r->have_tgt ? 1 : 0, 1000000000ull, NULL);
+        r->tool->ex->stop(r->tool, keep_tgt, r->have_tgt ? 1 : 0, 1000000000ull, NULL);
     }
     if (r->have_tgt)
         target_stop(&r->tgt, NULL);
-    finish_output(&r->cap_out, "stdout", r->res, r->warnings);
-    finish_output(&r->cap_err, "stderr", r->res, r->warnings);
-    if (r->have_cg) {
-        cgroup_kill_all(&r->cg, NULL);
-        cgroup_destroy(&r->cg, NULL);
+    if (r->tool) {
+        finish_output(r, EXEC_STDOUT);
+        finish_output(r, EXEC_STDERR);
+        r->tool->ex->free(r->tool);
     }
     if (r->tcsv)
         fclose(r->tcsv);
@@ -863,7 +823,6 @@ static json_t *tool_run_free(struct tool_run *r)
         fclose(r->gcsv);
     if (r->mcsv)
         fclose(r->mcsv);
-    sampler_tree_free(r->ttree);
     sampler_tree_free(r->gtree);
     free(r->tpts);
     free(r->gpts);
@@ -874,7 +833,6 @@ static json_t *tool_run_free(struct tool_run *r)
     json_decref(r->hold_h1);
     json_decref(r->series);
     adapter_result_free(&r->ar);
-    proc_env_free(r->envp);
     adapter_plan_free(&r->plan);
     json_object_set_new(r->res, "status", json_string(tool_run_status_name(r->v.status)));
     if (r->v.reason[0])

@@ -6,6 +6,7 @@
 #ifndef LB_TOOLRUN_H
 #define LB_TOOLRUN_H
 
+#include "exec.h"
 #include "profile.h"
 #include "util.h"
 
@@ -46,6 +47,7 @@ struct tool_run_opts {
     const char *run_dir;            /* absolute: tools run with their own directory as cwd */
     const char *target_bin;         /* lb-target */
     volatile sig_atomic_t *stop;    /* set by the caller's SIGINT/SIGTERM handler */
+    const struct executor *ex;      /* where the tool runs (exec_local) */
     int *cgroup_ok;                 /* in/out: 1 while cgroups work here; a run that finds
                                      * they do not clears it (one warning, not one per run) */
     /* Called after every sample (may be NULL): the live figures. */
