@@ -8,6 +8,7 @@
  * path), found through /proc/self/cgroup and /proc/self/mountinfo. */
 #include "cgroup.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -257,7 +258,10 @@ int cgroup_create_version(struct cgroup *cg, const char *name, uint64_t memory_l
 
 int cgroup_create(struct cgroup *cg, const char *name, uint64_t memory_limit_bytes, char *err)
 {
-    return cgroup_create_version(cg, name, memory_limit_bytes, 0, err);
+    int rc = cgroup_create_version(cg, name, memory_limit_bytes, 0, err);
+    if (rc == 0)
+        guard_watch_cgroup(cg); /* guard hook (#18): emptied if loadbench dies */
+    return rc;
 }
 
 /* pids listed in one cgroup.procs file; returns count (may exceed max). */
@@ -430,6 +434,8 @@ int cgroup_destroy(struct cgroup *cg, char *err)
         if (!ok && rc == 0)
             rc = util_err(err, "cannot remove cgroup %s: %s (a member still running?)", dirs[i], strerror(errno));
     }
+    if (rc == 0)
+        guard_forget_cgroup(cg); /* guard hook (#18) */
     return rc;
 }
 

@@ -2,6 +2,7 @@
  * and picks exit codes. */
 #include "adapter.h"
 #include "compare.h"
+#include "guard.h"
 #include "profile.h"
 #include "proc.h"
 #include "report.h"
@@ -194,10 +195,13 @@ static int cmd_run(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    if (guard_start(err)) /* guard hook (#18): before the first child, while single-threaded */
+        fprintf(stderr, "loadbench: warning: %s (a tool's children may outlive a killed loadbench)\n", err);
     if (proc_become_subreaper(err))
         fprintf(stderr, "loadbench: warning: %s (daemonizing tools may escape cleanup)\n", err);
     char *dir = NULL;
     int rc = run_profile(p, &o, &dir, err);
+    guard_stop(); /* guard hook (#18): everything is stopped; the guardian exits at once */
     if (rc == 2)
         fprintf(stderr, "loadbench: %s\n", err);
     else if (!o.quiet) {
