@@ -9,6 +9,7 @@
 #include "cgroup.h"
 #include "fsutil.h"
 #include "guard.h"
+#include "runlock.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -451,12 +452,13 @@ static int sweep_dir(const char *parent, const char *prefix, int v2, int *remove
     while ((de = readdir(d))) {
         if (strncmp(de->d_name, prefix, plen))
             continue;
-        char *end;
-        long pid = strtol(de->d_name + plen, &end, 10);
-        if (end == de->d_name + plen || *end != '-' || pid <= 0)
+        /* "<prefix>PID.START.PIDNS-..." (runlock_tag): swept only when
+         * its loadbench is proven dead by pid and start time in our pid
+         * namespace. The older "<prefix>PID-..." proves nothing (a pid is
+         * reused; the hierarchy may be shared with other containers): kept. */
+        const char *rest;
+        if (runlock_tag_dead(de->d_name + plen, &rest) != 1 || *rest != '-')
             continue;
-        if (pid == getpid() || kill((pid_t)pid, 0) == 0 || errno == EPERM)
-            continue; /* its loadbench is still running */
         struct cgroup cg;
         memset(&cg, 0, sizeof cg);
         cg.v2 = v2;

@@ -6,6 +6,7 @@
 #include "netstat.h"
 #include "proc.h"
 #include "report.h"
+#include "runlock.h"
 #include "sampler.h"
 #include "sha256.h"
 #include "target.h"
@@ -580,8 +581,9 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     }
     envp = proc_clean_env(home, tmp, (const char *const *)plan.env.v);
 
-    char cgname[128];
-    pathf(cgname, sizeof cgname, "loadbench-%d-%s", (int)getpid(), subdir);
+    char cgname[160], owner[48];
+    runlock_tag(owner, sizeof owner); /* runlock hook (#18): pid.start_time, so a sweep can prove us dead */
+    pathf(cgname, sizeof cgname, "loadbench-%s-%s", owner, subdir);
     for (char *c = cgname; *c; c++)
         if (*c == '/')
             *c = '_';
@@ -1146,7 +1148,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     }
     if (check_bins(p, o->only, err))
         return 2;
-    if (make_run_dir(&R, err))
+    if (make_run_dir(&R, err) || runlock_take(R.dir, err)) /* runlock hook (#18): the dir names its owner */
         return 2;
     *run_dir_out = util_xstrdup(R.dir);
     char path[PATH_MAX + 32];
