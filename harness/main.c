@@ -44,6 +44,19 @@ static const char quick_profile[] =
     "sampling: {interval: 1s}\n"
     "cooldown: 1s\n";
 
+/* run's handlers, installed by main's first instruction (#18): a signal
+ * that comes before the run directory exists ends the command with 130 and
+ * nothing made; after that, the run stops and keeps what it measured. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
 /* Runs whose loadbench died (in results_root's subdirectories, or the one
  * run_dir) are marked abandoned, and cgroups left by a dead loadbench are
  * emptied and removed (#18). Says what it did unless quiet. */
@@ -227,12 +240,6 @@ static int cmd_run(int argc, char **argv)
     o.progress_tty = !o.quiet && isatty(2);
     char *tb = target_bin();
     o.target_bin = tb;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     if (guard_start(err)) /* guard hook (#18): before the first child, while single-threaded */
         fprintf(stderr, "loadbench: warning: %s (a tool's children may outlive a killed loadbench)\n", err);
@@ -240,12 +247,15 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "loadbench: warning: %s (daemonizing tools may escape cleanup)\n", err);
     reap_dead_near(&o); /* runlock hook (#18): abandoned runs and stale cgroups */
     char *dir = NULL;
-    int rc = run_profile(p, &o, &dir, err);
+    int rc = stop_flag ? 130 : run_profile(p, &o, &dir, err);
     runlock_release(dir); /* runlock hook (#18) */
     guard_stop(); /* guard hook (#18): everything is stopped; the guardian exits at once */
     if (rc == 2)
         fprintf(stderr, "loadbench: %s\n", err);
-    else if (!o.quiet) {
+    else if (!dir) {
+        if (!o.quiet)
+            fprintf(stderr, "loadbench: interrupted before the run directory was made: nothing was run\n");
+    } else if (!o.quiet) {
         fprintf(stderr, "loadbench: %s: %s/summary.md\n",
                 rc == 0 ? "done" : rc == 130 ? "interrupted, partial results in" : "done with failures, see", dir);
         if (rc != 2 && dir && isatty(1)) {
@@ -486,6 +496,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (!strcmp(argv[1], "run"))
+        catch_stop_signals();
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
