@@ -183,11 +183,38 @@ static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
     return rc < 0 ? -1 : 1;
 }
 
+/* Remove the temporary files of the dead owner's atomic writes
+ * (NAME.tmp.PID, see run_write_json) in dir and its direct subdirectories
+ * (charts/): a kill between write and rename leaves one. */
+static void remove_temps(const char *dir, pid_t owner, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char suffix[32];
+    int slen = snprintf(suffix, sizeof suffix, ".tmp.%d", (int)owner);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path)
+            continue;
+        size_t n = strlen(de->d_name);
+        if (n > (size_t)slen && !strcmp(de->d_name + n - (size_t)slen, suffix))
+            unlink(path);
+        else if (depth > 0 && de->d_type == DT_DIR)
+            remove_temps(path, owner, depth - 1);
+    }
+    closedir(d);
+}
+
 int runlock_reap(const char *run_dir, char *err)
 {
     struct owner o;
     if (read_lock(run_dir, &o) != 1 || !owner_dead(&o))
         return 0;
+    remove_temps(run_dir, o.pid, 1);
     int rc = mark_abandoned(run_dir, &o, err);
     if (rc >= 0) {
         char path[PATH_MAX];

@@ -46,8 +46,8 @@ void runlock_release(const char *run_dir);
 
 /* If run_dir has a lock whose owner is proven dead: a run.json still
  * "running" becomes "abandoned" (with "abandoned": {owner_pid, found_at_ms,
- * reason}); a missing run.json is written as an empty abandoned run; then
- * the lock goes. Returns 1 when run_dir was marked abandoned, 0 when there
+ * reason}); a missing run.json is written as an empty abandoned run; the
+ * owner's half-written temporary files (NAME.tmp.PID) go, then the lock. Returns 1 when run_dir was marked abandoned, 0 when there
  * was nothing to do (no lock, a live owner, a finished run), -1 with err
  * filled (run.json unreadable or not writable). */
 int runlock_reap(const char *run_dir, char *err);
