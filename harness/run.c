@@ -582,7 +582,7 @@ static json_t *run_one(struct runner *R, const struct profile_tool *pt, const st
     envp = proc_clean_env(home, tmp, (const char *const *)plan.env.v);
 
     char cgname[160], owner[48];
-    runlock_tag(owner, sizeof owner); /* runlock hook (#18): pid.start_time, so a sweep can prove us dead */
+    runlock_tag(owner, sizeof owner); /* runlock hook (#18): PID.START.PIDNS, so a sweep can prove us dead */
     pathf(cgname, sizeof cgname, "loadbench-%s-%s", owner, subdir);
     for (char *c = cgname; *c; c++)
         if (*c == '/')
