@@ -1,4 +1,5 @@
 #include "adapter.h"
+#include "guard.h"
 #include "util.h"
 
 #include <errno.h>
@@ -158,6 +159,7 @@ int adapter_capture(const char *const *argv, char *out, size_t outlen)
         out[0] = 0;
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return -1;
+    pid_t gparent = guard_parent(); /* guard hook (#18) */
     pid_t pid = fork();
     if (pid < 0) {
         close(pfd[0]);
@@ -166,6 +168,7 @@ int adapter_capture(const char *const *argv, char *out, size_t outlen)
     }
     if (pid == 0) {
         setpgid(0, 0);
+        guard_child(gparent); /* guard hook (#18): a version probe dies with us */
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
@@ -205,6 +208,7 @@ int adapter_capture(const char *const *argv, char *out, size_t outlen)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     kill(-pid, SIGKILL); /* anything the version command left behind */
+    guard_forget_group(pid); /* guard hook (#18) */
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return -1;

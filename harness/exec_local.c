@@ -4,6 +4,7 @@
  * pipes into bounded files; it is sampled from /proc (and the cgroup's
  * counters). */
 #include "exec.h"
+#include "runlock.h"
 #include "capture.h"
 #include "cgroup.h"
 #include "fsutil.h"
@@ -29,12 +30,13 @@ static struct local_tree *local(struct exec_tree *t)
     return (struct local_tree *)t;
 }
 
-/* The tool's own cgroup, named loadbench-<our pid>-<name> (the prefix
- * cgroup_sweep_stale looks for). */
+/* The tool's own cgroup, named loadbench-<PID.START.PIDNS>-<name>: the
+ * owner tag lets cgroup_sweep_stale prove the owner dead (runlock_tag). */
 static void local_cgroup(struct local_tree *l, const struct exec_spec *spec)
 {
-    char name[128];
-    snprintf(name, sizeof name, "loadbench-%d-%s", (int)getpid(), spec->name);
+    char name[160], owner[48];
+    runlock_tag(owner, sizeof owner);
+    snprintf(name, sizeof name, "loadbench-%s-%s", owner, spec->name);
     for (char *c = name; *c; c++)
         if (*c == '/')
             *c = '_';

@@ -6,6 +6,7 @@
 #include "netstat.h"
 #include "proc.h"
 #include "report.h"
+#include "runlock.h"
 #include "sampler.h"
 #include "sha256.h"
 #include "target.h"
@@ -450,7 +451,9 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     }
     if (check_bins(p, o->only, err))
         return 2;
-    if (make_run_dir(&R, err))
+    if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
+        return 130;
+    if (make_run_dir(&R, err) || runlock_take(R.dir, err)) /* runlock hook (#18): the dir names its owner */
         return 2;
     *run_dir_out = util_xstrdup(R.dir);
     char path[PATH_MAX + 32];

@@ -11,6 +11,7 @@
 # to fail on purpose) and from this script (kill, mount).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$LB_SRC/tests/lib/run-faults.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
@@ -26,39 +27,6 @@ touch "$tmp/TARGET_STARTED"
 exec "$LB_BUILD/bin/lb-target" "\$@"
 S
 chmod +x "$tmp/target-wrap.sh"
-
-# leftovers SID: pids still alive in loadbench's session SID (loadbench is
-# started with setsid, so its pid is the session id), or whose command line
-# names this test's temp dir (a tool that setsid'd away). Zombies count.
-leftovers() {
-    perl -e '
-        my ($sid, $tmp) = @ARGV; my @left;
-        for my $d (glob "/proc/[0-9]*") {
-            my ($pid) = $d =~ m{(\d+)$}; next if $pid == $$ || $pid == getppid();
-            open my $f, "<", "$d/stat" or next; my $st = <$f>; close $f;
-            my @s = split / /, substr($st, rindex($st, ")") + 2);
-            my $cmd = ""; if (open my $c, "<", "$d/cmdline") { local $/; $cmd = <$c> // ""; }
-            push @left, $pid if $s[3] == $sid || index($cmd, $tmp) >= 0 && $cmd !~ /run_faults/;
-        }
-        print join(" ", @left);
-    ' "$1" "$tmp"
-}
-
-# json_all_valid DIR: every *.json under DIR parses, and no temporary file
-# of an atomic write (*.tmp.PID) is left.
-json_all_valid() {
-    perl -MJSON::PP -MFile::Find -e '
-        my $bad = 0;
-        find(sub {
-            return unless -f;
-            if (/\.tmp\.\d+$/) { print STDERR "left: $File::Find::name\n"; $bad++; return }
-            return unless /\.json$/;
-            local $/; open my $f, "<", $_ or return; my $t = <$f>;
-            eval { decode_json($t); 1 } or do { print STDERR "bad JSON: $File::Find::name\n"; $bad++ };
-        }, $ARGV[0]);
-        exit($bad ? 1 : 0);
-    ' "$1"
-}
 
 # run_lb OUT PROFILE [env...]: loadbench run in its own session, in the
 # background; sets $lbpid.
@@ -156,15 +124,6 @@ grace: 2s
 cooldown: 300ms
 Y
 mkdir -p "$tmp/sig"
-# wait_line FILE PATTERN PID: until FILE has a line matching PATTERN or PID is gone (20 s at most).
-wait_line() {
-    n=0
-    while [ $n -lt 1000 ] && ! grep -q "$2" "$1" 2>/dev/null; do
-        st=$(awk '{ print $3 }' /proc/$3/stat 2>/dev/null || echo gone)
-        [ "$st" = Z ] || [ "$st" = gone ] && return 0
-        sleep 0.02; n=$((n + 1))
-    done
-}
 iters=0 bad_left=0 bad_dir=0 bad_rc=0 phases="" sig_t0=$(date +%s)
 while [ $iters -lt 30 ] && [ $(($(date +%s) - sig_t0)) -lt 90 ]; do
     r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
