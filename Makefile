@@ -205,7 +205,7 @@ check:
 # and faults; the precision and throughput tests stay in `make check`,
 # since under ASan they measure the sanitizer.
 ASAN_UNIT := $(patsubst tests/unit/%.c,build-asan/tests/%,$(UNIT_SRC))
-ASAN_E2E_TESTS ?= hostile_profiles.t run_basic.t target-bad.t target-cli.t gen_args.t gen_errors.t \
+ASAN_E2E_TESTS ?= hostile_profiles.t run_basic.t target-bad.t target-cli.t gen_args.t gen_errors.t gen_eof.t \
                   gen_closed_counts.t target-count.t report_fixture.t adapter_raw.t
 ASAN_E2E  := $(addprefix tests/e2e/,$(ASAN_E2E_TESTS))
 

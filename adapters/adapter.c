@@ -1,4 +1,5 @@
 #include "adapter.h"
+#include "guard.h"
 #include "util.h"
 
 #include <errno.h>
@@ -158,6 +159,7 @@ int adapter_capture(const char *const *argv, char *out, size_t outlen)
         out[0] = 0;
     if (pipe2(pfd, O_CLOEXEC) < 0)
         return -1;
+    pid_t gparent = guard_parent(); /* guard hook (#18) */
     pid_t pid = fork();
     if (pid < 0) {
         close(pfd[0]);
@@ -166,6 +168,7 @@ int adapter_capture(const char *const *argv, char *out, size_t outlen)
     }
     if (pid == 0) {
         setpgid(0, 0);
+        guard_child(gparent); /* guard hook (#18): a version probe dies with us */
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
@@ -205,6 +208,7 @@ int adapter_capture(const char *const *argv, char *out, size_t outlen)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     kill(-pid, SIGKILL); /* anything the version command left behind */
+    guard_forget_group(pid); /* guard hook (#18) */
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return -1;
@@ -283,13 +287,135 @@ double adapter_json_num(json_t *o, const char *key)
 uint64_t adapter_json_count(json_t *o, const char *key)
 {
     double v = adapter_json_num(o, key);
-    return isnan(v) || v < 0 ? 0 : (uint64_t)llround(v);
+    if (isnan(v))
+        return 0;
+    if (v < 0)
+        return ADAPTER_COUNT_NEGATIVE;
+    return v >= (double)ADAPTER_COUNT_NEGATIVE ? ADAPTER_COUNT_NEGATIVE : (uint64_t)llround(v);
 }
 
 uint64_t adapter_json_uint(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
-    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+    if (!json_is_integer(v))
+        return 0;
+    if (json_integer_value(v) < 0)
+        return ADAPTER_COUNT_NEGATIVE;
+    return (uint64_t)json_integer_value(v);
+}
+
+/* ---- bounds on what a tool reports ---------------------------------------- */
+
+#define LATENCY_MAX_MS 86400000.0   /* a day: no request of a benchmark takes longer */
+
+static int check_latency(const struct adapter_latency *l, const char *which, double resolution_ms, char *err)
+{
+    const double *v = &l->min;
+    static const char *const names[] = {"min", "mean", "p50", "p90", "p95", "p99", "p99.9", "max"};
+    for (size_t i = 0; i < sizeof *l / sizeof(double); i++)
+        if (!isnan(v[i]) && !(v[i] >= 0 && v[i] < LATENCY_MAX_MS))
+            return util_err(err, "the tool reported %s latency %s = %.6g ms, outside 0 ms to a day", which, names[i], v[i]);
+    /* In order, with room for the tool's rounding (a percentile from a
+     * histogram bucket may read above the exact max by the bucket's width). */
+    const double order[] = {l->min, l->p50, l->p90, l->p95, l->p99, l->p999, l->max};
+    static const char *const onames[] = {"min", "p50", "p90", "p95", "p99", "p99.9", "max"};
+    size_t prev = SIZE_MAX;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+        if (isnan(order[i]))
+            continue;
+        if (prev != SIZE_MAX && order[i] < order[prev] - resolution_ms - 0.02 * order[prev])
+            return util_err(err, "the tool reported %s latency %s = %.6g ms below %s = %.6g ms: percentiles out of order",
+                            which, onames[i], order[i], onames[prev], order[prev]);
+        prev = i;
+    }
+    double slack = resolution_ms + 0.02 * (isnan(l->max) ? 0 : l->max);
+    if (!isnan(l->mean) && ((!isnan(l->min) && l->mean < l->min - slack) || (!isnan(l->max) && l->mean > l->max + slack)))
+        return util_err(err, "the tool reported %s latency mean = %.6g ms outside its min %.6g and max %.6g ms", which,
+                        l->mean, l->min, l->max);
+    return 0;
+}
+
+int adapter_result_check(const struct adapter_result *r, double resolution_ms, char *err)
+{
+    const struct {
+        const char *name;
+        uint64_t v;
+    } counts[] = {{"requests", r->requests},       {"ok", r->ok},
+                  {"errors", r->errors},           {"connect errors", r->err_connect},
+                  {"read errors", r->err_read},    {"write errors", r->err_write},
+                  {"timeouts", r->err_timeout},    {"status errors", r->err_status},
+                  {"other errors", r->err_other},  {"scheduled", r->scheduled},
+                  {"dropped", r->dropped},         {"late", r->late},
+                  {"bytes read", r->bytes_read}};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        if (counts[i].v > ADAPTER_COUNT_MAX)
+            return util_err(err, "the tool reported %s = %llu: negative or beyond any run", counts[i].name,
+                            (unsigned long long)counts[i].v);
+    if (!isnan(r->duration_s) && !(r->duration_s >= 0 && isfinite(r->duration_s)))
+        return util_err(err, "the tool reported a duration of %.6g s", r->duration_s);
+    if (!isnan(r->rps) && !(r->rps >= 0 && isfinite(r->rps)))
+        return util_err(err, "the tool reported a rate of %.6g requests/s", r->rps);
+    if (check_latency(&r->lat, "its", resolution_ms, err) ||
+        check_latency(&r->lat_uncorrected, "its uncorrected", resolution_ms, err))
+        return -1;
+    return 0;
+}
+
+int adapter_parse(const struct adapter *a, const struct adapter_ctx *ctx, struct adapter_result *r, char *err)
+{
+    if (a->parse(ctx, r, err))
+        return -1;
+    char why[UTIL_ERR_LEN];
+    if (r->parsed && adapter_result_check(r, a->latency_resolution_ms, why)) {
+        r->parsed = 0;
+        return util_err(err, "unparseable output: %s", why);
+    }
+    return 0;
+}
+
+/* The length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes
+ * there are not one (overlong forms, surrogates and code points above
+ * U+10FFFF are not: jansson refuses them too). */
+static size_t utf8_seq_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+        (c == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return n;
+}
+
+json_t *adapter_json_text(const char *s)
+{
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    size_t len = strlen(s), o = 0;
+    char *buf = util_xmalloc(len * 4 + 1);
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_seq_len(u + i);
+        if (n) {
+            memcpy(buf + o, u + i, n);
+            o += n;
+            i += n;
+        } else {
+            o += (size_t)sprintf(buf + o, "\\x%02X", u[i]);
+            i++;
+        }
+    }
+    buf[o] = 0;
+    j = json_string(buf);
+    free(buf);
+    return j ? j : json_string("(text not representable)");
 }
 
 const char *adapter_bindir(void)

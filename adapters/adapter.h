@@ -168,13 +168,45 @@ int adapter_write(const char *dir, const char *name, const char *text, char *err
  * number (o may be NULL). */
 double adapter_json_num(json_t *o, const char *key);
 
-/* The number under key of o rounded to a whole count; 0 when absent, not a
- * number or negative. */
+/* What the count helpers below give for a negative number: a count no
+ * run can reach, so adapter_parse's bounds check refuses the result (and
+ * sums of a few such counts neither wrap nor fall back into bounds). */
+#define ADAPTER_COUNT_NEGATIVE (1ull << 60)
+
+/* The largest count a tool may report (2^53: exact in a double, and beyond
+ * any run: a million requests a second for 285 years). */
+#define ADAPTER_COUNT_MAX (1ull << 53)
+
+/* The number under key of o rounded to a whole count; 0 when absent or not
+ * a number, ADAPTER_COUNT_NEGATIVE when negative. */
 uint64_t adapter_json_count(json_t *o, const char *key);
 
-/* The JSON integer under key of o when it is > 0, else 0 (a non-integer
- * number counts as absent). */
+/* The JSON integer under key of o when it is >= 0, else 0 when absent or
+ * not an integer (a non-integer number counts as absent), and
+ * ADAPTER_COUNT_NEGATIVE when negative. */
 uint64_t adapter_json_uint(json_t *o, const char *key);
+
+/* Run a's parser (a->parse) on the tool run ctx describes, then hold its
+ * result to physical bounds, one check for every adapter: counts at most
+ * ADAPTER_COUNT_MAX (a negative count read as unsigned lands above it);
+ * every latency absent (NAN) or finite, >= 0 and below a day, in order
+ * (min <= p50 <= p90 <= p95 <= p99 <= p99.9 <= max, mean within [min, max],
+ * allowing the tool's resolution and 2 % of rounding); duration and rate
+ * absent or finite and >= 0. Returns 0 with r->parsed set, or -1 with err
+ * saying what was unparseable or impossible (r->parsed is then 0, so no
+ * client figures are reported). */
+int adapter_parse(const struct adapter *a, const struct adapter_ctx *ctx, struct adapter_result *r, char *err);
+
+/* The bounds check of adapter_parse alone, on a result r of a tool whose
+ * latency resolution is resolution_ms. Returns 0, or -1 with err. */
+int adapter_result_check(const struct adapter_result *r, double resolution_ms, char *err);
+
+/* A JSON string of free text from a tool or the system (a reason, a
+ * warning, a version, a path), which may hold any bytes: valid UTF-8 is
+ * kept as it is, every byte that is not is written as the four characters
+ * \xHH, so the text is never dropped (jansson refuses invalid UTF-8).
+ * NULL gives JSON null. Returns a new reference. */
+json_t *adapter_json_text(const char *s);
 
 /* The directory holding the running loadbench binary's siblings (lb-gen),
  * found from /proc/self/exe. */

@@ -44,19 +44,11 @@ static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *
     struct raw_load l;
     if (raw_pick_load(c, "autocannon", p, &l, err))
         return -1;
+    /* Not autocannon's own default of 10 for a rate: with 10 connections
+     * -R 500 reached only ~300/s here, with 50 it held 500/s. */
     uint64_t conns;
-    if (l.open) {
-        /* Not autocannon's own default of 10: with 10 connections -R 500
-         * reached only ~300/s here, with 50 it held 500/s. */
-        uint64_t def = (uint64_t)ceil(l.level) < 50 ? (uint64_t)ceil(l.level) : 50;
-        if (raw_paced_connections(c, def, &conns, err))
-            return -1;
-    } else {
-        conns = (uint64_t)llround(l.level);
-        if (c->tool && json_object_get(c->tool->options, "connections"))
-            strvec_push(&p->warnings, "option connections applies to an open-model load only: the closed load's "
-                        "connections were used");
-    }
+    if (raw_connections(c, &l, 50, p, &conns, err))
+        return -1;
     uint64_t secs = raw_whole_seconds(l.duration_ns, "autocannon", "duration", p);
     strvec_push(&p->argv, c->found->path);
     strvec_push(&p->argv, "-j");
@@ -65,16 +57,8 @@ static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *
     strvec_push(&p->argv, "-d");
     strvec_pushf(&p->argv, "%llu", (unsigned long long)secs);
     if (l.open) {
-        uint64_t rate = (uint64_t)llround(l.level);
         strvec_push(&p->argv, "-R");
-        strvec_pushf(&p->argv, "%llu", (unsigned long long)rate);
-        if ((double)rate != l.level)
-            strvec_pushf(&p->warnings, "autocannon takes a whole rate: %.10g requests/s rounded to %llu", l.level,
-                         (unsigned long long)rate);
-        strvec_pushf(&p->warnings, "autocannon has no arrival-rate model: -R %llu caps %llu connections that wait for "
-                     "each response (paced, not open)",
-                     (unsigned long long)rate, (unsigned long long)conns);
-        p->model = "paced";
+        strvec_pushf(&p->argv, "%llu", (unsigned long long)raw_paced_rate("autocannon", "-R", &l, conns, p));
     } else {
         p->model = "closed";
     }

@@ -10,6 +10,7 @@
  * logs one "Request Failed" warning for it, so those lines are what tell
  * a completed response from an attempt. */
 #include "adapter.h"
+#include "raw.h"
 #include "units.h"
 #include "util.h"
 
@@ -27,9 +28,12 @@ static const char *const k6_options[] = {"discard_bodies", NULL};
 
 static int k6_detect(const char *bin, struct adapter_found *found, char *err)
 {
-    if (adapter_which(bin ? bin : "k6", found->path, sizeof found->path))
-        return bin ? util_err(err, "k6 binary \"%s\" not found or not executable", bin)
-                   : util_err(err, "k6 is not on PATH");
+    /* Where scripts/install-tools --k6-src/--k6-release puts it (the
+     * repository's tools/bin when not root, /opt/loadbench-tools/bin as
+     * root), then PATH. */
+    static const char *const cands[] = {"@/tools/bin/k6", "/opt/loadbench-tools/bin/k6", "k6", NULL};
+    if (raw_find("k6", bin, cands, found, err))
+        return -1;
     const char *argv[] = {found->path, "version", NULL};
     char out[512];
     if (adapter_capture(argv, out, sizeof out) != 0)
@@ -41,6 +45,7 @@ static int k6_detect(const char *bin, struct adapter_found *found, char *err)
     v++;
     v[strcspn(v, " \n")] = 0;
     snprintf(found->version, sizeof found->version, "%.100s", v);
+    raw_origin(found);
     return 0;
 }
 
@@ -416,8 +421,8 @@ static int k6_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
 const struct adapter adapter_k6 = {
     .name = "k6",
     .description = "Grafana k6: JavaScript VUs (Go), closed and open (arrival-rate) executors",
-    .install_hint = "not packaged for Debian: get a release binary from https://github.com/grafana/k6/releases "
-                    "(tested with v0.48.0) and put it on PATH",
+    .install_hint = "not packaged for Debian: scripts/install-tools --k6-src DIR (a k6 v0.48.0 source tree, "
+                    "built offline) or --k6-release (the checksummed release archive)",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
     .latency_measures = "http_req_duration: request sending started to last response byte received "
                         "(excludes DNS, connect and TLS; open model: from the actual send, not the schedule)",

@@ -108,6 +108,8 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
     char path[1200];
     snprintf(path, sizeof path, "%s/summary.json", c->dir);
     json_t *j = json_load_file(path, 0, &je);
+    if (!j && je.line < 1) /* no place in the text: the file cannot be opened */
+        return util_err(err, "lb-gen wrote no readable summary.json: %s", je.text);
     if (!j)
         return util_err(err, "lb-gen wrote no readable summary.json: %s (line %d)", je.text, je.line);
     const char *schema = json_string_value(json_object_get(j, "schema"));
@@ -149,8 +151,12 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
     }
     r->extra = json_incref(j);
     r->parsed = 1;
+    /* A run that did not deliver its load (fewer connections open than
+     * asked) fails its row; its figures are kept (parsed) to be seen. */
+    const char *gen_error = json_string_value(json_object_get(j, "error"));
+    int rc = gen_error ? util_err(err, "lb-gen did not deliver the load: %s", gen_error) : 0;
     json_decref(j);
-    return 0;
+    return rc;
 }
 
 const struct adapter adapter_lbgen = {

@@ -127,6 +127,34 @@ int raw_paced_connections(const struct adapter_ctx *c, uint64_t def, uint64_t *o
     return 0;
 }
 
+int raw_connections(const struct adapter_ctx *c, const struct raw_load *l, uint64_t paced_max, struct adapter_plan *p,
+                    uint64_t *out, char *err)
+{
+    if (l->open) {
+        uint64_t want = (uint64_t)ceil(l->level);
+        return raw_paced_connections(c, want < paced_max ? want : paced_max, out, err);
+    }
+    *out = (uint64_t)llround(l->level);
+    if (c->tool && json_object_get(c->tool->options, "connections"))
+        strvec_push(&p->warnings, "option connections applies to an open-model load only: the closed load's "
+                    "connections were used");
+    return 0;
+}
+
+uint64_t raw_paced_rate(const char *tool, const char *flag, const struct raw_load *l, uint64_t conns,
+                        struct adapter_plan *p)
+{
+    uint64_t rate = (uint64_t)llround(l->level);
+    if ((double)rate != l->level)
+        strvec_pushf(&p->warnings, "%s takes a whole rate: %.10g requests/s rounded to %llu", tool, l->level,
+                     (unsigned long long)rate);
+    strvec_pushf(&p->warnings, "%s has no arrival-rate model: %s %llu caps %llu connections that wait for each "
+                 "response (paced, not open)",
+                 tool, flag, (unsigned long long)rate, (unsigned long long)conns);
+    p->model = "paced";
+    return rate;
+}
+
 int raw_copy_data(const struct adapter_ctx *c, const char *rel, const char *name, struct adapter_plan *p, char *err)
 {
     char path[PATH_MAX], e[UTIL_ERR_LEN];
@@ -270,4 +298,19 @@ char *raw_output(const char *dir, size_t max_bytes)
     free(out);
     free(errt);
     return all;
+}
+
+void raw_origin(struct adapter_found *found)
+{
+    char path[sizeof found->path + 16], line[64] = "";
+    snprintf(path, sizeof path, "%s.origin", found->path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (fgets(line, sizeof line, f))
+        line[strcspn(line, "\n")] = 0;
+    fclose(f);
+    size_t n = strlen(found->version);
+    if (line[0] && n < sizeof found->version - 4)
+        snprintf(found->version + n, sizeof found->version - n, " (%s)", line);
 }

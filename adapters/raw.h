@@ -49,6 +49,20 @@ int raw_option_bool(const struct adapter_ctx *c, const char *key, int def, int *
  * "connections", else the profile's max_inflight, else def; at least 1. */
 int raw_paced_connections(const struct adapter_ctx *c, uint64_t def, uint64_t *out, char *err);
 
+/* Connections for a tool with one connection count: an open load's as
+ * raw_paced_connections with the rate (at most paced_max) as default, a
+ * closed load's own count (a warning in plan when option connections was
+ * set, since it applies to open loads only). Returns 0, or -1 with err. */
+int raw_connections(const struct adapter_ctx *c, const struct raw_load *l, uint64_t paced_max, struct adapter_plan *p,
+                    uint64_t *out, char *err);
+
+/* The whole rate for a tool whose rate flag caps closed connections: the
+ * level rounded (a warning when that changes it), a warning that flag
+ * paces conns connections rather than scheduling arrivals, and plan->model
+ * "paced". Returns the rate. */
+uint64_t raw_paced_rate(const char *tool, const char *flag, const struct raw_load *l, uint64_t conns,
+                        struct adapter_plan *p);
+
 /* Copy the data file adapters/<rel> (adapter_datadir()) into the run
  * directory as name and list it in plan->files. Returns 0, or -1 with err. */
 int raw_copy_data(const struct adapter_ctx *c, const char *rel, const char *name, struct adapter_plan *p, char *err);
@@ -58,6 +72,11 @@ int raw_copy_data(const struct adapter_ctx *c, const char *rel, const char *name
  * adapter_datadir()). Fills found->path. Returns 0, or -1 with err. */
 int raw_find(const char *tool, const char *bin, const char *const *candidates, struct adapter_found *found,
              char *err);
+
+/* Append how scripts/install-tools installed found->path to
+ * found->version, " (source, go1.19.8)": the first line of the note it
+ * writes beside the binary, <path>.origin. Nothing when there is none. */
+void raw_origin(struct adapter_found *found);
 
 /* The first line of text (after leading blanks) that starts with label:
  * returns a pointer just past the label, or NULL. */

@@ -15,6 +15,7 @@ extern const struct adapter adapter_locust;
 extern const struct adapter adapter_jmeter;
 extern const struct adapter adapter_gofasthttp;
 extern const struct adapter adapter_aiohttp;
+extern const struct adapter adapter_bombardier;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
@@ -24,6 +25,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_h2load,
     &adapter_siege,
     &adapter_autocannon,
+    &adapter_bombardier,
     &adapter_k6,
     &adapter_artillery,
     &adapter_locust,

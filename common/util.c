@@ -74,6 +74,13 @@ int util_err(char *err, const char *fmt, ...)
     return -1;
 }
 
+void util_sleep_until_ns(uint64_t t_ns)
+{
+    struct timespec ts = {(time_t)(t_ns / 1000000000ull), (long)(t_ns % 1000000000ull)};
+    /* EINTR: a signal; return and let the caller look at the stop flag. */
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
 uint64_t util_now_ns(void)
 {
     struct timespec ts;

@@ -26,6 +26,10 @@ uint64_t util_now_ns(void);          /* CLOCK_MONOTONIC, ns */
 uint64_t util_now_us(void);          /* CLOCK_MONOTONIC, us */
 uint64_t util_wall_ms(void);         /* CLOCK_REALTIME, ms since the epoch */
 
+/* Sleep until t_ns (absolute CLOCK_MONOTONIC). Returns early when a signal
+ * arrives, so that the caller can look at its stop flag. */
+void util_sleep_until_ns(uint64_t t_ns);
+
 /* Parse a CPU list such as "0", "1,3" or "0-2" into a bitmask of up to 64
  * CPUs. Returns 0, or -1 with err filled. */
 int util_parse_cpulist(const char *s, uint64_t *mask, char *err);

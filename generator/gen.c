@@ -23,7 +23,17 @@
  * costs one read(); a complete response is followed at once by one write()
  * of the next request from the same buffer. The clock is read once per
  * epoll_wait batch, and every event of the batch is stamped with that time.
- * Timeouts are found by a scan every 100 ms, not by per-request timers. */
+ * Timeouts are found by a scan every 100 ms, not by per-request timers.
+ *
+ * Connections are opened FILL_BATCH at a time between passes of the loop:
+ * one burst of 17,000 connects kept the loop away for seconds, and the run
+ * ended (closing every handshake whose event it had not read) before it
+ * came back. Each socket gets the whole ephemeral range as its own
+ * (IP_LOCAL_PORT_RANGE): for connect() without it the kernel tries the even
+ * ports first, and once the ~14,000 even ports to one server are taken
+ * every connect scans them all (8 ms each here), so 17,000 connections
+ * took 25 s to open; with a socket range it scans from where the last one
+ * stopped (0.25 ms each). */
 
 #define TICK_NS 10000000ULL            /* stage levels, trims, stop checks */
 #define TIMEOUT_SCAN_NS 100000000ULL
@@ -31,6 +41,12 @@
 #define READ_BUF_BYTES 16384
 #define MAX_EVENTS 512
 #define GROW_CONNECTING 8              /* open model: handshakes at once when growing the pool */
+#define SIGNAL_DRAIN_NS 250000000ULL   /* after SIGINT/SIGTERM, the drain waits at most this */
+#ifndef IP_LOCAL_PORT_RANGE
+#define IP_LOCAL_PORT_RANGE 51         /* linux/in.h, Linux 6.3 */
+#endif
+#define FILL_BATCH 256                 /* connects per pass of the loop */
+#define WARM_UP_MAX_NS 2000000000ULL   /* the warm-up gives up after this without progress */
 
 /* C_DONE: connected, nothing in flight, not (yet) on the idle stack — the
  * moment between a response (or a handshake) and what follows it. */
@@ -64,6 +80,8 @@ struct worker {
     pthread_t tid;
     int ep;
     int no_pwait2; /* epoll_pwait2 said ENOSYS: wait with epoll_wait */
+    int no_port_range; /* IP_LOCAL_PORT_RANGE refused (Linux before 6.3) */
+    int warming;   /* connecting before the start: nothing is sent */
     const char *req;
     size_t req_len;
     char *buf;
@@ -76,9 +94,11 @@ struct worker {
     uint32_t nconnected;
     uint32_t ninflight;
     uint32_t target;       /* connections this thread should hold now */
+    uint32_t asked;        /* the most it was asked to hold at once */
     uint32_t inflight_cap; /* open model */
 
     uint64_t start_ns, end_ns, stop_ns, done_ns;
+    uint64_t signal_ns;    /* when this thread first saw the stop flag, 0 before */
     uint64_t next_tick, next_scan, next_sec_ns, retry_at;
     size_t cur_sec;
     struct series_row *row;
@@ -165,6 +185,10 @@ static void conn_open(struct worker *w, uint64_t now)
         goto err;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* 1..65535: the kernel narrows it to ip_local_port_range. */
+    uint32_t range = 65535U << 16 | 1U;
+    if (!w->no_port_range && setsockopt(fd, IPPROTO_IP, IP_LOCAL_PORT_RANGE, &range, sizeof range) < 0)
+        w->no_port_range = 1;
     if (connect(fd, (const struct sockaddr *)&w->cfg->addr, sizeof w->cfg->addr) < 0 && errno != EINPROGRESS)
         goto err;
     c->fd = fd;
@@ -232,22 +256,55 @@ static void conn_write_more(struct worker *w, struct conn *c)
     }
 }
 
-static void fill(struct worker *w, uint64_t now);
+static int fill(struct worker *w, uint64_t now);
+
+/* Arrival k: its due time, or UINT64_MAX past the schedule. */
+static uint64_t arrival_at(const struct worker *w, uint64_t k)
+{
+    uint64_t off;
+    if (k >= w->k_total || stages_arrival_time(&w->cfg->load, k, &off) < 0)
+        return UINT64_MAX;
+    return w->start_ns + off;
+}
 
 /* Step arrival *k (due at *t) to this thread's next one. */
 static void arrival_step(const struct worker *w, uint64_t *k, uint64_t *t)
 {
-    uint64_t off;
     *k += (uint64_t)w->cfg->threads;
-    if (*k >= w->k_total || stages_arrival_time(&w->cfg->load, *k, &off) < 0)
-        *t = UINT64_MAX;
-    else
-        *t = w->start_ns + off;
+    *t = arrival_at(w, *k);
 }
 
 static void arrival_next(struct worker *w)
 {
     arrival_step(w, &w->next_k, &w->next_t);
+}
+
+/* Step (*k, *t) past every arrival of this thread due by now. Returns how
+ * many it stepped over. At a rate far beyond what can be sent (1e12/s)
+ * millions come due between two passes of the loop: after a few steps it
+ * jumps by the schedule's integral (arrival k is due when the integral
+ * reaches k), then corrects the rounding by the exact due times. */
+static uint64_t arrival_skip(const struct worker *w, uint64_t *k, uint64_t *t, uint64_t now)
+{
+    uint64_t n = 0, T = (uint64_t)w->cfg->threads, k0;
+    for (int i = 0; i < 64 && *t <= now; i++, n++)
+        arrival_step(w, k, t);
+    if (*t > now)
+        return n;
+    k0 = *k;
+    double a = floor(stages_arrivals(&w->cfg->load, now - w->start_ns)) + 1;
+    uint64_t first = a >= (double)w->k_total ? w->k_total : (uint64_t)a; /* first index not due, about */
+    uint64_t kk = first > k0 ? k0 + (first - k0 + T - 1) / T * T : k0 + T;
+    while (kk - T > k0 && arrival_at(w, kk - T) > now)
+        kk -= T;
+    uint64_t tt = arrival_at(w, kk);
+    while (tt <= now) {
+        kk += T;
+        tt = arrival_at(w, kk);
+    }
+    *k = kk;
+    *t = tt;
+    return n + (kk - k0) / T;
 }
 
 /* Every arrival that came due (up to now) while no connection was free or
@@ -258,10 +315,7 @@ static void count_cap_hits(struct worker *w, uint64_t now)
         w->cap_k = w->next_k;
         w->cap_t = w->next_t;
     }
-    while (w->cap_t <= now) {
-        w->c.cap_hits++;
-        arrival_step(w, &w->cap_k, &w->cap_t);
-    }
+    w->c.cap_hits += arrival_skip(w, &w->cap_k, &w->cap_t, now);
 }
 
 /* Send every due arrival there is a free connection for. */
@@ -332,7 +386,11 @@ static void response_done(struct worker *w, struct conn *c, uint64_t now)
     }
 }
 
-static void conn_read(struct worker *w, struct conn *c, uint64_t now)
+/* events: the epoll event that woke us. Under edge triggering a close that
+ * arrives with the last bytes raises no later edge: when the event says the
+ * peer closed (EPOLLRDHUP), read on to the EOF instead of stopping at a
+ * short read. */
+static void conn_read(struct worker *w, struct conn *c, uint64_t now, uint32_t events)
 {
     for (;;) {
         ssize_t n = read(c->fd, w->buf, READ_BUF_BYTES);
@@ -347,11 +405,14 @@ static void conn_read(struct worker *w, struct conn *c, uint64_t now)
                 return;
             }
             if (r == 1) {
+                if (events & EPOLLRDHUP)
+                    c->resp.flags |= HTTP_RESP_CLOSE; /* complete, and the server has closed */
                 response_done(w, c, now);
                 return;
             }
-            /* A short read drained the socket; the next edge brings more. */
-            if ((size_t)n < READ_BUF_BYTES)
+            /* A short read drained the socket; the next edge brings more,
+             * unless the peer's close came with these bytes. */
+            if ((size_t)n < READ_BUF_BYTES && !(events & (EPOLLRDHUP | EPOLLHUP)))
                 return;
             continue;
         }
@@ -384,6 +445,8 @@ static void connected(struct worker *w, struct conn *c, uint64_t now)
         return;
     }
     c->state = C_DONE;
+    if (w->warming)
+        return; /* its first request goes at the start */
     if (w->stopping || w->nopen > w->target)
         conn_close(w, c);
     else
@@ -408,6 +471,7 @@ static void handle_event(struct worker *w, const struct epoll_event *ev, uint64_
         }
         return;
     case C_IDLE:
+    case C_DONE: /* closed model, connected before the start */
         /* Data or EOF on a connection with nothing in flight: the server
          * closed it (keep-alive timeout) or misbehaves. Reopened by fill(). */
         if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) {
@@ -427,18 +491,26 @@ static void handle_event(struct worker *w, const struct epoll_event *ev, uint64_
         __attribute__((fallthrough));
     case C_READING:
         if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
-            conn_read(w, c, now);
+            conn_read(w, c, now, e);
         return;
     }
 }
 
-/* Open connections up to the thread's target. */
-static void fill(struct worker *w, uint64_t now)
+static int fill_wanted(const struct worker *w, uint64_t now)
 {
-    if (now < w->retry_at)
-        return;
-    while (w->nopen < w->target && w->nfree > 0 && now >= w->retry_at)
+    return w->nopen < w->target && w->nfree > 0 && now >= w->retry_at;
+}
+
+/* Open connections towards the thread's target, FILL_BATCH at most.
+ * Returns how many connects it started (the caller's clock is then stale). */
+static int fill(struct worker *w, uint64_t now)
+{
+    int n = 0;
+    while (n < FILL_BATCH && fill_wanted(w, now)) {
         conn_open(w, now);
+        n++;
+    }
+    return n;
 }
 
 /* Close connections with nothing in flight while above the target;
@@ -474,6 +546,8 @@ static void tick(struct worker *w, uint64_t now)
     const struct gen_config *cfg = w->cfg;
     if (cfg->model == GEN_CLOSED && !w->stopping) {
         w->target = share(stages_count(&cfg->load, now - w->start_ns), cfg->threads, w->id);
+        if (w->target > w->asked)
+            w->asked = w->target;
         if (w->nopen > w->target)
             trim(w);
     }
@@ -522,7 +596,10 @@ static void begin_stop(struct worker *w, uint64_t now)
     }
     for (uint32_t i = 0; i < w->cap_conns; i++) {
         struct conn *c = &w->conns[i];
-        if (c->state == C_CONNECTING || c->state == C_IDLE)
+        if (c->state == C_CONNECTING)
+            w->c.conn_unfinished++;
+        /* C_DONE: connected before a start that a signal cut short. */
+        if (c->state == C_CONNECTING || c->state == C_IDLE || c->state == C_DONE)
             conn_close(w, c);
     }
 }
@@ -549,22 +626,30 @@ static int aborted(const struct worker *w)
     return *w->stop || atomic_load_explicit(&w->sh->abort, memory_order_relaxed);
 }
 
-/* Open model: connect the pool before the timetable starts (as k6
- * pre-allocates VUs), so arrival 0 does not wait for a handshake. Gives up
- * after --timeout (max 2 s); connections still missing are retried during
- * the run. */
+/* Connect the connections of the start before the clock starts: the open
+ * model's pool (as k6 pre-allocates VUs), so arrival 0 does not wait for a
+ * handshake; the closed model's first level, so its connections are held
+ * for the whole duration (20,000 take seconds to open). Gives up when
+ * --timeout (max 2 s) passes without a new connection; those still missing
+ * are retried during the run. */
 static void warm_up(struct worker *w, struct epoll_event *events)
 {
-    uint64_t now = util_now_ns(), limit = w->cfg->timeout_ns < 2000000000ULL ? w->cfg->timeout_ns : 2000000000ULL;
-    uint64_t until = now + limit;
-    fill(w, now);
-    while (w->nconnected < w->target && now < until && !aborted(w)) {
-        int n = epoll_wait(w->ep, events, MAX_EVENTS, 10);
+    uint64_t now = util_now_ns(), limit = w->cfg->timeout_ns < WARM_UP_MAX_NS ? w->cfg->timeout_ns : WARM_UP_MAX_NS;
+    uint64_t progress = now;
+    uint32_t seen = 0;
+    w->warming = 1;
+    while (w->nconnected < w->target && now - progress < limit && !aborted(w)) {
+        int more = fill(w, now) > 0 && fill_wanted(w, util_now_ns());
+        int n = epoll_wait(w->ep, events, MAX_EVENTS, more ? 0 : 10);
         now = util_now_ns();
         for (int i = 0; i < n; i++)
             handle_event(w, &events[i], now);
-        fill(w, now);
+        if (w->nconnected > seen) {
+            seen = w->nconnected;
+            progress = now;
+        }
     }
+    w->warming = 0;
 }
 
 /* epoll_pwait2 (Linux 5.11) times out to the nanosecond. Where it is
@@ -584,6 +669,40 @@ static int wait_events(struct worker *w, struct epoll_event *events, const struc
     return epoll_wait(w->ep, events, MAX_EVENTS, ms > INT_MAX ? INT_MAX : (int)ms);
 }
 
+/* The clock has started: set the thread's timers, and send the closed
+ * model's first requests on the connections opened before. Returns now. */
+static uint64_t start_load(struct worker *w)
+{
+    const struct gen_config *cfg = w->cfg;
+    w->start_ns = w->sh->start_ns;
+    w->end_ns = w->start_ns + cfg->duration_ns;
+    uint64_t now = util_now_ns();
+    w->next_tick = now;
+    w->next_scan = now + TIMEOUT_SCAN_NS;
+    w->next_sec_ns = w->start_ns + 1000000000ULL;
+    if (cfg->model == GEN_OPEN) {
+        w->next_k = (uint64_t)w->id - (uint64_t)cfg->threads; /* arrival_next steps onto id */
+        arrival_next(w);
+    } else if (!aborted(w)) {
+        for (uint32_t i = 0; i < w->cap_conns; i++)
+            if (w->conns[i].state == C_DONE)
+                conn_send(w, &w->conns[i], now, now);
+    }
+    return now;
+}
+
+/* When the drain gives up on responses in flight: --grace after the stop,
+ * and a signal ends the run within a second whatever --grace. */
+static uint64_t drain_end(struct worker *w, uint64_t now)
+{
+    uint64_t end = w->stop_ns + w->cfg->grace_ns;
+    if (*w->stop && !w->signal_ns)
+        w->signal_ns = now;
+    if (w->signal_ns && w->signal_ns + SIGNAL_DRAIN_NS < end)
+        end = w->signal_ns + SIGNAL_DRAIN_NS;
+    return end;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -595,8 +714,9 @@ static void *worker_main(void *arg)
         util_pin(0, 1ULL << cfg->cpus[w->id % cfg->ncpus], err); /* best effort; main checked the list */
     }
     w->row = series_row(&w->series, 0);
-    if (cfg->model == GEN_OPEN)
-        warm_up(w, events);
+    if (cfg->model == GEN_CLOSED)
+        w->asked = w->target = share(stages_count(&cfg->load, 0), cfg->threads, w->id);
+    warm_up(w, events);
     /* Start together: main stamps the start once every thread is ready. */
     atomic_fetch_add(&w->sh->ready, 1);
     while (!atomic_load(&w->sh->go)) {
@@ -604,17 +724,7 @@ static void *worker_main(void *arg)
             return NULL;
         nanosleep(&(struct timespec){0, 50000}, NULL);
     }
-    w->start_ns = w->sh->start_ns;
-    w->end_ns = w->start_ns + cfg->duration_ns;
-    uint64_t now = util_now_ns();
-    w->next_tick = now;
-    w->next_scan = now + TIMEOUT_SCAN_NS;
-    w->next_sec_ns = w->start_ns + 1000000000ULL;
-    if (cfg->model == GEN_OPEN) {
-        w->next_k = (uint64_t)w->id - (uint64_t)cfg->threads; /* arrival_next steps onto id */
-        arrival_next(w);
-    }
-
+    uint64_t now = start_load(w);
     for (;;) {
         if (now >= w->next_sec_ns)
             rollover(w, now);
@@ -632,7 +742,7 @@ static void *worker_main(void *arg)
         }
         uint64_t deadline = w->next_tick < w->next_sec_ns ? w->next_tick : w->next_sec_ns;
         if (w->stopping) {
-            uint64_t grace_end = w->stop_ns + cfg->grace_ns;
+            uint64_t grace_end = drain_end(w, now);
             if (w->ninflight == 0 || now >= grace_end || *w->stop > 1) {
                 finish(w, now);
                 break;
@@ -640,7 +750,11 @@ static void *worker_main(void *arg)
             if (grace_end < deadline)
                 deadline = grace_end;
         } else {
-            fill(w, now);
+            if (fill(w, now)) {
+                now = util_now_ns();
+                if (fill_wanted(w, now))
+                    deadline = now; /* more to open: poll, do not wait */
+            }
             if (cfg->model == GEN_OPEN) {
                 dispatch(w, now);
                 if (w->nidle > 0 && w->ninflight < w->inflight_cap && w->next_t < deadline)
@@ -674,7 +788,7 @@ static void worker_init(struct worker *w, const struct gen_config *cfg, int id, 
         w->target = 0;
     } else {
         conns = share(cfg->max_inflight, cfg->threads, id);
-        w->target = share(cfg->connections, cfg->threads, id);
+        w->asked = w->target = share(cfg->connections, cfg->threads, id);
         w->inflight_cap = (uint32_t)conns;
         w->k_total = stages_arrival_count(&cfg->load);
         w->cap_k = UINT64_MAX;
@@ -774,8 +888,10 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
             out->stop_ns = w->stop_ns;
         if (w->done_ns > out->end_ns)
             out->end_ns = w->done_ns;
+        out->asked += w->asked;
     }
     out->max_open = atomic_load(&sh.max_open);
+    out->interrupted = *stop != 0;
     /* Trim the series to the seconds the run lasted. */
     size_t last = (size_t)((out->end_ns - out->start_ns) / 1000000000ULL) + 1;
     if (last < out->series.n) {

@@ -46,6 +46,7 @@ struct gen_counts {
     uint64_t unfinished;       /* in flight when the grace ran out (also in err_timeout) */
     uint64_t scheduled, late, dropped, cap_hits; /* open model */
     uint64_t conn_opened, conn_closed;
+    uint64_t conn_unfinished;  /* connects still in progress when the load ended */
     uint64_t bytes_read, bytes_written;
 };
 
@@ -55,6 +56,9 @@ struct gen_result {
     struct hist *lat_uncorr;   /* open model: actual send→response; NULL in closed */
     struct series series;
     uint32_t max_open;         /* most connections open at once, all threads */
+    uint32_t asked;            /* most the load asked for at once (closed: the highest level
+                                * reached; open: the pool opened before the start) */
+    int interrupted;           /* a signal stopped the run */
     uint64_t start_ns, stop_ns, end_ns;  /* monotonic: load start, schedule end, drain end */
     uint64_t start_wall_ms, end_wall_ms;
 };

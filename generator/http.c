@@ -73,9 +73,19 @@ static void value_word(struct http_resp *r, uint8_t *pos, int c, const char *wor
  * state. */
 static int body_start(struct http_resp *r)
 {
+    if (r->status >= 100 && r->status < 200 && r->status != 101) {
+        /* An interim response (100 Continue, 103 Early Hints): the final
+         * one follows on the same connection (RFC 9110 15.2). */
+        http_resp_reset(r, r->flags & F_HEAD);
+        return S_VERSION;
+    }
     if (r->flags & F_HTTP10 && !(r->flags & F_KEEPALIVE))
         r->flags |= HTTP_RESP_CLOSE;
-    if (r->flags & F_HEAD || (r->status >= 100 && r->status < 200) || r->status == 204 || r->status == 304)
+    /* 101 ends the response, and the connection's HTTP: we never asked
+     * for an upgrade. */
+    if (r->status == 101)
+        r->flags |= HTTP_RESP_CLOSE;
+    if (r->flags & F_HEAD || r->status == 101 || r->status == 204 || r->status == 304)
         return S_DONE;
     if (r->flags & F_CHUNKED) {
         r->remaining = 0;

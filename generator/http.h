@@ -31,7 +31,8 @@ struct http_resp {
  * body whatever the headers say). */
 void http_resp_reset(struct http_resp *r, int head);
 
-/* Feed len bytes. Returns 1 when the response is complete (*used = bytes of
+/* Feed len bytes. Interim 1xx responses (but 101) are skipped: the
+ * response is the final one after them. Returns 1 when the response is complete (*used = bytes of
  * buf it took; the rest belongs to whatever follows), 0 when it needs more
  * (*used = len), -1 when the bytes are not an HTTP/1.x response. */
 int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *used);

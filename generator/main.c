@@ -2,7 +2,8 @@
  * a gen_config, checks the target answers one connect, runs, and writes the
  * reports. Exit status: 0 after a run (errors during it are in the report),
  * 2 for a bad command line, 1 when the run could not start or the report
- * could not be written. */
+ * could not be written, 3 when the run did not deliver its connections (the
+ * report is written, its "error" says what fell short). */
 #include "gen.h"
 #include "http.h"
 #include "net.h"
@@ -58,7 +59,9 @@ static const char usage[] =
     "  -h, --help              this text;  --version  the version\n"
     "\n"
     "Durations take units: 500ms, 2s, 1m30s. The JSON summary (schema lb-gen/1)\n"
-    "is described in generator/README.md.\n";
+    "is described in generator/README.md. Exit status: 0 after a run, 1 when it\n"
+    "could not start, 2 for a bad command line, 3 when fewer connections than\n"
+    "asked were open at once (the JSON's \"error\" says so).\n";
 
 enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_VERSION };
 
@@ -261,6 +264,13 @@ int main(int argc, char **argv)
     struct args a = {0};
     char err[UTIL_ERR_LEN];
     int opt;
+    /* First of all, so that a signal at any moment ends the run with its
+     * JSON: one before the load starts makes a run that stops at once. */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "c:s:R:d:t:qh", long_opts, NULL)) != -1) {
         switch (opt) {
@@ -306,18 +316,13 @@ int main(int argc, char **argv)
     /* One probe connect, so an unreachable target is one clear error
      * before any load rather than a report full of connect errors. */
     int probe = net_connect_blocking(&cfg.addr, err);
-    if (probe < 0) {
+    if (probe < 0 && !stop_flag) { /* a signal's EINTR is a stopped run, not an unreachable target */
         fprintf(stderr, "lb-gen: %s\n", err);
         config_free(&cfg);
         return 1;
     }
-    close(probe);
-
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    if (probe >= 0)
+        close(probe);
 
     struct gen_result res;
     if (gen_run(&cfg, &stop_flag, &res, err) < 0) {
@@ -342,6 +347,11 @@ int main(int argc, char **argv)
         rc = 1;
     }
     json_decref(j);
+    if (report_shortfall(&res, err) < 0) {
+        fprintf(stderr, "lb-gen: %s\n", err);
+        if (rc == 0)
+            rc = 3;
+    }
     if (a.percentiles && report_percentiles(a.percentiles, &res, err) < 0) {
         fprintf(stderr, "lb-gen: %s\n", err);
         rc = 1;

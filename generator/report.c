@@ -96,6 +96,18 @@ static json_t *series_json(const struct gen_result *r)
     return a;
 }
 
+int report_shortfall(const struct gen_result *r, char *err)
+{
+    const struct gen_counts *c = &r->c;
+    if (r->max_open >= r->asked)
+        return 0;
+    return util_err(err,
+                    "only %u of the %u connections asked for were open at once (%llu connects failed, %llu still "
+                    "in progress when the load ended): %s",
+                    r->max_open, r->asked, (unsigned long long)c->err_connect, (unsigned long long)c->conn_unfinished,
+                    r->interrupted ? "the run was interrupted before they were all open" : "the load was not delivered");
+}
+
 json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
 {
     const struct gen_counts *c = &r->c;
@@ -145,16 +157,24 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
             "dropped", (json_int_t)c->dropped,
             "inflight_cap_hits", (json_int_t)c->cap_hits,
             "late_threshold_ms", ms(GEN_LATE_NS)));
+        /* Offered vs achieved: a rate the generator cannot keep is a result. */
+        json_t *sch = json_object_get(j, "schedule");
+        json_object_set_new(sch, "offered_per_s", json_real(load_s > 0 ? (double)c->scheduled / load_s : 0.0));
+        json_object_set_new(sch, "sent_per_s", json_real(load_s > 0 ? (double)c->sent / load_s : 0.0));
     }
     json_object_set_new(j, "histogram", json_pack("{s:i, s:f, s:f, s:I}",
         "significant_digits", 3,
         "resolution", hist_resolution(r->lat),
         "highest_ms", ms(GEN_HIST_HIGHEST_NS),
         "saturated", (json_int_t)hist_saturated(r->lat)));
-    json_object_set_new(j, "connections", json_pack("{s:I, s:I, s:i}",
+    json_object_set_new(j, "connections", json_pack("{s:I, s:I, s:I, s:I, s:I}",
+        "asked", (json_int_t)r->asked,
         "opened", (json_int_t)c->conn_opened,
         "closed", (json_int_t)c->conn_closed,
-        "max_open", (int)r->max_open));
+        "max_open", (json_int_t)r->max_open,
+        "unfinished", (json_int_t)c->conn_unfinished));
+    char err[UTIL_ERR_LEN];
+    json_object_set_new(j, "error", report_shortfall(r, err) < 0 ? json_string(err) : json_null());
     json_object_set_new(j, "bytes", json_pack("{s:I, s:I}",
         "read", (json_int_t)c->bytes_read, "written", (json_int_t)c->bytes_written));
     json_object_set_new(j, "series_precision", json_string(
@@ -195,8 +215,8 @@ void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result
     } else {
         human_latency(f, "latency:", r->lat);
     }
-    fprintf(f, "  connections: %llu opened, %llu closed, at most %u open\n", (unsigned long long)c->conn_opened,
-            (unsigned long long)c->conn_closed, r->max_open);
+    fprintf(f, "  connections: %u asked, %llu opened, %llu closed, at most %u open\n", r->asked,
+            (unsigned long long)c->conn_opened, (unsigned long long)c->conn_closed, r->max_open);
 }
 
 int report_percentiles(const char *path, const struct gen_result *r, char *err)

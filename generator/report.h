@@ -11,7 +11,12 @@
 
 #define REPORT_SCHEMA "lb-gen/1"
 
-/* The JSON summary of a finished run; the caller json_decref()s it. */
+/* Whether the run delivered what it was asked: 0 when it did, or -1 with
+ * err saying what fell short (fewer connections open at once than the load
+ * asked for). */
+int report_shortfall(const struct gen_result *r, char *err);
+
+/* The JSON summary of a finished run (its "error" is report_shortfall's); the caller json_decref()s it. */
 json_t *report_json(const struct gen_config *cfg, const struct gen_result *r);
 
 /* A few lines for people. */

@@ -8,6 +8,8 @@
  * path), found through /proc/self/cgroup and /proc/self/mountinfo. */
 #include "cgroup.h"
 #include "fsutil.h"
+#include "guard.h"
+#include "runlock.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -257,7 +259,10 @@ int cgroup_create_version(struct cgroup *cg, const char *name, uint64_t memory_l
 
 int cgroup_create(struct cgroup *cg, const char *name, uint64_t memory_limit_bytes, char *err)
 {
-    return cgroup_create_version(cg, name, memory_limit_bytes, 0, err);
+    int rc = cgroup_create_version(cg, name, memory_limit_bytes, 0, err);
+    if (rc == 0)
+        guard_watch_cgroup(cg); /* guard hook (#18): emptied if loadbench dies */
+    return rc;
 }
 
 /* pids listed in one cgroup.procs file; returns count (may exceed max). */
@@ -430,6 +435,8 @@ int cgroup_destroy(struct cgroup *cg, char *err)
         if (!ok && rc == 0)
             rc = util_err(err, "cannot remove cgroup %s: %s (a member still running?)", dirs[i], strerror(errno));
     }
+    if (rc == 0)
+        guard_forget_cgroup(cg); /* guard hook (#18) */
     return rc;
 }
 
@@ -445,12 +452,13 @@ static int sweep_dir(const char *parent, const char *prefix, int v2, int *remove
     while ((de = readdir(d))) {
         if (strncmp(de->d_name, prefix, plen))
             continue;
-        char *end;
-        long pid = strtol(de->d_name + plen, &end, 10);
-        if (end == de->d_name + plen || *end != '-' || pid <= 0)
+        /* "<prefix>PID.START.PIDNS-..." (runlock_tag): swept only when
+         * its loadbench is proven dead by pid and start time in our pid
+         * namespace. The older "<prefix>PID-..." proves nothing (a pid is
+         * reused; the hierarchy may be shared with other containers): kept. */
+        const char *rest;
+        if (runlock_tag_dead(de->d_name + plen, &rest) != 1 || *rest != '-')
             continue;
-        if (pid == getpid() || kill((pid_t)pid, 0) == 0 || errno == EPERM)
-            continue; /* its loadbench is still running */
         struct cgroup cg;
         memset(&cg, 0, sizeof cg);
         cg.v2 = v2;

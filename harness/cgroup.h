@@ -57,9 +57,10 @@ int cgroup_kill_all(const struct cgroup *cg, char *err);
 int cgroup_destroy(struct cgroup *cg, char *err);
 
 /* Clean up after a crashed run: every cgroup below ours named
- * "<prefix><pid>-..." whose <pid> is no longer alive (e.g. prefix
- * "loadbench-" for "loadbench-1234-wrk-1") has its members SIGKILLed and
- * is removed. Returns how many cgroup directories were removed (a v1
+ * "<prefix><tag>-..." (tag from runlock_tag, e.g. prefix "loadbench-" for
+ * "loadbench-1234.5678.4026531836-wrk") whose owner is proven dead by pid
+ * and start time (runlock_tag_dead) has its members SIGKILLed and is
+ * removed; a live loadbench's cgroups, and names without a tag, are kept. Returns how many cgroup directories were removed (a v1
  * cgroup has two: cpuacct and memory; 0 when there is nothing to look
  * in), or -1 with err when one could not be cleaned. */
 int cgroup_sweep_stale(const char *prefix, char *err);

@@ -1,4 +1,5 @@
 #include "charts.h"
+#include "guard.h"
 #include "run.h"
 #include "stats.h"
 #include "util.h"
@@ -483,10 +484,12 @@ static int have_gnuplot(char *path, size_t len)
  * 0 when it exited 0. A child alarm bounds a stuck render. */
 static int render(const char *gnuplot, const char *cdir, const char *script, int logfd)
 {
+    pid_t gparent = guard_parent(); /* guard hook (#18) */
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0) {
+        guard_child(gparent); /* guard hook (#18): gnuplot dies with us */
         if (chdir(cdir) < 0)
             _exit(127);
         int nul = open("/dev/null", O_RDONLY);

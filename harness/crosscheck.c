@@ -12,13 +12,24 @@ uint64_t crosscheck_server_requests(json_t *before, json_t *after)
     return a > b ? a - b : 0;
 }
 
-const char *crosscheck_verdict(uint64_t client, uint64_t server, uint64_t bound)
+enum crosscheck_verdict crosscheck_verdict(uint64_t client, uint64_t server, uint64_t bound)
 {
     if (client == server)
-        return "exact";
+        return CROSSCHECK_EXACT;
     if (client < server && server - client <= bound)
-        return "explained";
-    return "mismatch";
+        return CROSSCHECK_EXPLAINED;
+    return CROSSCHECK_MISMATCH;
+}
+
+const char *crosscheck_verdict_name(enum crosscheck_verdict v)
+{
+    switch (v) {
+    case CROSSCHECK_EXACT: return "exact";
+    case CROSSCHECK_EXPLAINED: return "explained";
+    case CROSSCHECK_MISMATCH: return "mismatch";
+    case CROSSCHECK_NO_CLIENT: break;
+    }
+    return "no client count";
 }
 
 double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
@@ -39,6 +50,88 @@ double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint6
     return sum / weight;
 }
 
+/* ---- compute ---- */
+
+/* The whole window from the server's first request and last response. */
+static void windows_from_stats(const struct crosscheck_in *in, struct crosscheck_windows *w)
+{
+    uint64_t first_ns = target_u64(in->after, "first_request_ns"), last_ns = target_u64(in->after, "last_response_ns");
+    if (first_ns && last_ns > first_ns) {
+        w->whole_s = (double)(last_ns - first_ns) / 1e9;
+        w->load_start_s = (double)(first_ns - (in->tool_spawned_ns ? in->tool_spawned_ns : first_ns)) / 1e9;
+        if (in->tool_spawned_ns > first_ns)
+            w->load_start_s = 0;
+    }
+}
+
+/* The first and last full second of the series with traffic, or -1. */
+static long series_first_busy(json_t *secs, long *last)
+{
+    long first = -1;
+    *last = -1;
+    for (size_t i = 0; i < json_array_size(secs); i++) {
+        json_t *s = json_array_get(secs, i);
+        if (json_is_true(json_object_get(s, "partial")))
+            continue;
+        if (target_u64(s, "requests") + target_u64(s, "completions")) {
+            if (first < 0)
+                first = (long)i;
+            *last = (long)i;
+        }
+    }
+    return first;
+}
+
+/* Completions per second over the whole seconds inside [load start + hold
+ * start, load start + hold end); the load starts at the server's first
+ * request (series second first when the stats have no timestamp). */
+static void windows_hold(const struct crosscheck_in *in, json_t *secs, long first, struct crosscheck_windows *w)
+{
+    uint64_t hs, he;
+    if (profile_hold_window(in->load, &hs, &he))
+        return;
+    uint64_t first_ns = target_u64(in->after, "first_request_ns"), started_ns = target_u64(in->after, "started_ns");
+    double t0 = first_ns && started_ns ? (double)(first_ns - started_ns) / 1e9 : (double)first;
+    double a = t0 + (double)hs / 1e9, b = t0 + (double)he / 1e9;
+    if (started_ns) {
+        w->hold_from_ns = started_ns + (uint64_t)(a * 1e9);
+        w->hold_to_ns = started_ns + (uint64_t)(b * 1e9);
+    }
+    uint64_t sum = 0;
+    int count = 0;
+    for (size_t i = 0; i < json_array_size(secs); i++) {
+        json_t *s = json_array_get(secs, i);
+        double t = (double)json_integer_value(json_object_get(s, "t"));
+        if (t >= ceil(a) && t + 1 <= floor(b) && !json_is_true(json_object_get(s, "partial"))) {
+            sum += target_u64(s, "completions");
+            count++;
+        }
+    }
+    if (count > 0) {
+        w->hold_s = count;
+        w->hold_rps = (double)sum / count;
+    }
+}
+
+static void compute_windows(const struct crosscheck_in *in, uint64_t server, struct crosscheck_windows *w)
+{
+    *w = (struct crosscheck_windows){.load_start_s = NAN, .whole_s = NAN, .whole_rps = NAN, .hold_s = NAN, .hold_rps = NAN};
+    windows_from_stats(in, w);
+    json_t *secs = json_object_get(in->series, "seconds");
+    if (json_is_array(secs) && json_array_size(secs)) {
+        /* Per-second completions from the server's clock. */
+        long last, first = series_first_busy(secs, &last);
+        if (isnan(w->whole_s) && first >= 0) {
+            w->whole_s = (double)(last - first + 1);
+            w->load_start_s = NAN;
+        }
+        if (first >= 0)
+            windows_hold(in, secs, first, w);
+    }
+    if (w->whole_s > 0)
+        w->whole_rps = (double)server / w->whole_s;
+}
+
 static uint64_t delta(json_t *before, json_t *after, const char *key)
 {
     uint64_t b = target_u64(before, key), a = target_u64(after, key);
@@ -51,156 +144,72 @@ static double window_ms(json_t *stats, const char *q)
     return json_is_number(h) ? json_number_value(h) / 1e6 : NAN;
 }
 
-static json_t *num_or_null(double v)
+static void compute_server(const struct crosscheck_in *in, const struct crosscheck_windows *w, struct crosscheck_server *s)
 {
-    return isnan(v) || isinf(v) ? json_null() : json_real(v);
+    json_t *win = json_object_get(in->after, "window");
+    s->requests = crosscheck_server_requests(in->before, in->after);
+    s->requests_parsed = delta(in->before, in->after, "requests_parsed");
+    s->bad_requests = delta(in->before, in->after, "bad_requests");
+    s->connections_accepted = delta(in->before, in->after, "connections_accepted");
+    s->connections_open_max = target_u64(win, "connections_open_max");
+    s->closed_unread = delta(in->before, in->after, "closed_unread");
+    s->inflight_max = target_u64(win, "inflight_max");
+    s->bytes_out = delta(in->before, in->after, "bytes_out");
+    s->time_mean_ms = window_ms(in->after, "mean");
+    s->time_p50_ms = window_ms(in->after, "p50");
+    s->time_p99_ms = window_ms(in->after, "p99");
+    s->littles_law_concurrency = w->whole_rps * s->time_mean_ms / 1e3;
+    s->connections_per_1k_requests = s->requests ? (double)s->connections_accepted * 1000.0 / (double)s->requests : NAN;
 }
 
-static int popcount(uint64_t m, int dflt)
+/* The arrival rate of the hold stage (else the peak): what an open or
+ * paced model offered. */
+static double offered_rps(const struct profile_load *load)
 {
-    return m ? __builtin_popcountll(m) : dflt;
+    uint64_t hs, he;
+    double offered = profile_load_peak(load);
+    if (profile_hold_window(load, &hs, &he) == 0) {
+        uint64_t t = 0;
+        for (size_t i = 0; i < load->nstages; i++) {
+            if (t == hs)
+                offered = load->stages[i].target;
+            t += load->stages[i].duration_ns;
+        }
+    }
+    return offered;
 }
 
-void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings)
+static void compute_workload(const struct crosscheck_in *in, const struct crosscheck_result *r,
+                             struct crosscheck_workload *wl)
 {
-    uint64_t server = crosscheck_server_requests(in->before, in->after);
-    json_t *after = in->after;
-    double st_mean_ms = window_ms(after, "mean"), st_p50 = window_ms(after, "p50"), st_p99 = window_ms(after, "p99");
-
-    /* ---- windows: load starts at the first request the server saw ---- */
-    double whole_s = NAN, whole_rps = NAN, hold_rps = NAN, hold_s = NAN, load_start_s = NAN;
-    uint64_t hold_from_ns = 0, hold_to_ns = 0;
-    uint64_t first_ns = target_u64(after, "first_request_ns"), last_ns = target_u64(after, "last_response_ns");
-    uint64_t started_ns = target_u64(after, "started_ns");
-    if (first_ns && last_ns > first_ns) {
-        whole_s = (double)(last_ns - first_ns) / 1e9;
-        load_start_s = (double)(first_ns - (in->tool_spawned_ns ? in->tool_spawned_ns : first_ns)) / 1e9;
-        if (in->tool_spawned_ns > first_ns)
-            load_start_s = 0;
+    double nominal = profile_load_peak(in->load);
+    wl->model = in->model ? in->model : "closed";
+    wl->open_like = in->model && (!strcmp(in->model, "open") || !strcmp(in->model, "paced"));
+    wl->offered_rps = wl->achieved_rps = NAN;
+    if (wl->open_like) {
+        wl->offered_rps = offered_rps(in->load);
+        wl->achieved_rps = !isnan(r->windows.hold_rps) ? r->windows.hold_rps : r->windows.whole_rps;
+        wl->generator_limited = !isnan(wl->achieved_rps) && wl->achieved_rps < 0.99 * wl->offered_rps;
+        nominal = in->load->max_inflight ? (double)in->load->max_inflight : NAN;
     }
-    json_t *secs = json_object_get(in->series, "seconds");
-    if (json_is_array(secs) && json_array_size(secs)) {
-        /* Per-second completions from the server's clock. */
-        size_t n = json_array_size(secs);
-        long first = -1, last = -1;
-        for (size_t i = 0; i < n; i++) {
-            json_t *s = json_array_get(secs, i);
-            if (json_is_true(json_object_get(s, "partial")))
-                continue;
-            uint64_t req = target_u64(s, "requests") + target_u64(s, "completions");
-            if (req) {
-                if (first < 0)
-                    first = (long)i;
-                last = (long)i;
-            }
-        }
-        if (isnan(whole_s) && first >= 0) {
-            whole_s = (double)(last - first + 1);
-            load_start_s = NAN;
-        }
-        uint64_t hs, he;
-        if (first >= 0 && profile_hold_window(in->load, &hs, &he) == 0) {
-            /* Whole seconds inside [load start + hold start, load start + hold end). */
-            double t0 = first_ns && started_ns ? (double)(first_ns - started_ns) / 1e9 : (double)first;
-            double a = t0 + (double)hs / 1e9, b = t0 + (double)he / 1e9;
-            if (started_ns) {
-                hold_from_ns = started_ns + (uint64_t)(a * 1e9);
-                hold_to_ns = started_ns + (uint64_t)(b * 1e9);
-            }
-            uint64_t sum = 0;
-            int count = 0;
-            for (size_t i = 0; i < n; i++) {
-                json_t *s = json_array_get(secs, i);
-                double t = (double)json_integer_value(json_object_get(s, "t"));
-                if (t >= ceil(a) && t + 1 <= floor(b) && !json_is_true(json_object_get(s, "partial"))) {
-                    sum += target_u64(s, "completions");
-                    count++;
-                }
-            }
-            if (count > 0) {
-                hold_s = count;
-                hold_rps = (double)sum / count;
-            }
-        }
-    }
-    if (whole_s > 0)
-        whole_rps = (double)server / whole_s;
-    json_object_set_new(res, "windows", json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", num_or_null(load_start_s),
-                                                  "whole_s", num_or_null(whole_s), "whole_rps", num_or_null(whole_rps),
-                                                  "hold_s", num_or_null(hold_s), "hold_rps", num_or_null(hold_rps)));
+    /* Concurrency the server saw, beside what the profile asked for. At
+     * zero delay in-flight is near zero for everyone: compare open
+     * connections instead. */
+    wl->delivered_by_littles_law = in->delay_ns > 0;
+    wl->nominal_concurrency = nominal;
+    wl->delivered_concurrency = in->delay_ns > 0 ? r->server.littles_law_concurrency : (double)r->server.connections_open_max;
+    wl->concurrency_shortfall = !isnan(nominal) && !isnan(wl->delivered_concurrency) &&
+                                wl->delivered_concurrency < 0.5 * nominal;
+}
 
-    /* ---- server view ---- */
-    json_t *win = json_object_get(after, "window");
-    uint64_t open_max = target_u64(win, "connections_open_max");
-    uint64_t inflight_max = target_u64(win, "inflight_max");
-    uint64_t accepted = delta(in->before, after, "connections_accepted");
-    double little = whole_rps * st_mean_ms / 1e3;
-    json_t *sv = json_object();
-    json_object_set_new(sv, "requests", json_integer((json_int_t)server));
-    json_object_set_new(sv, "requests_parsed", json_integer((json_int_t)delta(in->before, after, "requests_parsed")));
-    json_object_set_new(sv, "bad_requests", json_integer((json_int_t)delta(in->before, after, "bad_requests")));
-    json_object_set_new(sv, "connections_accepted", json_integer((json_int_t)accepted));
-    json_object_set_new(sv, "connections_open_max", json_integer((json_int_t)open_max));
-    json_object_set_new(sv, "closed_unread", json_integer((json_int_t)delta(in->before, after, "closed_unread")));
-    json_object_set_new(sv, "inflight_max", json_integer((json_int_t)inflight_max));
-    json_object_set_new(sv, "bytes_out", json_integer((json_int_t)delta(in->before, after, "bytes_out")));
-    json_object_set_new(sv, "server_time_ms",
-                        json_pack("{s:o, s:o, s:o}", "mean", num_or_null(st_mean_ms), "p50", num_or_null(st_p50), "p99",
-                                  num_or_null(st_p99)));
-    json_object_set_new(sv, "littles_law_concurrency", num_or_null(little));
-    json_object_set_new(sv, "connections_per_1k_requests",
-                        num_or_null(server ? (double)accepted * 1000.0 / (double)server : NAN));
-    json_object_set_new(res, "server", sv);
-
-    /* ---- the workload as delivered ---- */
-    {
-        json_t *wl = json_object();
-        double nominal = profile_load_peak(in->load);
-        int open_like = in->model && (!strcmp(in->model, "open") || !strcmp(in->model, "paced"));
-        json_object_set_new(wl, "model", json_string(in->model ? in->model : "closed"));
-        if (open_like) {
-            /* Offered = the arrival rate of the hold stage (or the peak). */
-            uint64_t hs, he;
-            double offered = nominal;
-            if (profile_hold_window(in->load, &hs, &he) == 0) {
-                uint64_t t = 0;
-                for (size_t i = 0; i < in->load->nstages; i++) {
-                    if (t == hs)
-                        offered = in->load->stages[i].target;
-                    t += in->load->stages[i].duration_ns;
-                }
-            }
-            double achieved = !isnan(hold_rps) ? hold_rps : whole_rps;
-            json_object_set_new(wl, "offered_rps", json_real(offered));
-            json_object_set_new(wl, "achieved_rps", num_or_null(achieved));
-            int limited = !isnan(achieved) && achieved < 0.99 * offered;
-            json_object_set_new(wl, "generator_limited", json_boolean(limited));
-            if (limited)
-                json_array_append_new(warnings, json_sprintf("generator-limited: offered %.0f req/s, the server counted %.0f (%.1f%%)",
-                                                             offered, achieved, achieved / offered * 100));
-            nominal = in->load->max_inflight ? (double)in->load->max_inflight : NAN;
-        }
-        /* Concurrency the server saw, beside what the profile asked for. At
-         * zero delay in-flight is near zero for everyone: compare open
-         * connections instead. */
-        double delivered = in->delay_ns > 0 ? little : (double)open_max;
-        json_object_set_new(wl, "nominal_concurrency", num_or_null(nominal));
-        json_object_set_new(wl, "delivered_concurrency", num_or_null(delivered));
-        json_object_set_new(wl, "delivered_basis", json_string(in->delay_ns > 0 ? "littles_law" : "open_connections"));
-        int shortfall = !isnan(nominal) && !isnan(delivered) && delivered < 0.5 * nominal;
-        json_object_set_new(wl, "concurrency_shortfall", json_boolean(shortfall));
-        if (shortfall)
-            json_array_append_new(warnings, json_sprintf("asked for %.0f concurrent users/connections, the server saw %.1f %s",
-                                                         nominal, delivered,
-                                                         in->delay_ns > 0 ? "in flight (Little's law)" : "connections open"));
-        json_object_set_new(res, "workload", wl);
-    }
-
-    /* ---- reconciliation ---- */
-    /* The bound: connections open when the tool stopped. A tool that exits
-     * by itself may already be closing at our last sample, so also take
-     * the server's open connections in the last two seconds with traffic. */
+/* The responses a stopped tool may not have read: connections open when it
+ * stopped. A tool that exits by itself may already be closing at our last
+ * sample, so also take the server's open connections in the last two
+ * seconds with traffic; failing both, the most ever open. */
+static uint64_t reconcile_bound(const struct crosscheck_in *in, uint64_t open_max)
+{
     uint64_t bound = in->open_at_stop;
+    json_t *secs = json_object_get(in->series, "seconds");
     if (json_is_array(secs)) {
         long last = -1;
         for (size_t i = 0; i < json_array_size(secs); i++)
@@ -214,31 +223,25 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
                 bound = o;
         }
     }
-    if (!bound)
-        bound = open_max;
-    json_t *cc = json_object();
-    json_object_set_new(cc, "server", json_integer((json_int_t)server));
-    if (in->client_parsed) {
-        const char *v = crosscheck_verdict(in->client_requests, server, bound);
-        json_object_set_new(cc, "client", json_integer((json_int_t)in->client_requests));
-        json_object_set_new(cc, "difference", json_integer((json_int_t)in->client_requests - (json_int_t)server));
-        json_object_set_new(cc, "verdict", json_string(v));
-        json_object_set_new(cc, "bound", json_integer((json_int_t)bound));
-        if (!strcmp(v, "explained"))
-            json_object_set_new(cc, "note",
-                                json_sprintf("the tool counted %llu fewer than the server served; at most one unread response per open connection (%llu) explains it",
-                                             (unsigned long long)(server - in->client_requests), (unsigned long long)bound));
-        else if (!strcmp(v, "mismatch"))
-            json_array_append_new(warnings,
-                                  json_sprintf("MISMATCH: the tool reports %llu requests, the server served %llu (bound for in-flight: %llu)",
-                                               (unsigned long long)in->client_requests, (unsigned long long)server,
-                                               (unsigned long long)bound));
-    } else {
-        json_object_set_new(cc, "verdict", json_string("no client count"));
-    }
-    json_object_set_new(res, "crosscheck", cc);
+    return bound ? bound : open_max;
+}
 
-    /* ---- limits: who was the bottleneck ---- */
+static void compute_reconciliation(const struct crosscheck_in *in, const struct crosscheck_server *s,
+                                   struct crosscheck_reconciliation *rc)
+{
+    rc->server = s->requests;
+    rc->bound = reconcile_bound(in, s->connections_open_max);
+    rc->client = in->client_parsed ? in->client_requests : 0;
+    rc->verdict = in->client_parsed ? crosscheck_verdict(in->client_requests, s->requests, rc->bound) : CROSSCHECK_NO_CLIENT;
+}
+
+static int popcount(uint64_t m, int dflt)
+{
+    return m ? __builtin_popcountll(m) : dflt;
+}
+
+static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_windows *w, struct crosscheck_limits *l)
+{
     struct sampler_summary ts, gs;
     memset(&ts, 0, sizeof ts);
     memset(&gs, 0, sizeof gs);
@@ -247,64 +250,214 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
     if (in->target_samples)
         sampler_tree_summary(in->target_samples, &gs);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int tool_cpus = popcount(in->tool_cpus, (int)ncpu), target_cpus = popcount(in->target_cpus, (int)ncpu);
+    l->tool_cpus = popcount(in->tool_cpus, (int)ncpu);
+    l->target_cpus = popcount(in->target_cpus, (int)ncpu);
     /* Over the hold window where there is one (start-up is not load), else
      * over the whole run. */
-    double tool_pct = ts.cpu_avg_pct, target_pct = gs.cpu_avg_pct;
-    const char *basis = "whole run";
-    if (hold_to_ns > hold_from_ns) {
-        double a = crosscheck_window_cpu(in->tool_pts, in->ntool_pts, hold_from_ns, hold_to_ns);
-        double b = crosscheck_window_cpu(in->target_pts, in->ntarget_pts, hold_from_ns, hold_to_ns);
+    l->tool_cpu_pct = ts.cpu_avg_pct;
+    l->target_cpu_pct = gs.cpu_avg_pct;
+    l->hold_basis = 0;
+    if (w->hold_to_ns > w->hold_from_ns) {
+        double a = crosscheck_window_cpu(in->tool_pts, in->ntool_pts, w->hold_from_ns, w->hold_to_ns);
+        double b = crosscheck_window_cpu(in->target_pts, in->ntarget_pts, w->hold_from_ns, w->hold_to_ns);
         if (!isnan(a) && !isnan(b)) {
-            tool_pct = a;
-            target_pct = b;
-            basis = "hold window";
+            l->tool_cpu_pct = a;
+            l->target_cpu_pct = b;
+            l->hold_basis = 1;
         }
     }
-    double tool_share = tool_pct / (100.0 * tool_cpus), target_share = target_pct / (100.0 * target_cpus);
-    const char *bottleneck = "none";
-    if (target_share >= 0.9)
-        bottleneck = "target";
-    else if (tool_share >= 0.9)
-        bottleneck = "tool";
-    json_object_set_new(res, "limits",
-                        json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck, "tool_cpu_pct",
-                                  tool_pct, "target_cpu_pct", target_pct, "tool_cpu_share", tool_share,
-                                  "target_cpu_share", target_share, "tool_cpus", tool_cpus, "target_cpus", target_cpus,
-                                  "basis", basis));
-    if (!strcmp(bottleneck, "target"))
+    l->tool_cpu_share = l->tool_cpu_pct / (100.0 * l->tool_cpus);
+    l->target_cpu_share = l->target_cpu_pct / (100.0 * l->target_cpus);
+    l->bottleneck = CROSSCHECK_BOTTLENECK_NONE;
+    if (l->target_cpu_share >= 0.9)
+        l->bottleneck = CROSSCHECK_BOTTLENECK_TARGET;
+    else if (l->tool_cpu_share >= 0.9)
+        l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
+}
+
+static void compute_latency(const struct crosscheck_in *in, const struct crosscheck_server *s, struct crosscheck_latency *lc)
+{
+    const struct adapter_latency *lat = in->lat;
+    lc->floor_ms = (double)in->delay_ns / 1e6;
+    lc->floor_checked = lat && lc->floor_ms > 0;
+    lc->lowest_ms = NAN;
+    lc->below_floor = 0;
+    if (lc->floor_checked) {
+        lc->lowest_ms = !isnan(lat->min) ? lat->min : lat->p50;
+        lc->below_floor = !isnan(lc->lowest_ms) && lc->lowest_ms < lc->floor_ms - in->latency_resolution_ms;
+    }
+    lc->tool_p50_ms = lc->server_p50_ms = lc->overhead_p50_ms = NAN;
+    lc->tool_p99_ms = lc->server_p99_ms = lc->overhead_p99_ms = NAN;
+    if (lat && !isnan(lat->p50) && !isnan(s->time_p50_ms)) {
+        lc->tool_p50_ms = lat->p50;
+        lc->server_p50_ms = s->time_p50_ms;
+        lc->overhead_p50_ms = lat->p50 - s->time_p50_ms;
+    }
+    if (lat && !isnan(lat->p99) && !isnan(s->time_p99_ms)) {
+        lc->tool_p99_ms = lat->p99;
+        lc->server_p99_ms = s->time_p99_ms;
+        lc->overhead_p99_ms = lat->p99 - s->time_p99_ms;
+    }
+}
+
+void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t server = crosscheck_server_requests(in->before, in->after);
+    compute_windows(in, server, &out->windows);
+    compute_server(in, &out->windows, &out->server);
+    compute_workload(in, out, &out->workload);
+    compute_reconciliation(in, &out->server, &out->reconciliation);
+    compute_limits(in, &out->windows, &out->limits);
+    compute_latency(in, &out->server, &out->latency);
+    out->efficiency.requests_per_cpu_second = in->cpu_seconds > 0 ? (double)server / in->cpu_seconds : NAN;
+    out->efficiency.rps_per_mb = in->rss_peak_mb > 0 ? out->windows.whole_rps / in->rss_peak_mb : NAN;
+}
+
+/* ---- serialise: run.json's keys, order and values ---- */
+
+static json_t *num_or_null(double v)
+{
+    return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *uint_json(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+static json_t *windows_json(const struct crosscheck_windows *w)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", num_or_null(w->load_start_s), "whole_s",
+                     num_or_null(w->whole_s), "whole_rps", num_or_null(w->whole_rps), "hold_s", num_or_null(w->hold_s),
+                     "hold_rps", num_or_null(w->hold_rps));
+}
+
+static json_t *server_json(const struct crosscheck_server *s)
+{
+    json_t *sv = json_object();
+    json_object_set_new(sv, "requests", uint_json(s->requests));
+    json_object_set_new(sv, "requests_parsed", uint_json(s->requests_parsed));
+    json_object_set_new(sv, "bad_requests", uint_json(s->bad_requests));
+    json_object_set_new(sv, "connections_accepted", uint_json(s->connections_accepted));
+    json_object_set_new(sv, "connections_open_max", uint_json(s->connections_open_max));
+    json_object_set_new(sv, "closed_unread", uint_json(s->closed_unread));
+    json_object_set_new(sv, "inflight_max", uint_json(s->inflight_max));
+    json_object_set_new(sv, "bytes_out", uint_json(s->bytes_out));
+    json_object_set_new(sv, "server_time_ms",
+                        json_pack("{s:o, s:o, s:o}", "mean", num_or_null(s->time_mean_ms), "p50",
+                                  num_or_null(s->time_p50_ms), "p99", num_or_null(s->time_p99_ms)));
+    json_object_set_new(sv, "littles_law_concurrency", num_or_null(s->littles_law_concurrency));
+    json_object_set_new(sv, "connections_per_1k_requests", num_or_null(s->connections_per_1k_requests));
+    return sv;
+}
+
+static json_t *workload_json(const struct crosscheck_workload *wl, json_t *warnings)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "model", json_string(wl->model));
+    if (wl->open_like) {
+        json_object_set_new(o, "offered_rps", json_real(wl->offered_rps));
+        json_object_set_new(o, "achieved_rps", num_or_null(wl->achieved_rps));
+        json_object_set_new(o, "generator_limited", json_boolean(wl->generator_limited));
+        if (wl->generator_limited)
+            json_array_append_new(warnings, json_sprintf("generator-limited: offered %.0f req/s, the server counted %.0f (%.1f%%)",
+                                                         wl->offered_rps, wl->achieved_rps,
+                                                         wl->achieved_rps / wl->offered_rps * 100));
+    }
+    json_object_set_new(o, "nominal_concurrency", num_or_null(wl->nominal_concurrency));
+    json_object_set_new(o, "delivered_concurrency", num_or_null(wl->delivered_concurrency));
+    json_object_set_new(o, "delivered_basis", json_string(wl->delivered_by_littles_law ? "littles_law" : "open_connections"));
+    json_object_set_new(o, "concurrency_shortfall", json_boolean(wl->concurrency_shortfall));
+    if (wl->concurrency_shortfall)
+        json_array_append_new(warnings, json_sprintf("asked for %.0f concurrent users/connections, the server saw %.1f %s",
+                                                     wl->nominal_concurrency, wl->delivered_concurrency,
+                                                     wl->delivered_by_littles_law ? "in flight (Little's law)" : "connections open"));
+    return o;
+}
+
+static json_t *reconciliation_json(const struct crosscheck_reconciliation *rc, json_t *warnings)
+{
+    json_t *cc = json_object();
+    json_object_set_new(cc, "server", uint_json(rc->server));
+    if (rc->verdict == CROSSCHECK_NO_CLIENT) {
+        json_object_set_new(cc, "verdict", json_string(crosscheck_verdict_name(rc->verdict)));
+        return cc;
+    }
+    json_object_set_new(cc, "client", uint_json(rc->client));
+    json_object_set_new(cc, "difference", json_integer((json_int_t)rc->client - (json_int_t)rc->server));
+    json_object_set_new(cc, "verdict", json_string(crosscheck_verdict_name(rc->verdict)));
+    json_object_set_new(cc, "bound", uint_json(rc->bound));
+    if (rc->verdict == CROSSCHECK_EXPLAINED)
+        json_object_set_new(cc, "note",
+                            json_sprintf("the tool counted %llu fewer than the server served; at most one unread response per open connection (%llu) explains it",
+                                         (unsigned long long)(rc->server - rc->client), (unsigned long long)rc->bound));
+    else if (rc->verdict == CROSSCHECK_MISMATCH)
+        json_array_append_new(warnings, json_sprintf("MISMATCH: the tool reports %llu requests, the server served %llu (bound for in-flight: %llu)",
+                                                     (unsigned long long)rc->client, (unsigned long long)rc->server,
+                                                     (unsigned long long)rc->bound));
+    return cc;
+}
+
+static const char *bottleneck_name(enum crosscheck_bottleneck b)
+{
+    return b == CROSSCHECK_BOTTLENECK_TARGET ? "target" : b == CROSSCHECK_BOTTLENECK_TOOL ? "tool" : "none";
+}
+
+/* NULL (no "limits" key) when a figure is not a number, as json_pack does
+ * with a NaN "f". */
+static json_t *limits_json(const struct crosscheck_limits *l, json_t *warnings)
+{
+    if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
         json_array_append_new(warnings, json_sprintf("target-bound: lb-target used %.0f%% of its CPU set; this row measures the target, not the tool",
-                                                     target_share * 100));
+                                                     l->target_cpu_share * 100));
+    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck_name(l->bottleneck),
+                     "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
+                     l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
+                     "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
+}
 
-    /* ---- latency: floor and the tool's own overhead ---- */
-    json_t *lc = json_object();
-    double floor_ms = (double)in->delay_ns / 1e6;
-    json_object_set_new(lc, "floor_ms", json_real(floor_ms));
-    if (in->lat && floor_ms > 0) {
-        double lo = !isnan(in->lat->min) ? in->lat->min : in->lat->p50;
-        int below = !isnan(lo) && lo < floor_ms - in->latency_resolution_ms;
-        json_object_set_new(lc, "below_floor", json_boolean(below));
-        if (below)
+static json_t *latency_json(const struct crosscheck_latency *lc, json_t *warnings)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "floor_ms", json_real(lc->floor_ms));
+    if (lc->floor_checked) {
+        json_object_set_new(o, "below_floor", json_boolean(lc->below_floor));
+        if (lc->below_floor)
             json_array_append_new(warnings, json_sprintf("latency below the server's floor: the tool reports %.3f ms but every response is held %.3f ms; it measures something else",
-                                                         lo, floor_ms));
+                                                         lc->lowest_ms, lc->floor_ms));
     }
-    if (in->lat && !isnan(in->lat->p50) && !isnan(st_p50)) {
-        json_object_set_new(lc, "tool_p50_ms", json_real(in->lat->p50));
-        json_object_set_new(lc, "server_p50_ms", json_real(st_p50));
-        json_object_set_new(lc, "overhead_p50_ms", json_real(in->lat->p50 - st_p50));
+    if (!isnan(lc->tool_p50_ms) && !isnan(lc->server_p50_ms)) {
+        json_object_set_new(o, "tool_p50_ms", json_real(lc->tool_p50_ms));
+        json_object_set_new(o, "server_p50_ms", json_real(lc->server_p50_ms));
+        json_object_set_new(o, "overhead_p50_ms", json_real(lc->overhead_p50_ms));
     }
-    if (in->lat && !isnan(in->lat->p99) && !isnan(st_p99)) {
-        json_object_set_new(lc, "tool_p99_ms", json_real(in->lat->p99));
-        json_object_set_new(lc, "server_p99_ms", json_real(st_p99));
-        json_object_set_new(lc, "overhead_p99_ms", json_real(in->lat->p99 - st_p99));
+    if (!isnan(lc->tool_p99_ms) && !isnan(lc->server_p99_ms)) {
+        json_object_set_new(o, "tool_p99_ms", json_real(lc->tool_p99_ms));
+        json_object_set_new(o, "server_p99_ms", json_real(lc->server_p99_ms));
+        json_object_set_new(o, "overhead_p99_ms", json_real(lc->overhead_p99_ms));
     }
-    json_object_set_new(res, "latency_check", lc);
+    return o;
+}
 
-    /* ---- efficiency ---- */
+void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings)
+{
+    json_object_set_new(res, "windows", windows_json(&r->windows));
+    json_object_set_new(res, "server", server_json(&r->server));
+    json_object_set_new(res, "workload", workload_json(&r->workload, warnings));
+    json_object_set_new(res, "crosscheck", reconciliation_json(&r->reconciliation, warnings));
+    json_object_set_new(res, "limits", limits_json(&r->limits, warnings));
+    json_object_set_new(res, "latency_check", latency_json(&r->latency, warnings));
     json_object_set_new(res, "efficiency",
-                        json_pack("{s:o, s:o}", "requests_per_cpu_second",
-                                  num_or_null(in->cpu_seconds > 0 ? (double)server / in->cpu_seconds : NAN), "rps_per_mb",
-                                  num_or_null(in->rss_peak_mb > 0 ? whole_rps / in->rss_peak_mb : NAN)));
+                        json_pack("{s:o, s:o}", "requests_per_cpu_second", num_or_null(r->efficiency.requests_per_cpu_second),
+                                  "rps_per_mb", num_or_null(r->efficiency.rps_per_mb)));
+}
+
+void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings)
+{
+    struct crosscheck_result r;
+    crosscheck_compute(in, &r);
+    crosscheck_to_json(&r, res, warnings);
 }
 
 json_t *crosscheck_machine_json(const struct sampler_machine *m0, const struct sampler_machine *m1, double tool_cpu_s,

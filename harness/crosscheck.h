@@ -42,8 +42,92 @@ struct crosscheck_in {
     uint64_t tool_spawned_ns;
 };
 
-/* Add "server", "windows", "crosscheck", "limits", "efficiency" and
- * "latency_check" objects to res, and warnings (strings) to warnings. */
+/* The server-side windows of a tool's load. NAN where unknown. */
+struct crosscheck_windows {
+    double load_start_s;            /* tool spawned -> first request the server saw */
+    double whole_s, whole_rps;      /* first request -> last response, server-counted rate over it */
+    double hold_s, hold_rps;        /* whole server seconds inside the profile's hold stage */
+    uint64_t hold_from_ns, hold_to_ns;  /* that hold window on the monotonic clock (both 0: none) */
+};
+
+/* What lb-target counted over the tool run (after - before). */
+struct crosscheck_server {
+    uint64_t requests, requests_parsed, bad_requests, connections_accepted;
+    uint64_t connections_open_max, closed_unread, inflight_max, bytes_out;
+    double time_mean_ms, time_p50_ms, time_p99_ms;     /* server time per request, NAN when absent */
+    double littles_law_concurrency;                     /* whole_rps x mean server time */
+    double connections_per_1k_requests;
+};
+
+/* The workload as delivered against what the profile asked for. */
+struct crosscheck_workload {
+    const char *model;              /* as run (borrowed from the input): closed | paced | open */
+    int open_like;                  /* paced or open: offered and achieved apply */
+    double offered_rps, achieved_rps;
+    int generator_limited;          /* achieved below 99 % of offered */
+    double nominal_concurrency, delivered_concurrency;
+    int delivered_by_littles_law;   /* 1: Little's law (server delay > 0); 0: open connections */
+    int concurrency_shortfall;      /* delivered below half of nominal */
+};
+
+enum crosscheck_verdict {
+    CROSSCHECK_NO_CLIENT,           /* the tool's count was not read */
+    CROSSCHECK_EXACT,               /* client == server */
+    CROSSCHECK_EXPLAINED,           /* client below server by at most one response per open connection */
+    CROSSCHECK_MISMATCH,
+};
+
+/* The tool's request count reconciled with the server's. */
+struct crosscheck_reconciliation {
+    enum crosscheck_verdict verdict;
+    uint64_t server, client;        /* client: 0 with CROSSCHECK_NO_CLIENT */
+    uint64_t bound;                 /* connections open when the tool stopped: responses it may not have read */
+};
+
+enum crosscheck_bottleneck { CROSSCHECK_BOTTLENECK_NONE, CROSSCHECK_BOTTLENECK_TOOL, CROSSCHECK_BOTTLENECK_TARGET };
+
+/* Who ran out of CPU: a share of 0.9 or more of its CPU set. */
+struct crosscheck_limits {
+    enum crosscheck_bottleneck bottleneck;
+    double tool_cpu_pct, target_cpu_pct;        /* 100 = one core */
+    double tool_cpu_share, target_cpu_share;    /* of the CPU set */
+    int tool_cpus, target_cpus;
+    int hold_basis;                 /* 1: averaged over the hold window; 0: the whole run */
+};
+
+/* The tool's latency against the server's floor and the server's own time. */
+struct crosscheck_latency {
+    double floor_ms;                /* the server's configured delay */
+    int floor_checked;              /* a floor above 0 and a tool latency to check */
+    int below_floor;                /* the tool's lowest latency beats the floor by more than its resolution */
+    double lowest_ms;               /* that lowest latency: min, else p50 */
+    double tool_p50_ms, server_p50_ms, overhead_p50_ms;     /* NAN unless both sides have a p50 */
+    double tool_p99_ms, server_p99_ms, overhead_p99_ms;
+};
+
+struct crosscheck_efficiency {
+    double requests_per_cpu_second, rps_per_mb;     /* NAN without CPU time / RSS */
+};
+
+struct crosscheck_result {
+    struct crosscheck_windows windows;
+    struct crosscheck_server server;
+    struct crosscheck_workload workload;
+    struct crosscheck_reconciliation reconciliation;
+    struct crosscheck_limits limits;
+    struct crosscheck_latency latency;
+    struct crosscheck_efficiency efficiency;
+};
+
+/* Compute every figure above from in. Always succeeds. */
+void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result *out);
+
+/* Add "windows", "server", "workload", "crosscheck", "limits",
+ * "latency_check" and "efficiency" objects to res (in that order), and the
+ * warnings they call for (strings) to warnings. */
+void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings);
+
+/* crosscheck_compute, then crosscheck_to_json. */
 void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings);
 
 /* The time-weighted average CPU % of pts over [from_ns, to_ns), or NAN
@@ -53,9 +137,12 @@ double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint6
 /* responses_completed(after) - responses_completed(before). */
 uint64_t crosscheck_server_requests(json_t *before, json_t *after);
 
-/* The verdict for a client count against the server count: "exact",
- * "explained" (client below server by at most bound) or "mismatch". */
-const char *crosscheck_verdict(uint64_t client, uint64_t server, uint64_t bound);
+/* The verdict for a client count against the server count: exact,
+ * explained (client below server by at most bound) or mismatch. */
+enum crosscheck_verdict crosscheck_verdict(uint64_t client, uint64_t server, uint64_t bound);
+
+/* "exact", "explained", "mismatch", "no client count": as run.json says it. */
+const char *crosscheck_verdict_name(enum crosscheck_verdict v);
 
 /* Whole-machine CPU over a tool run from two /proc/stat readings, with what
  * could not be attributed to the tool, the target or loadbench itself

@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 ssize_t fsutil_read_small(const char *path, char *buf, size_t cap_bytes)
@@ -64,4 +66,21 @@ void fsutil_first_line(const char *path, char *out, size_t outlen)
     if (fgets(out, (int)outlen, f))
         out[strcspn(out, "\n")] = 0;
     fclose(f);
+}
+
+int fsutil_mkdir_p(const char *path, char *err)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                return util_err(err, "cannot create %s: %s", buf, strerror(errno));
+            *p = '/';
+        }
+    }
+    if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+        return util_err(err, "cannot create %s: %s", buf, strerror(errno));
+    return 0;
 }

@@ -21,4 +21,9 @@ ssize_t fsutil_read_all(const char *path, char **buf, size_t *cap_bytes);
  * dropped); an empty string when the file is missing or empty. */
 void fsutil_first_line(const char *path, char *out, size_t outlen);
 
+/* mkdir -p: create path and every missing parent (mode 0755). Returns 0,
+ * or -1 with err naming the directory that could not be created (err may
+ * be NULL). */
+int fsutil_mkdir_p(const char *path, char *err);
+
 #endif

@@ -1,11 +1,14 @@
 /* loadbench: the orchestrator CLI. The only place that prints to the user
  * and picks exit codes. */
 #include "adapter.h"
+#include "cgroup.h"
 #include "compare.h"
+#include "guard.h"
 #include "profile.h"
 #include "proc.h"
 #include "report.h"
 #include "run.h"
+#include "runlock.h"
 #include "util.h"
 
 #include <errno.h>
@@ -41,6 +44,55 @@ static const char quick_profile[] =
     "sampling: {interval: 1s}\n"
     "cooldown: 1s\n";
 
+/* run's handlers, installed by main's first instruction (#18): a signal
+ * that comes before the run directory exists ends the command with 130 and
+ * nothing made; after that, the run stops and keeps what it measured. */
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Runs whose loadbench died (in results_root's subdirectories, or the one
+ * run_dir) are marked abandoned, and cgroups left by a dead loadbench are
+ * emptied and removed (#18). Says what it did unless quiet. */
+static void reap_dead(const char *results_root, const char *run_dir, int quiet)
+{
+    char err[UTIL_ERR_LEN];
+    int n = results_root ? runlock_reap_all(results_root, err) : runlock_reap(run_dir, err);
+    if (n < 0)
+        fprintf(stderr, "loadbench: warning: %s\n", err);
+    else if (n > 0 && !quiet)
+        fprintf(stderr, "loadbench: marked %d run(s) in %s abandoned: their loadbench died before they finished\n", n,
+                results_root ? results_root : run_dir);
+    int c = cgroup_sweep_stale("loadbench-", err);
+    if (c < 0)
+        fprintf(stderr, "loadbench: warning: stale cgroups: %s\n", err);
+    else if (c > 0 && !quiet)
+        fprintf(stderr, "loadbench: removed %d stale cgroup(s) of a loadbench that died\n", c);
+}
+
+/* reap_dead where this run goes: the --into run, the directory --out is
+ * made in, or the results root. */
+static void reap_dead_near(const struct run_opts *o)
+{
+    if (o->into_dir) {
+        reap_dead(NULL, o->into_dir, o->quiet);
+    } else if (o->out_dir) {
+        char *parent = util_xstrdup(o->out_dir), *slash = strrchr(parent, '/');
+        if (slash)
+            *slash = 0;
+        reap_dead(slash ? (*parent ? parent : "/") : ".", NULL, o->quiet);
+        free(parent);
+    } else {
+        reap_dead(o->results_root, NULL, o->quiet);
+    }
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -68,7 +120,8 @@ static void usage(FILE *f)
             "      --junit FILE       also write JUnit XML\n"
             "      --tool LABEL       the compared tool, whose binary may differ (default lb-gen)\n"
             "      --control LABEL    the control generator for RPS ratios (default wrk, else lb-gen)\n"
-            "  doctor                 machine facts that distort benchmarks, with warnings\n"
+            "  doctor [--results DIR] machine facts that distort benchmarks, with warnings; marks runs in DIR\n"
+            "                         (default results) whose loadbench died abandoned, removes their cgroups\n"
             "  version                print the version\n"
             "\n"
             "exit codes: 0 all ok, 1 some tool run failed, 2 bad input or setup error, 130 interrupted\n"
@@ -94,9 +147,11 @@ static int parse_scale(const char *s, double *f, char *err)
 }
 
 /* Every tool named in the profile has an adapter, and its options are ones
- * the adapter knows. */
+ * the adapter knows; every CPU it pins to is one this process may use. */
 static int check_tools(const struct profile *p, char *err)
 {
+    if (profile_check_cpus(p, err))
+        return -1;
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         const struct adapter *a = adapter_by_name(t->tool);
@@ -187,20 +242,22 @@ static int cmd_run(int argc, char **argv)
     o.progress_tty = !o.quiet && isatty(2);
     char *tb = target_bin();
     o.target_bin = tb;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    if (guard_start(err)) /* guard hook (#18): before the first child, while single-threaded */
+        fprintf(stderr, "loadbench: warning: %s (a tool's children may outlive a killed loadbench)\n", err);
     if (proc_become_subreaper(err))
         fprintf(stderr, "loadbench: warning: %s (daemonizing tools may escape cleanup)\n", err);
+    reap_dead_near(&o); /* runlock hook (#18): abandoned runs and stale cgroups */
     char *dir = NULL;
-    int rc = run_profile(p, &o, &dir, err);
+    int rc = stop_flag ? 130 : run_profile(p, &o, &dir, err);
+    runlock_release(dir); /* runlock hook (#18) */
+    guard_stop(); /* guard hook (#18): everything is stopped; the guardian exits at once */
     if (rc == 2)
         fprintf(stderr, "loadbench: %s\n", err);
-    else if (!o.quiet) {
+    else if (!dir) {
+        if (!o.quiet)
+            fprintf(stderr, "loadbench: interrupted before the run directory was made: nothing was run\n");
+    } else if (!o.quiet) {
         fprintf(stderr, "loadbench: %s: %s/summary.md\n",
                 rc == 0 ? "done" : rc == 130 ? "interrupted, partial results in" : "done with failures, see", dir);
         if (rc != 2 && dir && isatty(1)) {
@@ -303,6 +360,16 @@ static int cmd_tools(void)
     return 0;
 }
 
+/* Why path's JSON did not load. jansson gives line -1 when the error has
+ * no place in the text (the file cannot be opened): say no line then. */
+static void json_load_error(const char *path, const json_error_t *je)
+{
+    if (je->line > 0)
+        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je->line, je->text);
+    else
+        fprintf(stderr, "loadbench: %s: %s\n", path, je->text);
+}
+
 static int cmd_report(int argc, char **argv)
 {
     if (argc != 2) {
@@ -310,11 +377,12 @@ static int cmd_report(int argc, char **argv)
         return 2;
     }
     char path[PATH_MAX], err[UTIL_ERR_LEN];
+    reap_dead(NULL, argv[1], 0); /* runlock hook (#18) */
     snprintf(path, sizeof path, "%s/run.json", argv[1]);
     json_error_t je;
     json_t *run = json_load_file(path, 0, &je);
     if (!run) {
-        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
+        json_load_error(path, &je);
         return 2;
     }
     struct report_out ro;
@@ -342,7 +410,7 @@ static json_t *load_run(const char *arg)
     json_error_t je;
     json_t *run = json_load_file(path, 0, &je);
     if (!run)
-        fprintf(stderr, "loadbench: %s:%d: %s\n", path, je.line, je.text);
+        json_load_error(path, &je);
     else if (!json_is_array(json_object_get(run, "runs"))) {
         fprintf(stderr, "loadbench: %s: not a loadbench run (no \"runs\")\n", path);
         json_decref(run);
@@ -398,7 +466,7 @@ static int cmd_compare(int argc, char **argv)
     if (jf) {
         fclose(jf);
         char werr[UTIL_ERR_LEN];
-        if (run_write_text(junit, jbuf, werr)) {
+        if (jlen && run_write_text(junit, jbuf, werr)) {   /* nothing written: bad input, no file */
             fprintf(stderr, "loadbench: %s\n", werr);
             rc = 2;
         }
@@ -413,8 +481,16 @@ static int cmd_compare(int argc, char **argv)
     return rc;
 }
 
-static int cmd_doctor(void)
+static int cmd_doctor(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--results")) {
+        reap_dead(argv[2], NULL, 0);
+    } else if (argc == 1) {
+        reap_dead("results", NULL, 0);
+    } else {
+        fprintf(stderr, "usage: loadbench doctor [--results DIR]\n");
+        return 2;
+    }
     json_t *m = run_machine_info();
     char *s = json_dumps(m, JSON_INDENT(2));
     printf("%s\n", s);
@@ -432,6 +508,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (!strcmp(argv[1], "run"))
+        catch_stop_signals();
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
@@ -446,7 +524,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "compare"))
         return cmd_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "doctor"))
-        return cmd_doctor();
+        return cmd_doctor(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("loadbench %s (%s, %s)\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE);
         return 0;

@@ -5,6 +5,7 @@
  * re-parented to us, so walking our own children still finds them. */
 #include "proc.h"
 #include "fsutil.h"
+#include "guard.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -135,7 +136,7 @@ static void walk(pid_t root, const pid_t *keep, int nkeep, struct pidvec *pv)
     children_of(root, &lvl, &buf, &cap);
     for (int i = 0; i < lvl.n; i++) {
         pid_t c = lvl.v[i];
-        if (in_list(keep, nkeep, c) || pv_has(pv, c))
+        if (in_list(keep, nkeep, c) || pv_has(pv, c) || c == guard_pid()) /* guard hook (#18) */
             continue;
         pv_push(pv, c);
     }
@@ -221,10 +222,11 @@ static void child_fail(int fd, int stage, int index)
 
 /* Runs in the child between fork and exec: only async-signal-safe calls. */
 static void child_main(const struct proc_spec *spec, const char *exe, int out_fd, int err_fd, int null_fd, int pipe_w,
-                       pid_t parent)
+                       pid_t parent, pid_t guard_parent_pid)
 {
     if (setpgid(0, 0) < 0)
         child_fail(pipe_w, ST_SETPGID, 0);
+    guard_child(guard_parent_pid); /* guard hook (#18): dies with us; its group is watched */
     if (spec->kill_with_parent) {
         prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
         if (getppid() != parent) /* the parent died before prctl took effect */
@@ -323,7 +325,7 @@ int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err)
         goto out;
     }
     p->started_ns = util_now_ns();
-    pid_t parent = getpid();
+    pid_t parent = getpid(), gparent = guard_parent(); /* guard hook (#18) */
     pid_t pid = fork();
     if (pid < 0) {
         util_err(err, "cannot fork to run %s: %s", spec->argv[0], strerror(errno));
@@ -331,7 +333,7 @@ int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err)
     }
     if (pid == 0) {
         close(pfd[0]);
-        child_main(spec, exe, out_fd, err_fd, null_fd, pfd[1], parent);
+        child_main(spec, exe, out_fd, err_fd, null_fd, pfd[1], parent, gparent);
     }
     /* Also set the group from our side, so that signalling the group right
      * after we return cannot race the child's own setpgid. EACCES after the
@@ -349,6 +351,7 @@ int proc_spawn(struct proc *p, const struct proc_spec *spec, char *err)
         /* The child failed before running the tool: reap it, say why. */
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
+        guard_forget_group(pid); /* guard hook (#18) */
         const char *what = "";
         switch (f.stage) {
         case ST_SETPGID: what = "cannot create its process group"; break;
@@ -429,6 +432,8 @@ int proc_poll(struct proc *p)
         if (r <= 0)
             break;
     }
+    if (p->reaped)
+        guard_forget_group(p->pid); /* guard hook (#18): once its group is empty */
     return p->reaped;
 }
 
@@ -556,6 +561,7 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
 done:
     rc = killed.n;
     p->stopped = p->pid > 0;
+    guard_forget_group(p->pid); /* guard hook (#18) */
 out:
     free(pv.v);
     free(termed.v);

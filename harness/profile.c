@@ -1,13 +1,18 @@
 #include "profile.h"
+#include "sha256.h"
 #include "units.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 /* Limits that keep hostile files cheap: profiles are small documents. */
@@ -314,8 +319,10 @@ static int get_number(struct yparse *y, const struct ynode *n, const char *what,
     return 0;
 }
 
-static int get_cpus(struct yparse *y, const struct ynode *n, const char *what, uint64_t *mask)
+static int get_cpus(struct yparse *y, const struct ynode *n, const char *what, uint64_t *mask, int pos[2])
 {
+    pos[0] = n->line;
+    pos[1] = n->col;
     char e[UTIL_ERR_LEN];
     char buf[256] = "";
     if (n->kind == Y_SEQ) {
@@ -550,6 +557,18 @@ static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_to
     return 0;
 }
 
+/* The shortest load any tool entry runs (one sweep level, for a sweep). */
+static uint64_t shortest_load_ns(const struct profile *p)
+{
+    uint64_t m = UINT64_MAX;
+    for (size_t i = 0; i < p->ntools; i++) {
+        uint64_t d = profile_load_duration_ns(profile_tool_load(p, &p->tools[i]));
+        if (d < m)
+            m = d;
+    }
+    return m;
+}
+
 static const char *const top_keys[] = {"name", "description", "target", "load", "tools", "sampling", "repeat",
                                        "cooldown", "grace", "cpus", NULL};
 
@@ -613,7 +632,10 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
                             "two tool entries are labelled \"%s\": give one a label:, e.g. {tool: %s, label: %s-2}",
                             p->tools[i].label, p->tools[i].tool, p->tools[i].tool);
     }
-    p->sample_interval_ns = 2000000000ull;
+    /* The default interval is 2 s, or the shortest tool load when that is
+     * shorter, so that every tool run gets at least one sample. */
+    uint64_t shortest = shortest_load_ns(p);
+    p->sample_interval_ns = shortest < 2000000000ull ? shortest : 2000000000ull;
     if ((v = get(root, "sampling"))) {
         static const char *const keys[] = {"interval", NULL};
         const struct ynode *w;
@@ -624,6 +646,11 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
                 return -1;
             if (p->sample_interval_ns < 10000000ull)
                 return perr(y, w->line, w->col, "sampling.interval below 10ms costs more than it tells; use 100ms or more");
+            if (p->sample_interval_ns > shortest)
+                return perr(y, w->line, w->col,
+                            "sampling.interval %s is longer than the shortest tool load (%.3g s): that run would "
+                            "get no sample; use at most %.3g s",
+                            w->str, (double)shortest / 1e9, (double)shortest / 1e9);
         }
     }
     p->repeat = 1;
@@ -645,9 +672,9 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
         const struct ynode *w;
         if (want_kind(y, v, Y_MAP, "cpus") || check_keys(y, v, "cpus", keys))
             return -1;
-        if ((w = get(v, "target")) && get_cpus(y, w, "cpus.target", &p->target_cpus))
+        if ((w = get(v, "target")) && get_cpus(y, w, "cpus.target", &p->target_cpus, p->target_cpus_pos))
             return -1;
-        if ((w = get(v, "tool")) && get_cpus(y, w, "cpus.tool", &p->tool_cpus))
+        if ((w = get(v, "tool")) && get_cpus(y, w, "cpus.tool", &p->tool_cpus, p->tool_cpus_pos))
             return -1;
     }
     return 0;
@@ -690,9 +717,25 @@ err:
 
 struct profile *profile_load(const char *path, char *err)
 {
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer forever. Only a regular file is read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        util_err(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st = {0};
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        util_err(err, "%s: not a regular file (%s): give the path of a profile file", path,
+                 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
+                 S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         util_err(err, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     char *buf = util_xmalloc(MAX_FILE_BYTES + 1);
@@ -837,8 +880,17 @@ static void scale_load(struct profile_load *l, double factor)
 
 int profile_scale(struct profile *p, double factor, char *err)
 {
-    if (!(factor > 0 && factor <= 1))
-        return util_err(err, "--scale must be a factor in (0, 1], e.g. 0.1 (got %g)", factor);
+    if (!(factor > 0 && factor <= 1)) {
+        /* The shortest decimal that reads back as factor: 1.0000001 stays
+         * 1.0000001, not "1". */
+        char shown[32];
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(shown, sizeof shown, "%.*g", prec, factor);
+            if (strtod(shown, NULL) == factor)
+                break;
+        }
+        return util_err(err, "--scale must be a factor in (0, 1], e.g. 0.1 (got %s)", shown);
+    }
     if (factor == 1)
         return 0;
     scale_load(&p->load, factor);
@@ -846,6 +898,11 @@ int profile_scale(struct profile *p, double factor, char *err)
         if (p->tools[i].load)
             scale_load(p->tools[i].load, factor);
     p->cooldown_ns = (uint64_t)((double)p->cooldown_ns * factor);
+    /* An interval that fitted the written loads may not fit the scaled
+     * ones: sample at least once per shortest load. */
+    uint64_t shortest = shortest_load_ns(p);
+    if (p->sample_interval_ns > shortest)
+        p->sample_interval_ns = shortest;
     p->scale *= factor;
     return 0;
 }
@@ -883,4 +940,61 @@ json_t *profile_to_json(const struct profile *p)
     if (p->tool_cpus)
         json_object_set_new(o, "tool_cpus_mask", json_integer((json_int_t)p->tool_cpus));
     return o;
+}
+
+void profile_json_sha256(const json_t *resolved, char hex[65])
+{
+    json_t *c = json_deep_copy(resolved);
+    json_object_del(c, "path");
+    /* Reals at run.json's precision (run_write_json): a profile read back
+     * from run.json dumps as it did before it was written. */
+    char *s = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
+    sha256_hex(s ? s : "", s ? strlen(s) : 0, hex);
+    free(s);
+    json_decref(c);
+}
+
+/* CPUs as a list of ranges ("0-3,6") into out. */
+static void cpu_ranges(const cpu_set_t *set, char *out, size_t outlen)
+{
+    out[0] = 0;
+    for (int a = 0; a < 64; a++) {
+        if (!CPU_ISSET(a, set) || (a > 0 && CPU_ISSET(a - 1, set)))
+            continue;
+        int b = a;
+        while (b + 1 < 64 && CPU_ISSET(b + 1, set))
+            b++;
+        size_t len = strlen(out);
+        if (b > a)
+            snprintf(out + len, outlen - len, "%s%d-%d", len ? "," : "", a, b);
+        else
+            snprintf(out + len, outlen - len, "%s%d", len ? "," : "", a);
+    }
+}
+
+int profile_check_cpus(const struct profile *p, char *err)
+{
+    /* A CPU this process may not run on would fail the pinning of every
+     * tool run after the run directory is made (or, in a range, be counted
+     * as a tool CPU the tool never had): refuse it before anything starts. */
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
+        return 0; /* nothing to check against: pinning will say */
+    const struct {
+        const char *what;
+        uint64_t mask;
+        const int *pos;
+    } sets[] = {{"cpus.target", p->target_cpus, p->target_cpus_pos}, {"cpus.tool", p->tool_cpus, p->tool_cpus_pos}};
+    for (size_t i = 0; i < 2; i++) {
+        for (int c = 0; c < 64; c++) {
+            if (!(sets[i].mask >> c & 1) || CPU_ISSET(c, &allowed))
+                continue;
+            char have[96];
+            cpu_ranges(&allowed, have, sizeof have);
+            return util_err(err, "%s:%d:%d: %s: CPU %d is not one loadbench may run on here (allowed: %s)", p->path,
+                            sets[i].pos[0], sets[i].pos[1], sets[i].what, c, have);
+        }
+    }
+    return 0;
 }

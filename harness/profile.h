@@ -57,6 +57,7 @@ struct profile {
     uint64_t grace_ns;
     uint64_t target_cpus;           /* bitmask; 0 = not pinned */
     uint64_t tool_cpus;             /* bitmask; 0 = not pinned */
+    int target_cpus_pos[2], tool_cpus_pos[2];   /* line, column of cpus.target and cpus.tool */
     double scale;                   /* durations multiplied by this (run --scale); 1 = as written */
 };
 
@@ -100,5 +101,18 @@ void profile_load_free(struct profile_load *l);
  * and `loadbench plan`. Returns a new reference. */
 json_t *profile_to_json(const struct profile *p);
 json_t *profile_load_to_json(const struct profile_load *l);
+
+/* Every CPU of the profile's cpus: is one this process may run on (its
+ * sched_getaffinity set), so that pinning cannot fail after a run has
+ * started. Kept out of profile_load so that a profile reads the same on
+ * every machine. Returns 0, or -1 with err "PATH:LINE:COL: ...". */
+int profile_check_cpus(const struct profile *p, char *err);
+
+/* The canonical SHA-256 (hex, 64 digits and a NUL) of a profile's
+ * effective content: resolved is a profile as profile_to_json gives it (or
+ * as run.json recorded it), hashed with sorted keys, reals at run.json's
+ * precision, and without "path", so the same profile read from another
+ * file hashes the same and any change to what a run does hashes apart. */
+void profile_json_sha256(const json_t *resolved, char hex[65]);
 
 #endif

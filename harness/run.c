@@ -6,9 +6,11 @@
 #include "netstat.h"
 #include "proc.h"
 #include "report.h"
+#include "runlock.h"
 #include "sampler.h"
 #include "sha256.h"
 #include "target.h"
+#include "toolrun.h"
 #include "units.h"
 #include "fsutil.h"
 #include "util.h"
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -76,34 +79,6 @@ int run_write_json(const char *path, json_t *j, char *err)
     int rc = run_write_text(path, s, err);
     free(s);
     return rc;
-}
-
-static int mkdir_p(const char *path, char *err)
-{
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                return util_err(err, "cannot create %s: %s", buf, strerror(errno));
-            *p = '/';
-        }
-    }
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-        return util_err(err, "cannot create %s: %s", buf, strerror(errno));
-    return 0;
-}
-
-/* printf into a path buffer; a path that does not fit is cut, and the
- * callers' later open/mkdir fails with a clear message instead. */
-static void pathf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out, len, fmt, ap);
-    va_end(ap);
 }
 
 /* ---- the machine ---------------------------------------------------------- */
@@ -179,10 +154,13 @@ static json_t *busy_processes(json_t *warn)
                         continue;
                     double pct = (double)(ut + st - a[i].ticks) / (double)sysconf(_SC_CLK_TCK) / 0.3 * 100;
                     if (pct > 5) {
-                        json_array_append_new(out, json_pack("{s:i, s:s, s:f}", "pid", pid, "comm", a[i].comm,
-                                                             "cpu_pct", pct));
-                        json_array_append_new(warn, json_sprintf("another process was busy at start: %s (pid %d) at %.0f%% of a core",
-                                                                 a[i].comm, pid, pct));
+                        /* A process name is any bytes its program chose. */
+                        json_array_append_new(out, json_pack("{s:i, s:o, s:f}", "pid", pid, "comm",
+                                                             adapter_json_text(a[i].comm), "cpu_pct", pct));
+                        char *w = util_xasprintf("another process was busy at start: %s (pid %d) at %.0f%% of a core",
+                                                 a[i].comm, pid, pct);
+                        json_array_append_new(warn, adapter_json_text(w));
+                        free(w);
                     }
                 }
             }
@@ -248,7 +226,7 @@ json_t *run_machine_info(void)
     return m;
 }
 
-/* ---- one tool run ---------------------------------------------------------- */
+/* ---- the runner: log and progress lines ------------------------------------ */
 
 struct runner {
     const struct profile *p;
@@ -290,796 +268,19 @@ static void progress(struct runner *R, const char *label, const char *phase, dou
     R->progress_drawn = 1;
 }
 
+/* tool_run's progress callback. */
+static void on_progress(void *arg, const char *label, double elapsed_s, double total_s, double rps, double cpu_pct,
+                        double rss_mb)
+{
+    progress(arg, label, "load", elapsed_s, total_s, rps, cpu_pct, rss_mb);
+}
+
 static int save(struct runner *R, char *err)
 {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/run.json", R->dir);
     json_object_set_new(R->run, "loadbench_cpu_s", json_real(sampler_self_cpu_s() - R->self_cpu_start));
     return run_write_json(path, R->run, err);
-}
-
-static json_t *summary_json(const struct sampler_summary *s)
-{
-    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:i, s:i, s:f}", "points", s->npoints, "cpu_avg_pct", s->cpu_avg_pct,
-                     "cpu_peak_pct", s->cpu_peak_pct, "rss_peak_mb", s->rss_peak_mb, "rss_avg_mb", s->rss_avg_mb,
-                     "procs_peak", s->procs_peak, "threads_peak", s->threads_peak, "write_mb", s->write_mb);
-}
-
-static json_t *num_or_null(double v)
-{
-    return isnan(v) ? json_null() : json_real(v);
-}
-
-static json_t *latency_json(const struct adapter_latency *l)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "min", num_or_null(l->min));
-    json_object_set_new(o, "mean", num_or_null(l->mean));
-    json_object_set_new(o, "p50", num_or_null(l->p50));
-    json_object_set_new(o, "p90", num_or_null(l->p90));
-    json_object_set_new(o, "p95", num_or_null(l->p95));
-    json_object_set_new(o, "p99", num_or_null(l->p99));
-    json_object_set_new(o, "p999", num_or_null(l->p999));
-    json_object_set_new(o, "max", num_or_null(l->max));
-    return o;
-}
-
-static json_t *strvec_json(const struct strvec *s)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < s->n; i++)
-        json_array_append_new(a, json_string(s->v[i]));
-    return a;
-}
-
-static void sleep_until(uint64_t t_ns)
-{
-    struct timespec ts = {(time_t)(t_ns / 1000000000ull), (long)(t_ns % 1000000000ull)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        break; /* a signal: let the caller look at the stop flag */
-}
-
-/* " 'word'" for a POSIX shell, single quotes escaped. */
-/* Writes word single-quoted (so the shell takes it as is), after a space
- * when lead is set. */
-static void shell_quoted(FILE *f, const char *word, size_t len, int lead)
-{
-    fputs(lead ? " '" : "'", f);
-    for (size_t i = 0; i < len; i++)
-        word[i] == '\'' ? fputs("'\\''", f) : fputc(word[i], f);
-    fputc('\'', f);
-}
-
-/* Where prefix (a directory) starts word as a path: at 0 or just after an
- * '=' (NAME=/dir/..., --opt=/dir/...), followed by '/' or the end.
- * Returns the offset, or -1. */
-static long path_at(const char *word, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    for (const char *at = word; at; at = strchr(at + 1, '=')) {
-        const char *p = at == word ? word : at + 1;
-        if (!strncmp(p, prefix, n) && (p[n] == '/' || !p[n]))
-            return p - word;
-    }
-    return -1;
-}
-
-/* One word of reproduce.sh: a path inside the tool's own directory becomes
- * "$here"/..., one inside the loadbench checkout "$LB_ROOT"/..., so the
- * script runs from wherever the checkout has moved; anything else is
- * quoted as is. */
-static void reproduce_word(FILE *f, const char *word, const char *here, const char *root)
-{
-    const char *pre[2] = {here, root}, *var[2] = {"\"$here\"", "\"$LB_ROOT\""};
-    for (int i = 0; i < 2; i++) {
-        long at = pre[i][0] ? path_at(word, pre[i]) : -1;
-        if (at < 0)
-            continue;
-        fputc(' ', f);
-        if (at > 0)
-            shell_quoted(f, word, (size_t)at, 0);
-        fputs(var[i], f);
-        const char *rest = word + at + strlen(pre[i]);
-        if (*rest)
-            shell_quoted(f, rest, strlen(rest), 0);
-        return;
-    }
-    shell_quoted(f, word, strlen(word), 1);
-}
-
-/* reproduce.sh: the tool's command line and environment as loadbench ran
- * it (env -i; the same defaults as proc_clean_env, then the adapter's own
- * variables, which win: siege's HOME), with paths written relative to the
- * script's directory and to LB_ROOT, the checkout, which defaults to the
- * one the script sits in (found from its own place) or, for a run outside
- * it, the one that made it. */
-static void write_reproduce(const char *dir, const struct adapter_plan *plan, const char *target_cmd)
-{
-    char path[PATH_MAX + 16], here[PATH_MAX], root[PATH_MAX], up[PATH_MAX] = "";
-    snprintf(path, sizeof path, "%s/reproduce.sh", dir);
-    if (!realpath(dir, here))
-        snprintf(here, sizeof here, "%s", dir);
-    if (!realpath(adapter_datadir(), root))
-        root[0] = 0;
-    size_t rn = strlen(root);
-    if (rn > 1 && !strncmp(here, root, rn) && here[rn] == '/') {
-        /* ../ once per folder between the script and the checkout. */
-        for (const char *c = here + rn; *c && strlen(up) + 4 < sizeof up; c++)
-            if (*c == '/')
-                strcat(up, up[0] ? "/.." : "..");
-    }
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    fputs("#!/bin/sh\n# Rerun this tool by hand, as loadbench ran it.\n"
-          "# LB_ROOT is the loadbench checkout (default: the one this script is in).\n"
-          "# 1. Start a target like the one it measured (it prints its port):\n#   ",
-          f);
-    size_t cmd0 = strcspn(target_cmd, " ");
-    char bin[PATH_MAX];
-    snprintf(bin, sizeof bin, "%.*s", (int)cmd0, target_cmd);
-    reproduce_word(f, bin, "", root);
-    fprintf(f, "%s\n# 2. Replace the port below with the one it printed, then run this script.\n"
-               "here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1\n",
-            target_cmd + cmd0);
-    fputs("[ -n \"${LB_ROOT:-}\" ] || LB_ROOT=", f);
-    if (up[0]) {
-        fprintf(f, "$(cd \"$here/%s\" && pwd) || exit 1\n", up);
-    } else {
-        shell_quoted(f, root, strlen(root), 0);
-        fputc('\n', f);
-    }
-    fputs("cd \"$here\" && mkdir -p home/tmp || exit 1\n"
-          "exec env -i PATH=\"$PATH\" LANG=C.UTF-8 TZ=UTC HOME=\"$here/home\" TMPDIR=\"$here/home/tmp\"",
-          f);
-    for (size_t i = 0; i < plan->env.n; i++)
-        reproduce_word(f, plan->env.v[i], here, root);
-    for (size_t i = 0; i < plan->argv.n; i++)
-        reproduce_word(f, plan->argv.v[i], here, root);
-    fputc('\n', f);
-    fclose(f);
-    chmod(path, 0755);
-}
-
-/* The server's own per-second series as CSV; t is the second since that
- * lb-target started (a fresh one per tool run), on the server's clock. */
-static void write_server_series(const char *path, json_t *series)
-{
-    json_t *secs = json_object_get(series, "seconds"), *s;
-    size_t i;
-    if (!json_is_array(secs))
-        return;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    fprintf(f, "t_s,requests,completions,accepts,closes,open,inflight_max,bad,partial\n");
-    json_array_foreach(secs, i, s)
-    {
-        fprintf(f, "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d\n", (long long)json_integer_value(json_object_get(s, "t")),
-                (long long)json_integer_value(json_object_get(s, "requests")),
-                (long long)json_integer_value(json_object_get(s, "completions")),
-                (long long)json_integer_value(json_object_get(s, "accepts")),
-                (long long)json_integer_value(json_object_get(s, "closes")),
-                (long long)json_integer_value(json_object_get(s, "open")),
-                (long long)json_integer_value(json_object_get(s, "inflight_max")),
-                (long long)json_integer_value(json_object_get(s, "bad")), json_is_true(json_object_get(s, "partial")));
-    }
-    fclose(f);
-}
-
-/* One row per CPU for the interval since prev (updated): where the machine's
- * time went, including softirq (loopback network work) and steal. */
-static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n)
-{
-    struct sampler_machine cur[64];
-    int got = sampler_machine_read_cpus(cur, 64, NULL);
-    if (got < n)
-        return;
-    for (int c = 0; c < n; c++) {
-        double total = (double)(cur[c].total - prev[c].total);
-        if (total <= 0)
-            continue;
-        double idle = (double)((cur[c].idle + cur[c].iowait) - (prev[c].idle + prev[c].iowait));
-        fprintf(f, "%.3f,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", t_s, c, (total - idle) / total * 100,
-                (double)(cur[c].user + cur[c].nice - prev[c].user - prev[c].nice) / total * 100,
-                (double)(cur[c].system - prev[c].system) / total * 100,
-                (double)(cur[c].softirq - prev[c].softirq) / total * 100, (double)(cur[c].irq - prev[c].irq) / total * 100,
-                (double)(cur[c].steal - prev[c].steal) / total * 100);
-        prev[c] = cur[c];
-    }
-}
-
-/* Ends the capture of one of the tool's output files (once; later calls do
- * nothing) and says in the result when the output was cut or could not be
- * written: output_truncated.<name> (stdout or stderr) = bytes left out. */
-static void finish_output(struct capture *c, const char *name, json_t *res, json_t *warnings)
-{
-    char err[UTIL_ERR_LEN];
-    if (!c->started)
-        return;
-    if (capture_finish(c, err))
-        json_array_append_new(warnings, json_string(err));
-    uint64_t dropped = capture_dropped(c);
-    if (dropped) {
-        json_t *t = json_object_get(res, "output_truncated");
-        if (!t)
-            json_object_set_new(res, "output_truncated", t = json_object());
-        json_object_set_new(t, name, json_integer((json_int_t)dropped));
-        json_array_append_new(warnings, json_sprintf("the tool wrote %llu bytes to %s.txt: the middle %llu bytes were left out (first and last %u MiB kept)",
-                                                     (unsigned long long)c->total_bytes, name,
-                                                     (unsigned long long)dropped, CAPTURE_HEAD_BYTES >> 20));
-    }
-}
-
-/* Runs one tool once. Returns its result object (always: failures are
- * results too). */
-static json_t *run_one(struct runner *R, const struct profile_tool *pt, const struct profile_load *load, double level,
-                       unsigned rep, const char *subdir)
-{
-    const struct profile *p = R->p;
-    const struct adapter *a = adapter_by_name(pt->tool);
-    char err[UTIL_ERR_LEN] = "", dir[PATH_MAX];
-    json_t *res = json_object();
-    json_t *warnings = json_array();
-    struct adapter_found found;
-    struct adapter_plan plan;
-    struct adapter_result ar;
-    struct target tgt;
-    struct proc tool;
-    struct cgroup cg;
-    struct capture cap_out, cap_err;   /* the tool's stdout and stderr, bounded */
-    int have_cg = 0, have_tgt = 0, have_tool = 0;
-    struct sampler_tree *ttree = NULL, *gtree = NULL;
-    FILE *tcsv = NULL, *gcsv = NULL;
-    char **envp = NULL;
-    struct crosscheck_point *tpts = NULL, *gpts = NULL;   /* the sampled series, for window averages */
-    FILE *mcsv = NULL;                                    /* the machine, per CPU, per interval */
-    struct sampler_machine mprev[64];
-    int nmcpu = 0;
-    size_t ntp = 0, ngp = 0, cap_pts = 0;
-    const char *status = "ok";
-    char reason[UTIL_ERR_LEN * 2] = "";
-    json_t *before = NULL, *after = NULL, *series = NULL;
-    json_t *last_stats = NULL;                   /* lb-target's stats at the last sample */
-    json_t *hold_h0 = NULL, *hold_h1 = NULL;     /* server-time histograms at the hold window's edges */
-    uint64_t hold_s_ns = 0, hold_e_ns = 0;       /* the hold window, from the load's start */
-    int have_hold = 0;
-    uint64_t t_start = util_now_ns();
-    memset(&found, 0, sizeof found);
-    memset(&tool, 0, sizeof tool);
-    memset(&tgt, 0, sizeof tgt);
-    memset(&cap_out, 0, sizeof cap_out);
-    memset(&cap_err, 0, sizeof cap_err);
-    adapter_plan_init(&plan);
-    adapter_result_init(&ar);
-
-    pathf(dir, sizeof dir, "%s/%s", R->dir, subdir);
-    json_object_set_new(res, "tool", json_string(pt->tool));
-    json_object_set_new(res, "label", json_string(pt->label));
-    json_object_set_new(res, "level", isnan(level) ? json_null() : json_real(level));
-    json_object_set_new(res, "repeat", json_integer(rep));
-    json_object_set_new(res, "dir", json_string(subdir));
-    json_object_set_new(res, "load", profile_load_to_json(load));
-    json_object_set_new(res, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
-
-    if (mkdir_p(dir, err) || mkdir_p(R->dir, err)) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "%s", err);
-        goto done;
-    }
-    if (!a) {
-        status = "skipped";
-        snprintf(reason, sizeof reason, "no adapter named \"%s\" (see `loadbench tools`)", pt->tool);
-        goto done;
-    }
-    if (a->detect(pt->bin, &found, err)) {
-        status = "skipped";
-        snprintf(reason, sizeof reason, "%s (%s)", err, a->install_hint);
-        goto done;
-    }
-    char sha[65] = "";
-    sha256_file_hex(found.path, sha);
-    json_t *ident = json_pack("{s:s, s:s, s:s, s:s, s:f}", "path", found.path, "version", found.version, "sha256", sha,
-                              "latency_measures", a->latency_measures, "latency_resolution_ms",
-                              a->latency_resolution_ms);
-    json_object_set_new(res, "identity", ident);
-
-    /* TIME_WAIT sockets of the previous run hold ephemeral ports: when they
-     * fill half the range, wait (bounded) for them to drain. */
-    struct netstat ns0, ns1;
-    netstat_read(&ns0, NULL);
-    {
-        uint64_t range = netstat_port_range(), waited_from = util_now_ns();
-        while (ns0.time_wait > range / 2 && util_now_ns() - waited_from < 65000000000ull && !*R->o->stop) {
-            sleep_until(util_now_ns() + 500000000ull);
-            netstat_read(&ns0, NULL);
-        }
-        if (util_now_ns() - waited_from > 1000000000ull)
-            json_array_append_new(warnings, json_sprintf("waited %.0f s for TIME_WAIT sockets to drain (%llu left)",
-                                                         (double)(util_now_ns() - waited_from) / 1e9,
-                                                         (unsigned long long)ns0.time_wait));
-    }
-
-    /* A fresh target for each tool run: no connection state crosses runs. */
-    char tbin[PATH_MAX];
-    snprintf(tbin, sizeof tbin, "%s", R->o->target_bin);
-    struct target_opts to = {.bin = tbin, .dir = dir, .name = "target", .delay_ns = p->target.delay_ns,
-                             .work_ns = p->target.work_ns,
-                             .body_bytes = p->target.body_bytes, .threads = p->target.threads,
-                             .cpus_mask = p->target_cpus};
-    if (target_start(&tgt, &to, err)) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "target: %s", err);
-        goto done;
-    }
-    have_tgt = 1;
-    char url[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/", tgt.port);
-    struct adapter_ctx ctx = {.profile = p, .tool = pt, .load = load, .found = &found, .dir = dir,
-                              .host = "127.0.0.1", .port = tgt.port, .url = url, .tool_cpus = p->tool_cpus};
-    if (a->prepare(&ctx, &plan, err)) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "prepare: %s", err);
-        goto done;
-    }
-    for (size_t i = 0; i < plan.warnings.n; i++)
-        json_array_append_new(warnings, json_string(plan.warnings.v[i]));
-    json_object_set_new(ident, "argv", strvec_json(&plan.argv));
-    json_object_set_new(ident, "env", strvec_json(&plan.env));
-    json_object_set_new(ident, "configs", strvec_json(&plan.files));
-    json_object_set_new(ident, "settings", json_incref(plan.settings));
-    json_object_set_new(ident, "model", json_string(plan.model));
-    if (plan.as_run)
-        json_object_set_new(res, "load_as_run", profile_load_to_json(plan.as_run));
-    {
-        char tcmd[512];
-        pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u", tbin,
-                 (unsigned long long)p->target.delay_ns, (unsigned long long)p->target.work_ns,
-                 (unsigned long long)p->target.body_bytes, p->target.threads);
-        write_reproduce(dir, &plan, tcmd);
-    }
-
-    /* The tool's own clean environment, in a fresh HOME. */
-    char home[PATH_MAX + 8], tmp[PATH_MAX + 8];
-    pathf(home, sizeof home, "%s/home", dir);
-    pathf(tmp, sizeof tmp, "%s/home/tmp", dir);
-    if (mkdir_p(tmp, err)) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "%s", err);
-        goto done;
-    }
-    envp = proc_clean_env(home, tmp, (const char *const *)plan.env.v);
-
-    char cgname[128];
-    pathf(cgname, sizeof cgname, "loadbench-%d-%s", (int)getpid(), subdir);
-    for (char *c = cgname; *c; c++)
-        if (*c == '/')
-            *c = '_';
-    if (R->cg_ok && cgroup_create(&cg, cgname, pt->memory_limit_bytes, err) == 0) {
-        have_cg = 1;
-    } else {
-        if (R->cg_ok)
-            json_array_append_new(warnings, json_sprintf("no cgroup accounting (%s): CPU from wait4 rusage, memory from /proc samples", err));
-        R->cg_ok = 0;
-        if (pt->memory_limit_bytes)
-            json_array_append_new(warnings, json_string("memory_limit not enforced: no writable memory cgroup"));
-    }
-
-    char outp[PATH_MAX + 16], errp[PATH_MAX + 16];
-    snprintf(outp, sizeof outp, "%s/stdout.txt", dir);
-    snprintf(errp, sizeof errp, "%s/stderr.txt", dir);
-    if (capture_start(&cap_out, outp, CAPTURE_HEAD_BYTES, CAPTURE_TAIL_BYTES, err) ||
-        capture_start(&cap_err, errp, CAPTURE_HEAD_BYTES, CAPTURE_TAIL_BYTES, err)) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "%s", err);
-        goto done;
-    }
-    struct proc_spec spec = {.argv = (const char *const *)plan.argv.v, .envp = (const char *const *)envp, .cwd = dir,
-                             .stdout_path = outp, .stderr_path = errp, .stdout_fd = cap_out.write_fd,
-                             .stderr_fd = cap_err.write_fd, .cpus_mask = p->tool_cpus, .oom_score_adj = 1000};
-    if (have_cg)
-        for (int i = 0; i < cg.nprocs && i < 3; i++)
-            spec.cgroup_procs[i] = cg.procs[i];
-
-    before = target_window(&tgt, err);
-    if (!before) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "target control channel: %s", err);
-        goto done;
-    }
-    struct sampler_machine m0, m1;
-    sampler_machine_read(&m0, NULL);
-    double self0 = sampler_self_cpu_s();
-    have_hold = profile_hold_window(plan.as_run ? plan.as_run : load, &hold_s_ns, &hold_e_ns) == 0;
-    /* A hold window from the load's start begins with the (fresh) target's
-     * first request: the snapshot before any request is its left edge. */
-    if (have_hold && hold_s_ns == 0)
-        hold_h0 = target_histogram(&tgt, NULL);
-    if (proc_spawn(&tool, &spec, err)) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "%s", err);
-        goto done;
-    }
-    have_tool = 1;
-    capture_close_writer(&cap_out);
-    capture_close_writer(&cap_err);
-    uint64_t spawned = tool.started_ns;
-    uint64_t deadline = spawned + plan.load_ns + plan.startup_allowance_ns + (pt->timeout_ns ? pt->timeout_ns : p->grace_ns);
-    json_object_set_new(res, "deadline_s", json_real((double)(deadline - spawned) / 1e9));
-
-    /* Sample the tool and the target on absolute deadlines. */
-    char spath[PATH_MAX + 64];
-    snprintf(spath, sizeof spath, "%s/samples", R->dir);
-    mkdir_p(spath, NULL);
-    pathf(spath, sizeof spath, "%s/samples/%s.csv", R->dir, subdir);
-    for (char *c = spath + strlen(R->dir) + 9; *c; c++)
-        if (*c == '/')
-            *c = '_';
-    tcsv = fopen(spath, "w");
-    if (tcsv)
-        sampler_csv_header(tcsv);
-    char tpath[PATH_MAX + 80];
-    snprintf(tpath, sizeof tpath, "%.*s.target.csv", (int)(strlen(spath) - 4), spath);
-    gcsv = fopen(tpath, "w");
-    if (gcsv)
-        sampler_csv_header(gcsv);
-    {
-        char mpath[PATH_MAX + 96];
-        pathf(mpath, sizeof mpath, "%.*s.machine.csv", (int)(strlen(spath) - 4), spath);
-        nmcpu = sampler_machine_read_cpus(mprev, 64, NULL);
-        if (nmcpu > 64)
-            nmcpu = 64;
-        if (nmcpu > 0 && (mcsv = fopen(mpath, "w"))) {
-            fprintf(mcsv, "t_s,cpu,busy_pct,user_pct,system_pct,softirq_pct,irq_pct,steal_pct\n");
-            json_object_set_new(res, "machine_samples_file", json_string(mpath + strlen(R->dir) + 1));
-        }
-    }
-    ttree = sampler_tree_new(tool.pid, have_cg ? cg.procs[0] : NULL, NULL);
-    gtree = sampler_tree_new(tgt.proc.pid, NULL, NULL);
-    struct sampler_reading rd, trd0, trd1;
-    struct sampler_point pt_tool, pt_tgt;
-    memset(&trd0, 0, sizeof trd0);
-    if (ttree)
-        sampler_tree_sample(ttree, &rd, &pt_tool);
-    if (gtree)
-        sampler_tree_sample(gtree, &trd0, &pt_tgt);
-    trd1 = trd0;
-    uint64_t next = spawned + p->sample_interval_ns;
-    uint64_t last_tick_ns = spawned;
-    uint64_t hold_from = 0, hold_to = 0;
-    uint64_t last_resp = target_u64(before, "responses_completed"), last_t = util_now_ns();
-    uint64_t open_at_stop = 0;
-    double cur_rps = 0, cur_cpu = 0, cur_rss = 0;
-    int stopped_by_us = 0;
-    for (;;) {
-        if (proc_poll(&tool))
-            break;
-        uint64_t now = util_now_ns();
-        if (*R->o->stop) {
-            status = "interrupted";
-            snprintf(reason, sizeof reason, "loadbench was interrupted");
-            stopped_by_us = 1;
-            break;
-        }
-        if (now >= deadline) {
-            status = "timeout";
-            snprintf(reason, sizeof reason, "still running %.0f s after start (load %.0f s + start-up + grace): stopped",
-                     (double)(now - spawned) / 1e9, (double)plan.load_ns / 1e9);
-            stopped_by_us = 1;
-            break;
-        }
-        if (!target_alive(&tgt)) {
-            status = "failed";
-            snprintf(reason, sizeof reason, "lb-target died during the run (%s): the tool's results are partial",
-                     tgt.proc.exit.signaled ? "killed by a signal" : "exited");
-            stopped_by_us = 1;
-            break;
-        }
-        if (now >= next) {
-            if ((ntp > ngp ? ntp : ngp) + 1 >= cap_pts) {
-                cap_pts = cap_pts ? cap_pts * 2 : 64;
-                tpts = util_xrealloc(tpts, cap_pts * sizeof *tpts);
-                gpts = util_xrealloc(gpts, cap_pts * sizeof *gpts);
-            }
-            if (ttree && sampler_tree_sample(ttree, &rd, &pt_tool) == 1) {
-                tpts[ntp++] = (struct crosscheck_point){rd.t_ns, pt_tool.interval_s, pt_tool.cpu_pct, pt_tool.rss_mb};
-                if (tcsv)
-                    sampler_csv_row(tcsv, &pt_tool);
-                cur_cpu = pt_tool.cpu_pct;
-                cur_rss = pt_tool.rss_mb;
-            }
-            if (gtree && sampler_tree_sample(gtree, &trd1, &pt_tgt) == 1) {
-                gpts[ngp++] = (struct crosscheck_point){trd1.t_ns, pt_tgt.interval_s, pt_tgt.cpu_pct, pt_tgt.rss_mb};
-                if (gcsv)
-                    sampler_csv_row(gcsv, &pt_tgt);
-            }
-            if (mcsv)
-                machine_row(mcsv, (double)(now - spawned) / 1e9, mprev, nmcpu);
-            json_t *s = target_stats(&tgt, NULL);
-            if (s) {
-                uint64_t resp = target_u64(s, "responses_completed");
-                uint64_t tnow = util_now_ns();
-                cur_rps = (double)(resp - last_resp) / ((double)(tnow - last_t) / 1e9);
-                last_resp = resp;
-                last_t = tnow;
-                open_at_stop = target_u64(s, "connections_open");
-                if (!hold_from && target_u64(s, "first_request_ns") && have_hold) {
-                    hold_from = target_u64(s, "first_request_ns") + hold_s_ns;
-                    hold_to = target_u64(s, "first_request_ns") + hold_e_ns;
-                }
-                json_decref(last_stats);
-                last_stats = s; /* the server's view if lb-target dies later */
-            }
-            progress(R, pt->label, "load", (double)(now - spawned) / 1e9,
-                     (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9, cur_rps, cur_cpu, cur_rss);
-            last_tick_ns = now;
-            while (next <= now)
-                next += p->sample_interval_ns;
-        }
-        /* Snapshot the server-time histogram at the hold window's edges, so
-         * the server's latency over the hold window is exact. */
-        if (hold_from && !hold_h0 && now >= hold_from)
-            hold_h0 = target_histogram(&tgt, NULL);
-        if (hold_to && hold_h0 && !hold_h1 && now >= hold_to)
-            hold_h1 = target_histogram(&tgt, NULL);
-        uint64_t wake = now + 20000000ull; /* notice the tool's exit within 20 ms */
-        if (wake > next)
-            wake = next;
-        if (hold_from && !hold_h0 && wake > hold_from)
-            wake = hold_from;
-        if (hold_to && !hold_h1 && wake > hold_to)
-            wake = hold_to;
-        if (wake > deadline)
-            wake = deadline;
-        sleep_until(wake);
-    }
-    uint64_t ended = util_now_ns();
-    /* A hold window that lasts to the load's end ends with the tool. */
-    if (hold_h0 && !hold_h1 && !stopped_by_us)
-        hold_h1 = target_histogram(&tgt, NULL);
-    /* A last reading before the tree is stopped covers the final partial
-     * interval — only when it is long enough to mean something: CPU
-     * counters advance in ticks (cpuacct at scheduler ticks, /proc in
-     * 10 ms steps), so a few-ms interval would read as several hundred
-     * percent. Totals come from the cgroup or wait4, not from samples. */
-    if (ended - last_tick_ns >= p->sample_interval_ns / 2) {
-        if (ttree && sampler_tree_sample(ttree, &rd, &pt_tool) == 1 && tcsv)
-            sampler_csv_row(tcsv, &pt_tool);
-        if (gtree && sampler_tree_sample(gtree, &trd1, &pt_tgt) == 1 && gcsv)
-            sampler_csv_row(gcsv, &pt_tgt);
-    } else if (gtree) {
-        /* The target's CPU total still needs its final reading. */
-        struct sampler_point skip;
-        sampler_tree_sample(gtree, &trd1, &skip);
-    }
-    double target_cpu_s = (double)(trd1.cpu_ns - trd0.cpu_ns) / 1e9;
-    {
-        json_t *s = target_stats(&tgt, NULL);
-        if (s && stopped_by_us)
-            open_at_stop = target_u64(s, "connections_open");
-        json_decref(s);
-    }
-    pid_t keep[1] = {tgt.proc.pid};
-    int killed = proc_stop_tree(&tool, keep, 1, 3000000000ull, err);
-    if (killed < 0)
-        json_array_append_new(warnings, json_sprintf("stopping the tool: %s", err));
-    else if (killed > 0 && !stopped_by_us)
-        json_array_append_new(warnings, json_sprintf("the tool left %d process(es) running after it exited; they were killed", killed));
-    if (have_cg) {
-        pid_t left[4];
-        if (cgroup_pids(&cg, left, 4) > 0)
-            cgroup_kill_all(&cg, NULL);
-    }
-    /* The tool is gone: its output is complete (or cut, and marked so). */
-    finish_output(&cap_out, "stdout", res, warnings);
-    finish_output(&cap_err, "stderr", res, warnings);
-    sampler_machine_read(&m1, NULL);
-    netstat_read(&ns1, NULL);
-    json_object_set_new(res, "tcp", netstat_delta_json(&ns0, &ns1, warnings));
-    double self1 = sampler_self_cpu_s();
-
-    /* The server's view, after the tool is gone. */
-    after = target_stats(&tgt, err);
-    series = target_series(&tgt, 0, NULL);
-    if (series) {
-        char sp[PATH_MAX + 96];
-        pathf(sp, sizeof sp, "%.*s.server.csv", (int)(strlen(spath) - 4), spath);
-        write_server_series(sp, series);
-        json_object_set_new(res, "server_series_file", json_string(sp + strlen(R->dir) + 1));
-    }
-    if (!after && last_stats && !target_alive(&tgt)) {
-        /* lb-target died: its counts at the last sample are the server's
-         * view, partial, and the row is failed already. */
-        after = json_incref(last_stats);
-        json_object_set_new(res, "server_partial", json_true());
-        json_array_append_new(warnings, json_string("lb-target died: the server's counts are those of its last sample before it died (server_partial)"));
-    } else if (!after) {
-        if (!strcmp(status, "ok"))
-            status = "failed";
-        snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%slb-target unreadable after the run: %s",
-                 reason[0] ? "; " : "", err);
-    }
-
-    /* Exit and footprint. */
-    json_t *exitj = json_object();
-    if (tool.reaped) {
-        if (tool.exit.exited)
-            json_object_set_new(exitj, "code", json_integer(tool.exit.code));
-        if (tool.exit.signaled)
-            json_object_set_new(exitj, "signal", json_integer(tool.exit.sig));
-    }
-    json_object_set_new(res, "exit", exitj);
-    double wall_s = (double)(ended - spawned) / 1e9;
-    double cpu_s = (double)(tool.exit.ru.ru_utime.tv_sec + tool.exit.ru.ru_stime.tv_sec) +
-                   (double)(tool.exit.ru.ru_utime.tv_usec + tool.exit.ru.ru_stime.tv_usec) / 1e6;
-    const char *source = "rusage";
-    struct cgroup_usage cu;
-    memset(&cu, 0, sizeof cu);
-    struct sampler_summary ss, ts;
-    memset(&ss, 0, sizeof ss);
-    memset(&ts, 0, sizeof ts);
-    if (ttree)
-        sampler_tree_summary(ttree, &ss);
-    if (gtree)
-        sampler_tree_summary(gtree, &ts);
-    json_t *fp = json_object();
-    if (have_cg && cgroup_read(&cg, &cu, NULL) == 0 && cu.cpu_ns > 0) {
-        cpu_s = (double)cu.cpu_ns / 1e9;
-        source = "cgroup";
-        if (cu.mem_peak_bytes)
-            json_object_set_new(fp, "cgroup_mem_peak_mb", json_real((double)cu.mem_peak_bytes / 1e6));
-        json_object_set_new(fp, "cgroup_cache_mb", json_real((double)cu.mem_cache_bytes / 1e6));
-        if (cu.oom_kills) {
-            status = "oom";
-            snprintf(reason, sizeof reason, "the tool exceeded its memory limit (%llu bytes) and was OOM-killed",
-                     (unsigned long long)pt->memory_limit_bytes);
-        }
-    }
-    /* Samples every interval can miss a short run's peak, or see only the
-     * child before its exec. The kernel's high-water mark of the largest
-     * process (ru_maxrss) and the run's average CPU are floors the peaks
-     * cannot be below: no sample may report less. */
-    double maxrss_mb = (double)tool.exit.ru.ru_maxrss * 1024 / 1e6;
-    double cpu_avg = wall_s > 0 ? cpu_s / wall_s * 100 : 0;
-    double rss_peak = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb;
-    json_object_set_new(fp, "cpu_seconds", json_real(cpu_s));
-    json_object_set_new(fp, "cpu_avg_pct", json_real(cpu_avg));
-    json_object_set_new(fp, "cpu_peak_pct", json_real(ss.cpu_peak_pct > cpu_avg ? ss.cpu_peak_pct : cpu_avg));
-    json_object_set_new(fp, "rss_peak_mb", json_real(rss_peak));
-    json_object_set_new(fp, "rss_peak_basis",
-                        json_string(ss.rss_peak_mb >= maxrss_mb ? "samples" : "largest process's maxrss"));
-    json_object_set_new(fp, "rss_avg_mb", json_real(ss.rss_avg_mb));
-    json_object_set_new(fp, "max_proc_maxrss_mb", json_real(maxrss_mb));
-    json_object_set_new(fp, "procs_peak", json_integer(ss.procs_peak));
-    json_object_set_new(fp, "threads_peak", json_integer(ss.threads_peak));
-    json_object_set_new(fp, "write_mb", json_real(ss.write_mb));
-    json_object_set_new(fp, "wall_s", json_real(wall_s));
-    json_object_set_new(fp, "source", json_string(source));
-    json_object_set_new(fp, "samples", summary_json(&ss));
-    json_object_set_new(fp, "samples_file", json_string(spath + strlen(R->dir) + 1));
-    json_object_set_new(res, "footprint", fp);
-    json_object_set_new(res, "target_footprint", summary_json(&ts));
-    json_object_set_new(json_object_get(res, "target_footprint"), "cpu_seconds", json_real(target_cpu_s));
-    json_object_set_new(json_object_get(res, "target_footprint"), "samples_file",
-                        json_string(tpath + strlen(R->dir) + 1));
-    json_object_set_new(res, "machine_cpu", crosscheck_machine_json(&m0, &m1, cpu_s, target_cpu_s, self1 - self0, warnings));
-
-    /* The tool's own account. */
-    if (strcmp(status, "interrupted") && a->parse(&ctx, &ar, err)) {
-        if (!strcmp(status, "ok"))
-            status = "failed";
-        snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%sno result: %s", reason[0] ? "; " : "", err);
-    }
-    for (size_t i = 0; i < ar.warnings.n; i++)
-        json_array_append_new(warnings, json_string(ar.warnings.v[i]));
-    if (ar.parsed) {
-        json_t *c = json_object();
-        json_object_set_new(c, "requests", json_integer((json_int_t)ar.requests));
-        json_object_set_new(c, "ok", json_integer((json_int_t)ar.ok));
-        json_object_set_new(c, "errors", json_integer((json_int_t)ar.errors));
-        json_object_set_new(c, "errors_by_kind",
-                            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "connect", (json_int_t)ar.err_connect, "read",
-                                      (json_int_t)ar.err_read, "write", (json_int_t)ar.err_write, "timeout",
-                                      (json_int_t)ar.err_timeout, "status", (json_int_t)ar.err_status, "other",
-                                      (json_int_t)ar.err_other));
-        json_object_set_new(c, "duration_s", num_or_null(ar.duration_s));
-        json_object_set_new(c, "rps_tool", num_or_null(ar.rps));
-        json_object_set_new(c, "latency_ms", latency_json(&ar.lat));
-        if (!isnan(ar.lat_uncorrected.p50))
-            json_object_set_new(c, "latency_uncorrected_ms", latency_json(&ar.lat_uncorrected));
-        if (ar.scheduled)
-            json_object_set_new(c, "schedule", json_pack("{s:I, s:I, s:I}", "scheduled", (json_int_t)ar.scheduled,
-                                                         "dropped", (json_int_t)ar.dropped, "late", (json_int_t)ar.late));
-        if (ar.extra)
-            json_object_set_new(c, "tool_output", json_incref(ar.extra));
-        json_object_set_new(res, "client", c);
-    }
-
-    /* Stop the target; its final stats are the last word. */
-    if (target_stop(&tgt, err) && !strcmp(status, "ok")) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "%s", err);
-    }
-    have_tgt = 0;
-
-    /* Server view, windows, reconciliation. */
-    if (before && after) {
-        struct crosscheck_in in = {.before = before, .after = after, .series = series,
-                                   .load = plan.as_run ? plan.as_run : load,
-                                   .delay_ns = p->target.delay_ns, .client_parsed = ar.parsed,
-                                   .client_requests = ar.requests, .client_errors = ar.errors,
-                                   .open_at_stop = open_at_stop, .stopped_hard = stopped_by_us,
-                                   .cpu_seconds = cpu_s, .rss_peak_mb = rss_peak, .lat = &ar.lat,
-                                   .latency_resolution_ms = a->latency_resolution_ms, .model = plan.model,
-                                   .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
-                                   .tool_samples = ttree, .target_samples = gtree, .tool_spawned_ns = spawned,
-                                   .tool_pts = tpts, .ntool_pts = ntp, .target_pts = gpts, .ntarget_pts = ngp};
-        crosscheck_fill(&in, res, warnings);
-        json_t *hw = hold_h0 && hold_h1 ? target_histogram_window_ms(hold_h0, hold_h1) : NULL;
-        if (hw) {
-            /* The snapshots' own times: the window as measured. */
-            uint64_t t0 = target_u64(hold_h0, "now_ns"), t1 = target_u64(hold_h1, "now_ns");
-            json_object_set_new(hw, "from_s", json_real(t0 > spawned ? (double)(t0 - spawned) / 1e9 : 0.0));
-            json_object_set_new(hw, "to_s", json_real((double)(t1 - spawned) / 1e9));
-            json_object_set_new(json_object_get(res, "windows"), "hold_server_time_ms", hw);
-        }
-        /* Exit codes are not trusted alone: an ok run must have parsed a
-         * result and the server must have seen its traffic. */
-        if (!strcmp(status, "ok") && crosscheck_server_requests(before, after) == 0) {
-            status = "failed";
-            snprintf(reason, sizeof reason, "the server saw no requests from the tool");
-        }
-        if (!strcmp(status, "ok") && ar.parsed && ar.requests > 0 && ar.errors >= ar.requests) {
-            status = "failed";
-            snprintf(reason, sizeof reason, "every request the tool reported failed (%llu errors)",
-                     (unsigned long long)ar.errors);
-        }
-    }
-    if (!strcmp(status, "ok") && tool.reaped && tool.exit.signaled) {
-        status = "failed";
-        snprintf(reason, sizeof reason, "the tool was killed by signal %d", tool.exit.sig);
-    }
-    if (!strcmp(status, "ok") && tool.reaped && tool.exit.exited && tool.exit.code != 0)
-        json_array_append_new(warnings, json_sprintf("the tool exited with code %d", tool.exit.code));
-
-done:
-    if (have_tool && !tool.reaped) {
-        pid_t keep_tgt[1] = {have_tgt ? tgt.proc.pid : 0};
-        proc_stop_tree(&tool, keep_tgt, have_tgt ? 1 : 0, 1000000000ull, NULL);
-    }
-    if (have_tgt)
-        target_stop(&tgt, NULL);
-    finish_output(&cap_out, "stdout", res, warnings);
-    finish_output(&cap_err, "stderr", res, warnings);
-    if (have_cg) {
-        cgroup_kill_all(&cg, NULL);
-        cgroup_destroy(&cg, NULL);
-    }
-    if (tcsv)
-        fclose(tcsv);
-    if (gcsv)
-        fclose(gcsv);
-    if (mcsv)
-        fclose(mcsv);
-    sampler_tree_free(ttree);
-    sampler_tree_free(gtree);
-    free(tpts);
-    free(gpts);
-    proc_env_free(envp);
-    json_decref(before);
-    json_decref(after);
-    json_decref(last_stats);
-    json_decref(hold_h0);
-    json_decref(hold_h1);
-    json_decref(series);
-    adapter_result_free(&ar);
-    adapter_plan_free(&plan);
-    json_object_set_new(res, "status", json_string(status));
-    if (reason[0])
-        json_object_set_new(res, "reason", json_string(reason));
-    json_object_set_new(res, "warnings", warnings);
-    json_object_set_new(res, "harness_wall_s", json_real((double)(util_now_ns() - t_start) / 1e9));
-    return res;
 }
 
 /* ---- the whole profile ----------------------------------------------------- */
@@ -1106,7 +307,7 @@ static int make_run_dir(struct runner *R, char *err)
     char *slash = strrchr(parent, '/');
     if (slash && slash != parent) {
         *slash = 0;
-        if (mkdir_p(parent, err))
+        if (fsutil_mkdir_p(parent, err))
             return -1;
     }
     if (mkdir(R->dir, 0755) < 0) {
@@ -1168,12 +369,13 @@ static const struct profile_load *load_at_step(const struct profile_load *base, 
     return *owned;
 }
 
-/* A tool entry's own `bin:` must be there and executable before anything
- * starts: a typo in a path is the user's to fix, not a row to skip after
- * other tools have sent their load. (A tool without bin: that is not
- * installed, or a bin: naming a toolchain (bin_is_toolchain), stays a
- * "skipped" row: the profile may list tools this machine lacks.) Returns 0,
- * or -1 with err naming the profile's place. */
+/* A tool entry's own `bin:` must be there, executable and that tool (its
+ * version probe works) before anything starts: a typo in a path, or a path
+ * to another program, is the user's to fix, not a row to skip after other
+ * tools have sent their load. (A tool without bin: that is not installed,
+ * or a bin: naming a toolchain (bin_is_toolchain), stays a "skipped" row:
+ * the profile may list tools this machine lacks.) Returns 0, or -1 with err
+ * naming the profile's place. */
 static int check_bins(const struct profile *p, const char *only, char *err)
 {
     for (size_t i = 0; i < p->ntools; i++) {
@@ -1181,9 +383,18 @@ static int check_bins(const struct profile *p, const char *only, char *err)
         char found[PATH_MAX];
         struct stat st;
         const struct adapter *a = adapter_by_name(t->tool);
-        if (!t->bin || (a && a->bin_is_toolchain) || (only && strcmp(t->label, only)) ||
-            !adapter_which(t->bin, found, sizeof found))
+        if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)))
             continue;
+        if (!adapter_which(t->bin, found, sizeof found)) {
+            struct adapter_found af;
+            char e[UTIL_ERR_LEN];
+            memset(&af, 0, sizeof af);
+            if (!a->detect(t->bin, &af, e))
+                continue;
+            e[strcspn(e, "\r\n")] = 0; /* one line: the probe's output may go on */
+            return util_err(err, "%s:%d:%d: %s: bin %s does not work as %s: %s", p->path, t->line, t->col, t->label,
+                            t->bin, t->tool, e);
+        }
         if (!strchr(t->bin, '/'))
             return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
         if (stat(t->bin, &st) < 0)
@@ -1194,6 +405,30 @@ static int check_bins(const struct profile *p, const char *only, char *err)
                         t->bin);
     }
     return 0;
+}
+
+/* --into adds to a run only what its own profile would have run: a row
+ * measured under another profile (or a changed one) would sit beside rows
+ * it cannot be compared with while run.json and profile.yaml describe the
+ * old one. Returns 0, or -1 with err naming both profiles. */
+static int check_same_profile(const struct profile *p, json_t *run, const char *into, char *err)
+{
+    json_t *rec = json_object_get(run, "profile");
+    char had[65] = "", now[65];
+    const char *sha = json_string_value(json_object_get(run, "profile_sha256"));
+    if (sha)
+        snprintf(had, sizeof had, "%s", sha);
+    else if (json_is_object(rec)) /* a run from before the hash was recorded */
+        profile_json_sha256(rec, had);
+    json_t *cur = profile_to_json(p);
+    profile_json_sha256(cur, now);
+    json_decref(cur);
+    if (!strcmp(had, now))
+        return 0;
+    return util_err(err, "--into %s: that run is of profile \"%s\" (%s, sha256 %.12s), not of \"%s\" (%s, sha256 %.12s): "
+                    "rerun with its profile unchanged, or use --out",
+                    into, json_string_value(json_object_get(rec, "name")) ?: "?",
+                    json_string_value(json_object_get(rec, "path")) ?: "?", had[0] ? had : "none", p->name, p->path, now);
 }
 
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
@@ -1216,7 +451,9 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     }
     if (check_bins(p, o->only, err))
         return 2;
-    if (make_run_dir(&R, err))
+    if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
+        return 130;
+    if (make_run_dir(&R, err) || runlock_take(R.dir, err)) /* runlock hook (#18): the dir names its owner */
         return 2;
     *run_dir_out = util_xstrdup(R.dir);
     char path[PATH_MAX + 32];
@@ -1227,13 +464,21 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
         if (!R.run || !json_is_array(json_object_get(R.run, "runs")))
             return util_err(err, "%s: not a loadbench run (%s)", path, R.run ? "no runs" : je.text), 2;
         R.runs = json_object_get(R.run, "runs");
+        if (check_same_profile(p, R.run, o->into_dir, err)) {
+            json_decref(R.run);
+            return 2;
+        }
     } else {
         R.run = json_object();
         R.runs = json_array();
         json_object_set_new(R.run, "schema_version", json_integer(SCHEMA_VERSION));
         json_object_set_new(R.run, "loadbench",
                             json_pack("{s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE));
-        json_object_set_new(R.run, "profile", profile_to_json(p));
+        json_t *resolved = profile_to_json(p);
+        char sha[65];
+        profile_json_sha256(resolved, sha);
+        json_object_set_new(R.run, "profile", resolved);
+        json_object_set_new(R.run, "profile_sha256", json_string(sha));
         json_object_set_new(R.run, "machine", run_machine_info());
         json_object_set_new(R.run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
         json_object_set_new(R.run, "status", json_string("running"));
@@ -1249,6 +494,8 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     if (save(&R, err))
         return 2;
 
+    struct tool_run_opts to = {.profile = p, .run_dir = R.dir, .target_bin = o->target_bin, .stop = o->stop,
+                               .ex = &exec_local, .cgroup_ok = &R.cg_ok, .progress = on_progress, .progress_arg = &R};
     size_t nlevels = sweep_levels(p);
     int failures = 0, interrupted = 0;
     int first = 1;
@@ -1267,7 +514,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
                 if (!first && p->cooldown_ns) {
                     uint64_t until = util_now_ns() + p->cooldown_ns;
                     while (util_now_ns() < until && !*o->stop)
-                        sleep_until(util_now_ns() + 50000000ull < until ? util_now_ns() + 50000000ull : until);
+                        util_sleep_until_ns(util_now_ns() + 50000000ull < until ? util_now_ns() + 50000000ull : until);
                 }
                 first = 0;
                 if (*o->stop) {
@@ -1290,7 +537,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
                     }
                 }
                 logf_(&R, "%s: starting", sub);
-                json_t *res = run_one(&R, t, load, level, rep, sub);
+                json_t *res = tool_run(&to, t, load, level, rep, sub);
                 profile_load_free(at);
                 const char *st = json_string_value(json_object_get(res, "status"));
                 const char *why = json_string_value(json_object_get(res, "reason"));
@@ -1335,9 +582,40 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     return failures ? 1 : 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Remove dir and everything under it (links are removed, not followed). */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A generated config, shown whole in the plan (its directory is temporary). */
+static void print_config(FILE *out, const char *dir, const char *name)
+{
+    enum { SHOWN_MAX = 64 << 10 };
+    char *text = adapter_slurp(dir, name, SHOWN_MAX, NULL);
+    size_t len = text ? strlen(text) : 0;
+    fprintf(out, "  config: %s (%zu bytes%s)\n", name, len, len >= SHOWN_MAX ? ", first 64 KiB shown" : "");
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        fprintf(out, "  | %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+    }
+    free(text);
+}
+
 int run_plan(const struct profile *p, FILE *out, char *err)
 {
-    char tmpl[] = "/tmp/loadbench-plan-XXXXXX";
+    const char *tmpdir = getenv("TMPDIR");
+    char tmpl[2048];
+    snprintf(tmpl, sizeof tmpl, "%s/loadbench-plan-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(tmpl))
         return util_err(err, "cannot create a temporary directory: %s", strerror(errno));
     json_t *resolved = profile_to_json(p);
@@ -1373,7 +651,7 @@ int run_plan(const struct profile *p, FILE *out, char *err)
                 break;
             char dir[PATH_MAX];
             snprintf(dir, sizeof dir, "%s/%s@%zu", tmpl, t->label, li);
-            mkdir_p(dir, NULL);
+            fsutil_mkdir_p(dir, NULL);
             struct adapter_plan plan;
             adapter_plan_init(&plan);
             /* Port 1 is a placeholder: the real port is known only once
@@ -1393,7 +671,7 @@ int run_plan(const struct profile *p, FILE *out, char *err)
                 for (size_t i = 0; i < plan.env.n; i++)
                     fprintf(out, "  env: %s\n", plan.env.v[i]);
                 for (size_t i = 0; i < plan.files.n; i++)
-                    fprintf(out, "  config: %s/%s\n", dir, plan.files.v[i]);
+                    print_config(out, dir, plan.files.v[i]);
                 for (size_t i = 0; i < plan.warnings.n; i++)
                     fprintf(out, "  warning: %s\n", plan.warnings.v[i]);
                 double each = (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9 + 2.0;
@@ -1409,6 +687,6 @@ int run_plan(const struct profile *p, FILE *out, char *err)
         total_s += (double)(runs - 1) * (double)p->cooldown_ns / 1e9;
     fprintf(out, "# %d tool run(s), estimated wall time %.0f s (load + start-up + ~2 s of harness work each, plus cooldowns)\n",
             runs, total_s);
-    fprintf(out, "# generated configs are in %s\n", tmpl);
+    remove_tree(tmpl);
     return 0;
 }

@@ -33,8 +33,9 @@ struct run_opts {
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err);
 
 /* Print what `run` would do, without sending load: resolved profile,
- * generated configs (into a temporary directory shown to the user), each
- * argv and the estimated wall time. Returns 0, or -1 with err. */
+ * generated configs (written into a temporary directory, printed, and
+ * removed with it), each argv and the estimated wall time. Returns 0, or -1
+ * with err. */
 int run_plan(const struct profile *p, FILE *out, char *err);
 
 /* Facts about this machine that change benchmark results (run.json

@@ -19,7 +19,7 @@
 int target_start(struct target *t, const struct target_opts *o, char *err)
 {
     memset(t, 0, sizeof *t);
-    char delay[32], work[32], body[32], threads[16], cpus[80] = "";
+    char delay[32], work[32], body[32], threads[16], cpus[80] = "", parent[40];
     units_format_duration(o->delay_ns, delay);
     units_format_duration(o->work_ns, work);
     snprintf(body, sizeof body, "%lluB", (unsigned long long)o->body_bytes);
@@ -37,6 +37,10 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     argv[n++] = body;
     argv[n++] = "--threads";
     argv[n++] = threads;
+    /* lb-target has no end of its own: it stops when loadbench goes, even
+     * on SIGKILL (its parent-death signal, checked against this pid). */
+    snprintf(parent, sizeof parent, "--exit-with-parent=%d", (int)getpid());
+    argv[n++] = parent;
     if (o->cpus_mask) {
         char *p = cpus;
         for (int c = 0; c < 64; c++)

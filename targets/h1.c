@@ -57,6 +57,36 @@ static size_t head_end(const char *buf, size_t from, size_t lim)
     }
 }
 
+/* The request line at p (method SP target SP HTTP/1.x, then CRLF or LF),
+ * within [p, end) which holds at least its LF. Fills head_only and
+ * version_minor. Returns one past the line's LF, or NULL when the line is
+ * malformed. */
+static const char *request_line(const char *p, const char *end, struct h1_request *req)
+{
+    const char *m = p;
+    while (p < end && is_tchar((unsigned char)*p))
+        p++;
+    if (p == m || p >= end || *p != ' ')
+        return NULL;
+    req->head_only = p - m == 4 && !memcmp(m, "HEAD", 4);
+    p++;
+    const char *t = p;
+    while (p < end && (unsigned char)*p > 0x20 && *p != 0x7f)
+        p++;
+    if (p == t || p >= end || *p != ' ')
+        return NULL;   /* also "GET /" alone: an HTTP/0.9 request */
+    p++;
+    if (end - p < 9 || memcmp(p, "HTTP/1.", 7) != 0 || (p[7] != '0' && p[7] != '1'))
+        return NULL;
+    req->version_minor = p[7] - '0';
+    p += 8;
+    if (*p == '\r')
+        p++;
+    if (*p != '\n')
+        return NULL;
+    return p + 1;
+}
+
 int h1_parse_head(const char *buf, size_t len, size_t max_head, struct h1_request *req)
 {
     size_t lim = len < max_head ? len : max_head;
@@ -66,36 +96,21 @@ int h1_parse_head(const char *buf, size_t len, size_t max_head, struct h1_reques
     while (start < lim && (buf[start] == '\n' || (buf[start] == '\r' && start + 1 < lim && buf[start + 1] == '\n')))
         start += buf[start] == '\r' ? 2 : 1;
     size_t hend = head_end(buf, start, lim);
-    if (!hend)
-        return len >= max_head ? H1_TOO_LARGE : H1_INCOMPLETE;
-
     memset(req, 0, sizeof *req);
+    if (!hend) {
+        /* A complete request line is judged at once: an HTTP/0.9 request
+         * ("GET /" and CRLF) never sends a blank line, and must not wait
+         * for one. */
+        const char *lf = memchr(buf + start, '\n', lim - start);
+        if (lf && !request_line(buf + start, lf + 1, req))
+            return H1_BAD;
+        return len >= max_head ? H1_TOO_LARGE : H1_INCOMPLETE;
+    }
     req->head_len = hend;
-    const char *p = buf + start, *end = buf + hend;
-
-    /* Request line: method SP target SP HTTP/1.x */
-    const char *m = p;
-    while (p < end && is_tchar((unsigned char)*p))
-        p++;
-    if (p == m || p >= end || *p != ' ')
+    const char *end = buf + hend;
+    const char *p = request_line(buf + start, end, req);
+    if (!p)
         return H1_BAD;
-    req->head_only = p - m == 4 && !memcmp(m, "HEAD", 4);
-    p++;
-    const char *t = p;
-    while (p < end && (unsigned char)*p > 0x20 && *p != 0x7f)
-        p++;
-    if (p == t || p >= end || *p != ' ')
-        return H1_BAD;
-    p++;
-    if (end - p < 9 || memcmp(p, "HTTP/1.", 7) != 0 || (p[7] != '0' && p[7] != '1'))
-        return H1_BAD;
-    req->version_minor = p[7] - '0';
-    p += 8;
-    if (*p == '\r')
-        p++;
-    if (*p != '\n')
-        return H1_BAD;
-    p++;
 
     int close = 0, keep_alive = 0, have_cl = 0, have_te = 0;
     for (;;) {

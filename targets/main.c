@@ -31,10 +31,16 @@ static void usage(FILE *f)
 "  --body SIZE            JSON body size, e.g. 64B, 800B, 16KiB (default 64B)\n"
 "  --stats-out FILE       on SIGTERM/SIGINT write final stats here (default stdout)\n"
 "  --backlog N            listen backlog (default 4096)\n"
+"  --exit-with-parent[=PID]\n"
+"                         stop (as on SIGTERM) when the parent process exits, even\n"
+"                         when it is SIGKILLed; PID: the parent it must have (its\n"
+"                         own PID, given by the parent): if lb-target's parent is\n"
+"                         another process already, that one is gone: exit 1\n"
 "  --help                 this text\n"
 "First stdout line: {\"event\":\"listening\",\"port\":P,\"control_port\":C,...}.\n"
 "Control channel: GET /stats, POST /window, GET /series?since=K, GET /health.\n"
-"Exit status: 0 after SIGTERM/SIGINT, 2 for bad arguments or a busy port.\n");
+"Exit status: 0 after SIGTERM/SIGINT (or the parent's exit), 1 when the parent\n"
+"was gone at start, 2 for bad arguments or a busy port.\n");
 }
 
 static int fail(const char *msg)
@@ -54,15 +60,30 @@ static int parse_port(const char *s, const char *what, int *port, char *err)
     return 0;
 }
 
+/* --exit-with-parent: the kernel sends SIGTERM when the parent goes
+ * (PR_SET_PDEATHSIG; it follows the parent thread that forked us, so the
+ * parent must fork from a thread that lives as long as we should). A
+ * parent that died before the prctl is seen in getppid(): we were
+ * re-parented already. Returns 0, or -1 when the parent is gone. */
+static int exit_with_parent(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+    return getppid() == parent ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
+    /* The parent as early as possible: --exit-with-parent without a PID
+     * covers the time from here on. */
+    pid_t parent = getppid();
+    int with_parent = 0;
     char err[UTIL_ERR_LEN];
     struct server_config cfg = {.threads = 1, .body_bytes = 64, .backlog = 4096};
     const char *listen = "127.0.0.1:8080", *control = "127.0.0.1:8081", *stats_out = NULL;
     int port = -1, control_port = -1;
 
     enum { O_LISTEN = 1, O_PORT, O_CONTROL, O_CONTROL_PORT, O_THREADS, O_CPUS, O_DELAY, O_BODY,
-           O_STATS_OUT, O_BACKLOG, O_WORK, O_HELP };
+           O_STATS_OUT, O_BACKLOG, O_WORK, O_EXIT_WITH_PARENT, O_HELP };
     static const struct option opts[] = {
         {"listen", required_argument, NULL, O_LISTEN},
         {"port", required_argument, NULL, O_PORT},
@@ -75,6 +96,7 @@ int main(int argc, char **argv)
         {"body", required_argument, NULL, O_BODY},
         {"stats-out", required_argument, NULL, O_STATS_OUT},
         {"backlog", required_argument, NULL, O_BACKLOG},
+        {"exit-with-parent", optional_argument, NULL, O_EXIT_WITH_PARENT},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -134,6 +156,16 @@ int main(int argc, char **argv)
                 return fail("--backlog must be 1-1000000");
             cfg.backlog = (int)v;
             break;
+        case O_EXIT_WITH_PARENT:
+            with_parent = 1;
+            if (optarg) {
+                if (units_parse_count(optarg, "--exit-with-parent", &v, err) < 0)
+                    return fail(err);
+                if (v < 1 || v > 4194304)
+                    return fail("--exit-with-parent=PID: PID must be 1-4194304");
+                parent = (pid_t)v;
+            }
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -170,6 +202,11 @@ int main(int argc, char **argv)
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGINT);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    /* After the mask: the parent's death is then a SIGTERM for sigwait. */
+    if (with_parent && exit_with_parent(parent) < 0) {
+        fprintf(stderr, "lb-target: the parent process %d is gone (--exit-with-parent): not starting\n", (int)parent);
+        return 1;
+    }
 
     if (cfg.cpu_mask && util_pin(0, cfg.cpu_mask, err) < 0)
         return fail(err);
@@ -191,6 +228,8 @@ int main(int argc, char **argv)
     json_t *final = server_final_stats(s);
     json_object_set_new(final, "event", json_string("stopped"));
     json_object_set_new(final, "signal", json_string(sig == SIGINT ? "SIGINT" : "SIGTERM"));
+    if (with_parent && getppid() != parent)
+        json_object_set_new(final, "parent_exited", json_true());
     int rc = 0;
     FILE *f = stats_out ? fopen(stats_out, "w") : stdout;
     if (!f) {

@@ -8,9 +8,15 @@
  * the same port silently, and a busy port must be an error).
  *
  * Per ready connection the fast path is one read() and one write(): the
- * request(s) are parsed in a per-thread buffer, the prebuilt responses are
- * copied into a per-thread output buffer and written at once (pipelined
- * requests get their responses in order, in one write).
+ * request(s) are parsed in a per-thread buffer, and references to the
+ * prebuilt responses are queued in a per-thread batch and written at once
+ * (pipelined requests get their responses in order, in one writev).
+ *
+ * Output is never copied: the prebuilt responses are immutable and shared
+ * by every connection of every worker, and what a connection could not
+ * write yet is kept as references to them (which response, how much of it
+ * is written), so a slow reader of 1 MiB bodies costs 16 bytes a response
+ * of its own, not a copy of the body.
  *
  * Delayed responses: the delay is the same for every request and a worker's
  * clock only moves forward, so deadlines are reached in the order requests
@@ -52,11 +58,13 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define IBUF_BYTES        65536     /* one read's worth of requests */
 #define MAX_HEAD_BYTES    8192      /* longer request heads get 431 */
 #define OBUF_SOFT_BYTES   262144    /* flush pipelined responses beyond this */
+#define OUT_IOV           1024      /* iovecs per writev (IOV_MAX) */
 #define MAX_QUEUED        1024      /* delayed responses per connection before reads pause */
 #define MAX_QUEUED_BYTES  (4u << 20) /* ... or this many bytes of them (large bodies) */
 #define LINGER_MAX_BYTES  (1u << 20)
@@ -84,17 +92,18 @@ enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_HEAD_PLAIN, V_HEAD_CLOSE, V_HEAD_KEEPALI
 
 enum { PS_HEAD, PS_BODY, PS_CHUNKED };
 
-struct oent {
-    size_t end;          /* offset one past this response in the buffer */
+/* A response to write: a reference into the shared prebuilt one. */
+struct oref {
     uint64_t parsed_ns;
-    int variant;
+    uint32_t sent;       /* bytes of it already written */
+    uint8_t variant;
 };
 
-struct outbuf {
-    char *buf;
-    size_t off, len, cap;
-    struct oent *ents;
-    size_t ehead, elen, ecap;
+/* Responses to write, in order: entries [head, len) of ents. */
+struct outq {
+    struct oref *ents;
+    size_t head, len, cap;
+    size_t bytes;        /* bytes still to write */
     size_t pending_ok;   /* OK responses not yet completed */
 };
 
@@ -118,7 +127,7 @@ struct conn {
     struct h1_chunked ch;
     char *in;
     size_t in_len, in_cap;
-    struct outbuf *out;
+    struct outq *out;         /* what could not be written yet */
     struct conn *next;
 };
 
@@ -168,7 +177,7 @@ struct worker {
     size_t fhead, flen, fcap;
 
     char *ibuf;
-    struct outbuf obuf;
+    struct outq batch;        /* the responses produced for one connection, before its writev */
 };
 
 struct server {
@@ -235,44 +244,72 @@ static void count_bad(struct worker *w)
 
 /* ---- buffers ---- */
 
-static void out_append(struct outbuf *o, const char *data, size_t len, int variant, uint64_t parsed_ns)
+static void outq_push(struct outq *q, int variant, size_t len, uint64_t parsed_ns)
 {
-    if (o->len + len > o->cap) {
-        if (o->off) {   /* compact first */
-            memmove(o->buf, o->buf + o->off, o->len - o->off);
-            for (size_t i = o->ehead; i < o->elen; i++)
-                o->ents[i].end -= o->off;
-            o->len -= o->off;
-            o->off = 0;
+    if (q->len == q->cap) {
+        if (q->head) {   /* compact first */
+            memmove(q->ents, q->ents + q->head, (q->len - q->head) * sizeof *q->ents);
+            q->len -= q->head;
+            q->head = 0;
         }
-        if (o->len + len > o->cap) {
-            o->cap = o->cap ? o->cap : 4096;
-            while (o->len + len > o->cap)
-                o->cap *= 2;
-            o->buf = util_xrealloc(o->buf, o->cap);
+        if (q->len == q->cap) {
+            q->cap = q->cap ? q->cap * 2 : 16;
+            q->ents = util_xrealloc(q->ents, q->cap * sizeof *q->ents);
         }
     }
-    memcpy(o->buf + o->len, data, len);
-    o->len += len;
-    if (o->elen == o->ecap) {
-        if (o->ehead) {
-            memmove(o->ents, o->ents + o->ehead, (o->elen - o->ehead) * sizeof *o->ents);
-            o->elen -= o->ehead;
-            o->ehead = 0;
-        }
-        if (o->elen == o->ecap) {
-            o->ecap = o->ecap ? o->ecap * 2 : 16;
-            o->ents = util_xrealloc(o->ents, o->ecap * sizeof *o->ents);
-        }
-    }
-    o->ents[o->elen++] = (struct oent){.end = o->len, .parsed_ns = parsed_ns, .variant = variant};
+    q->ents[q->len++] = (struct oref){.parsed_ns = parsed_ns, .variant = (uint8_t)variant};
+    q->bytes += len;
     if (V_IS_OK(variant))
-        o->pending_ok++;
+        q->pending_ok++;
+}
+
+static void outq_clear(struct outq *q)
+{
+    q->head = q->len = q->bytes = q->pending_ok = 0;
+}
+
+static void outq_free(struct outq *q)
+{
+    if (q) {
+        free(q->ents);
+        free(q);
+    }
 }
 
 static int out_pending(const struct conn *c)
 {
-    return c->out && c->out->off < c->out->len;
+    return c->out && c->out->head < c->out->len;
+}
+
+/* Write as much of q to fd as the socket takes, straight from the shared
+ * responses. Returns the bytes written (0 when none fit), or -1 with errno
+ * set when the peer is gone. */
+static ssize_t outq_writev(int fd, char *const *resp, const size_t *resp_len, const struct outq *q)
+{
+    struct iovec iov[OUT_IOV];
+    size_t total = 0;
+    size_t i = q->head;
+    while (i < q->len) {
+        int n = 0;
+        size_t want = 0;
+        for (; i < q->len && n < OUT_IOV; i++, n++) {
+            const struct oref *e = &q->ents[i];
+            iov[n].iov_base = resp[e->variant] + e->sent;
+            iov[n].iov_len = resp_len[e->variant] - e->sent;
+            want += iov[n].iov_len;
+        }
+        /* One response (the usual case): write(), the kernel's leaner path. */
+        ssize_t w = n == 1 ? write(fd, iov[0].iov_base, iov[0].iov_len) : writev(fd, iov, n);
+        if (w < 0) {
+            if (errno == EAGAIN)
+                break;
+            return -1;
+        }
+        total += (size_t)w;
+        if ((size_t)w < want)
+            break;
+    }
+    return (ssize_t)total;
 }
 
 static void in_save(struct conn *c, const char *data, size_t len)
@@ -335,12 +372,8 @@ static void conn_close(struct worker *w, struct conn *c, int how)
     c->is_free = 1;
     free(c->in);
     c->in = NULL;
-    if (c->out) {
-        free(c->out->buf);
-        free(c->out->ents);
-        free(c->out);
-        c->out = NULL;
-    }
+    outq_free(c->out);
+    c->out = NULL;
     c->next = w->dead_conns;
     w->dead_conns = c;
 }
@@ -378,19 +411,28 @@ static void linger_read(struct worker *w, struct conn *c)
     }
 }
 
-/* Entries of o up to o->off were written: count them. Returns -1 when the
- * connection was closed (a response asked for it). */
-static int out_complete(struct worker *w, struct conn *c, struct outbuf *o)
+/* n more bytes of q were written: count the responses they completed.
+ * Returns -1 when the connection was closed (a response asked for it). */
+static int out_advance(struct worker *w, struct conn *c, struct outq *q, size_t n)
 {
+    const size_t *resp_len = w->srv->resp_len;
     uint64_t done_ns = 0;
-    while (o->ehead < o->elen && o->ents[o->ehead].end <= o->off) {
-        struct oent *e = &o->ents[o->ehead++];
+    q->bytes -= n;
+    while (n) {
+        struct oref *e = &q->ents[q->head];
+        size_t left = resp_len[e->variant] - e->sent;
+        if (n < left) {
+            e->sent += (uint32_t)n;
+            break;
+        }
+        n -= left;
+        q->head++;
         if (V_IS_OK(e->variant)) {
             if (!done_ns) {
                 done_ns = util_now_ns();
                 tstats_set(&w->ctr.last_response_ns, done_ns);
             }
-            o->pending_ok--;
+            q->pending_ok--;
             tstats_add(&w->ctr.responses_completed, 1);
             tstats_add(&w->slot->completions, 1);
             count_inflight_down(w, 1);
@@ -411,10 +453,8 @@ static int out_complete(struct worker *w, struct conn *c, struct outbuf *o)
             return c->is_free ? -1 : 0;
         }
     }
-    if (o->ehead == o->elen && o->off == o->len) {
-        o->ehead = o->elen = 0;
-        o->off = o->len = 0;
-    }
+    if (q->head == q->len)
+        q->head = q->len = 0;
     return 0;
 }
 
@@ -424,65 +464,61 @@ static void conn_maybe_done(struct worker *w, struct conn *c)
         conn_close(w, c, CLOSE_NORMAL);
 }
 
-/* Write what the batch produced for c (w->obuf) in one write; keep what
- * did not fit in c->out. Returns -1 when c was closed. */
+/* Write what the batch produced for c (w->batch) in one writev; keep
+ * references to what did not fit in c->out. Returns -1 when c was closed. */
 static int conn_flush(struct worker *w, struct conn *c)
 {
-    struct outbuf *o = &w->obuf;
-    if (o->len == 0)
+    struct server *s = w->srv;
+    struct outq *q = &w->batch;
+    if (q->len == 0)
         return 0;
     if (!out_pending(c)) {
-        ssize_t n = write(c->fd, o->buf, o->len);
-        if (n < 0 && errno != EAGAIN) {
+        ssize_t n = outq_writev(c->fd, s->resp, s->resp_len, q);
+        if (n < 0) {
             /* The peer is gone: what we produced is lost. */
-            tstats_add(&w->ctr.responses_aborted, o->pending_ok);
-            count_inflight_down(w, o->pending_ok);
-            o->pending_ok = 0;
-            o->off = o->len = o->ehead = o->elen = 0;
+            tstats_add(&w->ctr.responses_aborted, q->pending_ok);
+            count_inflight_down(w, q->pending_ok);
+            outq_clear(q);
             conn_close(w, c, CLOSE_RESET);
             return -1;
         }
         if (n > 0) {
             tstats_add(&w->ctr.bytes_out, (uint64_t)n);
-            o->off = (size_t)n;
-            if (out_complete(w, c, o) < 0) {
-                o->pending_ok = 0;
-                o->off = o->len = o->ehead = o->elen = 0;
+            if (out_advance(w, c, q, (size_t)n) < 0) {
+                outq_clear(q);
                 return -1;
             }
-            if (o->len == 0)
+            if (q->len == 0)
                 return 0;
         }
     }
-    /* Move the unwritten rest into the connection's own buffer. */
+    /* Keep the unwritten rest: references, never the bytes. */
     if (!c->out)
         c->out = util_xcalloc(1, sizeof *c->out);
-    size_t start = o->off;
-    for (size_t i = o->ehead; i < o->elen; i++) {
-        struct oent *e = &o->ents[i];
-        size_t from = i == o->ehead ? start : o->ents[i - 1].end;
-        out_append(c->out, o->buf + from, e->end - from, e->variant, e->parsed_ns);
+    for (size_t i = q->head; i < q->len; i++) {
+        const struct oref *e = &q->ents[i];
+        outq_push(c->out, e->variant, s->resp_len[e->variant] - e->sent, e->parsed_ns);
+        c->out->ents[c->out->len - 1].sent = e->sent;
     }
-    o->pending_ok = 0;
-    o->off = o->len = o->ehead = o->elen = 0;
+    outq_clear(q);
     return 0;
 }
 
 /* EPOLLOUT: write pending output. Returns -1 when c was closed. */
 static int conn_write_pending(struct worker *w, struct conn *c)
 {
-    struct outbuf *o = c->out;
-    while (o->off < o->len) {
-        ssize_t n = write(c->fd, o->buf + o->off, o->len - o->off);
+    struct server *s = w->srv;
+    struct outq *q = c->out;
+    while (q->head < q->len) {
+        ssize_t n = outq_writev(c->fd, s->resp, s->resp_len, q);
         if (n < 0) {
-            if (errno == EAGAIN)
-                return 0;
             conn_close(w, c, CLOSE_RESET);
             return -1;
         }
+        if (n == 0)
+            return 0;
         tstats_add(&w->ctr.bytes_out, (uint64_t)n);
-        o->off += (size_t)n;
-        if (out_complete(w, c, o) < 0)
+        if (out_advance(w, c, q, (size_t)n) < 0)
             return -1;
     }
     conn_maybe_done(w, c);
@@ -606,7 +642,7 @@ static void fifo_expire(struct worker *w)
         e.c->queued_bytes -= s->resp_len[e.variant];
         if (V_IS_OK(e.variant))
             e.c->queued_ok--;
-        out_append(&w->obuf, s->resp[e.variant], s->resp_len[e.variant], e.variant, e.parsed_ns);
+        outq_push(&w->batch, e.variant, s->resp_len[e.variant], e.parsed_ns);
     }
     if (cur && conn_flush(w, cur) == 0) {
         conn_maybe_done(w, cur);
@@ -619,11 +655,6 @@ static void fifo_expire(struct worker *w)
 
 /* ---- requests ---- */
 
-static const char *s_resp(const struct worker *w, int v)
-{
-    return w->srv->resp[v];
-}
-
 static size_t s_resp_len(const struct worker *w, int v)
 {
     return w->srv->resp_len[v];
@@ -635,7 +666,7 @@ static void emit(struct worker *w, struct conn *c, int variant)
     if (s->cfg.delay_ns)
         fifo_push(w, c, variant);
     else
-        out_append(&w->obuf, s->resp[variant], s->resp_len[variant], variant, w->now);
+        outq_push(&w->batch, variant, s->resp_len[variant], w->now);
 }
 
 /* Spin on the thread's CPU clock: the request costs work_ns of CPU
@@ -673,7 +704,7 @@ static void bad_request(struct worker *w, struct conn *c, int variant)
     emit(w, c, variant);
 }
 
-/* Parse buf[0..len) for c, producing responses into w->obuf (or the delay
+/* Parse buf[0..len) for c, producing responses into w->batch (or the delay
  * FIFO) and writing them. Returns -1 when c was closed. */
 static int conn_process(struct worker *w, struct conn *c, const char *buf, size_t len)
 {
@@ -683,7 +714,7 @@ static int conn_process(struct worker *w, struct conn *c, const char *buf, size_
             c->extra_input = 1;   /* ignored: the connection ends after the last answer */
             break;
         }
-        if (w->obuf.len >= OBUF_SOFT_BYTES) {
+        if (w->batch.bytes >= OBUF_SOFT_BYTES) {
             if (conn_flush(w, c) < 0)
                 return -1;
             if (out_pending(c)) {
@@ -719,7 +750,7 @@ static int conn_process(struct worker *w, struct conn *c, const char *buf, size_
              * here yet and no earlier answer is still to come on this
              * connection (an interim answer must not overtake them). */
             if (req.expect_continue && (req.content_length || req.chunked) && pos == len && !c->queued)
-                out_append(&w->obuf, s_resp(w, V_CONTINUE), s_resp_len(w, V_CONTINUE), V_CONTINUE, w->now);
+                outq_push(&w->batch, V_CONTINUE, s_resp_len(w, V_CONTINUE), w->now);
             c->variant = (uint8_t)((!req.keep_alive ? V_CLOSE : req.version_minor ? V_PLAIN : V_KEEPALIVE) +
                                    (req.head_only ? V_HEAD_OFFSET : 0));
             if (req.chunked) {
@@ -1090,7 +1121,94 @@ static json_t *series(struct server *s, uint64_t since)
     return tstats_series_json(rings, open, inflight, s->nworkers, since, now, s->started_ns);
 }
 
-static void control_reply(int fd, int status, json_t *body)
+static json_t *control_error(const char *msg)
+{
+    return json_pack("{s:s}", "error", msg);
+}
+
+static json_t *answer(int *status, int code, json_t *body)
+{
+    *status = code;
+    return body;
+}
+
+/* The answer to one control request; head is its request head,
+ * NUL-terminated (and cut up here). Sets *status. */
+static json_t *control_route(struct server *s, char *head, int *status)
+{
+    char *sp = strchr(head, ' ');
+    char *path = sp ? sp + 1 : head;
+    char *pend = strchr(path, ' ');
+    if (pend)
+        *pend = 0;
+    size_t mlen = sp ? (size_t)(sp - head) : 0;
+    int is_get = mlen == 3 && !memcmp(head, "GET", 3);
+    int is_post = mlen == 4 && !memcmp(head, "POST", 4);
+    char *query = strchr(path, '?');
+    if (query)
+        *query++ = 0;
+
+    if (!strcmp(path, "/stats")) {
+        if (!is_get)
+            return answer(status, 405, control_error("use GET /stats"));
+        if (collect(s, CMD_SNAPSHOT) < 0)
+            return answer(status, 503, control_error("a worker did not answer in time"));
+        return answer(status, 200, merged_stats(s, s->window_since_ns));
+    }
+    if (!strcmp(path, "/window")) {
+        if (!is_post)
+            return answer(status, 405, control_error("use POST /window"));
+        uint64_t since = s->window_since_ns;
+        if (collect(s, CMD_SNAPSHOT | CMD_WINDOW) < 0)
+            return answer(status, 503, control_error("a worker did not answer in time"));
+        /* The answer holds the window that just ended; the new one starts now. */
+        json_t *o = merged_stats(s, since);
+        s->window_since_ns = util_now_ns();
+        json_object_set_new(o, "new_window_since_ns", json_integer((json_int_t)s->window_since_ns));
+        return answer(status, 200, o);
+    }
+    if (!strcmp(path, "/series")) {
+        if (!is_get)
+            return answer(status, 405, control_error("use GET /series?since=K"));
+        uint64_t since = 0;
+        if (query && !strncmp(query, "since=", 6)) {
+            char *end;
+            since = strtoull(query + 6, &end, 10);
+            if (end == query + 6 || *end)
+                return answer(status, 400, control_error("since must be a whole number of seconds"));
+        }
+        json_t *o = series(s, since);
+        if (!o)
+            return answer(status, 503, control_error("a worker did not answer in time"));
+        return answer(status, 200, o);
+    }
+    if (!strcmp(path, "/histogram")) {
+        /* The whole server-time histogram since start, bucket by bucket
+         * (each bucket's highest equivalent value in ns, and its count):
+         * the difference of two snapshots is the exact histogram of the
+         * time between them, e.g. a harness's hold window. */
+        if (!is_get)
+            return answer(status, 405, control_error("use GET /histogram"));
+        if (collect(s, CMD_SNAPSHOT) < 0)
+            return answer(status, 503, control_error("a worker did not answer in time"));
+        json_decref(merged_stats(s, s->window_since_ns));
+        json_t *b = json_array();
+        size_t cur = 0;
+        uint64_t v, c;
+        while (hist_next(s->m_total, &cur, &v, &c))
+            json_array_append_new(b, json_pack("[I, I]", (json_int_t)v, (json_int_t)c));
+        return answer(status, 200, json_pack("{s:I, s:i, s:I, s:I, s:o}", "highest_ns",
+                                                (json_int_t)TSTATS_HIST_HIGHEST_NS, "sigfigs", TSTATS_HIST_SIGFIGS,
+                                                "count", (json_int_t)hist_count(s->m_total), "now_ns",
+                                                (json_int_t)util_now_ns(), "buckets", b));
+    }
+    if (!strcmp(path, "/health"))
+        return answer(status, 200, json_pack("{s:s}", "status", "ok"));
+    return answer(status, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K, GET /histogram"));
+}
+
+/* The whole HTTP answer (heap; its length in *len). */
+static char *control_http(int status, json_t *body, size_t *len)
 {
     char *text = json_dumps(body, JSON_COMPACT);
     json_decref(body);
@@ -1100,142 +1218,194 @@ static void control_reply(int fd, int status, json_t *body)
     char *resp = util_xasprintf("HTTP/1.1 %d %s\r\nServer: lb-target\r\nContent-Type: application/json\r\n"
                                 "Content-Length: %zu\r\nConnection: close\r\n\r\n%s\n",
                                 status, reason, strlen(text) + 1, text);
-    size_t len = strlen(resp), off = 0;
-    while (off < len) {
-        ssize_t n = write(fd, resp + off, len - off);
-        if (n <= 0)
-            break;
-        off += (size_t)n;
-    }
-    free(resp);
     free(text);
+    *len = strlen(resp);
+    return resp;
 }
 
-static json_t *control_error(const char *msg)
+/* Control connections are served side by side by the control thread's
+ * poll loop, each with its own state, never in turn: a client that
+ * connects and stays silent (or does not read its answer) holds one slot,
+ * not the channel. Slots are bounded; when all are taken, the connection
+ * idle the longest is closed for the newcomer, so no number of silent
+ * clients can keep the harness out. One request per connection. */
+#define CONTROL_MAX_CONNS 64
+#define CONTROL_IDLE_NS   (5000000000ull)   /* no progress this long: closed */
+#define CONTROL_BODY_MAX  65536             /* larger request bodies are not drained */
+
+struct cconn {
+    int fd;                 /* -1: a free slot */
+    uint64_t active_ns;     /* accepted, or last read or written */
+    char *in;               /* MAX_HEAD_BYTES + 1: the request head */
+    size_t in_len;
+    uint64_t body_left;     /* request body still to drain before answering */
+    char *out;              /* the answer, once made */
+    size_t out_len, out_off;
+};
+
+static void cconn_close(struct cconn *c)
 {
-    return json_pack("{s:s}", "error", msg);
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c->in);
+    free(c->out);
+    *c = (struct cconn){.fd = -1};
 }
 
-static void control_serve(struct server *s, int fd)
+/* The request is whole (head in c->in, body drained): make the answer. */
+static void cconn_answer(struct server *s, struct cconn *c, int bad)
 {
-    char buf[MAX_HEAD_BYTES + 1];
-    size_t len = 0;
-    struct h1_request req;
-    int r = H1_INCOMPLETE;
-    while (r == H1_INCOMPLETE) {
-        ssize_t n = read(fd, buf + len, MAX_HEAD_BYTES - len);
-        if (n <= 0)
+    int status = 400;
+    json_t *body;
+    if (bad) {
+        body = control_error("bad request");
+    } else {
+        c->in[c->in_len] = 0;
+        body = control_route(s, c->in, &status);
+    }
+    c->out = control_http(status, body, &c->out_len);
+}
+
+/* Read what c sent; answer once its request is whole. */
+static void cconn_read(struct server *s, struct cconn *c)
+{
+    char drain[4096];
+    for (;;) {
+        int heading = c->body_left == 0;
+        char *dst = heading ? c->in + c->in_len : drain;
+        size_t room = heading ? MAX_HEAD_BYTES - c->in_len : sizeof drain;
+        ssize_t n = read(c->fd, dst, room);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            cconn_close(c);   /* gone before its request was whole */
             return;
-        len += (size_t)n;
-        r = h1_parse_head(buf, len, MAX_HEAD_BYTES, &req);
+        }
+        if (n < 0)
+            return;
+        c->active_ns = util_now_ns();
+        if (!heading) {
+            c->body_left -= (uint64_t)n < c->body_left ? (uint64_t)n : c->body_left;
+            if (!c->body_left)
+                break;
+            continue;
+        }
+        c->in_len += (size_t)n;
+        struct h1_request req;
+        int r = h1_parse_head(c->in, c->in_len, MAX_HEAD_BYTES, &req);
+        if (r == H1_INCOMPLETE)
+            continue;
+        if (r != H1_OK) {
+            cconn_answer(s, c, 1);
+            return;
+        }
+        /* Drain a small body so that closing does not reset the answer. */
+        uint64_t have = c->in_len - req.head_len;
+        c->in_len = req.head_len;
+        if (req.content_length > have && req.content_length <= CONTROL_BODY_MAX) {
+            c->body_left = req.content_length - have;
+            continue;
+        }
+        break;
     }
-    if (r != H1_OK) {
-        control_reply(fd, 400, control_error("bad request"));
-        return;
-    }
-    /* Discard a (small) body so that closing does not reset the reply. */
-    uint64_t body = req.content_length, have = len - req.head_len;
-    while (have < body && body <= 65536) {
-        ssize_t n = read(fd, buf, sizeof buf);
+    cconn_answer(s, c, 0);
+}
+
+/* Write what is left of c's answer; close once it is all written. */
+static void cconn_write(struct cconn *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t n = write(c->fd, c->out + c->out_off, c->out_len - c->out_off);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
         if (n <= 0)
             break;
-        have += (uint64_t)n;
+        c->out_off += (size_t)n;
+        c->active_ns = util_now_ns();
     }
-    buf[len] = 0;
-    char *sp = strchr(buf, ' ');
-    char *path = sp ? sp + 1 : buf;
-    char *pend = strchr(path, ' ');
-    if (pend)
-        *pend = 0;
-    size_t mlen = sp ? (size_t)(sp - buf) : 0;
-    int is_get = mlen == 3 && !memcmp(buf, "GET", 3);
-    int is_post = mlen == 4 && !memcmp(buf, "POST", 4);
-    char *query = strchr(path, '?');
-    if (query)
-        *query++ = 0;
+    cconn_close(c);
+}
 
-    if (!strcmp(path, "/stats")) {
-        if (!is_get)
-            return control_reply(fd, 405, control_error("use GET /stats"));
-        if (collect(s, CMD_SNAPSHOT) < 0)
-            return control_reply(fd, 503, control_error("a worker did not answer in time"));
-        return control_reply(fd, 200, merged_stats(s, s->window_since_ns));
-    }
-    if (!strcmp(path, "/window")) {
-        if (!is_post)
-            return control_reply(fd, 405, control_error("use POST /window"));
-        uint64_t since = s->window_since_ns;
-        if (collect(s, CMD_SNAPSHOT | CMD_WINDOW) < 0)
-            return control_reply(fd, 503, control_error("a worker did not answer in time"));
-        /* The answer holds the window that just ended; the new one starts now. */
-        json_t *o = merged_stats(s, since);
-        s->window_since_ns = util_now_ns();
-        json_object_set_new(o, "new_window_since_ns", json_integer((json_int_t)s->window_since_ns));
-        return control_reply(fd, 200, o);
-    }
-    if (!strcmp(path, "/series")) {
-        if (!is_get)
-            return control_reply(fd, 405, control_error("use GET /series?since=K"));
-        uint64_t since = 0;
-        if (query && !strncmp(query, "since=", 6)) {
-            char *end;
-            since = strtoull(query + 6, &end, 10);
-            if (end == query + 6 || *end)
-                return control_reply(fd, 400, control_error("since must be a whole number of seconds"));
+static void control_accept(struct server *s, struct cconn *conns, int *reserve_fd)
+{
+    for (;;) {
+        int fd = accept4(s->cfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE) && *reserve_fd >= 0) {
+            /* Out of descriptors: take this one with the spare and drop
+             * it, so the listener does not keep poll spinning. */
+            close(*reserve_fd);
+            fd = accept(s->cfd, NULL, NULL);
+            if (fd >= 0)
+                close(fd);
+            *reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+            return;
         }
-        json_t *o = series(s, since);
-        if (!o)
-            return control_reply(fd, 503, control_error("a worker did not answer in time"));
-        return control_reply(fd, 200, o);
+        if (fd < 0)
+            return;
+        struct cconn *slot = NULL;
+        for (int i = 0; i < CONTROL_MAX_CONNS; i++) {
+            struct cconn *c = &conns[i];
+            if (c->fd < 0) {
+                slot = c;
+                break;
+            }
+            if (!slot || c->active_ns < slot->active_ns)
+                slot = c;
+        }
+        cconn_close(slot);   /* a free slot, or the one idle the longest */
+        *slot = (struct cconn){.fd = fd, .active_ns = util_now_ns(), .in = util_xmalloc(MAX_HEAD_BYTES + 1)};
     }
-    if (!strcmp(path, "/histogram")) {
-        /* The whole server-time histogram since start, bucket by bucket
-         * (each bucket's highest equivalent value in ns, and its count):
-         * the difference of two snapshots is the exact histogram of the
-         * time between them, e.g. a harness's hold window. */
-        if (!is_get)
-            return control_reply(fd, 405, control_error("use GET /histogram"));
-        if (collect(s, CMD_SNAPSHOT) < 0)
-            return control_reply(fd, 503, control_error("a worker did not answer in time"));
-        json_decref(merged_stats(s, s->window_since_ns));
-        json_t *b = json_array();
-        size_t cur = 0;
-        uint64_t v, c;
-        while (hist_next(s->m_total, &cur, &v, &c))
-            json_array_append_new(b, json_pack("[I, I]", (json_int_t)v, (json_int_t)c));
-        return control_reply(fd, 200, json_pack("{s:I, s:i, s:I, s:I, s:o}", "highest_ns",
-                                                (json_int_t)TSTATS_HIST_HIGHEST_NS, "sigfigs", TSTATS_HIST_SIGFIGS,
-                                                "count", (json_int_t)hist_count(s->m_total), "now_ns",
-                                                (json_int_t)util_now_ns(), "buckets", b));
-    }
-    if (!strcmp(path, "/health"))
-        return control_reply(fd, 200, json_pack("{s:s}", "status", "ok"));
-    control_reply(fd, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K, GET /histogram"));
 }
 
 static void *control_main(void *arg)
 {
     struct server *s = arg;
-    struct pollfd p[2] = {{.fd = s->cfd, .events = POLLIN}, {.fd = s->stop_efd, .events = POLLIN}};
+    struct cconn conns[CONTROL_MAX_CONNS];
+    struct pollfd p[2 + CONTROL_MAX_CONNS];
+    int which[2 + CONTROL_MAX_CONNS];
+    int reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    for (int i = 0; i < CONTROL_MAX_CONNS; i++)
+        conns[i] = (struct cconn){.fd = -1};
     for (;;) {
-        if (poll(p, 2, -1) < 0) {
+        int n = 2, timeout_ms = -1;
+        uint64_t now = util_now_ns();
+        p[0] = (struct pollfd){.fd = s->cfd, .events = POLLIN};
+        p[1] = (struct pollfd){.fd = s->stop_efd, .events = POLLIN};
+        for (int i = 0; i < CONTROL_MAX_CONNS; i++) {
+            struct cconn *c = &conns[i];
+            if (c->fd < 0)
+                continue;
+            if (now - c->active_ns >= CONTROL_IDLE_NS) {
+                cconn_close(c);
+                continue;
+            }
+            int left_ms = (int)((c->active_ns + CONTROL_IDLE_NS - now) / 1000000ull) + 1;
+            if (timeout_ms < 0 || left_ms < timeout_ms)
+                timeout_ms = left_ms;
+            which[n] = i;
+            p[n++] = (struct pollfd){.fd = c->fd, .events = c->out ? POLLOUT : POLLIN};
+        }
+        if (poll(p, (nfds_t)n, timeout_ms) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
         if (p[1].revents)
             break;
-        int fd = accept4(s->cfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue;
-        /* One request per connection, served in turn: a stuck control
-         * client can hold the channel for at most the timeouts. */
-        struct timeval tv = {.tv_sec = 2};
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-        control_serve(s, fd);
-        close(fd);
+        for (int k = 2; k < n; k++) {
+            struct cconn *c = &conns[which[k]];
+            if (!p[k].revents || c->fd < 0)
+                continue;
+            if (!c->out)
+                cconn_read(s, c);
+            if (c->fd >= 0 && c->out)
+                cconn_write(c);   /* most answers go out at once */
+        }
+        if (p[0].revents)
+            control_accept(s, conns, &reserve_fd);
     }
+    for (int i = 0; i < CONTROL_MAX_CONNS; i++)
+        cconn_close(&conns[i]);
+    if (reserve_fd >= 0)
+        close(reserve_fd);
     return NULL;
 }
 
@@ -1440,19 +1610,14 @@ void server_free(struct server *s)
                 if (!c->is_free)
                     close(c->fd);
                 free(c->in);
-                if (c->out) {
-                    free(c->out->buf);
-                    free(c->out->ents);
-                    free(c->out);
-                }
+                outq_free(c->out);
             }
             free(w->chunks[k]);
         }
         free(w->chunks);
         free(w->fifo);
         free(w->ibuf);
-        free(w->obuf.buf);
-        free(w->obuf.ents);
+        free(w->batch.ents);
         free(w->ring);
         hist_free(w->h_total);
         hist_free(w->h_window);

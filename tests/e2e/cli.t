@@ -1,7 +1,9 @@
 #!/bin/sh
 # loadbench's command line outside `run`: `tools` lists every adapter and the
 # options a profile may give it (the same list the profile checker accepts),
-# --help names every command, and scripts/studies refuses what it cannot do.
+# --help names every command, scripts/studies refuses what it cannot do,
+# and (issue #19) plan leaves no temporary directory, a JSON error without a
+# line says no line (not "line -1"), and --scale's refusal shows the factor.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -9,7 +11,7 @@ LB=$LB_BUILD/bin/loadbench
 cd "$LB_SRC"
 
 "$LB" tools > "$tmp/tools.txt"
-for t in lb-gen wrk hey ab h2load siege autocannon k6 artillery locust jmeter go-fasthttp py-aiohttp; do
+for t in lb-gen wrk hey ab h2load siege autocannon k6 artillery locust jmeter go-fasthttp py-aiohttp bombardier; do
     check "tools lists $t" grep -q "^$t " "$tmp/tools.txt"
 done
 check "tools lists artillery's pool option" grep -Eq '^  artillery +pool$' "$tmp/tools.txt"
@@ -28,6 +30,35 @@ check "with its location" grep -q 'bad.yaml:2:9: ab has no option "pool"' "$tmp/
 "$LB" --help > "$tmp/help.txt"
 for c in run validate plan tools report compare doctor version --scale; do
     check "--help mentions $c" grep -q -- "$c" "$tmp/help.txt"
+done
+
+# Issue #19: plan cleans up after itself, errors say no line rather than -1,
+# and a refused --scale shows the factor as typed.
+mkdir "$tmp/plantmp"
+printf 'load: {connections: 2, duration: 1s}\ntools: [lb-gen, {tool: wrk, label: w}]\n' > "$tmp/plan.yaml"
+TMPDIR=$tmp/plantmp "$LB" plan "$tmp/plan.yaml" > "$tmp/plan.out"
+check "plan prints each tool run" grep -q 'model as run' "$tmp/plan.out"
+is "$(ls -A "$tmp/plantmp")" "" "plan leaves no temporary directory behind (in \$TMPDIR)"
+left=""
+for d in $(grep -o '/[^ ]*loadbench-plan-[A-Za-z0-9]*' "$tmp/plan.out" | sort -u); do
+    [ -e "$d" ] && left="$left $d" && rm -rf "$d"
+done
+is "$left" "" "nor any directory its output names"
+if grep -q '^  config: ' "$tmp/plan.out"; then
+    check "plan shows the generated config itself" grep -q '^  | ' "$tmp/plan.out"
+else
+    skip "no tool of the plan writes a config here (wrk not installed)"
+fi
+for verb in run plan; do
+    rc=0; "$LB" $verb --scale 1.0000001 "$tmp/plan.yaml" >/dev/null 2>"$tmp/scale.err" || rc=$?
+    is "$rc" 2 "$verb --scale 1.0000001: refused"
+    check "$verb --scale 1.0000001: the message shows 1.0000001 ($(cat "$tmp/scale.err"))" grep -q '(got 1.0000001)' "$tmp/scale.err"
+done
+for cmd in "report $tmp/no-such-run" "compare $tmp/no-such-run $tmp/no-such-run"; do
+    rc=0; "$LB" $cmd >/dev/null 2>"$tmp/line.err" || rc=$?
+    is "$rc" 2 "${cmd%% *} of a missing run: exit 2"
+    check "${cmd%% *} of a missing run: no 'line -1' in the message ($(cat "$tmp/line.err"))" \
+        sh -c "grep -q 'no-such-run/run.json: unable to open' '$tmp/line.err' && ! grep -q ':-1' '$tmp/line.err'"
 done
 
 rc=0; scripts/studies 9 >/dev/null 2>"$tmp/s.err" || rc=$?

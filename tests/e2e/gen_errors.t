@@ -4,29 +4,6 @@
 # server's count exactly (404s, chunked bodies, Connection: close).
 set -eu
 . "$(dirname "$0")/gen-lib.sh"
-FAULTS=$LB_BUILD/tests/progs/gen-faults
-
-# start_faults MODE: sets F_PID, F_URL.
-start_faults() {
-    "$FAULTS" "$1" >"$tmp/f-$1.out" 2>&1 &
-    F_PID=$!
-    track $F_PID
-    i=0
-    until grep -q '^port=' "$tmp/f-$1.out" 2>/dev/null; do
-        i=$((i + 1))
-        [ $i -le 100 ] || { echo "Bail out! gen-faults did not start"; exit 1; }
-        sleep 0.05
-    done
-    F_URL="http://127.0.0.1:$(sed -n 's/^port=//p' "$tmp/f-$1.out")/"
-}
-
-# faults_stop MODE: SIGTERM gen-faults, reap it (in this shell, not in a
-# $(...) subshell, which could not wait for it) and set SERVED to its count.
-faults_stop() {
-    kill "$F_PID"
-    wait "$F_PID" 2>/dev/null || true
-    SERVED=$(sed -n 's/^responses=//p' "$tmp/f-$1.out")
-}
 
 start_faults 404
 "$GEN" --quiet -c 5 -d 500ms --json "$tmp/404.json" "$F_URL"

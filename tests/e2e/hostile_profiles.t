@@ -3,8 +3,10 @@
 # profile of tests/fixtures/hostile-profiles (wrong types, alias bombs, huge
 # numbers, deep nesting, non-UTF-8, NUL bytes, BOM, tabs, duplicate keys,
 # weird units, ...) plus a few made here (a 5 MB file, a very long line,
-# 2000 duplicate keys): each exits with exactly 2 and a "FILE:LINE:COL:"
-# message, never a crash. Again under the ASan build when it is there
+# 2000 duplicate keys; issue #19: a CPU this process may not use, alone or
+# in a range, and a sampling interval longer than the load): each exits with
+# exactly 2 and a "FILE:LINE:COL:" message, never a crash. A FIFO given as
+# the profile is refused at once by validate and plan, not waited on. Again under the ASan build when it is there
 # (once only when LB_BUILD is the ASan build: make check-asan).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
@@ -20,6 +22,13 @@ perl -e 'print "name: big\ndescription: \"", "x" x (5 << 20), "\"\nload: {model:
 perl -e 'print "name: ", "y" x (1 << 20), "\nload: 5\n"' >"$gen/long-line.yaml"
 perl -e 'print "name: dup\n"; print "k$_: 1\n" for 1..2000; print "name: again\n"' >"$gen/many-keys.yaml"
 perl -e 'print "name: h\ntools: [", join(",", ("lb-gen") x 20000), "]\nload: {model: closed}\n"' >"$gen/many-tools.yaml"
+# Issue #19: settings that validated and then failed or misled at run time.
+printf 'load: {connections: 2, duration: 1s}\ntools: [lb-gen]\nsampling: {interval: 3s}\n' >"$gen/interval-over-load.yaml"
+cpu=$(absent_cpu)
+if [ -n "$cpu" ]; then
+    printf 'load: {connections: 2, duration: 1s}\ntools: [lb-gen]\ncpus: {target: [%s]}\n' "$cpu" >"$gen/cpu-absent.yaml"
+    printf 'load: {connections: 2, duration: 1s}\ntools: [lb-gen]\ncpus: {tool: ["0-%s"]}\n' "$cpu" >"$gen/cpu-range-absent.yaml"
+fi
 
 check_one() { # check_one BINARY FILE WHAT
     rc=0
@@ -38,6 +47,30 @@ for f in "$dir"/*.yaml "$gen"/*.yaml; do
     n=$((n + 1))
 done
 diag "$n hostile profiles tried"
+
+# What the generated issue-#19 profiles must say, and `plan` refuses them too.
+if [ -n "$cpu" ]; then
+    rc=0; "$lb" validate "$gen/cpu-absent.yaml" >/dev/null 2>"$tmp/err" || rc=$?
+    check "CPU $cpu (not one this process may run on) is named with its place" \
+        grep -q "cpu-absent.yaml:3:16: cpus.target: CPU $cpu is not one loadbench may run on here (allowed: " "$tmp/err"
+    rc=0; "$lb" plan "$gen/cpu-range-absent.yaml" >/dev/null 2>"$tmp/err" || rc=$?
+    is "$rc" 2 "plan refuses a tool CPU range reaching CPU $cpu: exit 2"
+    check "and names the first CPU it may not use" grep -q "cpu-range-absent.yaml:3:14: cpus.tool: CPU [0-9]* is not one" "$tmp/err"
+else
+    skip "every CPU 0-63 is allowed here: no absent CPU to name"
+    skip "no absent CPU"
+    skip "no absent CPU"
+fi
+check "sampling.interval 3s over a 1 s load is refused as such" \
+    sh -c "\"$lb\" validate '$gen/interval-over-load.yaml' 2>&1 | grep -q 'interval-over-load.yaml:3:22: sampling.interval 3s is longer than the shortest tool load (1 s)'"
+
+# A FIFO as the profile: refused at once, never a hang in open().
+mkfifo "$tmp/fifo.yaml"
+for verb in validate plan; do
+    rc=0; timeout 10 "$lb" $verb "$tmp/fifo.yaml" >/dev/null 2>"$tmp/err" </dev/null || rc=$?
+    is "$rc" 2 "$verb of a FIFO: exit 2 at once (124 would be a hang)"
+    check "$verb of a FIFO: says it is not a regular file" grep -q "fifo.yaml: not a regular file (a FIFO)" "$tmp/err"
+done
 
 asan=$LB_SRC/build-asan/bin/loadbench
 if under_asan; then

@@ -2,12 +2,16 @@
 # loadbench run under faults (issue #9, hardening): a tool that floods its
 # output, lb-target killed mid-run, SIGINT/SIGTERM at random moments, an
 # output directory that cannot be written or fills up, a tool binary that is
-# missing or not executable, and a tool above its memory limit. Every case
+# missing or not executable, and a tool above its memory limit; and (issue
+# #19) a CPU the machine does not give, a bin: that is not the tool,
+# impossible numbers from a tool, a non-UTF-8 skip reason, and --into with
+# another profile. Every case
 # checks that no process is left behind and that every JSON file of the run
 # parses. Faults come from tests/faults/fault-tool.sh (a fault program made
 # to fail on purpose) and from this script (kill, mount).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$LB_SRC/tests/lib/run-faults.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
@@ -23,39 +27,6 @@ touch "$tmp/TARGET_STARTED"
 exec "$LB_BUILD/bin/lb-target" "\$@"
 S
 chmod +x "$tmp/target-wrap.sh"
-
-# leftovers SID: pids still alive in loadbench's session SID (loadbench is
-# started with setsid, so its pid is the session id), or whose command line
-# names this test's temp dir (a tool that setsid'd away). Zombies count.
-leftovers() {
-    perl -e '
-        my ($sid, $tmp) = @ARGV; my @left;
-        for my $d (glob "/proc/[0-9]*") {
-            my ($pid) = $d =~ m{(\d+)$}; next if $pid == $$ || $pid == getppid();
-            open my $f, "<", "$d/stat" or next; my $st = <$f>; close $f;
-            my @s = split / /, substr($st, rindex($st, ")") + 2);
-            my $cmd = ""; if (open my $c, "<", "$d/cmdline") { local $/; $cmd = <$c> // ""; }
-            push @left, $pid if $s[3] == $sid || index($cmd, $tmp) >= 0 && $cmd !~ /run_faults/;
-        }
-        print join(" ", @left);
-    ' "$1" "$tmp"
-}
-
-# json_all_valid DIR: every *.json under DIR parses, and no temporary file
-# of an atomic write (*.tmp.PID) is left.
-json_all_valid() {
-    perl -MJSON::PP -MFile::Find -e '
-        my $bad = 0;
-        find(sub {
-            return unless -f;
-            if (/\.tmp\.\d+$/) { print STDERR "left: $File::Find::name\n"; $bad++; return }
-            return unless /\.json$/;
-            local $/; open my $f, "<", $_ or return; my $t = <$f>;
-            eval { decode_json($t); 1 } or do { print STDERR "bad JSON: $File::Find::name\n"; $bad++ };
-        }, $ARGV[0]);
-        exit($bad ? 1 : 0);
-    ' "$1"
-}
 
 # run_lb OUT PROFILE [env...]: loadbench run in its own session, in the
 # background; sets $lbpid.
@@ -153,15 +124,6 @@ grace: 2s
 cooldown: 300ms
 Y
 mkdir -p "$tmp/sig"
-# wait_line FILE PATTERN PID: until FILE has a line matching PATTERN or PID is gone (20 s at most).
-wait_line() {
-    n=0
-    while [ $n -lt 1000 ] && ! grep -q "$2" "$1" 2>/dev/null; do
-        st=$(awk '{ print $3 }' /proc/$3/stat 2>/dev/null || echo gone)
-        [ "$st" = Z ] || [ "$st" = gone ] && return 0
-        sleep 0.02; n=$((n + 1))
-    done
-}
 iters=0 bad_left=0 bad_dir=0 bad_rc=0 phases="" sig_t0=$(date +%s)
 while [ $iters -lt 30 ] && [ $(($(date +%s) - sig_t0)) -lt 90 ]; do
     r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
@@ -281,7 +243,80 @@ else
     ok 0 "# SKIP full disk: needs root and mount -t tmpfs"
 fi
 
-# --- 5. a tool above its memory_limit is OOM-killed, and only it ----------
+# --- 5. issue #19: setups that started, or ran and misled ----------------
+# A CPU this process may not run on, alone or in a tool range: exit 2 before
+# anything starts (it used to make the run directory and fail the row).
+cpu=$(absent_cpu)
+if [ -n "$cpu" ]; then
+    printf 'load: {connections: 2, duration: 1s}\ntools: [lb-gen]\ncpus: {target: [%s]}\n' "$cpu" > "$tmp/cpu.yaml"
+    setup_fault "cpus.target [$cpu] (not allowed here)" "$tmp/run-cpu" "$tmp/cpu.yaml" "cpu.yaml:3:16: cpus.target: CPU $cpu is not one"
+    check "cpus.target [$cpu]: no run directory was made" test ! -e "$tmp/run-cpu"
+    printf 'load: {connections: 2, duration: 1s}\ntools: [lb-gen]\ncpus: {tool: ["0-%s"]}\n' "$cpu" > "$tmp/cpur.yaml"
+    setup_fault "cpus.tool [\"0-$cpu\"]" "$tmp/run-cpur" "$tmp/cpur.yaml" "cpur.yaml:3:14: cpus.tool: CPU [0-9]* is not one"
+else
+    for i in 1 2 3 4 5 6 7 8 9; do skip "every CPU 0-63 is allowed here: no absent CPU to pin to"; done
+fi
+
+# A bin: that exists but is not the tool (its version probe fails): exit 2
+# before any load, like a missing one (it used to be a skipped row, exit 0).
+fault_profile badbin nothing
+cp "$LB_SRC/tests/faults/fault-badversion.sh" "$tmp/badbin/fault-badversion.sh"
+sed -i "s|bin: $tmp/badbin/fault-tool.sh|bin: $tmp/badbin/fault-badversion.sh|" "$tmp/badbin.yaml"
+setup_fault "tool bin that is not the tool" "$tmp/run-badbin" "$tmp/badbin.yaml" \
+    "badbin.yaml:5:5: fault: bin .*fault-badversion.sh does not work as lb-gen: .*--version failed"
+check "tool bin that is not the tool: no run directory was made" test ! -e "$tmp/run-badbin"
+
+# Numbers no tool can have measured (a P50 of 1e300 ms): the row fails as
+# unparseable output and no client figures are printed.
+fault_profile unphys unphysical
+run_lb "$tmp/run-unphys" "$tmp/unphys.yaml"
+rc=0; wait $lbpid || rc=$?
+J=$tmp/run-unphys/run.json
+is "$rc" 1 "unphysical numbers: exit 1 (a tool run failed)"
+is "$(jget "$J" runs.0.status)" failed "unphysical numbers: the row is failed"
+case "$(jget "$J" runs.0.reason)" in *"unparseable output: the tool reported its latency p50 = 1e+300 ms"*)
+    ok 0 "unphysical numbers: the reason says unparseable output and names the P50" ;;
+    *) ok 1 "unphysical numbers: the reason says unparseable output and names the P50"; diag "reason: $(jget "$J" runs.0.reason)" ;; esac
+is "$(jget "$J" runs.0.client)" null "unphysical numbers: no client figures are recorded"
+check "unphysical numbers: summary.md prints no 1e300 P50 (only the reason names it)" \
+    sh -c "! grep -E '[0-9]{30}|1e\\+?300' '$tmp/run-unphys/summary.md' | grep -v 'unparseable output' | grep -q ."
+is "$(jget "$J" runs.1.status)" ok "unphysical numbers: the next tool runs, ok"
+
+# A skip reason with bytes that are not UTF-8 (a `wrk` on PATH that is not
+# wrk, answering -v with them) is kept in run.json, escaped.
+mkdir -p "$tmp/fakebin"
+cp "$LB_SRC/tests/faults/fault-badversion.sh" "$tmp/fakebin/wrk"
+printf 'name: u8\nload: {connections: 2, duration: 1s}\ntools: [wrk, lb-gen]\nsampling: {interval: 200ms}\n' > "$tmp/u8.yaml"
+rc=0; env PATH="$tmp/fakebin:$PATH" "$LB" run --quiet --out "$tmp/run-u8" "$tmp/u8.yaml" >/dev/null 2>&1 || rc=$?
+J=$tmp/run-u8/run.json
+is "$rc" 0 "non-UTF-8 reason: exit 0 (a tool not installed is skipped)"
+is "$(jget "$J" runs.0.status)" skipped "non-UTF-8 reason: the fake wrk's row is skipped"
+case "$(jget "$J" runs.0.reason)" in *'did not print a wrk version: not-a-tool \xFF\xFE caf\xE9'*)
+    ok 0 "non-UTF-8 reason: the reason is kept, its bytes escaped" ;;
+    *) ok 1 "non-UTF-8 reason: the reason is kept, its bytes escaped"; diag "reason: $(jget "$J" runs.0.reason)" ;; esac
+check "non-UTF-8 reason: every JSON file parses" json_all_valid "$tmp/run-u8"
+
+# --only/--into with another profile, or a changed one: refused, naming both;
+# the run is left as it was. The same profile (from another file) reruns.
+printf 'name: into\nload: {connections: 2, duration: 1s}\ntools: [lb-gen]\nsampling: {interval: 200ms}\n' > "$tmp/into.yaml"
+sed 's/connections: 2/connections: 20/' "$tmp/into.yaml" > "$tmp/into20.yaml"
+rc=0; "$LB" run --quiet --out "$tmp/run-into" "$tmp/into.yaml" >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "--into: the first run (2 connections) is ok"
+cp "$tmp/run-into/run.json" "$tmp/into-before.json"
+rm -f "$tmp/TARGET_STARTED"
+rc=0; env LOADBENCH_TARGET="$tmp/target-wrap.sh" "$LB" run --quiet --only lb-gen --into "$tmp/run-into" "$tmp/into20.yaml" \
+    >/dev/null 2>"$tmp/into.err" || rc=$?
+is "$rc" 2 "--into with a changed profile (20 connections): exit 2"
+check "--into: one line naming both profiles ($(head -c 200 "$tmp/into.err"))" \
+    sh -c "test \$(wc -l < '$tmp/into.err') -eq 1 && grep -q 'that run is of profile \"into\" (.*into.yaml, sha256 [0-9a-f]*), not of \"into\" (.*into20.yaml, sha256 [0-9a-f]*)' '$tmp/into.err'"
+check "--into: no lb-target was started" test ! -e "$tmp/TARGET_STARTED"
+check "--into: run.json is untouched" cmp -s "$tmp/run-into/run.json" "$tmp/into-before.json"
+cp "$tmp/into.yaml" "$tmp/into-copy.yaml"
+rc=0; "$LB" run --quiet --only lb-gen --into "$tmp/run-into" "$tmp/into-copy.yaml" >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "--into with the same profile from another file: reruns, exit 0"
+is "$(jget "$tmp/run-into/run.json" runs.0.load.stages.0.target)" 2 "--into: the rerun row is the profile's 2 connections"
+
+# --- 6. a tool above its memory_limit is OOM-killed, and only it ----------
 fault_profile oom oom "memory_limit: 64MiB"
 run_lb "$tmp/run-oom" "$tmp/oom.yaml"
 for i in $(seq 1 900); do [ -s "$tmp/run-oom/fault/tool.pid" ] && break; sleep 0.1; done

@@ -26,6 +26,12 @@ track $slow_pid
 is "$(statuses 'GARBAGE\r\n\r\n')" 400 "garbage request line: 400"
 is "$(statuses 'GET / HTTP/1.1\r\nNoColon\r\n\r\n')" 400 "header without a colon: 400"
 is "$(statuses 'GET / HTTP/3.0\r\n\r\n')" 400 "unsupported version: 400"
+# HTTP/0.9 sends no blank line: judged on its request line, answered and
+# closed at once (the client here waits for the server's EOF, 10 s at most).
+t0=$(date +%s%N)
+is "$(statuses 'GET /\r\n')" 400 "HTTP/0.9 request (GET / and CRLF, nothing after): 400"
+ok $([ $(( $(date +%s%N) - t0 )) -lt 5000000000 ] && echo 0 || echo 1) "HTTP/0.9 request: answered and closed without waiting for the client"
+is "$(statuses 'GARBAGE\r\nHost: x\r\n')" 400 "a bad request line before the head is complete: 400"
 is "$(statuses --pad 16384 'GET / HTTP/1.1\r\nHost: x\r\n\r\n')" 431 "16 KiB of headers: 431"
 is "$(statuses --shutdown 'GET / HTTP/1.1\r\nHost: x\r\n')" 400 "half a request, then EOF: 400"
 is "$(statuses 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')" 400 "invalid chunked body: 400"
@@ -35,7 +41,7 @@ is "$(statuses 'GET / HTTP/1.1\r\n\r\nBAD\r\n\r\nGET / HTTP/1.1\r\n\r\n')" "200 
 ok 0 "half a request, then the client vanishes"
 is "$(statuses --hold 300 --shutdown 'POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n')" \
    "100 400" "Expect: 100-continue answered before the body; no body, then EOF: 400"
-BAD=11   # the ten above and the slow client
+BAD=13   # the twelve above and the slow client
 
 # Well-formed variants (each counted as a response).
 out=$("$CLIENT" raw "$A" 'GET / HTTP/1.0\r\n\r\n')

@@ -36,3 +36,18 @@ stats() { "$CLIENT" control "127.0.0.1:$CPORT" GET /stats "$@"; }
 
 # kv KEY LINE: the value of KEY in a key=value line.
 kv() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# rss_kb FIELD: VmRSS, VmHWM... of the last started lb-target, in kB.
+rss_kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/"$TPID"/status; }
+# nfds: its open file descriptors.
+nfds() { ls /proc/"$TPID"/fd | wc -l; }
+# lt A B: 0 when A < B (numbers, decimals too), else 1: for ok.
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }' && echo 0 || echo 1; }
+# wait_line PATTERN FILE: wait (up to 20 s) until FILE has a line matching PATTERN.
+wait_line() {
+    i=0
+    until grep -q "$1" "$2" 2>/dev/null; do
+        i=$((i + 1)); [ $i -lt 400 ] || return 0
+        sleep 0.05
+    done
+}

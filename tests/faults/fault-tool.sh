@@ -14,6 +14,9 @@
 #   oom         write its pid to ./tool.pid, wait 1.5 s (time for the test to
 #               read oom_score_adj), then allocate and touch 512 MB: beyond a
 #               memory_limit it must be OOM-killed
+#   unphysical  write a summary.json that reads like lb-gen's but reports a
+#               P50 of 1e300 ms (and a P99 of 2 ms), exit 0: loadbench must
+#               refuse it as unparseable output, not print the number
 case "${1:-}" in --version) echo "lb-gen fault-tool 0.0"; exit 0 ;; esac
 mode=${FAULT_MODE:-$(cat "$(dirname "$0")/.mode" 2>/dev/null)}
 case "$mode" in
@@ -24,6 +27,7 @@ case "$mode" in
     daemonize) setsid sh -c 'trap "" HUP; echo $$ > daemon.pid; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 0.5; exit 0 ;;
     flood) head -c 300000000 /dev/zero; exit 0 ;;
     env) env > env.txt; exit 0 ;;
+    unphysical) printf '{"schema":"lb-gen/1","requests":{"completed":100,"ok":100},"errors":{},"time":{"load_s":1.0},"latency_ms":{"min":0.5,"p50":1e300,"p99":2.0,"max":3.0}}\n' > summary.json; exit 0 ;;
     oom) echo $$ > tool.pid; sleep 1.5; exec perl -e '$x = "x" x 512_000_000; sleep 10' ;;
     *) echo "fault-tool: unknown mode '$mode'" >&2; exit 3 ;;
 esac

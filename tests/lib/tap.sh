@@ -60,3 +60,16 @@ jget() {
 
 # no_descendants PID: true when PID has no live descendants (reads /proc).
 live_children() { cat /proc/"$1"/task/*/children 2>/dev/null | tr -s ' \n' ' '; }
+
+# absent_cpu: the highest CPU number 0-63 this process may not run on (from
+# Cpus_allowed_list), or nothing when every one of them is allowed.
+absent_cpu() {
+    perl -e '
+        open my $f, "<", "/proc/self/status" or exit 0;
+        while (<$f>) {
+            next unless /^Cpus_allowed_list:\s*(\S+)/;
+            my %a;
+            for (split /,/, $1) { my ($x, $y) = split /-/; $y //= $x; $a{$_} = 1 for $x .. $y }
+            for (my $c = 63; $c >= 0; $c--) { if (!$a{$c}) { print $c; exit 0 } }
+        }'
+}

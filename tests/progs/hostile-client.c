@@ -18,6 +18,14 @@
  *       each must get one whole 200 and then EOF
  *   hostile-client closers ADDR N
  *       N connections at once each send a GET and close (FIN) at once
+ *   hostile-client stalled ADDR CONNS DEPTH
+ *       CONNS connections (announcing an Ethernet MSS) each send DEPTH pipelined requests (GET, HEAD and HTTP/1.0 keep-alive GET
+ *       in turn) without reading, print "stalled", wait for a line on
+ *       stdin, then read every answer of every connection and check each
+ *       matches its request, bodies whole
+ *   hostile-client silent ADDR CONNS
+ *       open CONNS connections that send nothing, print "silent", wait for
+ *       a line on stdin, then report how many the server had closed
  *
  * Results are one line of key=value pairs. Exit status: 0 when everything
  * the mode checks held, 1 otherwise, 2 on usage or connection errors. */
@@ -25,6 +33,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,22 +65,38 @@ static int dial(const struct sockaddr_in *a)
     return fd;
 }
 
-/* A blocking connect with a small receive buffer set before it: the small
- * window it announces keeps the server's send buffer small too (it sizes
- * that from the peer's window), so a large response is still being
- * written, not already all in the kernel, when the first bytes arrive. */
-static int dial_small_window(const struct sockaddr_in *a)
+/* A blocking connect with one socket option set before it (so that it
+ * shapes the handshake). */
+static int dial_with(const struct sockaddr_in *a, int level, int name, int value)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         die(strerror(errno));
-    int sz = 4096;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
+    setsockopt(fd, level, name, &value, sizeof value);
     if (connect(fd, (const struct sockaddr *)a, sizeof *a) < 0)
         die(strerror(errno));
+    return fd;
+}
+
+/* A small receive buffer: the small window it announces keeps the
+ * server's send buffer small too (it sizes that from the peer's window),
+ * so a large response is still being written, not already all in the
+ * kernel, when the first bytes arrive. */
+static int dial_small_window(const struct sockaddr_in *a)
+{
+    int fd = dial_with(a, SOL_SOCKET, SO_RCVBUF, 4096);
     struct timeval tv = {.tv_sec = 10};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     return fd;
+}
+
+/* An Ethernet MSS (1460), as a client on another host would announce: the
+ * server's kernel sizes its send buffer from the MSS, and loopback's
+ * 64 KiB MSS would let it take whole megabytes per connection, hiding what
+ * the server itself holds for a slow reader. */
+static int dial_ethernet_mss(const struct sockaddr_in *a)
+{
+    return dial_with(a, IPPROTO_TCP, TCP_MAXSEG, 1460);
 }
 
 static void send_all(int fd, const char *p, size_t n)
@@ -161,17 +186,26 @@ static void feed(struct rstate *s, const char *p, size_t n)
     }
 }
 
-static int flood(const struct sockaddr_in *a, uint64_t n, int stall_ms)
+/* n pipelined requests (GET, HEAD, HTTP/1.0 GET in turn) in one heap
+ * buffer; its length in *len. */
+static char *requests(uint64_t n, size_t *len)
 {
-    /* All requests in one buffer, written in large writes. */
-    size_t cap = (size_t)n * sizeof REQ_GET10, len = 0;
-    char *buf = util_xmalloc(cap);
+    char *buf = util_xmalloc((size_t)n * sizeof REQ_GET10);
+    *len = 0;
     for (uint64_t i = 0; i < n; i++) {
         size_t l;
         const char *r = req_of(kind_of(i), &l);
-        memcpy(buf + len, r, l);
-        len += l;
+        memcpy(buf + *len, r, l);
+        *len += l;
     }
+    return buf;
+}
+
+static int flood(const struct sockaddr_in *a, uint64_t n, int stall_ms)
+{
+    /* All requests in one buffer, written in large writes. */
+    size_t len;
+    char *buf = requests(n, &len);
     int fd = dial(a);
     char err[UTIL_ERR_LEN];
     if (net_nonblock(fd, err) < 0)
@@ -396,6 +430,89 @@ static int halfclose(const struct sockaddr_in *a, uint64_t n, int shut)
     return ok == n ? 0 : 1;
 }
 
+/* ---- stalled readers ---- */
+
+static int stalled(const struct sockaddr_in *a, uint64_t conns, uint64_t depth)
+{
+    size_t len;
+    char *reqs = requests(depth, &len);
+    struct pollfd *p = util_xmalloc(conns * sizeof *p);
+    struct rstate *st = util_xcalloc(conns, sizeof *st);
+    char err[UTIL_ERR_LEN];
+    for (uint64_t i = 0; i < conns; i++) {
+        int fd = dial_ethernet_mss(a);
+        send_all(fd, reqs, len);
+        if (net_nonblock(fd, err) < 0)
+            die(err);
+        p[i] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
+    printf("stalled conns=%llu depth=%llu\n", (unsigned long long)conns, (unsigned long long)depth);
+    fflush(stdout);
+    char line[16];
+    if (!fgets(line, sizeof line, stdin)) {
+        /* EOF: go on */
+    }
+    static char rb[1 << 16];
+    uint64_t t0 = util_now_ns(), deadline = t0 + 60000000000ull, left = conns, ok = 0;
+    while (left && util_now_ns() < deadline) {
+        if (poll(p, conns, 1000) < 0 && errno != EINTR)
+            die(strerror(errno));
+        for (uint64_t i = 0; i < conns; i++) {
+            if (p[i].fd < 0 || !p[i].revents)
+                continue;
+            ssize_t r;
+            while ((r = read(p[i].fd, rb, sizeof rb)) > 0)
+                feed(&st[i], rb, (size_t)r);
+            int gone = r == 0 || (r < 0 && errno != EAGAIN);
+            if (st[i].done >= depth || gone) {
+                ok += !gone && st[i].done == depth && !st[i].bad && !st[i].hlen && !st[i].body_left;
+                close(p[i].fd);
+                p[i].fd = -1;
+                left--;
+            }
+        }
+    }
+    for (uint64_t i = 0; i < conns; i++)
+        if (p[i].fd >= 0)
+            close(p[i].fd);
+    printf("mode=stalled conns=%llu depth=%llu ok=%llu body_bytes=%llu elapsed_ns=%llu\n", (unsigned long long)conns,
+           (unsigned long long)depth, (unsigned long long)ok, (unsigned long long)st[0].body_bytes,
+           (unsigned long long)(util_now_ns() - t0));
+    free(st);
+    free(p);
+    free(reqs);
+    return ok == conns ? 0 : 1;
+}
+
+/* ---- silent clients ---- */
+
+static int silent(const struct sockaddr_in *a, uint64_t conns)
+{
+    int *fds = util_xmalloc(conns * sizeof *fds);
+    char err[UTIL_ERR_LEN];
+    for (uint64_t i = 0; i < conns; i++) {
+        fds[i] = dial(a);
+        if (net_nonblock(fds[i], err) < 0)
+            die(err);
+    }
+    printf("silent conns=%llu\n", (unsigned long long)conns);
+    fflush(stdout);
+    char line[16];
+    if (!fgets(line, sizeof line, stdin)) {
+        /* EOF: go on */
+    }
+    uint64_t closed = 0;
+    for (uint64_t i = 0; i < conns; i++) {
+        char b[64];
+        ssize_t r = read(fds[i], b, sizeof b);
+        closed += r == 0 || (r < 0 && errno != EAGAIN);
+        close(fds[i]);
+    }
+    free(fds);
+    printf("mode=silent conns=%llu closed_by_server=%llu\n", (unsigned long long)conns, (unsigned long long)closed);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4)
@@ -417,6 +534,10 @@ int main(int argc, char **argv)
         return halfclose(&a, n, 1);
     if (!strcmp(mode, "closers"))
         return halfclose(&a, n, 0);
-    die("unknown mode (flood, resets-before, resets-during, slowloris, halfclose, closers)");
+    if (!strcmp(mode, "stalled"))
+        return stalled(&a, n, x ? x : 1);
+    if (!strcmp(mode, "silent"))
+        return silent(&a, n);
+    die("unknown mode (flood, resets-before, resets-during, slowloris, halfclose, closers, stalled, silent)");
     return 2;
 }

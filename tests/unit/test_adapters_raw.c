@@ -1,5 +1,5 @@
 /* Unit tests for the raw-benchmarker adapters (wrk, hey, ab, h2load, siege,
- * autocannon): every parser against the real captured output committed
+ * autocannon, bombardier): every parser against the real captured output committed
  * under tests/fixtures/<tool>/ (copied into a temp dir under the names
  * prepare() makes the tool write), with the exact figures the fixture
  * READMEs and counts.tsv give; and prepare()'s command lines for a closed
@@ -19,7 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege, adapter_autocannon;
+extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege, adapter_autocannon,
+    adapter_bombardier;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -444,6 +445,65 @@ static void test_autocannon(struct adapter_result *r)
     ok(parse_dir(&adapter_autocannon, d, NULL, r, err) == -1, "autocannon truncated JSON: no result (%s)", err);
 }
 
+static void test_bombardier(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("bb-success");
+    put_fixture("bombardier", "success.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_bombardier, d, NULL, r, err) == 0 && r->parsed, "bombardier success parses (%s)", err);
+    is_u64(r->requests, 97755, "bombardier success: requests = req2xx");
+    is_u64(r->requests, server_count("bombardier", "success"), "bombardier success: = the server's count");
+    is_u64(r->ok, 97755, "bombardier success: 2xx ok");
+    is_u64(r->errors, 0, "bombardier success: no errors");
+    is_num(r->lat.p50, 0.251, "bombardier success: p50 251 us in ms");
+    is_num(r->lat.p95, 0.540, "bombardier success: p95");
+    is_num(r->lat.p99, 1.980, "bombardier success: p99");
+    is_num(r->lat.max, 15.111, "bombardier success: max");
+    is_num(r->lat.mean, 0.3050911360032735, "bombardier success: mean");
+    is_nan(r->lat.min, "bombardier success: no min");
+    is_nan(r->lat.p999, "bombardier success: no p99.9");
+    is_num(r->duration_s, 2.9996022079999998, "bombardier success: timeTakenSeconds");
+    is_u64(r->bytes_read, 21310590, "bombardier success: bytesRead");
+    ok(r->warnings.n == 0, "bombardier success: no warnings");
+
+    d = fresh_dir("bb-delay");
+    put_fixture("bombardier", "delay-20ms-paced.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_bombardier, d, NULL, r, err) == 0, "bombardier paced 20 ms parses");
+    is_u64(r->requests, 300, "bombardier --rate 100 x 3 s: 300 requests");
+    char path[8192];
+    snprintf(path, sizeof path, "%s/bombardier/counts-delay.tsv", fixtures);
+    FILE *f = fopen(path, "r");
+    char line[256];
+    int seen = 0;
+    while (f && fgets(line, sizeof line, f))
+        seen |= !strcmp(line, "delay-20ms-paced\t0\t300\n");
+    if (f)
+        fclose(f);
+    ok(seen, "bombardier paced 20 ms: lb-target counted 300 too");
+    is_num(r->lat.p50, 20.177, "bombardier paced 20 ms: p50 just above the 20 ms delay");
+
+    d = fresh_dir("bb-404");
+    put_fixture("bombardier", "status-404.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_bombardier, d, NULL, r, err) == 0, "bombardier 404 parses");
+    is_u64(r->requests, 64377, "bombardier 404: requests");
+    is_u64(r->requests, server_count("bombardier", "status-404"), "bombardier 404: = the server's count");
+    is_u64(r->err_status, 64377, "bombardier 404: 4xx are status errors");
+    is_u64(r->ok, 0, "bombardier 404: none ok");
+
+    d = fresh_dir("bb-refused");
+    put_fixture("bombardier", "refused.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_bombardier, d, NULL, r, err) == 0, "bombardier refused parses (exit 0)");
+    is_u64(r->requests, 0, "bombardier refused: no response (its \"others\" are the failed requests)");
+    is_u64(r->err_connect, 25914, "bombardier refused: connect errors from the error description");
+    is_u64(r->errors, 25914, "bombardier refused: and nothing else");
+    is_nan(r->lat.p50, "bombardier refused: no latency (its figures time the failures)");
+
+    d = fresh_dir("bb-text");
+    put_fixture("bombardier", "success-text.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_bombardier, d, NULL, r, err) == -1 && strstr(err, "-o json"),
+       "bombardier text output: no result, the error names -o json (%s)", err);
+}
+
 /* ---- prepare ----------------------------------------------------------------- */
 
 static void prepare(const struct adapter *a, struct profile *p, size_t ti, struct prepared *out)
@@ -629,6 +689,34 @@ static void test_prepare(void)
         profile_free(p);
     }
 
+    /* bombardier: Go durations as they are, JSON result with latencies;
+     * a rate is --rate on the same closed connections. */
+    p = load_profile("load: {connections: 20, duration: 1500ms, timeout: 5s}\ntools: [bombardier]\n");
+    if (p) {
+        prepare(&adapter_bombardier, p, 0, &P);
+        is_str(P.argv, "-c 20 -d 1500ms -t 5s -l -o json -p r http://127.0.0.1:8080/",
+               "bombardier closed: -c -d (1500ms as is) -t, -l -o json -p r");
+        is_str(P.plan.model, "closed", "bombardier closed: model closed");
+        is_u64(P.plan.load_ns, 1500000000ull, "bombardier closed: load 1.5 s");
+        is_u64(P.plan.warnings.n, 0, "bombardier closed: no warning");
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("load: {model: open, rate: 300, duration: 5s}\n"
+                     "tools: [bombardier, {tool: bombardier, label: b8, options: {connections: \"8\"}}]\n");
+    if (p) {
+        prepare(&adapter_bombardier, p, 0, &P);
+        is_str(P.argv, "-c 125 -d 5s --rate=300 -l -o json -p r http://127.0.0.1:8080/",
+               "bombardier open: --rate is the total rate, its default 125 connections");
+        is_str(P.plan.model, "paced", "bombardier open: model paced");
+        ok(has_warning(&P.plan.warnings, "paced, not open"), "bombardier open: the warning says paced");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_bombardier, p, 1, &P);
+        ok(strstr(P.argv, "-c 8 ") != NULL, "bombardier open, option connections 8: -c 8 (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+
     /* A paced-only option on a closed load is not silently ignored. */
     p = load_profile("load: {connections: 10, duration: 2s}\ntools: [{tool: hey, options: {connections: \"5\"}}]\n");
     if (p) {
@@ -653,7 +741,7 @@ static void test_prepare(void)
 static void test_table(void)
 {
     const struct adapter *all[] = {&adapter_wrk, &adapter_hey, &adapter_ab, &adapter_h2load, &adapter_siege,
-                                   &adapter_autocannon};
+                                   &adapter_autocannon, &adapter_bombardier};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         const struct adapter *a = all[i];
         ok(adapter_by_name(a->name) == a, "%s is registered", a->name);
@@ -665,7 +753,8 @@ static void test_table(void)
     is_num(adapter_siege.latency_resolution_ms, 10, "siege: 10 ms steps");
     is_num(adapter_autocannon.latency_resolution_ms, 1, "autocannon: whole ms");
     is_num(adapter_hey.latency_resolution_ms, 0.1, "hey: 0.1 ms");
-    ok((adapter_hey.caps & ADAPTER_PACED) && (adapter_autocannon.caps & ADAPTER_PACED), "hey and autocannon: paced");
+    ok((adapter_hey.caps & ADAPTER_PACED) && (adapter_autocannon.caps & ADAPTER_PACED) &&
+           (adapter_bombardier.caps & ADAPTER_PACED), "hey, autocannon and bombardier: paced");
 }
 
 int main(void)
@@ -688,6 +777,7 @@ int main(void)
     l3.stages = &s3;
     test_siege(&r, &l3);
     test_autocannon(&r);
+    test_bombardier(&r);
     test_prepare();
     adapter_result_free(&r);
     char cmd[600];

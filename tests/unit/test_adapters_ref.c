@@ -189,6 +189,21 @@ static void test_bad_output(struct adapter_result *r)
     ok(parse_dir(&adapter_lbgen, d, r, err) == -1 && strstr(err, "\"lb-gen/0\""),
        "lb-gen: another schema is refused, named in the error (%s)", err);
 
+    /* issue #19: 512 of 17,000 connections came out as a clean row. */
+    d = fresh_dir("lbgen-shortfall");
+    write_file(d, "summary.json",
+               "{\"schema\":\"lb-gen/1\",\"requests\":{\"completed\":512,\"ok\":512},\"errors\":{},"
+               "\"connections\":{\"asked\":17000,\"max_open\":512},"
+               "\"error\":\"only 512 of the 17000 connections asked for were open at once\"}\n");
+    ok(parse_dir(&adapter_lbgen, d, r, err) == -1 && strstr(err, "only 512 of the 17000"),
+       "lb-gen: a run that did not deliver its connections fails, saying why (%s)", err);
+    ok(r->parsed && r->requests == 512, "lb-gen: ... and its figures are kept to be seen (%llu)",
+       (unsigned long long)r->requests);
+    d = fresh_dir("lbgen-delivered");
+    write_file(d, "summary.json",
+               "{\"schema\":\"lb-gen/1\",\"requests\":{\"completed\":9,\"ok\":9},\"errors\":{},\"error\":null}\n");
+    ok(parse_dir(&adapter_lbgen, d, r, err) == 0 && r->requests == 9, "lb-gen: \"error\": null is a clean run (%s)", err);
+
     d = fresh_dir("truncated");
     write_file(d, "stdout.txt", "{\"schema\":\"lb-refgen/1\",\"requests\":{\"completed\":5");
     ok(parse_dir(&adapter_aiohttp, d, r, err) == -1, "truncated JSON: no result (%s)", err);

@@ -4,6 +4,7 @@
  * and removal. Skips, saying why, where no writable cgroup exists. */
 #include "cgroup.h"
 #include "proc.h"
+#include "runlock.h"
 #include "sampler.h"
 #include "tap.h"
 #define BURNER_TEST "test_cgroup"
@@ -280,20 +281,34 @@ static void kill_all(const char *name)
     ok(cgroup_destroy(&cg, err) == 0, "cgroup_destroy");
 }
 
-/* A crashed run's cgroup (its loadbench pid is dead) is swept with its
- * members; a live run's is left alone. */
+/* A crashed run's cgroup (its loadbench proven dead by pid and start
+ * time) is swept with its members; so is one whose pid now names another
+ * process (a start time that differs). A live run's is left alone, and so
+ * is an old-style name that carries no start time (nothing is proven). */
 static void sweep(void)
 {
-    char err[UTIL_ERR_LEN] = "", dead_name[64], live_name[64];
+    char err[UTIL_ERR_LEN] = "", tag[64], dead_name[128], reused_name[128], live_name[128], old_name[64];
     pid_t dead = fork();
-    if (dead == 0)
+    if (dead == 0) {
+        pause();
         _exit(0);
+    }
+    uint64_t dead_start = 0, self_start = 0;
+    runlock_start_time(dead, &dead_start);
+    runlock_start_time(getpid(), &self_start);
+    kill(dead, SIGKILL);
     waitpid(dead, NULL, 0);
-    snprintf(dead_name, sizeof dead_name, "lb-sweep-%d-tool", (int)dead);
-    snprintf(live_name, sizeof live_name, "lb-sweep-%d-tool", (int)getpid());
-    struct cgroup stale, live;
-    if (!ok(cgroup_create(&stale, dead_name, 0, err) == 0 && cgroup_create(&live, live_name, 0, err) == 0,
-            "create a stale and a live cgroup")) {
+    runlock_tag(tag, sizeof tag);
+    const char *ns = strrchr(tag, '.') + 1;
+    snprintf(dead_name, sizeof dead_name, "lb-sweep-%d.%llu.%s-tool", (int)dead, (unsigned long long)dead_start, ns);
+    snprintf(reused_name, sizeof reused_name, "lb-sweep-%d.%llu.%s-tool", (int)getpid(),
+             (unsigned long long)self_start + 1, ns);
+    snprintf(live_name, sizeof live_name, "lb-sweep-%s-tool", tag);
+    snprintf(old_name, sizeof old_name, "lb-sweep-%d-old", (int)dead);
+    struct cgroup stale, reused, live, old;
+    if (!ok(cgroup_create(&stale, dead_name, 0, err) == 0 && cgroup_create(&reused, reused_name, 0, err) == 0 &&
+                cgroup_create(&live, live_name, 0, err) == 0 && cgroup_create(&old, old_name, 0, err) == 0,
+            "create a stale, a pid-reused, a live and an old-style cgroup")) {
         diag("  %s", err);
         return;
     }
@@ -301,13 +316,16 @@ static void sweep(void)
     struct proc p;
     ok(spawn_in(&p, &stale, argv, 0, 0, NULL, err) == 0, "a leftover tool runs in the stale one");
     int n = cgroup_sweep_stale("lb-sweep-", err);
-    ok(n == (stale.v2 ? 1 : 2), "cgroup_sweep_stale removed the stale cgroup's directories (%d)", n);
+    ok(n == (stale.v2 ? 2 : 4), "cgroup_sweep_stale removed the stale and the pid-reused cgroups' directories (%d)", n);
     for (int i = 0; i < 200 && !proc_poll(&p); i++)
         nap_ms(5);
     ok(p.reaped && p.exit.signaled && p.exit.sig == SIGKILL, "its leftover tool was killed");
     ok(access(stale.cpu_dir, F_OK) < 0 && access(stale.mem_dir, F_OK) < 0, "the stale cgroup is gone");
+    ok(access(reused.cpu_dir, F_OK) < 0, "the one whose pid names a process of another start time is gone");
     ok(access(live.cpu_dir, F_OK) == 0 && access(live.mem_dir, F_OK) == 0, "the live run's cgroup is untouched");
+    ok(access(old.cpu_dir, F_OK) == 0, "an old-style name (no start time: nothing proven) is kept");
     cgroup_destroy(&live, err);
+    cgroup_destroy(&old, err);
     watch_pgid = 0;
 }
 
@@ -315,7 +333,8 @@ int main(void)
 {
     const char *b = getenv("LB_BUILD");
     snprintf(progs, sizeof progs, "%s/tests/progs", b && *b ? b : "build");
-    char err[UTIL_ERR_LEN] = "", name[64];
+    char err[UTIL_ERR_LEN] = "", name[128], self_tag[64];
+    runlock_tag(self_tag, sizeof self_tag); /* so a killed run's cgroups are swept by the next */
     signal(SIGALRM, on_alarm);
     alarm(40);
     snprintf(tmpdir, sizeof tmpdir, "/tmp/lb-test-cgroup-XXXXXX");
@@ -326,7 +345,7 @@ int main(void)
     proc_become_subreaper(err);
 
     struct cgroup probe;
-    snprintf(name, sizeof name, "lb-test-%d-probe", (int)getpid());
+    snprintf(name, sizeof name, "lb-test-%s-probe", self_tag);
     if (cgroup_create(&probe, name, 0, err) < 0) {
         printf("1..0 # SKIP no writable cgroup here: %s\n", err);
         return 0;
@@ -339,7 +358,7 @@ int main(void)
              stale < 0 ? err : "");
 
     /* Forcing the other version: works where it is set up, else says why. */
-    snprintf(name, sizeof name, "lb-test-%d-other", (int)getpid());
+    snprintf(name, sizeof name, "lb-test-%s-other", self_tag);
     struct cgroup other;
     int other_v = probe.v2 ? 1 : 2;
     if (cgroup_create_version(&other, name, 0, other_v, err) == 0) {
@@ -349,11 +368,11 @@ int main(void)
         ok(strlen(err) > 10, "cgroup v%d not usable here, with a reason: %s", other_v, err);
     }
 
-    snprintf(name, sizeof name, "lb-test-%d-tree", (int)getpid());
+    snprintf(name, sizeof name, "lb-test-%s-tree", self_tag);
     burner_tree(name);
-    snprintf(name, sizeof name, "lb-test-%d-oom", (int)getpid());
+    snprintf(name, sizeof name, "lb-test-%s-oom", self_tag);
     oom(name);
-    snprintf(name, sizeof name, "lb-test-%d-kill", (int)getpid());
+    snprintf(name, sizeof name, "lb-test-%s-kill", self_tag);
     kill_all(name);
     sweep();
 

@@ -54,6 +54,14 @@ int main(void)
     complete_all_splits("http/1.0 default close", "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", 200, 1);
     complete_all_splits("http/1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok",
                         200, 0);
+    /* Interim responses are skipped; their headers do not leak into the
+     * final response (the 100's Content-Length, the 103's close). */
+    complete_all_splits("100 continue then 200",
+                        "HTTP/1.1 100 Continue\r\nContent-Length: 99\r\n\r\n"
+                        "HTTP/1.1 103 Early Hints\r\nConnection: close\r\nLink: </a>\r\n\r\n"
+                        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                        200, 0);
+    complete_all_splits("101 ends the response and the connection", "HTTP/1.1 101 Switching Protocols\r\n\r\n", 101, 1);
     complete_all_splits("chunked with extension and trailer",
                         "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
                         "5;x=y\r\nhello\r\nA\r\n0123456789\r\n0\r\nTrailer: t\r\n\r\n",

@@ -74,6 +74,12 @@ int main(void)
     head_rc("GET / HTTP/1.1\r\nHost: x\r\n", H1_INCOMPLETE, "no blank line yet: incomplete");
     head_rc("GET / HTTP/1.1", H1_INCOMPLETE, "half a request line: incomplete");
     head_rc("", H1_INCOMPLETE, "nothing: incomplete");
+    head_rc("GET / HTTP/1.1\r\n", H1_INCOMPLETE, "a good request line alone: incomplete");
+    head_rc("\r\nHEAD /x HTTP/1.0\n", H1_INCOMPLETE, "a good request line after a CRLF: incomplete");
+    head_rc("GET /\r\n", H1_BAD, "HTTP/0.9 request (GET / CRLF): bad at once, no blank line awaited");
+    head_rc("GET /\n", H1_BAD, "HTTP/0.9 request with a bare LF: bad at once");
+    head_rc("GARBAGE\r\nHost: x\r\n", H1_BAD, "a bad request line is judged before the head is complete");
+    head_rc("GET / HTTP/1.1 x\r\n", H1_BAD, "junk after the version, head incomplete: bad");
     head_rc("GARBAGE\r\n\r\n", H1_BAD, "no spaces in the request line");
     head_rc("GET / HTTP/2.0\r\n\r\n", H1_BAD, "HTTP/2.0 request line");
     head_rc("GET / FOO/1.1\r\n\r\n", H1_BAD, "not HTTP");

@@ -4,7 +4,11 @@
 #include "tap.h"
 #include "util.h"
 
+#include <sched.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static struct profile *load(const char *text, char *err)
 {
@@ -135,6 +139,103 @@ int main(void)
     for (int i = 0; i < 500; i++)
         strcat(deep, "[");
     bad("deep nesting", deep, 1, "nested too deeply");
+
+    /* Issue #19: sampling that would give a tool run no sample. */
+    bad("a sampling interval longer than the load",
+        "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\nsampling: {interval: 3s}\n", 3,
+        "longer than the shortest tool load (1 s)");
+    bad("a sampling interval longer than one tool's own load",
+        "load: {connections: 1, duration: 10s}\n"
+        "tools: [lb-gen, {tool: lb-gen, label: short, load: {connections: 1, duration: 2s}}]\n"
+        "sampling: {interval: 5s}\n",
+        3, "shortest tool load (2 s)");
+    p = load("load: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", err);
+    ok(p && p->sample_interval_ns == 1000000000ull, "the default interval shrinks to a 1 s load");
+    profile_free(p);
+    p = load("load: {connections: 1, duration: 10s}\ntools: [lb-gen]\n", err);
+    ok(p && p->sample_interval_ns == 2000000000ull, "and is 2 s for a longer one");
+    ok(p && profile_scale(p, 0.1, err) == 0 && p->sample_interval_ns == 1000000000ull,
+       "--scale 0.1 shrinks it to the scaled 1 s load");
+    ok(p && profile_scale(p, 1.0000001, err) == -1 && strstr(err, "(got 1.0000001)"),
+       "--scale 1.0000001 is refused naming 1.0000001, not 1 (%s)", err);
+    profile_free(p);
+
+    /* The profile's hash: the same content from another file hashes the
+     * same; a changed load hashes apart. */
+    const char *two = "name: x\nload: {connections: 2, duration: 1s}\ntools: [lb-gen]\n";
+    struct profile *pa = profile_load_string("a.yaml", two, strlen(two), err);
+    struct profile *pb = profile_load_string("elsewhere/b.yaml", two, strlen(two), err);
+    const char *twenty = "name: x\nload: {connections: 20, duration: 1s}\ntools: [lb-gen]\n";
+    struct profile *pc = profile_load_string("a.yaml", twenty, strlen(twenty), err);
+    if (ok(pa && pb && pc, "three profiles load")) {
+        char ha[65], hb[65], hc[65];
+        json_t *ja = profile_to_json(pa), *jb = profile_to_json(pb), *jc = profile_to_json(pc);
+        profile_json_sha256(ja, ha);
+        profile_json_sha256(jb, hb);
+        profile_json_sha256(jc, hc);
+        ok(strlen(ha) == 64 && !strcmp(ha, hb), "the same profile from another path hashes the same");
+        ok(strcmp(ha, hc) != 0, "2 connections and 20 hash apart");
+        /* Read back from JSON (as run.json keeps it), it hashes the same. */
+        char *dumped = json_dumps(ja, JSON_REAL_PRECISION(10));
+        json_t *back = json_loads(dumped, 0, NULL);
+        char hback[65];
+        profile_json_sha256(back, hback);
+        ok(!strcmp(ha, hback), "and the same once written and read back");
+        free(dumped);
+        json_decref(back);
+        json_decref(ja);
+        json_decref(jb);
+        json_decref(jc);
+    }
+    profile_free(pa);
+    profile_free(pb);
+    profile_free(pc);
+
+    /* CPUs this process may not run on are refused, at their place. */
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    int absent = -1;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int c = 63; c >= 0 && absent < 0; c--)
+            if (!CPU_ISSET(c, &allowed))
+                absent = c;
+    int present = 0;
+    while (present < 64 && !CPU_ISSET(present, &allowed))
+        present++;
+    if (absent >= 0 && present < 64) {
+        char text[256];
+        snprintf(text, sizeof text, "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\ncpus: {target: [%d], tool: \"%d-%d\"}\n",
+                 present, present < absent ? present : absent, present < absent ? absent : present);
+        p = load(text, err);
+        char want[64];
+        snprintf(want, sizeof want, "t.yaml:3:%d: cpus.tool: CPU ", (int)(strstr(text, "tool:") - strstr(text, "cpus:")) + 7);
+        ok(p && profile_check_cpus(p, err) == -1 && !strncmp(err, want, strlen(want)) && strstr(err, "allowed: "),
+           "a CPU range reaching CPU %d (not allowed here) is refused at its place (%s)", absent, err);
+        profile_free(p);
+        snprintf(text, sizeof text, "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\ncpus: {target: [%d]}\n", present);
+        p = load(text, err);
+        ok(p && profile_check_cpus(p, err) == 0, "an allowed CPU passes");
+        profile_free(p);
+    } else {
+        ok(1, "# SKIP every CPU 0-63 is allowed here: no absent CPU to refuse");
+        ok(1, "# SKIP no absent CPU");
+    }
+
+    /* A FIFO is not read (open would wait for a writer forever). */
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "/tmp/lb-test-profile-%d.yaml", (int)getpid());
+    if (mkfifo(fifo, 0600) == 0) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        p = profile_load(fifo, err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ok(!p && strstr(err, "not a regular file (a FIFO)") && t1.tv_sec - t0.tv_sec < 2,
+           "a FIFO is refused at once (%s)", err);
+        profile_free(p);
+        unlink(fifo);
+    } else {
+        ok(0, "mkfifo %s", fifo);
+    }
 
     ok(profile_load("/nonexistent/profile.yaml", err) == NULL && strstr(err, "cannot open"), "a missing file is named");
     p = profile_load("profiles/quick.yaml", err);

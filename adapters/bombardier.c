@@ -1,0 +1,161 @@
+/* The adapter for bombardier (codesenberg/bombardier, tested on v1.2.6 built
+ * from source by scripts/install-tools; the fixtures in
+ * tests/fixtures/bombardier/ are its real output).
+ *
+ * Closed model: -c connections for -d (a Go duration, so no rounding to
+ * whole seconds). A rate: --rate caps the same closed connections with a
+ * token bucket (paced, not open: a connection waits for its response).
+ * The result comes from `-o json -p r -l`: one JSON object on stdout with
+ * counts per status class, the errors by description and, with -l, the
+ * latency mean/max and p50/75/90/95/99 in microseconds. */
+#include "adapter.h"
+#include "raw.h"
+#include "units.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const bombardier_options[] = {"connections", NULL};
+
+static int bombardier_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    /* Where scripts/install-tools --bombardier-src puts it (the repository's
+     * tools/bin when not root, /opt/loadbench-tools/bin as root), then PATH. */
+    static const char *const cands[] = {"@/tools/bin/bombardier", "/opt/loadbench-tools/bin/bombardier",
+                                        "bombardier", NULL};
+    if (raw_find("bombardier", bin, cands, found, err))
+        return -1;
+    /* "bombardier version v2.0.2 linux/amd64" (kingpin prints it on stderr) */
+    const char *argv[] = {found->path, "--version", NULL};
+    char out[512];
+    int rc = adapter_capture(argv, out, sizeof out);
+    const char *v = strstr(out, "bombardier version ");
+    if (rc != 0 || !v)
+        return util_err(err, "`%s --version` failed: %.200s", found->path, out);
+    v += strlen("bombardier version ");
+    int vl = (int)strcspn(v, " \n");
+    snprintf(found->version, sizeof found->version, "%.*s", vl > 100 ? 100 : vl, v);
+    raw_origin(found);
+    return 0;
+}
+
+static int bombardier_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    struct raw_load l;
+    if (raw_pick_load(c, "bombardier", p, &l, err))
+        return -1;
+    /* bombardier's own default is 125 connections. */
+    uint64_t conns;
+    if (raw_connections(c, &l, 125, p, &conns, err))
+        return -1;
+    char d[32];
+    strvec_push(&p->argv, c->found->path);
+    strvec_push(&p->argv, "-c");
+    strvec_pushf(&p->argv, "%llu", (unsigned long long)conns);
+    strvec_push(&p->argv, "-d");
+    strvec_push(&p->argv, units_format_duration(l.duration_ns, d));
+    if (l.open)
+        strvec_pushf(&p->argv, "--rate=%llu", (unsigned long long)raw_paced_rate("bombardier", "--rate", &l, conns, p));
+    else
+        p->model = "closed";
+    if (c->load->request_timeout_ns) {
+        strvec_push(&p->argv, "-t");
+        strvec_push(&p->argv, units_format_duration(c->load->request_timeout_ns, d));
+    }
+    strvec_push(&p->argv, "-l");
+    strvec_push(&p->argv, "-o");
+    strvec_push(&p->argv, "json");
+    strvec_push(&p->argv, "-p");
+    strvec_push(&p->argv, "r");
+    strvec_push(&p->argv, c->url);
+    p->load_ns = l.duration_ns;
+    json_object_set_new(p->settings, "connections", json_integer((json_int_t)conns));
+    return 0;
+}
+
+/* Latency figures: bombardier's are in microseconds. */
+static void latency(json_t *lat, struct adapter_latency *out)
+{
+    json_t *pc = json_object_get(lat, "percentiles");
+    out->mean = adapter_json_num(lat, "mean") / 1000;
+    out->max = adapter_json_num(lat, "max") / 1000;
+    out->p50 = adapter_json_num(pc, "50") / 1000;
+    out->p90 = adapter_json_num(pc, "90") / 1000;
+    out->p95 = adapter_json_num(pc, "95") / 1000;
+    out->p99 = adapter_json_num(pc, "99") / 1000;
+}
+
+static int bombardier_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    char e[UTIL_ERR_LEN];
+    char *text = adapter_slurp(c->dir, "stdout.txt", 4 << 20, e);
+    if (!text)
+        return util_err(err, "bombardier wrote nothing: %s", e);
+    const char *brace = strchr(text, '{');
+    json_error_t je;
+    json_t *j = brace ? json_loads(brace, JSON_DISABLE_EOF_CHECK, &je) : NULL;
+    free(text);
+    json_t *res = json_object_get(j, "result");
+    if (!json_is_object(res) || !json_is_number(json_object_get(res, "req2xx"))) {
+        json_decref(j);
+        char *all = raw_output(c->dir, 1 << 20), line[160] = "";
+        raw_line_with(all, "rror", line, sizeof line);
+        free(all);
+        return util_err(err, "bombardier printed no -o json result%s%s", line[0] ? ": " : "", line);
+    }
+    /* Counts by status class. A request that got no response is counted
+     * twice: under its error description and in "others" (its status is
+     * -1), as are status codes outside 100-599. */
+    uint64_t s1 = raw_json_count(res, "req1xx"), s2 = raw_json_count(res, "req2xx"),
+             s3 = raw_json_count(res, "req3xx"), s4 = raw_json_count(res, "req4xx"),
+             s5 = raw_json_count(res, "req5xx"), so = raw_json_count(res, "others");
+    size_t i;
+    json_t *er;
+    json_array_foreach(json_object_get(res, "errors"), i, er)
+    {
+        const char *desc = json_string_value(json_object_get(er, "description"));
+        raw_add_error(r, desc ? desc : "", raw_json_count(er, "count"));
+    }
+    uint64_t failed = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_other;
+    uint64_t odd = so > failed ? so - failed : 0;
+    r->requests = s1 + s2 + s3 + s4 + s5 + odd;
+    r->ok = s2 + s3;
+    r->err_status = s1 + s4 + s5 + odd;
+    raw_sum_errors(r);
+    r->duration_s = adapter_json_num(res, "timeTakenSeconds");
+    if (r->duration_s > 0)
+        r->rps = (double)r->requests / r->duration_s;
+    r->bytes_read = raw_json_count(res, "bytesRead");
+    json_t *lat = json_object_get(res, "latency");
+    /* Its latency holds the failed requests' times too: only a run where
+     * every request got a response has a latency of responses. */
+    if (r->requests && !failed && json_is_object(lat))
+        latency(lat, &r->lat);
+    else if (r->requests && json_is_object(lat))
+        strvec_pushf(&r->warnings, "bombardier's latency mixes the %llu requests that got no response with the "
+                     "responses: its latency figures are not reported",
+                     (unsigned long long)failed);
+    r->extra = j;
+    r->parsed = 1;
+    return 0;
+}
+
+const struct adapter adapter_bombardier = {
+    .name = "bombardier",
+    .description = "bombardier (Go, fasthttp): closed model (-c -d), paced with --rate; JSON result",
+    .install_hint = "not in Debian: scripts/install-tools --bombardier-src DIR --gopath DIR (bombardier v1.2.6, "
+                    "built offline with Debian's Go packages), or `go install github.com/codesenberg/bombardier@v1.2.6` "
+                    "where the Go module proxy is reachable",
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .latency_measures = "per request, from before the fasthttp client's Do to its return (includes waiting for a "
+                        "connection from its pool and connecting); mean, max and p50/p90/p95/p99, no min; not "
+                        "reported when some requests failed (their times are in the same histogram)",
+    .latency_resolution_ms = 0.001,
+    .options = bombardier_options,
+    .detect = bombardier_detect,
+    .prepare = bombardier_prepare,
+    .parse = bombardier_parse,
+};

@@ -1,0 +1,68 @@
+#!/bin/sh
+# bombardier live against lb-target, whenever loadbench finds one
+# (built by scripts/install-tools --bombardier-src, or on PATH); without one,
+# one SKIP that says where loadbench looked. Through `loadbench run`:
+#   - closed, 8 connections for 2 s against a 20 ms delay: status ok, its
+#     count equal to the server's (bombardier waits for the requests in
+#     flight), at most 8 x 2 s / 20 ms, latency p50 at least the delay;
+#   - a rate of 50/s for 2 s: run paced (--rate), about 100 requests, the
+#     server's count again.
+# Straight bombardier runs (loadbench's target answers 200 on every path),
+# checking what the parser relies on in live output:
+#   - a refused connection: exit 0, "others" = the errors' count, each
+#     error described as connection refused;
+#   - a 404 (lb-target's control port): every response in req4xx.
+set -eu
+. "$(dirname "$0")/target-lib.sh"
+. "$(dirname "$0")/../lib/live-tool.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+cd "$LB_SRC"
+
+find_tool bombardier
+BOMB=$found
+
+if run_lb closed bombardier 20ms '{connections: 8, duration: 2s}'; then
+    is "$(jget "$J" runs.0.identity.model)" closed "closed: model closed"
+    # 8 connections x 2 s / 20 ms, plus the one in flight on each at the end
+    between 1 "$req" 808 "closed: requests, no more than 8 x (2 s / 20 ms + 1)"
+    all_answered closed 20
+fi
+
+if run_lb paced bombardier 20ms '{model: open, rate: 50, duration: 2s, max_inflight: 5}'; then
+    is "$(jget "$J" runs.0.identity.model)" paced "paced: model paced (--rate on closed connections)"
+    case "$(jget "$J" runs.0.identity.argv)" in
+        *'"--rate=50"'*'"-c","5"'* | *'"-c","5"'*'"--rate=50"'*) ok 0 "paced: --rate=50 on -c 5" ;;
+        *) ok 1 "paced: --rate=50 on -c 5"; diag "$(jget "$J" runs.0.identity.argv)" ;;
+    esac
+    # Its token bucket starts full and it stops at 2 s: 100, give or take
+    # the bucket and the last interval.
+    between 80 "$req" 110 "paced: about 50/s x 2 s"
+    is "$req" "$srv" "paced: bombardier's count = the server's"
+fi
+
+# b_run NAME URL: 2 connections for 1 s, JSON result in $tmp/NAME.json.
+b_run() {
+    rc=0
+    timeout 30 "$BOMB" -c 2 -d 1s -l -o json -p r "$2" >"$tmp/$1.json" 2>"$tmp/$1.err" || rc=$?
+}
+
+start_target bt || { done_testing; exit 1; }
+b_run notfound "http://127.0.0.1:$CPORT/no-such-path"
+is "$rc" 0 "404: bombardier exits 0"
+n=$(jget "$tmp/notfound.json" result.req4xx)
+check "404: responses in req4xx ($n)" test "${n:-0}" -gt 0
+is "$(jget "$tmp/notfound.json" result.req2xx)" 0 "404: none in req2xx"
+
+kill "$TPID"; wait "$TPID" 2>/dev/null || true
+b_run refused "http://127.0.0.1:$PORT/"
+is "$rc" 0 "refused: bombardier exits 0"
+n=$(jget "$tmp/refused.json" result.others)
+check "refused: the failed requests are in others ($n)" test "${n:-0}" -gt 0
+is "$(jget "$tmp/refused.json" result.errors.0.count)" "$n" "refused: and in errors, one description"
+case "$(jget "$tmp/refused.json" result.errors.0.description)" in
+    *"connection refused"*) ok 0 "refused: described as connection refused" ;;
+    *) ok 1 "refused: described as connection refused"; diag "$(cat "$tmp/refused.json")" ;;
+esac
+
+done_testing

@@ -1,0 +1,282 @@
+/* compare: each cell's verdict (improved / regressed / same / n/a), the
+ * threshold and the repeat spread, the gate (only the compared tool's CPU
+ * per request, RSS and RPS ratio to the control), rows new, missing and
+ * failed, runs that cannot be compared, unknown labels, and the Markdown
+ * and JUnit made from the cells. Runs are built here as run.json has them. */
+#include "compare.h"
+#include "tap.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One ok row as run.json holds it: the fields the headline metrics read. */
+static json_t *mkrow(const char *label, int repeat, double rps, double rss, double cpu_s)
+{
+    return json_pack("{s:s, s:s, s:i, s:s, s:{s:f}, s:{s:{s:f, s:f}}, s:{s:f, s:f, s:f}, s:{s:i}, s:{s:s}}", "label", label,
+                     "tool", label, "repeat", repeat, "status", "ok", "windows", "hold_rps", rps, "client", "latency_ms",
+                     "p50", 2.0, "p99", 5.0, "footprint", "cpu_avg_pct", 50.0, "rss_peak_mb", rss, "cpu_seconds", cpu_s,
+                     "server", "requests", 100000, "identity", "sha256", label);
+}
+
+/* lb-gen and wrk, repeats 1..n: 10,000 req/s, 10 MB, 1 CPU-s per 100k. */
+static json_t *mkrun(int n)
+{
+    json_t *rows = json_array();
+    for (int r = 1; r <= n; r++) {
+        json_array_append_new(rows, mkrow("lb-gen", r, 10000, 10, 1));
+        json_array_append_new(rows, mkrow("wrk", r, 10000, 10, 1));
+    }
+    return json_pack("{s:{s:s, s:i, s:s, s:f}, s:{s:s}, s:{s:s, s:[{s:s}, {s:s}]}, s:o}", "machine", "cpu_model", "test CPU",
+                     "cores", 2, "arch", "x86_64", "memory_mb", 4096.0, "loadbench", "build", "release", "profile", "name",
+                     "unit", "tools", "label", "lb-gen", "label", "wrk", "runs", rows);
+}
+
+/* Multiply a.b of every row of label (repeat r, or 0 for all) by f. */
+static void scale(json_t *run, const char *label, int r, const char *a, const char *b, double f)
+{
+    json_t *row;
+    size_t i;
+    json_array_foreach(json_object_get(run, "runs"), i, row)
+    {
+        if (strcmp(json_string_value(json_object_get(row, "label")), label) ||
+            (r && json_integer_value(json_object_get(row, "repeat")) != r))
+            continue;
+        json_t *o = json_object_get(row, a), *v = json_object_get(o, b);
+        json_object_set_new(o, b, json_real(json_number_value(v) * f));
+    }
+}
+
+static const struct compare_cell *cell(const struct compare_result *r, const char *name, const char *metric)
+{
+    for (size_t i = 0; i < r->nrows; i++)
+        for (int k = 0; !strcmp(r->rows[i].name, name) && k < r->rows[i].ncells; k++)
+            if (!strcmp(r->rows[i].cells[k].metric, metric))
+                return &r->rows[i].cells[k];
+    return NULL;
+}
+
+static const struct compare_row *row_of(const struct compare_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].name, name))
+            return &r->rows[i];
+    return NULL;
+}
+
+static const char *verdict(const struct compare_result *r, const char *name, const char *metric)
+{
+    static const char *const names[] = {"n/a", "same", "improved", "regressed"};
+    const struct compare_cell *c = cell(r, name, metric);
+    return c ? names[c->verdict] : "(no cell)";
+}
+
+/* compare_compute with threshold thr, tool/control NULL: the defaults. */
+static int run_compare(json_t *base, json_t *cur, double thr, struct compare_result *r, char *err)
+{
+    struct compare_opts o = {.threshold = thr};
+    return compare_compute(base, cur, &o, r, err);
+}
+
+static void test_cells(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct compare_result r;
+    json_t *base = mkrun(1), *cur = mkrun(1);
+    int rc = run_compare(base, cur, 0.10, &r, err);
+    ok(rc == 0 && r.comparable && r.failures == 0, "identical runs: exit 0, nothing regressed");
+    is_str(verdict(&r, "lb-gen", "RSS peak MB"), "same", "identical RSS: same");
+    ok(r.gated_cells == 3, "three gated cells, all lb-gen's: CPU-s/100k req, RSS, RPS ÷ wrk (got %d)", r.gated_cells);
+    const struct compare_cell *c = cell(&r, "lb-gen", "RPS hold");
+    ok(c && !c->gate && c->change == 0, "absolute RPS is shown, not gated");
+    ok(!cell(&r, "wrk", "RPS ÷ wrk"), "the control has no ratio cell of its own");
+    compare_result_free(&r);
+
+    scale(cur, "lb-gen", 0, "footprint", "rss_peak_mb", 1.2);
+    rc = run_compare(base, cur, 0.10, &r, err);
+    c = cell(&r, "lb-gen", "RSS peak MB");
+    ok(rc == 1 && c && c->verdict == COMPARE_REGRESSED && c->gate && fabs(c->change - 0.2) < 1e-9,
+       "lb-gen's RSS +20 %%, one repeat each: regressed, gated, exit 1");
+    compare_result_free(&r);
+    rc = run_compare(base, cur, 0.25, &r, err);
+    ok(rc == 0 && cell(&r, "lb-gen", "RSS peak MB")->verdict == COMPARE_SAME, "the same +20 %% against a 25 %% threshold: same");
+    compare_result_free(&r);
+
+    rc = run_compare(cur, base, 0.10, &r, err);
+    ok(rc == 0 && cell(&r, "lb-gen", "RSS peak MB")->verdict == COMPARE_IMPROVED, "RSS -17 %%: improved, exit 0");
+    compare_result_free(&r);
+
+    json_t *cur2 = mkrun(1);
+    scale(cur2, "wrk", 0, "footprint", "rss_peak_mb", 1.5);
+    scale(cur2, "wrk", 0, "footprint", "cpu_seconds", 1.5);
+    rc = run_compare(base, cur2, 0.10, &r, err);
+    c = cell(&r, "wrk", "RSS peak MB");
+    ok(rc == 0 && c->verdict == COMPARE_REGRESSED && !c->gate, "wrk's RSS +50 %%: regressed, not gated (the noise floor), exit 0");
+    compare_result_free(&r);
+    json_decref(cur2);
+
+    cur2 = mkrun(1);
+    scale(cur2, "lb-gen", 0, "windows", "hold_rps", 0.8);
+    rc = run_compare(base, cur2, 0.10, &r, err);
+    ok(rc == 1 && cell(&r, "lb-gen", "RPS ÷ wrk")->verdict == COMPARE_REGRESSED,
+       "lb-gen 20 %% slower while wrk kept its rate: RPS ÷ wrk regressed, exit 1");
+    compare_result_free(&r);
+    scale(cur2, "wrk", 0, "windows", "hold_rps", 0.8);
+    rc = run_compare(base, cur2, 0.10, &r, err);
+    ok(rc == 0 && cell(&r, "lb-gen", "RPS ÷ wrk")->verdict == COMPARE_SAME &&
+           cell(&r, "lb-gen", "RPS hold")->verdict == COMPARE_REGRESSED,
+       "both 20 %% slower (the machine): the ratio is the same, absolute RPS regressed but not gated");
+    compare_result_free(&r);
+    json_decref(cur2);
+
+    cur2 = mkrun(1);
+    json_object_del(json_array_get(json_object_get(cur2, "runs"), 0), "footprint");
+    rc = run_compare(base, cur2, 0.10, &r, err);
+    ok(rc == 0 && cell(&r, "lb-gen", "RSS peak MB")->verdict == COMPARE_NA && isnan(cell(&r, "lb-gen", "RSS peak MB")->change),
+       "no RSS in the current run: n/a, not a regression");
+    compare_result_free(&r);
+    json_decref(cur2);
+    json_decref(base);
+    json_decref(cur);
+}
+
+static void test_spread(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct compare_result r;
+    json_t *base = mkrun(2), *cur = mkrun(2);
+    scale(base, "lb-gen", 2, "footprint", "rss_peak_mb", 1.3);   /* baseline 10 and 13 MB */
+    scale(cur, "lb-gen", 2, "footprint", "rss_peak_mb", 1.3);
+    scale(cur, "lb-gen", 0, "footprint", "rss_peak_mb", 1.25);   /* current 12.5 and 16.25 MB */
+    int rc = run_compare(base, cur, 0.10, &r, err);
+    const struct compare_cell *c = cell(&r, "lb-gen", "RSS peak MB");
+    ok(rc == 0 && c->verdict == COMPARE_SAME && fabs(c->change - 0.25) < 1e-9,
+       "median +25 %% but the ranges [10-13] and [12.5-16.25] overlap: same");
+    compare_result_free(&r);
+    scale(cur, "lb-gen", 1, "footprint", "rss_peak_mb", 1.1);    /* current 13.75 and 16.25 MB */
+    rc = run_compare(base, cur, 0.10, &r, err);
+    ok(rc == 1 && cell(&r, "lb-gen", "RSS peak MB")->verdict == COMPARE_REGRESSED,
+       "ranges [10-13] and [13.75-16.25] apart: regressed");
+    compare_result_free(&r);
+    json_decref(base);
+    json_decref(cur);
+}
+
+static void test_rows(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct compare_result r;
+    json_t *base = mkrun(1), *cur = mkrun(1);
+    json_array_append_new(json_object_get(cur, "runs"), mkrow("hey", 1, 5000, 10, 1));
+    json_array_append_new(json_object_get(base, "runs"), mkrow("ab", 1, 5000, 10, 1));
+    int rc = run_compare(base, cur, 0.10, &r, err);
+    ok(rc == 0 && row_of(&r, "hey") && row_of(&r, "hey")->kind == COMPARE_ROW_NEW, "a tool only in the current run: new");
+    ok(row_of(&r, "ab") && row_of(&r, "ab")->kind == COMPARE_ROW_MISSING && &r.rows[r.nrows - 1] == row_of(&r, "ab"),
+       "a tool only in the baseline: missing, listed last");
+    compare_result_free(&r);
+    json_decref(cur);
+
+    cur = mkrun(1);
+    json_object_set_new(json_array_get(json_object_get(cur, "runs"), 0), "status", json_string("failed"));
+    rc = run_compare(base, cur, 0.10, &r, err);
+    const struct compare_row *row = row_of(&r, "lb-gen");
+    ok(rc == 1 && row && row->kind == COMPARE_ROW_FAILED && row->gated && row->base_ok == 1 && row->cur_ok == 0,
+       "the compared tool ran ok in the baseline, failed now: regressed, exit 1");
+    compare_result_free(&r);
+    json_object_set_new(json_array_get(json_object_get(cur, "runs"), 0), "status", json_string("ok"));
+    json_object_set_new(json_array_get(json_object_get(cur, "runs"), 1), "status", json_string("failed"));
+    rc = run_compare(base, cur, 0.10, &r, err);
+    ok(rc == 0 && row_of(&r, "wrk")->kind == COMPARE_ROW_FAILED && !row_of(&r, "wrk")->gated,
+       "the control failed now: shown as regressed, not gated");
+    compare_result_free(&r);
+    json_decref(base);
+    json_decref(cur);
+}
+
+static void test_comparable_and_labels(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct compare_result r;
+    json_t *base = mkrun(1), *cur = mkrun(1);
+    json_object_set_new(json_object_get(cur, "machine"), "cpu_model", json_string("other CPU"));
+    int rc = run_compare(base, cur, 0.10, &r, err);
+    ok(rc == 2 && !r.comparable && strstr(err, "different machine"), "another CPU model: not comparable (%s)", err);
+    compare_result_free(&r);
+    json_decref(cur);
+    cur = mkrun(1);
+    json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 1), "identity"), "sha256",
+                        json_string("changed"));
+    rc = run_compare(base, cur, 0.10, &r, err);
+    ok(rc == 2 && strstr(err, "wrk's binary changed"), "the control's binary changed: not comparable (%s)", err);
+    compare_result_free(&r);
+    json_decref(cur);
+    cur = mkrun(1);
+    json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 0), "identity"), "sha256",
+                        json_string("changed"));
+    rc = run_compare(base, cur, 0.10, &r, err);
+    ok(rc == 0 && r.comparable, "the compared tool's binary changed: that is what is compared");
+    compare_result_free(&r);
+
+    struct compare_opts o = {.threshold = 0.10, .tool = "lbgen"};
+    ok(compare_check_labels(base, cur, &o, err) == -1 && strstr(err, "--tool lbgen") && strstr(err, "lb-gen, wrk"),
+       "--tool lbgen: bad input, the labels named (%s)", err);
+    o = (struct compare_opts){.threshold = 0.10, .control = "wrk2"};
+    ok(compare_check_labels(base, cur, &o, err) == -1 && strstr(err, "--control wrk2"), "--control wrk2: bad input (%s)", err);
+    o = (struct compare_opts){.threshold = 0.10, .tool = "wrk", .control = "lb-gen"};
+    ok(compare_check_labels(base, cur, &o, err) == 0, "--tool wrk --control lb-gen: both exist");
+    json_array_remove(json_object_get(base, "runs"), 1);
+    ok(compare_check_labels(base, cur, &o, err) == -1, "--tool wrk with wrk only in the current run: bad input (%s)", err);
+    json_decref(base);
+    json_decref(cur);
+}
+
+static char *render(json_t *base, json_t *cur, const struct compare_opts *o, int junit, int *rc, char *err)
+{
+    char *buf = NULL, *jbuf = NULL;
+    size_t len = 0, jlen = 0;
+    FILE *md = open_memstream(&buf, &len), *jf = open_memstream(&jbuf, &jlen);
+    *rc = compare_runs(base, cur, o, md, jf, err);
+    fclose(md);
+    fclose(jf);
+    free(junit ? buf : jbuf);
+    return junit ? jbuf : buf;
+}
+
+static void test_render(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    int rc;
+    json_t *base = mkrun(1), *cur = mkrun(1);
+    scale(cur, "lb-gen", 0, "footprint", "rss_peak_mb", 1.2);
+    struct compare_opts o = {.threshold = 0.10};
+    char *md = render(base, cur, &o, 0, &rc, err);
+    ok(rc == 1 && strstr(md, "| lb-gen | – | RSS peak MB | 10.0 | 12.0 | +20.0 % | **regressed** | yes |\n"),
+       "Markdown: the regressed gated cell in bold");
+    ok(strstr(md, "| wrk | – | RSS peak MB | 10.0 | 10.0 | +0.0 % | same | no |\n") != NULL, "Markdown: wrk's cell, not gated");
+    ok(strstr(md, "\n**Regressed beyond 10 %:** lb-gen RSS peak MB +20.0 %.\n") != NULL, "Markdown: the regressed cell named");
+    is_str(err, "lb-gen RSS peak MB +20.0 %", "err names it too");
+    free(md);
+    char *x = render(base, cur, &o, 1, &rc, err);
+    ok(strstr(x, "tests=\"3\" failures=\"1\" errors=\"0\"") &&
+           strstr(x, "<testcase classname=\"loadbench.lb-gen\" name=\"RSS peak MB\"><failure message=\"regressed +20.0 % "
+                     "(baseline 10.0, current 12.0, threshold 10 %)\"/></testcase>"),
+       "JUnit: three gated cells, the RSS one failed");
+    free(x);
+    o.tool = "lbgen";
+    md = render(base, cur, &o, 0, &rc, err);
+    ok(rc == 2 && !md[0], "--tool lbgen: exit 2, no table (%s)", err);
+    free(md);
+    json_decref(base);
+    json_decref(cur);
+}
+
+int main(void)
+{
+    test_cells();
+    test_spread();
+    test_rows();
+    test_comparable_and_labels();
+    test_render();
+    return done_testing();
+}

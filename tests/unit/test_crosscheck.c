@@ -1,0 +1,302 @@
+/* crosscheck: the reconciliation rules (exact / explained / mismatch / no
+ * client count), the hold window, the bottleneck, the latency floor and
+ * the workload as delivered, computed from a captured lb-target /stats and
+ * /series pair and lb-gen's own figures (tests/fixtures/crosscheck/), with
+ * the tool's side varied case by case; and the run.json text they make,
+ * against a committed copy. */
+#include "crosscheck.h"
+#include "tap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIXTURE "tests/fixtures/crosscheck/lbgen-c4-2ms.json"
+
+/* One case: the fixture's inputs, owned here so a case may change them. */
+struct fx {
+    json_t *root;
+    struct profile_stage stages[4];
+    struct profile_load load;
+    struct adapter_latency lat;
+    struct crosscheck_point tool_pts[64], target_pts[64];
+    struct crosscheck_in in;
+};
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * (fabs(b) + 1);
+}
+
+static int fx_load(struct fx *f)
+{
+    json_error_t je;
+    memset(f, 0, sizeof *f);
+    f->root = json_load_file(FIXTURE, 0, &je);
+    if (!f->root)
+        return diag("%s:%d: %s", FIXTURE, je.line, je.text), -1;
+    json_t *load = json_object_get(f->root, "load"), *st, *tool = json_object_get(f->root, "tool");
+    size_t i;
+    json_array_foreach(json_object_get(load, "stages"), i, st)
+    {
+        f->stages[i] = (struct profile_stage){.duration_ns = (uint64_t)(num(st, "duration_s") * 1e9), .target = num(st, "target")};
+        f->load.nstages = i + 1;
+    }
+    f->load.stages = f->stages;
+    f->load.ramped = json_is_true(json_object_get(load, "ramped"));
+    json_t *lat = json_object_get(tool, "latency_ms");
+    f->lat = (struct adapter_latency){.min = num(lat, "min"), .p50 = num(lat, "p50"), .p99 = num(lat, "p99"),
+                                      .mean = NAN, .p90 = NAN, .p95 = NAN, .p999 = NAN, .max = NAN};
+    f->in = (struct crosscheck_in){
+        .before = json_object_get(f->root, "before"), .after = json_object_get(f->root, "after"),
+        .series = json_object_get(f->root, "series"), .load = &f->load,
+        .delay_ns = (uint64_t)(num(f->root, "delay_ms") * 1e6), .model = json_string_value(json_object_get(f->root, "model")),
+        .client_parsed = json_is_true(json_object_get(tool, "parsed")), .client_requests = (uint64_t)num(tool, "requests"),
+        .open_at_stop = (uint64_t)num(tool, "open_at_stop"), .cpu_seconds = num(tool, "cpu_seconds"),
+        .rss_peak_mb = num(tool, "rss_peak_mb"), .lat = &f->lat,
+        .latency_resolution_ms = num(tool, "latency_resolution_ms"), .tool_spawned_ns = (uint64_t)num(tool, "spawned_ns"),
+        /* One CPU each, so that shares do not depend on this machine. */
+        .tool_cpus = 0x2, .target_cpus = 0x1};
+    return 0;
+}
+
+/* CPU samples every 250 ms from from_ns to to_ns: pct_in inside [hold_a,
+ * hold_b), pct_out outside. */
+static size_t fx_points(struct crosscheck_point *pts, uint64_t from_ns, uint64_t to_ns, uint64_t hold_a, uint64_t hold_b,
+                        double pct_in, double pct_out)
+{
+    size_t n = 0;
+    for (uint64_t t = from_ns + 250000000; t <= to_ns && n < 64; t += 250000000) {
+        int inside = t > hold_a && t - 250000000 < hold_b;
+        pts[n++] = (struct crosscheck_point){.end_ns = t, .interval_s = 0.25, .cpu_pct = inside ? pct_in : pct_out};
+    }
+    return n;
+}
+
+static void fx_cpu(struct fx *f, double tool_in, double tool_out, double target_in, double target_out)
+{
+    uint64_t started = (uint64_t)num(f->in.after, "started_ns");
+    struct crosscheck_result r;
+    crosscheck_compute(&f->in, &r);
+    f->in.ntool_pts = fx_points(f->tool_pts, started, started + 6000000000ull, r.windows.hold_from_ns, r.windows.hold_to_ns,
+                                tool_in, tool_out);
+    f->in.ntarget_pts = fx_points(f->target_pts, started, started + 6000000000ull, r.windows.hold_from_ns,
+                                  r.windows.hold_to_ns, target_in, target_out);
+    f->in.tool_pts = f->tool_pts;
+    f->in.target_pts = f->target_pts;
+}
+
+static void test_reconciliation(void)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    if (fx_load(&f))
+        return;
+    crosscheck_compute(&f.in, &r);
+    is_u64(r.reconciliation.server, 3855, "server count: responses_completed after - before");
+    is_str(crosscheck_verdict_name(r.reconciliation.verdict), "exact", "client 3855 = server 3855: exact");
+    is_u64(r.reconciliation.bound, 4, "bound: open connections in the last two seconds with traffic (4)");
+    f.in.client_requests = 3852;
+    crosscheck_compute(&f.in, &r);
+    is_str(crosscheck_verdict_name(r.reconciliation.verdict), "explained", "3 fewer with 4 connections open: explained");
+    f.in.client_requests = 3851;
+    crosscheck_compute(&f.in, &r);
+    is_str(crosscheck_verdict_name(r.reconciliation.verdict), "explained", "4 fewer with 4 open: still explained");
+    f.in.client_requests = 3850;
+    crosscheck_compute(&f.in, &r);
+    is_str(crosscheck_verdict_name(r.reconciliation.verdict), "mismatch", "5 fewer with 4 open: mismatch");
+    f.in.client_requests = 3856;
+    crosscheck_compute(&f.in, &r);
+    is_str(crosscheck_verdict_name(r.reconciliation.verdict), "mismatch", "one more than the server served: mismatch");
+    f.in.client_requests = 3845;
+    f.in.open_at_stop = 10;
+    crosscheck_compute(&f.in, &r);
+    ok(r.reconciliation.verdict == CROSSCHECK_EXPLAINED && r.reconciliation.bound == 10,
+       "10 connections open when loadbench stopped the tool: 10 fewer explained");
+    f.in.client_parsed = 0;
+    crosscheck_compute(&f.in, &r);
+    is_str(crosscheck_verdict_name(r.reconciliation.verdict), "no client count", "tool output not read: no client count");
+    f.in.series = NULL;
+    f.in.open_at_stop = 0;
+    f.in.client_parsed = 1;
+    f.in.client_requests = 3851;
+    crosscheck_compute(&f.in, &r);
+    ok(r.reconciliation.bound == 4 && r.reconciliation.verdict == CROSSCHECK_EXPLAINED,
+       "without a series the bound is the most connections ever open (4)");
+    json_decref(f.root);
+}
+
+static void test_windows(void)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    if (fx_load(&f))
+        return;
+    crosscheck_compute(&f.in, &r);
+    ok(near(r.windows.whole_s, 2.998143988), "whole window: first request to last response, 2.998143988 s (got %.9f)",
+       r.windows.whole_s);
+    ok(near(r.windows.whole_rps, 3855 / 2.998143988), "whole-window rate: 3855 / whole_s");
+    ok(near(r.windows.load_start_s, 0.1), "load started 0.1 s after the tool was spawned (got %g)", r.windows.load_start_s);
+    /* Load starts 1.2956 s into the server's clock; a 3 s hold covers the
+     * whole seconds 2 and 3 (second 4 is partial). */
+    ok(r.windows.hold_s == 2 && near(r.windows.hold_rps, (1329 + 1105) / 2.0),
+       "constant 3 s load: hold = seconds 2-3, (1329 + 1105) / 2 req/s (got %g s, %g)", r.windows.hold_s, r.windows.hold_rps);
+    uint64_t started = (uint64_t)num(f.in.after, "started_ns"), first = (uint64_t)num(f.in.after, "first_request_ns");
+    ok(r.windows.hold_from_ns / 1000 == first / 1000 && (r.windows.hold_to_ns - started) / 1000000 == 4295,
+       "hold window on the monotonic clock: first request + [0 s, 3 s)");
+    /* A 1 s ramp then a 2 s hold: the hold starts at 2.2956 s, so only
+     * second 3 is whole inside it. */
+    f.stages[0] = (struct profile_stage){.duration_ns = 1000000000, .target = 4};
+    f.stages[1] = (struct profile_stage){.duration_ns = 2000000000, .target = 4};
+    f.load.nstages = 2;
+    f.load.ramped = 1;
+    crosscheck_compute(&f.in, &r);
+    ok(r.windows.hold_s == 1 && r.windows.hold_rps == 1105, "1 s ramp + 2 s hold: only second 3 counts (got %g s, %g)",
+       r.windows.hold_s, r.windows.hold_rps);
+    f.load.nstages = 1;
+    crosscheck_compute(&f.in, &r);
+    ok(isnan(r.windows.hold_s) && isnan(r.windows.hold_rps) && r.windows.hold_to_ns == 0, "a ramp alone has no hold window");
+    f.in.after = json_deep_copy(f.in.after);
+    json_object_set_new(f.in.after, "first_request_ns", json_integer(0));
+    crosscheck_compute(&f.in, &r);
+    ok(r.windows.whole_s == 3 && isnan(r.windows.load_start_s),
+       "no first-request time: the whole window is the series' busy full seconds (1-3)");
+    json_decref(f.in.after);
+    json_decref(f.root);
+}
+
+static void test_limits(void)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    if (fx_load(&f))
+        return;
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE && !r.limits.hold_basis && r.limits.tool_cpu_pct == 0,
+       "no samples: no bottleneck, judged over the whole run");
+    fx_cpu(&f, 40, 40, 95, 95);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TARGET && r.limits.hold_basis && near(r.limits.target_cpu_share, 0.95),
+       "lb-target at 95 %% of its one CPU over the hold window: target-bound");
+    fx_cpu(&f, 95, 95, 50, 50);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TOOL, "the tool at 95 %% of its one CPU: tool-bound");
+    fx_cpu(&f, 95, 95, 92, 92);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TARGET, "both at 90 %% or more: the target is named");
+    fx_cpu(&f, 89, 89, 89, 89);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE, "both at 89 %%: none");
+    f.in.tool_cpus = 0x6;
+    fx_cpu(&f, 150, 150, 50, 50);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.tool_cpus == 2 && near(r.limits.tool_cpu_share, 0.75) && r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE,
+       "150 %% on two CPUs is a 0.75 share: none");
+    fx_cpu(&f, 50, 50, 50, 100);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE && near(r.limits.target_cpu_pct, 50),
+       "the target busy only outside the hold window (start-up, drain): not target-bound");
+    f.in.ntool_pts = 2;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.limits.hold_basis, "samples covering less than half the hold window: the whole run is the basis");
+    json_decref(f.root);
+}
+
+static void test_latency_and_workload(void)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    if (fx_load(&f))
+        return;
+    crosscheck_compute(&f.in, &r);
+    ok(r.latency.floor_checked && !r.latency.below_floor && near(r.latency.floor_ms, 2),
+       "lb-gen's min 2.012 ms against a 2 ms floor: not below");
+    ok(near(r.latency.overhead_p50_ms, 2.136063 - 2.016255), "p50 overhead: tool p50 - server p50 (got %g)",
+       r.latency.overhead_p50_ms);
+    f.lat.min = 0.5;
+    crosscheck_compute(&f.in, &r);
+    ok(r.latency.below_floor && r.latency.lowest_ms == 0.5, "min 0.5 ms against a 2 ms floor: below");
+    f.lat.min = NAN;
+    f.lat.p50 = 1.5;
+    f.in.latency_resolution_ms = 1;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.latency.below_floor && r.latency.lowest_ms == 1.5,
+       "no min: p50 1.5 ms with 1 ms resolution is within the floor's reach");
+    f.in.latency_resolution_ms = 0.001;
+    crosscheck_compute(&f.in, &r);
+    ok(r.latency.below_floor, "the same p50 with 1 us resolution: below");
+    f.in.delay_ns = 0;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.latency.floor_checked && !r.latency.below_floor, "no server delay: no floor to check");
+    ok(r.workload.nominal_concurrency == 4 && r.workload.delivered_concurrency == 4 && !r.workload.delivered_by_littles_law,
+       "zero delay: delivered concurrency is the open connections (4 of 4)");
+    f.in.delay_ns = 2000000;
+    crosscheck_compute(&f.in, &r);
+    ok(r.workload.delivered_by_littles_law && near(r.workload.delivered_concurrency, r.windows.whole_rps * 2.56657 / 1e3) &&
+           !r.workload.concurrency_shortfall,
+       "2 ms delay: Little's law, %.2f in flight of 4 asked", r.workload.delivered_concurrency);
+    f.stages[0].target = 10;
+    crosscheck_compute(&f.in, &r);
+    ok(r.workload.concurrency_shortfall, "10 asked, %.2f delivered: a shortfall", r.workload.delivered_concurrency);
+    f.in.model = "open";
+    f.stages[0].target = 2000;
+    crosscheck_compute(&f.in, &r);
+    ok(r.workload.open_like && r.workload.offered_rps == 2000 && r.workload.achieved_rps == 1217 &&
+           r.workload.generator_limited,
+       "open model offering 2000 req/s, 1217 achieved over the hold: generator-limited");
+    f.stages[0].target = 1220;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.workload.generator_limited, "offering 1220 req/s, 1217 achieved (within 1 %%): not limited");
+    json_decref(f.root);
+}
+
+/* crosscheck_fill's text, as run.json holds it, against the committed
+ * copy (made by the code before it computed into structs). */
+static void test_json(const char *name, const char *expected_path, struct fx *f)
+{
+    json_t *res = json_object(), *warnings = json_array();
+    crosscheck_fill(&f->in, res, warnings);
+    json_object_set_new(res, "warnings", warnings);
+    char *got = json_dumps(res, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
+    FILE *fp = fopen(expected_path, "r");
+    char want[16384];
+    size_t n = fp ? fread(want, 1, sizeof want - 1, fp) : 0;
+    want[n] = 0;
+    if (fp)
+        fclose(fp);
+    if (n && want[n - 1] == '\n')
+        want[n - 1] = 0;
+    if (!ok(got && !strcmp(got, want), "%s: run.json text identical to %s", name, expected_path))
+        diag("got:\n%s", got ? got : "(null)");
+    free(got);
+    json_decref(res);
+}
+
+int main(void)
+{
+    test_reconciliation();
+    test_windows();
+    test_limits();
+    test_latency_and_workload();
+    struct fx f;
+    if (fx_load(&f) == 0) {
+        test_json("the captured run", "tests/fixtures/crosscheck/lbgen-c4-2ms.expected.json", &f);
+        /* Every warning at once: an open model short of its rate, a count
+         * that does not reconcile, a target-bound row, latency below the
+         * floor. */
+        f.in.model = "open";
+        f.stages[0].target = 2000;
+        f.in.client_requests = 3000;
+        f.lat.min = 0.5;
+        fx_cpu(&f, 40, 40, 95, 95);
+        test_json("every warning", "tests/fixtures/crosscheck/lbgen-c4-2ms-warnings.expected.json", &f);
+        json_decref(f.root);
+    }
+    return done_testing();
+}
