@@ -161,7 +161,165 @@ static void colour_int(FILE *f, int slot)
     fprintf(f, "%ld", strtol(charts_colour(slot) + 1, NULL, 16));
 }
 
-/* Bars: one per label (and level), median with min-max whiskers. */
+/* Caveats a row can carry, each drawn with one marker (a gnuplot point
+ * type, the same in PNG and SVG) explained in the legend. metrics limits a
+ * caveat to the charts it bears on (NULL: all). A caveat whose field is not
+ * in run.json is never drawn; a new one is one line here and a test in
+ * caveat_has. */
+struct caveat {
+    const char *key;        /* written into the .dat files */
+    int pt;                 /* gnuplot point type */
+    const char *legend;
+    const char *metrics;    /* space-separated metric keys, or NULL */
+};
+
+static const struct caveat caveats[] = {
+    {"target", 8, "target-bound: the server's ceiling", NULL},
+    {"below-floor", 12, "latency below the server's floor", "p50 p99"},
+};
+#define NCAVEATS (sizeof caveats / sizeof *caveats)
+
+static int caveat_has(json_t *row, size_t k)
+{
+    if (!strcmp(caveats[k].key, "target"))
+        return !strcmp(stats_json_str(row, "limits", "bottleneck") ?: "", "target");
+    if (!strcmp(caveats[k].key, "below-floor"))
+        return json_is_true(json_object_get(json_object_get(row, "latency_check"), "below_floor"));
+    return 0;
+}
+
+static int caveat_applies(size_t k, const struct stats_metric *m)
+{
+    const char *l = caveats[k].metrics;
+    if (!l)
+        return 1;
+    size_t n = strlen(m->key);
+    for (const char *p = strstr(l, m->key); p; p = strstr(p + 1, m->key))
+        if ((p == l || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+            return 1;
+    return 0;
+}
+
+/* The caveats (a bit per caveats[] entry) any of rows carries for m. */
+static unsigned caveat_mask(json_t **rows, size_t n, const struct stats_metric *m)
+{
+    unsigned mask = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < NCAVEATS; k++)
+            if (caveat_applies(k, m) && caveat_has(rows[i], k))
+                mask |= 1u << k;
+    return mask;
+}
+
+/* "target,below-floor", or "-" when none. */
+static void caveat_keys(unsigned mask, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (mask & 1u << k)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", caveats[k].key);
+    if (!buf[0])
+        snprintf(buf, len, "-");
+}
+
+/* One legend line per caveat used, with its marker. */
+static void caveat_legend(FILE *f, unsigned used)
+{
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (used & 1u << k)
+            fprintf(f, ", \\\n       keyentry with points pt %d ps 2 lw 1.5 lc rgb \"#000000\" title \"%s\"", caveats[k].pt,
+                    caveats[k].legend);
+}
+
+/* The caveat markers over the points of a plotted data set: x in column
+ * xc, y in column yc, the caveat keys in column kc. */
+static void caveat_points(FILE *f, const char *data, const char *sel, int xc, int yc, int kc, unsigned used)
+{
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (used & 1u << k)
+            fprintf(f, ", \\\n       \"%s\"%s using %d:(strstrt(strcol(%d), \"%s\") ? $%d : NaN) with points pt %d ps 2.4 lw 1.5 lc rgb \"#000000\" notitle",
+                    data, sel, xc, kc, caveats[k].key, yc, caveats[k].pt);
+}
+
+/* A value as a chart label: three significant digits, no exponent. */
+static void value_label(double v, char *buf, size_t len)
+{
+    double a = fabs(v);
+    if (a >= 100)
+        snprintf(buf, len, "%.0f", v);
+    else if (a >= 10)
+        snprintf(buf, len, "%.1f", v);
+    else if (a >= 1)
+        snprintf(buf, len, "%.2f", v);
+    else
+        snprintf(buf, len, "%.2g", v);
+}
+
+/* Charts that are the tool's footprint: measured by loadbench whatever
+ * became of the tool's own report, so a row that failed or timed out keeps
+ * its bar there (hatched, its status in its name). */
+static int footprint_metric(const struct stats_metric *m)
+{
+    return !strcmp(m->key, "rss") || !strcmp(m->key, "cpu") || !strcmp(m->key, "cpu100k");
+}
+
+/* One bar: the group's ok rows, or for a footprint metric its rows that
+ * failed or timed out with the footprint measured. */
+struct bar {
+    struct stats_summary s;
+    const char *status;     /* "ok", or the status of the rows drawn (or of the group's rows when none is) */
+    unsigned caveats;
+};
+
+static void bar_of(struct cw *c, const struct stats_group *g, const struct stats_metric *m, struct bar *b)
+{
+    stats_group_metric(g, m, &b->s);
+    b->status = "ok";
+    b->caveats = caveat_mask(g->rows, g->nok, m);
+    if (b->s.n || g->nok)
+        return;
+    json_t *runs = json_object_get(c->run, "runs");
+    json_t **rows = util_xcalloc(json_array_size(runs) + 1, sizeof *rows);
+    double *v = util_xcalloc(json_array_size(runs) + 1, sizeof *v);
+    size_t n = 0, i;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+    {
+        if (!stats_row_in(g, r))
+            continue;
+        b->status = stats_json_str(r, "status", NULL) ?: "?";
+        if (footprint_metric(m) && !isnan(stats_value(r, m))) {
+            rows[n] = r;
+            v[n++] = stats_value(r, m);
+        }
+    }
+    if (n) {
+        b->status = stats_json_str(rows[0], "status", NULL) ?: "?";
+        stats_summarize(v, n, &b->s);
+        b->caveats = caveat_mask(rows, n, m);
+    }
+    free(rows);
+    free(v);
+}
+
+/* The y axis of values lo..hi (lo the least positive one): logarithmic when
+ * they span more than 30x, which the axis label says; from zero otherwise. */
+static int value_axis(FILE *f, const char *unit, double lo, double hi)
+{
+    int logy = lo > 0 && hi / lo > 30;
+    fprintf(f, "  set ylabel ");
+    char label[128];
+    snprintf(label, sizeof label, "%s%s", unit, logy ? " (log scale)" : "");
+    gp_str(f, label);
+    if (logy)
+        fprintf(f, "\n  set logscale y\n  set yrange [%g:%g]\n", pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 2))));
+    else
+        fprintf(f, "\n  set yrange [0:*]\n");
+    return logy;
+}
+
+/* Bars: one per label (and level), median with min-max whiskers, the
+ * value over each bar. */
 static int bars(struct cw *c, const struct stats_metric *m, char *err)
 {
     char base[64], name[80];
@@ -169,26 +327,44 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer)\n", m->title, m->unit);
-    int any = 0;
+    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer), status of the rows drawn, caveats, value label\n",
+            m->title, m->unit);
+    int any = 0, failed = 0;
+    unsigned used = 0;
+    double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < c->gs.n; i++) {
         const struct stats_group *g = &c->gs.g[i];
-        struct stats_summary s;
-        stats_group_metric(g, m, &s);
-        char gname[128];
+        struct bar b;
+        bar_of(c, g, m, &b);
+        char gname[160], keys[128], vl[32] = "";
         stats_group_name(g, gname, sizeof gname);
-        /* A tool without an ok run keeps its slot, and says so. */
-        if (!s.n)
-            snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result");
+        int ok = !strcmp(b.status, "ok");
+        /* A tool without a value keeps its slot, and says why. */
+        if (b.s.n && !ok)
+            snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " (%s)", b.status);
+        else if (!b.s.n)
+            snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (", ok ? "" : b.status,
+                     ok ? "" : ")");
+        caveat_keys(b.caveats, keys, sizeof keys);
         fprintf(f, "%zu ", i);
         gp_str(f, gname);
-        if (s.n)
-            fprintf(f, " %.6g %.6g %.6g %zu ", s.median, s.min, s.max, s.n);
-        else
+        if (b.s.n) {
+            fprintf(f, " %.6g %.6g %.6g %zu ", b.s.median, b.s.min, b.s.max, b.s.n);
+            value_label(b.s.median, vl, sizeof vl);
+            if (b.s.min > 0 && b.s.min < lo)
+                lo = b.s.min;
+            if (b.s.max > hi)
+                hi = b.s.max;
+        } else {
             fprintf(f, " NaN NaN NaN 0 ");
+        }
         colour_int(f, g->colour);
+        fprintf(f, " %s %s ", ok ? "ok" : b.status, keys);
+        gp_str(f, vl);
         fputc('\n', f);
-        any |= s.n > 0;
+        any |= b.s.n > 0;
+        failed |= b.s.n && !ok;
+        used |= b.caveats;
     }
     fclose(f);
     snprintf(name, sizeof name, "%s.dat", base);
@@ -207,19 +383,33 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
         snprintf(title, sizeof title, "%s, one run per tool", m->title);
     fprintf(f, "  set title ");
     gp_str(f, title);
-    fprintf(f, " font \",13\"\n  set ylabel ");
-    gp_str(f, m->unit);
-    fprintf(f, "\n  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set style fill solid 0.85 border lc rgb \"#333333\"\n"
-               "  set boxwidth 0.6\n  set xtics rotate by -25 left\n  set bmargin 7\n"
+    fprintf(f, " font \",13\"\n");
+    value_axis(f, m->unit, lo, hi);
+    fprintf(f, "  set xrange [-0.6:%zu.6]\n  set style fill solid 0.85 border lc rgb \"#333333\"\n"
+               "  set boxwidth 0.6\n  set xtics rotate by %d left\n  set bmargin %d\n"
                "  set key outside right top vertical Left reverse noautotitle\n"
-               "  plot \"%s.dat\" using 1:3:7:xtic(2) with boxes lc rgb variable notitle",
-            c->gs.n ? c->gs.n - 1 : 0, base);
+               "  plot \"%s.dat\" using 1:(strcol(8) eq \"ok\" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle",
+            c->gs.n ? c->gs.n - 1 : 0, c->gs.n > 12 ? -60 : -25, c->gs.n > 12 ? 9 : 7, base);
+    /* Rows that did not end ok: hatched in their colour. */
+    if (failed)
+        fprintf(f, ", \\\n       \"%s.dat\" using 1:(strcol(8) ne \"ok\" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb variable notitle",
+                base);
     if (reps > 1)
         fprintf(f, ", \\\n       \"%s.dat\" using 1:3:4:5 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.5 title \"min–max\"", base);
+    char data[80];
+    snprintf(data, sizeof data, "%s.dat", base);
+    caveat_points(f, data, "", 1, 5, 9, used);
+    /* Many bars: values upright, so neighbours do not run into each other. */
+    int many = c->gs.n > 12;
+    fprintf(f, ", \\\n       \"%s.dat\" using 1:5:10 with labels %s offset 0,%s font \",9\" tc rgb \"#222222\" notitle", base,
+            many ? "left rotate by 90" : "center", used ? "1.4" : many ? "0.4" : "0.8");
     for (size_t li = 0; li < c->gs.nlabels; li++) {
         fprintf(f, ", \\\n       keyentry with boxes lc rgb \"%s\" title ", charts_colour((int)li));
         gp_str(f, c->gs.labels[li]);
     }
+    if (failed)
+        fprintf(f, ", \\\n       keyentry with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb \"#888888\" title \"hatched: failed or timed out\"");
+    caveat_legend(f, used);
     fputc('\n', f);
     gp_end(f);
     fclose(f);
@@ -230,6 +420,18 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     return 0;
 }
 
+/* The highest level at which label li has a group with ok rows. */
+static double hi_level(struct cw *c, size_t li)
+{
+    double v = NAN;
+    for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
+        const struct stats_group *g = stats_find(&c->gs, c->gs.labels[li], c->gs.levels[vi]);
+        if (g && g->nok)
+            v = c->gs.levels[vi];
+    }
+    return v;
+}
+
 /* Sweep curves: one line per label against the level. */
 static int sweep(struct cw *c, const struct stats_metric *m, char *err)
 {
@@ -238,8 +440,10 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    fprintf(f, "# %s (%s) against the swept level: one block per tool label (level, median, min, max, runs)\n", m->title,
-            m->unit);
+    fprintf(f, "# %s (%s) against the swept level: one block per tool label (level, median, min, max, runs, caveats, value label)\n",
+            m->title, m->unit);
+    unsigned used = 0;
+    double vlo = INFINITY, vhi = 0;
     for (size_t li = 0; li < c->gs.nlabels; li++) {
         fprintf(f, "# %s\n", c->gs.labels[li]);
         for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
@@ -247,8 +451,20 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
             struct stats_summary s = {0};
             if (g)
                 stats_group_metric(g, m, &s);
-            if (s.n)
-                fprintf(f, "%.10g %.6g %.6g %.6g %zu\n", c->gs.levels[vi], s.median, s.min, s.max, s.n);
+            if (!s.n)
+                continue;
+            unsigned mask = caveat_mask(g->rows, g->nok, m);
+            char keys[128], vl[32];
+            caveat_keys(mask, keys, sizeof keys);
+            value_label(s.median, vl, sizeof vl);
+            fprintf(f, "%.10g %.6g %.6g %.6g %zu %s ", c->gs.levels[vi], s.median, s.min, s.max, s.n, keys);
+            gp_str(f, vl);
+            fputc('\n', f);
+            used |= mask;
+            if (s.min > 0 && s.min < vlo)
+                vlo = s.min;
+            if (s.max > vhi)
+                vhi = s.max;
         }
         fprintf(f, "\n\n");
     }
@@ -270,9 +486,9 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
              reps > 1 ? " (median, whiskers min–max)" : "");
     fprintf(f, "  set title ");
     gp_str(f, title);
-    fprintf(f, " font \",13\"\n  set ylabel ");
-    gp_str(f, m->unit);
-    fprintf(f, "\n  set xlabel \"%s%s\"\n  set yrange [0:*]\n", open ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)",
+    fprintf(f, " font \",13\"\n");
+    value_axis(f, m->unit, vlo, vhi);
+    fprintf(f, "  set xlabel \"%s%s\"\n", open ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)",
             logx ? ", log scale" : "");
     if (logx)
         fprintf(f, "  set logscale x\n  set xrange [%g:%g]\n", lo / 1.5, hi * 1.5);
@@ -287,6 +503,22 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
                 base, li, reps > 1 ? ":3:4" : "", reps > 1 ? "yerrorlines" : "linespoints", charts_colour((int)li));
         gp_str(f, c->gs.labels[li]);
     }
+    /* Values on every point when few lines share the chart; otherwise only
+     * at each line's last level, where the lines end apart. */
+    char data[80];
+    snprintf(data, sizeof data, "%s.dat", base);
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        char sel[64];
+        snprintf(sel, sizeof sel, " index %zu", li);
+        caveat_points(f, data, sel, 1, 2, 6, used);
+        if (c->gs.nlabels <= 3)
+            fprintf(f, ", \\\n       \"%s\"%s using 1:2:7 with labels center offset 0,1 font \",9\" tc rgb \"%s\" notitle", data, sel,
+                    charts_colour((int)li));
+        else
+            fprintf(f, ", \\\n       \"%s\"%s using 1:($1 == %.10g ? $2 : NaN):7 with labels left offset 1,0 font \",9\" tc rgb \"%s\" notitle",
+                    data, sel, hi_level(c, li), charts_colour((int)li));
+    }
+    caveat_legend(f, used);
     fputc('\n', f);
     gp_end(f);
     fclose(f);
