@@ -553,6 +553,82 @@ static int exists(const char *dir, const char *rel)
     return access(p, R_OK) == 0;
 }
 
+/* Stage labels are font ",8": about this many pixels a character, on a
+ * plot 700 px wide (the multiplot's margins 0.1-0.8 of 1000 px). */
+#define STAGE_CHAR_PX 6.5
+#define STAGE_PLOT_PX 700.0
+
+/* Characters (not bytes) in UTF-8 text. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* The label of a stage w pixels wide: "ramp → 200" or "hold 200", else
+ * "→200" or "200", else nothing (returns 0) when not even that fits. */
+static int stage_label(char *buf, size_t len, int ramp, double target, double w)
+{
+    for (int i = 0; i < 2; i++) {
+        const char *word = i ? (ramp ? "→" : "") : (ramp ? "ramp → " : "hold ");
+        snprintf(buf, len, "%s%.10g", word, target);
+        if ((double)utf8_chars(buf) * STAGE_CHAR_PX + 8 <= w)
+            return 1;
+    }
+    return 0;
+}
+
+/* Shade r's load stages (ramps darker than holds) from load_start on, each
+ * labelled where its label fits. Returns the time axis's end, seconds. */
+static double ts_stages(FILE *f, json_t *r, double load_start)
+{
+    json_t *load = json_object_get(r, "load_as_run");
+    if (!load)
+        load = json_object_get(r, "load");
+    json_t *stages = json_object_get(load, "stages"), *st;
+    size_t i;
+    double end = load_start;
+    json_array_foreach(stages, i, st)
+    {
+        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9;
+        if (!isnan(d))
+            end += d;
+    }
+    /* One time axis for all three panels. */
+    double xmax = stats_json_num(r, "footprint", "wall_s", NULL);
+    if (isnan(xmax) || xmax < end)
+        xmax = end;
+    xmax = ceil(xmax + 0.25);
+    double t0 = load_start, prev = 0;
+    int k = 1;
+    json_array_foreach(stages, i, st)
+    {
+        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9,
+               target = stats_json_num(st, "target", NULL, NULL);
+        if (isnan(d))
+            continue;
+        int ramp = i > 0 ? target != prev : 0;
+        if (json_is_true(json_object_get(load, "ramped")) && i == 0)
+            ramp = target != 0;
+        fprintf(f, "  set object %d rect from first %.3f, graph 0 to first %.3f, graph 1 behind fc rgb \"%s\" fs solid 0.6 noborder\n",
+                k++, t0, t0 + d, ramp ? "#e4e4e4" : "#f3f3f3");
+        /* The label stays inside its stage (and the plot): it never runs
+         * into the next one's. */
+        double w = (fmin(t0 + d, xmax) - t0) / xmax * STAGE_PLOT_PX;
+        char text[64];
+        if (k < 40 && stage_label(text, sizeof text, ramp, target, w)) {
+            fprintf(f, "  set label %d ", 40 + k);
+            gp_str(f, text);
+            fprintf(f, " at first %.3f, graph 0.97 font \",8\" tc rgb \"#888888\"\n", t0 + 0.1 * xmax / STAGE_PLOT_PX * 4);
+        }
+        t0 += d;
+        prev = target;
+    }
+    return xmax;
+}
+
 /* File names in scripts: the run dir's samples/ seen from charts/. */
 static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
 {
@@ -583,40 +659,11 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
         if (first >= 0)
             off = load_start - first + 0.5;
     }
-    json_t *load = json_object_get(r, "load_as_run");
-    if (!load)
-        load = json_object_get(r, "load");
-    /* Stage shading: ramps darker than holds. */
-    double t0 = load_start, prev = 0;
-    json_t *st;
-    size_t i;
-    int k = 1;
-    json_array_foreach(json_object_get(load, "stages"), i, st)
-    {
-        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9,
-               target = stats_json_num(st, "target", NULL, NULL);
-        if (isnan(d))
-            continue;
-        int ramp = i > 0 ? target != prev : 0;
-        if (json_is_true(json_object_get(load, "ramped")) && i == 0)
-            ramp = target != 0;
-        fprintf(f, "  set object %d rect from first %.3f, graph 0 to first %.3f, graph 1 behind fc rgb \"%s\" fs solid 0.6 noborder\n",
-                k++, t0, t0 + d, ramp ? "#e4e4e4" : "#f3f3f3");
-        if (k < 40)
-            fprintf(f, "  set label %d \"%s %.10g\" at first %.3f, graph 0.97 font \",8\" tc rgb \"#888888\"\n", 40 + k,
-                    ramp ? "ramp →" : "hold", target, t0 + 0.1);
-        t0 += d;
-        prev = target;
-    }
+    double xmax = ts_stages(f, r, load_start);
     fprintf(f, "  set datafile separator \",\"\n  set multiplot layout 3,1 title ");
     char title[300];
     snprintf(title, sizeof title, "%s: CPU, memory and server-counted requests/s over time (load stages shaded)", dirname);
     gp_str(f, title);
-    /* One time axis for all three panels. */
-    double xmax = stats_json_num(r, "footprint", "wall_s", NULL);
-    if (isnan(xmax) || xmax < t0)
-        xmax = t0;
-    xmax = ceil(xmax + 0.25);
     fprintf(f, " font \",13\" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05\n"
                "  set xrange [0:%g]\n  set yrange [0:*]\n  set key outside right top vertical Left reverse\n", xmax);
     /* CPU */

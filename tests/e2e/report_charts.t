@@ -75,6 +75,34 @@ check "bars data name the caveat" grep -q '^20 "lb-gen@10" .* target "' "$C4/bar
 check "no marker and no legend line where no row carries the caveat" \
     sh -c "! grep -q 'pt 8' '$C1/bars_rss.gp'"
 
+# --- stage labels never overlap ---------------------------------------------
+# The sample run's jmeter (ramp 5 s, hold 20 s, ramp-down 5 s on a 35 s axis)
+# edited in the copy: a 0.8 s ramp (16 px: no label fits), a 2 s hold (40 px:
+# only "200" fits), then the 20 s hold and the ramp-down.
+SR=$LB_SRC/docs/sample-run
+mkdir "$tmp/sr"
+cp -r "$SR/samples" "$tmp/sr/"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); my ($r) = grep { $_->{dir} eq "jmeter" } @{$d->{runs}};
+    $r->{load}{stages} = [{duration_ns => 8e8, target => 200}, {duration_ns => 2e9, target => 200},
+                          {duration_ns => 2e10, target => 200}, {duration_ns => 5e9, target => 0}];
+    print JSON::PP->new->utf8->canonical->encode($d)' < "$SR/run.json" > "$tmp/sr/run.json"
+LOADBENCH_GNUPLOT= "$LB" report "$tmp/sr" >/dev/null 2>&1
+TS=$tmp/sr/charts/ts_jmeter.gp
+check "the 0.8 s ramp is shaded" grep -q 'set object 1 rect from first 4.613, graph 0 to first 5.413' "$TS"
+check "the 0.8 s ramp has no label (none fits 16 px)" sh -c "! grep -q 'set label 42 ' '$TS'"
+check "the 2 s hold has the short label" grep -q '^  set label 43 "200" at first 5\.4' "$TS"
+check "the 20 s hold has the long one" grep -q '^  set label 44 "hold 200" at first 7\.4' "$TS"
+check "the ramp-down is labelled" grep -q '^  set label 45 "ramp → 0" at first 27\.4' "$TS"
+# Every label of every time series ends before the next one starts (6.5 px
+# a character of font 8, on a 700 px plot).
+check "no two stage labels overlap in any time series" sh -c '
+    for g in "$1"/ts_*.gp; do
+        xmax=$(sed -n "s/^  set xrange \[0:\(.*\)\]$/\1/p" "$g" | head -1)
+        sed -n "s/^  set label 4[0-9] \"\(.*\)\" at first \([0-9.]*\), graph.*/\2 \1/p" "$g" |
+        perl -CS -Mutf8 -ne "BEGIN { \$prev = -1 } chomp; my (\$x, \$t) = split / /, \$_, 2; utf8::decode(\$t);
+            exit 1 if \$x < \$prev; \$prev = \$x + length(\$t) * 6.5 * $xmax / 700" || exit 1
+    done' _ "$tmp/sr/charts"
+
 if command -v gnuplot >/dev/null 2>&1; then
     for d in s1 s4; do
         rc=0; "$LB" report "$tmp/$d" >/dev/null 2>"$tmp/$d.err" || rc=$?
