@@ -161,37 +161,26 @@ static void colour_int(FILE *f, int slot)
     fprintf(f, "%ld", strtol(charts_colour(slot) + 1, NULL, 16));
 }
 
-/* Caveats a row can carry, each drawn with one marker (a gnuplot point
- * type, the same in PNG and SVG) explained in the legend. metrics limits a
- * caveat to the charts it bears on (NULL: all). A caveat whose field is not
- * in run.json is never drawn; a new one is one line here and a test in
- * caveat_has. */
-struct caveat {
-    const char *key;        /* written into the .dat files */
-    int pt;                 /* gnuplot point type */
-    const char *legend;
-    const char *metrics;    /* space-separated metric keys, or NULL */
+const struct charts_caveat charts_caveats[] = {
+    {"target", 8, "△", "target-bound: the server's ceiling", NULL},
+    {"below-floor", 12, "◇", "latency below the server's floor", "p50 p99"},
+    {NULL, 0, NULL, NULL, NULL},
 };
-
-static const struct caveat caveats[] = {
-    {"target", 8, "target-bound: the server's ceiling", NULL},
-    {"below-floor", 12, "latency below the server's floor", "p50 p99"},
-};
-#define NCAVEATS (sizeof caveats / sizeof *caveats)
+#define NCAVEATS (sizeof charts_caveats / sizeof *charts_caveats - 1)
 
 static int caveat_has(json_t *row, size_t k)
 {
-    if (!strcmp(caveats[k].key, "target"))
+    if (!strcmp(charts_caveats[k].key, "target"))
         return !strcmp(stats_json_str(row, "limits", "bottleneck") ?: "", "target");
-    if (!strcmp(caveats[k].key, "below-floor"))
+    if (!strcmp(charts_caveats[k].key, "below-floor"))
         return json_is_true(json_object_get(json_object_get(row, "latency_check"), "below_floor"));
     return 0;
 }
 
 static int caveat_applies(size_t k, const struct stats_metric *m)
 {
-    const char *l = caveats[k].metrics;
-    if (!l)
+    const char *l = charts_caveats[k].metrics;
+    if (!l || !m)
         return 1;
     size_t n = strlen(m->key);
     for (const char *p = strstr(l, m->key); p; p = strstr(p + 1, m->key))
@@ -200,8 +189,7 @@ static int caveat_applies(size_t k, const struct stats_metric *m)
     return 0;
 }
 
-/* The caveats (a bit per caveats[] entry) any of rows carries for m. */
-static unsigned caveat_mask(json_t **rows, size_t n, const struct stats_metric *m)
+unsigned charts_caveat_mask(json_t **rows, size_t n, const struct stats_metric *m)
 {
     unsigned mask = 0;
     for (size_t i = 0; i < n; i++)
@@ -217,7 +205,7 @@ static void caveat_keys(unsigned mask, char *buf, size_t len)
     buf[0] = 0;
     for (size_t k = 0; k < NCAVEATS; k++)
         if (mask & 1u << k)
-            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", caveats[k].key);
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", charts_caveats[k].key);
     if (!buf[0])
         snprintf(buf, len, "-");
 }
@@ -227,8 +215,8 @@ static void caveat_legend(FILE *f, unsigned used)
 {
     for (size_t k = 0; k < NCAVEATS; k++)
         if (used & 1u << k)
-            fprintf(f, ", \\\n       keyentry with points pt %d ps 2 lw 1.5 lc rgb \"#000000\" title \"%s\"", caveats[k].pt,
-                    caveats[k].legend);
+            fprintf(f, ", \\\n       keyentry with points pt %d ps 2 lw 1.5 lc rgb \"#000000\" title \"%s\"", charts_caveats[k].pt,
+                    charts_caveats[k].legend);
 }
 
 /* The caveat markers over the points of a plotted data set: x in column
@@ -238,11 +226,10 @@ static void caveat_points(FILE *f, const char *data, const char *sel, int xc, in
     for (size_t k = 0; k < NCAVEATS; k++)
         if (used & 1u << k)
             fprintf(f, ", \\\n       \"%s\"%s using %d:(strstrt(strcol(%d), \"%s\") ? $%d : NaN) with points pt %d ps 2.4 lw 1.5 lc rgb \"#000000\" notitle",
-                    data, sel, xc, kc, caveats[k].key, yc, caveats[k].pt);
+                    data, sel, xc, kc, charts_caveats[k].key, yc, charts_caveats[k].pt);
 }
 
-/* A value as a chart label: three significant digits, no exponent. */
-static void value_label(double v, char *buf, size_t len)
+const char *charts_value_label(double v, char *buf, size_t len)
 {
     double a = fabs(v);
     if (a >= 100)
@@ -253,32 +240,22 @@ static void value_label(double v, char *buf, size_t len)
         snprintf(buf, len, "%.2f", v);
     else
         snprintf(buf, len, "%.2g", v);
+    return buf;
 }
 
-/* Charts that are the tool's footprint: measured by loadbench whatever
- * became of the tool's own report, so a row that failed or timed out keeps
- * its bar there (hatched, its status in its name). */
-static int footprint_metric(const struct stats_metric *m)
+int charts_footprint_metric(const struct stats_metric *m)
 {
     return !strcmp(m->key, "rss") || !strcmp(m->key, "cpu") || !strcmp(m->key, "cpu100k");
 }
 
-/* One bar: the group's ok rows, or for a footprint metric its rows that
- * failed or timed out with the footprint measured. */
-struct bar {
-    struct stats_summary s;
-    const char *status;     /* "ok", or the status of the rows drawn (or of the group's rows when none is) */
-    unsigned caveats;
-};
-
-static void bar_of(struct cw *c, const struct stats_group *g, const struct stats_metric *m, struct bar *b)
+void charts_bar(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b)
 {
     stats_group_metric(g, m, &b->s);
     b->status = "ok";
-    b->caveats = caveat_mask(g->rows, g->nok, m);
+    b->caveats = charts_caveat_mask(g->rows, g->nok, m);
     if (b->s.n || g->nok)
         return;
-    json_t *runs = json_object_get(c->run, "runs");
+    json_t *runs = json_object_get(run, "runs");
     json_t **rows = util_xcalloc(json_array_size(runs) + 1, sizeof *rows);
     double *v = util_xcalloc(json_array_size(runs) + 1, sizeof *v);
     size_t n = 0, i;
@@ -288,7 +265,7 @@ static void bar_of(struct cw *c, const struct stats_group *g, const struct stats
         if (!stats_row_in(g, r))
             continue;
         b->status = stats_json_str(r, "status", NULL) ?: "?";
-        if (footprint_metric(m) && !isnan(stats_value(r, m))) {
+        if (charts_footprint_metric(m) && !isnan(stats_value(r, m))) {
             rows[n] = r;
             v[n++] = stats_value(r, m);
         }
@@ -296,7 +273,7 @@ static void bar_of(struct cw *c, const struct stats_group *g, const struct stats
     if (n) {
         b->status = stats_json_str(rows[0], "status", NULL) ?: "?";
         stats_summarize(v, n, &b->s);
-        b->caveats = caveat_mask(rows, n, m);
+        b->caveats = charts_caveat_mask(rows, n, m);
     }
     free(rows);
     free(v);
@@ -334,8 +311,8 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < c->gs.n; i++) {
         const struct stats_group *g = &c->gs.g[i];
-        struct bar b;
-        bar_of(c, g, m, &b);
+        struct charts_bar b;
+        charts_bar(c->run, g, m, &b);
         char gname[160], keys[128], vl[32] = "";
         stats_group_name(g, gname, sizeof gname);
         int ok = !strcmp(b.status, "ok");
@@ -350,7 +327,7 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
         gp_str(f, gname);
         if (b.s.n) {
             fprintf(f, " %.6g %.6g %.6g %zu ", b.s.median, b.s.min, b.s.max, b.s.n);
-            value_label(b.s.median, vl, sizeof vl);
+            charts_value_label(b.s.median, vl, sizeof vl);
             if (b.s.min > 0 && b.s.min < lo)
                 lo = b.s.min;
             if (b.s.max > hi)
@@ -453,10 +430,10 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
                 stats_group_metric(g, m, &s);
             if (!s.n)
                 continue;
-            unsigned mask = caveat_mask(g->rows, g->nok, m);
+            unsigned mask = charts_caveat_mask(g->rows, g->nok, m);
             char keys[128], vl[32];
             caveat_keys(mask, keys, sizeof keys);
-            value_label(s.median, vl, sizeof vl);
+            charts_value_label(s.median, vl, sizeof vl);
             fprintf(f, "%.10g %.6g %.6g %.6g %zu %s ", c->gs.levels[vi], s.median, s.min, s.max, s.n, keys);
             gp_str(f, vl);
             fputc('\n', f);
@@ -567,14 +544,12 @@ static size_t utf8_chars(const char *s)
     return n;
 }
 
-/* The label of a stage w pixels wide: "ramp → 200" or "hold 200", else
- * "→200" or "200", else nothing (returns 0) when not even that fits. */
-static int stage_label(char *buf, size_t len, int ramp, double target, double w)
+int charts_stage_label(char *buf, size_t len, int ramp, double target, double w, double char_px)
 {
     for (int i = 0; i < 2; i++) {
         const char *word = i ? (ramp ? "→" : "") : (ramp ? "ramp → " : "hold ");
         snprintf(buf, len, "%s%.10g", word, target);
-        if ((double)utf8_chars(buf) * STAGE_CHAR_PX + 8 <= w)
+        if ((double)utf8_chars(buf) * char_px + 8 <= w)
             return 1;
     }
     return 0;
@@ -618,7 +593,7 @@ static double ts_stages(FILE *f, json_t *r, double load_start)
          * into the next one's. */
         double w = (fmin(t0 + d, xmax) - t0) / xmax * STAGE_PLOT_PX;
         char text[64];
-        if (k < 40 && stage_label(text, sizeof text, ramp, target, w)) {
+        if (k < 40 && charts_stage_label(text, sizeof text, ramp, target, w, STAGE_CHAR_PX)) {
             fprintf(f, "  set label %d ", 40 + k);
             gp_str(f, text);
             fprintf(f, " at first %.3f, graph 0.97 font \",8\" tc rgb \"#888888\"\n", t0 + 0.1 * xmax / STAGE_PLOT_PX * 4);

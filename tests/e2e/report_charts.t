@@ -103,6 +103,47 @@ check "no two stage labels overlap in any time series" sh -c '
             exit 1 if \$x < \$prev; \$prev = \$x + length(\$t) * 6.5 * $xmax / 700" || exit 1
     done' _ "$tmp/sr/charts"
 
+# --- report.html: the same marks, a table of contents, sorting, print ------
+H1=$tmp/s1/report.html H4=$tmp/s4/report.html
+rss1=$(sed -n '/<figure class="chart bars" data-metric="rss">/,/<\/figure>/p' "$H1")
+check "report.html RSS: artillery-7450 is a hatched bar named with its status" \
+    sh -c 'printf "%s" "$1" | grep -q "<g class=\"bar failed\" data-tool=\"artillery-7450\"><rect [^>]*fill=\"url(#lb-hatch-4)\"" &&
+           printf "%s" "$1" | grep -q "artillery-7450 (timeout)</text>" && printf "%s" "$1" | grep -q "failed/timed out</text>"' _ "$rss1"
+check "report.html: the hatch patterns are defined once" test "$(grep -o 'id="lb-hatch-4"' "$H1" | wc -l)" -eq 1
+check "report.html RSS: values over the bars" sh -c 'printf "%s" "$1" | grep -q "class=\"value\">488</text>"' _ "$rss1"
+check "report.html RPS: the timed-out tool's missing bar says why" \
+    sh -c "sed -n '/data-metric=\"rps\"/,/<\/figure>/p' '$H1' | grep -q 'no result (timeout)</text>'"
+check "report.html: the 5 lb-gen rows carry the target-bound mark in the results table" \
+    test "$(grep -o 'data-dir="lb-gen@[0-9]*"><th><a [^>]*>[^<]*</a> <span class="glyph" data-caveat="target"' "$H4" | wc -l)" -eq 5
+check "report.html: no mark on jmeter's rows" sh -c "! grep -q 'data-dir=\"jmeter@[0-9]*\"><th><a [^>]*>[^<]*</a> <span class=\"glyph\"' '$H4'"
+sw4=$(sed -n '/<figure class="chart sweep"/,/<\/figure>/p' "$H4" | head -c 200000)
+check "report.html sweep: target-bound points marked, the mark explained in the legend" \
+    sh -c 'printf "%s" "$1" | grep -q "class=\"glyph\" data-caveat=\"target\"><title>target-bound" &&
+           printf "%s" "$1" | grep -q "<g class=\"caveat-key\" data-caveat=\"target\">"' _ "$sw4"
+check "report.html: a table of contents linking every section" \
+    sh -c "for id in results repeats charts sweep time notes machine profile; do
+               grep -q \"<li><a href=\\\"#\$id\\\">\" '$H4' && grep -q \"<h2 id=\\\"\$id\\\">\" '$H4' || exit 1; done"
+check "report.html: results and statistics tables are sortable" \
+    sh -c "grep -q '<table class=\"results sortable\">' '$H4' && grep -q '<table class=\"stats sortable\">' '$H4'"
+check "report.html: print styles" grep -q '@media print{' "$H4"
+# The page's time axis is 332 px for 35 s: the 0.8 s ramp and 2 s hold get
+# no label, the 20 s hold its full one, the 5 s ramp-down (47 px) "→0".
+check "report.html: short stages get short labels or none" \
+    sh -c "sed -n '/<figure class=\"chart ts-cpu\" data-tool=\"jmeter\"/,/<\/figure>/p' '$tmp/sr/report.html' | grep -o 'stage-label\" fill=\"#888\">[^<]*' | sed 's/.*>//' | tr '\n' '|' | grep -q '^hold 200|→0|'"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+    ok 0 "report.html sorting in headless chromium # SKIP chromium not installed (apt-get install chromium)"
+else
+    prof=$(mktemp -d "$tmp/chr.XXXXXX")
+    timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$prof" \
+        --dump-dom "file://$H4#sort=results:3:desc" >"$tmp/dom4.html" 2>/dev/null || true
+    order=$(grep -o 'tr class="tool-row" data-tool="[^"]*" data-dir="[^"]*"' "$tmp/dom4.html" | sed 's/.*data-dir="//; s/"$//' | head -5 | tr '\n' ' ')
+    is "$order" "lb-gen@100 lb-gen@10 lb-gen@500 lb-gen@1000 lb-gen@50 " "chromium: sorted by RPS (server), highest first"
+    check "chromium: the sorted column is marked" grep -q '<th aria-sort="descending">RPS (server)</th>' "$tmp/dom4.html"
+    check "chromium: no script error" grep -q 'data-errors="0"' "$tmp/dom4.html"
+fi
+
 if command -v gnuplot >/dev/null 2>&1; then
     for d in s1 s4; do
         rc=0; "$LB" report "$tmp/$d" >/dev/null 2>"$tmp/$d.err" || rc=$?
