@@ -161,6 +161,15 @@ static void colour_int(FILE *f, int slot)
     fprintf(f, "%ld", strtol(charts_colour(slot) + 1, NULL, 16));
 }
 
+/* Characters (not bytes) in UTF-8 text. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
 const struct charts_caveat charts_caveats[] = {
     {"target", 8, "△", "target-bound: the server's ceiling", NULL},
     {"below-floor", 12, "◇", "latency below the server's floor", "p50 p99"},
@@ -295,6 +304,15 @@ static int value_axis(FILE *f, const char *unit, double lo, double hi)
     return logy;
 }
 
+/* The bottom margin (character heights) that holds tick labels of up to
+ * n characters, slanted (sin 25° ≈ 0.42 of a character width each, about
+ * 0.6 of a height) or steep (sin 60° ≈ 0.87). */
+static int bottom_margin(size_t n, int steep)
+{
+    double m = 2.5 + (double)n * (steep ? 0.45 : 0.2);
+    return m < 7 ? 7 : (int)ceil(m);
+}
+
 /* Bars: one per label (and level), median with min-max whiskers, the
  * value over each bar. */
 static int bars(struct cw *c, const struct stats_metric *m, char *err)
@@ -307,6 +325,7 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer), status of the rows drawn, caveats, value label\n",
             m->title, m->unit);
     int any = 0, failed = 0;
+    size_t longest = 0;
     unsigned used = 0;
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < c->gs.n; i++) {
@@ -323,6 +342,8 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
             snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (", ok ? "" : b.status,
                      ok ? "" : ")");
         caveat_keys(b.caveats, keys, sizeof keys);
+        if (utf8_chars(gname) > longest)
+            longest = utf8_chars(gname);
         fprintf(f, "%zu ", i);
         gp_str(f, gname);
         if (b.s.n) {
@@ -366,7 +387,7 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
                "  set boxwidth 0.6\n  set xtics rotate by %d left\n  set bmargin %d\n"
                "  set key outside right top vertical Left reverse noautotitle\n"
                "  plot \"%s.dat\" using 1:(strcol(8) eq \"ok\" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle",
-            c->gs.n ? c->gs.n - 1 : 0, c->gs.n > 12 ? -60 : -25, c->gs.n > 12 ? 9 : 7, base);
+            c->gs.n ? c->gs.n - 1 : 0, c->gs.n > 12 ? -60 : -25, bottom_margin(longest, c->gs.n > 12), base);
     /* Rows that did not end ok: hatched in their colour. */
     if (failed)
         fprintf(f, ", \\\n       \"%s.dat\" using 1:(strcol(8) ne \"ok\" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb variable notitle",
@@ -535,14 +556,6 @@ static int exists(const char *dir, const char *rel)
 #define STAGE_CHAR_PX 6.5
 #define STAGE_PLOT_PX 700.0
 
-/* Characters (not bytes) in UTF-8 text. */
-static size_t utf8_chars(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
 
 int charts_stage_label(char *buf, size_t len, int ramp, double target, double w, double char_px)
 {
