@@ -315,64 +315,58 @@ static int bottom_margin(size_t n, int steep)
 
 /* Bars: one per label (and level), median with min-max whiskers, the
  * value over each bar. */
-static int bars(struct cw *c, const struct stats_metric *m, char *err)
+/* What the bar data hold, for the script that draws them. */
+struct bars_seen {
+    int any, failed;        /* a bar with a value; one from rows not ok */
+    size_t longest;         /* the longest bar name, characters */
+    unsigned used;          /* caveats carried */
+    double lo, hi;          /* least positive and largest value */
+};
+
+/* One line of bars_<metric>.dat: group g's bar, its name saying why a
+ * value is missing or not from an ok row. */
+static void bar_line(struct cw *c, size_t i, const struct stats_metric *m, FILE *f, struct bars_seen *seen)
 {
-    char base[64], name[80];
-    snprintf(base, sizeof base, "bars_%s", m->key);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer), status of the rows drawn, caveats, value label\n",
-            m->title, m->unit);
-    int any = 0, failed = 0;
-    size_t longest = 0;
-    unsigned used = 0;
-    double lo = INFINITY, hi = 0;
-    for (size_t i = 0; i < c->gs.n; i++) {
-        const struct stats_group *g = &c->gs.g[i];
-        struct charts_bar b;
-        charts_bar(c->run, g, m, &b);
-        char gname[160], keys[128], vl[32] = "";
-        stats_group_name(g, gname, sizeof gname);
-        int ok = !strcmp(b.status, "ok");
-        /* A tool without a value keeps its slot, and says why. */
-        if (b.s.n && !ok)
-            snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " (%s)", b.status);
-        else if (!b.s.n)
-            snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (", ok ? "" : b.status,
-                     ok ? "" : ")");
-        caveat_keys(b.caveats, keys, sizeof keys);
-        if (utf8_chars(gname) > longest)
-            longest = utf8_chars(gname);
-        fprintf(f, "%zu ", i);
-        gp_str(f, gname);
-        if (b.s.n) {
-            fprintf(f, " %.6g %.6g %.6g %zu ", b.s.median, b.s.min, b.s.max, b.s.n);
-            charts_value_label(b.s.median, vl, sizeof vl);
-            if (b.s.min > 0 && b.s.min < lo)
-                lo = b.s.min;
-            if (b.s.max > hi)
-                hi = b.s.max;
-        } else {
-            fprintf(f, " NaN NaN NaN 0 ");
-        }
-        colour_int(f, g->colour);
-        fprintf(f, " %s %s ", ok ? "ok" : b.status, keys);
-        gp_str(f, vl);
-        fputc('\n', f);
-        any |= b.s.n > 0;
-        failed |= b.s.n && !ok;
-        used |= b.caveats;
+    const struct stats_group *g = &c->gs.g[i];
+    struct charts_bar b;
+    charts_bar(c->run, g, m, &b);
+    char gname[160], keys[128], vl[32] = "";
+    stats_group_name(g, gname, sizeof gname);
+    int ok = !strcmp(b.status, "ok");
+    /* A tool without a value keeps its slot, and says why. */
+    if (b.s.n && !ok)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " (%s)", b.status);
+    else if (!b.s.n)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (", ok ? "" : b.status,
+                 ok ? "" : ")");
+    caveat_keys(b.caveats, keys, sizeof keys);
+    if (utf8_chars(gname) > seen->longest)
+        seen->longest = utf8_chars(gname);
+    fprintf(f, "%zu ", i);
+    gp_str(f, gname);
+    if (b.s.n) {
+        fprintf(f, " %.6g %.6g %.6g %zu ", b.s.median, b.s.min, b.s.max, b.s.n);
+        charts_value_label(b.s.median, vl, sizeof vl);
+        if (b.s.min > 0 && b.s.min < seen->lo)
+            seen->lo = b.s.min;
+        if (b.s.max > seen->hi)
+            seen->hi = b.s.max;
+    } else {
+        fprintf(f, " NaN NaN NaN 0 ");
     }
-    fclose(f);
-    snprintf(name, sizeof name, "%s.dat", base);
-    if (put_file(c->cdir, name, buf, err))
-        return -1;
-    if (!any)
-        return 0;
-    int reps = repeats_max(&c->gs);
-    buf = NULL;
-    f = open_memstream(&buf, &len);
+    colour_int(f, g->colour);
+    fprintf(f, " %s %s ", b.status, keys);
+    gp_str(f, vl);
+    fputc('\n', f);
+    seen->any |= b.s.n > 0;
+    seen->failed |= b.s.n && !ok;
+    seen->used |= b.caveats;
+}
+
+/* The script drawing bars_<metric>.dat (base), into f. */
+static void bars_script(struct cw *c, const struct stats_metric *m, const char *base, const struct bars_seen *seen, FILE *f)
+{
+    int reps = repeats_max(&c->gs), many = c->gs.n > 12;
     gp_begin(f, base, 1000, 560, c->footer, m->title);
     char title[256];
     if (reps > 1)
@@ -382,34 +376,56 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     fprintf(f, "  set title ");
     gp_str(f, title);
     fprintf(f, " font \",13\"\n");
-    value_axis(f, m->unit, lo, hi);
+    value_axis(f, m->unit, seen->lo, seen->hi);
     fprintf(f, "  set xrange [-0.6:%zu.6]\n  set style fill solid 0.85 border lc rgb \"#333333\"\n"
                "  set boxwidth 0.6\n  set xtics rotate by %d left\n  set bmargin %d\n"
                "  set key outside right top vertical Left reverse noautotitle\n"
                "  plot \"%s.dat\" using 1:(strcol(8) eq \"ok\" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle",
-            c->gs.n ? c->gs.n - 1 : 0, c->gs.n > 12 ? -60 : -25, bottom_margin(longest, c->gs.n > 12), base);
+            c->gs.n ? c->gs.n - 1 : 0, many ? -60 : -25, bottom_margin(seen->longest, many), base);
     /* Rows that did not end ok: hatched in their colour. */
-    if (failed)
+    if (seen->failed)
         fprintf(f, ", \\\n       \"%s.dat\" using 1:(strcol(8) ne \"ok\" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb variable notitle",
                 base);
     if (reps > 1)
         fprintf(f, ", \\\n       \"%s.dat\" using 1:3:4:5 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.5 title \"min–max\"", base);
     char data[80];
     snprintf(data, sizeof data, "%s.dat", base);
-    caveat_points(f, data, "", 1, 5, 9, used);
+    caveat_points(f, data, "", 1, 5, 9, seen->used);
     /* Many bars: values upright, so neighbours do not run into each other. */
-    int many = c->gs.n > 12;
     fprintf(f, ", \\\n       \"%s.dat\" using 1:5:10 with labels %s offset 0,%s font \",9\" tc rgb \"#222222\" notitle", base,
-            many ? "left rotate by 90" : "center", used ? "1.4" : many ? "0.4" : "0.8");
+            many ? "left rotate by 90" : "center", seen->used ? "1.4" : many ? "0.4" : "0.8");
     for (size_t li = 0; li < c->gs.nlabels; li++) {
         fprintf(f, ", \\\n       keyentry with boxes lc rgb \"%s\" title ", charts_colour((int)li));
         gp_str(f, c->gs.labels[li]);
     }
-    if (failed)
+    if (seen->failed)
         fprintf(f, ", \\\n       keyentry with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb \"#888888\" title \"hatched: failed or timed out\"");
-    caveat_legend(f, used);
+    caveat_legend(f, seen->used);
     fputc('\n', f);
     gp_end(f);
+}
+
+static int bars(struct cw *c, const struct stats_metric *m, char *err)
+{
+    char base[64], name[80];
+    snprintf(base, sizeof base, "bars_%s", m->key);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer), status of the rows drawn, caveats, value label\n",
+            m->title, m->unit);
+    struct bars_seen seen = {.lo = INFINITY};
+    for (size_t i = 0; i < c->gs.n; i++)
+        bar_line(c, i, m, f, &seen);
+    fclose(f);
+    snprintf(name, sizeof name, "%s.dat", base);
+    if (put_file(c->cdir, name, buf, err))
+        return -1;
+    if (!seen.any)
+        return 0;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    bars_script(c, m, base, &seen, f);
     fclose(f);
     snprintf(name, sizeof name, "%s.gp", base);
     if (put_file(c->cdir, name, buf, err))

@@ -167,6 +167,67 @@ static void caveat_marks(FILE *f, unsigned mask, double x, double y)
         }
 }
 
+/* Bar i of a chart: x0..y0 the plot's bottom left, y1 its top, slot
+ * wide each, the axis up to top. */
+struct bar_frame {
+    double x0, y0, y1, slot, top;
+    int steep;      /* many bars: value and name upright or steep */
+};
+
+static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct charts_bar *b, const struct stats_metric *m,
+                    const struct bar_frame *fr)
+{
+    const double y0 = fr->y0, y1 = fr->y1, top = fr->top, bw = fr->slot * 0.6;
+    const struct stats_summary *s = &b->s;
+    int ok = !strcmp(b->status, "ok");
+    char name[160];
+    stats_group_name(g, name, sizeof name);
+    if (!ok && s->n)
+        snprintf(name + strlen(name), sizeof name - strlen(name), " (%s)", b->status);
+    double cx = fr->x0 + fr->slot * ((double)i + 0.5);
+    fprintf(f, "<g class=\"bar%s\" data-tool=\"", ok ? "" : " failed");
+    esc(f, g->label);
+    fprintf(f, "\">");
+    if (s->n) {
+        double y = y0 - s->median / top * (y0 - y1), ytop = y;
+        /* A row that did not end ok: hatched in its colour. */
+        if (ok)
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
+                    cx - bw / 2, y, bw, y0 - y, charts_colour(g->colour));
+        else
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#lb-hatch-%d)\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
+                    cx - bw / 2, y, bw, y0 - y, g->colour);
+        esc(f, name);
+        fprintf(f, ": %.*f %s (%s of %zu%s)</title></rect>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
+                ok ? "" : ", footprint measured, no tool report");
+        if (s->n > 1) {
+            double ya = y0 - s->min / top * (y0 - y1), yb = y0 - s->max / top * (y0 - y1);
+            fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh10M%.1f %.1fh10\" stroke=\"#222\" stroke-width=\"1.4\" fill=\"none\"/>",
+                    cx, ya, yb, cx - 5, ya, cx - 5, yb);
+            ytop = yb;
+        }
+        caveat_marks(f, b->caveats, cx, ytop - 4);
+        int nmarks = 0;
+        for (size_t k = 0; charts_caveats[k].key; k++)
+            nmarks += !!(b->caveats & 1u << k);
+        /* Many bars: values upright, so neighbours do not collide. */
+        if (fr->steep)
+            fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" class=\"value\">", cx + 4, ytop - 4 - 14 * nmarks);
+        else
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"value\">", cx, ytop - 4 - 14 * nmarks);
+        char vl[32];
+        fputs(charts_value_label(s->median, vl, sizeof vl), f);
+        fputs("</text>", f);
+    } else {
+        /* Upright, so that neighbours' notes do not run together. */
+        fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" class=\"tick missing\">no result%s%s%s</text>", cx + 4,
+                y0 - 6, ok ? "" : " (", ok ? "" : b->status, ok ? "" : ")");
+    }
+    fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(%d)\" class=\"tick\">", cx - 4, y0 + 14, fr->steep ? 60 : 25);
+    esc(f, name);
+    fputs("</text></g>", f);
+}
+
 static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const struct stats_metric *m, const char *footer)
 {
     const int W = 600, H = 350;
@@ -192,58 +253,10 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
     fprintf(f, "<figure class=\"chart bars\" data-metric=\"%s\">", m->key);
     svg_open(f, W, H, title, footer);
     y_axis(f, x0, x1, y0, y1, top, step, m->unit);
-    double slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), bw = slot * 0.6;
-    for (size_t i = 0; i < gs->n; i++) {
-        const struct stats_group *g = &gs->g[i];
-        const struct stats_summary *s = &b[i].s;
-        int ok = !strcmp(b[i].status, "ok");
-        char name[160];
-        stats_group_name(g, name, sizeof name);
-        if (!ok && s->n)
-            snprintf(name + strlen(name), sizeof name - strlen(name), " (%s)", b[i].status);
-        double cx = x0 + slot * ((double)i + 0.5);
-        fprintf(f, "<g class=\"bar%s\" data-tool=\"", ok ? "" : " failed");
-        esc(f, g->label);
-        fprintf(f, "\">");
-        if (s->n) {
-            double y = y0 - s->median / top * (y0 - y1), ytop = y;
-            /* A row that did not end ok: hatched in its colour. */
-            if (ok)
-                fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
-                        cx - bw / 2, y, bw, y0 - y, charts_colour(g->colour));
-            else
-                fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#lb-hatch-%d)\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
-                        cx - bw / 2, y, bw, y0 - y, g->colour);
-            esc(f, name);
-            fprintf(f, ": %.*f %s (%s of %zu%s)</title></rect>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
-                    ok ? "" : ", footprint measured, no tool report");
-            if (s->n > 1) {
-                double ya = y0 - s->min / top * (y0 - y1), yb = y0 - s->max / top * (y0 - y1);
-                fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh10M%.1f %.1fh10\" stroke=\"#222\" stroke-width=\"1.4\" fill=\"none\"/>",
-                        cx, ya, yb, cx - 5, ya, cx - 5, yb);
-                ytop = yb;
-            }
-            caveat_marks(f, b[i].caveats, cx, ytop - 4);
-            int nmarks = 0;
-            for (size_t k = 0; charts_caveats[k].key; k++)
-                nmarks += !!(b[i].caveats & 1u << k);
-            /* Many bars: values upright, so neighbours do not collide. */
-            if (gs->n > 12)
-                fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" class=\"value\">", cx + 4, ytop - 4 - 14 * nmarks);
-            else
-                fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"value\">", cx, ytop - 4 - 14 * nmarks);
-            char vl[32];
-            fputs(charts_value_label(s->median, vl, sizeof vl), f);
-            fputs("</text>", f);
-        } else {
-            /* Upright, so that neighbours' notes do not run together. */
-            fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" class=\"tick missing\">no result%s%s%s</text>", cx + 4,
-                    y0 - 6, ok ? "" : " (", ok ? "" : b[i].status, ok ? "" : ")");
-        }
-        fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(%d)\" class=\"tick\">", cx - 4, y0 + 14, gs->n > 12 ? 60 : 25);
-        esc(f, name);
-        fputs("</text></g>", f);
-    }
+    struct bar_frame fr = {.x0 = x0, .y0 = y0, .y1 = y1, .slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), .top = top,
+                           .steep = gs->n > 12};
+    for (size_t i = 0; i < gs->n; i++)
+        bar_one(f, &gs->g[i], i, &b[i], m, &fr);
     legend(f, gs, x1 + 20, y1);
     double ly = y1 + (double)gs->nlabels * 18 + 6;
     if (hatched) {
