@@ -315,7 +315,7 @@ static int bottom_margin(size_t n, int steep)
 
 /* Bars: one per label (and level), median with min-max whiskers, the
  * value over each bar. */
-/* What the bar data hold, for the script that draws them. */
+/* What a chart's data hold, for the script that draws them. */
 struct bars_seen {
     int any, failed;        /* a bar with a value; one from rows not ok */
     size_t longest;         /* the longest bar name, characters */
@@ -446,18 +446,12 @@ static double hi_level(struct cw *c, size_t li)
     return v;
 }
 
-/* Sweep curves: one line per label against the level. */
-static int sweep(struct cw *c, const struct stats_metric *m, char *err)
+/* sweep_<metric>.dat into f: one block per label, a line per level with
+ * a value. seen gets the caveats carried and the values' range. */
+static void sweep_data(struct cw *c, const struct stats_metric *m, FILE *f, struct bars_seen *seen)
 {
-    char base[64], name[80];
-    snprintf(base, sizeof base, "sweep_%s", m->key);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
     fprintf(f, "# %s (%s) against the swept level: one block per tool label (level, median, min, max, runs, caveats, value label)\n",
             m->title, m->unit);
-    unsigned used = 0;
-    double vlo = INFINITY, vhi = 0;
     for (size_t li = 0; li < c->gs.nlabels; li++) {
         fprintf(f, "# %s\n", c->gs.labels[li]);
         for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
@@ -474,14 +468,27 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
             fprintf(f, "%.10g %.6g %.6g %.6g %zu %s ", c->gs.levels[vi], s.median, s.min, s.max, s.n, keys);
             gp_str(f, vl);
             fputc('\n', f);
-            used |= mask;
-            if (s.min > 0 && s.min < vlo)
-                vlo = s.min;
-            if (s.max > vhi)
-                vhi = s.max;
+            seen->used |= mask;
+            if (s.min > 0 && s.min < seen->lo)
+                seen->lo = s.min;
+            if (s.max > seen->hi)
+                seen->hi = s.max;
         }
         fprintf(f, "\n\n");
     }
+}
+
+/* Sweep curves: one line per label against the level. */
+static int sweep(struct cw *c, const struct stats_metric *m, char *err)
+{
+    char base[64], name[80];
+    snprintf(base, sizeof base, "sweep_%s", m->key);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct bars_seen seen = {.lo = INFINITY};
+    sweep_data(c, m, f, &seen);
+    unsigned used = seen.used;
     fclose(f);
     snprintf(name, sizeof name, "%s.dat", base);
     if (put_file(c->cdir, name, buf, err))
@@ -501,7 +508,7 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     fprintf(f, "  set title ");
     gp_str(f, title);
     fprintf(f, " font \",13\"\n");
-    value_axis(f, m->unit, vlo, vhi);
+    value_axis(f, m->unit, seen.lo, seen.hi);
     fprintf(f, "  set xlabel \"%s%s\"\n", open ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)",
             logx ? ", log scale" : "");
     if (logx)
