@@ -725,13 +725,9 @@ static void notes(FILE *f, json_t *run)
     fputs("</ul>\n", f);
 }
 
-void html_report(FILE *f, const char *dir, json_t *run)
+/* The page's head and styles (screen and print), up to the <h1> text. */
+static void page_head(FILE *f, const char *name)
 {
-    struct stats_groups gs;
-    stats_group_run(run, &gs);
-    char footer[512];
-    charts_footer(run, footer, sizeof footer);
-    const char *name = stats_json_str(run, "profile", "name") ?: "run";
     fputs("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
           "<title>loadbench: ",
@@ -756,6 +752,63 @@ void html_report(FILE *f, const char *dir, json_t *run)
           "th[aria-sort]::after{content:''}pre{white-space:pre-wrap}}\n"
           "</style></head>\n<body>\n<h1>loadbench: ",
           f);
+}
+
+/* The table of contents: every section the page has. */
+static void page_toc(FILE *f, int repeats, int sweep)
+{
+    fputs("<nav class=\"toc\"><b>Contents</b><ul><li><a href=\"#results\">Results</a></li>", f);
+    if (repeats)
+        fputs("<li><a href=\"#repeats\">Over repeats and levels</a></li>", f);
+    fputs("<li><a href=\"#charts\">Charts</a></li>", f);
+    if (sweep)
+        fputs("<li><a href=\"#sweep\">Against the swept level</a></li>", f);
+    fputs("<li><a href=\"#time\">Over time, per tool run</a></li><li><a href=\"#notes\">Warnings and reconciliation</a></li>"
+          "<li><a href=\"#machine\">Machine</a></li><li><a href=\"#profile\">Profile</a></li></ul></nav>\n",
+          f);
+}
+
+/* The inline script: what a headless check reads back, and sorting. */
+static void page_script(FILE *f)
+{
+    /* A check a headless browser can read back from the DOM: rows and
+     * charts per tool, and any script error. */
+    fputs("<script>\n(function(){\n var errs=[];window.addEventListener('error',function(e){errs.push(String(e.message));});\n"
+          " window.addEventListener('load',function(){\n  var tools={},out=[];\n"
+          "  document.querySelectorAll('tr.tool-row').forEach(function(r){var t=r.dataset.tool;tools[t]=tools[t]||{rows:0,bars:0,ts:0};tools[t].rows++;});\n"
+          "  document.querySelectorAll('figure.bars g.bar rect').forEach(function(b){var t=b.parentNode.dataset.tool;if(tools[t])tools[t].bars++;});\n"
+          "  document.querySelectorAll('figure.ts-cpu').forEach(function(c){var t=c.dataset.tool;if(tools[t]&&c.querySelector('path[d^=\"M\"]'))tools[t].ts++;});\n"
+          "  Object.keys(tools).sort().forEach(function(t){out.push(t+':rows='+tools[t].rows+',bars='+tools[t].bars+',ts='+tools[t].ts);});\n"
+          "  document.body.setAttribute('data-check',out.join(' '));\n"
+          "  document.body.setAttribute('data-errors',String(errs.length));\n });\n"
+          /* Sorting: a click on a header sorts the body rows by that
+           * column, numbers as numbers ("–" last), again to reverse. */
+          " function key(c){var t=c?c.textContent.trim():'';var n=parseFloat(t);"
+          "return /^[-+]?[0-9.]/.test(t)&&!isNaN(n)?n:t;}\n"
+          " document.querySelectorAll('table.sortable').forEach(function(tb){\n"
+          "  tb.querySelectorAll('thead th').forEach(function(th,ci){th.addEventListener('click',function(){\n"
+          "   var asc=th.getAttribute('aria-sort')!=='ascending',body=tb.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
+          "   rows.sort(function(a,b){var x=key(a.cells[ci]),y=key(b.cells[ci]),xn=typeof x==='number',yn=typeof y==='number';\n"
+          "    if(xn!==yn)return xn?-1:1;var r=xn?x-y:String(x).localeCompare(String(y));return asc?r:-r;});\n"
+          "   rows.forEach(function(r){body.appendChild(r);});\n"
+          "   tb.querySelectorAll('thead th').forEach(function(h){h.removeAttribute('aria-sort');});\n"
+          "   th.setAttribute('aria-sort',asc?'ascending':'descending');});});\n });\n"
+          /* #sort=results:3 (or stats:4:desc) opens the page sorted: a
+           * link to a sorted table, and how a headless test sorts. */
+          " var m=/^#sort=(\\w+):(\\d+)(:desc)?$/.exec(location.hash);\n"
+          " if(m){var th=document.querySelectorAll('table.'+m[1]+' thead th')[+m[2]];if(th){th.click();if(m[3])th.click();}}\n"
+          "})();\n</script>\n</body></html>\n",
+          f);
+}
+
+void html_report(FILE *f, const char *dir, json_t *run)
+{
+    struct stats_groups gs;
+    stats_group_run(run, &gs);
+    char footer[512];
+    charts_footer(run, footer, sizeof footer);
+    const char *name = stats_json_str(run, "profile", "name") ?: "run";
+    page_head(f, name);
     esc(f, name);
     fputs("</h1>\n<p>", f);
     esc(f, stats_json_str(run, "profile", "description"));
@@ -771,15 +824,7 @@ void html_report(FILE *f, const char *dir, json_t *run)
     int multi = gs.nlevels > 0;
     for (size_t i = 0; i < gs.n; i++)
         multi |= gs.g[i].nrows > 1;
-    fputs("<nav class=\"toc\"><b>Contents</b><ul><li><a href=\"#results\">Results</a></li>", f);
-    if (multi)
-        fputs("<li><a href=\"#repeats\">Over repeats and levels</a></li>", f);
-    fputs("<li><a href=\"#charts\">Charts</a></li>", f);
-    if (gs.nlevels)
-        fputs("<li><a href=\"#sweep\">Against the swept level</a></li>", f);
-    fputs("<li><a href=\"#time\">Over time, per tool run</a></li><li><a href=\"#notes\">Warnings and reconciliation</a></li>"
-          "<li><a href=\"#machine\">Machine</a></li><li><a href=\"#profile\">Profile</a></li></ul></nav>\n",
-          f);
+    page_toc(f, multi, gs.nlevels > 0);
     fputs("<h2 id=\"results\">Results</h2>\n", f);
     results_table(f, run);
     fputs("<p class=\"note\">", f);
@@ -857,34 +902,7 @@ void html_report(FILE *f, const char *dir, json_t *run)
     fputs("</pre>\n<p class=\"note\">Files: <a href=\"run.json\">run.json</a>, <a href=\"summary.md\">summary.md</a>, "
           "<a href=\"results.csv\">results.csv</a>, <a href=\"stats.csv\">stats.csv</a>, <a href=\"charts/\">charts/</a>.</p>\n",
           f);
-    /* A check a headless browser can read back from the DOM: rows and
-     * charts per tool, and any script error. */
-    fputs("<script>\n(function(){\n var errs=[];window.addEventListener('error',function(e){errs.push(String(e.message));});\n"
-          " window.addEventListener('load',function(){\n  var tools={},out=[];\n"
-          "  document.querySelectorAll('tr.tool-row').forEach(function(r){var t=r.dataset.tool;tools[t]=tools[t]||{rows:0,bars:0,ts:0};tools[t].rows++;});\n"
-          "  document.querySelectorAll('figure.bars g.bar rect').forEach(function(b){var t=b.parentNode.dataset.tool;if(tools[t])tools[t].bars++;});\n"
-          "  document.querySelectorAll('figure.ts-cpu').forEach(function(c){var t=c.dataset.tool;if(tools[t]&&c.querySelector('path[d^=\"M\"]'))tools[t].ts++;});\n"
-          "  Object.keys(tools).sort().forEach(function(t){out.push(t+':rows='+tools[t].rows+',bars='+tools[t].bars+',ts='+tools[t].ts);});\n"
-          "  document.body.setAttribute('data-check',out.join(' '));\n"
-          "  document.body.setAttribute('data-errors',String(errs.length));\n });\n"
-          /* Sorting: a click on a header sorts the body rows by that
-           * column, numbers as numbers ("–" last), again to reverse. */
-          " function key(c){var t=c?c.textContent.trim():'';var n=parseFloat(t);"
-          "return /^[-+]?[0-9.]/.test(t)&&!isNaN(n)?n:t;}\n"
-          " document.querySelectorAll('table.sortable').forEach(function(tb){\n"
-          "  tb.querySelectorAll('thead th').forEach(function(th,ci){th.addEventListener('click',function(){\n"
-          "   var asc=th.getAttribute('aria-sort')!=='ascending',body=tb.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
-          "   rows.sort(function(a,b){var x=key(a.cells[ci]),y=key(b.cells[ci]),xn=typeof x==='number',yn=typeof y==='number';\n"
-          "    if(xn!==yn)return xn?-1:1;var r=xn?x-y:String(x).localeCompare(String(y));return asc?r:-r;});\n"
-          "   rows.forEach(function(r){body.appendChild(r);});\n"
-          "   tb.querySelectorAll('thead th').forEach(function(h){h.removeAttribute('aria-sort');});\n"
-          "   th.setAttribute('aria-sort',asc?'ascending':'descending');});});\n });\n"
-          /* #sort=results:3 (or stats:4:desc) opens the page sorted: a
-           * link to a sorted table, and how a headless test sorts. */
-          " var m=/^#sort=(\\w+):(\\d+)(:desc)?$/.exec(location.hash);\n"
-          " if(m){var th=document.querySelectorAll('table.'+m[1]+' thead th')[+m[2]];if(th){th.click();if(m[3])th.click();}}\n"
-          "})();\n</script>\n</body></html>\n",
-          f);
+    page_script(f);
     stats_groups_free(&gs);
 }
 
