@@ -63,21 +63,60 @@ static void tick_label(char *buf, size_t len, double v, double step)
         snprintf(buf, len, "%.*f", (int)ceil(-log10(step)), v);
 }
 
-/* The y axis with grid lines, from zero. */
-static void y_axis(FILE *f, double x0, double x1, double y0, double y1, double top, double step, const char *unit)
+/* A value axis: linear from zero to top in steps, or, when the values
+ * span more than 30x, logarithmic over whole decades lo..top. */
+struct yscale {
+    double lo, top, step;
+    int log;
+};
+
+/* The scale for values whose least positive one is lo and largest hi,
+ * with head room (1.1: a tenth) over hi. */
+static void yscale_fit(struct yscale *sc, double lo, double hi, double head)
 {
-    for (double v = 0; v <= top + step / 2; v += step) {
-        double y = y0 - (v / top) * (y0 - y1);
+    sc->log = lo > 0 && isfinite(lo) && hi / lo > 30;
+    if (sc->log) {
+        sc->lo = pow(10, floor(log10(lo)));
+        sc->top = pow(10, ceil(log10(hi * head * 1.5)));
+        sc->step = 10;
+    } else {
+        sc->lo = 0;
+        sc->step = nice_step(hi * head, &sc->top);
+    }
+}
+
+/* The y pixel of v between y0 (bottom) and y1 (top). */
+static double ypos(const struct yscale *sc, double v, double y0, double y1)
+{
+    if (!sc->log)
+        return y0 - v / sc->top * (y0 - y1);
+    if (!(v > sc->lo))
+        return y0;
+    return y0 - (log10(v) - log10(sc->lo)) / (log10(sc->top) - log10(sc->lo)) * (y0 - y1);
+}
+
+/* The y axis with grid lines; its label says when it is logarithmic. */
+static void y_axis(FILE *f, double x0, double x1, double y0, double y1, const struct yscale *sc, const char *unit)
+{
+    for (double v = sc->lo; v <= sc->top * 1.0001; v = sc->log ? v * 10 : v + sc->step) {
+        double y = ypos(sc, v, y0, y1);
         char lb[32];
-        tick_label(lb, sizeof lb, v, step);
+        if (sc->log)
+            snprintf(lb, sizeof lb, v >= 1 ? "%.0f" : "%g", v);
+        else
+            tick_label(lb, sizeof lb, v, sc->step);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>", x0, y, x1, y);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>", x0 - 6, y + 4, lb);
+        if (sc->log && v == 0)
+            break;
     }
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>", x0, y0, x0, y1);
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>", x0, y0, x1, y0);
     fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">", x0 - 52,
             (y0 + y1) / 2);
     esc(f, unit);
+    if (sc->log)
+        fputs(" (log scale)", f);
     fputs("</text>", f);
 }
 
@@ -170,14 +209,15 @@ static void caveat_marks(FILE *f, unsigned mask, double x, double y)
 /* Bar i of a chart: x0..y0 the plot's bottom left, y1 its top, slot
  * wide each, the axis up to top. */
 struct bar_frame {
-    double x0, y0, y1, slot, top;
+    double x0, y0, y1, slot;
+    struct yscale sc;
     int steep;      /* many bars: value and name upright or steep */
 };
 
 static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct charts_bar *b, const struct stats_metric *m,
                     const struct bar_frame *fr)
 {
-    const double y0 = fr->y0, y1 = fr->y1, top = fr->top, bw = fr->slot * 0.6;
+    const double y0 = fr->y0, y1 = fr->y1, bw = fr->slot * 0.6;
     const struct stats_summary *s = &b->s;
     int ok = !strcmp(b->status, "ok");
     char name[160];
@@ -189,7 +229,7 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
     esc(f, g->label);
     fprintf(f, "\">");
     if (s->n) {
-        double y = y0 - s->median / top * (y0 - y1), ytop = y;
+        double y = ypos(&fr->sc, s->median, y0, y1), ytop = y;
         /* A row that did not end ok: hatched in its colour. */
         if (ok)
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
@@ -201,7 +241,7 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
         fprintf(f, ": %.*f %s (%s of %zu%s)</title></rect>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
                 ok ? "" : ", footprint measured, no tool report");
         if (s->n > 1) {
-            double ya = y0 - s->min / top * (y0 - y1), yb = y0 - s->max / top * (y0 - y1);
+            double ya = ypos(&fr->sc, s->min, y0, y1), yb = ypos(&fr->sc, s->max, y0, y1);
             fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh10M%.1f %.1fh10\" stroke=\"#222\" stroke-width=\"1.4\" fill=\"none\"/>",
                     cx, ya, yb, cx - 5, ya, cx - 5, yb);
             ytop = yb;
@@ -232,7 +272,7 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
 {
     const int W = 600, H = 350;
     const double x0 = 78, x1 = W - 130, y0 = H - 94, y1 = 40;
-    double max = 0;
+    double max = 0, lo = INFINITY;
     size_t reps = 0;
     unsigned used = 0;
     int hatched = 0;
@@ -241,19 +281,22 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
         charts_bar(run, &gs->g[i], m, &b[i]);
         if (b[i].s.n && b[i].s.max > max)
             max = b[i].s.max;
+        if (b[i].s.n && b[i].s.min > 0 && b[i].s.min < lo)
+            lo = b[i].s.min;
         if (b[i].s.n > reps)
             reps = b[i].s.n;
         used |= b[i].caveats;
         hatched |= b[i].s.n && strcmp(b[i].status, "ok");
     }
     /* Headroom for the value (and a caveat glyph) over the tallest bar. */
-    double top, step = nice_step(max * (used ? 1.2 : 1.1), &top);
+    struct yscale sc;
+    yscale_fit(&sc, lo, max, used ? 1.2 : 1.1);
     char title[256];
     snprintf(title, sizeof title, reps > 1 ? "%s: median, whiskers min–max" : "%s", m->title);
     fprintf(f, "<figure class=\"chart bars\" data-metric=\"%s\">", m->key);
     svg_open(f, W, H, title, footer);
-    y_axis(f, x0, x1, y0, y1, top, step, m->unit);
-    struct bar_frame fr = {.x0 = x0, .y0 = y0, .y1 = y1, .slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), .top = top,
+    y_axis(f, x0, x1, y0, y1, &sc, m->unit);
+    struct bar_frame fr = {.x0 = x0, .y0 = y0, .y1 = y1, .slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), .sc = sc,
                            .steep = gs->n > 12};
     for (size_t i = 0; i < gs->n; i++)
         bar_one(f, &gs->g[i], i, &b[i], m, &fr);
@@ -307,7 +350,7 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
                        const struct band *bands, size_t nb)
 {
     const double x0 = 78, x1 = w - 150, y0 = h - 74, y1 = 40;
-    double xmax = 0, ymax = 0;
+    double xmax = 0, ymax = 0, ymin = INFINITY;
     for (size_t i = 0; i < nb; i++)
         if (bands[i].to > xmax)
             xmax = bands[i].to;
@@ -318,8 +361,15 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
             double y = sv[k].hi && !isnan(sv[k].hi[i]) ? sv[k].hi[i] : sv[k].y[i];
             if (!isnan(y) && y > ymax)
                 ymax = y;
+            double ylo = sv[k].lo && !isnan(sv[k].lo[i]) ? sv[k].lo[i] : sv[k].y[i];
+            if (ylo > 0 && ylo < ymin)
+                ymin = ylo;
         }
-    double ytop, ystep = nice_step(ymax, &ytop), xtop, xstep = nice_step(xmax, &xtop);
+    /* Only the sweep curves may go logarithmic: a time series reads
+     * from zero. */
+    struct yscale sc;
+    yscale_fit(&sc, !strcmp(cls, "sweep") ? ymin : 0, ymax, 1.0);
+    double xtop, xstep = nice_step(xmax, &xtop);
     if (nxt)
         xtop = xmax * 1.08;
     fprintf(f, "<figure class=\"chart %s\"", cls);
@@ -331,7 +381,7 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
     fputc('>', f);
     svg_open(f, w, h, title, footer);
 #define XP(v) (x0 + (v) / xtop * (x1 - x0))
-#define YP(v) (y0 - (v) / ytop * (y0 - y1))
+#define YP(v) ypos(&sc, (v), y0, y1)
     for (size_t i = 0; i < nb; i++) {
         fprintf(f, "<rect class=\"stage\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", XP(bands[i].from), y1,
                 XP(bands[i].to) - XP(bands[i].from), y0 - y1, bands[i].ramp ? "#e6e6e6" : "#f4f4f4");
@@ -342,7 +392,7 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick stage-label\" fill=\"#888\">%s</text>", XP(bands[i].from) + 3,
                     y1 + 11, text);
     }
-    y_axis(f, x0, x1, y0, y1, ytop, ystep, yunit);
+    y_axis(f, x0, x1, y0, y1, &sc, yunit);
     if (nxt) {
         for (size_t i = 0; i < nxt; i++)
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%.10g</text>", XP(xticks[i]), y0 + 16,

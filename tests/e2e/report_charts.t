@@ -105,10 +105,16 @@ check "no two stage labels overlap in any time series" sh -c '
 
 # --- report.html: the same marks, a table of contents, sorting, print ------
 H1=$tmp/s1/report.html H4=$tmp/s4/report.html
+sw4=$(sed -n '/<figure class="chart sweep"/,/<\/figure>/p' "$H4" | head -c 200000)
 rss1=$(sed -n '/<figure class="chart bars" data-metric="rss">/,/<\/figure>/p' "$H1")
 check "report.html RSS: artillery-7450 is a hatched bar named with its status" \
     sh -c 'printf "%s" "$1" | grep -q "<g class=\"bar failed\" data-tool=\"artillery-7450\"><rect [^>]*fill=\"url(#lb-hatch-4)\"" &&
            printf "%s" "$1" | grep -q "artillery-7450 (timeout)</text>" && printf "%s" "$1" | grep -q "failed/timed out</text>"' _ "$rss1"
+check "report.html RSS: log axis (3.09-488 MB), said on the axis" sh -c 'printf "%s" "$1" | grep -q "class=\"axis\">MB (log scale)</text>"' _ "$rss1"
+check "report.html CPU: linear (9.2-98.9 %)" \
+    sh -c "sed -n '/data-metric=\"cpu\">/,/<\/figure>/p' '$H1' | grep -q 'class=\"axis\">%</text>'"
+check "report.html sweep RPS: log axis" sh -c 'printf "%s" "$1" | grep -q "class=\"axis\">req/s (log scale)</text>"' _ "$sw4"
+check "report.html time series stay linear from zero" sh -c "! grep -q 'ts-[a-z]*\".*(log scale)' '$H1'"
 check "report.html: the hatch patterns are defined once" test "$(grep -o 'id="lb-hatch-4"' "$H1" | wc -l)" -eq 1
 check "report.html RSS: values over the bars" sh -c 'printf "%s" "$1" | grep -q "class=\"value\">488</text>"' _ "$rss1"
 check "report.html RPS: the timed-out tool's missing bar says why" \
@@ -116,7 +122,6 @@ check "report.html RPS: the timed-out tool's missing bar says why" \
 check "report.html: the 5 lb-gen rows carry the target-bound mark in the results table" \
     test "$(grep -o 'data-dir="lb-gen@[0-9]*"><th><a [^>]*>[^<]*</a> <span class="glyph" data-caveat="target"' "$H4" | wc -l)" -eq 5
 check "report.html: no mark on jmeter's rows" sh -c "! grep -q 'data-dir=\"jmeter@[0-9]*\"><th><a [^>]*>[^<]*</a> <span class=\"glyph\"' '$H4'"
-sw4=$(sed -n '/<figure class="chart sweep"/,/<\/figure>/p' "$H4" | head -c 200000)
 check "report.html sweep: target-bound points marked, the mark explained in the legend" \
     sh -c 'printf "%s" "$1" | grep -q "class=\"glyph\" data-caveat=\"target\"><title>target-bound" &&
            printf "%s" "$1" | grep -q "<g class=\"caveat-key\" data-caveat=\"target\">"' _ "$sw4"
