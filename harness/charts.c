@@ -162,44 +162,212 @@ static void colour_int(FILE *f, int slot)
     fprintf(f, "%ld", strtol(charts_colour(slot) + 1, NULL, 16));
 }
 
-/* Bars: one per label (and level), median with min-max whiskers. */
-static int bars(struct cw *c, const struct stats_metric *m, char *err)
+/* Characters (not bytes) in UTF-8 text. */
+static size_t utf8_chars(const char *s)
 {
-    char base[64], name[80];
-    snprintf(base, sizeof base, "bars_%s", m->key);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer)\n", m->title, m->unit);
-    int any = 0;
-    for (size_t i = 0; i < c->gs.n; i++) {
-        const struct stats_group *g = &c->gs.g[i];
-        struct stats_summary s;
-        stats_group_metric(g, m, &s);
-        char gname[128];
-        stats_group_name(g, gname, sizeof gname);
-        /* A tool without an ok run keeps its slot, and says so. */
-        if (!s.n)
-            snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result");
-        fprintf(f, "%zu ", i);
-        gp_str(f, gname);
-        if (s.n)
-            fprintf(f, " %.6g %.6g %.6g %zu ", s.median, s.min, s.max, s.n);
-        else
-            fprintf(f, " NaN NaN NaN 0 ");
-        colour_int(f, g->colour);
-        fputc('\n', f);
-        any |= s.n > 0;
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+const struct charts_caveat charts_caveats[] = {
+    {"target", 8, "△", "target-bound: the server's ceiling", NULL},
+    {"below-floor", 12, "◇", "latency below the server's floor", "p50 p99"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+#define NCAVEATS (sizeof charts_caveats / sizeof *charts_caveats - 1)
+
+static int caveat_has(json_t *row, size_t k)
+{
+    if (!strcmp(charts_caveats[k].key, "target"))
+        return !strcmp(stats_json_str(row, "limits", "bottleneck") ?: "", "target");
+    if (!strcmp(charts_caveats[k].key, "below-floor"))
+        return json_is_true(json_object_get(json_object_get(row, "latency_check"), "below_floor"));
+    return 0;
+}
+
+static int caveat_applies(size_t k, const struct stats_metric *m)
+{
+    const char *l = charts_caveats[k].metrics;
+    if (!l || !m)
+        return 1;
+    size_t n = strlen(m->key);
+    for (const char *p = strstr(l, m->key); p; p = strstr(p + 1, m->key))
+        if ((p == l || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+            return 1;
+    return 0;
+}
+
+unsigned charts_caveat_mask(json_t **rows, size_t n, const struct stats_metric *m)
+{
+    unsigned mask = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < NCAVEATS; k++)
+            if (caveat_applies(k, m) && caveat_has(rows[i], k))
+                mask |= 1u << k;
+    return mask;
+}
+
+/* "target,below-floor", or "-" when none. */
+static void caveat_keys(unsigned mask, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (mask & 1u << k)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", charts_caveats[k].key);
+    if (!buf[0])
+        snprintf(buf, len, "-");
+}
+
+/* One legend line per caveat used, with its marker. */
+static void caveat_legend(FILE *f, unsigned used)
+{
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (used & 1u << k)
+            fprintf(f, ", \\\n       keyentry with points pt %d ps 2 lw 1.5 lc rgb \"#000000\" title \"%s\"", charts_caveats[k].pt,
+                    charts_caveats[k].legend);
+}
+
+/* The caveat markers over the points of a plotted data set: x in column
+ * xc, y in column yc, the caveat keys in column kc. */
+static void caveat_points(FILE *f, const char *data, const char *sel, int xc, int yc, int kc, unsigned used)
+{
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (used & 1u << k)
+            fprintf(f, ", \\\n       \"%s\"%s using %d:(strstrt(strcol(%d), \"%s\") ? $%d : NaN) with points pt %d ps 2.4 lw 1.5 lc rgb \"#000000\" notitle",
+                    data, sel, xc, kc, charts_caveats[k].key, yc, charts_caveats[k].pt);
+}
+
+const char *charts_value_label(double v, char *buf, size_t len)
+{
+    double a = fabs(v);
+    if (a >= 100)
+        snprintf(buf, len, "%.0f", v);
+    else if (a >= 10)
+        snprintf(buf, len, "%.1f", v);
+    else if (a >= 1)
+        snprintf(buf, len, "%.2f", v);
+    else
+        snprintf(buf, len, "%.2g", v);
+    return buf;
+}
+
+int charts_footprint_metric(const struct stats_metric *m)
+{
+    return !strcmp(m->key, "rss") || !strcmp(m->key, "cpu") || !strcmp(m->key, "cpu100k");
+}
+
+void charts_bar(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b)
+{
+    stats_group_metric(g, m, &b->s);
+    b->status = "ok";
+    b->caveats = charts_caveat_mask(g->rows, g->nok, m);
+    if (b->s.n || g->nok)
+        return;
+    json_t *runs = json_object_get(run, "runs");
+    json_t **rows = util_xcalloc(json_array_size(runs) + 1, sizeof *rows);
+    double *v = util_xcalloc(json_array_size(runs) + 1, sizeof *v);
+    size_t n = 0, i;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+    {
+        if (!stats_row_in(g, r))
+            continue;
+        b->status = stats_json_str(r, "status", NULL) ?: "?";
+        if (charts_footprint_metric(m) && !isnan(stats_value(r, m))) {
+            rows[n] = r;
+            v[n++] = stats_value(r, m);
+        }
     }
-    fclose(f);
-    snprintf(name, sizeof name, "%s.dat", base);
-    if (put_file(c->cdir, name, buf, err))
-        return -1;
-    if (!any)
-        return 0;
-    int reps = repeats_max(&c->gs);
-    buf = NULL;
-    f = open_memstream(&buf, &len);
+    if (n) {
+        b->status = stats_json_str(rows[0], "status", NULL) ?: "?";
+        stats_summarize(v, n, &b->s);
+        b->caveats = charts_caveat_mask(rows, n, m);
+    }
+    free(rows);
+    free(v);
+}
+
+/* The y axis of values lo..hi (lo the least positive one): logarithmic when
+ * they span more than 30x, which the axis label says; from zero otherwise. */
+static int value_axis(FILE *f, const char *unit, double lo, double hi)
+{
+    int logy = lo > 0 && hi / lo > 30;
+    fprintf(f, "  set ylabel ");
+    char label[128];
+    snprintf(label, sizeof label, "%s%s", unit, logy ? " (log scale)" : "");
+    gp_str(f, label);
+    if (logy)
+        fprintf(f, "\n  set logscale y\n  set yrange [%g:%g]\n", pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 2))));
+    else
+        fprintf(f, "\n  set yrange [0:*]\n");
+    return logy;
+}
+
+/* The bottom margin (character heights) that holds tick labels of up to
+ * n characters, slanted (sin 25° ≈ 0.42 of a character width each, about
+ * 0.6 of a height) or steep (sin 60° ≈ 0.87). */
+static int bottom_margin(size_t n, int steep)
+{
+    double m = 2.5 + (double)n * (steep ? 0.45 : 0.2);
+    return m < 7 ? 7 : (int)ceil(m);
+}
+
+/* Bars: one per label (and level), median with min-max whiskers, the
+ * value over each bar. */
+/* What a chart's data hold, for the script that draws them. */
+struct bars_seen {
+    int any, failed;        /* a bar with a value; one from rows not ok */
+    size_t longest;         /* the longest bar name, characters */
+    unsigned used;          /* caveats carried */
+    double lo, hi;          /* least positive and largest value */
+};
+
+/* One line of bars_<metric>.dat: group g's bar, its name saying why a
+ * value is missing or not from an ok row. */
+static void bar_line(struct cw *c, size_t i, const struct stats_metric *m, FILE *f, struct bars_seen *seen)
+{
+    const struct stats_group *g = &c->gs.g[i];
+    struct charts_bar b;
+    charts_bar(c->run, g, m, &b);
+    char gname[160], keys[128], vl[32] = "";
+    stats_group_name(g, gname, sizeof gname);
+    int ok = !strcmp(b.status, "ok");
+    /* A tool without a value keeps its slot, and says why. */
+    if (b.s.n && !ok)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " (%s)", b.status);
+    else if (!b.s.n)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (", ok ? "" : b.status,
+                 ok ? "" : ")");
+    caveat_keys(b.caveats, keys, sizeof keys);
+    if (utf8_chars(gname) > seen->longest)
+        seen->longest = utf8_chars(gname);
+    fprintf(f, "%zu ", i);
+    gp_str(f, gname);
+    if (b.s.n) {
+        fprintf(f, " %.6g %.6g %.6g %zu ", b.s.median, b.s.min, b.s.max, b.s.n);
+        charts_value_label(b.s.median, vl, sizeof vl);
+        if (b.s.min > 0 && b.s.min < seen->lo)
+            seen->lo = b.s.min;
+        if (b.s.max > seen->hi)
+            seen->hi = b.s.max;
+    } else {
+        fprintf(f, " NaN NaN NaN 0 ");
+    }
+    colour_int(f, g->colour);
+    fprintf(f, " %s %s ", b.status, keys);
+    gp_str(f, vl);
+    fputc('\n', f);
+    seen->any |= b.s.n > 0;
+    seen->failed |= b.s.n && !ok;
+    seen->used |= b.caveats;
+}
+
+/* The script drawing bars_<metric>.dat (base), into f. */
+static void bars_script(struct cw *c, const struct stats_metric *m, const char *base, const struct bars_seen *seen, FILE *f)
+{
+    int reps = repeats_max(&c->gs), many = c->gs.n > 12;
     gp_begin(f, base, 1000, 560, c->footer, m->title);
     char title[256];
     if (reps > 1)
@@ -208,27 +376,107 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
         snprintf(title, sizeof title, "%s, one run per tool", m->title);
     fprintf(f, "  set title ");
     gp_str(f, title);
-    fprintf(f, " font \",13\"\n  set ylabel ");
-    gp_str(f, m->unit);
-    fprintf(f, "\n  set yrange [0:*]\n  set xrange [-0.6:%zu.6]\n  set style fill solid 0.85 border lc rgb \"#333333\"\n"
-               "  set boxwidth 0.6\n  set xtics rotate by -25 left\n  set bmargin 7\n"
+    fprintf(f, " font \",13\"\n");
+    value_axis(f, m->unit, seen->lo, seen->hi);
+    fprintf(f, "  set xrange [-0.6:%zu.6]\n  set style fill solid 0.85 border lc rgb \"#333333\"\n"
+               "  set boxwidth 0.6\n  set xtics rotate by %d left\n  set bmargin %d\n"
                "  set key outside right top vertical Left reverse noautotitle\n"
-               "  plot \"%s.dat\" using 1:3:7:xtic(2) with boxes lc rgb variable notitle",
-            c->gs.n ? c->gs.n - 1 : 0, base);
+               "  plot \"%s.dat\" using 1:(strcol(8) eq \"ok\" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle",
+            c->gs.n ? c->gs.n - 1 : 0, many ? -60 : -25, bottom_margin(seen->longest, many), base);
+    /* Rows that did not end ok: hatched in their colour. */
+    if (seen->failed)
+        fprintf(f, ", \\\n       \"%s.dat\" using 1:(strcol(8) ne \"ok\" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb variable notitle",
+                base);
     if (reps > 1)
         fprintf(f, ", \\\n       \"%s.dat\" using 1:3:4:5 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.5 title \"min–max\"", base);
+    char data[80];
+    snprintf(data, sizeof data, "%s.dat", base);
+    caveat_points(f, data, "", 1, 5, 9, seen->used);
+    /* Many bars: values upright, so neighbours do not run into each other. */
+    fprintf(f, ", \\\n       \"%s.dat\" using 1:5:10 with labels %s offset 0,%s font \",9\" tc rgb \"#222222\" notitle", base,
+            many ? "left rotate by 90" : "center", seen->used ? "1.4" : many ? "0.4" : "0.8");
     for (size_t li = 0; li < c->gs.nlabels; li++) {
         fprintf(f, ", \\\n       keyentry with boxes lc rgb \"%s\" title ", charts_colour((int)li));
         gp_str(f, c->gs.labels[li]);
     }
+    if (seen->failed)
+        fprintf(f, ", \\\n       keyentry with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb \"#888888\" title \"hatched: failed or timed out\"");
+    caveat_legend(f, seen->used);
     fputc('\n', f);
     gp_end(f);
+}
+
+static int bars(struct cw *c, const struct stats_metric *m, char *err)
+{
+    char base[64], name[80];
+    snprintf(base, sizeof base, "bars_%s", m->key);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer), status of the rows drawn, caveats, value label\n",
+            m->title, m->unit);
+    struct bars_seen seen = {.lo = INFINITY};
+    for (size_t i = 0; i < c->gs.n; i++)
+        bar_line(c, i, m, f, &seen);
+    fclose(f);
+    snprintf(name, sizeof name, "%s.dat", base);
+    if (put_file(c->cdir, name, buf, err))
+        return -1;
+    if (!seen.any)
+        return 0;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    bars_script(c, m, base, &seen, f);
     fclose(f);
     snprintf(name, sizeof name, "%s.gp", base);
     if (put_file(c->cdir, name, buf, err))
         return -1;
     add_script(c, name);
     return 0;
+}
+
+/* The highest level at which label li has a group with ok rows. */
+static double hi_level(struct cw *c, size_t li)
+{
+    double v = NAN;
+    for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
+        const struct stats_group *g = stats_find(&c->gs, c->gs.labels[li], c->gs.levels[vi]);
+        if (g && g->nok)
+            v = c->gs.levels[vi];
+    }
+    return v;
+}
+
+/* sweep_<metric>.dat into f: one block per label, a line per level with
+ * a value. seen gets the caveats carried and the values' range. */
+static void sweep_data(struct cw *c, const struct stats_metric *m, FILE *f, struct bars_seen *seen)
+{
+    fprintf(f, "# %s (%s) against the swept level: one block per tool label (level, median, min, max, runs, caveats, value label)\n",
+            m->title, m->unit);
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        fprintf(f, "# %s\n", c->gs.labels[li]);
+        for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
+            const struct stats_group *g = stats_find(&c->gs, c->gs.labels[li], c->gs.levels[vi]);
+            struct stats_summary s = {0};
+            if (g)
+                stats_group_metric(g, m, &s);
+            if (!s.n)
+                continue;
+            unsigned mask = charts_caveat_mask(g->rows, g->nok, m);
+            char keys[128], vl[32];
+            caveat_keys(mask, keys, sizeof keys);
+            charts_value_label(s.median, vl, sizeof vl);
+            fprintf(f, "%.10g %.6g %.6g %.6g %zu %s ", c->gs.levels[vi], s.median, s.min, s.max, s.n, keys);
+            gp_str(f, vl);
+            fputc('\n', f);
+            seen->used |= mask;
+            if (s.min > 0 && s.min < seen->lo)
+                seen->lo = s.min;
+            if (s.max > seen->hi)
+                seen->hi = s.max;
+        }
+        fprintf(f, "\n\n");
+    }
 }
 
 /* Sweep curves: one line per label against the level. */
@@ -239,20 +487,9 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    fprintf(f, "# %s (%s) against the swept level: one block per tool label (level, median, min, max, runs)\n", m->title,
-            m->unit);
-    for (size_t li = 0; li < c->gs.nlabels; li++) {
-        fprintf(f, "# %s\n", c->gs.labels[li]);
-        for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
-            const struct stats_group *g = stats_find(&c->gs, c->gs.labels[li], c->gs.levels[vi]);
-            struct stats_summary s = {0};
-            if (g)
-                stats_group_metric(g, m, &s);
-            if (s.n)
-                fprintf(f, "%.10g %.6g %.6g %.6g %zu\n", c->gs.levels[vi], s.median, s.min, s.max, s.n);
-        }
-        fprintf(f, "\n\n");
-    }
+    struct bars_seen seen = {.lo = INFINITY};
+    sweep_data(c, m, f, &seen);
+    unsigned used = seen.used;
     fclose(f);
     snprintf(name, sizeof name, "%s.dat", base);
     if (put_file(c->cdir, name, buf, err))
@@ -271,9 +508,9 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
              reps > 1 ? " (median, whiskers min–max)" : "");
     fprintf(f, "  set title ");
     gp_str(f, title);
-    fprintf(f, " font \",13\"\n  set ylabel ");
-    gp_str(f, m->unit);
-    fprintf(f, "\n  set xlabel \"%s%s\"\n  set yrange [0:*]\n", open ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)",
+    fprintf(f, " font \",13\"\n");
+    value_axis(f, m->unit, seen.lo, seen.hi);
+    fprintf(f, "  set xlabel \"%s%s\"\n", open ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)",
             logx ? ", log scale" : "");
     if (logx)
         fprintf(f, "  set logscale x\n  set xrange [%g:%g]\n", lo / 1.5, hi * 1.5);
@@ -288,6 +525,22 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
                 base, li, reps > 1 ? ":3:4" : "", reps > 1 ? "yerrorlines" : "linespoints", charts_colour((int)li));
         gp_str(f, c->gs.labels[li]);
     }
+    /* Values on every point when few lines share the chart; otherwise only
+     * at each line's last level, where the lines end apart. */
+    char data[80];
+    snprintf(data, sizeof data, "%s.dat", base);
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        char sel[64];
+        snprintf(sel, sizeof sel, " index %zu", li);
+        caveat_points(f, data, sel, 1, 2, 6, used);
+        if (c->gs.nlabels <= 3)
+            fprintf(f, ", \\\n       \"%s\"%s using 1:2:7 with labels center offset 0,1 font \",9\" tc rgb \"%s\" notitle", data, sel,
+                    charts_colour((int)li));
+        else
+            fprintf(f, ", \\\n       \"%s\"%s using 1:($1 == %.10g ? $2 : NaN):7 with labels left offset 1,0 font \",9\" tc rgb \"%s\" notitle",
+                    data, sel, hi_level(c, li), charts_colour((int)li));
+    }
+    caveat_legend(f, used);
     fputc('\n', f);
     gp_end(f);
     fclose(f);
@@ -322,6 +575,72 @@ static int exists(const char *dir, const char *rel)
     return access(p, R_OK) == 0;
 }
 
+/* Stage labels are font ",8": about this many pixels a character, on a
+ * plot 700 px wide (the multiplot's margins 0.1-0.8 of 1000 px). */
+#define STAGE_CHAR_PX 6.5
+#define STAGE_PLOT_PX 700.0
+
+
+int charts_stage_label(char *buf, size_t len, int ramp, double target, double w, double char_px)
+{
+    for (int i = 0; i < 2; i++) {
+        const char *word = i ? (ramp ? "→" : "") : (ramp ? "ramp → " : "hold ");
+        snprintf(buf, len, "%s%.10g", word, target);
+        if ((double)utf8_chars(buf) * char_px + 8 <= w)
+            return 1;
+    }
+    return 0;
+}
+
+/* Shade r's load stages (ramps darker than holds) from load_start on, each
+ * labelled where its label fits. Returns the time axis's end, seconds. */
+static double ts_stages(FILE *f, json_t *r, double load_start)
+{
+    json_t *load = json_object_get(r, "load_as_run");
+    if (!load)
+        load = json_object_get(r, "load");
+    json_t *stages = json_object_get(load, "stages"), *st;
+    size_t i;
+    double end = load_start;
+    json_array_foreach(stages, i, st)
+    {
+        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9;
+        if (!isnan(d))
+            end += d;
+    }
+    /* One time axis for all three panels. */
+    double xmax = stats_json_num(r, "footprint", "wall_s", NULL);
+    if (isnan(xmax) || xmax < end)
+        xmax = end;
+    xmax = ceil(xmax + 0.25);
+    double t0 = load_start, prev = 0;
+    int k = 1;
+    json_array_foreach(stages, i, st)
+    {
+        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9,
+               target = stats_json_num(st, "target", NULL, NULL);
+        if (isnan(d))
+            continue;
+        int ramp = i > 0 ? target != prev : 0;
+        if (json_is_true(json_object_get(load, "ramped")) && i == 0)
+            ramp = target != 0;
+        fprintf(f, "  set object %d rect from first %.3f, graph 0 to first %.3f, graph 1 behind fc rgb \"%s\" fs solid 0.6 noborder\n",
+                k++, t0, t0 + d, ramp ? "#e4e4e4" : "#f3f3f3");
+        /* The label stays inside its stage (and the plot): it never runs
+         * into the next one's. */
+        double w = (fmin(t0 + d, xmax) - t0) / xmax * STAGE_PLOT_PX;
+        char text[64];
+        if (k < 40 && charts_stage_label(text, sizeof text, ramp, target, w, STAGE_CHAR_PX)) {
+            fprintf(f, "  set label %d ", 40 + k);
+            gp_str(f, text);
+            fprintf(f, " at first %.3f, graph 0.97 font \",8\" tc rgb \"#888888\"\n", t0 + 0.1 * xmax / STAGE_PLOT_PX * 4);
+        }
+        t0 += d;
+        prev = target;
+    }
+    return xmax;
+}
+
 /* File names in scripts: the run dir's samples/ seen from charts/. */
 static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
 {
@@ -352,40 +671,11 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
         if (first >= 0)
             off = load_start - first + 0.5;
     }
-    json_t *load = json_object_get(r, "load_as_run");
-    if (!load)
-        load = json_object_get(r, "load");
-    /* Stage shading: ramps darker than holds. */
-    double t0 = load_start, prev = 0;
-    json_t *st;
-    size_t i;
-    int k = 1;
-    json_array_foreach(json_object_get(load, "stages"), i, st)
-    {
-        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9,
-               target = stats_json_num(st, "target", NULL, NULL);
-        if (isnan(d))
-            continue;
-        int ramp = i > 0 ? target != prev : 0;
-        if (json_is_true(json_object_get(load, "ramped")) && i == 0)
-            ramp = target != 0;
-        fprintf(f, "  set object %d rect from first %.3f, graph 0 to first %.3f, graph 1 behind fc rgb \"%s\" fs solid 0.6 noborder\n",
-                k++, t0, t0 + d, ramp ? "#e4e4e4" : "#f3f3f3");
-        if (k < 40)
-            fprintf(f, "  set label %d \"%s %.10g\" at first %.3f, graph 0.97 font \",8\" tc rgb \"#888888\"\n", 40 + k,
-                    ramp ? "ramp →" : "hold", target, t0 + 0.1);
-        t0 += d;
-        prev = target;
-    }
+    double xmax = ts_stages(f, r, load_start);
     fprintf(f, "  set datafile separator \",\"\n  set multiplot layout 3,1 title ");
     char title[300];
     snprintf(title, sizeof title, "%s: CPU, memory and server-counted requests/s over time (load stages shaded)", dirname);
     gp_str(f, title);
-    /* One time axis for all three panels. */
-    double xmax = stats_json_num(r, "footprint", "wall_s", NULL);
-    if (isnan(xmax) || xmax < t0)
-        xmax = t0;
-    xmax = ceil(xmax + 0.25);
     fprintf(f, " font \",13\" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05\n"
                "  set xrange [0:%g]\n  set yrange [0:*]\n  set key outside right top vertical Left reverse\n", xmax);
     /* CPU */

@@ -10,6 +10,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "stats.h"
+
 struct charts_out {
     int scripts;        /* .gp scripts written */
     int rendered;       /* scripts gnuplot rendered without an error */
@@ -35,5 +37,47 @@ const char *charts_footer(json_t *run, char *buf, size_t len);
  * each row, against column 0 (time). Returns the number of points (0 when
  * the file is missing); *t and *v are heap arrays the caller frees. */
 size_t charts_read_csv(const char *path, int col, double **t, double **v);
+
+
+/* A value as written over a bar or point: three significant digits, no
+ * exponent ("488", "96.3", "3.09", "0.82"), into buf. Returns buf. */
+const char *charts_value_label(double v, char *buf, size_t len);
+
+/* The label of a load stage w pixels wide, at char_px pixels a character:
+ * "ramp → 200" or "hold 200", else "→200" or "200", into buf; 0 (nothing
+ * fits: no label) or 1. */
+int charts_stage_label(char *buf, size_t len, int ramp, double target, double w, double char_px);
+
+/* Caveats a row can carry, each drawn with one marker explained in a
+ * legend line: a gnuplot point type in the PNG and SVG charts, the same
+ * open shape as a glyph in report.html. metrics limits a caveat to the
+ * charts it bears on (NULL: all). Ended by a NULL key. */
+struct charts_caveat {
+    const char *key;        /* in the .dat files: "target" */
+    int pt;                 /* gnuplot point type */
+    const char *glyph;      /* "△" */
+    const char *legend;     /* "target-bound: the server's ceiling" */
+    const char *metrics;    /* space-separated metric keys, or NULL */
+};
+extern const struct charts_caveat charts_caveats[];
+
+/* The caveats (bit k for charts_caveats[k]) any of rows carries that bear
+ * on metric m (every caveat when m is NULL). */
+unsigned charts_caveat_mask(json_t **rows, size_t n, const struct stats_metric *m);
+
+/* 1 for the footprint metrics (RSS, CPU, CPU-s/100k): loadbench measures
+ * them whatever became of the tool's own report. */
+int charts_footprint_metric(const struct stats_metric *m);
+
+/* One bar of metric m for group g of run: over the group's ok rows, or,
+ * for a footprint metric when none is ok, over its rows that failed or
+ * timed out with the footprint measured. status is "ok" or the status of
+ * the rows drawn (of the group's rows when there is no value: s.n == 0). */
+struct charts_bar {
+    struct stats_summary s;
+    const char *status;
+    unsigned caveats;
+};
+void charts_bar(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b);
 
 #endif

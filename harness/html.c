@@ -63,21 +63,60 @@ static void tick_label(char *buf, size_t len, double v, double step)
         snprintf(buf, len, "%.*f", (int)ceil(-log10(step)), v);
 }
 
-/* The y axis with grid lines, from zero. */
-static void y_axis(FILE *f, double x0, double x1, double y0, double y1, double top, double step, const char *unit)
+/* A value axis: linear from zero to top in steps, or, when the values
+ * span more than 30x, logarithmic over whole decades lo..top. */
+struct yscale {
+    double lo, top, step;
+    int log;
+};
+
+/* The scale for values whose least positive one is lo and largest hi,
+ * with head room (1.1: a tenth) over hi. */
+static void yscale_fit(struct yscale *sc, double lo, double hi, double head)
 {
-    for (double v = 0; v <= top + step / 2; v += step) {
-        double y = y0 - (v / top) * (y0 - y1);
+    sc->log = lo > 0 && isfinite(lo) && hi / lo > 30;
+    if (sc->log) {
+        sc->lo = pow(10, floor(log10(lo)));
+        sc->top = pow(10, ceil(log10(hi * head * 1.5)));
+        sc->step = 10;
+    } else {
+        sc->lo = 0;
+        sc->step = nice_step(hi * head, &sc->top);
+    }
+}
+
+/* The y pixel of v between y0 (bottom) and y1 (top). */
+static double ypos(const struct yscale *sc, double v, double y0, double y1)
+{
+    if (!sc->log)
+        return y0 - v / sc->top * (y0 - y1);
+    if (!(v > sc->lo))
+        return y0;
+    return y0 - (log10(v) - log10(sc->lo)) / (log10(sc->top) - log10(sc->lo)) * (y0 - y1);
+}
+
+/* The y axis with grid lines; its label says when it is logarithmic. */
+static void y_axis(FILE *f, double x0, double x1, double y0, double y1, const struct yscale *sc, const char *unit)
+{
+    for (double v = sc->lo; v <= sc->top * 1.0001; v = sc->log ? v * 10 : v + sc->step) {
+        double y = ypos(sc, v, y0, y1);
         char lb[32];
-        tick_label(lb, sizeof lb, v, step);
+        if (sc->log)
+            snprintf(lb, sizeof lb, v >= 1 ? "%.0f" : "%g", v);
+        else
+            tick_label(lb, sizeof lb, v, sc->step);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>", x0, y, x1, y);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>", x0 - 6, y + 4, lb);
+        if (sc->log && v == 0)
+            break;
     }
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>", x0, y0, x0, y1);
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>", x0, y0, x1, y0);
     fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">", x0 - 52,
             (y0 + y1) / 2);
     esc(f, unit);
+    if (sc->log)
+        fputs(" (log scale)", f);
     fputs("</text>", f);
 }
 
@@ -119,62 +158,184 @@ static void svg_open(FILE *f, int w, int h, const char *title, const char *foote
     fputs("</text>", f);
 }
 
-static void bar_chart(FILE *f, const struct stats_groups *gs, const struct stats_metric *m, const char *footer)
+/* The legend lines of the caveats in used, from y on. */
+static void caveat_legend(FILE *f, unsigned used, double x, double y)
+{
+    for (size_t k = 0; charts_caveats[k].key; k++)
+        if (used & 1u << k) {
+            fprintf(f, "<g class=\"caveat-key\" data-caveat=\"%s\"><text x=\"%.1f\" y=\"%.1f\" class=\"glyph\">%s</text>"
+                       "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">",
+                    charts_caveats[k].key, x, y + 10, charts_caveats[k].glyph, x + 18, y + 10);
+            /* Wrapped at spaces into lines of up to 15 characters: the
+             * legend column is narrow. */
+            const char *t = charts_caveats[k].legend;
+            int line = 0;
+            while (*t) {
+                size_t n = strlen(t), cut = n;
+                if (n > 15) {
+                    cut = 15;
+                    while (cut > 0 && t[cut] != ' ')
+                        cut--;
+                    if (!cut)
+                        cut = strcspn(t, " ");
+                }
+                char part[128];
+                snprintf(part, sizeof part, "%.*s", (int)cut, t);
+                fprintf(f, "<tspan x=\"%.1f\" dy=\"%d\">", x + 18, line++ ? 13 : 0);
+                esc(f, part);
+                fputs("</tspan>", f);
+                t += cut;
+                while (*t == ' ')
+                    t++;
+            }
+            fputs("</text></g>", f);
+            y += 18 + 13 * (line - 1);
+        }
+}
+
+/* The caveat glyphs of mask, centred at x, stacked up from y. */
+static void caveat_marks(FILE *f, unsigned mask, double x, double y)
+{
+    for (size_t k = 0; charts_caveats[k].key; k++)
+        if (mask & 1u << k) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"glyph\" data-caveat=\"%s\"><title>", x, y,
+                    charts_caveats[k].key);
+            esc(f, charts_caveats[k].legend);
+            fprintf(f, "</title>%s</text>", charts_caveats[k].glyph);
+            y -= 14;
+        }
+}
+
+/* Bar i of a chart: x0..y0 the plot's bottom left, y1 its top, slot
+ * wide each, the axis up to top. */
+struct bar_frame {
+    double x0, y0, y1, slot;
+    struct yscale sc;
+    int steep;      /* many bars: value and name upright or steep */
+};
+
+static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct charts_bar *b, const struct stats_metric *m,
+                    const struct bar_frame *fr)
+{
+    const double y0 = fr->y0, y1 = fr->y1, bw = fr->slot * 0.6;
+    const struct stats_summary *s = &b->s;
+    int ok = !strcmp(b->status, "ok");
+    char name[160];
+    stats_group_name(g, name, sizeof name);
+    if (!ok && s->n)
+        snprintf(name + strlen(name), sizeof name - strlen(name), " (%s)", b->status);
+    double cx = fr->x0 + fr->slot * ((double)i + 0.5);
+    fprintf(f, "<g class=\"bar%s\" data-tool=\"", ok ? "" : " failed");
+    esc(f, g->label);
+    fprintf(f, "\">");
+    if (s->n) {
+        double y = ypos(&fr->sc, s->median, y0, y1), ytop = y;
+        /* A row that did not end ok: hatched in its colour. */
+        if (ok)
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
+                    cx - bw / 2, y, bw, y0 - y, charts_colour(g->colour));
+        else
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#lb-hatch-%d)\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
+                    cx - bw / 2, y, bw, y0 - y, g->colour);
+        esc(f, name);
+        fprintf(f, ": %.*f %s (%s of %zu%s)</title></rect>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
+                ok ? "" : ", footprint measured, no tool report");
+        if (s->n > 1) {
+            double ya = ypos(&fr->sc, s->min, y0, y1), yb = ypos(&fr->sc, s->max, y0, y1);
+            fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh10M%.1f %.1fh10\" stroke=\"#222\" stroke-width=\"1.4\" fill=\"none\"/>",
+                    cx, ya, yb, cx - 5, ya, cx - 5, yb);
+            ytop = yb;
+        }
+        caveat_marks(f, b->caveats, cx, ytop - 4);
+        int nmarks = 0;
+        for (size_t k = 0; charts_caveats[k].key; k++)
+            nmarks += !!(b->caveats & 1u << k);
+        /* Many bars: values upright, so neighbours do not collide. */
+        if (fr->steep)
+            fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" class=\"value\">", cx + 4, ytop - 4 - 14 * nmarks);
+        else
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"value\">", cx, ytop - 4 - 14 * nmarks);
+        char vl[32];
+        fputs(charts_value_label(s->median, vl, sizeof vl), f);
+        fputs("</text>", f);
+    } else {
+        /* Upright, so that neighbours' notes do not run together. */
+        fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" class=\"tick missing\">no result%s%s%s</text>", cx + 4,
+                y0 - 6, ok ? "" : " (", ok ? "" : b->status, ok ? "" : ")");
+    }
+    fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(%d)\" class=\"tick\">", cx - 4, y0 + 14, fr->steep ? 60 : 25);
+    esc(f, name);
+    fputs("</text></g>", f);
+}
+
+static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const struct stats_metric *m, const char *footer)
 {
     const int W = 600, H = 350;
     const double x0 = 78, x1 = W - 130, y0 = H - 94, y1 = 40;
-    double max = 0;
+    double max = 0, lo = INFINITY;
     size_t reps = 0;
-    struct stats_summary *s = util_xcalloc(gs->n + 1, sizeof *s);
+    unsigned used = 0;
+    int hatched = 0;
+    struct charts_bar *b = util_xcalloc(gs->n + 1, sizeof *b);
     for (size_t i = 0; i < gs->n; i++) {
-        stats_group_metric(&gs->g[i], m, &s[i]);
-        if (s[i].n && s[i].max > max)
-            max = s[i].max;
-        if (s[i].n > reps)
-            reps = s[i].n;
+        charts_bar(run, &gs->g[i], m, &b[i]);
+        if (b[i].s.n && b[i].s.max > max)
+            max = b[i].s.max;
+        if (b[i].s.n && b[i].s.min > 0 && b[i].s.min < lo)
+            lo = b[i].s.min;
+        if (b[i].s.n > reps)
+            reps = b[i].s.n;
+        used |= b[i].caveats;
+        hatched |= b[i].s.n && strcmp(b[i].status, "ok");
     }
-    double top, step = nice_step(max, &top);
+    /* Headroom for the value (and a caveat glyph) over the tallest bar. */
+    struct yscale sc;
+    yscale_fit(&sc, lo, max, used ? 1.2 : 1.1);
     char title[256];
     snprintf(title, sizeof title, reps > 1 ? "%s: median, whiskers min–max" : "%s", m->title);
     fprintf(f, "<figure class=\"chart bars\" data-metric=\"%s\">", m->key);
     svg_open(f, W, H, title, footer);
-    y_axis(f, x0, x1, y0, y1, top, step, m->unit);
-    double slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), bw = slot * 0.6;
-    for (size_t i = 0; i < gs->n; i++) {
-        const struct stats_group *g = &gs->g[i];
-        char name[128];
-        stats_group_name(g, name, sizeof name);
-        double cx = x0 + slot * ((double)i + 0.5);
-        fprintf(f, "<g class=\"bar\" data-tool=\"");
-        esc(f, g->label);
-        fprintf(f, "\">");
-        if (s[i].n) {
-            double y = y0 - s[i].median / top * (y0 - y1);
-            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
-                    cx - bw / 2, y, bw, y0 - y, charts_colour(g->colour));
-            esc(f, name);
-            fprintf(f, ": %.*f %s (median of %zu)</title></rect>", m->prec, s[i].median, m->unit, s[i].n);
-            if (s[i].n > 1) {
-                double ya = y0 - s[i].min / top * (y0 - y1), yb = y0 - s[i].max / top * (y0 - y1);
-                fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh10M%.1f %.1fh10\" stroke=\"#222\" stroke-width=\"1.4\" fill=\"none\"/>",
-                        cx, ya, yb, cx - 5, ya, cx - 5, yb);
-            }
-        } else {
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">no ok run</text>", cx, y0 - 6);
-        }
-        fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(25)\" class=\"tick\">", cx - 4, y0 + 14);
-        esc(f, name);
-        fputs("</text></g>", f);
-    }
+    y_axis(f, x0, x1, y0, y1, &sc, m->unit);
+    struct bar_frame fr = {.x0 = x0, .y0 = y0, .y1 = y1, .slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), .sc = sc,
+                           .steep = gs->n > 12};
+    for (size_t i = 0; i < gs->n; i++)
+        bar_one(f, &gs->g[i], i, &b[i], m, &fr);
     legend(f, gs, x1 + 20, y1);
+    double ly = y1 + (double)gs->nlabels * 18 + 6;
+    if (hatched) {
+        fprintf(f, "<g class=\"hatch-key\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"url(#lb-hatch-gray)\" stroke=\"#333\" stroke-width=\"0.6\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">failed/timed out</text></g>",
+                x1 + 20, ly, x1 + 38, ly + 10);
+        ly += 18;
+    }
+    caveat_legend(f, used, x1 + 20, ly);
     fputs("</svg></figure>\n", f);
-    free(s);
+    free(b);
+}
+
+/* The hatch patterns of failed bars, one per tool colour, defined once
+ * for the page. */
+static void hatch_defs(FILE *f, const struct stats_groups *gs)
+{
+    fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>", f);
+    for (size_t li = 0; li <= gs->nlabels; li++) {
+        const char *c = li < gs->nlabels ? charts_colour((int)li) : "#888888";
+        if (li < gs->nlabels)
+            fprintf(f, "<pattern id=\"lb-hatch-%zu\"", li);
+        else
+            fputs("<pattern id=\"lb-hatch-gray\"", f);
+        fprintf(f, " width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+                   "<rect width=\"6\" height=\"6\" fill=\"%s\" fill-opacity=\"0.25\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"%s\" stroke-width=\"2.5\"/></pattern>",
+                c, c);
+    }
+    fputs("</defs></svg>\n", f);
 }
 
 struct series {
     const char *name, *colour, *tool;
     size_t n;
     double *x, *y, *lo, *hi;    /* lo/hi may be NULL */
+    unsigned *caveats;          /* per point (charts_caveats bits), or NULL */
     int dashed;
 };
 
@@ -189,7 +350,7 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
                        const struct band *bands, size_t nb)
 {
     const double x0 = 78, x1 = w - 150, y0 = h - 74, y1 = 40;
-    double xmax = 0, ymax = 0;
+    double xmax = 0, ymax = 0, ymin = INFINITY;
     for (size_t i = 0; i < nb; i++)
         if (bands[i].to > xmax)
             xmax = bands[i].to;
@@ -200,8 +361,15 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
             double y = sv[k].hi && !isnan(sv[k].hi[i]) ? sv[k].hi[i] : sv[k].y[i];
             if (!isnan(y) && y > ymax)
                 ymax = y;
+            double ylo = sv[k].lo && !isnan(sv[k].lo[i]) ? sv[k].lo[i] : sv[k].y[i];
+            if (ylo > 0 && ylo < ymin)
+                ymin = ylo;
         }
-    double ytop, ystep = nice_step(ymax, &ytop), xtop, xstep = nice_step(xmax, &xtop);
+    /* Only the sweep curves may go logarithmic: a time series reads
+     * from zero. */
+    struct yscale sc;
+    yscale_fit(&sc, !strcmp(cls, "sweep") ? ymin : 0, ymax, 1.0);
+    double xtop, xstep = nice_step(xmax, &xtop);
     if (nxt)
         xtop = xmax * 1.08;
     fprintf(f, "<figure class=\"chart %s\"", cls);
@@ -213,14 +381,18 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
     fputc('>', f);
     svg_open(f, w, h, title, footer);
 #define XP(v) (x0 + (v) / xtop * (x1 - x0))
-#define YP(v) (y0 - (v) / ytop * (y0 - y1))
+#define YP(v) ypos(&sc, (v), y0, y1)
     for (size_t i = 0; i < nb; i++) {
         fprintf(f, "<rect class=\"stage\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", XP(bands[i].from), y1,
                 XP(bands[i].to) - XP(bands[i].from), y0 - y1, bands[i].ramp ? "#e6e6e6" : "#f4f4f4");
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" fill=\"#888\">%s %.10g</text>", XP(bands[i].from) + 3, y1 + 11,
-                bands[i].ramp ? "ramp →" : "hold", bands[i].target);
+        /* 11 px text: about 6.5 px a character; a label stays inside its
+         * stage, shortened or dropped. */
+        char text[64];
+        if (charts_stage_label(text, sizeof text, bands[i].ramp, bands[i].target, XP(bands[i].to) - XP(bands[i].from), 6.5))
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick stage-label\" fill=\"#888\">%s</text>", XP(bands[i].from) + 3,
+                    y1 + 11, text);
     }
-    y_axis(f, x0, x1, y0, y1, ytop, ystep, yunit);
+    y_axis(f, x0, x1, y0, y1, &sc, yunit);
     if (nxt) {
         for (size_t i = 0; i < nxt; i++)
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%.10g</text>", XP(xticks[i]), y0 + 16,
@@ -235,6 +407,7 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">", (x0 + x1) / 2, y0 + 36);
     esc(f, xunit);
     fputs("</text>", f);
+    unsigned used = 0;
     for (size_t k = 0; k < ns; k++) {
         struct series *s = &sv[k];
         fprintf(f, "<g class=\"line\" data-tool=\"");
@@ -259,11 +432,17 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
             for (size_t i = 0; i < s->n; i++)
                 if (!isnan(s->y[i]))
                     fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>", XP(s->x[i]), YP(s->y[i]), s->colour);
+        for (size_t i = 0; s->caveats && i < s->n; i++)
+            if (s->caveats[i] && !isnan(s->y[i])) {
+                caveat_marks(f, s->caveats[i], XP(s->x[i]), YP(s->y[i]) + 5);
+                used |= s->caveats[i];
+            }
         fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x1 + 20,
                 y1 + (double)k * 18 + 5, s->colour, x1 + 38, y1 + (double)k * 18 + 10);
         esc(f, s->name);
         fputs("</text></g>", f);
     }
+    caveat_legend(f, used, x1 + 20, y1 + (double)ns * 18 + 6);
 #undef XP
 #undef YP
     fputs("</svg></figure>\n", f);
@@ -281,6 +460,7 @@ static void sweep_chart(FILE *f, const struct stats_groups *gs, const struct sta
         s->y = util_xcalloc(gs->nlevels, sizeof *s->y);
         s->lo = util_xcalloc(gs->nlevels, sizeof *s->lo);
         s->hi = util_xcalloc(gs->nlevels, sizeof *s->hi);
+        s->caveats = util_xcalloc(gs->nlevels, sizeof *s->caveats);
         for (size_t vi = 0; vi < gs->nlevels; vi++) {
             const struct stats_group *g = stats_find(gs, gs->labels[li], gs->levels[vi]);
             struct stats_summary st = {0};
@@ -290,6 +470,7 @@ static void sweep_chart(FILE *f, const struct stats_groups *gs, const struct sta
             s->y[vi] = st.n ? st.median : NAN;
             s->lo[vi] = st.n > 1 ? st.min : NAN;
             s->hi[vi] = st.n > 1 ? st.max : NAN;
+            s->caveats[vi] = g ? charts_caveat_mask(g->rows, g->nok, m) : 0;
         }
         s->n = gs->nlevels;
     }
@@ -301,6 +482,7 @@ static void sweep_chart(FILE *f, const struct stats_groups *gs, const struct sta
         free(sv[li].y);
         free(sv[li].lo);
         free(sv[li].hi);
+        free(sv[li].caveats);
     }
     free(sv);
 }
@@ -422,7 +604,7 @@ static const char *status_class(const char *st)
 
 static void results_table(FILE *f, json_t *run)
 {
-    fputs("<table class=\"results\"><thead><tr><th>Tool run</th><th>Status</th><th>Model</th><th>RPS (server)</th>"
+    fputs("<table class=\"results sortable\"><thead><tr><th>Tool run</th><th>Status</th><th>Model</th><th>RPS (server)</th>"
           "<th>RPS hold</th><th>P50 ms</th><th>P95 ms</th><th>P99 ms</th><th>Errors</th><th>CPU avg %</th>"
           "<th>CPU peak %</th><th>RSS peak MB</th><th>CPU-s/100k req</th><th>Server count</th><th>Client count</th>"
           "<th>Verdict</th><th>Bottleneck</th><th>Raw output</th></tr></thead><tbody>\n",
@@ -442,7 +624,17 @@ static void results_table(FILE *f, json_t *run)
         esc(f, name);
         fprintf(f, "\">");
         esc(f, name);
-        fprintf(f, "</a></th><td class=\"%s\">", status_class(st));
+        fputs("</a>", f);
+        unsigned mask = charts_caveat_mask(&r, 1, NULL);
+        if (mask)
+            fputs(" ", f);
+        for (size_t k = 0; charts_caveats[k].key; k++)
+            if (mask & 1u << k) {
+                fprintf(f, "<span class=\"glyph\" data-caveat=\"%s\" title=\"", charts_caveats[k].key);
+                esc(f, charts_caveats[k].legend);
+                fprintf(f, "\">%s</span>", charts_caveats[k].glyph);
+            }
+        fprintf(f, "</th><td class=\"%s\">", status_class(st));
         esc(f, st ? st : "?");
         fputs("</td><td>", f);
         esc(f, stats_json_str(r, "identity", "model") ?: "–");
@@ -501,7 +693,7 @@ static void results_table(FILE *f, json_t *run)
 
 static void stats_table(FILE *f, const struct stats_groups *gs)
 {
-    fputs("<table class=\"stats\"><thead><tr><th>Tool</th><th>Level</th><th>Runs ok</th>", f);
+    fputs("<table class=\"stats sortable\"><thead><tr><th>Tool</th><th>Level</th><th>Runs ok</th>", f);
     for (const struct stats_metric *m = stats_metrics; m->key; m++) {
         fputs("<th>", f);
         esc(f, m->column);
@@ -583,13 +775,9 @@ static void notes(FILE *f, json_t *run)
     fputs("</ul>\n", f);
 }
 
-void html_report(FILE *f, const char *dir, json_t *run)
+/* The page's head and styles (screen and print), up to the <h1> text. */
+static void page_head(FILE *f, const char *name)
 {
-    struct stats_groups gs;
-    stats_group_run(run, &gs);
-    char footer[512];
-    charts_footer(run, footer, sizeof footer);
-    const char *name = stats_json_str(run, "profile", "name") ?: "run";
     fputs("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
           "<title>loadbench: ",
@@ -605,8 +793,72 @@ void html_report(FILE *f, const char *dir, json_t *run)
           "figure{display:inline-block;margin:4px;vertical-align:top}svg text{font-family:'DejaVu Sans',sans-serif;font-size:12px;fill:#333}\n"
           "svg .title{font-size:14px}svg .tick{font-size:11px}svg .axis{font-size:12px}svg .footer{font-size:9px;fill:#777}\n"
           ".warn{color:#8a5300}.note{color:#555;font-size:12.5px}.links a{margin-right:4px}pre{background:#f7f7f7;padding:8px;overflow:auto}\n"
+          ".glyph{font-weight:700;color:#000}svg .glyph{font-size:14px;fill:#000}svg .value{font-size:10.5px;fill:#222}\n"
+          "table.sortable thead th{cursor:pointer}th[aria-sort=ascending]::after{content:' ▲'}th[aria-sort=descending]::after{content:' ▼'}\n"
+          "nav.toc ul{margin:4px 0;padding-left:20px;columns:2}nav.toc{font-size:13px}\n"
+          "@media print{body{max-width:none;margin:0;padding:0;font-size:11px}nav.toc,.links,script{display:none}"
+          "table{display:table;overflow:visible;font-size:9.5px}th,td{padding:1px 3px}h2{break-after:avoid}"
+          "figure,tr{break-inside:avoid}a{color:inherit;text-decoration:none}table.sortable thead th{cursor:auto}"
+          "th[aria-sort]::after{content:''}pre{white-space:pre-wrap}}\n"
           "</style></head>\n<body>\n<h1>loadbench: ",
           f);
+}
+
+/* The table of contents: every section the page has. */
+static void page_toc(FILE *f, int repeats, int sweep)
+{
+    fputs("<nav class=\"toc\"><b>Contents</b><ul><li><a href=\"#results\">Results</a></li>", f);
+    if (repeats)
+        fputs("<li><a href=\"#repeats\">Over repeats and levels</a></li>", f);
+    fputs("<li><a href=\"#charts\">Charts</a></li>", f);
+    if (sweep)
+        fputs("<li><a href=\"#sweep\">Against the swept level</a></li>", f);
+    fputs("<li><a href=\"#time\">Over time, per tool run</a></li><li><a href=\"#notes\">Warnings and reconciliation</a></li>"
+          "<li><a href=\"#machine\">Machine</a></li><li><a href=\"#profile\">Profile</a></li></ul></nav>\n",
+          f);
+}
+
+/* The inline script: what a headless check reads back, and sorting. */
+static void page_script(FILE *f)
+{
+    /* A check a headless browser can read back from the DOM: rows and
+     * charts per tool, and any script error. */
+    fputs("<script>\n(function(){\n var errs=[];window.addEventListener('error',function(e){errs.push(String(e.message));});\n"
+          " window.addEventListener('load',function(){\n  var tools={},out=[];\n"
+          "  document.querySelectorAll('tr.tool-row').forEach(function(r){var t=r.dataset.tool;tools[t]=tools[t]||{rows:0,bars:0,ts:0};tools[t].rows++;});\n"
+          "  document.querySelectorAll('figure.bars g.bar rect').forEach(function(b){var t=b.parentNode.dataset.tool;if(tools[t])tools[t].bars++;});\n"
+          "  document.querySelectorAll('figure.ts-cpu').forEach(function(c){var t=c.dataset.tool;if(tools[t]&&c.querySelector('path[d^=\"M\"]'))tools[t].ts++;});\n"
+          "  Object.keys(tools).sort().forEach(function(t){out.push(t+':rows='+tools[t].rows+',bars='+tools[t].bars+',ts='+tools[t].ts);});\n"
+          "  document.body.setAttribute('data-check',out.join(' '));\n"
+          "  document.body.setAttribute('data-errors',String(errs.length));\n });\n"
+          /* Sorting: a click on a header sorts the body rows by that
+           * column, numbers as numbers ("–" last), again to reverse. */
+          " function key(c){var t=c?c.textContent.trim():'';var n=parseFloat(t);"
+          "return /^[-+]?[0-9.]/.test(t)&&!isNaN(n)?n:t;}\n"
+          " document.querySelectorAll('table.sortable').forEach(function(tb){\n"
+          "  tb.querySelectorAll('thead th').forEach(function(th,ci){th.addEventListener('click',function(){\n"
+          "   var asc=th.getAttribute('aria-sort')!=='ascending',body=tb.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
+          "   rows.sort(function(a,b){var x=key(a.cells[ci]),y=key(b.cells[ci]),xn=typeof x==='number',yn=typeof y==='number';\n"
+          "    if(xn!==yn)return xn?-1:1;var r=xn?x-y:String(x).localeCompare(String(y));return asc?r:-r;});\n"
+          "   rows.forEach(function(r){body.appendChild(r);});\n"
+          "   tb.querySelectorAll('thead th').forEach(function(h){h.removeAttribute('aria-sort');});\n"
+          "   th.setAttribute('aria-sort',asc?'ascending':'descending');});});\n });\n"
+          /* #sort=results:3 (or stats:4:desc) opens the page sorted: a
+           * link to a sorted table, and how a headless test sorts. */
+          " var m=/^#sort=(\\w+):(\\d+)(:desc)?$/.exec(location.hash);\n"
+          " if(m){var th=document.querySelectorAll('table.'+m[1]+' thead th')[+m[2]];if(th){th.click();if(m[3])th.click();}}\n"
+          "})();\n</script>\n</body></html>\n",
+          f);
+}
+
+void html_report(FILE *f, const char *dir, json_t *run)
+{
+    struct stats_groups gs;
+    stats_group_run(run, &gs);
+    char footer[512];
+    charts_footer(run, footer, sizeof footer);
+    const char *name = stats_json_str(run, "profile", "name") ?: "run";
+    page_head(f, name);
     esc(f, name);
     fputs("</h1>\n<p>", f);
     esc(f, stats_json_str(run, "profile", "description"));
@@ -619,32 +871,41 @@ void html_report(FILE *f, const char *dir, json_t *run)
             stats_json_num(run, "profile", "target", "body_bytes"),
             stats_json_num(run, "profile", "target", "threads"));
 
-    fputs("<h2>Results</h2>\n", f);
+    int multi = gs.nlevels > 0;
+    for (size_t i = 0; i < gs.n; i++)
+        multi |= gs.g[i].nrows > 1;
+    page_toc(f, multi, gs.nlevels > 0);
+    fputs("<h2 id=\"results\">Results</h2>\n", f);
     results_table(f, run);
+    fputs("<p class=\"note\">", f);
+    for (size_t k = 0; charts_caveats[k].key; k++) {
+        fprintf(f, "<span class=\"glyph\">%s</span> ", charts_caveats[k].glyph);
+        esc(f, charts_caveats[k].legend);
+        fputs("; ", f);
+    }
+    fputs("the same marks in the charts. Click a column's header to sort by it.</p>\n", f);
     fputs("<p class=\"note\">RPS is counted by the server over the tool's whole load; RPS hold over the longest constant stage. "
           "CPU 100 % = one core. CPU-s/100k req = the tool's CPU seconds per 100,000 server-counted requests. "
           "Verdict: the tool's own count against the server's.</p>\n",
           f);
-    int multi = gs.nlevels > 0;
-    for (size_t i = 0; i < gs.n; i++)
-        multi |= gs.g[i].nrows > 1;
     if (multi) {
-        fputs("<h2>Over repeats and levels</h2>\n", f);
+        fputs("<h2 id=\"repeats\">Over repeats and levels</h2>\n", f);
         stats_table(f, &gs);
     }
-    fputs("<h2>Charts</h2>\n", f);
+    fputs("<h2 id=\"charts\">Charts</h2>\n", f);
+    hatch_defs(f, &gs);
     static const char *const bar_keys[] = {"rps", "p50", "p99", "rss", "cpu", "cpu100k", NULL};
     for (const char *const *k = bar_keys; *k; k++)
-        bar_chart(f, &gs, stats_metric_by_key(*k), footer);
+        bar_chart(f, run, &gs, stats_metric_by_key(*k), footer);
     if (gs.nlevels) {
         const char *model = stats_json_str(json_object_get(run, "profile"), "load", "model");
         const char *xunit = model && !strcmp(model, "open") ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)";
-        fputs("<h2>Against the swept level</h2>\n", f);
+        fputs("<h2 id=\"sweep\">Against the swept level</h2>\n", f);
         static const char *const sweep_keys[] = {"rps", "cpu", "rss", "p99", NULL};
         for (const char *const *k = sweep_keys; *k; k++)
             sweep_chart(f, &gs, stats_metric_by_key(*k), xunit, footer);
     }
-    fputs("<h2>Over time, per tool run</h2>\n<p class=\"note\">Sampled from /proc (or the tool's cgroup) every sampling "
+    fputs("<h2 id=\"time\">Over time, per tool run</h2>\n<p class=\"note\">Sampled from /proc (or the tool's cgroup) every sampling "
           "interval; the server's per-second counts are aligned to the tool's first request (to within half a second).</p>\n",
           f);
     json_t *r;
@@ -659,10 +920,10 @@ void html_report(FILE *f, const char *dir, json_t *run)
                 colour = (int)li;
         ts_chart(f, dir, r, charts_colour(colour), footer);
     }
-    fputs("<h2>Warnings and reconciliation</h2>\n", f);
+    fputs("<h2 id=\"notes\">Warnings and reconciliation</h2>\n", f);
     notes(f, run);
     json_t *w;
-    fputs("<h2>Machine</h2>\n<table class=\"machine\"><tbody>", f);
+    fputs("<h2 id=\"machine\">Machine</h2>\n<table class=\"machine\"><tbody>", f);
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(run, "machine"), key, v)
@@ -684,24 +945,14 @@ void html_report(FILE *f, const char *dir, json_t *run)
         esc(f, json_string_value(w));
         fputs("</li>", f);
     }
-    fputs("</ul>\n<h2>Profile</h2>\n<p><a href=\"profile.yaml\">profile.yaml</a> as written; as resolved:</p><pre>", f);
+    fputs("</ul>\n<h2 id=\"profile\">Profile</h2>\n<p><a href=\"profile.yaml\">profile.yaml</a> as written; as resolved:</p><pre>", f);
     char *pj = json_dumps(json_object_get(run, "profile"), JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     esc(f, pj);
     free(pj);
     fputs("</pre>\n<p class=\"note\">Files: <a href=\"run.json\">run.json</a>, <a href=\"summary.md\">summary.md</a>, "
           "<a href=\"results.csv\">results.csv</a>, <a href=\"stats.csv\">stats.csv</a>, <a href=\"charts/\">charts/</a>.</p>\n",
           f);
-    /* A check a headless browser can read back from the DOM: rows and
-     * charts per tool, and any script error. */
-    fputs("<script>\n(function(){\n var errs=[];window.addEventListener('error',function(e){errs.push(String(e.message));});\n"
-          " window.addEventListener('load',function(){\n  var tools={},out=[];\n"
-          "  document.querySelectorAll('tr.tool-row').forEach(function(r){var t=r.dataset.tool;tools[t]=tools[t]||{rows:0,bars:0,ts:0};tools[t].rows++;});\n"
-          "  document.querySelectorAll('figure.bars g.bar rect').forEach(function(b){var t=b.parentNode.dataset.tool;if(tools[t])tools[t].bars++;});\n"
-          "  document.querySelectorAll('figure.ts-cpu').forEach(function(c){var t=c.dataset.tool;if(tools[t]&&c.querySelector('path[d^=\"M\"]'))tools[t].ts++;});\n"
-          "  Object.keys(tools).sort().forEach(function(t){out.push(t+':rows='+tools[t].rows+',bars='+tools[t].bars+',ts='+tools[t].ts);});\n"
-          "  document.body.setAttribute('data-check',out.join(' '));\n"
-          "  document.body.setAttribute('data-errors',String(errs.length));\n });\n})();\n</script>\n</body></html>\n",
-          f);
+    page_script(f);
     stats_groups_free(&gs);
 }
 

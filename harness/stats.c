@@ -105,6 +105,13 @@ static int same_level(double a, double b)
     return (isnan(a) && isnan(b)) || a == b;
 }
 
+int stats_row_in(const struct stats_group *g, json_t *row)
+{
+    json_t *lv = json_object_get(row, "level");
+    double rl = json_is_number(lv) ? json_number_value(lv) : NAN;
+    return !strcmp(stats_json_str(row, "label", NULL) ?: "", g->label) && same_level(rl, g->level);
+}
+
 const char *stats_json_str(json_t *o, const char *a, const char *b)
 {
     json_t *v = json_object_get(o, a);

@@ -80,6 +80,10 @@ void stats_group_metric(const struct stats_group *g, const struct stats_metric *
 /* The group with this label and level (NAN matches NAN), or NULL. */
 const struct stats_group *stats_find(const struct stats_groups *gs, const char *label, double level);
 
+/* 1 when run row belongs to group g (its label and level), whatever its
+ * status; 0 otherwise. */
+int stats_row_in(const struct stats_group *g, json_t *row);
+
 /* "label" or "label@level" into buf. Returns buf. */
 const char *stats_group_name(const struct stats_group *g, char *buf, size_t len);
 

@@ -1,0 +1,162 @@
+#!/bin/sh
+# What the charts draw, asserted on the .dat and .gp files `loadbench report`
+# writes for copies of committed run dirs (study 1: a timed-out Artillery
+# with its footprint measured; study 4: a sweep whose lb-gen rows are
+# target-bound; the sweep-a fixture): value labels, the automatic log axis,
+# failed rows kept in the footprint charts, caveat markers with a legend.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+S1=$LB_SRC/docs/studies/1-three-tool-footprint
+S4=$LB_SRC/docs/studies/4-concurrency-sweep
+[ -f "$S1/run.json" ] && [ -f "$S4/run.json" ] || skip_all "study 1 or 4 run.json not in docs/studies"
+for s in s1:$S1 s4:$S4 fx:$LB_SRC/tests/fixtures/runs/sweep-a; do
+    mkdir "$tmp/${s%%:*}"
+    cp "${s#*:}/run.json" "$tmp/${s%%:*}/"
+    LOADBENCH_GNUPLOT= "$LB" report "$tmp/${s%%:*}" >/dev/null 2>&1
+done
+C1=$tmp/s1/charts C4=$tmp/s4/charts CF=$tmp/fx/charts
+
+# --- the timed-out row keeps its footprint bars -----------------------------
+check "RSS: artillery-7450 drawn with its measured 488 MB, marked timeout" \
+    grep -qx '4 "artillery-7450 (timeout)" 487.907 487.907 487.907 1 [0-9]* timeout - "488"' "$C1/bars_rss.dat"
+check "CPU: artillery-7450 drawn with its measured 96.3 %, marked timeout" \
+    grep -qx '4 "artillery-7450 (timeout)" 96.3266 96.3266 96.3266 1 [0-9]* timeout - "96.3"' "$C1/bars_cpu.dat"
+check "CPU per 100k requests: drawn from the server's count" \
+    grep -q '^4 "artillery-7450 (timeout)" 38.53' "$C1/bars_cpu100k.dat"
+check "RPS (needs the tool's hold window): the bar says why it is missing" \
+    grep -qx '4 "artillery-7450 – no result (timeout)" NaN NaN NaN 0 [0-9]* timeout - ""' "$C1/bars_rps.dat"
+check "p99 (the tool's own figure): the bar says why it is missing" \
+    grep -q '^4 "artillery-7450 – no result (timeout)" NaN' "$C1/bars_p99.dat"
+check "a skipped tool says so" grep -q '^1 "k6 – no result (skipped)" NaN' "$C1/bars_rss.dat"
+check "the timed-out bar is hatched, and the legend says what hatching means" \
+    sh -c "grep -q 'strcol(8) ne \"ok\" ? \$3 : NaN):7 with boxes fs pattern' '$C1/bars_rss.gp' &&
+           grep -q 'keyentry with boxes fs pattern.*title \"hatched: failed or timed out\"' '$C1/bars_rss.gp'"
+check "ok bars are drawn solid from the ok rows only" grep -q 'strcol(8) eq "ok" ? \$3 : NaN' "$C1/bars_rss.gp"
+check "no hatching where every bar is ok" sh -c "! grep -q 'pattern' '$CF/bars_rss.gp'"
+
+# --- value labels -----------------------------------------------------------
+for b in rps p50 p99 rss cpu cpu100k; do
+    check "bars_$b: every bar's value is drawn over it" grep -q 'bars_'$b'.dat" using 1:5:10 with labels' "$C1/bars_$b.gp"
+done
+check "value labels are the medians, three digits" \
+    sh -c "grep -q '^0 \"lb-gen-closed\" 3.08838 .* \"3.09\"\$' '$C1/bars_rss.dat' && grep -q '^2 \"jmeter\" 261.071 .* \"261\"\$' '$C1/bars_rss.dat'"
+check "25 bars: values upright so they do not collide" grep -q 'with labels left rotate by 90' "$C4/bars_rss.gp"
+check "sweep with 5 lines: each line's last value is labelled" \
+    test "$(grep -c 'using 1:(\$1 == 1000 ? \$2 : NaN):7 with labels' "$C4/sweep_rps.gp")" -eq 5
+check "sweep with 2 lines: every point is labelled" \
+    test "$(grep -c 'using 1:2:7 with labels' "$CF/sweep_rps.gp")" -eq 2
+
+# --- automatic log axis -----------------------------------------------------
+check "RSS 3.09-488 MB (>30x): log axis, said on the axis label" \
+    sh -c "grep -q 'set logscale y' '$C1/bars_rss.gp' && grep -q 'set ylabel \"MB (log scale)\"' '$C1/bars_rss.gp'"
+check "CPU 9.2-98.9 % (<30x): linear from zero" \
+    sh -c "! grep -q 'logscale y' '$C1/bars_cpu.gp' && grep -q 'set yrange \[0:\*\]' '$C1/bars_cpu.gp' && grep -q 'set ylabel \"%\"\$' '$C1/bars_cpu.gp'"
+check "sweep RPS 1.8k-120k req/s: log axis" grep -q 'set ylabel "req/s (log scale)"' "$C4/sweep_rps.gp"
+check "every axis is either from zero or says log scale" \
+    sh -c "for g in '$C1'/*.gp '$C4'/bars_*.gp '$C4'/sweep_*.gp '$CF'/*.gp; do grep -q 'set yrange \[0:' \"\$g\" || grep -q '(log scale)' \"\$g\" || exit 1; done"
+
+# --- caveats: target-bound ---------------------------------------------------
+lbgen=$(awk '/^# lb-gen$/ {on=1; next} /^# / {on=0} on && /^[0-9]/' "$C4/sweep_rps.dat")
+check "every lb-gen point of study 4 is target-bound" \
+    test "$(printf '%s\n' "$lbgen" | grep -c ' target "')" -eq 5
+check "go-fasthttp@50 (target) is, go-fasthttp@100 (tool) is not" \
+    sh -c "awk '/^# go-fasthttp\$/ {on=1; next} /^# / {on=0} on' '$C4/sweep_rps.dat' | grep -q '^50 .* target \"' &&
+           awk '/^# go-fasthttp\$/ {on=1; next} /^# / {on=0} on' '$C4/sweep_rps.dat' | grep -q '^100 .* - \"'"
+check "jmeter carries no caveat" sh -c "! awk '/^# jmeter\$/ {on=1; next} /^# / {on=0} on' '$C4/sweep_rps.dat' | grep -q target"
+check "sweep: target-bound points get the marker" \
+    grep -q 'using 1:(strstrt(strcol(6), "target") ? \$2 : NaN) with points pt 8' "$C4/sweep_rps.gp"
+check "bars: target-bound bars get the same marker" \
+    grep -q 'using 1:(strstrt(strcol(9), "target") ? \$5 : NaN) with points pt 8' "$C4/bars_cpu100k.gp"
+check "the legend explains the marker" \
+    grep -q 'keyentry with points pt 8 .*title "target-bound: the server.s ceiling"' "$C4/sweep_rps.gp"
+check "bars data name the caveat" grep -q '^20 "lb-gen@10" .* target "' "$C4/bars_rps.dat"
+check "no marker and no legend line where no row carries the caveat" \
+    sh -c "! grep -q 'pt 8' '$C1/bars_rss.gp'"
+
+# --- stage labels never overlap ---------------------------------------------
+# The sample run's jmeter (ramp 5 s, hold 20 s, ramp-down 5 s on a 35 s axis)
+# edited in the copy: a 0.8 s ramp (16 px: no label fits), a 2 s hold (40 px:
+# only "200" fits), then the 20 s hold and the ramp-down.
+SR=$LB_SRC/docs/sample-run
+mkdir "$tmp/sr"
+cp -r "$SR/samples" "$tmp/sr/"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); my ($r) = grep { $_->{dir} eq "jmeter" } @{$d->{runs}};
+    $r->{load}{stages} = [{duration_ns => 8e8, target => 200}, {duration_ns => 2e9, target => 200},
+                          {duration_ns => 2e10, target => 200}, {duration_ns => 5e9, target => 0}];
+    print JSON::PP->new->utf8->canonical->encode($d)' < "$SR/run.json" > "$tmp/sr/run.json"
+LOADBENCH_GNUPLOT= "$LB" report "$tmp/sr" >/dev/null 2>&1
+TS=$tmp/sr/charts/ts_jmeter.gp
+check "the 0.8 s ramp is shaded" grep -q 'set object 1 rect from first 4.613, graph 0 to first 5.413' "$TS"
+check "the 0.8 s ramp has no label (none fits 16 px)" sh -c "! grep -q 'set label 42 ' '$TS'"
+check "the 2 s hold has the short label" grep -q '^  set label 43 "200" at first 5\.4' "$TS"
+check "the 20 s hold has the long one" grep -q '^  set label 44 "hold 200" at first 7\.4' "$TS"
+check "the ramp-down is labelled" grep -q '^  set label 45 "ramp → 0" at first 27\.4' "$TS"
+# Every label of every time series ends before the next one starts (6.5 px
+# a character of font 8, on a 700 px plot).
+check "no two stage labels overlap in any time series" sh -c '
+    for g in "$1"/ts_*.gp; do
+        xmax=$(sed -n "s/^  set xrange \[0:\(.*\)\]$/\1/p" "$g" | head -1)
+        sed -n "s/^  set label 4[0-9] \"\(.*\)\" at first \([0-9.]*\), graph.*/\2 \1/p" "$g" |
+        perl -CS -Mutf8 -ne "BEGIN { \$prev = -1 } chomp; my (\$x, \$t) = split / /, \$_, 2; utf8::decode(\$t);
+            exit 1 if \$x < \$prev; \$prev = \$x + length(\$t) * 6.5 * $xmax / 700" || exit 1
+    done' _ "$tmp/sr/charts"
+
+# --- report.html: the same marks, a table of contents, sorting, print ------
+H1=$tmp/s1/report.html H4=$tmp/s4/report.html
+sw4=$(sed -n '/<figure class="chart sweep"/,/<\/figure>/p' "$H4" | head -c 200000)
+rss1=$(sed -n '/<figure class="chart bars" data-metric="rss">/,/<\/figure>/p' "$H1")
+check "report.html RSS: artillery-7450 is a hatched bar named with its status" \
+    sh -c 'printf "%s" "$1" | grep -q "<g class=\"bar failed\" data-tool=\"artillery-7450\"><rect [^>]*fill=\"url(#lb-hatch-4)\"" &&
+           printf "%s" "$1" | grep -q "artillery-7450 (timeout)</text>" && printf "%s" "$1" | grep -q "failed/timed out</text>"' _ "$rss1"
+check "report.html RSS: log axis (3.09-488 MB), said on the axis" sh -c 'printf "%s" "$1" | grep -q "class=\"axis\">MB (log scale)</text>"' _ "$rss1"
+check "report.html CPU: linear (9.2-98.9 %)" \
+    sh -c "sed -n '/data-metric=\"cpu\">/,/<\/figure>/p' '$H1' | grep -q 'class=\"axis\">%</text>'"
+check "report.html sweep RPS: log axis" sh -c 'printf "%s" "$1" | grep -q "class=\"axis\">req/s (log scale)</text>"' _ "$sw4"
+check "report.html time series stay linear from zero" sh -c "! grep -q 'ts-[a-z]*\".*(log scale)' '$H1'"
+check "report.html: the hatch patterns are defined once" test "$(grep -o 'id="lb-hatch-4"' "$H1" | wc -l)" -eq 1
+check "report.html RSS: values over the bars" sh -c 'printf "%s" "$1" | grep -q "class=\"value\">488</text>"' _ "$rss1"
+check "report.html RPS: the timed-out tool's missing bar says why" \
+    sh -c "sed -n '/data-metric=\"rps\"/,/<\/figure>/p' '$H1' | grep -q 'no result (timeout)</text>'"
+check "report.html: the 5 lb-gen rows carry the target-bound mark in the results table" \
+    test "$(grep -o 'data-dir="lb-gen@[0-9]*"><th><a [^>]*>[^<]*</a> <span class="glyph" data-caveat="target"' "$H4" | wc -l)" -eq 5
+check "report.html: no mark on jmeter's rows" sh -c "! grep -q 'data-dir=\"jmeter@[0-9]*\"><th><a [^>]*>[^<]*</a> <span class=\"glyph\"' '$H4'"
+check "report.html sweep: target-bound points marked, the mark explained in the legend" \
+    sh -c 'printf "%s" "$1" | grep -q "class=\"glyph\" data-caveat=\"target\"><title>target-bound" &&
+           printf "%s" "$1" | grep -q "<g class=\"caveat-key\" data-caveat=\"target\">"' _ "$sw4"
+check "report.html: a table of contents linking every section" \
+    sh -c "for id in results repeats charts sweep time notes machine profile; do
+               grep -q \"<li><a href=\\\"#\$id\\\">\" '$H4' && grep -q \"<h2 id=\\\"\$id\\\">\" '$H4' || exit 1; done"
+check "report.html: results and statistics tables are sortable" \
+    sh -c "grep -q '<table class=\"results sortable\">' '$H4' && grep -q '<table class=\"stats sortable\">' '$H4'"
+check "report.html: print styles" grep -q '@media print{' "$H4"
+# The page's time axis is 332 px for 35 s: the 0.8 s ramp and 2 s hold get
+# no label, the 20 s hold its full one, the 5 s ramp-down (47 px) "→0".
+check "report.html: short stages get short labels or none" \
+    sh -c "sed -n '/<figure class=\"chart ts-cpu\" data-tool=\"jmeter\"/,/<\/figure>/p' '$tmp/sr/report.html' | grep -o 'stage-label\" fill=\"#888\">[^<]*' | sed 's/.*>//' | tr '\n' '|' | grep -q '^hold 200|→0|'"
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+    ok 0 "report.html sorting in headless chromium # SKIP chromium not installed (apt-get install chromium)"
+else
+    prof=$(mktemp -d "$tmp/chr.XXXXXX")
+    timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$prof" \
+        --dump-dom "file://$H4#sort=results:3:desc" >"$tmp/dom4.html" 2>/dev/null || true
+    order=$(grep -o 'tr class="tool-row" data-tool="[^"]*" data-dir="[^"]*"' "$tmp/dom4.html" | sed 's/.*data-dir="//; s/"$//' | head -5 | tr '\n' ' ')
+    is "$order" "lb-gen@100 lb-gen@10 lb-gen@500 lb-gen@1000 lb-gen@50 " "chromium: sorted by RPS (server), highest first"
+    check "chromium: the sorted column is marked" grep -q '<th aria-sort="descending">RPS (server)</th>' "$tmp/dom4.html"
+    check "chromium: no script error" grep -q 'data-errors="0"' "$tmp/dom4.html"
+fi
+
+if command -v gnuplot >/dev/null 2>&1; then
+    for d in s1 s4; do
+        rc=0; "$LB" report "$tmp/$d" >/dev/null 2>"$tmp/$d.err" || rc=$?
+        is "$rc" 0 "$d: report with gnuplot exits 0"
+        check "$d: gnuplot rendered every chart without a message" sh -c "grep -q 'rendered [0-9]* charts' '$tmp/$d.err' && ! test -s '$tmp/$d/charts/gnuplot.log'"
+    done
+    check "the hatched bar is in the SVG" grep -q '<pattern' "$C1/bars_rss.svg"
+else
+    ok 0 "gnuplot rendering # SKIP gnuplot not installed (apt-get install gnuplot-nox)"
+fi
+done_testing
