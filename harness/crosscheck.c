@@ -1,8 +1,11 @@
 #include "crosscheck.h"
+#include "stats.h"
 #include "target.h"
 #include "util.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -99,18 +102,71 @@ static void windows_hold(const struct crosscheck_in *in, json_t *secs, long firs
     }
     uint64_t sum = 0;
     int count = 0;
+    double *per_s = util_xcalloc(json_array_size(secs) + 1, sizeof *per_s);
     for (size_t i = 0; i < json_array_size(secs); i++) {
         json_t *s = json_array_get(secs, i);
         double t = (double)json_integer_value(json_object_get(s, "t"));
         if (t >= ceil(a) && t + 1 <= floor(b) && !json_is_true(json_object_get(s, "partial"))) {
             sum += target_u64(s, "completions");
-            count++;
+            per_s[count++] = (double)target_u64(s, "completions");
         }
     }
     if (count > 0) {
         w->hold_s = count;
         w->hold_rps = (double)sum / count;
+        crosscheck_steady(per_s, (size_t)count, &w->steady);
     }
+    free(per_s);
+}
+
+void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *out)
+{
+    *out = (struct crosscheck_steady){.verdict = CROSSCHECK_STEADY_NOT_JUDGED, .seconds = (int)n, .median_rps = NAN,
+                                      .p = NAN, .change = NAN, .ratio = NAN};
+    /* Per-second counts are autocorrelated (a stall drags two seconds):
+     * judge block means, about eight blocks over the hold, 2-5 s each. */
+    size_t b = n / 8 < 2 ? 2 : n / 8 > 5 ? 5 : n / 8, nb = n / b;
+    out->block_s = (int)b;
+    out->blocks = (int)nb;
+    if (nb < CROSSCHECK_STEADY_MIN_BLOCKS)
+        return;
+    double *blk = util_xcalloc(nb, sizeof *blk);
+    for (size_t i = 0; i < nb * b; i++)
+        blk[i / b] += per_s[i] / (double)b;
+    struct stats_summary sum;
+    stats_summarize(per_s, nb * b, &sum);
+    struct stats_trend t;
+    stats_trend(blk, nb, &t);
+    free(blk);
+    out->median_rps = sum.median;
+    out->p = t.p;
+    out->change = sum.median > 0 ? t.slope * (double)nb / sum.median : NAN;
+    /* Sen's line from the first block's start to the last block's end. */
+    double start = t.intercept - 0.5 * t.slope, end = t.intercept + ((double)nb - 0.5) * t.slope;
+    if (start > 0 && end > 0)
+        out->ratio = end / start;
+    if (isnan(out->change) || fabs(out->change) < CROSSCHECK_STEADY_CHANGE)
+        out->verdict = CROSSCHECK_STEADY_STEADY;
+    else
+        out->verdict = t.p < CROSSCHECK_STEADY_P ? CROSSCHECK_STEADY_NOT_STEADY : CROSSCHECK_STEADY_UNSHOWN;
+}
+
+const char *crosscheck_steady_flag(const struct crosscheck_steady *s, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (s->verdict == CROSSCHECK_STEADY_UNSHOWN)
+        snprintf(buf, len, "not shown steady: rate moved %+.0f%% with no clear trend through the hold", s->change * 100);
+    else if (s->verdict != CROSSCHECK_STEADY_NOT_STEADY)
+        return buf;
+    else if (isnan(s->ratio))
+        snprintf(buf, len, "not steady: rate %s by %.0f%% of its median through the hold", s->change > 0 ? "rose" : "fell",
+                 fabs(s->change) * 100);
+    else if (s->ratio >= 1.5)
+        snprintf(buf, len, "not steady: rate rose %.1fx through the hold", s->ratio);
+    else
+        snprintf(buf, len, "not steady: rate %s %.0f%% through the hold", s->ratio > 1 ? "rose" : "fell",
+                 fabs(s->ratio - 1) * 100);
+    return buf;
 }
 
 static void compute_windows(const struct crosscheck_in *in, uint64_t server, struct crosscheck_windows *w)
@@ -326,11 +382,54 @@ static json_t *uint_json(uint64_t v)
     return json_integer((json_int_t)v);
 }
 
-static json_t *windows_json(const struct crosscheck_windows *w)
+static const char *steady_name(enum crosscheck_steady_verdict v)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", num_or_null(w->load_start_s), "whole_s",
-                     num_or_null(w->whole_s), "whole_rps", num_or_null(w->whole_rps), "hold_s", num_or_null(w->hold_s),
-                     "hold_rps", num_or_null(w->hold_rps));
+    switch (v) {
+    case CROSSCHECK_STEADY_STEADY: return "steady";
+    case CROSSCHECK_STEADY_UNSHOWN: return "not shown steady";
+    case CROSSCHECK_STEADY_NOT_STEADY: return "not steady";
+    case CROSSCHECK_STEADY_NOT_JUDGED:
+    case CROSSCHECK_STEADY_NONE: break;
+    }
+    return "not judged";
+}
+
+/* windows.hold_steady, and a warning for a hold that moved. */
+static json_t *steady_json(const struct crosscheck_steady *s, json_t *warnings)
+{
+    json_t *o = json_object();
+    char flag[160];
+    json_object_set_new(o, "verdict", json_string(steady_name(s->verdict)));
+    json_object_set_new(o, "seconds", json_integer(s->seconds));
+    json_object_set_new(o, "block_s", json_integer(s->block_s));
+    json_object_set_new(o, "blocks", json_integer(s->blocks));
+    if (s->verdict == CROSSCHECK_STEADY_NOT_JUDGED) {
+        json_object_set_new(o, "reason", json_sprintf("%d whole seconds make %d block%s of %d s; a trend test needs %d",
+                                                      s->seconds, s->blocks, s->blocks == 1 ? "" : "s", s->block_s,
+                                                      CROSSCHECK_STEADY_MIN_BLOCKS));
+        return o;
+    }
+    json_object_set_new(o, "median_rps", num_or_null(s->median_rps));
+    json_object_set_new(o, "change", num_or_null(s->change));
+    json_object_set_new(o, "ratio", num_or_null(s->ratio));
+    json_object_set_new(o, "p", num_or_null(s->p));
+    if (*crosscheck_steady_flag(s, flag, sizeof flag)) {
+        json_object_set_new(o, "flag", json_string(flag));
+        json_array_append_new(warnings, json_sprintf("%s (Sen's slope: %+.0f%% of the median %.0f req/s; Mann–Kendall p = %.3g "
+                                                     "over %d blocks of %d s): the hold figures are not a steady state",
+                                                     flag, s->change * 100, s->median_rps, s->p, s->blocks, s->block_s));
+    }
+    return o;
+}
+
+static json_t *windows_json(const struct crosscheck_windows *w, json_t *warnings)
+{
+    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", num_or_null(w->load_start_s), "whole_s",
+                          num_or_null(w->whole_s), "whole_rps", num_or_null(w->whole_rps), "hold_s", num_or_null(w->hold_s),
+                          "hold_rps", num_or_null(w->hold_rps));
+    if (w->steady.verdict != CROSSCHECK_STEADY_NONE)
+        json_object_set_new(o, "hold_steady", steady_json(&w->steady, warnings));
+    return o;
 }
 
 static json_t *server_json(const struct crosscheck_server *s)
@@ -442,7 +541,7 @@ static json_t *latency_json(const struct crosscheck_latency *lc, json_t *warning
 
 void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings)
 {
-    json_object_set_new(res, "windows", windows_json(&r->windows));
+    json_object_set_new(res, "windows", windows_json(&r->windows, warnings));
     json_object_set_new(res, "server", server_json(&r->server));
     json_object_set_new(res, "workload", workload_json(&r->workload, warnings));
     json_object_set_new(res, "crosscheck", reconciliation_json(&r->reconciliation, warnings));

@@ -42,12 +42,39 @@ struct crosscheck_in {
     uint64_t tool_spawned_ns;
 };
 
+/* Whether the hold window's server-counted rate held steady: Mann–Kendall
+ * with Sen's slope over 2-5 s blocks of the per-second completions. */
+enum crosscheck_steady_verdict {
+    CROSSCHECK_STEADY_NONE,         /* no hold window in the series: nothing to say */
+    CROSSCHECK_STEADY_NOT_JUDGED,   /* fewer than CROSSCHECK_STEADY_MIN_BLOCKS blocks */
+    CROSSCHECK_STEADY_STEADY,       /* Sen's change across the hold below 10 % of the median */
+    CROSSCHECK_STEADY_UNSHOWN,      /* a change of 10 % or more, but no significant monotone trend */
+    CROSSCHECK_STEADY_NOT_STEADY,   /* a change of 10 % or more and p < 0.05 */
+};
+
+/* Five blocks are the fewest whose exact two-sided p can fall below 0.05
+ * (2/5! = 0.017; four give 2/4! = 0.083 at best). */
+#define CROSSCHECK_STEADY_MIN_BLOCKS 5
+#define CROSSCHECK_STEADY_CHANGE 0.10
+#define CROSSCHECK_STEADY_P 0.05
+
+struct crosscheck_steady {
+    enum crosscheck_steady_verdict verdict;
+    int seconds;                    /* whole seconds in the hold */
+    int block_s, blocks;            /* block length (2-5 s) and count; the seconds left over at the end are not judged */
+    double median_rps;              /* of the judged seconds */
+    double p;                       /* Mann–Kendall, two-sided, over the block means */
+    double change;                  /* Sen's slope x judged span / median: -0.3 = fell by 30 % of the median */
+    double ratio;                   /* Sen's line at the span's end / at its start; NAN unless both > 0 */
+};
+
 /* The server-side windows of a tool's load. NAN where unknown. */
 struct crosscheck_windows {
     double load_start_s;            /* tool spawned -> first request the server saw */
     double whole_s, whole_rps;      /* first request -> last response, server-counted rate over it */
     double hold_s, hold_rps;        /* whole server seconds inside the profile's hold stage */
     uint64_t hold_from_ns, hold_to_ns;  /* that hold window on the monotonic clock (both 0: none) */
+    struct crosscheck_steady steady;
 };
 
 /* What lb-target counted over the tool run (after - before). */
@@ -126,6 +153,14 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
  * "latency_check" and "efficiency" objects to res (in that order), and the
  * warnings they call for (strings) to warnings. */
 void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings);
+
+/* The steadiness verdict for n per-second counts: blocks of n/8 seconds
+ * (2 to 5), Mann–Kendall and Sen's slope over their means. */
+void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *out);
+
+/* A short phrase for a flagged hold ("not steady: rate rose 2.6x through
+ * the hold") into buf, or "" when steady, not judged or none. Returns buf. */
+const char *crosscheck_steady_flag(const struct crosscheck_steady *s, char *buf, size_t len);
 
 /* crosscheck_compute, then crosscheck_to_json. */
 void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings);

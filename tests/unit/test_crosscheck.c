@@ -256,6 +256,116 @@ static void test_latency_and_workload(void)
     json_decref(f.root);
 }
 
+#define SAMPLE_RUN "tests/fixtures/crosscheck/sample-run.json"
+
+/* One row of docs/sample-run as crosscheck's input: lb-target's series
+ * and server time as committed, the tool's latency, the profile's stages
+ * (tests/fixtures/crosscheck/sample-run.py made the fixture). */
+static void sr_row(struct fx *f, json_t *root, json_t *row)
+{
+    json_t *st, *tool = json_object_get(row, "tool"), *lat = json_object_get(tool, "latency_ms");
+    size_t i;
+    memset(f, 0, sizeof *f);
+    json_array_foreach(json_object_get(row, "stages"), i, st)
+    {
+        f->stages[i] = (struct profile_stage){.duration_ns = (uint64_t)(num(st, "duration_s") * 1e9), .target = num(st, "target")};
+        f->load.nstages = i + 1;
+    }
+    f->load.stages = f->stages;
+    f->load.ramped = f->load.nstages > 1;
+    f->lat = (struct adapter_latency){.min = num(lat, "min"), .p50 = num(lat, "p50"), .p99 = num(lat, "p99"),
+                                      .mean = NAN, .p90 = NAN, .p95 = NAN, .p999 = NAN, .max = NAN};
+    f->in = (struct crosscheck_in){.before = json_object_get(row, "before"), .after = json_object_get(row, "after"),
+                                   .series = json_object_get(row, "series"), .load = &f->load,
+                                   .delay_ns = (uint64_t)(num(root, "delay_ms") * 1e6),
+                                   .model = json_string_value(json_object_get(row, "model")), .lat = &f->lat,
+                                   .tool_cpus = 0x1, .target_cpus = 0x2};
+}
+
+/* The sample run's rows through crosscheck_compute, by label. */
+static int sr_compute(json_t *root, const char *label, struct fx *f, struct crosscheck_result *r)
+{
+    json_t *row;
+    size_t i;
+    json_array_foreach(json_object_get(root, "rows"), i, row)
+    {
+        if (strcmp(json_string_value(json_object_get(row, "label")), label))
+            continue;
+        sr_row(f, root, row);
+        crosscheck_compute(&f->in, r);
+        return 0;
+    }
+    return -1;
+}
+
+/* The steadiness verdict on the sample run's real holds (20 s each, 19
+ * whole seconds: 9 blocks of 2 s). */
+static void test_steady_sample_run(json_t *root)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    json_t *row;
+    size_t i;
+    char flag[160];
+    int aligned = 1;
+    json_array_foreach(json_object_get(root, "rows"), i, row)
+    {
+        const char *label = json_string_value(json_object_get(row, "label"));
+        sr_compute(root, label, &f, &r);
+        json_t *rj = json_object_get(row, "run_json");
+        aligned &= r.windows.hold_s == num(rj, "hold_s") && near(r.windows.hold_rps, num(rj, "hold_rps"));
+        const struct crosscheck_steady *s = &r.windows.steady;
+        diag("%-11s hold %5.0f req/s  %d x %d s  change %+5.1f%%  ratio %.2f  p %.4f  %s", label, r.windows.hold_rps,
+             s->blocks, s->block_s, s->change * 100, s->ratio, s->p, *crosscheck_steady_flag(s, flag, sizeof flag) ? flag : "steady");
+    }
+    ok(aligned, "every row's hold window: the same seconds and rate as docs/sample-run/run.json");
+    sr_compute(root, "lb-gen", &f, &r);
+    ok(r.windows.steady.verdict == CROSSCHECK_STEADY_STEADY && r.windows.steady.blocks == 9 &&
+           fabs(r.windows.steady.change) < 0.01,
+       "lb-gen's hold (9,586-9,997 req/s): steady, Sen's change %+.2f%%", r.windows.steady.change * 100);
+    sr_compute(root, "jmeter", &f, &r);
+    ok(r.windows.steady.verdict == CROSSCHECK_STEADY_UNSHOWN && r.windows.steady.change > 0.5 && r.windows.steady.p > 0.05,
+       "JMeter's hold (1,150 up to 3,022, then down to 1,068 req/s): change %+.0f%%, p %.2f: not shown steady",
+       r.windows.steady.change * 100, r.windows.steady.p);
+    is_str(crosscheck_steady_flag(&r.windows.steady, flag, sizeof flag),
+           "not shown steady: rate moved +54% with no clear trend through the hold", "JMeter's flag");
+    sr_compute(root, "locust", &f, &r);
+    ok(r.windows.steady.verdict == CROSSCHECK_STEADY_NOT_STEADY && r.windows.steady.p < 0.01,
+       "Locust's hold (1,173 down to 14 req/s): not steady, p %.4f", r.windows.steady.p);
+    is_str(crosscheck_steady_flag(&r.windows.steady, flag, sizeof flag), "not steady: rate fell 64% through the hold",
+           "Locust's flag");
+    sr_compute(root, "wrk", &f, &r);
+    ok(r.windows.steady.verdict == CROSSCHECK_STEADY_STEADY, "wrk's hold: steady");
+}
+
+/* The verdict's rules on made series: a doubling, a fall, noise, too
+ * short. */
+static void test_steady_rules(void)
+{
+    struct crosscheck_steady s;
+    double v[40];
+    char flag[160];
+    for (int i = 0; i < 20; i++)
+        v[i] = 1000 + 50.0 * i + (i % 3) * 40;
+    crosscheck_steady(v, 20, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_NOT_STEADY && s.block_s == 2 && s.blocks == 10 && s.ratio > 1.5,
+       "1,000 rising to 2,000 over 20 s: not steady");
+    is_str(crosscheck_steady_flag(&s, flag, sizeof flag), "not steady: rate rose 2.0x through the hold", "its flag");
+    for (int i = 0; i < 40; i++)
+        v[i] = 1000 + (i % 2 ? 30 : -30) + (i % 5) * 10;
+    crosscheck_steady(v, 40, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_STEADY && s.block_s == 5 && s.blocks == 8, "flat with noise over 40 s: 8 blocks of 5 s, steady");
+    for (int i = 0; i < 40; i++)
+        v[i] = 1000 + 2.0 * i;
+    crosscheck_steady(v, 40, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_STEADY && s.p < 0.05,
+       "a significant trend of 8 %% across the hold is below the 10 %% bar: steady (p %.4f)", s.p);
+    crosscheck_steady(v, 9, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_NOT_JUDGED && s.blocks == 4, "9 s make 4 blocks of 2 s: not judged");
+    crosscheck_steady(v, 10, &s);
+    ok(s.verdict != CROSSCHECK_STEADY_NOT_JUDGED && s.blocks == 5, "10 s make 5 blocks: judged");
+}
+
 /* crosscheck_fill's text, as run.json holds it, against the committed
  * copy (made by the code before it computed into structs). */
 static void test_json(const char *name, const char *expected_path, struct fx *f)
@@ -284,6 +394,13 @@ int main(void)
     test_windows();
     test_limits();
     test_latency_and_workload();
+    test_steady_rules();
+    json_error_t je;
+    json_t *sample = json_load_file(SAMPLE_RUN, 0, &je);
+    if (!ok(sample != NULL, "%s loads", SAMPLE_RUN))
+        diag("%s:%d: %s", SAMPLE_RUN, je.line, je.text);
+    else
+        test_steady_sample_run(sample);
     struct fx f;
     if (fx_load(&f) == 0) {
         test_json("the captured run", "tests/fixtures/crosscheck/lbgen-c4-2ms.expected.json", &f);
@@ -298,5 +415,6 @@ int main(void)
         test_json("every warning", "tests/fixtures/crosscheck/lbgen-c4-2ms-warnings.expected.json", &f);
         json_decref(f.root);
     }
+    json_decref(sample);
     return done_testing();
 }
