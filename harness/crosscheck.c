@@ -296,8 +296,41 @@ static int popcount(uint64_t m, int dflt)
     return m ? __builtin_popcountll(m) : dflt;
 }
 
-static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_windows *w, struct crosscheck_limits *l)
+static double ms_or_nan(json_t *o, const char *key)
 {
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The queueing witness. In a closed model each user has one request
+ * outstanding, so N users keep N requests at the server unless the time
+ * goes elsewhere; fewer than half in flight there, while the tool's
+ * latency is at least twice the server's, means requests wait inside the
+ * tool. Below a 1 ms delay the loopback round trip is not small against
+ * the server's time and in-flight at the server says nothing. */
+static void compute_queueing(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_queueing *q)
+{
+    memset(q, 0, sizeof *q);
+    q->server_mean_ms = ms_or_nan(in->hold_server_time, "mean");
+    q->server_p50_ms = ms_or_nan(in->hold_server_time, "p50");
+    q->hold_server_time = !isnan(q->server_mean_ms) && !isnan(q->server_p50_ms);
+    if (!q->hold_server_time) {
+        q->server_mean_ms = r->server.time_mean_ms;
+        q->server_p50_ms = r->server.time_p50_ms;
+    }
+    q->hold_rps = r->windows.hold_rps;
+    q->asked = offered_rps(in->load);
+    q->tool_p50_ms = in->lat ? in->lat->p50 : NAN;
+    q->in_flight = q->hold_rps * q->server_mean_ms / 1e3;
+    q->judged = !r->workload.open_like && in->delay_ns >= CROSSCHECK_QUEUE_MIN_DELAY_NS && q->asked >= 1 &&
+                !isnan(q->in_flight) && !isnan(q->tool_p50_ms) && q->server_p50_ms > 0;
+    q->fired = q->judged && q->in_flight < CROSSCHECK_QUEUE_IN_FLIGHT * q->asked &&
+               q->tool_p50_ms >= CROSSCHECK_QUEUE_LATENCY * q->server_p50_ms;
+}
+
+static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_limits *l)
+{
+    const struct crosscheck_windows *w = &r->windows;
     struct sampler_summary ts, gs;
     memset(&ts, 0, sizeof ts);
     memset(&gs, 0, sizeof gs);
@@ -325,10 +358,17 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
     l->tool_cpu_share = l->tool_cpu_pct / (100.0 * l->tool_cpus);
     l->target_cpu_share = l->target_cpu_pct / (100.0 * l->target_cpus);
     l->bottleneck = CROSSCHECK_BOTTLENECK_NONE;
+    l->witness = CROSSCHECK_WITNESS_CPU;
+    compute_queueing(in, r, &l->queueing);
     if (l->target_cpu_share >= 0.9)
         l->bottleneck = CROSSCHECK_BOTTLENECK_TARGET;
     else if (l->tool_cpu_share >= 0.9)
         l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
+    else if (l->queueing.fired) {
+        l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
+        l->witness = CROSSCHECK_WITNESS_QUEUEING;
+    } else
+        l->witness = CROSSCHECK_WITNESS_NONE;
 }
 
 static void compute_latency(const struct crosscheck_in *in, const struct crosscheck_server *s, struct crosscheck_latency *lc)
@@ -364,7 +404,7 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
     compute_server(in, &out->windows, &out->server);
     compute_workload(in, out, &out->workload);
     compute_reconciliation(in, &out->server, &out->reconciliation);
-    compute_limits(in, &out->windows, &out->limits);
+    compute_limits(in, out, &out->limits);
     compute_latency(in, &out->server, &out->latency);
     out->efficiency.requests_per_cpu_second = in->cpu_seconds > 0 ? (double)server / in->cpu_seconds : NAN;
     out->efficiency.rps_per_mb = in->rss_peak_mb > 0 ? out->windows.whole_rps / in->rss_peak_mb : NAN;
@@ -503,17 +543,52 @@ static const char *bottleneck_name(enum crosscheck_bottleneck b)
     return b == CROSSCHECK_BOTTLENECK_TARGET ? "target" : b == CROSSCHECK_BOTTLENECK_TOOL ? "tool" : "none";
 }
 
+/* The row's bottleneck with the witness's figure, as summary.md shows it:
+ * "tool (queueing: 200 asked, 8 in flight at the server)". */
+static json_t *limits_reason(const struct crosscheck_limits *l)
+{
+    const struct crosscheck_queueing *q = &l->queueing;
+    if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+        return json_sprintf("tool (queueing: %.0f asked, %.0f in flight at the server)", q->asked, q->in_flight);
+    if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
+        return json_sprintf("target (cpu: %.0f%% of its %d CPU%s)", l->target_cpu_share * 100, l->target_cpus,
+                            l->target_cpus == 1 ? "" : "s");
+    return json_sprintf("tool (cpu: %.0f%% of its %d CPU%s)", l->tool_cpu_share * 100, l->tool_cpus, l->tool_cpus == 1 ? "" : "s");
+}
+
+static json_t *queueing_json(const struct crosscheck_queueing *q)
+{
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "asked", q->asked, "in_flight", q->in_flight, "hold_rps",
+                     q->hold_rps, "server_mean_ms", q->server_mean_ms, "server_p50_ms", q->server_p50_ms, "tool_p50_ms",
+                     q->tool_p50_ms, "server_time_basis", q->hold_server_time ? "hold window" : "whole run");
+}
+
 /* NULL (no "limits" key) when a figure is not a number, as json_pack does
- * with a NaN "f". */
+ * with a NaN "f". Rows where no witness fired keep the keys they always
+ * had; a fired one adds "witness", "reason" and its figures. */
 static json_t *limits_json(const struct crosscheck_limits *l, json_t *warnings)
 {
+    const struct crosscheck_queueing *q = &l->queueing;
     if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
         json_array_append_new(warnings, json_sprintf("target-bound: lb-target used %.0f%% of its CPU set; this row measures the target, not the tool",
                                                      l->target_cpu_share * 100));
-    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck_name(l->bottleneck),
-                     "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
-                     l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
-                     "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
+    if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+        json_array_append_new(warnings, json_sprintf("tool-bound (queueing): %.0f users asked, %.1f in flight at the server by Little's law "
+                                                     "(%.0f req/s x %.2f ms); the tool's p50 is %.1f ms against the server's %.1f ms: "
+                                                     "requests wait inside the tool",
+                                                     q->asked, q->in_flight, q->hold_rps, q->server_mean_ms, q->tool_p50_ms,
+                                                     q->server_p50_ms));
+    json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck_name(l->bottleneck),
+                          "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
+                          l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
+                          "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
+    if (o && l->witness != CROSSCHECK_WITNESS_NONE) {
+        json_object_set_new(o, "witness", json_string(l->witness == CROSSCHECK_WITNESS_QUEUEING ? "queueing" : "cpu"));
+        json_object_set_new(o, "reason", limits_reason(l));
+        if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+            json_object_set_new(o, "queueing", queueing_json(q));
+    }
+    return o;
 }
 
 static json_t *latency_json(const struct crosscheck_latency *lc, json_t *warnings)

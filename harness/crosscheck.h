@@ -40,6 +40,8 @@ struct crosscheck_in {
     const struct crosscheck_point *tool_pts, *target_pts;  /* the series, for window averages */
     size_t ntool_pts, ntarget_pts;
     uint64_t tool_spawned_ns;
+    json_t *hold_server_time;       /* optional: lb-target's server time over the hold window in ms ("mean",
+                                     * "p50"), as target_histogram_window_ms makes it; NULL: the whole run's */
 };
 
 /* Whether the hold window's server-counted rate held steady: Mann–Kendall
@@ -113,9 +115,33 @@ struct crosscheck_reconciliation {
 
 enum crosscheck_bottleneck { CROSSCHECK_BOTTLENECK_NONE, CROSSCHECK_BOTTLENECK_TOOL, CROSSCHECK_BOTTLENECK_TARGET };
 
-/* Who ran out of CPU: a share of 0.9 or more of its CPU set. */
+/* Which witness named the bottleneck. */
+enum crosscheck_witness { CROSSCHECK_WITNESS_NONE, CROSSCHECK_WITNESS_CPU, CROSSCHECK_WITNESS_QUEUEING };
+
+/* The queueing witness thresholds: fewer than half the users asked for in
+ * flight at the server, and the tool's p50 at least twice the server's. */
+#define CROSSCHECK_QUEUE_IN_FLIGHT 0.5
+#define CROSSCHECK_QUEUE_LATENCY 2.0
+#define CROSSCHECK_QUEUE_MIN_DELAY_NS 1000000
+
+/* Queueing inside the tool, closed model, over the hold window: the
+ * server-side concurrency by Little's law (hold rate x server mean time)
+ * against the users asked for, and the tool's p50 against the server's. */
+struct crosscheck_queueing {
+    int judged;                     /* closed, a hold rate, server and tool p50, a server delay of 1 ms or more */
+    int fired;
+    double asked;                   /* users in the hold stage */
+    double in_flight;               /* hold_rps x server mean time */
+    double hold_rps, server_mean_ms, server_p50_ms, tool_p50_ms;
+    int hold_server_time;           /* 1: server time over the hold window; 0: over the whole run */
+};
+
+/* Who limited the run: a CPU set used 90 % or more (target first), else
+ * the tool's queueing witness. */
 struct crosscheck_limits {
     enum crosscheck_bottleneck bottleneck;
+    enum crosscheck_witness witness;
+    struct crosscheck_queueing queueing;
     double tool_cpu_pct, target_cpu_pct;        /* 100 = one core */
     double tool_cpu_share, target_cpu_share;    /* of the CPU set */
     int tool_cpus, target_cpus;

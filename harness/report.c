@@ -152,6 +152,11 @@ static const char *bottleneck_cell(json_t *r)
     const char *b = str(r, "limits.bottleneck");
     if (b && !strcmp(b, "target"))
         return "**target-bound: not a tool result**";
+    /* The witness that fired, with its figure (run.json's limits.reason,
+     * written since the queueing witness; older rows have none). */
+    const char *reason = str(r, "limits.reason");
+    if (reason)
+        return reason;
     return b ? b : "–";
 }
 
