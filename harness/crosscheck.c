@@ -145,7 +145,9 @@ void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *
     double start = t.intercept - 0.5 * t.slope, end = t.intercept + ((double)nb - 0.5) * t.slope;
     if (start > 0 && end > 0)
         out->ratio = end / start;
-    if (isnan(out->change) || fabs(out->change) < CROSSCHECK_STEADY_CHANGE)
+    if (isnan(out->change))
+        return; /* a median of 0 req/s: no size to judge a change by */
+    if (fabs(out->change) < CROSSCHECK_STEADY_CHANGE)
         out->verdict = CROSSCHECK_STEADY_STEADY;
     else
         out->verdict = t.p < CROSSCHECK_STEADY_P ? CROSSCHECK_STEADY_NOT_STEADY : CROSSCHECK_STEADY_UNSHOWN;
@@ -444,9 +446,12 @@ static json_t *steady_json(const struct crosscheck_steady *s, json_t *warnings)
     json_object_set_new(o, "block_s", json_integer(s->block_s));
     json_object_set_new(o, "blocks", json_integer(s->blocks));
     if (s->verdict == CROSSCHECK_STEADY_NOT_JUDGED) {
-        json_object_set_new(o, "reason", json_sprintf("%d whole seconds make %d block%s of %d s; a trend test needs %d",
-                                                      s->seconds, s->blocks, s->blocks == 1 ? "" : "s", s->block_s,
-                                                      CROSSCHECK_STEADY_MIN_BLOCKS));
+        if (s->blocks < CROSSCHECK_STEADY_MIN_BLOCKS)
+            json_object_set_new(o, "reason", json_sprintf("%d whole seconds make %d block%s of %d s; a trend test needs %d",
+                                                          s->seconds, s->blocks, s->blocks == 1 ? "" : "s", s->block_s,
+                                                          CROSSCHECK_STEADY_MIN_BLOCKS));
+        else
+            json_object_set_new(o, "reason", json_string("the median rate is 0 req/s: no size to judge a change by"));
         return o;
     }
     json_object_set_new(o, "median_rps", num_or_null(s->median_rps));

@@ -48,7 +48,7 @@ struct crosscheck_in {
  * with Sen's slope over 2-5 s blocks of the per-second completions. */
 enum crosscheck_steady_verdict {
     CROSSCHECK_STEADY_NONE,         /* no hold window in the series: nothing to say */
-    CROSSCHECK_STEADY_NOT_JUDGED,   /* fewer than CROSSCHECK_STEADY_MIN_BLOCKS blocks */
+    CROSSCHECK_STEADY_NOT_JUDGED,   /* fewer than CROSSCHECK_STEADY_MIN_BLOCKS blocks, or a median of 0 */
     CROSSCHECK_STEADY_STEADY,       /* Sen's change across the hold below 10 % of the median */
     CROSSCHECK_STEADY_UNSHOWN,      /* a change of 10 % or more, but no significant monotone trend */
     CROSSCHECK_STEADY_NOT_STEADY,   /* a change of 10 % or more and p < 0.05 */

@@ -466,6 +466,10 @@ static void test_steady_rules(void)
     ok(s.verdict == CROSSCHECK_STEADY_NOT_JUDGED && s.blocks == 4, "9 s make 4 blocks of 2 s: not judged");
     crosscheck_steady(v, 10, &s);
     ok(s.verdict != CROSSCHECK_STEADY_NOT_JUDGED && s.blocks == 5, "10 s make 5 blocks: judged");
+    for (int i = 0; i < 20; i++)
+        v[i] = i < 12 ? 0 : 500;
+    crosscheck_steady(v, 20, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_NOT_JUDGED && isnan(s.change), "a median of 0 req/s: not judged, no change computed");
 }
 
 /* crosscheck_fill's text, as run.json holds it, against the committed
