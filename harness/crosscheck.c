@@ -1,8 +1,11 @@
 #include "crosscheck.h"
+#include "stats.h"
 #include "target.h"
 #include "util.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -99,18 +102,73 @@ static void windows_hold(const struct crosscheck_in *in, json_t *secs, long firs
     }
     uint64_t sum = 0;
     int count = 0;
+    double *per_s = util_xcalloc(json_array_size(secs) + 1, sizeof *per_s);
     for (size_t i = 0; i < json_array_size(secs); i++) {
         json_t *s = json_array_get(secs, i);
         double t = (double)json_integer_value(json_object_get(s, "t"));
         if (t >= ceil(a) && t + 1 <= floor(b) && !json_is_true(json_object_get(s, "partial"))) {
             sum += target_u64(s, "completions");
-            count++;
+            per_s[count++] = (double)target_u64(s, "completions");
         }
     }
     if (count > 0) {
         w->hold_s = count;
         w->hold_rps = (double)sum / count;
+        crosscheck_steady(per_s, (size_t)count, &w->steady);
     }
+    free(per_s);
+}
+
+void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *out)
+{
+    *out = (struct crosscheck_steady){.verdict = CROSSCHECK_STEADY_NOT_JUDGED, .seconds = (int)n, .median_rps = NAN,
+                                      .p = NAN, .change = NAN, .ratio = NAN};
+    /* Per-second counts are autocorrelated (a stall drags two seconds):
+     * judge block means, about eight blocks over the hold, 2-5 s each. */
+    size_t b = n / 8 < 2 ? 2 : n / 8 > 5 ? 5 : n / 8, nb = n / b;
+    out->block_s = (int)b;
+    out->blocks = (int)nb;
+    if (nb < CROSSCHECK_STEADY_MIN_BLOCKS)
+        return;
+    double *blk = util_xcalloc(nb, sizeof *blk);
+    for (size_t i = 0; i < nb * b; i++)
+        blk[i / b] += per_s[i] / (double)b;
+    struct stats_summary sum;
+    stats_summarize(per_s, nb * b, &sum);
+    struct stats_trend t;
+    stats_trend(blk, nb, &t);
+    free(blk);
+    out->median_rps = sum.median;
+    out->p = t.p;
+    out->change = sum.median > 0 ? t.slope * (double)nb / sum.median : NAN;
+    /* Sen's line from the first block's start to the last block's end. */
+    double start = t.intercept - 0.5 * t.slope, end = t.intercept + ((double)nb - 0.5) * t.slope;
+    if (start > 0 && end > 0)
+        out->ratio = end / start;
+    if (isnan(out->change))
+        return; /* a median of 0 req/s: no size to judge a change by */
+    if (fabs(out->change) < CROSSCHECK_STEADY_CHANGE)
+        out->verdict = CROSSCHECK_STEADY_STEADY;
+    else
+        out->verdict = t.p < CROSSCHECK_STEADY_P ? CROSSCHECK_STEADY_NOT_STEADY : CROSSCHECK_STEADY_UNSHOWN;
+}
+
+const char *crosscheck_steady_flag(const struct crosscheck_steady *s, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (s->verdict == CROSSCHECK_STEADY_UNSHOWN)
+        snprintf(buf, len, "not shown steady: rate moved %+.0f%% with no clear trend through the hold", s->change * 100);
+    else if (s->verdict != CROSSCHECK_STEADY_NOT_STEADY)
+        return buf;
+    else if (isnan(s->ratio))
+        snprintf(buf, len, "not steady: rate %s by %.0f%% of its median through the hold", s->change > 0 ? "rose" : "fell",
+                 fabs(s->change) * 100);
+    else if (s->ratio >= 1.5)
+        snprintf(buf, len, "not steady: rate rose %.1fx through the hold", s->ratio);
+    else
+        snprintf(buf, len, "not steady: rate %s %.0f%% through the hold", s->ratio > 1 ? "rose" : "fell",
+                 fabs(s->ratio - 1) * 100);
+    return buf;
 }
 
 static void compute_windows(const struct crosscheck_in *in, uint64_t server, struct crosscheck_windows *w)
@@ -240,8 +298,41 @@ static int popcount(uint64_t m, int dflt)
     return m ? __builtin_popcountll(m) : dflt;
 }
 
-static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_windows *w, struct crosscheck_limits *l)
+static double ms_or_nan(json_t *o, const char *key)
 {
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The queueing witness. In a closed model each user has one request
+ * outstanding, so N users keep N requests at the server unless the time
+ * goes elsewhere; fewer than half in flight there, while the tool's
+ * latency is at least twice the server's, means requests wait inside the
+ * tool. Below a 1 ms delay the loopback round trip is not small against
+ * the server's time and in-flight at the server says nothing. */
+static void compute_queueing(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_queueing *q)
+{
+    memset(q, 0, sizeof *q);
+    q->server_mean_ms = ms_or_nan(in->hold_server_time, "mean");
+    q->server_p50_ms = ms_or_nan(in->hold_server_time, "p50");
+    q->hold_server_time = !isnan(q->server_mean_ms) && !isnan(q->server_p50_ms);
+    if (!q->hold_server_time) {
+        q->server_mean_ms = r->server.time_mean_ms;
+        q->server_p50_ms = r->server.time_p50_ms;
+    }
+    q->hold_rps = r->windows.hold_rps;
+    q->asked = offered_rps(in->load);
+    q->tool_p50_ms = in->lat ? in->lat->p50 : NAN;
+    q->in_flight = q->hold_rps * q->server_mean_ms / 1e3;
+    q->judged = !r->workload.open_like && in->delay_ns >= CROSSCHECK_QUEUE_MIN_DELAY_NS && q->asked >= 1 &&
+                !isnan(q->in_flight) && !isnan(q->tool_p50_ms) && q->server_p50_ms > 0;
+    q->fired = q->judged && q->in_flight < CROSSCHECK_QUEUE_IN_FLIGHT * q->asked &&
+               q->tool_p50_ms >= CROSSCHECK_QUEUE_LATENCY * q->server_p50_ms;
+}
+
+static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_limits *l)
+{
+    const struct crosscheck_windows *w = &r->windows;
     struct sampler_summary ts, gs;
     memset(&ts, 0, sizeof ts);
     memset(&gs, 0, sizeof gs);
@@ -269,10 +360,17 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
     l->tool_cpu_share = l->tool_cpu_pct / (100.0 * l->tool_cpus);
     l->target_cpu_share = l->target_cpu_pct / (100.0 * l->target_cpus);
     l->bottleneck = CROSSCHECK_BOTTLENECK_NONE;
+    l->witness = CROSSCHECK_WITNESS_CPU;
+    compute_queueing(in, r, &l->queueing);
     if (l->target_cpu_share >= 0.9)
         l->bottleneck = CROSSCHECK_BOTTLENECK_TARGET;
     else if (l->tool_cpu_share >= 0.9)
         l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
+    else if (l->queueing.fired) {
+        l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
+        l->witness = CROSSCHECK_WITNESS_QUEUEING;
+    } else
+        l->witness = CROSSCHECK_WITNESS_NONE;
 }
 
 static void compute_latency(const struct crosscheck_in *in, const struct crosscheck_server *s, struct crosscheck_latency *lc)
@@ -308,7 +406,7 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
     compute_server(in, &out->windows, &out->server);
     compute_workload(in, out, &out->workload);
     compute_reconciliation(in, &out->server, &out->reconciliation);
-    compute_limits(in, &out->windows, &out->limits);
+    compute_limits(in, out, &out->limits);
     compute_latency(in, &out->server, &out->latency);
     out->efficiency.requests_per_cpu_second = in->cpu_seconds > 0 ? (double)server / in->cpu_seconds : NAN;
     out->efficiency.rps_per_mb = in->rss_peak_mb > 0 ? out->windows.whole_rps / in->rss_peak_mb : NAN;
@@ -326,11 +424,57 @@ static json_t *uint_json(uint64_t v)
     return json_integer((json_int_t)v);
 }
 
-static json_t *windows_json(const struct crosscheck_windows *w)
+static const char *steady_name(enum crosscheck_steady_verdict v)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", num_or_null(w->load_start_s), "whole_s",
-                     num_or_null(w->whole_s), "whole_rps", num_or_null(w->whole_rps), "hold_s", num_or_null(w->hold_s),
-                     "hold_rps", num_or_null(w->hold_rps));
+    switch (v) {
+    case CROSSCHECK_STEADY_STEADY: return "steady";
+    case CROSSCHECK_STEADY_UNSHOWN: return "not shown steady";
+    case CROSSCHECK_STEADY_NOT_STEADY: return "not steady";
+    case CROSSCHECK_STEADY_NOT_JUDGED:
+    case CROSSCHECK_STEADY_NONE: break;
+    }
+    return "not judged";
+}
+
+/* windows.hold_steady, and a warning for a hold that moved. */
+static json_t *steady_json(const struct crosscheck_steady *s, json_t *warnings)
+{
+    json_t *o = json_object();
+    char flag[160];
+    json_object_set_new(o, "verdict", json_string(steady_name(s->verdict)));
+    json_object_set_new(o, "seconds", json_integer(s->seconds));
+    json_object_set_new(o, "block_s", json_integer(s->block_s));
+    json_object_set_new(o, "blocks", json_integer(s->blocks));
+    if (s->verdict == CROSSCHECK_STEADY_NOT_JUDGED) {
+        if (s->blocks < CROSSCHECK_STEADY_MIN_BLOCKS)
+            json_object_set_new(o, "reason", json_sprintf("%d whole seconds make %d block%s of %d s; a trend test needs %d",
+                                                          s->seconds, s->blocks, s->blocks == 1 ? "" : "s", s->block_s,
+                                                          CROSSCHECK_STEADY_MIN_BLOCKS));
+        else
+            json_object_set_new(o, "reason", json_string("the median rate is 0 req/s: no size to judge a change by"));
+        return o;
+    }
+    json_object_set_new(o, "median_rps", num_or_null(s->median_rps));
+    json_object_set_new(o, "change", num_or_null(s->change));
+    json_object_set_new(o, "ratio", num_or_null(s->ratio));
+    json_object_set_new(o, "p", num_or_null(s->p));
+    if (*crosscheck_steady_flag(s, flag, sizeof flag)) {
+        json_object_set_new(o, "flag", json_string(flag));
+        json_array_append_new(warnings, json_sprintf("%s (Sen's slope: %+.0f%% of the median %.0f req/s; Mann–Kendall p = %.3g "
+                                                     "over %d blocks of %d s): the hold figures are not a steady state",
+                                                     flag, s->change * 100, s->median_rps, s->p, s->blocks, s->block_s));
+    }
+    return o;
+}
+
+static json_t *windows_json(const struct crosscheck_windows *w, json_t *warnings)
+{
+    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", num_or_null(w->load_start_s), "whole_s",
+                          num_or_null(w->whole_s), "whole_rps", num_or_null(w->whole_rps), "hold_s", num_or_null(w->hold_s),
+                          "hold_rps", num_or_null(w->hold_rps));
+    if (w->steady.verdict != CROSSCHECK_STEADY_NONE)
+        json_object_set_new(o, "hold_steady", steady_json(&w->steady, warnings));
+    return o;
 }
 
 static json_t *server_json(const struct crosscheck_server *s)
@@ -404,17 +548,52 @@ static const char *bottleneck_name(enum crosscheck_bottleneck b)
     return b == CROSSCHECK_BOTTLENECK_TARGET ? "target" : b == CROSSCHECK_BOTTLENECK_TOOL ? "tool" : "none";
 }
 
+/* The row's bottleneck with the witness's figure, as summary.md shows it:
+ * "tool (queueing: 200 asked, 8 in flight at the server)". */
+static json_t *limits_reason(const struct crosscheck_limits *l)
+{
+    const struct crosscheck_queueing *q = &l->queueing;
+    if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+        return json_sprintf("tool (queueing: %.0f asked, %.0f in flight at the server)", q->asked, q->in_flight);
+    if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
+        return json_sprintf("target (cpu: %.0f%% of its %d CPU%s)", l->target_cpu_share * 100, l->target_cpus,
+                            l->target_cpus == 1 ? "" : "s");
+    return json_sprintf("tool (cpu: %.0f%% of its %d CPU%s)", l->tool_cpu_share * 100, l->tool_cpus, l->tool_cpus == 1 ? "" : "s");
+}
+
+static json_t *queueing_json(const struct crosscheck_queueing *q)
+{
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "asked", q->asked, "in_flight", q->in_flight, "hold_rps",
+                     q->hold_rps, "server_mean_ms", q->server_mean_ms, "server_p50_ms", q->server_p50_ms, "tool_p50_ms",
+                     q->tool_p50_ms, "server_time_basis", q->hold_server_time ? "hold window" : "whole run");
+}
+
 /* NULL (no "limits" key) when a figure is not a number, as json_pack does
- * with a NaN "f". */
+ * with a NaN "f". Rows where no witness fired keep the keys they always
+ * had; a fired one adds "witness", "reason" and its figures. */
 static json_t *limits_json(const struct crosscheck_limits *l, json_t *warnings)
 {
+    const struct crosscheck_queueing *q = &l->queueing;
     if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
         json_array_append_new(warnings, json_sprintf("target-bound: lb-target used %.0f%% of its CPU set; this row measures the target, not the tool",
                                                      l->target_cpu_share * 100));
-    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck_name(l->bottleneck),
-                     "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
-                     l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
-                     "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
+    if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+        json_array_append_new(warnings, json_sprintf("tool-bound (queueing): %.0f users asked, %.1f in flight at the server by Little's law "
+                                                     "(%.0f req/s x %.2f ms); the tool's p50 is %.1f ms against the server's %.1f ms: "
+                                                     "requests wait inside the tool",
+                                                     q->asked, q->in_flight, q->hold_rps, q->server_mean_ms, q->tool_p50_ms,
+                                                     q->server_p50_ms));
+    json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck_name(l->bottleneck),
+                          "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
+                          l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
+                          "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
+    if (o && l->witness != CROSSCHECK_WITNESS_NONE) {
+        json_object_set_new(o, "witness", json_string(l->witness == CROSSCHECK_WITNESS_QUEUEING ? "queueing" : "cpu"));
+        json_object_set_new(o, "reason", limits_reason(l));
+        if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+            json_object_set_new(o, "queueing", queueing_json(q));
+    }
+    return o;
 }
 
 static json_t *latency_json(const struct crosscheck_latency *lc, json_t *warnings)
@@ -442,7 +621,7 @@ static json_t *latency_json(const struct crosscheck_latency *lc, json_t *warning
 
 void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings)
 {
-    json_object_set_new(res, "windows", windows_json(&r->windows));
+    json_object_set_new(res, "windows", windows_json(&r->windows, warnings));
     json_object_set_new(res, "server", server_json(&r->server));
     json_object_set_new(res, "workload", workload_json(&r->workload, warnings));
     json_object_set_new(res, "crosscheck", reconciliation_json(&r->reconciliation, warnings));

@@ -40,6 +40,34 @@ struct crosscheck_in {
     const struct crosscheck_point *tool_pts, *target_pts;  /* the series, for window averages */
     size_t ntool_pts, ntarget_pts;
     uint64_t tool_spawned_ns;
+    json_t *hold_server_time;       /* optional: lb-target's server time over the hold window in ms ("mean",
+                                     * "p50"), as target_histogram_window_ms makes it; NULL: the whole run's */
+};
+
+/* Whether the hold window's server-counted rate held steady: Mann–Kendall
+ * with Sen's slope over 2-5 s blocks of the per-second completions. */
+enum crosscheck_steady_verdict {
+    CROSSCHECK_STEADY_NONE,         /* no hold window in the series: nothing to say */
+    CROSSCHECK_STEADY_NOT_JUDGED,   /* fewer than CROSSCHECK_STEADY_MIN_BLOCKS blocks, or a median of 0 */
+    CROSSCHECK_STEADY_STEADY,       /* Sen's change across the hold below 10 % of the median */
+    CROSSCHECK_STEADY_UNSHOWN,      /* a change of 10 % or more, but no significant monotone trend */
+    CROSSCHECK_STEADY_NOT_STEADY,   /* a change of 10 % or more and p < 0.05 */
+};
+
+/* Five blocks are the fewest whose exact two-sided p can fall below 0.05
+ * (2/5! = 0.017; four give 2/4! = 0.083 at best). */
+#define CROSSCHECK_STEADY_MIN_BLOCKS 5
+#define CROSSCHECK_STEADY_CHANGE 0.10
+#define CROSSCHECK_STEADY_P 0.05
+
+struct crosscheck_steady {
+    enum crosscheck_steady_verdict verdict;
+    int seconds;                    /* whole seconds in the hold */
+    int block_s, blocks;            /* block length (2-5 s) and count; the seconds left over at the end are not judged */
+    double median_rps;              /* of the judged seconds */
+    double p;                       /* Mann–Kendall, two-sided, over the block means */
+    double change;                  /* Sen's slope x judged span / median: -0.3 = fell by 30 % of the median */
+    double ratio;                   /* Sen's line at the span's end / at its start; NAN unless both > 0 */
 };
 
 /* The server-side windows of a tool's load. NAN where unknown. */
@@ -48,6 +76,7 @@ struct crosscheck_windows {
     double whole_s, whole_rps;      /* first request -> last response, server-counted rate over it */
     double hold_s, hold_rps;        /* whole server seconds inside the profile's hold stage */
     uint64_t hold_from_ns, hold_to_ns;  /* that hold window on the monotonic clock (both 0: none) */
+    struct crosscheck_steady steady;
 };
 
 /* What lb-target counted over the tool run (after - before). */
@@ -86,9 +115,33 @@ struct crosscheck_reconciliation {
 
 enum crosscheck_bottleneck { CROSSCHECK_BOTTLENECK_NONE, CROSSCHECK_BOTTLENECK_TOOL, CROSSCHECK_BOTTLENECK_TARGET };
 
-/* Who ran out of CPU: a share of 0.9 or more of its CPU set. */
+/* Which witness named the bottleneck. */
+enum crosscheck_witness { CROSSCHECK_WITNESS_NONE, CROSSCHECK_WITNESS_CPU, CROSSCHECK_WITNESS_QUEUEING };
+
+/* The queueing witness thresholds: fewer than half the users asked for in
+ * flight at the server, and the tool's p50 at least twice the server's. */
+#define CROSSCHECK_QUEUE_IN_FLIGHT 0.5
+#define CROSSCHECK_QUEUE_LATENCY 2.0
+#define CROSSCHECK_QUEUE_MIN_DELAY_NS 1000000
+
+/* Queueing inside the tool, closed model, over the hold window: the
+ * server-side concurrency by Little's law (hold rate x server mean time)
+ * against the users asked for, and the tool's p50 against the server's. */
+struct crosscheck_queueing {
+    int judged;                     /* closed, a hold rate, server and tool p50, a server delay of 1 ms or more */
+    int fired;
+    double asked;                   /* users in the hold stage */
+    double in_flight;               /* hold_rps x server mean time */
+    double hold_rps, server_mean_ms, server_p50_ms, tool_p50_ms;
+    int hold_server_time;           /* 1: server time over the hold window; 0: over the whole run */
+};
+
+/* Who limited the run: a CPU set used 90 % or more (target first), else
+ * the tool's queueing witness. */
 struct crosscheck_limits {
     enum crosscheck_bottleneck bottleneck;
+    enum crosscheck_witness witness;
+    struct crosscheck_queueing queueing;
     double tool_cpu_pct, target_cpu_pct;        /* 100 = one core */
     double tool_cpu_share, target_cpu_share;    /* of the CPU set */
     int tool_cpus, target_cpus;
@@ -126,6 +179,14 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
  * "latency_check" and "efficiency" objects to res (in that order), and the
  * warnings they call for (strings) to warnings. */
 void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings);
+
+/* The steadiness verdict for n per-second counts: blocks of n/8 seconds
+ * (2 to 5), Mann–Kendall and Sen's slope over their means. */
+void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *out);
+
+/* A short phrase for a flagged hold ("not steady: rate rose 2.6x through
+ * the hold") into buf, or "" when steady, not judged or none. Returns buf. */
+const char *crosscheck_steady_flag(const struct crosscheck_steady *s, char *buf, size_t len);
 
 /* crosscheck_compute, then crosscheck_to_json. */
 void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings);

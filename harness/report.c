@@ -152,7 +152,24 @@ static const char *bottleneck_cell(json_t *r)
     const char *b = str(r, "limits.bottleneck");
     if (b && !strcmp(b, "target"))
         return "**target-bound: not a tool result**";
+    /* The witness that fired, with its figure (run.json's limits.reason,
+     * written since the queueing witness; older rows have none). */
+    const char *reason = str(r, "limits.reason");
+    if (reason)
+        return reason;
     return b ? b : "–";
+}
+
+/* RPS hold, with the steadiness verdict when the hold moved (run.json's
+ * windows.hold_steady.flag; rows without one print as before). */
+static const char *hold_cell(json_t *r, char *buf, size_t len)
+{
+    fmt_int(buf, len, num(r, "windows.hold_rps"));
+    if (str(r, "windows.hold_steady.flag")) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, " ⚠ %s", str(r, "windows.hold_steady.verdict") ?: "not steady");
+    }
+    return buf;
 }
 
 void report_markdown(FILE *f, json_t *run)
@@ -182,13 +199,13 @@ void report_markdown(FILE *f, json_t *run)
     fprintf(f, "\n\n");
     fprintf(f, "| Tool | Status | Model | RPS (server) | RPS hold | P50 ms | P95 ms | P99 ms | Errors | CPU avg %% | CPU peak %% | RSS peak MB | Req/CPU-s | RPS/MB | Server count | Client count | Verdict | Bottleneck |\n");
     fprintf(f, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
-    int note = 0;
+    int note = 0, moved = 0;
     json_array_foreach(runs, i, r)
     {
         const char *st = str(r, "status") ?: "?";
         fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                 row_name(r, b[0], 64), st, str(r, "identity.model") ?: "–", fmt_int(b[1], 64, num(r, "windows.whole_rps")),
-                fmt_int(b[2], 64, num(r, "windows.hold_rps")), fmt(b[3], 64, num(r, "client.latency_ms.p50"), 2),
+                hold_cell(r, b[2], 64), fmt(b[3], 64, num(r, "client.latency_ms.p50"), 2),
                 fmt(b[4], 64, num(r, "client.latency_ms.p95"), 2), fmt(b[5], 64, num(r, "client.latency_ms.p99"), 2),
                 fmt_int(b[6], 64, num(r, "client.errors")), fmt(b[7], 64, num(r, "footprint.cpu_avg_pct"), 1),
                 fmt(b[8], 64, num(r, "footprint.cpu_peak_pct"), 1), fmt(b[9], 64, num(r, "footprint.rss_peak_mb"), 1),
@@ -199,10 +216,15 @@ void report_markdown(FILE *f, json_t *run)
         json_t *w = json_object_get(r, "warnings");
         if (str(r, "reason") || json_array_size(w))
             note = 1;
+        moved |= str(r, "windows.hold_steady.flag") != NULL;
     }
     fprintf(f, "\nRPS is counted by the server over the tool's whole load (first request to last response); "
                "RPS hold is the server's rate over the longest constant stage. CPU 100 %% = one core; "
-               "Req/CPU-s = server-counted requests per CPU-second of the tool's whole process tree.\n");
+               "Req/CPU-s = server-counted requests per CPU-second of the tool's whole process tree.");
+    if (moved)
+        fprintf(f, " ⚠ after RPS hold: the server-counted rate moved through the hold (Mann–Kendall with Sen's slope over "
+                   "2-5 s blocks; the row's notes give the size): that figure is not a steady state.");
+    fprintf(f, "\n");
     if (note) {
         fprintf(f, "\n## Notes\n\n");
         json_array_foreach(runs, i, r)

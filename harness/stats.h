@@ -48,6 +48,20 @@ double stats_json_num(json_t *o, const char *a, const char *b, const char *c);
  * string. */
 const char *stats_json_str(json_t *o, const char *a, const char *b);
 
+/* A monotonic trend in a short series y[0..n) taken at x = 0, 1, …:
+ * Mann–Kendall's S with its two-sided p-value, Sen's slope and the line's
+ * intercept. */
+struct stats_trend {
+    size_t n;
+    long s;             /* concordant minus discordant pairs */
+    double p;           /* two-sided; exact without ties (n <= 60), else the normal approximation with tie correction */
+    double slope;       /* Sen: the median of the pairwise slopes, per step of x */
+    double intercept;   /* the median of y - slope * x */
+};
+
+/* Mann–Kendall and Sen over y (no NaNs). p is 1 and the slope 0 when n < 2. */
+void stats_trend(const double *y, size_t n, struct stats_trend *out);
+
 /* Summarize n values (NaNs skipped). */
 void stats_summarize(const double *v, size_t n, struct stats_summary *out);
 

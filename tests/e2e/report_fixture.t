@@ -49,6 +49,24 @@ else
     ok 0 "gnuplot rendering # SKIP gnuplot not installed (apt-get install gnuplot-nox)"
 fi
 
+# --- a hold that moved: run.json's windows.hold_steady.flag reaches the table
+mkdir "$tmp/s"
+sed '0,/"hold_rps": 1846.5/s//"hold_rps": 1846.5, "hold_steady": {"verdict": "not steady", "flag": "not steady: rate rose 2.6x through the hold"}/' \
+    "$F/sweep-a/run.json" >"$tmp/s/run.json"
+LOADBENCH_GNUPLOT= "$LB" report "$tmp/s" >/dev/null 2>&1
+check "a flagged hold: its RPS hold cell says not steady" grep -q '^| lb-gen@10#1 | ok | closed | 1,720 | 1,846 ⚠ not steady |' "$tmp/s/summary.md"
+check "a flagged hold: the note under the table explains the mark" grep -q '⚠ after RPS hold: the server-counted rate moved' "$tmp/s/summary.md"
+check "a flagged hold: only that row is marked" test "$(grep -c '⚠ not steady' "$tmp/s/summary.md")" -eq 1
+
+# --- a witness that fired: limits.reason is the Bottleneck cell ---------
+mkdir "$tmp/q"
+sed '0,/"bottleneck": "none"/s//"bottleneck": "tool", "witness": "queueing", "reason": "tool (queueing: 200 asked, 8 in flight at the server)"/' \
+    "$F/sweep-a/run.json" >"$tmp/q/run.json"
+LOADBENCH_GNUPLOT= "$LB" report "$tmp/q" >/dev/null 2>&1
+check "the Bottleneck cell names the witness and its figure" \
+    grep -q '^| lb-gen@10#1 | .* | tool (queueing: 200 asked, 8 in flight at the server) |$' "$tmp/q/summary.md"
+check "rows without limits.reason print as before" test "$(grep -c ' | none |$' "$tmp/q/summary.md")" -eq "$(($(grep -c ' | none |$' "$F/sweep-a/summary.md") - 1))"
+
 # --- compare -------------------------------------------------------------
 rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b" --junit "$tmp/eq.xml" >"$tmp/eq.md" 2>"$tmp/eq.err" || rc=$?
 is "$rc" 0 "compare: two noisy-but-equal runs exit 0"

@@ -19,7 +19,7 @@ struct fx {
     struct profile_stage stages[4];
     struct profile_load load;
     struct adapter_latency lat;
-    struct crosscheck_point tool_pts[64], target_pts[64];
+    struct crosscheck_point tool_pts[160], target_pts[160];
     struct crosscheck_in in;
 };
 
@@ -72,24 +72,31 @@ static size_t fx_points(struct crosscheck_point *pts, uint64_t from_ns, uint64_t
                         double pct_in, double pct_out)
 {
     size_t n = 0;
-    for (uint64_t t = from_ns + 250000000; t <= to_ns && n < 64; t += 250000000) {
+    for (uint64_t t = from_ns + 250000000; t <= to_ns && n < 160; t += 250000000) {
         int inside = t > hold_a && t - 250000000 < hold_b;
         pts[n++] = (struct crosscheck_point){.end_ns = t, .interval_s = 0.25, .cpu_pct = inside ? pct_in : pct_out};
     }
     return n;
 }
 
-static void fx_cpu(struct fx *f, double tool_in, double tool_out, double target_in, double target_out)
+/* CPU samples over span_ns from the target's start: tool_in/target_in
+ * inside the hold window, tool_out/target_out outside. */
+static void fx_cpu_span(struct fx *f, uint64_t span_ns, double tool_in, double tool_out, double target_in, double target_out)
 {
     uint64_t started = (uint64_t)num(f->in.after, "started_ns");
     struct crosscheck_result r;
     crosscheck_compute(&f->in, &r);
-    f->in.ntool_pts = fx_points(f->tool_pts, started, started + 6000000000ull, r.windows.hold_from_ns, r.windows.hold_to_ns,
+    f->in.ntool_pts = fx_points(f->tool_pts, started, started + span_ns, r.windows.hold_from_ns, r.windows.hold_to_ns,
                                 tool_in, tool_out);
-    f->in.ntarget_pts = fx_points(f->target_pts, started, started + 6000000000ull, r.windows.hold_from_ns,
+    f->in.ntarget_pts = fx_points(f->target_pts, started, started + span_ns, r.windows.hold_from_ns,
                                   r.windows.hold_to_ns, target_in, target_out);
     f->in.tool_pts = f->tool_pts;
     f->in.target_pts = f->target_pts;
+}
+
+static void fx_cpu(struct fx *f, double tool_in, double tool_out, double target_in, double target_out)
+{
+    fx_cpu_span(f, 6000000000ull, tool_in, tool_out, target_in, target_out);
 }
 
 static void test_reconciliation(void)
@@ -256,6 +263,215 @@ static void test_latency_and_workload(void)
     json_decref(f.root);
 }
 
+#define SAMPLE_RUN "tests/fixtures/crosscheck/sample-run.json"
+
+/* One row of docs/sample-run as crosscheck's input: lb-target's series
+ * and server time as committed, the tool's latency, the profile's stages
+ * (tests/fixtures/crosscheck/sample-run.py made the fixture). */
+static void sr_row(struct fx *f, json_t *root, json_t *row)
+{
+    json_t *st, *tool = json_object_get(row, "tool"), *lat = json_object_get(tool, "latency_ms");
+    size_t i;
+    memset(f, 0, sizeof *f);
+    json_array_foreach(json_object_get(row, "stages"), i, st)
+    {
+        f->stages[i] = (struct profile_stage){.duration_ns = (uint64_t)(num(st, "duration_s") * 1e9), .target = num(st, "target")};
+        f->load.nstages = i + 1;
+    }
+    f->load.stages = f->stages;
+    f->load.ramped = f->load.nstages > 1;
+    f->lat = (struct adapter_latency){.min = num(lat, "min"), .p50 = num(lat, "p50"), .p99 = num(lat, "p99"),
+                                      .mean = NAN, .p90 = NAN, .p95 = NAN, .p999 = NAN, .max = NAN};
+    f->in = (struct crosscheck_in){.before = json_object_get(row, "before"), .after = json_object_get(row, "after"),
+                                   .series = json_object_get(row, "series"), .load = &f->load,
+                                   .delay_ns = (uint64_t)(num(root, "delay_ms") * 1e6),
+                                   .model = json_string_value(json_object_get(row, "model")), .lat = &f->lat,
+                                   .tool_cpus = 0x1, .target_cpus = 0x2};
+}
+
+/* The sample run's rows through crosscheck_compute, by label. */
+static int sr_compute(json_t *root, const char *label, struct fx *f, struct crosscheck_result *r)
+{
+    json_t *row;
+    size_t i;
+    json_array_foreach(json_object_get(root, "rows"), i, row)
+    {
+        if (strcmp(json_string_value(json_object_get(row, "label")), label))
+            continue;
+        sr_row(f, root, row);
+        /* The CPU run.json averaged over the hold, flat over the run. */
+        double tool = num(json_object_get(row, "tool"), "tool_cpu_pct"), target = num(json_object_get(row, "tool"), "target_cpu_pct");
+        fx_cpu_span(f, 36000000000ull, tool, tool, target, target);
+        crosscheck_compute(&f->in, r);
+        return 0;
+    }
+    return -1;
+}
+
+/* The steadiness verdict on the sample run's real holds (20 s each, 19
+ * whole seconds: 9 blocks of 2 s). */
+static void test_steady_sample_run(json_t *root)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    json_t *row;
+    size_t i;
+    char flag[160];
+    int aligned = 1;
+    json_array_foreach(json_object_get(root, "rows"), i, row)
+    {
+        const char *label = json_string_value(json_object_get(row, "label"));
+        sr_compute(root, label, &f, &r);
+        json_t *rj = json_object_get(row, "run_json");
+        aligned &= r.windows.hold_s == num(rj, "hold_s") && near(r.windows.hold_rps, num(rj, "hold_rps"));
+        const struct crosscheck_steady *s = &r.windows.steady;
+        diag("%-11s hold %5.0f req/s  %d x %d s  change %+5.1f%%  ratio %.2f  p %.4f  %s", label, r.windows.hold_rps,
+             s->blocks, s->block_s, s->change * 100, s->ratio, s->p, *crosscheck_steady_flag(s, flag, sizeof flag) ? flag : "steady");
+    }
+    ok(aligned, "every row's hold window: the same seconds and rate as docs/sample-run/run.json");
+    sr_compute(root, "lb-gen", &f, &r);
+    ok(r.windows.steady.verdict == CROSSCHECK_STEADY_STEADY && r.windows.steady.blocks == 9 &&
+           fabs(r.windows.steady.change) < 0.01,
+       "lb-gen's hold (9,586-9,997 req/s): steady, Sen's change %+.2f%%", r.windows.steady.change * 100);
+    sr_compute(root, "jmeter", &f, &r);
+    ok(r.windows.steady.verdict == CROSSCHECK_STEADY_UNSHOWN && r.windows.steady.change > 0.5 && r.windows.steady.p > 0.05,
+       "JMeter's hold (1,150 up to 3,022, then down to 1,068 req/s): change %+.0f%%, p %.2f: not shown steady",
+       r.windows.steady.change * 100, r.windows.steady.p);
+    is_str(crosscheck_steady_flag(&r.windows.steady, flag, sizeof flag),
+           "not shown steady: rate moved +54% with no clear trend through the hold", "JMeter's flag");
+    sr_compute(root, "locust", &f, &r);
+    ok(r.windows.steady.verdict == CROSSCHECK_STEADY_NOT_STEADY && r.windows.steady.p < 0.01,
+       "Locust's hold (1,173 down to 14 req/s): not steady, p %.4f", r.windows.steady.p);
+    is_str(crosscheck_steady_flag(&r.windows.steady, flag, sizeof flag), "not steady: rate fell 64% through the hold",
+           "Locust's flag");
+    sr_compute(root, "wrk", &f, &r);
+    ok(r.windows.steady.verdict == CROSSCHECK_STEADY_STEADY, "wrk's hold: steady");
+}
+
+/* The bottleneck and its witness for the sample run's rows: 200 users
+ * against a 20 ms delay, each tool on one CPU. */
+static void test_queueing_sample_run(json_t *root)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    json_t *row;
+    size_t i;
+    const char *wn[] = {"none", "cpu", "queueing"}, *bn[] = {"none", "tool", "target"};
+    json_array_foreach(json_object_get(root, "rows"), i, row)
+    {
+        const char *label = json_string_value(json_object_get(row, "label"));
+        sr_compute(root, label, &f, &r);
+        const struct crosscheck_queueing *q = &r.limits.queueing;
+        diag("%-11s cpu %5.1f%%  %6.1f in flight of %.0f  p50 tool %7.2f / server %.2f ms  -> %s (%s)", label,
+             r.limits.tool_cpu_pct, q->in_flight, q->asked, q->tool_p50_ms, q->server_p50_ms, bn[r.limits.bottleneck],
+             wn[r.limits.witness]);
+    }
+    sr_compute(root, "locust", &f, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TOOL && r.limits.witness == CROSSCHECK_WITNESS_QUEUEING &&
+           fabs(r.limits.queueing.in_flight - 412.3157895 * 20.294124 / 1e3) < 1e-6 && r.limits.queueing.asked == 200,
+       "Locust (50 %% CPU, 412 req/s x 20.29 ms = %.1f in flight of 200, p50 180 ms): tool, by queueing",
+       r.limits.queueing.in_flight);
+    sr_compute(root, "artillery", &f, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TOOL && r.limits.witness == CROSSCHECK_WITNESS_QUEUEING,
+       "Artillery (84 %% CPU, %.1f in flight of 200, p50 125.2 ms): tool, by queueing", r.limits.queueing.in_flight);
+    json_t *res = json_object(), *warnings = json_array();
+    crosscheck_to_json(&r, res, warnings);
+    is_str(json_string_value(json_object_get(json_object_get(res, "limits"), "reason")),
+           "tool (queueing: 200 asked, 16 in flight at the server)", "Artillery's limits.reason");
+    json_decref(res);
+    json_decref(warnings);
+    sr_compute(root, "lb-gen", &f, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE && r.limits.queueing.judged && !r.limits.queueing.fired &&
+           r.limits.queueing.in_flight > 190,
+       "lb-gen (%.1f in flight of 200, p50 20.19 ms against 20.04): none", r.limits.queueing.in_flight);
+    sr_compute(root, "jmeter", &f, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TOOL && r.limits.witness == CROSSCHECK_WITNESS_CPU,
+       "JMeter at 99 %% of its CPU: tool, by cpu (the first witness)");
+    sr_compute(root, "autocannon", &f, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE && r.limits.queueing.in_flight > 100,
+       "autocannon (%.0f in flight of 200, p50 23 ms): none", r.limits.queueing.in_flight);
+}
+
+/* The queueing witness's rules on the captured lb-gen run (4 users, 2 ms
+ * delay): each threshold on its own side. */
+static void test_queueing_rules(void)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    if (fx_load(&f))
+        return;
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.queueing.judged && !r.limits.queueing.fired && r.limits.witness == CROSSCHECK_WITNESS_NONE,
+       "4 users, %.2f in flight: judged, not fired", r.limits.queueing.in_flight);
+    f.stages[0].target = 10;
+    f.lat.p50 = 4.1;
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.queueing.fired && r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TOOL,
+       "10 asked, %.2f in flight, p50 4.1 ms against 2.02: fired", r.limits.queueing.in_flight);
+    f.lat.p50 = 4.0;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.limits.queueing.fired, "the same with p50 4.0 ms (under twice 2.016): not fired");
+    f.lat.p50 = 4.1;
+    f.stages[0].target = 6;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.limits.queueing.fired, "6 asked, %.2f in flight (more than half): not fired", r.limits.queueing.in_flight);
+    f.stages[0].target = 10;
+    json_t *hold = json_pack("{s:f, s:f}", "mean", 2.0, "p50", 1.9);
+    f.in.hold_server_time = hold;
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.queueing.hold_server_time && near(r.limits.queueing.in_flight, 1217 * 2.0 / 1e3) && r.limits.queueing.fired,
+       "the hold window's server time when given (2.0 ms mean: %.3f in flight)", r.limits.queueing.in_flight);
+    f.in.hold_server_time = NULL;
+    json_decref(hold);
+    f.in.delay_ns = 500000;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.limits.queueing.judged, "a 0.5 ms delay: not judged (the loopback round trip is not small against it)");
+    f.in.delay_ns = 2000000;
+    f.in.model = "open";
+    crosscheck_compute(&f.in, &r);
+    ok(!r.limits.queueing.judged, "an open model: not judged (no users to count)");
+    f.in.model = "closed";
+    fx_cpu(&f, 95, 95, 50, 50);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.witness == CROSSCHECK_WITNESS_CPU, "the tool's CPU at 95 %% and queueing both: cpu is named");
+    fx_cpu(&f, 40, 40, 95, 95);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TARGET, "the target's CPU at 95 %%: target, whatever the queueing");
+    json_decref(f.root);
+}
+
+/* The verdict's rules on made series: a doubling, a fall, noise, too
+ * short. */
+static void test_steady_rules(void)
+{
+    struct crosscheck_steady s;
+    double v[40];
+    char flag[160];
+    for (int i = 0; i < 20; i++)
+        v[i] = 1000 + 50.0 * i + (i % 3) * 40;
+    crosscheck_steady(v, 20, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_NOT_STEADY && s.block_s == 2 && s.blocks == 10 && s.ratio > 1.5,
+       "1,000 rising to 2,000 over 20 s: not steady");
+    is_str(crosscheck_steady_flag(&s, flag, sizeof flag), "not steady: rate rose 2.0x through the hold", "its flag");
+    for (int i = 0; i < 40; i++)
+        v[i] = 1000 + (i % 2 ? 30 : -30) + (i % 5) * 10;
+    crosscheck_steady(v, 40, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_STEADY && s.block_s == 5 && s.blocks == 8, "flat with noise over 40 s: 8 blocks of 5 s, steady");
+    for (int i = 0; i < 40; i++)
+        v[i] = 1000 + 2.0 * i;
+    crosscheck_steady(v, 40, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_STEADY && s.p < 0.05,
+       "a significant trend of 8 %% across the hold is below the 10 %% bar: steady (p %.4f)", s.p);
+    crosscheck_steady(v, 9, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_NOT_JUDGED && s.blocks == 4, "9 s make 4 blocks of 2 s: not judged");
+    crosscheck_steady(v, 10, &s);
+    ok(s.verdict != CROSSCHECK_STEADY_NOT_JUDGED && s.blocks == 5, "10 s make 5 blocks: judged");
+    for (int i = 0; i < 20; i++)
+        v[i] = i < 12 ? 0 : 500;
+    crosscheck_steady(v, 20, &s);
+    ok(s.verdict == CROSSCHECK_STEADY_NOT_JUDGED && isnan(s.change), "a median of 0 req/s: not judged, no change computed");
+}
+
 /* crosscheck_fill's text, as run.json holds it, against the committed
  * copy (made by the code before it computed into structs). */
 static void test_json(const char *name, const char *expected_path, struct fx *f)
@@ -284,6 +500,16 @@ int main(void)
     test_windows();
     test_limits();
     test_latency_and_workload();
+    test_steady_rules();
+    json_error_t je;
+    json_t *sample = json_load_file(SAMPLE_RUN, 0, &je);
+    if (!ok(sample != NULL, "%s loads", SAMPLE_RUN))
+        diag("%s:%d: %s", SAMPLE_RUN, je.line, je.text);
+    else {
+        test_steady_sample_run(sample);
+        test_queueing_sample_run(sample);
+    }
+    test_queueing_rules();
     struct fx f;
     if (fx_load(&f) == 0) {
         test_json("the captured run", "tests/fixtures/crosscheck/lbgen-c4-2ms.expected.json", &f);
@@ -298,5 +524,6 @@ int main(void)
         test_json("every warning", "tests/fixtures/crosscheck/lbgen-c4-2ms-warnings.expected.json", &f);
         json_decref(f.root);
     }
+    json_decref(sample);
     return done_testing();
 }
