@@ -814,16 +814,16 @@ static void tool_run_collect(struct tool_run *r)
 /* ---- judge: the server's witness, and whether the run is ok -------------------- */
 
 /* The server's latency over the hold window, from the two snapshots' own
- * times: the window as measured. */
-static void tool_run_hold_latency(struct tool_run *r)
+ * times: the window as measured. Returns a new object, or NULL. */
+static json_t *tool_run_hold_latency(struct tool_run *r)
 {
     json_t *hw = r->hold_h0 && r->hold_h1 ? target_histogram_window_ms(r->hold_h0, r->hold_h1) : NULL;
     if (!hw)
-        return;
+        return NULL;
     uint64_t t0 = target_u64(r->hold_h0, "now_ns"), t1 = target_u64(r->hold_h1, "now_ns");
     json_object_set_new(hw, "from_s", json_real(t0 > r->spawned ? (double)(t0 - r->spawned) / 1e9 : 0.0));
     json_object_set_new(hw, "to_s", json_real((double)(t1 - r->spawned) / 1e9));
-    json_object_set_new(json_object_get(r->res, "windows"), "hold_server_time_ms", hw);
+    return hw;
 }
 
 static void tool_run_crosscheck(struct tool_run *r)
@@ -840,8 +840,13 @@ static void tool_run_crosscheck(struct tool_run *r)
                                .tool_samples = r->tool->samples, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
                                .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
                                .ntarget_pts = r->ngp};
+    /* The queueing witness reads the server's time over the hold window;
+     * run.json keeps it after crosscheck's own windows. */
+    json_t *hw = tool_run_hold_latency(r);
+    in.hold_server_time = hw;
     crosscheck_fill(&in, r->res, r->warnings);
-    tool_run_hold_latency(r);
+    if (hw)
+        json_object_set_new(json_object_get(r->res, "windows"), "hold_server_time_ms", hw);
 }
 
 /* Exit codes are not trusted alone: an ok run must have parsed a result
