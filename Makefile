@@ -49,7 +49,10 @@ WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototype
 ifeq ($(CI),true)
 WARN += -Werror
 endif
-CPPFLAGS += -D_GNU_SOURCE -Icommon -Iharness -Iadapters -Itargets -Igenerator -Itests \
+# Includes name their folder from the repository root ("common/util.h",
+# "adapters/adapter.h") or, for harness/'s layers, from harness/
+# ("engine/run.h", "report/charts.h", "profile/profile.h").
+CPPFLAGS += -D_GNU_SOURCE -I. -Iharness \
             -DLB_VERSION='"$(VERSION)"' -DLB_GIT_REV='"$(GIT_REV)"' -DLB_BUILD_TYPE='"$(BUILD_TYPE)"'
 CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS)
@@ -57,17 +60,28 @@ LDLIBS  += -lpthread -lm
 
 # Each program's main() lives in <folder>/main.c; every other .c file of the
 # folder goes into the folder's library, which the unit tests link.
+# loadbench's harness/ is three layers, each its own library: the engine
+# (runs tools), the profile (reads YAML) and the reports (read run.json);
+# tests/e2e/layers.t fails when the reports reach into the engine.
 COMMON_SRC  := $(wildcard common/*.c)
 TARGET_SRC  := $(filter-out targets/main.c,$(wildcard targets/*.c))
 GEN_SRC     := $(filter-out generator/main.c,$(wildcard generator/*.c))
-HARNESS_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c)) $(wildcard adapters/*.c)
+ENGINE_SRC  := $(wildcard harness/engine/*.c)
+PROFILE_SRC := $(wildcard harness/profile/*.c)
+REPORT_SRC  := $(wildcard harness/report/*.c)
+ADAPTER_SRC := $(wildcard adapters/*.c)
+HARNESS_SRC := $(ENGINE_SRC) $(PROFILE_SRC) $(REPORT_SRC) $(ADAPTER_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIBCOMMON  := $(BUILD)/lib/libcommon.a
 LIBTARGET  := $(BUILD)/lib/libtarget.a
 LIBGEN     := $(BUILD)/lib/libgen.a
-LIBHARNESS := $(BUILD)/lib/libharness.a
+LIBENGINE  := $(BUILD)/lib/libengine.a
+LIBPROFILE := $(BUILD)/lib/libprofile.a
+LIBREPORT  := $(BUILD)/lib/libreport.a
+LIBADAPTER := $(BUILD)/lib/libadapters.a
+LIBHARNESS := $(LIBENGINE) $(LIBADAPTER) $(LIBREPORT) $(LIBPROFILE)
 LIBS_ALL   := $(LIBHARNESS) $(LIBGEN) $(LIBTARGET) $(LIBCOMMON)
 
 PROGRAMS := $(BUILD)/bin/lb-target $(BUILD)/bin/lb-gen
@@ -122,7 +136,10 @@ $(BUILD)/lib/%.a:
 $(LIBCOMMON):  $(call obj,$(COMMON_SRC))
 $(LIBTARGET):  $(call obj,$(TARGET_SRC))
 $(LIBGEN):     $(call obj,$(GEN_SRC))
-$(LIBHARNESS): $(call obj,$(HARNESS_SRC))
+$(LIBENGINE):  $(call obj,$(ENGINE_SRC))
+$(LIBPROFILE): $(call obj,$(PROFILE_SRC))
+$(LIBREPORT):  $(call obj,$(REPORT_SRC))
+$(LIBADAPTER): $(call obj,$(ADAPTER_SRC))
 
 $(BUILD)/bin/lb-target: $(call obj,targets/main.c) $(LIBTARGET) $(LIBCOMMON)
 $(BUILD)/bin/lb-gen:    $(call obj,generator/main.c) $(LIBGEN) $(LIBCOMMON)
@@ -132,7 +149,7 @@ $(BUILD)/bin/loadbench: PROG_LIBS := $(LIBS_LB)
 
 $(BUILD)/bin/%:
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PROG_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(PROG_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: $(call obj,tests/unit/%.c) $(LIBS_ALL)
 	@mkdir -p $(dir $@)

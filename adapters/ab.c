@@ -3,10 +3,10 @@
  * (-t alone caps the run at 50,000 requests). Totals come from ab's text
  * summary, percentiles from its -e CSV (µs resolution, unlike the text's
  * whole ms); see tests/fixtures/ab/README.md. */
-#include "adapter.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

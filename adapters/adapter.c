@@ -1,6 +1,7 @@
-#include "adapter.h"
-#include "guard.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "common/fsutil.h"
+#include "common/guard.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -267,15 +268,7 @@ int adapter_write(const char *dir, const char *name, const char *text, char *err
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return util_err(err, "cannot write %s: %s", path, strerror(errno));
-    size_t len = strlen(text);
-    int bad = fwrite(text, 1, len, f) != len;
-    bad |= fclose(f) != 0;
-    if (bad)
-        return util_err(err, "cannot write %s: %s", path, strerror(errno));
-    return 0;
+    return fsutil_write_text(path, text, err);
 }
 
 double adapter_json_num(json_t *o, const char *key)

@@ -9,7 +9,7 @@
 #ifndef LB_ADAPTER_H
 #define LB_ADAPTER_H
 
-#include "profile.h"
+#include "profile/profile.h"
 
 #include <jansson.h>
 #include <stdint.h>

@@ -4,9 +4,9 @@
  * (refgen/README.md). It runs on Debian's /usr/bin/python3 with
  * python3-aiohttp (a profile's `bin` names another interpreter); the script
  * is copied into the run directory, so the run keeps what it ran. */
-#include "adapter.h"
-#include "refgen.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/refgen.h"
+#include "common/util.h"
 
 #include <limits.h>
 #include <stdio.h>

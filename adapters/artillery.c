@@ -10,9 +10,9 @@
  * VU leaves when more are alive than the stage's target at that moment.
  * Results come from --output report.json: aggregate.counters and
  * aggregate.summaries["http.response_time"]. */
-#include "adapter.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <limits.h>
 #include <math.h>

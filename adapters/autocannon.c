@@ -3,10 +3,10 @@
  * for the server: paced, not open). Results from its -j JSON on stdout.
  * Latency is in whole ms and there is no p95 (p97.5 instead, kept in the
  * tool output). See tests/fixtures/autocannon/README.md. */
-#include "adapter.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,10 +8,10 @@
  * The result comes from `-o json -p r -l`: one JSON object on stdout with
  * counts per status class, the errors by description and, with -l, the
  * latency mean/max and p50/75/90/95/99 in microseconds. */
-#include "adapter.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

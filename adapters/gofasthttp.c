@@ -10,9 +10,9 @@
  * or the fasthttp package changes. The build is not part of any run: detect
  * runs before the tool is spawned and sampled. A profile's `bin` names the
  * Go toolchain to build with. */
-#include "adapter.h"
-#include "refgen.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/refgen.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <limits.h>

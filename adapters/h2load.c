@@ -4,11 +4,11 @@
  * is counted. Totals from the text summary; latency percentiles from the
  * per-request --log-file, read line by line into a histogram (constant
  * memory whatever the request count). See tests/fixtures/h2load/README.md. */
-#include "adapter.h"
-#include "hist.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "common/hist.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>

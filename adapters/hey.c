@@ -3,10 +3,10 @@
  * arrival schedule). Results come from hey's text summary on stdout; see
  * tests/fixtures/hey/README.md for what it prints in each case, notably
  * exit 0 and an "Error distribution" when every connect fails. */
-#include "adapter.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

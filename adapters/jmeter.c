@@ -11,10 +11,10 @@
  * (-q adapters/jmeter/lb-jtl.properties); counts and percentiles are
  * computed here from its rows. A run that did not load its plan is never
  * ok, whatever JMeter's exit status. */
-#include "adapter.h"
-#include "hist.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "common/hist.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <limits.h>
 #include <math.h>

@@ -9,10 +9,10 @@
  * response (refused, reset, timed out) in http_reqs with zero timings and
  * logs one "Request Failed" warning for it, so those lines are what tell
  * a completed response from an attempt. */
-#include "adapter.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,8 +1,8 @@
 /* The adapter for lb-gen, loadbench's own generator (generator/README.md
  * documents its JSON summary, schema "lb-gen/1"). */
-#include "adapter.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,10 +7,10 @@
  * slowed to a rate: "paced"). Results come only from the quit-event hook
  * adapters/locust/lb_hook.py (copied beside the locustfile), which writes
  * Locust's final totals as JSON; its --csv files lag the totals. */
-#include "adapter.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,6 +1,6 @@
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 #ifndef LB_ADAPTER_RAW_H
 #define LB_ADAPTER_RAW_H
 
-#include "adapter.h"
+#include "adapters/adapter.h"
 
 #include <stddef.h>
 #include <stdint.h>

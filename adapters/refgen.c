@@ -1,7 +1,7 @@
-#include "refgen.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/refgen.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 #ifndef LB_ADAPTER_REFGEN_H
 #define LB_ADAPTER_REFGEN_H
 
-#include "adapter.h"
+#include "adapters/adapter.h"
 
 #include <stddef.h>
 #include <stdint.h>

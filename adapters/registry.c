@@ -1,4 +1,4 @@
-#include "adapter.h"
+#include "adapters/adapter.h"
 
 #include <string.h>
 

@@ -4,10 +4,10 @@
  * the run directory (the harness gives every tool a fresh HOME, where siege
  * writes the siege.conf it insists on). No percentiles: mean, min and max at
  * 10 ms. See tests/fixtures/siege/README.md. */
-#include "adapter.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <limits.h>
 #include <math.h>

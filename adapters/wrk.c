@@ -2,10 +2,10 @@
  * Results come from adapters/wrk/done.lua, a done() hook that writes wrk's
  * own end-of-run numbers as JSON (latency in µs) to $LB_WRK_OUT; the
  * fixtures in tests/fixtures/wrk/ show every case it meets. */
-#include "adapter.h"
-#include "raw.h"
-#include "units.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-#include "hist.h"
-#include "util.h"
+#include "common/hist.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdlib.h>

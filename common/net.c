@@ -1,5 +1,5 @@
-#include "net.h"
-#include "util.h"
+#include "common/net.h"
+#include "common/util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

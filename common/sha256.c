@@ -1,6 +1,6 @@
 /* A plain FIPS 180-4 SHA-256; small and tested against the standard
  * vectors in tests/unit/test_units.c. */
-#include "sha256.h"
+#include "common/sha256.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-#include "units.h"
-#include "util.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <ctype.h>
 #include <errno.h>

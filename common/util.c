@@ -1,4 +1,4 @@
-#include "util.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <sched.h>

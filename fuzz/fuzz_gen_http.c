@@ -2,7 +2,7 @@
  * (generator/http.c). The first byte picks HEAD or GET and where to split
  * the input; the rest is fed as one response after another, as a
  * keep-alive connection would, then the end of the connection. */
-#include "http.h"
+#include "generator/http.h"
 
 #include <stddef.h>
 #include <stdint.h>

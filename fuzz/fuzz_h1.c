@@ -1,7 +1,7 @@
 /* fuzz_h1: libFuzzer target for lb-target's request parser (targets/h1.c):
  * the head parser on the whole input, within a small and a large limit, and
  * the chunked decoder on the bytes after the head, fed whole and split. */
-#include "h1.h"
+#include "targets/h1.h"
 
 #include <stddef.h>
 #include <stdint.h>

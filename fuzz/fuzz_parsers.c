@@ -4,9 +4,9 @@
  * in a temp dir made once: the first piece the first file, and so on.
  * The files are removed after each input, so every input starts from an
  * empty directory. */
-#include "adapter.h"
-#include "profile.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "profile/profile.h"
+#include "common/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
-/* fuzz_profile: libFuzzer target for the profile loader (harness/profile.c).
+/* fuzz_profile: libFuzzer target for the profile loader (harness/profile/profile.c).
  * Any input must give a profile or a located error, never a crash. */
-#include "profile.h"
-#include "util.h"
+#include "profile/profile.h"
+#include "common/util.h"
 
 #include <stddef.h>
 #include <stdint.h>

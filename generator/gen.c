@@ -1,7 +1,7 @@
-#include "gen.h"
-#include "hist.h"
-#include "http.h"
-#include "util.h"
+#include "generator/gen.h"
+#include "common/hist.h"
+#include "generator/http.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <limits.h>

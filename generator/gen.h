@@ -5,8 +5,8 @@
 #ifndef LB_GEN_GEN_H
 #define LB_GEN_GEN_H
 
-#include "series.h"
-#include "stages.h"
+#include "generator/series.h"
+#include "generator/stages.h"
 
 #include <netinet/in.h>
 #include <signal.h>

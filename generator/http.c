@@ -1,5 +1,5 @@
-#include "http.h"
-#include "util.h"
+#include "generator/http.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,12 +4,12 @@
  * 2 for a bad command line, 1 when the run could not start or the report
  * could not be written, 3 when the run did not deliver its connections (the
  * report is written, its "error" says what fell short). */
-#include "gen.h"
-#include "http.h"
-#include "net.h"
-#include "report.h"
-#include "units.h"
-#include "util.h"
+#include "generator/gen.h"
+#include "generator/http.h"
+#include "common/net.h"
+#include "generator/report.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <getopt.h>

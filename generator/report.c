@@ -1,6 +1,6 @@
-#include "report.h"
-#include "hist.h"
-#include "util.h"
+#include "generator/report.h"
+#include "common/hist.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <string.h>

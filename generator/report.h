@@ -4,7 +4,7 @@
 #ifndef LB_GEN_REPORT_H
 #define LB_GEN_REPORT_H
 
-#include "gen.h"
+#include "generator/gen.h"
 
 #include <jansson.h>
 #include <stdio.h>

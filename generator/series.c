@@ -1,5 +1,5 @@
-#include "series.h"
-#include "util.h"
+#include "generator/series.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-#include "stages.h"
-#include "units.h"
-#include "util.h"
+#include "generator/stages.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>

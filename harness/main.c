@@ -1,15 +1,16 @@
 /* loadbench: the orchestrator CLI. The only place that prints to the user
  * and picks exit codes. */
-#include "adapter.h"
-#include "cgroup.h"
-#include "compare.h"
-#include "guard.h"
-#include "profile.h"
-#include "proc.h"
-#include "report.h"
-#include "run.h"
-#include "runlock.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "common/fsutil.h"
+#include "common/cgroup.h"
+#include "report/compare.h"
+#include "common/guard.h"
+#include "profile/profile.h"
+#include "engine/proc.h"
+#include "report/report.h"
+#include "engine/run.h"
+#include "engine/runlock.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -69,7 +70,7 @@ static void reap_dead(const char *results_root, const char *run_dir, int quiet)
     else if (n > 0 && !quiet)
         fprintf(stderr, "loadbench: marked %d run(s) in %s abandoned: their loadbench died before they finished\n", n,
                 results_root ? results_root : run_dir);
-    int c = cgroup_sweep_stale("loadbench-", err);
+    int c = cgroup_sweep_stale("loadbench-", runlock_tag_dead, err);
     if (c < 0)
         fprintf(stderr, "loadbench: warning: stale cgroups: %s\n", err);
     else if (c > 0 && !quiet)
@@ -466,7 +467,7 @@ static int cmd_compare(int argc, char **argv)
     if (jf) {
         fclose(jf);
         char werr[UTIL_ERR_LEN];
-        if (jlen && run_write_text(junit, jbuf, werr)) {   /* nothing written: bad input, no file */
+        if (jlen && fsutil_write_text(junit, jbuf, werr)) {   /* nothing written: bad input, no file */
             fprintf(stderr, "loadbench: %s\n", werr);
             rc = 2;
         }

@@ -1,5 +1,5 @@
-#include "h1.h"
-#include "util.h"
+#include "targets/h1.h"
+#include "common/util.h"
 
 #include <stdio.h>
 #include <string.h>

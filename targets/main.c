@@ -1,10 +1,10 @@
 /* lb-target: the benchmark target server. Answers every HTTP/1.x request
  * with a fixed JSON body after a fixed delay, and counts exactly.
  * See targets/README.md. */
-#include "net.h"
-#include "server.h"
-#include "units.h"
-#include "util.h"
+#include "common/net.h"
+#include "targets/server.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <getopt.h>
 #include <signal.h>

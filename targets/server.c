@@ -37,12 +37,12 @@
  * command - a handshake, so no data race and no lock on the hot path. The
  * same round trip makes /series exact: once a worker acked, every event of
  * a batch that began before the request has been recorded. */
-#include "server.h"
-#include "h1.h"
-#include "hist.h"
-#include "net.h"
-#include "tstats.h"
-#include "util.h"
+#include "targets/server.h"
+#include "targets/h1.h"
+#include "common/hist.h"
+#include "common/net.h"
+#include "targets/tstats.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
-#include "tstats.h"
-#include "hist.h"
-#include "util.h"
+#include "targets/tstats.h"
+#include "common/hist.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <string.h>

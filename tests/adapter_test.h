@@ -6,10 +6,10 @@
 #ifndef LB_ADAPTER_TEST_H
 #define LB_ADAPTER_TEST_H
 
-#include "adapter.h"
-#include "profile.h"
-#include "tap.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "profile/profile.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <stdio.h>
 #include <string.h>

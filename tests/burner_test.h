@@ -6,10 +6,10 @@
 #ifndef LB_BURNER_TEST_H
 #define LB_BURNER_TEST_H
 
-#include "proc.h"
-#include "sampler.h"
-#include "tap.h"
-#include "util.h"
+#include "engine/proc.h"
+#include "engine/sampler.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <signal.h>
 #include <stdio.h>

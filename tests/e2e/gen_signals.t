@@ -48,9 +48,11 @@ done
 sigterm "closed-10000-connecting" 0.3 "$GEN" -c 10000 -d 10s "$fast_url"
 set -- $(jget "$tmp/closed-10000-connecting.json" requests.sent connections.asked connections.max_open)
 cerr=$(jget "$tmp/closed-10000-connecting.json" error)
-# (A fast machine may have opened them all in 0.3 s: then no error.)
-check "... nothing sent ($1), $3 of $2 connections open, error: $cerr" \
-    sh -c "[ '$1' = 0 -a '$2' = 10000 ] && { [ '$3' = 10000 -a '$cerr' = null ] || echo '$cerr' | grep -q 'interrupted before they were all open'; }"
+# (A machine may open them all within 0.3 s - one make check run did -
+# and start the load: then it may have sent, and there is no
+# error. Cut short while connecting: nothing sent, and the error says so.)
+check "... $3 of $2 connections open, $1 sent, error: $cerr" \
+    sh -c "[ '$2' = 10000 ] && { [ '$3' = 10000 -a '$cerr' = null ] || { [ '$1' = 0 ] && echo '$cerr' | grep -q 'interrupted before they were all open'; }; }"
 
 # Responses take 3 s: the drain after a signal is bounded, not --grace's 5 s.
 start_target slow --delay 3s

@@ -20,8 +20,8 @@
  *              handshakes complete in the kernel, the rest never do
  * On SIGTERM it prints "responses=N" (complete responses written) and exits
  * 0. One thread, level-triggered epoll; it exits by itself after 60 s. */
-#include "net.h"
-#include "util.h"
+#include "common/net.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <signal.h>

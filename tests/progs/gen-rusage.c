@@ -6,7 +6,7 @@
  * where maxrss_kb is the child's peak resident set (VmHWM). The command's
  * stdout and stderr pass through. Exit status: the command's, or 127 when
  * it could not be started. bench/gen.sh uses it to measure generators. */
-#include "util.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -29,8 +29,8 @@
  *
  * Results are one line of key=value pairs. Exit status: 0 when everything
  * the mode checks held, 1 otherwise, 2 on usage or connection errors. */
-#include "net.h"
-#include "util.h"
+#include "common/net.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <netinet/tcp.h>

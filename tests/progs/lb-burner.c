@@ -19,8 +19,8 @@
  * allocation and start-up included (what wait4 or a cgroup sees of it). SIGTERM ends the
  * burn early but cleanly (the report is printed, the exit status is 0).
  * The parent waits for its children and exits 0 (1 if a child failed). */
-#include "units.h"
-#include "util.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -18,8 +18,8 @@
  * Results are one line of key=value pairs. Exit status: 0 when every
  * response was a 200 with the announced body, 1 otherwise, 2 on usage or
  * connection errors. Every socket has a 10 s timeout, so nothing hangs. */
-#include "net.h"
-#include "util.h"
+#include "common/net.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <jansson.h>

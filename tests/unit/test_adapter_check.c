@@ -6,10 +6,10 @@
  * order, a mean beyond the max, a negative duration) is refused as
  * unparseable output with parsed = 0; any bytes become a valid JSON string
  * that keeps them. */
-#include "adapter.h"
-#include "adapter_test.h"
-#include "tap.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "tests/adapter_test.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

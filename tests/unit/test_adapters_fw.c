@@ -4,11 +4,11 @@
  * makes the tool write), with the exact figures the fixture READMEs and
  * counts.tsv give; and every generated config checked by a parser of its
  * own language where one is installed (node --check, xmllint, python3). */
-#include "adapter.h"
-#include "profile.h"
-#include "tap.h"
-#include "adapter_test.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "profile/profile.h"
+#include "tests/tap.h"
+#include "tests/adapter_test.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>

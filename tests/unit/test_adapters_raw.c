@@ -5,12 +5,12 @@
  * READMEs and counts.tsv give; and prepare()'s command lines for a closed
  * load, a ramp (hold phase + warning), an open load (paced, rate
  * converted) and a duration the tool cannot take. */
-#include "adapter.h"
-#include "profile.h"
-#include "tap.h"
-#include "adapter_test.h"
-#include "raw.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "profile/profile.h"
+#include "tests/tap.h"
+#include "tests/adapter_test.h"
+#include "adapters/raw.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

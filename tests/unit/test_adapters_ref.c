@@ -5,12 +5,12 @@
  * malformed and missing output, and prepare()'s command line, environment
  * and settings for a closed load, a ramp (hold phase + warning), an open
  * load (refused: closed model only) and a request timeout. */
-#include "adapter.h"
-#include "profile.h"
-#include "refgen.h"
-#include "tap.h"
-#include "adapter_test.h"
-#include "util.h"
+#include "adapters/adapter.h"
+#include "profile/profile.h"
+#include "adapters/refgen.h"
+#include "tests/tap.h"
+#include "tests/adapter_test.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,14 +2,14 @@
  * the /proc fallback and the scheduler on the burner tree (same CPU and
  * peak memory within tolerance), the memory cap (OOM kill counted), kill
  * and removal. Skips, saying why, where no writable cgroup exists. */
-#include "cgroup.h"
-#include "proc.h"
-#include "runlock.h"
-#include "sampler.h"
-#include "tap.h"
+#include "common/cgroup.h"
+#include "engine/proc.h"
+#include "engine/runlock.h"
+#include "engine/sampler.h"
+#include "tests/tap.h"
 #define BURNER_TEST "test_cgroup"
-#include "burner_test.h"
-#include "util.h"
+#include "tests/burner_test.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -315,7 +315,7 @@ static void sweep(void)
     const char *argv[] = {"sleep", "30", NULL};
     struct proc p;
     ok(spawn_in(&p, &stale, argv, 0, 0, NULL, err) == 0, "a leftover tool runs in the stale one");
-    int n = cgroup_sweep_stale("lb-sweep-", err);
+    int n = cgroup_sweep_stale("lb-sweep-", runlock_tag_dead, err);
     ok(n == (stale.v2 ? 2 : 4), "cgroup_sweep_stale removed the stale and the pid-reused cgroups' directories (%d)", n);
     for (int i = 0; i < 200 && !proc_poll(&p); i++)
         nap_ms(5);
@@ -352,7 +352,7 @@ int main(void)
     }
     cgroup_destroy(&probe, err);
     /* What an earlier run of this test left behind if it was killed. */
-    int stale = cgroup_sweep_stale("lb-test-", err);
+    int stale = cgroup_sweep_stale("lb-test-", runlock_tag_dead, err);
     if (stale)
         diag("removed %d stale test cgroup director%s%s%s", stale, stale == 1 ? "y" : "ies", stale < 0 ? ": " : "",
              stale < 0 ? err : "");

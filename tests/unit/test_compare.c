@@ -3,9 +3,9 @@
  * per request, RSS and RPS ratio to the control), rows new, missing and
  * failed, runs that cannot be compared, unknown labels, and the Markdown
  * and JUnit made from the cells. Runs are built here as run.json has them. */
-#include "compare.h"
-#include "tap.h"
-#include "util.h"
+#include "report/compare.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,8 +4,8 @@
  * /series pair and lb-gen's own figures (tests/fixtures/crosscheck/), with
  * the tool's side varied case by case; and the run.json text they make,
  * against a committed copy. */
-#include "crosscheck.h"
-#include "tap.h"
+#include "engine/crosscheck.h"
+#include "tests/tap.h"
 
 #include <math.h>
 #include <stdlib.h>

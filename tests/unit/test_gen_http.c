@@ -1,8 +1,8 @@
 /* Unit tests for generator/http: the incremental response parser fed whole,
  * byte by byte and split at every point, and the URL splitter. */
-#include "http.h"
-#include "tap.h"
-#include "util.h"
+#include "generator/http.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* Unit tests for generator/stages (ramp levels, the open-model timetable)
  * and generator/series (the coarse per-second histogram's precision). */
-#include "series.h"
-#include "stages.h"
-#include "tap.h"
-#include "util.h"
+#include "generator/series.h"
+#include "generator/stages.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,10 +3,10 @@
  * is killed with SIGKILL: the tool (parent death signal), its child (the
  * guardian's group kill) and the guardian itself are gone within 2 s. And
  * when the stand-in ends normally, the guardian leaves with it. */
-#include "guard.h"
-#include "proc.h"
-#include "tap.h"
-#include "util.h"
+#include "common/guard.h"
+#include "engine/proc.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,8 +1,8 @@
 /* Unit tests for targets/h1: lb-target's request parser, chunked decoder
  * and response builder. */
-#include "h1.h"
-#include "tap.h"
-#include "util.h"
+#include "targets/h1.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <jansson.h>
 #include <string.h>

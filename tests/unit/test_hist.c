@@ -1,8 +1,8 @@
 /* Unit tests for common/hist: percentiles agree with a brute-force sort of
  * the recorded values within the histogram's stated precision. */
-#include "hist.h"
-#include "tap.h"
-#include "util.h"
+#include "common/hist.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdint.h>

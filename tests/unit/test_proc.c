@@ -1,8 +1,8 @@
 /* Unit tests for harness/proc: process groups, clean environment, output
  * files, exec failures, daemonizing and SIGTERM-ignoring tools, keep[]. */
-#include "proc.h"
-#include "tap.h"
-#include "util.h"
+#include "engine/proc.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /* Unit tests for harness/profile: good profiles load with units resolved;
  * each class of bad input is rejected with its own located message. */
-#include "profile.h"
-#include "tap.h"
-#include "util.h"
+#include "profile/profile.h"
+#include "tests/tap.h"
+#include "common/util.h"
 
 #include <sched.h>
 #include <string.h>

@@ -5,12 +5,12 @@
  * builds) kept it from getting that share, the CPU time each burner process
  * measured for itself (CLOCK_THREAD_CPUTIME_ID, printed at exit). Truth for
  * RSS is the memory each process wrote. Bounds: ±3 CPU points, ±3 % RSS. */
-#include "proc.h"
-#include "sampler.h"
-#include "tap.h"
+#include "engine/proc.h"
+#include "engine/sampler.h"
+#include "tests/tap.h"
 #define BURNER_TEST "test_sampler"
-#include "burner_test.h"
-#include "util.h"
+#include "tests/burner_test.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>

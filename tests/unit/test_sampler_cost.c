@@ -9,14 +9,14 @@
  *
  * Options for --bench: --slow-for D (default 20s), --fast-for D (default 3s),
  * --repeat N (100 ms runs per source, median reported; default 3). */
-#include "cgroup.h"
-#include "proc.h"
-#include "sampler.h"
-#include "tap.h"
+#include "common/cgroup.h"
+#include "engine/proc.h"
+#include "engine/sampler.h"
+#include "tests/tap.h"
 #define BURNER_TEST "test_sampler_cost"
-#include "burner_test.h"
-#include "units.h"
-#include "util.h"
+#include "tests/burner_test.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <libproc2/pids.h>
 #include <signal.h>

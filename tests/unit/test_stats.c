@@ -1,7 +1,7 @@
 /* stats: summaries over repeats, the instability rules, grouping of a
  * committed run fixture by label and level. */
-#include "stats.h"
-#include "tap.h"
+#include "report/stats.h"
+#include "tests/tap.h"
 
 #include <math.h>
 #include <string.h>

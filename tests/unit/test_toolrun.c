@@ -1,7 +1,7 @@
 /* Unit tests for harness/toolrun's status: it only goes down, and its
  * reason says why (the first failure's, plus those that came after). */
-#include "tap.h"
-#include "toolrun.h"
+#include "tests/tap.h"
+#include "engine/toolrun.h"
 
 #include <string.h>
 

@@ -1,10 +1,10 @@
 /* Unit tests for targets/tstats: merging worker views and the per-second
  * series (gaps filled from the next recorded second or the current
  * figures). */
-#include "hist.h"
-#include "tap.h"
-#include "tstats.h"
-#include "util.h"
+#include "common/hist.h"
+#include "tests/tap.h"
+#include "targets/tstats.h"
+#include "common/util.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* Unit tests for common/units: durations and sizes as people write them. */
-#include "tap.h"
-#include "sha256.h"
-#include "units.h"
-#include "util.h"
+#include "tests/tap.h"
+#include "common/sha256.h"
+#include "common/units.h"
+#include "common/util.h"
 
 #include <string.h>
 

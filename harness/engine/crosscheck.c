@@ -1,0 +1,667 @@
+#include "engine/crosscheck.h"
+#include "report/stats.h"
+#include "engine/target.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+uint64_t crosscheck_server_requests(json_t *before, json_t *after)
+{
+    uint64_t b = target_u64(before, "responses_completed"), a = target_u64(after, "responses_completed");
+    return a > b ? a - b : 0;
+}
+
+enum crosscheck_verdict crosscheck_verdict(uint64_t client, uint64_t server, uint64_t bound)
+{
+    if (client == server)
+        return CROSSCHECK_EXACT;
+    if (client < server && server - client <= bound)
+        return CROSSCHECK_EXPLAINED;
+    return CROSSCHECK_MISMATCH;
+}
+
+const char *crosscheck_verdict_name(enum crosscheck_verdict v)
+{
+    switch (v) {
+    case CROSSCHECK_EXACT: return "exact";
+    case CROSSCHECK_EXPLAINED: return "explained";
+    case CROSSCHECK_MISMATCH: return "mismatch";
+    case CROSSCHECK_NO_CLIENT: break;
+    }
+    return "no client count";
+}
+
+double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
+{
+    double weight = 0, sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t end = pts[i].end_ns, start = end - (uint64_t)(pts[i].interval_s * 1e9);
+        uint64_t a = start > from_ns ? start : from_ns, b = end < to_ns ? end : to_ns;
+        if (b <= a)
+            continue;
+        double w = (double)(b - a);
+        sum += pts[i].cpu_pct * w;
+        weight += w;
+    }
+    /* Less than half the window covered by samples is no average. */
+    if (weight < 0.5 * (double)(to_ns - from_ns))
+        return NAN;
+    return sum / weight;
+}
+
+/* ---- compute ---- */
+
+/* The whole window from the server's first request and last response. */
+static void windows_from_stats(const struct crosscheck_in *in, struct crosscheck_windows *w)
+{
+    uint64_t first_ns = target_u64(in->after, "first_request_ns"), last_ns = target_u64(in->after, "last_response_ns");
+    if (first_ns && last_ns > first_ns) {
+        w->whole_s = (double)(last_ns - first_ns) / 1e9;
+        w->load_start_s = (double)(first_ns - (in->tool_spawned_ns ? in->tool_spawned_ns : first_ns)) / 1e9;
+        if (in->tool_spawned_ns > first_ns)
+            w->load_start_s = 0;
+    }
+}
+
+/* The first and last full second of the series with traffic, or -1. */
+static long series_first_busy(json_t *secs, long *last)
+{
+    long first = -1;
+    *last = -1;
+    for (size_t i = 0; i < json_array_size(secs); i++) {
+        json_t *s = json_array_get(secs, i);
+        if (json_is_true(json_object_get(s, "partial")))
+            continue;
+        if (target_u64(s, "requests") + target_u64(s, "completions")) {
+            if (first < 0)
+                first = (long)i;
+            *last = (long)i;
+        }
+    }
+    return first;
+}
+
+/* Completions per second over the whole seconds inside [load start + hold
+ * start, load start + hold end); the load starts at the server's first
+ * request (series second first when the stats have no timestamp). */
+static void windows_hold(const struct crosscheck_in *in, json_t *secs, long first, struct crosscheck_windows *w)
+{
+    uint64_t hs, he;
+    if (profile_hold_window(in->load, &hs, &he))
+        return;
+    uint64_t first_ns = target_u64(in->after, "first_request_ns"), started_ns = target_u64(in->after, "started_ns");
+    double t0 = first_ns && started_ns ? (double)(first_ns - started_ns) / 1e9 : (double)first;
+    double a = t0 + (double)hs / 1e9, b = t0 + (double)he / 1e9;
+    if (started_ns) {
+        w->hold_from_ns = started_ns + (uint64_t)(a * 1e9);
+        w->hold_to_ns = started_ns + (uint64_t)(b * 1e9);
+    }
+    uint64_t sum = 0;
+    int count = 0;
+    double *per_s = util_xcalloc(json_array_size(secs) + 1, sizeof *per_s);
+    for (size_t i = 0; i < json_array_size(secs); i++) {
+        json_t *s = json_array_get(secs, i);
+        double t = (double)json_integer_value(json_object_get(s, "t"));
+        if (t >= ceil(a) && t + 1 <= floor(b) && !json_is_true(json_object_get(s, "partial"))) {
+            sum += target_u64(s, "completions");
+            per_s[count++] = (double)target_u64(s, "completions");
+        }
+    }
+    if (count > 0) {
+        w->hold_s = count;
+        w->hold_rps = (double)sum / count;
+        crosscheck_steady(per_s, (size_t)count, &w->steady);
+    }
+    free(per_s);
+}
+
+void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *out)
+{
+    *out = (struct crosscheck_steady){.verdict = CROSSCHECK_STEADY_NOT_JUDGED, .seconds = (int)n, .median_rps = NAN,
+                                      .p = NAN, .change = NAN, .ratio = NAN};
+    /* Per-second counts are autocorrelated (a stall drags two seconds):
+     * judge block means, about eight blocks over the hold, 2-5 s each. */
+    size_t b = n / 8 < 2 ? 2 : n / 8 > 5 ? 5 : n / 8, nb = n / b;
+    out->block_s = (int)b;
+    out->blocks = (int)nb;
+    if (nb < CROSSCHECK_STEADY_MIN_BLOCKS)
+        return;
+    double *blk = util_xcalloc(nb, sizeof *blk);
+    for (size_t i = 0; i < nb * b; i++)
+        blk[i / b] += per_s[i] / (double)b;
+    struct stats_summary sum;
+    stats_summarize(per_s, nb * b, &sum);
+    struct stats_trend t;
+    stats_trend(blk, nb, &t);
+    free(blk);
+    out->median_rps = sum.median;
+    out->p = t.p;
+    out->change = sum.median > 0 ? t.slope * (double)nb / sum.median : NAN;
+    /* Sen's line from the first block's start to the last block's end. */
+    double start = t.intercept - 0.5 * t.slope, end = t.intercept + ((double)nb - 0.5) * t.slope;
+    if (start > 0 && end > 0)
+        out->ratio = end / start;
+    if (isnan(out->change))
+        return; /* a median of 0 req/s: no size to judge a change by */
+    if (fabs(out->change) < CROSSCHECK_STEADY_CHANGE)
+        out->verdict = CROSSCHECK_STEADY_STEADY;
+    else
+        out->verdict = t.p < CROSSCHECK_STEADY_P ? CROSSCHECK_STEADY_NOT_STEADY : CROSSCHECK_STEADY_UNSHOWN;
+}
+
+const char *crosscheck_steady_flag(const struct crosscheck_steady *s, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (s->verdict == CROSSCHECK_STEADY_UNSHOWN)
+        snprintf(buf, len, "not shown steady: rate moved %+.0f%% with no clear trend through the hold", s->change * 100);
+    else if (s->verdict != CROSSCHECK_STEADY_NOT_STEADY)
+        return buf;
+    else if (isnan(s->ratio))
+        snprintf(buf, len, "not steady: rate %s by %.0f%% of its median through the hold", s->change > 0 ? "rose" : "fell",
+                 fabs(s->change) * 100);
+    else if (s->ratio >= 1.5)
+        snprintf(buf, len, "not steady: rate rose %.1fx through the hold", s->ratio);
+    else
+        snprintf(buf, len, "not steady: rate %s %.0f%% through the hold", s->ratio > 1 ? "rose" : "fell",
+                 fabs(s->ratio - 1) * 100);
+    return buf;
+}
+
+static void compute_windows(const struct crosscheck_in *in, uint64_t server, struct crosscheck_windows *w)
+{
+    *w = (struct crosscheck_windows){.load_start_s = NAN, .whole_s = NAN, .whole_rps = NAN, .hold_s = NAN, .hold_rps = NAN};
+    windows_from_stats(in, w);
+    json_t *secs = json_object_get(in->series, "seconds");
+    if (json_is_array(secs) && json_array_size(secs)) {
+        /* Per-second completions from the server's clock. */
+        long last, first = series_first_busy(secs, &last);
+        if (isnan(w->whole_s) && first >= 0) {
+            w->whole_s = (double)(last - first + 1);
+            w->load_start_s = NAN;
+        }
+        if (first >= 0)
+            windows_hold(in, secs, first, w);
+    }
+    if (w->whole_s > 0)
+        w->whole_rps = (double)server / w->whole_s;
+}
+
+static uint64_t delta(json_t *before, json_t *after, const char *key)
+{
+    uint64_t b = target_u64(before, key), a = target_u64(after, key);
+    return a > b ? a - b : 0;
+}
+
+static double window_ms(json_t *stats, const char *q)
+{
+    json_t *h = json_object_get(json_object_get(json_object_get(stats, "window"), "server_time_ns"), q);
+    return json_is_number(h) ? json_number_value(h) / 1e6 : NAN;
+}
+
+static void compute_server(const struct crosscheck_in *in, const struct crosscheck_windows *w, struct crosscheck_server *s)
+{
+    json_t *win = json_object_get(in->after, "window");
+    s->requests = crosscheck_server_requests(in->before, in->after);
+    s->requests_parsed = delta(in->before, in->after, "requests_parsed");
+    s->bad_requests = delta(in->before, in->after, "bad_requests");
+    s->connections_accepted = delta(in->before, in->after, "connections_accepted");
+    s->connections_open_max = target_u64(win, "connections_open_max");
+    s->closed_unread = delta(in->before, in->after, "closed_unread");
+    s->inflight_max = target_u64(win, "inflight_max");
+    s->bytes_out = delta(in->before, in->after, "bytes_out");
+    s->time_mean_ms = window_ms(in->after, "mean");
+    s->time_p50_ms = window_ms(in->after, "p50");
+    s->time_p99_ms = window_ms(in->after, "p99");
+    s->littles_law_concurrency = w->whole_rps * s->time_mean_ms / 1e3;
+    s->connections_per_1k_requests = s->requests ? (double)s->connections_accepted * 1000.0 / (double)s->requests : NAN;
+}
+
+/* The arrival rate of the hold stage (else the peak): what an open or
+ * paced model offered. */
+static double offered_rps(const struct profile_load *load)
+{
+    uint64_t hs, he;
+    double offered = profile_load_peak(load);
+    if (profile_hold_window(load, &hs, &he) == 0) {
+        uint64_t t = 0;
+        for (size_t i = 0; i < load->nstages; i++) {
+            if (t == hs)
+                offered = load->stages[i].target;
+            t += load->stages[i].duration_ns;
+        }
+    }
+    return offered;
+}
+
+static void compute_workload(const struct crosscheck_in *in, const struct crosscheck_result *r,
+                             struct crosscheck_workload *wl)
+{
+    double nominal = profile_load_peak(in->load);
+    wl->model = in->model ? in->model : "closed";
+    wl->open_like = in->model && (!strcmp(in->model, "open") || !strcmp(in->model, "paced"));
+    wl->offered_rps = wl->achieved_rps = NAN;
+    if (wl->open_like) {
+        wl->offered_rps = offered_rps(in->load);
+        wl->achieved_rps = !isnan(r->windows.hold_rps) ? r->windows.hold_rps : r->windows.whole_rps;
+        wl->generator_limited = !isnan(wl->achieved_rps) && wl->achieved_rps < 0.99 * wl->offered_rps;
+        nominal = in->load->max_inflight ? (double)in->load->max_inflight : NAN;
+    }
+    /* Concurrency the server saw, beside what the profile asked for. At
+     * zero delay in-flight is near zero for everyone: compare open
+     * connections instead. */
+    wl->delivered_by_littles_law = in->delay_ns > 0;
+    wl->nominal_concurrency = nominal;
+    wl->delivered_concurrency = in->delay_ns > 0 ? r->server.littles_law_concurrency : (double)r->server.connections_open_max;
+    wl->concurrency_shortfall = !isnan(nominal) && !isnan(wl->delivered_concurrency) &&
+                                wl->delivered_concurrency < 0.5 * nominal;
+}
+
+/* The responses a stopped tool may not have read: connections open when it
+ * stopped. A tool that exits by itself may already be closing at our last
+ * sample, so also take the server's open connections in the last two
+ * seconds with traffic; failing both, the most ever open. */
+static uint64_t reconcile_bound(const struct crosscheck_in *in, uint64_t open_max)
+{
+    uint64_t bound = in->open_at_stop;
+    json_t *secs = json_object_get(in->series, "seconds");
+    if (json_is_array(secs)) {
+        long last = -1;
+        for (size_t i = 0; i < json_array_size(secs); i++)
+            if (target_u64(json_array_get(secs, i), "completions"))
+                last = (long)i;
+        for (long i = last - 1; i <= last && last >= 0; i++) {
+            if (i < 0)
+                continue;
+            uint64_t o = target_u64(json_array_get(secs, (size_t)i), "open");
+            if (o > bound)
+                bound = o;
+        }
+    }
+    return bound ? bound : open_max;
+}
+
+static void compute_reconciliation(const struct crosscheck_in *in, const struct crosscheck_server *s,
+                                   struct crosscheck_reconciliation *rc)
+{
+    rc->server = s->requests;
+    rc->bound = reconcile_bound(in, s->connections_open_max);
+    rc->client = in->client_parsed ? in->client_requests : 0;
+    rc->verdict = in->client_parsed ? crosscheck_verdict(in->client_requests, s->requests, rc->bound) : CROSSCHECK_NO_CLIENT;
+}
+
+static int popcount(uint64_t m, int dflt)
+{
+    return m ? __builtin_popcountll(m) : dflt;
+}
+
+static double ms_or_nan(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The queueing witness. In a closed model each user has one request
+ * outstanding, so N users keep N requests at the server unless the time
+ * goes elsewhere; fewer than half in flight there, while the tool's
+ * latency is at least twice the server's, means requests wait inside the
+ * tool. Below a 1 ms delay the loopback round trip is not small against
+ * the server's time and in-flight at the server says nothing. */
+static void compute_queueing(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_queueing *q)
+{
+    memset(q, 0, sizeof *q);
+    q->server_mean_ms = ms_or_nan(in->hold_server_time, "mean");
+    q->server_p50_ms = ms_or_nan(in->hold_server_time, "p50");
+    q->hold_server_time = !isnan(q->server_mean_ms) && !isnan(q->server_p50_ms);
+    if (!q->hold_server_time) {
+        q->server_mean_ms = r->server.time_mean_ms;
+        q->server_p50_ms = r->server.time_p50_ms;
+    }
+    q->hold_rps = r->windows.hold_rps;
+    q->asked = offered_rps(in->load);
+    q->tool_p50_ms = in->lat ? in->lat->p50 : NAN;
+    q->in_flight = q->hold_rps * q->server_mean_ms / 1e3;
+    q->judged = !r->workload.open_like && in->delay_ns >= CROSSCHECK_QUEUE_MIN_DELAY_NS && q->asked >= 1 &&
+                !isnan(q->in_flight) && !isnan(q->tool_p50_ms) && q->server_p50_ms > 0;
+    q->fired = q->judged && q->in_flight < CROSSCHECK_QUEUE_IN_FLIGHT * q->asked &&
+               q->tool_p50_ms >= CROSSCHECK_QUEUE_LATENCY * q->server_p50_ms;
+}
+
+static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_limits *l)
+{
+    const struct crosscheck_windows *w = &r->windows;
+    struct sampler_summary ts, gs;
+    memset(&ts, 0, sizeof ts);
+    memset(&gs, 0, sizeof gs);
+    if (in->tool_samples)
+        sampler_tree_summary(in->tool_samples, &ts);
+    if (in->target_samples)
+        sampler_tree_summary(in->target_samples, &gs);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    l->tool_cpus = popcount(in->tool_cpus, (int)ncpu);
+    l->target_cpus = popcount(in->target_cpus, (int)ncpu);
+    /* Over the hold window where there is one (start-up is not load), else
+     * over the whole run. */
+    l->tool_cpu_pct = ts.cpu_avg_pct;
+    l->target_cpu_pct = gs.cpu_avg_pct;
+    l->hold_basis = 0;
+    if (w->hold_to_ns > w->hold_from_ns) {
+        double a = crosscheck_window_cpu(in->tool_pts, in->ntool_pts, w->hold_from_ns, w->hold_to_ns);
+        double b = crosscheck_window_cpu(in->target_pts, in->ntarget_pts, w->hold_from_ns, w->hold_to_ns);
+        if (!isnan(a) && !isnan(b)) {
+            l->tool_cpu_pct = a;
+            l->target_cpu_pct = b;
+            l->hold_basis = 1;
+        }
+    }
+    l->tool_cpu_share = l->tool_cpu_pct / (100.0 * l->tool_cpus);
+    l->target_cpu_share = l->target_cpu_pct / (100.0 * l->target_cpus);
+    l->bottleneck = CROSSCHECK_BOTTLENECK_NONE;
+    l->witness = CROSSCHECK_WITNESS_CPU;
+    compute_queueing(in, r, &l->queueing);
+    if (l->target_cpu_share >= 0.9)
+        l->bottleneck = CROSSCHECK_BOTTLENECK_TARGET;
+    else if (l->tool_cpu_share >= 0.9)
+        l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
+    else if (l->queueing.fired) {
+        l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
+        l->witness = CROSSCHECK_WITNESS_QUEUEING;
+    } else
+        l->witness = CROSSCHECK_WITNESS_NONE;
+}
+
+static void compute_latency(const struct crosscheck_in *in, const struct crosscheck_server *s, struct crosscheck_latency *lc)
+{
+    const struct adapter_latency *lat = in->lat;
+    lc->floor_ms = (double)in->delay_ns / 1e6;
+    lc->floor_checked = lat && lc->floor_ms > 0;
+    lc->lowest_ms = NAN;
+    lc->below_floor = 0;
+    if (lc->floor_checked) {
+        lc->lowest_ms = !isnan(lat->min) ? lat->min : lat->p50;
+        lc->below_floor = !isnan(lc->lowest_ms) && lc->lowest_ms < lc->floor_ms - in->latency_resolution_ms;
+    }
+    lc->tool_p50_ms = lc->server_p50_ms = lc->overhead_p50_ms = NAN;
+    lc->tool_p99_ms = lc->server_p99_ms = lc->overhead_p99_ms = NAN;
+    if (lat && !isnan(lat->p50) && !isnan(s->time_p50_ms)) {
+        lc->tool_p50_ms = lat->p50;
+        lc->server_p50_ms = s->time_p50_ms;
+        lc->overhead_p50_ms = lat->p50 - s->time_p50_ms;
+    }
+    if (lat && !isnan(lat->p99) && !isnan(s->time_p99_ms)) {
+        lc->tool_p99_ms = lat->p99;
+        lc->server_p99_ms = s->time_p99_ms;
+        lc->overhead_p99_ms = lat->p99 - s->time_p99_ms;
+    }
+}
+
+void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t server = crosscheck_server_requests(in->before, in->after);
+    compute_windows(in, server, &out->windows);
+    compute_server(in, &out->windows, &out->server);
+    compute_workload(in, out, &out->workload);
+    compute_reconciliation(in, &out->server, &out->reconciliation);
+    compute_limits(in, out, &out->limits);
+    compute_latency(in, &out->server, &out->latency);
+    out->efficiency.requests_per_cpu_second = in->cpu_seconds > 0 ? (double)server / in->cpu_seconds : NAN;
+    out->efficiency.rps_per_mb = in->rss_peak_mb > 0 ? out->windows.whole_rps / in->rss_peak_mb : NAN;
+}
+
+/* ---- serialise: run.json's keys, order and values ---- */
+
+static json_t *num_or_null(double v)
+{
+    return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *uint_json(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+static const char *steady_name(enum crosscheck_steady_verdict v)
+{
+    switch (v) {
+    case CROSSCHECK_STEADY_STEADY: return "steady";
+    case CROSSCHECK_STEADY_UNSHOWN: return "not shown steady";
+    case CROSSCHECK_STEADY_NOT_STEADY: return "not steady";
+    case CROSSCHECK_STEADY_NOT_JUDGED:
+    case CROSSCHECK_STEADY_NONE: break;
+    }
+    return "not judged";
+}
+
+/* windows.hold_steady, and a warning for a hold that moved. */
+static json_t *steady_json(const struct crosscheck_steady *s, json_t *warnings)
+{
+    json_t *o = json_object();
+    char flag[160];
+    json_object_set_new(o, "verdict", json_string(steady_name(s->verdict)));
+    json_object_set_new(o, "seconds", json_integer(s->seconds));
+    json_object_set_new(o, "block_s", json_integer(s->block_s));
+    json_object_set_new(o, "blocks", json_integer(s->blocks));
+    if (s->verdict == CROSSCHECK_STEADY_NOT_JUDGED) {
+        if (s->blocks < CROSSCHECK_STEADY_MIN_BLOCKS)
+            json_object_set_new(o, "reason", json_sprintf("%d whole seconds make %d block%s of %d s; a trend test needs %d",
+                                                          s->seconds, s->blocks, s->blocks == 1 ? "" : "s", s->block_s,
+                                                          CROSSCHECK_STEADY_MIN_BLOCKS));
+        else
+            json_object_set_new(o, "reason", json_string("the median rate is 0 req/s: no size to judge a change by"));
+        return o;
+    }
+    json_object_set_new(o, "median_rps", num_or_null(s->median_rps));
+    json_object_set_new(o, "change", num_or_null(s->change));
+    json_object_set_new(o, "ratio", num_or_null(s->ratio));
+    json_object_set_new(o, "p", num_or_null(s->p));
+    if (*crosscheck_steady_flag(s, flag, sizeof flag)) {
+        json_object_set_new(o, "flag", json_string(flag));
+        json_array_append_new(warnings, json_sprintf("%s (Sen's slope: %+.0f%% of the median %.0f req/s; Mann–Kendall p = %.3g "
+                                                     "over %d blocks of %d s): the hold figures are not a steady state",
+                                                     flag, s->change * 100, s->median_rps, s->p, s->blocks, s->block_s));
+    }
+    return o;
+}
+
+static json_t *windows_json(const struct crosscheck_windows *w, json_t *warnings)
+{
+    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", num_or_null(w->load_start_s), "whole_s",
+                          num_or_null(w->whole_s), "whole_rps", num_or_null(w->whole_rps), "hold_s", num_or_null(w->hold_s),
+                          "hold_rps", num_or_null(w->hold_rps));
+    if (w->steady.verdict != CROSSCHECK_STEADY_NONE)
+        json_object_set_new(o, "hold_steady", steady_json(&w->steady, warnings));
+    return o;
+}
+
+static json_t *server_json(const struct crosscheck_server *s)
+{
+    json_t *sv = json_object();
+    json_object_set_new(sv, "requests", uint_json(s->requests));
+    json_object_set_new(sv, "requests_parsed", uint_json(s->requests_parsed));
+    json_object_set_new(sv, "bad_requests", uint_json(s->bad_requests));
+    json_object_set_new(sv, "connections_accepted", uint_json(s->connections_accepted));
+    json_object_set_new(sv, "connections_open_max", uint_json(s->connections_open_max));
+    json_object_set_new(sv, "closed_unread", uint_json(s->closed_unread));
+    json_object_set_new(sv, "inflight_max", uint_json(s->inflight_max));
+    json_object_set_new(sv, "bytes_out", uint_json(s->bytes_out));
+    json_object_set_new(sv, "server_time_ms",
+                        json_pack("{s:o, s:o, s:o}", "mean", num_or_null(s->time_mean_ms), "p50",
+                                  num_or_null(s->time_p50_ms), "p99", num_or_null(s->time_p99_ms)));
+    json_object_set_new(sv, "littles_law_concurrency", num_or_null(s->littles_law_concurrency));
+    json_object_set_new(sv, "connections_per_1k_requests", num_or_null(s->connections_per_1k_requests));
+    return sv;
+}
+
+static json_t *workload_json(const struct crosscheck_workload *wl, json_t *warnings)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "model", json_string(wl->model));
+    if (wl->open_like) {
+        json_object_set_new(o, "offered_rps", json_real(wl->offered_rps));
+        json_object_set_new(o, "achieved_rps", num_or_null(wl->achieved_rps));
+        json_object_set_new(o, "generator_limited", json_boolean(wl->generator_limited));
+        if (wl->generator_limited)
+            json_array_append_new(warnings, json_sprintf("generator-limited: offered %.0f req/s, the server counted %.0f (%.1f%%)",
+                                                         wl->offered_rps, wl->achieved_rps,
+                                                         wl->achieved_rps / wl->offered_rps * 100));
+    }
+    json_object_set_new(o, "nominal_concurrency", num_or_null(wl->nominal_concurrency));
+    json_object_set_new(o, "delivered_concurrency", num_or_null(wl->delivered_concurrency));
+    json_object_set_new(o, "delivered_basis", json_string(wl->delivered_by_littles_law ? "littles_law" : "open_connections"));
+    json_object_set_new(o, "concurrency_shortfall", json_boolean(wl->concurrency_shortfall));
+    if (wl->concurrency_shortfall)
+        json_array_append_new(warnings, json_sprintf("asked for %.0f concurrent users/connections, the server saw %.1f %s",
+                                                     wl->nominal_concurrency, wl->delivered_concurrency,
+                                                     wl->delivered_by_littles_law ? "in flight (Little's law)" : "connections open"));
+    return o;
+}
+
+static json_t *reconciliation_json(const struct crosscheck_reconciliation *rc, json_t *warnings)
+{
+    json_t *cc = json_object();
+    json_object_set_new(cc, "server", uint_json(rc->server));
+    if (rc->verdict == CROSSCHECK_NO_CLIENT) {
+        json_object_set_new(cc, "verdict", json_string(crosscheck_verdict_name(rc->verdict)));
+        return cc;
+    }
+    json_object_set_new(cc, "client", uint_json(rc->client));
+    json_object_set_new(cc, "difference", json_integer((json_int_t)rc->client - (json_int_t)rc->server));
+    json_object_set_new(cc, "verdict", json_string(crosscheck_verdict_name(rc->verdict)));
+    json_object_set_new(cc, "bound", uint_json(rc->bound));
+    if (rc->verdict == CROSSCHECK_EXPLAINED)
+        json_object_set_new(cc, "note",
+                            json_sprintf("the tool counted %llu fewer than the server served; at most one unread response per open connection (%llu) explains it",
+                                         (unsigned long long)(rc->server - rc->client), (unsigned long long)rc->bound));
+    else if (rc->verdict == CROSSCHECK_MISMATCH)
+        json_array_append_new(warnings, json_sprintf("MISMATCH: the tool reports %llu requests, the server served %llu (bound for in-flight: %llu)",
+                                                     (unsigned long long)rc->client, (unsigned long long)rc->server,
+                                                     (unsigned long long)rc->bound));
+    return cc;
+}
+
+static const char *bottleneck_name(enum crosscheck_bottleneck b)
+{
+    return b == CROSSCHECK_BOTTLENECK_TARGET ? "target" : b == CROSSCHECK_BOTTLENECK_TOOL ? "tool" : "none";
+}
+
+/* The row's bottleneck with the witness's figure, as summary.md shows it:
+ * "tool (queueing: 200 asked, 8 in flight at the server)". */
+static json_t *limits_reason(const struct crosscheck_limits *l)
+{
+    const struct crosscheck_queueing *q = &l->queueing;
+    if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+        return json_sprintf("tool (queueing: %.0f asked, %.0f in flight at the server)", q->asked, q->in_flight);
+    if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
+        return json_sprintf("target (cpu: %.0f%% of its %d CPU%s)", l->target_cpu_share * 100, l->target_cpus,
+                            l->target_cpus == 1 ? "" : "s");
+    return json_sprintf("tool (cpu: %.0f%% of its %d CPU%s)", l->tool_cpu_share * 100, l->tool_cpus, l->tool_cpus == 1 ? "" : "s");
+}
+
+static json_t *queueing_json(const struct crosscheck_queueing *q)
+{
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "asked", q->asked, "in_flight", q->in_flight, "hold_rps",
+                     q->hold_rps, "server_mean_ms", q->server_mean_ms, "server_p50_ms", q->server_p50_ms, "tool_p50_ms",
+                     q->tool_p50_ms, "server_time_basis", q->hold_server_time ? "hold window" : "whole run");
+}
+
+/* NULL (no "limits" key) when a figure is not a number, as json_pack does
+ * with a NaN "f". Rows where no witness fired keep the keys they always
+ * had; a fired one adds "witness", "reason" and its figures. */
+static json_t *limits_json(const struct crosscheck_limits *l, json_t *warnings)
+{
+    const struct crosscheck_queueing *q = &l->queueing;
+    if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
+        json_array_append_new(warnings, json_sprintf("target-bound: lb-target used %.0f%% of its CPU set; this row measures the target, not the tool",
+                                                     l->target_cpu_share * 100));
+    if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+        json_array_append_new(warnings, json_sprintf("tool-bound (queueing): %.0f users asked, %.1f in flight at the server by Little's law "
+                                                     "(%.0f req/s x %.2f ms); the tool's p50 is %.1f ms against the server's %.1f ms: "
+                                                     "requests wait inside the tool",
+                                                     q->asked, q->in_flight, q->hold_rps, q->server_mean_ms, q->tool_p50_ms,
+                                                     q->server_p50_ms));
+    json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck_name(l->bottleneck),
+                          "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
+                          l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
+                          "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
+    if (o && l->witness != CROSSCHECK_WITNESS_NONE) {
+        json_object_set_new(o, "witness", json_string(l->witness == CROSSCHECK_WITNESS_QUEUEING ? "queueing" : "cpu"));
+        json_object_set_new(o, "reason", limits_reason(l));
+        if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
+            json_object_set_new(o, "queueing", queueing_json(q));
+    }
+    return o;
+}
+
+static json_t *latency_json(const struct crosscheck_latency *lc, json_t *warnings)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "floor_ms", json_real(lc->floor_ms));
+    if (lc->floor_checked) {
+        json_object_set_new(o, "below_floor", json_boolean(lc->below_floor));
+        if (lc->below_floor)
+            json_array_append_new(warnings, json_sprintf("latency below the server's floor: the tool reports %.3f ms but every response is held %.3f ms; it measures something else",
+                                                         lc->lowest_ms, lc->floor_ms));
+    }
+    if (!isnan(lc->tool_p50_ms) && !isnan(lc->server_p50_ms)) {
+        json_object_set_new(o, "tool_p50_ms", json_real(lc->tool_p50_ms));
+        json_object_set_new(o, "server_p50_ms", json_real(lc->server_p50_ms));
+        json_object_set_new(o, "overhead_p50_ms", json_real(lc->overhead_p50_ms));
+    }
+    if (!isnan(lc->tool_p99_ms) && !isnan(lc->server_p99_ms)) {
+        json_object_set_new(o, "tool_p99_ms", json_real(lc->tool_p99_ms));
+        json_object_set_new(o, "server_p99_ms", json_real(lc->server_p99_ms));
+        json_object_set_new(o, "overhead_p99_ms", json_real(lc->overhead_p99_ms));
+    }
+    return o;
+}
+
+void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings)
+{
+    json_object_set_new(res, "windows", windows_json(&r->windows, warnings));
+    json_object_set_new(res, "server", server_json(&r->server));
+    json_object_set_new(res, "workload", workload_json(&r->workload, warnings));
+    json_object_set_new(res, "crosscheck", reconciliation_json(&r->reconciliation, warnings));
+    json_object_set_new(res, "limits", limits_json(&r->limits, warnings));
+    json_object_set_new(res, "latency_check", latency_json(&r->latency, warnings));
+    json_object_set_new(res, "efficiency",
+                        json_pack("{s:o, s:o}", "requests_per_cpu_second", num_or_null(r->efficiency.requests_per_cpu_second),
+                                  "rps_per_mb", num_or_null(r->efficiency.rps_per_mb)));
+}
+
+void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings)
+{
+    struct crosscheck_result r;
+    crosscheck_compute(in, &r);
+    crosscheck_to_json(&r, res, warnings);
+}
+
+json_t *crosscheck_machine_json(const struct sampler_machine *m0, const struct sampler_machine *m1, double tool_cpu_s,
+                                double target_cpu_s, double self_cpu_s, json_t *warnings)
+{
+    double hz = (double)sysconf(_SC_CLK_TCK);
+    double idle = (double)((m1->idle + m1->iowait) - (m0->idle + m0->iowait)) / hz;
+    double total = (double)(m1->total - m0->total) / hz;
+    double busy = total - idle;
+    double unattributed = busy - tool_cpu_s - target_cpu_s - self_cpu_s;
+    json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "busy_s", busy, "user_s",
+                          (double)(m1->user + m1->nice - m0->user - m0->nice) / hz, "system_s",
+                          (double)(m1->system - m0->system) / hz, "softirq_s", (double)(m1->softirq - m0->softirq) / hz,
+                          "steal_s", (double)(m1->steal - m0->steal) / hz, "tool_s", tool_cpu_s, "target_s",
+                          target_cpu_s, "loadbench_s", self_cpu_s, "unattributed_s", unattributed);
+    /* Wall time of the interval: total ticks over all CPUs / CPUs. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    double wall = ncpu > 0 ? total / (double)ncpu : 0;
+    if (wall > 0) {
+        double pct = unattributed / wall * 100;
+        json_object_set_new(o, "unattributed_pct", json_real(pct));
+        if (pct > 5)
+            json_array_append_new(warnings, json_sprintf("unattributed CPU: %.1f%% of a core was busy outside the tool, the target and loadbench "
+                                                         "(other processes, or kernel work charged to none; softirq, the kernel's network work, was %.1f%% of a core)",
+                                                         pct, (double)(m1->softirq - m0->softirq) / hz / wall * 100));
+    }
+    return o;
+}

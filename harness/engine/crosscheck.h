@@ -1,0 +1,215 @@
+/* crosscheck: the server's witness for every figure a tool reports —
+ * server-side counts and windows, the reconciliation verdict, bottleneck,
+ * Little's-law concurrency, latency floor and tool overhead, efficiency,
+ * and the machine's unattributed CPU. */
+#ifndef LB_CROSSCHECK_H
+#define LB_CROSSCHECK_H
+
+#include "adapters/adapter.h"
+#include "profile/profile.h"
+#include "engine/sampler.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* One sampled interval, placed on the monotonic clock. */
+struct crosscheck_point {
+    uint64_t end_ns;
+    double interval_s;
+    double cpu_pct;
+    double rss_mb;
+};
+
+struct crosscheck_in {
+    json_t *before, *after;         /* lb-target /stats around the tool run (after = tool gone) */
+    json_t *series;                 /* lb-target /series, or NULL */
+    const struct profile_load *load;
+    uint64_t delay_ns;              /* the server's configured delay: a latency floor */
+    int client_parsed;
+    uint64_t client_requests;
+    uint64_t client_errors;
+    uint64_t open_at_stop;          /* connections open on the server when the tool stopped */
+    int stopped_hard;               /* loadbench stopped the tool (timeout, interrupt) */
+    double cpu_seconds;             /* the tool's exact CPU */
+    double rss_peak_mb;
+    const struct adapter_latency *lat;
+    double latency_resolution_ms;
+    const char *model;              /* closed | paced | open, as run */
+    uint64_t tool_cpus, target_cpus;
+    const struct sampler_tree *tool_samples, *target_samples;
+    const struct crosscheck_point *tool_pts, *target_pts;  /* the series, for window averages */
+    size_t ntool_pts, ntarget_pts;
+    uint64_t tool_spawned_ns;
+    json_t *hold_server_time;       /* optional: lb-target's server time over the hold window in ms ("mean",
+                                     * "p50"), as target_histogram_window_ms makes it; NULL: the whole run's */
+};
+
+/* Whether the hold window's server-counted rate held steady: Mann–Kendall
+ * with Sen's slope over 2-5 s blocks of the per-second completions. */
+enum crosscheck_steady_verdict {
+    CROSSCHECK_STEADY_NONE,         /* no hold window in the series: nothing to say */
+    CROSSCHECK_STEADY_NOT_JUDGED,   /* fewer than CROSSCHECK_STEADY_MIN_BLOCKS blocks, or a median of 0 */
+    CROSSCHECK_STEADY_STEADY,       /* Sen's change across the hold below 10 % of the median */
+    CROSSCHECK_STEADY_UNSHOWN,      /* a change of 10 % or more, but no significant monotone trend */
+    CROSSCHECK_STEADY_NOT_STEADY,   /* a change of 10 % or more and p < 0.05 */
+};
+
+/* Five blocks are the fewest whose exact two-sided p can fall below 0.05
+ * (2/5! = 0.017; four give 2/4! = 0.083 at best). */
+#define CROSSCHECK_STEADY_MIN_BLOCKS 5
+#define CROSSCHECK_STEADY_CHANGE 0.10
+#define CROSSCHECK_STEADY_P 0.05
+
+struct crosscheck_steady {
+    enum crosscheck_steady_verdict verdict;
+    int seconds;                    /* whole seconds in the hold */
+    int block_s, blocks;            /* block length (2-5 s) and count; the seconds left over at the end are not judged */
+    double median_rps;              /* of the judged seconds */
+    double p;                       /* Mann–Kendall, two-sided, over the block means */
+    double change;                  /* Sen's slope x judged span / median: -0.3 = fell by 30 % of the median */
+    double ratio;                   /* Sen's line at the span's end / at its start; NAN unless both > 0 */
+};
+
+/* The server-side windows of a tool's load. NAN where unknown. */
+struct crosscheck_windows {
+    double load_start_s;            /* tool spawned -> first request the server saw */
+    double whole_s, whole_rps;      /* first request -> last response, server-counted rate over it */
+    double hold_s, hold_rps;        /* whole server seconds inside the profile's hold stage */
+    uint64_t hold_from_ns, hold_to_ns;  /* that hold window on the monotonic clock (both 0: none) */
+    struct crosscheck_steady steady;
+};
+
+/* What lb-target counted over the tool run (after - before). */
+struct crosscheck_server {
+    uint64_t requests, requests_parsed, bad_requests, connections_accepted;
+    uint64_t connections_open_max, closed_unread, inflight_max, bytes_out;
+    double time_mean_ms, time_p50_ms, time_p99_ms;     /* server time per request, NAN when absent */
+    double littles_law_concurrency;                     /* whole_rps x mean server time */
+    double connections_per_1k_requests;
+};
+
+/* The workload as delivered against what the profile asked for. */
+struct crosscheck_workload {
+    const char *model;              /* as run (borrowed from the input): closed | paced | open */
+    int open_like;                  /* paced or open: offered and achieved apply */
+    double offered_rps, achieved_rps;
+    int generator_limited;          /* achieved below 99 % of offered */
+    double nominal_concurrency, delivered_concurrency;
+    int delivered_by_littles_law;   /* 1: Little's law (server delay > 0); 0: open connections */
+    int concurrency_shortfall;      /* delivered below half of nominal */
+};
+
+enum crosscheck_verdict {
+    CROSSCHECK_NO_CLIENT,           /* the tool's count was not read */
+    CROSSCHECK_EXACT,               /* client == server */
+    CROSSCHECK_EXPLAINED,           /* client below server by at most one response per open connection */
+    CROSSCHECK_MISMATCH,
+};
+
+/* The tool's request count reconciled with the server's. */
+struct crosscheck_reconciliation {
+    enum crosscheck_verdict verdict;
+    uint64_t server, client;        /* client: 0 with CROSSCHECK_NO_CLIENT */
+    uint64_t bound;                 /* connections open when the tool stopped: responses it may not have read */
+};
+
+enum crosscheck_bottleneck { CROSSCHECK_BOTTLENECK_NONE, CROSSCHECK_BOTTLENECK_TOOL, CROSSCHECK_BOTTLENECK_TARGET };
+
+/* Which witness named the bottleneck. */
+enum crosscheck_witness { CROSSCHECK_WITNESS_NONE, CROSSCHECK_WITNESS_CPU, CROSSCHECK_WITNESS_QUEUEING };
+
+/* The queueing witness thresholds: fewer than half the users asked for in
+ * flight at the server, and the tool's p50 at least twice the server's. */
+#define CROSSCHECK_QUEUE_IN_FLIGHT 0.5
+#define CROSSCHECK_QUEUE_LATENCY 2.0
+#define CROSSCHECK_QUEUE_MIN_DELAY_NS 1000000
+
+/* Queueing inside the tool, closed model, over the hold window: the
+ * server-side concurrency by Little's law (hold rate x server mean time)
+ * against the users asked for, and the tool's p50 against the server's. */
+struct crosscheck_queueing {
+    int judged;                     /* closed, a hold rate, server and tool p50, a server delay of 1 ms or more */
+    int fired;
+    double asked;                   /* users in the hold stage */
+    double in_flight;               /* hold_rps x server mean time */
+    double hold_rps, server_mean_ms, server_p50_ms, tool_p50_ms;
+    int hold_server_time;           /* 1: server time over the hold window; 0: over the whole run */
+};
+
+/* Who limited the run: a CPU set used 90 % or more (target first), else
+ * the tool's queueing witness. */
+struct crosscheck_limits {
+    enum crosscheck_bottleneck bottleneck;
+    enum crosscheck_witness witness;
+    struct crosscheck_queueing queueing;
+    double tool_cpu_pct, target_cpu_pct;        /* 100 = one core */
+    double tool_cpu_share, target_cpu_share;    /* of the CPU set */
+    int tool_cpus, target_cpus;
+    int hold_basis;                 /* 1: averaged over the hold window; 0: the whole run */
+};
+
+/* The tool's latency against the server's floor and the server's own time. */
+struct crosscheck_latency {
+    double floor_ms;                /* the server's configured delay */
+    int floor_checked;              /* a floor above 0 and a tool latency to check */
+    int below_floor;                /* the tool's lowest latency beats the floor by more than its resolution */
+    double lowest_ms;               /* that lowest latency: min, else p50 */
+    double tool_p50_ms, server_p50_ms, overhead_p50_ms;     /* NAN unless both sides have a p50 */
+    double tool_p99_ms, server_p99_ms, overhead_p99_ms;
+};
+
+struct crosscheck_efficiency {
+    double requests_per_cpu_second, rps_per_mb;     /* NAN without CPU time / RSS */
+};
+
+struct crosscheck_result {
+    struct crosscheck_windows windows;
+    struct crosscheck_server server;
+    struct crosscheck_workload workload;
+    struct crosscheck_reconciliation reconciliation;
+    struct crosscheck_limits limits;
+    struct crosscheck_latency latency;
+    struct crosscheck_efficiency efficiency;
+};
+
+/* Compute every figure above from in. Always succeeds. */
+void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result *out);
+
+/* Add "windows", "server", "workload", "crosscheck", "limits",
+ * "latency_check" and "efficiency" objects to res (in that order), and the
+ * warnings they call for (strings) to warnings. */
+void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings);
+
+/* The steadiness verdict for n per-second counts: blocks of n/8 seconds
+ * (2 to 5), Mann–Kendall and Sen's slope over their means. */
+void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *out);
+
+/* A short phrase for a flagged hold ("not steady: rate rose 2.6x through
+ * the hold") into buf, or "" when steady, not judged or none. Returns buf. */
+const char *crosscheck_steady_flag(const struct crosscheck_steady *s, char *buf, size_t len);
+
+/* crosscheck_compute, then crosscheck_to_json. */
+void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings);
+
+/* The time-weighted average CPU % of pts over [from_ns, to_ns), or NAN
+ * when no sample covers it. */
+double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
+
+/* responses_completed(after) - responses_completed(before). */
+uint64_t crosscheck_server_requests(json_t *before, json_t *after);
+
+/* The verdict for a client count against the server count: exact,
+ * explained (client below server by at most bound) or mismatch. */
+enum crosscheck_verdict crosscheck_verdict(uint64_t client, uint64_t server, uint64_t bound);
+
+/* "exact", "explained", "mismatch", "no client count": as run.json says it. */
+const char *crosscheck_verdict_name(enum crosscheck_verdict v);
+
+/* Whole-machine CPU over a tool run from two /proc/stat readings, with what
+ * could not be attributed to the tool, the target or loadbench itself
+ * (kernel network work on loopback is charged to whoever runs). Warns
+ * above 5 % of a core. */
+json_t *crosscheck_machine_json(const struct sampler_machine *m0, const struct sampler_machine *m1, double tool_cpu_s,
+                                double target_cpu_s, double self_cpu_s, json_t *warnings);
+
+#endif

@@ -1,0 +1,134 @@
+/* exec: the executor seam. A tool run starts the tool's process tree,
+ * waits for it, samples it, stops it and reads what it wrote only through
+ * a `const struct executor` (a table of function pointers, like wrk's
+ * struct sock or redis's connection types), so that nothing above the
+ * seam (toolrun, crosscheck, reports) knows where the tree runs.
+ *
+ * One implementation today: exec_local, this machine (fork/exec in a
+ * process group, the tool's cgroup, /proc sampling, pipes into bounded
+ * files). The multi-host layer adds a second behind the same table: a
+ * `loadbench agent` at the other end of ssh, which runs the sampling loop
+ * on its side and streams the samples, so that `sample` there reads the
+ * next streamed reading, not a round trip. What the seam carries is
+ * therefore: spawn a tree, signal (stop) it, wait for it, sample it, read
+ * its accounting, fetch its files.
+ *
+ * Times are CLOCK_MONOTONIC of the machine running loadbench run (a remote
+ * executor converts with the clock offset it measured). */
+#ifndef LB_EXEC_H
+#define LB_EXEC_H
+
+#include "engine/sampler.h"
+#include "common/util.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What to start. */
+struct exec_spec {
+    const char *name;               /* the tool run's name (e.g. "wrk@100#2"): names its cgroup */
+    const char *const *argv;        /* argv[0] run as given, or looked up in the clean PATH */
+    const char *const *env;         /* NAME=value added to the clean environment (NULL-terminated,
+                                     * may be NULL); nothing else of loadbench's is inherited */
+    const char *dir;                /* the tool's directory and cwd (must exist): HOME is
+                                     * <dir>/home, TMPDIR <dir>/home/tmp (both created), and its
+                                     * stdout and stderr go to <dir>/stdout.txt and stderr.txt,
+                                     * bounded (capture.h) */
+    uint64_t cpus_mask;             /* pin the tree to these CPUs; 0 = all */
+    int want_cgroup;                /* 1: give the tree a cgroup of its own (exact CPU, peak
+                                     * memory, the memory cap, a kill of every member) */
+    uint64_t memory_limit_bytes;    /* > 0: the cap, enforced only in a cgroup */
+};
+
+/* How the tree's root ended (valid once exec_tree.ended is set). */
+struct exec_exit {
+    int exited;                     /* 1: exited normally, code valid */
+    int code;
+    int signaled;                   /* 1: killed by a signal, sig valid */
+    int sig;
+    double cpu_s;                   /* user + system CPU of the root and the children it reaped */
+    uint64_t maxrss_kb;             /* the largest single process's peak RSS (ru_maxrss) */
+};
+
+/* A started tree: the part every executor fills; its own state follows. */
+struct exec_tree {
+    const struct executor *ex;      /* the table that started it: call through t->ex */
+    uint64_t started_ns;            /* when the root was started */
+    int cgroup;                     /* 1: the tree has its own cgroup */
+    char no_cgroup[UTIL_ERR_LEN];   /* why not, when spec.want_cgroup was 1 and cgroup is 0 */
+    int ended;                      /* 1: the root has exited and been reaped: exit is valid */
+    struct exec_exit exit;
+    const struct sampler_tree *samples; /* the sampled series; crosscheck_in reads its summary
+                                         * (goes when crosscheck takes a summary instead) */
+};
+
+/* The tree's cgroup accounting, exact. */
+struct exec_usage {
+    uint64_t cpu_ns;
+    uint64_t mem_peak_bytes;        /* 0 when the kernel does not say */
+    uint64_t mem_cache_bytes;       /* page cache, apart */
+    uint64_t oom_kills;             /* members the memory cap killed */
+};
+
+/* One of the tree's output streams, once ended. */
+struct exec_output {
+    uint64_t total_bytes;           /* everything the tool wrote to it */
+    uint64_t dropped_bytes;         /* left out of the file (its middle; 0 = all kept) */
+};
+
+enum exec_stream { EXEC_STDOUT = 1, EXEC_STDERR = 2 };
+
+struct executor {
+    const char *name;               /* "local" */
+
+    /* Start spec->argv as the root of a new tree with its own process
+     * group (and cgroup when asked and possible: a cgroup that cannot be
+     * made is not an error, t->no_cgroup says why). Returns 0 with *out a
+     * tree to release with free, or -1 with err filled and nothing left
+     * running (exec failures in the child are reported here too). */
+    int (*spawn)(const struct executor *ex, const struct exec_spec *spec, struct exec_tree **out, char *err);
+
+    /* Wait without blocking. Returns 1 once the root has exited (t->ended
+     * and t->exit set; its orphans may still run), 0 while it runs. */
+    int (*poll)(struct exec_tree *t);
+
+    /* One reading of the whole tree now (as sampler_tree_sample): returns
+     * 1 with point filled for the interval since the last reading, 0 for
+     * the first reading, -1 when there is nothing to sample. */
+    int (*sample)(struct exec_tree *t, struct sampler_reading *r, struct sampler_point *point);
+
+    /* Aggregates over every point so far (zeros when none). */
+    void (*summary)(const struct exec_tree *t, struct sampler_summary *s);
+
+    /* Signal the whole tree to stop: SIGTERM to every member (once),
+     * term_grace_ns for them to go, then SIGKILL, and reap (t->exit is
+     * then set). Processes in keep[] (nkeep pids: e.g. lb-target, started
+     * beside the tool) are spared with their subtrees. Returns how many
+     * needed SIGKILL, or -1 with err when something survived. Idempotent. */
+    int (*stop)(struct exec_tree *t, const pid_t *keep, int nkeep, uint64_t term_grace_ns, char *err);
+
+    /* End the capture of one output stream (call once the tree is
+     * stopped): returns 0 with o filled, 1 when it had ended already (o
+     * untouched), or -1 with err when its file could not be written
+     * completely (o filled still). */
+    int (*output)(struct exec_tree *t, enum exec_stream s, struct exec_output *o, char *err);
+
+    /* The cgroup's accounting. Returns 0, or -1 with err (no cgroup, or
+     * unreadable). */
+    int (*usage)(const struct exec_tree *t, struct exec_usage *u, char *err);
+
+    /* Make the files the tree wrote under spec->dir readable at the same
+     * paths here (for the adapter's parser). Returns 0, or -1 with err.
+     * Local: they are already. */
+    int (*fetch)(struct exec_tree *t, char *err);
+
+    /* Stop the tree if its root has not been reaped yet (1 s grace,
+     * nothing spared), kill what is left in its cgroup, remove the cgroup
+     * and release t. NULL does nothing. */
+    void (*free)(struct exec_tree *t);
+};
+
+/* This machine. */
+extern const struct executor exec_local;
+
+#endif

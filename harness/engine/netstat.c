@@ -1,0 +1,86 @@
+#include "engine/netstat.h"
+#include "common/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* /proc/net/netstat and /proc/net/snmp hold pairs of lines: "Prefix: names"
+ * then "Prefix: values". Find name under prefix. */
+static int pair_value(const char *path, const char *prefix, const char *name, uint64_t *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char names[8192], values[8192];
+    int rc = -1;
+    size_t plen = strlen(prefix);
+    while (fgets(names, sizeof names, f) && fgets(values, sizeof values, f)) {
+        if (strncmp(names, prefix, plen) || names[plen] != ':')
+            continue;
+        char *ns = NULL, *vs = NULL;
+        char *n = strtok_r(names + plen + 1, " \n", &ns);
+        char *v = strtok_r(values + plen + 1, " \n", &vs);
+        while (n && v) {
+            if (!strcmp(n, name)) {
+                *out = strtoull(v, NULL, 10);
+                rc = 0;
+                break;
+            }
+            n = strtok_r(NULL, " \n", &ns);
+            v = strtok_r(NULL, " \n", &vs);
+        }
+        break;
+    }
+    fclose(f);
+    return rc;
+}
+
+int netstat_read(struct netstat *n, char *err)
+{
+    memset(n, 0, sizeof *n);
+    if (pair_value("/proc/net/netstat", "TcpExt", "ListenOverflows", &n->listen_overflows) ||
+        pair_value("/proc/net/netstat", "TcpExt", "ListenDrops", &n->listen_drops) ||
+        pair_value("/proc/net/snmp", "Tcp", "RetransSegs", &n->retrans_segs))
+        return util_err(err, "cannot read TCP counters from /proc/net/netstat and /proc/net/snmp");
+    FILE *f = fopen("/proc/net/sockstat", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            char *tw = strstr(line, " tw ");
+            if (!strncmp(line, "TCP:", 4) && tw)
+                n->time_wait = strtoull(tw + 4, NULL, 10);
+        }
+        fclose(f);
+    }
+    return 0;
+}
+
+json_t *netstat_delta_json(const struct netstat *a, const struct netstat *b, json_t *warnings)
+{
+    uint64_t lo = b->listen_overflows - a->listen_overflows, ld = b->listen_drops - a->listen_drops,
+             rs = b->retrans_segs - a->retrans_segs;
+    if (lo || ld)
+        json_array_append_new(warnings, json_sprintf("the kernel dropped SYNs during the run (ListenOverflows +%llu, ListenDrops +%llu): "
+                                                     "each adds a 1 s retry to tail latency while counts still match",
+                                                     (unsigned long long)lo, (unsigned long long)ld));
+    if (rs)
+        json_array_append_new(warnings, json_sprintf("TCP retransmitted %llu segments during the run", (unsigned long long)rs));
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "listen_overflows", (json_int_t)lo, "listen_drops", (json_int_t)ld,
+                     "retrans_segs", (json_int_t)rs, "time_wait_before", (json_int_t)a->time_wait, "time_wait_after",
+                     (json_int_t)b->time_wait);
+}
+
+uint64_t netstat_port_range(void)
+{
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    unsigned lo = 32768, hi = 60999;
+    if (f) {
+        if (fscanf(f, "%u %u", &lo, &hi) != 2) {
+            lo = 32768;
+            hi = 60999;
+        }
+        fclose(f);
+    }
+    return hi > lo ? hi - lo + 1 : 28232;
+}

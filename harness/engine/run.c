@@ -1,0 +1,689 @@
+#include "engine/run.h"
+#include "adapters/adapter.h"
+#include "engine/capture.h"
+#include "common/cgroup.h"
+#include "engine/crosscheck.h"
+#include "engine/netstat.h"
+#include "engine/proc.h"
+#include "report/report.h"
+#include "engine/runlock.h"
+#include "engine/sampler.h"
+#include "common/sha256.h"
+#include "engine/target.h"
+#include "engine/toolrun.h"
+#include "common/units.h"
+#include "common/fsutil.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SCHEMA_VERSION 1
+
+/* ---- the machine ---------------------------------------------------------- */
+
+static uint64_t meminfo_kb(const char *key)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    uint64_t v = 0;
+    size_t klen = strlen(key);
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, klen) && line[klen] == ':')
+            v = strtoull(line + klen + 1, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+/* Processes other than ours that used more than 5 % of a core over a
+ * 300 ms look at start: other work on the machine distorts every figure.
+ * One full /proc scan, twice, at start only. */
+static json_t *busy_processes(json_t *warn)
+{
+    struct ent {
+        int pid;
+        unsigned long long ticks;
+        char comm[64];
+    } *a = NULL;
+    size_t na = 0, cap = 0;
+    json_t *out = json_array();
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            struct timespec ts = {0, 300000000};
+            nanosleep(&ts, NULL);
+        }
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        if (!d)
+            break;
+        while ((e = readdir(d))) {
+            int pid = atoi(e->d_name);
+            if (pid <= 0 || pid == (int)getpid())
+                continue;
+            char path[64], buf[1024];
+            snprintf(path, sizeof path, "/proc/%d/stat", pid);
+            FILE *f = fopen(path, "r");
+            if (!f)
+                continue;
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            fclose(f);
+            buf[n] = 0;
+            char *lp = strchr(buf, '('), *rp = strrchr(buf, ')');
+            if (!lp || !rp)
+                continue;
+            unsigned long long ut = 0, st = 0;
+            /* After ")": state ppid pgrp session tty tpgid flags minflt
+             * cminflt majflt cmajflt utime stime */
+            if (sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+                continue;
+            if (pass == 0) {
+                if (na == cap) {
+                    cap = cap ? cap * 2 : 256;
+                    a = util_xrealloc(a, cap * sizeof *a);
+                }
+                a[na].pid = pid;
+                a[na].ticks = ut + st;
+                snprintf(a[na].comm, sizeof a[na].comm, "%.*s", (int)(rp - lp - 1), lp + 1);
+                na++;
+            } else {
+                for (size_t i = 0; i < na; i++) {
+                    if (a[i].pid != pid)
+                        continue;
+                    double pct = (double)(ut + st - a[i].ticks) / (double)sysconf(_SC_CLK_TCK) / 0.3 * 100;
+                    if (pct > 5) {
+                        /* A process name is any bytes its program chose. */
+                        json_array_append_new(out, json_pack("{s:i, s:o, s:f}", "pid", pid, "comm",
+                                                             adapter_json_text(a[i].comm), "cpu_pct", pct));
+                        char *w = util_xasprintf("another process was busy at start: %s (pid %d) at %.0f%% of a core",
+                                                 a[i].comm, pid, pct);
+                        json_array_append_new(warn, adapter_json_text(w));
+                        free(w);
+                    }
+                }
+            }
+        }
+        closedir(d);
+    }
+    free(a);
+    return out;
+}
+
+json_t *run_machine_info(void)
+{
+    json_t *m = json_object(), *warn = json_array();
+    char model[256] = "unknown", line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            if (!strncmp(line, "model name", 10)) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    snprintf(model, sizeof model, "%s", c + 2);
+                    model[strcspn(model, "\n")] = 0;
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    struct utsname u;
+    uname(&u);
+    char host[256];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = 0;
+    json_object_set_new(m, "cpu_model", json_string(model));
+    json_object_set_new(m, "cores", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    json_object_set_new(m, "kernel", json_string(u.release));
+    json_object_set_new(m, "arch", json_string(u.machine));
+    json_object_set_new(m, "hostname", json_string(host));
+    json_object_set_new(m, "memory_mb", json_integer((json_int_t)(meminfo_kb("MemTotal") / 1024)));
+    fsutil_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", line, sizeof line);
+    json_object_set_new(m, "cpu_governor", line[0] ? json_string(line) : json_null());
+    if (line[0] && strcmp(line, "performance"))
+        json_array_append_new(warn, json_sprintf("CPU governor is \"%s\": frequency scaling adds noise (use performance)", line));
+    fsutil_first_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof line);
+    json_object_set_new(m, "transparent_hugepages", line[0] ? json_string(line) : json_null());
+    fsutil_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", line, sizeof line);
+    json_object_set_new(m, "clocksource", line[0] ? json_string(line) : json_null());
+    if (line[0] && strcmp(line, "tsc") && strcmp(line, "kvm-clock") && strcmp(line, "arch_sys_counter"))
+        json_array_append_new(warn, json_sprintf("clocksource is \"%s\": clock reads are slow, timing costs rise", line));
+    fsutil_first_line("/proc/sys/net/ipv4/ip_local_port_range", line, sizeof line);
+    json_object_set_new(m, "ip_local_port_range", json_string(line));
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    json_object_set_new(m, "ulimit_nofile", json_integer((json_int_t)rl.rlim_cur));
+    double load[3] = {0};
+    if (getloadavg(load, 3) == 3) {
+        json_object_set_new(m, "loadavg_1m", json_real(load[0]));
+        if (load[0] > 0.5)
+            json_array_append_new(warn, json_sprintf("the machine was busy at start (load average %.2f): other work distorts results", load[0]));
+    }
+    json_object_set_new(m, "busy_processes", busy_processes(warn));
+    json_object_set_new(m, "warnings", warn);
+    return m;
+}
+
+/* ---- the runner: log and progress lines ------------------------------------ */
+
+struct runner {
+    const struct profile *p;
+    const struct run_opts *o;
+    char dir[PATH_MAX];
+    json_t *run;            /* the whole run.json */
+    json_t *runs;           /* its "runs" array */
+    double self_cpu_start;
+    int cg_ok;              /* 1 while cgroups work here */
+    int progress_drawn;
+};
+
+static void logf_(struct runner *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(struct runner *R, const char *fmt, ...)
+{
+    if (!R->o->log)
+        return;
+    if (R->progress_drawn) {
+        fputs("\r\033[K", R->o->log);
+        R->progress_drawn = 0;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("loadbench: ", R->o->log);
+    vfprintf(R->o->log, fmt, ap);
+    va_end(ap);
+    fputc('\n', R->o->log);
+    fflush(R->o->log);
+}
+
+static void progress(struct runner *R, const char *label, const char *phase, double elapsed, double total, double rps,
+                     double cpu, double rss)
+{
+    if (!R->o->progress_tty || !R->o->log)
+        return;
+    fprintf(R->o->log, "\r\033[K%s  %s  %5.0f/%.0fs  %8.0f req/s (server)  cpu %5.1f%%  rss %7.1f MB", label, phase,
+            elapsed, total, rps, cpu, rss);
+    fflush(R->o->log);
+    R->progress_drawn = 1;
+}
+
+/* tool_run's progress callback. */
+static void on_progress(void *arg, const char *label, double elapsed_s, double total_s, double rps, double cpu_pct,
+                        double rss_mb)
+{
+    progress(arg, label, "load", elapsed_s, total_s, rps, cpu_pct, rss_mb);
+}
+
+static int save(struct runner *R, char *err)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/run.json", R->dir);
+    json_object_set_new(R->run, "loadbench_cpu_s", json_real(sampler_self_cpu_s() - R->self_cpu_start));
+    return fsutil_write_json(path, R->run, err);
+}
+
+/* ---- the whole profile ----------------------------------------------------- */
+
+static int make_run_dir(struct runner *R, char *err)
+{
+    if (R->o->into_dir) {
+        if (!realpath(R->o->into_dir, R->dir))
+            return util_err(err, "--into %s: %s", R->o->into_dir, strerror(errno));
+        return 0;
+    }
+    if (R->o->out_dir) {
+        snprintf(R->dir, sizeof R->dir, "%s", R->o->out_dir);
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+        snprintf(R->dir, sizeof R->dir, "%s/%s-%s", R->o->results_root, stamp, R->p->name);
+    }
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", R->dir);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = 0;
+        if (fsutil_mkdir_p(parent, err))
+            return -1;
+    }
+    if (mkdir(R->dir, 0755) < 0) {
+        if (errno == EEXIST)
+            return util_err(err, "%s already exists: loadbench never overwrites a run (choose another --out)", R->dir);
+        return util_err(err, "cannot create the run directory %s: %s", R->dir, strerror(errno));
+    }
+    /* Absolute from here on: tools run with their own directory as cwd. */
+    char abs[PATH_MAX];
+    if (realpath(R->dir, abs))
+        snprintf(R->dir, sizeof R->dir, "%s", abs);
+    /* Prove the directory takes writes before any load is sent. */
+    char probe[PATH_MAX + 16];
+    snprintf(probe, sizeof probe, "%s/.probe", R->dir);
+    if (fsutil_write_text(probe, "probe\n", err)) {
+        rmdir(R->dir);
+        return -1;
+    }
+    unlink(probe);
+    return 0;
+}
+
+static void subdir_name(char *out, size_t len, const struct profile *p, const struct profile_tool *t, double level,
+                        unsigned rep)
+{
+    char lv[48] = "", rp[24] = "";
+    if (!isnan(level))
+        snprintf(lv, sizeof lv, "@%.10g", level);
+    if (p->repeat > 1)
+        snprintf(rp, sizeof rp, "#%u", rep);
+    snprintf(out, len, "%s%s%s", t->label, lv, rp);
+}
+
+/* How many sweep levels the run steps through: the most any load (the
+ * profile's or a tool's own) sweeps, at least 1. */
+static size_t sweep_levels(const struct profile *p)
+{
+    size_t n = p->load.nsweep ? p->load.nsweep : 1;
+    for (size_t i = 0; i < p->ntools; i++)
+        if (p->tools[i].load && p->tools[i].load->nsweep > n)
+            n = p->tools[i].load->nsweep;
+    return n;
+}
+
+/* The load a tool with load base runs at sweep step li, or NULL when it has
+ * no run there (a load without a sweep runs once, at step 0). *level is the
+ * swept level (NAN without a sweep); *owned is the load to free. */
+static const struct profile_load *load_at_step(const struct profile_load *base, size_t li, double *level,
+                                               struct profile_load **owned)
+{
+    *owned = NULL;
+    *level = NAN;
+    if (!base->nsweep)
+        return li == 0 ? base : NULL;
+    if (li >= base->nsweep)
+        return NULL;
+    *level = base->sweep[li];
+    *owned = profile_load_at_level(base, *level);
+    return *owned;
+}
+
+/* A tool entry's own `bin:` must be there, executable and that tool (its
+ * version probe works) before anything starts: a typo in a path, or a path
+ * to another program, is the user's to fix, not a row to skip after other
+ * tools have sent their load. (A tool without bin: that is not installed,
+ * or a bin: naming a toolchain (bin_is_toolchain), stays a "skipped" row:
+ * the profile may list tools this machine lacks.) Returns 0, or -1 with err
+ * naming the profile's place. */
+static int check_bins(const struct profile *p, const char *only, char *err)
+{
+    for (size_t i = 0; i < p->ntools; i++) {
+        const struct profile_tool *t = &p->tools[i];
+        char found[PATH_MAX];
+        struct stat st;
+        const struct adapter *a = adapter_by_name(t->tool);
+        if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)))
+            continue;
+        if (!adapter_which(t->bin, found, sizeof found)) {
+            struct adapter_found af;
+            char e[UTIL_ERR_LEN];
+            memset(&af, 0, sizeof af);
+            if (!a->detect(t->bin, &af, e))
+                continue;
+            e[strcspn(e, "\r\n")] = 0; /* one line: the probe's output may go on */
+            return util_err(err, "%s:%d:%d: %s: bin %s does not work as %s: %s", p->path, t->line, t->col, t->label,
+                            t->bin, t->tool, e);
+        }
+        if (!strchr(t->bin, '/'))
+            return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
+        if (stat(t->bin, &st) < 0)
+            return util_err(err, "%s:%d:%d: %s: bin %s: %s", p->path, t->line, t->col, t->label, t->bin, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file", p->path, t->line, t->col, t->label, t->bin);
+        return util_err(err, "%s:%d:%d: %s: bin %s: not executable (chmod +x it)", p->path, t->line, t->col, t->label,
+                        t->bin);
+    }
+    return 0;
+}
+
+/* --into adds to a run only what its own profile would have run: a row
+ * measured under another profile (or a changed one) would sit beside rows
+ * it cannot be compared with while run.json and profile.yaml describe the
+ * old one. Returns 0, or -1 with err naming both profiles. */
+static int check_same_profile(const struct profile *p, json_t *run, const char *into, char *err)
+{
+    json_t *rec = json_object_get(run, "profile");
+    char had[65] = "", now[65];
+    const char *sha = json_string_value(json_object_get(run, "profile_sha256"));
+    if (sha)
+        snprintf(had, sizeof had, "%s", sha);
+    else if (json_is_object(rec)) /* a run from before the hash was recorded */
+        profile_json_sha256(rec, had);
+    json_t *cur = profile_to_json(p);
+    profile_json_sha256(cur, now);
+    json_decref(cur);
+    if (!strcmp(had, now))
+        return 0;
+    return util_err(err, "--into %s: that run is of profile \"%s\" (%s, sha256 %.12s), not of \"%s\" (%s, sha256 %.12s): "
+                    "rerun with its profile unchanged, or use --out",
+                    into, json_string_value(json_object_get(rec, "name")) ?: "?",
+                    json_string_value(json_object_get(rec, "path")) ?: "?", had[0] ? had : "none", p->name, p->path, now);
+}
+
+/* run.json's start: the run --into adds to (refused when it is of another
+ * profile), or a new one with the resolved profile, the machine and the
+ * profile as written beside it. Returns 0, or -1 with err. */
+static int run_open(struct runner *R, const struct profile *p, const struct run_opts *o, char *err)
+{
+    char path[PATH_MAX + 32];
+    if (o->into_dir) {
+        json_error_t je;
+        snprintf(path, sizeof path, "%s/run.json", R->dir);
+        R->run = json_load_file(path, 0, &je);
+        if (!R->run || !json_is_array(json_object_get(R->run, "runs"))) {
+            util_err(err, "%s: not a loadbench run (%s)", path, R->run ? "no runs" : je.text);
+            json_decref(R->run);
+            return -1;
+        }
+        R->runs = json_object_get(R->run, "runs");
+        if (check_same_profile(p, R->run, o->into_dir, err)) {
+            json_decref(R->run);
+            return -1;
+        }
+        return 0;
+    }
+    R->run = json_object();
+    R->runs = json_array();
+    json_object_set_new(R->run, "schema_version", json_integer(SCHEMA_VERSION));
+    json_object_set_new(R->run, "loadbench",
+                        json_pack("{s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE));
+    json_t *resolved = profile_to_json(p);
+    char sha[65];
+    profile_json_sha256(resolved, sha);
+    json_object_set_new(R->run, "profile", resolved);
+    json_object_set_new(R->run, "profile_sha256", json_string(sha));
+    json_object_set_new(R->run, "machine", run_machine_info());
+    json_object_set_new(R->run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
+    json_object_set_new(R->run, "status", json_string("running"));
+    json_object_set_new(R->run, "runs", R->runs);
+    /* Keep the profile as written beside the results. */
+    char *text = adapter_slurp(NULL, p->path, 4 << 20, NULL);
+    if (text) {
+        snprintf(path, sizeof path, "%s/profile.yaml", R->dir);
+        fsutil_write_text(path, text, NULL);
+        free(text);
+    }
+    return 0;
+}
+
+/* The cooldown between two tool runs, cut short by a stop. */
+static void run_cooldown(const struct runner *R)
+{
+    uint64_t until = util_now_ns() + R->p->cooldown_ns;
+    while (util_now_ns() < until && !*R->o->stop)
+        util_sleep_until_ns(util_now_ns() + 50000000ull < until ? util_now_ns() + 50000000ull : until);
+}
+
+/* Where sub's row goes: --into replaces the tool's earlier row, in its
+ * place. Returns its index, or -1 to append. */
+static long row_index(const struct runner *R, const char *sub)
+{
+    size_t i;
+    json_t *r;
+    if (!R->o->into_dir)
+        return -1;
+    json_array_foreach(R->runs, i, r)
+    {
+        if (!strcmp(json_string_value(json_object_get(r, "dir")) ?: "", sub))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* One tool run at one step, its row recorded and run.json saved. Returns
+ * 0 (ok or skipped), 1 (failed, timeout, oom), 130 (interrupted), or -1
+ * with err when run.json could not be saved. */
+static int run_step(struct runner *R, const struct tool_run_opts *to, const struct profile_tool *t,
+                    const struct profile_load *load, double level, unsigned rep, char *err)
+{
+    char sub[256];
+    subdir_name(sub, sizeof sub, R->p, t, level, rep);
+    long replace_at = row_index(R, sub);
+    logf_(R, "%s: starting", sub);
+    json_t *res = tool_run(to, t, load, level, rep, sub);
+    const char *st = json_string_value(json_object_get(res, "status"));
+    const char *why = json_string_value(json_object_get(res, "reason"));
+    logf_(R, "%s: %s%s%s%s", sub, st, why ? " (" : "", why ? why : "", why ? ")" : "");
+    if (json_object_get(res, "server"))
+        logf_(R, "%s: %.0f req/s (server-counted), crosscheck %s", sub,
+              json_number_value(json_object_get(json_object_get(res, "windows"), "whole_rps")),
+              json_string_value(json_object_get(json_object_get(res, "crosscheck"), "verdict")) ?: "-");
+    int rc = !strcmp(st, "interrupted") ? 130 : strcmp(st, "ok") && strcmp(st, "skipped") ? 1 : 0;
+    if (replace_at >= 0)
+        json_array_set_new(R->runs, (size_t)replace_at, res);
+    else
+        json_array_append_new(R->runs, res);
+    if (save(R, err)) {
+        /* e.g. the disk is full: run.json is written whole or not at all,
+         * so the one on disk is the last good one. */
+        size_t n = strlen(err);
+        snprintf(err + n, UTIL_ERR_LEN - n, " (run stopped; run.json keeps the rows saved before)");
+        return -1;
+    }
+    return rc;
+}
+
+/* Every step: sweep level x repeat x tool, tools interleaved. Returns the
+ * number of failed rows, 130 once interrupted, or -1 with err. */
+static int run_steps(struct runner *R, char *err)
+{
+    const struct profile *p = R->p;
+    const struct run_opts *o = R->o;
+    struct tool_run_opts to = {.profile = p, .run_dir = R->dir, .target_bin = o->target_bin, .stop = o->stop,
+                               .ex = &exec_local, .cgroup_ok = &R->cg_ok, .progress = on_progress, .progress_arg = R};
+    size_t nlevels = sweep_levels(p);
+    int failures = 0, first = 1;
+    for (size_t li = 0; li < nlevels; li++) {
+        for (unsigned rep = 1; rep <= p->repeat; rep++) {
+            for (size_t ti = 0; ti < p->ntools; ti++) {
+                const struct profile_tool *t = &p->tools[ti];
+                if (o->only && strcmp(t->label, o->only))
+                    continue;
+                double level;
+                struct profile_load *at;
+                const struct profile_load *load = load_at_step(profile_tool_load(p, t), li, &level, &at);
+                if (!load)
+                    continue;
+                if (!first && p->cooldown_ns)
+                    run_cooldown(R);
+                first = 0;
+                int rc = *o->stop ? 130 : run_step(R, &to, t, load, level, rep, err);
+                profile_load_free(at);
+                if (rc == 130 || rc < 0)
+                    return rc;
+                failures += rc;
+            }
+        }
+    }
+    return *o->stop ? 130 : failures;
+}
+
+/* Checks that need nothing started: lb-target, --only, every bin:. */
+static int run_preflight(const struct profile *p, const struct run_opts *o, char *err)
+{
+    if (access(o->target_bin, X_OK))
+        return util_err(err, "lb-target not found at %s: run `make`", o->target_bin);
+    if (o->only) {
+        int found = 0;
+        for (size_t i = 0; i < p->ntools; i++)
+            found |= !strcmp(p->tools[i].label, o->only);
+        if (!found)
+            return util_err(err, "--only %s: no tool with that label in the profile", o->only);
+    }
+    return check_bins(p, o->only, err);
+}
+
+int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
+{
+    struct runner R;
+    memset(&R, 0, sizeof R);
+    R.p = p;
+    R.o = o;
+    R.cg_ok = 1;
+    R.self_cpu_start = sampler_self_cpu_s();
+    *run_dir_out = NULL;
+    if (run_preflight(p, o, err))
+        return 2;
+    if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
+        return 130;
+    if (make_run_dir(&R, err) || runlock_take(R.dir, err)) /* runlock hook (#18): the dir names its owner */
+        return 2;
+    *run_dir_out = util_xstrdup(R.dir);
+    if (run_open(&R, p, o, err))
+        return 2;
+    if (save(&R, err)) {
+        json_decref(R.run);
+        return 2;
+    }
+    logf_(&R, "run directory %s", R.dir);
+    int rc = run_steps(&R, err);
+    if (rc < 0) {
+        json_decref(R.run);
+        return 2;
+    }
+    json_object_set_new(R.run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
+    json_object_set_new(R.run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
+    if (save(&R, err)) {
+        json_decref(R.run);
+        return 2;
+    }
+    if (report_write_all(R.dir, R.run, err)) {
+        logf_(&R, "reports: %s", err);
+        if (rc != 130)
+            rc++;
+    }
+    json_decref(R.run);
+    return rc == 130 ? 130 : rc ? 1 : 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Remove dir and everything under it (links are removed, not followed). */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A generated config, shown whole in the plan (its directory is temporary). */
+static void print_config(FILE *out, const char *dir, const char *name)
+{
+    enum { SHOWN_MAX = 64 << 10 };
+    char *text = adapter_slurp(dir, name, SHOWN_MAX, NULL);
+    size_t len = text ? strlen(text) : 0;
+    fprintf(out, "  config: %s (%zu bytes%s)\n", name, len, len >= SHOWN_MAX ? ", first 64 KiB shown" : "");
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        fprintf(out, "  | %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+    }
+    free(text);
+}
+
+int run_plan(const struct profile *p, FILE *out, char *err)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    char tmpl[2048];
+    snprintf(tmpl, sizeof tmpl, "%s/loadbench-plan-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(tmpl))
+        return util_err(err, "cannot create a temporary directory: %s", strerror(errno));
+    json_t *resolved = profile_to_json(p);
+    char *s = json_dumps(resolved, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    fprintf(out, "# profile as resolved\n%s\n\n", s);
+    free(s);
+    json_decref(resolved);
+    size_t nlevels = sweep_levels(p);
+    double total_s = 0;
+    int runs = 0;
+    for (size_t ti = 0; ti < p->ntools; ti++) {
+        const struct profile_tool *t = &p->tools[ti];
+        const struct adapter *a = adapter_by_name(t->tool);
+        fprintf(out, "# %s (%s)\n", t->label, t->tool);
+        struct adapter_found found;
+        char e[UTIL_ERR_LEN];
+        memset(&found, 0, sizeof found);
+        if (!a) {
+            fprintf(out, "  skipped: no adapter named \"%s\"\n\n", t->tool);
+            continue;
+        }
+        if (a->detect(t->bin, &found, e)) {
+            fprintf(out, "  skipped: %s (%s)\n\n", e, a->install_hint);
+            continue;
+        }
+        fprintf(out, "  binary: %s (version %s)\n", found.path, found.version);
+        const struct profile_load *base = profile_tool_load(p, t);
+        for (size_t li = 0; li < nlevels; li++) {
+            double level;
+            struct profile_load *at;
+            const struct profile_load *load = load_at_step(base, li, &level, &at);
+            if (!load)
+                break;
+            char dir[PATH_MAX];
+            snprintf(dir, sizeof dir, "%s/%s@%zu", tmpl, t->label, li);
+            fsutil_mkdir_p(dir, NULL);
+            struct adapter_plan plan;
+            adapter_plan_init(&plan);
+            /* Port 1 is a placeholder: the real port is known only once
+             * the fresh lb-target of each run has started. */
+            struct adapter_ctx ctx = {.profile = p, .tool = t, .load = load, .found = &found, .dir = dir,
+                                      .host = "127.0.0.1", .port = 1, .url = "http://127.0.0.1:PORT/",
+                                      .tool_cpus = p->tool_cpus};
+            if (a->prepare(&ctx, &plan, e)) {
+                fprintf(out, "  cannot prepare: %s\n", e);
+            } else {
+                if (!isnan(level))
+                    fprintf(out, "  level %g:\n", level);
+                fprintf(out, "  model as run: %s\n  argv:", plan.model);
+                for (size_t i = 0; i < plan.argv.n; i++)
+                    fprintf(out, " %s", plan.argv.v[i]);
+                fputc('\n', out);
+                for (size_t i = 0; i < plan.env.n; i++)
+                    fprintf(out, "  env: %s\n", plan.env.v[i]);
+                for (size_t i = 0; i < plan.files.n; i++)
+                    print_config(out, dir, plan.files.v[i]);
+                for (size_t i = 0; i < plan.warnings.n; i++)
+                    fprintf(out, "  warning: %s\n", plan.warnings.v[i]);
+                double each = (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9 + 2.0;
+                total_s += each * p->repeat;
+                runs += (int)p->repeat;
+            }
+            adapter_plan_free(&plan);
+            profile_load_free(at);
+        }
+        fputc('\n', out);
+    }
+    if (runs > 1)
+        total_s += (double)(runs - 1) * (double)p->cooldown_ns / 1e9;
+    fprintf(out, "# %d tool run(s), estimated wall time %.0f s (load + start-up + ~2 s of harness work each, plus cooldowns)\n",
+            runs, total_s);
+    remove_tree(tmpl);
+    return 0;
+}

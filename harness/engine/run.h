@@ -1,0 +1,45 @@
+/* run: turn one validated profile into a run directory of results.
+ *
+ * For each tool run (sweep level x repeat x tool, tools interleaved): a
+ * fresh lb-target, the tool in its own process group (and cgroup where the
+ * machine allows), sampled every interval, stopped at its deadline, parsed,
+ * and reconciled against the server's counters. run.json is rewritten
+ * atomically after every tool run, so an interrupted run keeps what was
+ * measured. */
+#ifndef LB_RUN_H
+#define LB_RUN_H
+
+#include "profile/profile.h"
+
+#include <jansson.h>
+#include <signal.h>
+
+struct run_opts {
+    const char *out_dir;            /* exact run directory (must not exist), or NULL */
+    const char *results_root;       /* where <UTC>-<name>/ is made when out_dir is NULL */
+    const char *into_dir;           /* --into: an existing run directory to add to */
+    const char *only;               /* --only: run just this label */
+    const char *target_bin;         /* lb-target */
+    int quiet;
+    int progress_tty;               /* draw a live progress line on stderr */
+    volatile sig_atomic_t *stop;    /* set by the caller's SIGINT/SIGTERM handler */
+    FILE *log;                      /* plain log lines (stderr), or NULL when quiet */
+};
+
+/* Run the profile. Returns 0 when every tool run ended ok or skipped, 1 when
+ * some failed or timed out, 2 on a setup error (err filled, nothing run),
+ * 130 when interrupted. *run_dir_out receives the directory (heap string,
+ * may be NULL on setup errors). */
+int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err);
+
+/* Print what `run` would do, without sending load: resolved profile,
+ * generated configs (written into a temporary directory, printed, and
+ * removed with it), each argv and the estimated wall time. Returns 0, or -1
+ * with err. */
+int run_plan(const struct profile *p, FILE *out, char *err);
+
+/* Facts about this machine that change benchmark results (run.json
+ * "machine"), and warnings about what would distort a benchmark. */
+json_t *run_machine_info(void);
+
+#endif

@@ -1,0 +1,241 @@
+/* runlock: run-directory ownership by pid + start time + boot id (see
+ * runlock.h). */
+#include "engine/runlock.h"
+#include "common/fsutil.h"
+#include "engine/run.h"
+#include "common/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct owner {
+    pid_t pid;
+    uint64_t start_ticks;
+    char boot[64];
+    unsigned long long pidns;
+};
+
+/* Our pid namespace (the inode of /proc/self/ns/pid): a pid proves
+ * something only in the namespace it was read in, and containers may
+ * share a cgroup hierarchy or a results directory. 0 when unknown. */
+static unsigned long long pid_ns(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+int runlock_start_time(pid_t pid, uint64_t *start_ticks)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (pid <= 0 || fsutil_read_small(path, buf, sizeof buf) <= 0)
+        return -1;
+    /* comm may hold spaces and ')': fields start after the last ')'; field
+     * 22 (starttime) is the 20th after it. */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return -1;
+    p++;
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p + 1, ' ');
+        if (!p)
+            return -1;
+    }
+    *start_ticks = strtoull(p + 1, NULL, 10);
+    return 0;
+}
+
+int runlock_owner_dead(pid_t pid, uint64_t start_ticks)
+{
+    uint64_t now;
+    if (runlock_start_time(pid, &now) < 0)
+        return 1;
+    return start_ticks && now != start_ticks;
+}
+
+static void boot_id(char *out, size_t len)
+{
+    fsutil_first_line("/proc/sys/kernel/random/boot_id", out, len);
+}
+
+void runlock_tag(char *buf, size_t len)
+{
+    uint64_t st = 0;
+    runlock_start_time(getpid(), &st);
+    snprintf(buf, len, "%d.%llu.%llu", (int)getpid(), (unsigned long long)st, pid_ns());
+}
+
+int runlock_tag_dead(const char *tag, const char **rest)
+{
+    char *end;
+    long pid = strtol(tag, &end, 10);
+    if (end == tag || pid <= 0 || *end != '.')
+        return -1;
+    unsigned long long start = strtoull(end + 1, &end, 10), ns = 0;
+    if (*end != '.')
+        return -1;
+    ns = strtoull(end + 1, &end, 10);
+    *rest = end;
+    if (!start || !ns || ns != pid_ns())
+        return 0; /* nothing can be proven from here */
+    return runlock_owner_dead((pid_t)pid, start);
+}
+
+/* The lock in run_dir. Returns 1 with o filled, 0 when there is none, -1
+ * when it cannot be read as a lock (then nothing is proven). */
+static int read_lock(const char *run_dir, struct owner *o)
+{
+    char path[PATH_MAX], buf[256];
+    snprintf(path, sizeof path, "%s/" RUNLOCK_FILE, run_dir);
+    memset(o, 0, sizeof *o);
+    if (fsutil_read_small(path, buf, sizeof buf) < 0)
+        return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    int pid = 0;
+    unsigned long long st = 0;
+    if (sscanf(buf, "loadbench pid %d start %llu boot %63s pidns %llu", &pid, &st, o->boot, &o->pidns) != 4 ||
+        pid <= 0)
+        return -1;
+    o->pid = (pid_t)pid;
+    o->start_ticks = st;
+    return 1;
+}
+
+static int owner_dead(const struct owner *o)
+{
+    char boot[64];
+    boot_id(boot, sizeof boot);
+    if (boot[0] && strcmp(boot, o->boot))
+        return 1; /* written before the last reboot */
+    if (!o->pidns || o->pidns != pid_ns() || !o->start_ticks)
+        return 0; /* another pid namespace's loadbench: its pid means nothing here */
+    return runlock_owner_dead(o->pid, o->start_ticks);
+}
+
+int runlock_take(const char *run_dir, char *err)
+{
+    struct owner o;
+    if (read_lock(run_dir, &o) == 1 && o.pid != getpid() && !owner_dead(&o))
+        return util_err(err, "%s is in use by a running loadbench (pid %d): wait for it or choose another directory",
+                        run_dir, (int)o.pid);
+    uint64_t st = 0;
+    char boot[64], text[160], path[PATH_MAX];
+    runlock_start_time(getpid(), &st);
+    boot_id(boot, sizeof boot);
+    snprintf(text, sizeof text, "loadbench pid %d start %llu boot %s pidns %llu\n", (int)getpid(),
+             (unsigned long long)st, boot[0] ? boot : "-", pid_ns());
+    snprintf(path, sizeof path, "%s/" RUNLOCK_FILE, run_dir);
+    /* Written whole or not at all: a half lock would prove nothing. */
+    return fsutil_write_text(path, text, err);
+}
+
+void runlock_release(const char *run_dir)
+{
+    struct owner o;
+    char path[PATH_MAX];
+    if (!run_dir || read_lock(run_dir, &o) != 1 || o.pid != getpid())
+        return;
+    snprintf(path, sizeof path, "%s/" RUNLOCK_FILE, run_dir);
+    unlink(path);
+}
+
+/* Mark run.json abandoned. Returns 1 when marked, 0 when the run had ended
+ * (its status is final), -1 with err. */
+static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/run.json", run_dir);
+    json_t *run;
+    if (access(path, F_OK) < 0 && errno == ENOENT) {
+        /* Killed between making the directory and the first save. */
+        run = json_pack("{s:i, s:s, s:[]}", "schema_version", 1, "status", "running", "runs");
+    } else {
+        json_error_t je;
+        if (!(run = json_load_file(path, 0, &je)))
+            return util_err(err, "%s:%d: %s (cannot mark the run abandoned)", path, je.line, je.text);
+    }
+    const char *st = json_string_value(json_object_get(run, "status"));
+    if (st && strcmp(st, "running")) {
+        json_decref(run);
+        return 0;
+    }
+    json_object_set_new(run, "status", json_string("abandoned"));
+    json_object_set_new(run, "abandoned",
+                        json_pack("{s:i, s:I, s:s}", "owner_pid", (int)o->pid, "found_at_ms",
+                                  (json_int_t)util_wall_ms(), "reason",
+                                  "the loadbench that ran it died (killed?) before it finished; the tool runs it "
+                                  "finished are kept, the one in progress is not in runs"));
+    int rc = fsutil_write_json(path, run, err);
+    json_decref(run);
+    return rc < 0 ? -1 : 1;
+}
+
+/* Remove the temporary files of the dead owner's atomic writes
+ * (NAME.tmp.PID, see fsutil_write_json) in dir and its direct subdirectories
+ * (charts/): a kill between write and rename leaves one. */
+static void remove_temps(const char *dir, pid_t owner, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char suffix[32];
+    int slen = snprintf(suffix, sizeof suffix, ".tmp.%d", (int)owner);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path)
+            continue;
+        size_t n = strlen(de->d_name);
+        if (n > (size_t)slen && !strcmp(de->d_name + n - (size_t)slen, suffix))
+            unlink(path);
+        else if (depth > 0 && de->d_type == DT_DIR)
+            remove_temps(path, owner, depth - 1);
+    }
+    closedir(d);
+}
+
+int runlock_reap(const char *run_dir, char *err)
+{
+    struct owner o;
+    if (read_lock(run_dir, &o) != 1 || !owner_dead(&o))
+        return 0;
+    remove_temps(run_dir, o.pid, 1);
+    int rc = mark_abandoned(run_dir, &o, err);
+    if (rc >= 0) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/" RUNLOCK_FILE, run_dir);
+        unlink(path);
+    }
+    return rc;
+}
+
+int runlock_reap_all(const char *results_root, char *err)
+{
+    DIR *d = opendir(results_root);
+    if (!d)
+        return 0;
+    int marked = 0, failed = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char dir[PATH_MAX];
+        if ((size_t)snprintf(dir, sizeof dir, "%s/%s", results_root, de->d_name) >= sizeof dir)
+            continue;
+        int rc = runlock_reap(dir, failed ? NULL : err);
+        if (rc > 0)
+            marked++;
+        else if (rc < 0)
+            failed = 1;
+    }
+    closedir(d);
+    return failed ? -1 : marked;
+}

@@ -1,0 +1,933 @@
+#include "engine/toolrun.h"
+#include "adapters/adapter.h"
+#include "engine/capture.h"
+#include "engine/crosscheck.h"
+#include "engine/exec.h"
+#include "common/fsutil.h"
+#include "engine/netstat.h"
+#include "engine/sampler.h"
+#include "common/sha256.h"
+#include "engine/target.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- status ------------------------------------------------------------------ */
+
+void tool_run_downgrade(struct tool_run_verdict *v, enum tool_run_status s, const char *fmt, ...)
+{
+    char msg[sizeof v->reason];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (s > v->status) {
+        v->status = s;
+        snprintf(v->reason, sizeof v->reason, "%s", msg);
+        return;
+    }
+    size_t n = strlen(v->reason);
+    snprintf(v->reason + n, sizeof v->reason - n, "%s%s", n ? "; " : "", msg);
+}
+
+const char *tool_run_status_name(enum tool_run_status s)
+{
+    switch (s) {
+    case TOOL_RUN_OK: return "ok";
+    case TOOL_RUN_SKIPPED: return "skipped";
+    case TOOL_RUN_FAILED: return "failed";
+    case TOOL_RUN_TIMEOUT: return "timeout";
+    case TOOL_RUN_INTERRUPTED: return "interrupted";
+    case TOOL_RUN_OOM: return "oom";
+    }
+    return "failed";
+}
+
+/* ---- one run's state ----------------------------------------------------------- */
+
+struct tool_run {
+    const struct tool_run_opts *o;
+    const struct profile *p;
+    const struct profile_tool *pt;
+    const struct profile_load *load;    /* the profile's load at this level */
+    const struct adapter *a;
+    const char *subdir;
+    char dir[PATH_MAX];
+    json_t *res, *ident, *warnings;     /* ident: borrowed from res */
+    struct tool_run_verdict v;
+    uint64_t t_start;
+
+    /* The tool's plan and its own account. */
+    struct adapter_found found;
+    struct adapter_ctx ctx;
+    char url[64];
+    struct adapter_plan plan;
+    struct adapter_result ar;
+
+    /* The fresh target and its view. */
+    struct target tgt;
+    int have_tgt;
+    json_t *before, *after, *series;
+    json_t *last_stats;                 /* lb-target's stats at the last sample */
+    json_t *hold_h0, *hold_h1;          /* server-time histograms at the hold window's edges */
+    uint64_t hold_s_ns, hold_e_ns;      /* the hold window, from the load's start */
+    int have_hold;
+    uint64_t hold_from, hold_to;        /* the hold window on the monotonic clock, once known */
+    uint64_t open_at_stop;
+    struct netstat ns0, ns1;
+
+    /* The tool's process tree, through the executor. */
+    struct exec_tree *tool;
+    uint64_t spawned, deadline, ended;
+    int stopped_by_us;
+
+    /* Sampling: the tool, the target, the machine. */
+    struct sampler_tree *gtree;         /* lb-target's tree (the tool's is the executor's) */
+    char spath[PATH_MAX + 64], tpath[PATH_MAX + 80];
+    FILE *tcsv, *gcsv;
+    FILE *mcsv;                         /* the machine, per CPU, per interval */
+    struct sampler_machine mprev[64], m0, m1;
+    int nmcpu;
+    struct crosscheck_point *tpts, *gpts; /* the sampled series, for window averages */
+    size_t ntp, ngp, cap_pts;
+    struct sampler_reading trd0, trd1;
+    double self0, self1;
+    uint64_t next, last_tick_ns, last_resp, last_t;
+    double cur_rps, cur_cpu, cur_rss;
+
+    /* The footprint, for the judgement. */
+    double cpu_s, rss_peak, target_cpu_s;
+};
+
+/* printf into a path buffer; a path that does not fit is cut, and the
+ * callers' later open/mkdir fails with a clear message instead. */
+static void pathf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void pathf(char *out, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, len, fmt, ap);
+    va_end(ap);
+}
+
+static json_t *summary_json(const struct sampler_summary *s)
+{
+    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:i, s:i, s:f}", "points", s->npoints, "cpu_avg_pct", s->cpu_avg_pct,
+                     "cpu_peak_pct", s->cpu_peak_pct, "rss_peak_mb", s->rss_peak_mb, "rss_avg_mb", s->rss_avg_mb,
+                     "procs_peak", s->procs_peak, "threads_peak", s->threads_peak, "write_mb", s->write_mb);
+}
+
+static json_t *num_or_null(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *latency_json(const struct adapter_latency *l)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "min", num_or_null(l->min));
+    json_object_set_new(o, "mean", num_or_null(l->mean));
+    json_object_set_new(o, "p50", num_or_null(l->p50));
+    json_object_set_new(o, "p90", num_or_null(l->p90));
+    json_object_set_new(o, "p95", num_or_null(l->p95));
+    json_object_set_new(o, "p99", num_or_null(l->p99));
+    json_object_set_new(o, "p999", num_or_null(l->p999));
+    json_object_set_new(o, "max", num_or_null(l->max));
+    return o;
+}
+
+static json_t *strvec_json(const struct strvec *s)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->n; i++)
+        json_array_append_new(a, adapter_json_text(s->v[i]));
+    return a;
+}
+
+/* Writes word single-quoted (so the shell takes it as is), after a space
+ * when lead is set. */
+static void shell_quoted(FILE *f, const char *word, size_t len, int lead)
+{
+    fputs(lead ? " '" : "'", f);
+    for (size_t i = 0; i < len; i++)
+        word[i] == '\'' ? fputs("'\\''", f) : fputc(word[i], f);
+    fputc('\'', f);
+}
+
+/* Where prefix (a directory) starts word as a path: at 0 or just after an
+ * '=' (NAME=/dir/..., --opt=/dir/...), followed by '/' or the end.
+ * Returns the offset, or -1. */
+static long path_at(const char *word, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (const char *at = word; at; at = strchr(at + 1, '=')) {
+        const char *p = at == word ? word : at + 1;
+        if (!strncmp(p, prefix, n) && (p[n] == '/' || !p[n]))
+            return p - word;
+    }
+    return -1;
+}
+
+/* One word of reproduce.sh: a path inside the tool's own directory becomes
+ * "$here"/..., one inside the loadbench checkout "$LB_ROOT"/..., so the
+ * script runs from wherever the checkout has moved; anything else is
+ * quoted as is. */
+static void reproduce_word(FILE *f, const char *word, const char *here, const char *root)
+{
+    const char *pre[2] = {here, root}, *var[2] = {"\"$here\"", "\"$LB_ROOT\""};
+    for (int i = 0; i < 2; i++) {
+        long at = pre[i][0] ? path_at(word, pre[i]) : -1;
+        if (at < 0)
+            continue;
+        fputc(' ', f);
+        if (at > 0)
+            shell_quoted(f, word, (size_t)at, 0);
+        fputs(var[i], f);
+        const char *rest = word + at + strlen(pre[i]);
+        if (*rest)
+            shell_quoted(f, rest, strlen(rest), 0);
+        return;
+    }
+    shell_quoted(f, word, strlen(word), 1);
+}
+
+/* reproduce.sh: the tool's command line and environment as loadbench ran
+ * it (env -i; the same defaults as proc_clean_env, then the adapter's own
+ * variables, which win: siege's HOME), with paths written relative to the
+ * script's directory and to LB_ROOT, the checkout, which defaults to the
+ * one the script sits in (found from its own place) or, for a run outside
+ * it, the one that made it. */
+static void write_reproduce(const char *dir, const struct adapter_plan *plan, const char *target_cmd)
+{
+    char path[PATH_MAX + 16], here[PATH_MAX], root[PATH_MAX], up[PATH_MAX] = "";
+    snprintf(path, sizeof path, "%s/reproduce.sh", dir);
+    if (!realpath(dir, here))
+        snprintf(here, sizeof here, "%s", dir);
+    if (!realpath(adapter_datadir(), root))
+        root[0] = 0;
+    size_t rn = strlen(root);
+    if (rn > 1 && !strncmp(here, root, rn) && here[rn] == '/') {
+        /* ../ once per folder between the script and the checkout. */
+        for (const char *c = here + rn; *c && strlen(up) + 4 < sizeof up; c++)
+            if (*c == '/')
+                strcat(up, up[0] ? "/.." : "..");
+    }
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fputs("#!/bin/sh\n# Rerun this tool by hand, as loadbench ran it.\n"
+          "# LB_ROOT is the loadbench checkout (default: the one this script is in).\n"
+          "# 1. Start a target like the one it measured (it prints its port):\n#   ",
+          f);
+    size_t cmd0 = strcspn(target_cmd, " ");
+    char bin[PATH_MAX];
+    snprintf(bin, sizeof bin, "%.*s", (int)cmd0, target_cmd);
+    reproduce_word(f, bin, "", root);
+    fprintf(f, "%s\n# 2. Replace the port below with the one it printed, then run this script.\n"
+               "here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1\n",
+            target_cmd + cmd0);
+    fputs("[ -n \"${LB_ROOT:-}\" ] || LB_ROOT=", f);
+    if (up[0]) {
+        fprintf(f, "$(cd \"$here/%s\" && pwd) || exit 1\n", up);
+    } else {
+        shell_quoted(f, root, strlen(root), 0);
+        fputc('\n', f);
+    }
+    fputs("cd \"$here\" && mkdir -p home/tmp || exit 1\n"
+          "exec env -i PATH=\"$PATH\" LANG=C.UTF-8 TZ=UTC HOME=\"$here/home\" TMPDIR=\"$here/home/tmp\"",
+          f);
+    for (size_t i = 0; i < plan->env.n; i++)
+        reproduce_word(f, plan->env.v[i], here, root);
+    for (size_t i = 0; i < plan->argv.n; i++)
+        reproduce_word(f, plan->argv.v[i], here, root);
+    fputc('\n', f);
+    fclose(f);
+    chmod(path, 0755);
+}
+
+/* The server's own per-second series as CSV; t is the second since that
+ * lb-target started (a fresh one per tool run), on the server's clock. */
+static void write_server_series(const char *path, json_t *series)
+{
+    json_t *secs = json_object_get(series, "seconds"), *s;
+    size_t i;
+    if (!json_is_array(secs))
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "t_s,requests,completions,accepts,closes,open,inflight_max,bad,partial\n");
+    json_array_foreach(secs, i, s)
+    {
+        fprintf(f, "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d\n", (long long)json_integer_value(json_object_get(s, "t")),
+                (long long)json_integer_value(json_object_get(s, "requests")),
+                (long long)json_integer_value(json_object_get(s, "completions")),
+                (long long)json_integer_value(json_object_get(s, "accepts")),
+                (long long)json_integer_value(json_object_get(s, "closes")),
+                (long long)json_integer_value(json_object_get(s, "open")),
+                (long long)json_integer_value(json_object_get(s, "inflight_max")),
+                (long long)json_integer_value(json_object_get(s, "bad")), json_is_true(json_object_get(s, "partial")));
+    }
+    fclose(f);
+}
+
+/* One row per CPU for the interval since prev (updated): where the machine's
+ * time went, including softirq (loopback network work) and steal. */
+static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n)
+{
+    struct sampler_machine cur[64];
+    int got = sampler_machine_read_cpus(cur, 64, NULL);
+    if (got < n)
+        return;
+    for (int c = 0; c < n; c++) {
+        double total = (double)(cur[c].total - prev[c].total);
+        if (total <= 0)
+            continue;
+        double idle = (double)((cur[c].idle + cur[c].iowait) - (prev[c].idle + prev[c].iowait));
+        fprintf(f, "%.3f,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", t_s, c, (total - idle) / total * 100,
+                (double)(cur[c].user + cur[c].nice - prev[c].user - prev[c].nice) / total * 100,
+                (double)(cur[c].system - prev[c].system) / total * 100,
+                (double)(cur[c].softirq - prev[c].softirq) / total * 100, (double)(cur[c].irq - prev[c].irq) / total * 100,
+                (double)(cur[c].steal - prev[c].steal) / total * 100);
+        prev[c] = cur[c];
+    }
+}
+
+/* Ends the capture of one of the tool's output files (once; later calls do
+ * nothing) and says in the result when the output was cut or could not be
+ * written: output_truncated.<name> (stdout or stderr) = bytes left out. */
+static void finish_output(struct tool_run *r, enum exec_stream stream)
+{
+    const char *name = stream == EXEC_STDOUT ? "stdout" : "stderr";
+    char err[UTIL_ERR_LEN];
+    struct exec_output o;
+    int rc = r->tool->ex->output(r->tool, stream, &o, err);
+    if (rc == 1)
+        return;
+    if (rc < 0)
+        json_array_append_new(r->warnings, adapter_json_text(err));
+    if (o.dropped_bytes) {
+        json_t *t = json_object_get(r->res, "output_truncated");
+        if (!t)
+            json_object_set_new(r->res, "output_truncated", t = json_object());
+        json_object_set_new(t, name, json_integer((json_int_t)o.dropped_bytes));
+        json_array_append_new(r->warnings, json_sprintf("the tool wrote %llu bytes to %s.txt: the middle %llu bytes were left out (first and last %u MiB kept)",
+                                                        (unsigned long long)o.total_bytes, name,
+                                                        (unsigned long long)o.dropped_bytes, CAPTURE_HEAD_BYTES >> 20));
+    }
+}
+
+/* ---- prepare: the tool found, a fresh target, the tool's plan ------------------ */
+
+static void tool_run_init(struct tool_run *r, const struct tool_run_opts *o, const struct profile_tool *pt,
+                          const struct profile_load *load, double level, unsigned rep, const char *subdir)
+{
+    memset(r, 0, sizeof *r);
+    r->o = o;
+    r->p = o->profile;
+    r->pt = pt;
+    r->load = load;
+    r->a = adapter_by_name(pt->tool);
+    r->subdir = subdir;
+    r->t_start = util_now_ns();
+    r->res = json_object();
+    r->warnings = json_array();
+    adapter_plan_init(&r->plan);
+    adapter_result_init(&r->ar);
+    pathf(r->dir, sizeof r->dir, "%s/%s", o->run_dir, subdir);
+    json_object_set_new(r->res, "tool", json_string(pt->tool));
+    json_object_set_new(r->res, "label", json_string(pt->label));
+    json_object_set_new(r->res, "level", isnan(level) ? json_null() : json_real(level));
+    json_object_set_new(r->res, "repeat", json_integer(rep));
+    json_object_set_new(r->res, "dir", json_string(subdir));
+    json_object_set_new(r->res, "load", profile_load_to_json(load));
+    json_object_set_new(r->res, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
+}
+
+/* The tool's adapter and binary, and its identity in the result. */
+static int tool_run_detect(struct tool_run *r)
+{
+    char err[UTIL_ERR_LEN];
+    if (fsutil_mkdir_p(r->dir, err) || fsutil_mkdir_p(r->o->run_dir, err)) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
+        return -1;
+    }
+    if (!r->a) {
+        tool_run_downgrade(&r->v, TOOL_RUN_SKIPPED, "no adapter named \"%s\" (see `loadbench tools`)", r->pt->tool);
+        return -1;
+    }
+    if (r->a->detect(r->pt->bin, &r->found, err)) {
+        tool_run_downgrade(&r->v, TOOL_RUN_SKIPPED, "%s (%s)", err, r->a->install_hint);
+        return -1;
+    }
+    char sha[65] = "";
+    sha256_file_hex(r->found.path, sha);
+    r->ident = json_pack("{s:o, s:o, s:s, s:s, s:f}", "path", adapter_json_text(r->found.path), "version",
+                         adapter_json_text(r->found.version), "sha256", sha, "latency_measures", r->a->latency_measures, "latency_resolution_ms",
+                         r->a->latency_resolution_ms);
+    json_object_set_new(r->res, "identity", r->ident);
+    return 0;
+}
+
+/* TIME_WAIT sockets of the previous run hold ephemeral ports: when they
+ * fill half the range, wait (bounded) for them to drain. */
+static void tool_run_drain_ports(struct tool_run *r)
+{
+    netstat_read(&r->ns0, NULL);
+    uint64_t range = netstat_port_range(), waited_from = util_now_ns();
+    while (r->ns0.time_wait > range / 2 && util_now_ns() - waited_from < 65000000000ull && !*r->o->stop) {
+        util_sleep_until_ns(util_now_ns() + 500000000ull);
+        netstat_read(&r->ns0, NULL);
+    }
+    if (util_now_ns() - waited_from > 1000000000ull)
+        json_array_append_new(r->warnings, json_sprintf("waited %.0f s for TIME_WAIT sockets to drain (%llu left)",
+                                                        (double)(util_now_ns() - waited_from) / 1e9,
+                                                        (unsigned long long)r->ns0.time_wait));
+}
+
+/* A fresh target for each tool run (no connection state crosses runs),
+ * then the adapter's plan for the tool against it. */
+static int tool_run_prepare(struct tool_run *r)
+{
+    const struct profile *p = r->p;
+    char err[UTIL_ERR_LEN];
+    if (tool_run_detect(r))
+        return -1;
+    tool_run_drain_ports(r);
+    struct target_opts to = {.bin = r->o->target_bin, .dir = r->dir, .name = "target",
+                             .delay_ns = p->target.delay_ns, .work_ns = p->target.work_ns,
+                             .body_bytes = p->target.body_bytes, .threads = p->target.threads,
+                             .cpus_mask = p->target_cpus};
+    if (target_start(&r->tgt, &to, err)) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target: %s", err);
+        return -1;
+    }
+    r->have_tgt = 1;
+    snprintf(r->url, sizeof r->url, "http://127.0.0.1:%d/", r->tgt.port);
+    r->ctx = (struct adapter_ctx){.profile = p, .tool = r->pt, .load = r->load, .found = &r->found, .dir = r->dir,
+                                  .host = "127.0.0.1", .port = r->tgt.port, .url = r->url, .tool_cpus = p->tool_cpus};
+    if (r->a->prepare(&r->ctx, &r->plan, err)) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "prepare: %s", err);
+        return -1;
+    }
+    for (size_t i = 0; i < r->plan.warnings.n; i++)
+        json_array_append_new(r->warnings, adapter_json_text(r->plan.warnings.v[i]));
+    json_object_set_new(r->ident, "argv", strvec_json(&r->plan.argv));
+    json_object_set_new(r->ident, "env", strvec_json(&r->plan.env));
+    json_object_set_new(r->ident, "configs", strvec_json(&r->plan.files));
+    json_object_set_new(r->ident, "settings", json_incref(r->plan.settings));
+    json_object_set_new(r->ident, "model", json_string(r->plan.model));
+    if (r->plan.as_run)
+        json_object_set_new(r->res, "load_as_run", profile_load_to_json(r->plan.as_run));
+    char tcmd[512];
+    pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u", r->o->target_bin,
+          (unsigned long long)p->target.delay_ns, (unsigned long long)p->target.work_ns,
+          (unsigned long long)p->target.body_bytes, p->target.threads);
+    write_reproduce(r->dir, &r->plan, tcmd);
+    return 0;
+}
+
+/* ---- spawn: the tool's tree, started -------------------------------------------- */
+
+/* What the executor said about the tool's cgroup: one warning when
+ * cgroups stop working here, and a memory cap that cannot hold. */
+static void tool_run_cgroup_warnings(struct tool_run *r)
+{
+    if (r->tool->cgroup)
+        return;
+    if (*r->o->cgroup_ok)
+        json_array_append_new(r->warnings, json_sprintf("no cgroup accounting (%s): CPU from wait4 rusage, memory from /proc samples",
+                                                        r->tool->no_cgroup));
+    *r->o->cgroup_ok = 0;
+    if (r->pt->memory_limit_bytes)
+        json_array_append_new(r->warnings, json_string("memory_limit not enforced: no writable memory cgroup"));
+}
+
+/* The server's window opens and the machine's counters are read just
+ * before the tool starts, in its own clean environment, through the
+ * executor. */
+static int tool_run_spawn(struct tool_run *r)
+{
+    char err[UTIL_ERR_LEN];
+    r->before = target_window(&r->tgt, err);
+    if (!r->before) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target control channel: %s", err);
+        return -1;
+    }
+    sampler_machine_read(&r->m0, NULL);
+    r->self0 = sampler_self_cpu_s();
+    r->have_hold = profile_hold_window(r->plan.as_run ? r->plan.as_run : r->load, &r->hold_s_ns, &r->hold_e_ns) == 0;
+    /* A hold window from the load's start begins with the (fresh) target's
+     * first request: the snapshot before any request is its left edge. */
+    if (r->have_hold && r->hold_s_ns == 0)
+        r->hold_h0 = target_histogram(&r->tgt, NULL);
+    struct exec_spec spec = {.name = r->subdir, .argv = (const char *const *)r->plan.argv.v,
+                             .env = (const char *const *)r->plan.env.v, .dir = r->dir, .cpus_mask = r->p->tool_cpus,
+                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes};
+    if (r->o->ex->spawn(r->o->ex, &spec, &r->tool, err)) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
+        return -1;
+    }
+    tool_run_cgroup_warnings(r);
+    r->spawned = r->tool->started_ns;
+    r->deadline = r->spawned + r->plan.load_ns + r->plan.startup_allowance_ns +
+                  (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
+    json_object_set_new(r->res, "deadline_s", json_real((double)(r->deadline - r->spawned) / 1e9));
+    return 0;
+}
+
+/* ---- sample: the tool, the target and the machine on absolute deadlines --------- */
+
+/* The series files: samples/<subdir>.csv (the tool), .target.csv and
+ * .machine.csv beside it. */
+static void tool_run_open_series(struct tool_run *r)
+{
+    const char *rd = r->o->run_dir;
+    snprintf(r->spath, sizeof r->spath, "%s/samples", rd);
+    fsutil_mkdir_p(r->spath, NULL);
+    pathf(r->spath, sizeof r->spath, "%s/samples/%s.csv", rd, r->subdir);
+    for (char *c = r->spath + strlen(rd) + 9; *c; c++)
+        if (*c == '/')
+            *c = '_';
+    if ((r->tcsv = fopen(r->spath, "w")))
+        sampler_csv_header(r->tcsv);
+    snprintf(r->tpath, sizeof r->tpath, "%.*s.target.csv", (int)(strlen(r->spath) - 4), r->spath);
+    if ((r->gcsv = fopen(r->tpath, "w")))
+        sampler_csv_header(r->gcsv);
+    char mpath[PATH_MAX + 96];
+    pathf(mpath, sizeof mpath, "%.*s.machine.csv", (int)(strlen(r->spath) - 4), r->spath);
+    r->nmcpu = sampler_machine_read_cpus(r->mprev, 64, NULL);
+    if (r->nmcpu > 64)
+        r->nmcpu = 64;
+    if (r->nmcpu > 0 && (r->mcsv = fopen(mpath, "w"))) {
+        fprintf(r->mcsv, "t_s,cpu,busy_pct,user_pct,system_pct,softirq_pct,irq_pct,steal_pct\n");
+        json_object_set_new(r->res, "machine_samples_file", json_string(mpath + strlen(rd) + 1));
+    }
+}
+
+/* Why the sampling loop must stop now, with the status downgraded, or 0
+ * while the tool runs on. */
+static int tool_run_must_stop(struct tool_run *r, uint64_t now)
+{
+    if (*r->o->stop)
+        tool_run_downgrade(&r->v, TOOL_RUN_INTERRUPTED, "loadbench was interrupted");
+    else if (now >= r->deadline)
+        tool_run_downgrade(&r->v, TOOL_RUN_TIMEOUT,
+                           "still running %.0f s after start (load %.0f s + start-up + grace): stopped",
+                           (double)(now - r->spawned) / 1e9, (double)r->plan.load_ns / 1e9);
+    else if (!target_alive(&r->tgt))
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target died during the run (%s): the tool's results are partial",
+                           r->tgt.proc.exit.signaled ? "killed by a signal" : "exited");
+    else
+        return 0;
+    r->stopped_by_us = 1;
+    return 1;
+}
+
+/* The server's counters at one sample: its rate, open connections, and
+ * the hold window's place on our clock once the first request is known. */
+static void tool_run_sample_target(struct tool_run *r)
+{
+    json_t *s = target_stats(&r->tgt, NULL);
+    if (!s)
+        return;
+    uint64_t resp = target_u64(s, "responses_completed");
+    uint64_t tnow = util_now_ns();
+    r->cur_rps = (double)(resp - r->last_resp) / ((double)(tnow - r->last_t) / 1e9);
+    r->last_resp = resp;
+    r->last_t = tnow;
+    r->open_at_stop = target_u64(s, "connections_open");
+    if (!r->hold_from && target_u64(s, "first_request_ns") && r->have_hold) {
+        r->hold_from = target_u64(s, "first_request_ns") + r->hold_s_ns;
+        r->hold_to = target_u64(s, "first_request_ns") + r->hold_e_ns;
+    }
+    json_decref(r->last_stats);
+    r->last_stats = s; /* the server's view if lb-target dies later */
+}
+
+/* One sample of everything, at now. */
+static void tool_run_tick(struct tool_run *r, uint64_t now)
+{
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    if ((r->ntp > r->ngp ? r->ntp : r->ngp) + 1 >= r->cap_pts) {
+        r->cap_pts = r->cap_pts ? r->cap_pts * 2 : 64;
+        r->tpts = util_xrealloc(r->tpts, r->cap_pts * sizeof *r->tpts);
+        r->gpts = util_xrealloc(r->gpts, r->cap_pts * sizeof *r->gpts);
+    }
+    if (r->tool->ex->sample(r->tool, &rd, &pt) == 1) {
+        r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
+        if (r->tcsv)
+            sampler_csv_row(r->tcsv, &pt);
+        r->cur_cpu = pt.cpu_pct;
+        r->cur_rss = pt.rss_mb;
+    }
+    if (r->gtree && sampler_tree_sample(r->gtree, &r->trd1, &pt) == 1) {
+        r->gpts[r->ngp++] = (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
+        if (r->gcsv)
+            sampler_csv_row(r->gcsv, &pt);
+    }
+    if (r->mcsv)
+        machine_row(r->mcsv, (double)(now - r->spawned) / 1e9, r->mprev, r->nmcpu);
+    tool_run_sample_target(r);
+    if (r->o->progress)
+        r->o->progress(r->o->progress_arg, r->pt->label, (double)(now - r->spawned) / 1e9,
+                       (double)(r->plan.load_ns + r->plan.startup_allowance_ns) / 1e9, r->cur_rps, r->cur_cpu,
+                       r->cur_rss);
+    r->last_tick_ns = now;
+    while (r->next <= now)
+        r->next += r->p->sample_interval_ns;
+}
+
+/* Snapshot the server-time histogram at the hold window's edges, so the
+ * server's latency over the hold window is exact. Returns the next
+ * wake-up: the next sample, an edge, the deadline, or 20 ms from now (to
+ * notice the tool's exit). */
+static uint64_t tool_run_hold_edges(struct tool_run *r, uint64_t now)
+{
+    if (r->hold_from && !r->hold_h0 && now >= r->hold_from)
+        r->hold_h0 = target_histogram(&r->tgt, NULL);
+    if (r->hold_to && r->hold_h0 && !r->hold_h1 && now >= r->hold_to)
+        r->hold_h1 = target_histogram(&r->tgt, NULL);
+    uint64_t wake = now + 20000000ull;
+    if (wake > r->next)
+        wake = r->next;
+    if (r->hold_from && !r->hold_h0 && wake > r->hold_from)
+        wake = r->hold_from;
+    if (r->hold_to && !r->hold_h1 && wake > r->hold_to)
+        wake = r->hold_to;
+    if (wake > r->deadline)
+        wake = r->deadline;
+    return wake;
+}
+
+/* Sample until the tool exits, its deadline passes, loadbench is
+ * interrupted or the target dies. */
+static void tool_run_sample(struct tool_run *r)
+{
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    tool_run_open_series(r);
+    r->gtree = sampler_tree_new(r->tgt.proc.pid, NULL, NULL);
+    r->tool->ex->sample(r->tool, &rd, &pt);
+    if (r->gtree)
+        sampler_tree_sample(r->gtree, &r->trd0, &pt);
+    r->trd1 = r->trd0;
+    r->next = r->spawned + r->p->sample_interval_ns;
+    r->last_tick_ns = r->spawned;
+    r->last_resp = target_u64(r->before, "responses_completed");
+    r->last_t = util_now_ns();
+    for (;;) {
+        if (r->tool->ex->poll(r->tool))
+            break;
+        uint64_t now = util_now_ns();
+        if (tool_run_must_stop(r, now))
+            break;
+        if (now >= r->next)
+            tool_run_tick(r, now);
+        util_sleep_until_ns(tool_run_hold_edges(r, now));
+    }
+    r->ended = util_now_ns();
+}
+
+/* ---- stop: the last readings, the tree stopped, its output complete ------------- */
+
+static void tool_run_stop(struct tool_run *r)
+{
+    char err[UTIL_ERR_LEN];
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    /* A hold window that lasts to the load's end ends with the tool. */
+    if (r->hold_h0 && !r->hold_h1 && !r->stopped_by_us)
+        r->hold_h1 = target_histogram(&r->tgt, NULL);
+    /* A last reading before the tree is stopped covers the final partial
+     * interval — only when it is long enough to mean something: CPU
+     * counters advance in ticks (cpuacct at scheduler ticks, /proc in
+     * 10 ms steps), so a few-ms interval would read as several hundred
+     * percent. Totals come from the cgroup or wait4, not from samples. The
+     * target's CPU total needs its final reading either way. */
+    int full = r->ended - r->last_tick_ns >= r->p->sample_interval_ns / 2;
+    if (full && r->tool->ex->sample(r->tool, &rd, &pt) == 1 && r->tcsv)
+        sampler_csv_row(r->tcsv, &pt);
+    if (r->gtree && sampler_tree_sample(r->gtree, &r->trd1, &pt) == 1 && full && r->gcsv)
+        sampler_csv_row(r->gcsv, &pt);
+    r->target_cpu_s = (double)(r->trd1.cpu_ns - r->trd0.cpu_ns) / 1e9;
+    json_t *s = target_stats(&r->tgt, NULL);
+    if (s && r->stopped_by_us)
+        r->open_at_stop = target_u64(s, "connections_open");
+    json_decref(s);
+    pid_t keep[1] = {r->tgt.proc.pid};
+    int killed = r->tool->ex->stop(r->tool, keep, 1, 3000000000ull, err);
+    if (killed < 0)
+        json_array_append_new(r->warnings, json_sprintf("stopping the tool: %s", err));
+    else if (killed > 0 && !r->stopped_by_us)
+        json_array_append_new(r->warnings, json_sprintf("the tool left %d process(es) running after it exited; they were killed", killed));
+    /* The tool is gone: its output is complete (or cut, and marked so). */
+    finish_output(r, EXEC_STDOUT);
+    finish_output(r, EXEC_STDERR);
+    sampler_machine_read(&r->m1, NULL);
+    netstat_read(&r->ns1, NULL);
+    json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
+    r->self1 = sampler_self_cpu_s();
+}
+
+/* ---- collect: the server's view, the footprint, the tool's own account ---------- */
+
+/* The server's view, after the tool is gone. */
+static void tool_run_collect_server(struct tool_run *r)
+{
+    char err[UTIL_ERR_LEN] = "";
+    r->after = target_stats(&r->tgt, err);
+    r->series = target_series(&r->tgt, 0, NULL);
+    if (r->series) {
+        char sp[PATH_MAX + 96];
+        pathf(sp, sizeof sp, "%.*s.server.csv", (int)(strlen(r->spath) - 4), r->spath);
+        write_server_series(sp, r->series);
+        json_object_set_new(r->res, "server_series_file", json_string(sp + strlen(r->o->run_dir) + 1));
+    }
+    if (!r->after && r->last_stats && !target_alive(&r->tgt)) {
+        /* lb-target died: its counts at the last sample are the server's
+         * view, partial, and the row is failed already. */
+        r->after = json_incref(r->last_stats);
+        json_object_set_new(r->res, "server_partial", json_true());
+        json_array_append_new(r->warnings, json_string("lb-target died: the server's counts are those of its last sample before it died (server_partial)"));
+    } else if (!r->after) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target unreadable after the run: %s", err);
+    }
+}
+
+static json_t *tool_run_exit_json(const struct exec_tree *tool)
+{
+    json_t *exitj = json_object();
+    if (tool->ended) {
+        if (tool->exit.exited)
+            json_object_set_new(exitj, "code", json_integer(tool->exit.code));
+        if (tool->exit.signaled)
+            json_object_set_new(exitj, "signal", json_integer(tool->exit.sig));
+    }
+    return exitj;
+}
+
+/* The tool's CPU and memory: exact from its cgroup where it had one, else
+ * wait4's rusage; the sampled series' aggregates beside them. */
+static void tool_run_footprint(struct tool_run *r)
+{
+    double wall_s = (double)(r->ended - r->spawned) / 1e9;
+    r->cpu_s = r->tool->exit.cpu_s;
+    const char *source = "rusage";
+    struct exec_usage cu;
+    struct sampler_summary ss, ts;
+    memset(&ts, 0, sizeof ts);
+    r->tool->ex->summary(r->tool, &ss);
+    if (r->gtree)
+        sampler_tree_summary(r->gtree, &ts);
+    json_t *fp = json_object();
+    if (r->tool->ex->usage(r->tool, &cu, NULL) == 0 && cu.cpu_ns > 0) {
+        r->cpu_s = (double)cu.cpu_ns / 1e9;
+        source = "cgroup";
+        if (cu.mem_peak_bytes)
+            json_object_set_new(fp, "cgroup_mem_peak_mb", json_real((double)cu.mem_peak_bytes / 1e6));
+        json_object_set_new(fp, "cgroup_cache_mb", json_real((double)cu.mem_cache_bytes / 1e6));
+        if (cu.oom_kills)
+            tool_run_downgrade(&r->v, TOOL_RUN_OOM, "the tool exceeded its memory limit (%llu bytes) and was OOM-killed",
+                               (unsigned long long)r->pt->memory_limit_bytes);
+    }
+    /* Samples every interval can miss a short run's peak, or see only the
+     * child before its exec. The kernel's high-water mark of the largest
+     * process (ru_maxrss) and the run's average CPU are floors the peaks
+     * cannot be below: no sample may report less. */
+    double maxrss_mb = (double)r->tool->exit.maxrss_kb * 1024 / 1e6;
+    double cpu_avg = wall_s > 0 ? r->cpu_s / wall_s * 100 : 0;
+    r->rss_peak = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb;
+    json_object_set_new(fp, "cpu_seconds", json_real(r->cpu_s));
+    json_object_set_new(fp, "cpu_avg_pct", json_real(cpu_avg));
+    json_object_set_new(fp, "cpu_peak_pct", json_real(ss.cpu_peak_pct > cpu_avg ? ss.cpu_peak_pct : cpu_avg));
+    json_object_set_new(fp, "rss_peak_mb", json_real(r->rss_peak));
+    json_object_set_new(fp, "rss_peak_basis",
+                        json_string(ss.rss_peak_mb >= maxrss_mb ? "samples" : "largest process's maxrss"));
+    json_object_set_new(fp, "rss_avg_mb", json_real(ss.rss_avg_mb));
+    json_object_set_new(fp, "max_proc_maxrss_mb", json_real(maxrss_mb));
+    json_object_set_new(fp, "procs_peak", json_integer(ss.procs_peak));
+    json_object_set_new(fp, "threads_peak", json_integer(ss.threads_peak));
+    json_object_set_new(fp, "write_mb", json_real(ss.write_mb));
+    json_object_set_new(fp, "wall_s", json_real(wall_s));
+    json_object_set_new(fp, "source", json_string(source));
+    json_object_set_new(fp, "samples", summary_json(&ss));
+    json_object_set_new(fp, "samples_file", json_string(r->spath + strlen(r->o->run_dir) + 1));
+    json_object_set_new(r->res, "footprint", fp);
+    json_t *tf = summary_json(&ts);
+    json_object_set_new(tf, "cpu_seconds", json_real(r->target_cpu_s));
+    json_object_set_new(tf, "samples_file", json_string(r->tpath + strlen(r->o->run_dir) + 1));
+    json_object_set_new(r->res, "target_footprint", tf);
+}
+
+/* The tool's own account, as its adapter parses it. */
+static void tool_run_collect_client(struct tool_run *r)
+{
+    const struct adapter_result *ar = &r->ar;
+    char err[UTIL_ERR_LEN];
+    if (r->v.status != TOOL_RUN_INTERRUPTED &&
+        (r->tool->ex->fetch(r->tool, err) || adapter_parse(r->a, &r->ctx, &r->ar, err)))
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "no result: %s", err);
+    for (size_t i = 0; i < ar->warnings.n; i++)
+        json_array_append_new(r->warnings, adapter_json_text(ar->warnings.v[i]));
+    if (!ar->parsed)
+        return;
+    json_t *c = json_object();
+    json_object_set_new(c, "requests", json_integer((json_int_t)ar->requests));
+    json_object_set_new(c, "ok", json_integer((json_int_t)ar->ok));
+    json_object_set_new(c, "errors", json_integer((json_int_t)ar->errors));
+    json_object_set_new(c, "errors_by_kind",
+                        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "connect", (json_int_t)ar->err_connect, "read",
+                                  (json_int_t)ar->err_read, "write", (json_int_t)ar->err_write, "timeout",
+                                  (json_int_t)ar->err_timeout, "status", (json_int_t)ar->err_status, "other",
+                                  (json_int_t)ar->err_other));
+    json_object_set_new(c, "duration_s", num_or_null(ar->duration_s));
+    json_object_set_new(c, "rps_tool", num_or_null(ar->rps));
+    json_object_set_new(c, "latency_ms", latency_json(&ar->lat));
+    if (!isnan(ar->lat_uncorrected.p50))
+        json_object_set_new(c, "latency_uncorrected_ms", latency_json(&ar->lat_uncorrected));
+    if (ar->scheduled)
+        json_object_set_new(c, "schedule", json_pack("{s:I, s:I, s:I}", "scheduled", (json_int_t)ar->scheduled,
+                                                     "dropped", (json_int_t)ar->dropped, "late", (json_int_t)ar->late));
+    if (ar->extra)
+        json_object_set_new(c, "tool_output", json_incref(ar->extra));
+    json_object_set_new(r->res, "client", c);
+}
+
+static void tool_run_collect(struct tool_run *r)
+{
+    tool_run_collect_server(r);
+    json_object_set_new(r->res, "exit", tool_run_exit_json(r->tool));
+    tool_run_footprint(r);
+    json_object_set_new(r->res, "machine_cpu", crosscheck_machine_json(&r->m0, &r->m1, r->cpu_s, r->target_cpu_s,
+                                                                       r->self1 - r->self0, r->warnings));
+    tool_run_collect_client(r);
+}
+
+/* ---- judge: the server's witness, and whether the run is ok -------------------- */
+
+/* The server's latency over the hold window, from the two snapshots' own
+ * times: the window as measured. Returns a new object, or NULL. */
+static json_t *tool_run_hold_latency(struct tool_run *r)
+{
+    json_t *hw = r->hold_h0 && r->hold_h1 ? target_histogram_window_ms(r->hold_h0, r->hold_h1) : NULL;
+    if (!hw)
+        return NULL;
+    uint64_t t0 = target_u64(r->hold_h0, "now_ns"), t1 = target_u64(r->hold_h1, "now_ns");
+    json_object_set_new(hw, "from_s", json_real(t0 > r->spawned ? (double)(t0 - r->spawned) / 1e9 : 0.0));
+    json_object_set_new(hw, "to_s", json_real((double)(t1 - r->spawned) / 1e9));
+    return hw;
+}
+
+static void tool_run_crosscheck(struct tool_run *r)
+{
+    const struct profile *p = r->p;
+    struct crosscheck_in in = {.before = r->before, .after = r->after, .series = r->series,
+                               .load = r->plan.as_run ? r->plan.as_run : r->load,
+                               .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
+                               .client_requests = r->ar.requests, .client_errors = r->ar.errors,
+                               .open_at_stop = r->open_at_stop, .stopped_hard = r->stopped_by_us,
+                               .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = &r->ar.lat,
+                               .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan.model,
+                               .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
+                               .tool_samples = r->tool->samples, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
+                               .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
+                               .ntarget_pts = r->ngp};
+    /* The queueing witness reads the server's time over the hold window;
+     * run.json keeps it after crosscheck's own windows. */
+    json_t *hw = tool_run_hold_latency(r);
+    in.hold_server_time = hw;
+    crosscheck_fill(&in, r->res, r->warnings);
+    if (hw)
+        json_object_set_new(json_object_get(r->res, "windows"), "hold_server_time_ms", hw);
+}
+
+/* Exit codes are not trusted alone: an ok run must have parsed a result
+ * and the server must have seen its traffic. Only a run still ok is
+ * judged: its first failure is its reason. */
+static void tool_run_judge(struct tool_run *r)
+{
+    char err[UTIL_ERR_LEN];
+    const struct adapter_result *ar = &r->ar;
+    const struct exec_exit *ex = &r->tool->exit;
+    /* Stop the target; its final stats are the last word. */
+    int stop_failed = target_stop(&r->tgt, err);
+    r->have_tgt = 0;
+    if (stop_failed && r->v.status == TOOL_RUN_OK)
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
+    if (r->before && r->after) {
+        tool_run_crosscheck(r);
+        if (r->v.status == TOOL_RUN_OK && crosscheck_server_requests(r->before, r->after) == 0)
+            tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "the server saw no requests from the tool");
+        if (r->v.status == TOOL_RUN_OK && ar->parsed && ar->requests > 0 && ar->errors >= ar->requests)
+            tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "every request the tool reported failed (%llu errors)",
+                               (unsigned long long)ar->errors);
+    }
+    if (r->v.status == TOOL_RUN_OK && r->tool->ended && ex->signaled)
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "the tool was killed by signal %d", ex->sig);
+    if (r->v.status == TOOL_RUN_OK && r->tool->ended && ex->exited && ex->code != 0)
+        json_array_append_new(r->warnings, json_sprintf("the tool exited with code %d", ex->code));
+}
+
+/* ---- free: the one clean-up path, whatever phase the run reached ---------------- */
+
+static json_t *tool_run_free(struct tool_run *r)
+{
+    if (r->tool && !r->tool->ended) {
+        pid_t keep_tgt[1] = {r->have_tgt ? r->tgt.proc.pid : 0};
+        r->tool->ex->stop(r->tool, keep_tgt, r->have_tgt ? 1 : 0, 1000000000ull, NULL);
+    }
+    if (r->have_tgt)
+        target_stop(&r->tgt, NULL);
+    if (r->tool) {
+        finish_output(r, EXEC_STDOUT);
+        finish_output(r, EXEC_STDERR);
+        r->tool->ex->free(r->tool);
+    }
+    if (r->tcsv)
+        fclose(r->tcsv);
+    if (r->gcsv)
+        fclose(r->gcsv);
+    if (r->mcsv)
+        fclose(r->mcsv);
+    sampler_tree_free(r->gtree);
+    free(r->tpts);
+    free(r->gpts);
+    json_decref(r->before);
+    json_decref(r->after);
+    json_decref(r->last_stats);
+    json_decref(r->hold_h0);
+    json_decref(r->hold_h1);
+    json_decref(r->series);
+    adapter_result_free(&r->ar);
+    adapter_plan_free(&r->plan);
+    json_object_set_new(r->res, "status", json_string(tool_run_status_name(r->v.status)));
+    if (r->v.reason[0])
+        json_object_set_new(r->res, "reason", adapter_json_text(r->v.reason));
+    json_object_set_new(r->res, "warnings", r->warnings);
+    json_object_set_new(r->res, "harness_wall_s", json_real((double)(util_now_ns() - r->t_start) / 1e9));
+    return r->res;
+}
+
+json_t *tool_run(const struct tool_run_opts *o, const struct profile_tool *pt, const struct profile_load *load,
+                 double level, unsigned rep, const char *subdir)
+{
+    struct tool_run *r = util_xmalloc(sizeof *r);
+    tool_run_init(r, o, pt, load, level, rep, subdir);
+    if (tool_run_prepare(r) == 0 && tool_run_spawn(r) == 0) {
+        tool_run_sample(r);
+        tool_run_stop(r);
+        tool_run_collect(r);
+        tool_run_judge(r);
+    }
+    json_t *res = tool_run_free(r);
+    free(r);
+    return res;
+}

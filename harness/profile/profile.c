@@ -1,0 +1,1000 @@
+#include "profile/profile.h"
+#include "common/sha256.h"
+#include "common/units.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+/* Limits that keep hostile files cheap: profiles are small documents. */
+#define MAX_DEPTH 32
+#define MAX_NODES 100000
+#define MAX_FILE_BYTES (4 << 20)
+
+/* ---- a small YAML tree with positions --------------------------------- */
+
+enum ykind { Y_SCALAR, Y_MAP, Y_SEQ };
+
+struct ynode {
+    enum ykind kind;
+    int line, col;          /* 1-based */
+    char *str;              /* scalar value */
+    int plain;              /* scalar was unquoted */
+    struct ynode **kids;    /* seq items; map: key, value, key, value... */
+    size_t n, cap;
+};
+
+struct yparse {
+    const char *name;
+    const char *text;       /* the document, to place reader (encoding) errors */
+    size_t len;
+    char *err;
+    size_t nodes;
+};
+
+static void ynode_free(struct ynode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->n; i++)
+        ynode_free(n->kids[i]);
+    free(n->kids);
+    free(n->str);
+    free(n);
+}
+
+static void ynode_push(struct ynode *parent, struct ynode *kid)
+{
+    if (parent->n == parent->cap) {
+        parent->cap = parent->cap ? parent->cap * 2 : 8;
+        parent->kids = util_xrealloc(parent->kids, parent->cap * sizeof *parent->kids);
+    }
+    parent->kids[parent->n++] = kid;
+}
+
+static int perr(struct yparse *y, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int perr(struct yparse *y, int line, int col, const char *fmt, ...)
+{
+    char msg[UTIL_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return util_err(y->err, "%s:%d:%d: %s", y->name, line, col, msg);
+}
+
+/* Report libyaml's error with its position. Encoding errors come from the
+ * reader, which gives a byte offset instead of a mark. */
+static int syntax_err(struct yparse *y, const yaml_parser_t *p)
+{
+    int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+    if (p->error == YAML_READER_ERROR) {
+        line = 1;
+        col = 1;
+        for (size_t i = 0; i < p->problem_offset && i < y->len; i++) {
+            if (y->text[i] == '\n') {
+                line++;
+                col = 1;
+            } else if (((unsigned char)y->text[i] & 0xC0) != 0x80) {
+                col++;
+            }
+        }
+    }
+    return perr(y, line, col, "YAML syntax: %s%s%s", p->problem ? p->problem : "unreadable",
+                p->context ? " " : "", p->context ? p->context : "");
+}
+
+/* Build the node for the event just read (and, for collections, everything
+ * up to its end event). Returns NULL with y->err set. */
+static struct ynode *ybuild(struct yparse *y, yaml_parser_t *p, yaml_event_t *ev, int depth)
+{
+    int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
+    if (++y->nodes > MAX_NODES) {
+        perr(y, line, col, "profile too large (over %d YAML nodes)", MAX_NODES);
+        return NULL;
+    }
+    if (ev->type == YAML_ALIAS_EVENT) {
+        perr(y, line, col, "YAML aliases (*name) are not allowed in profiles: write the value out");
+        return NULL;
+    }
+    if (depth > MAX_DEPTH) {
+        perr(y, line, col, "profile nested too deeply (over %d levels)", MAX_DEPTH);
+        return NULL;
+    }
+    struct ynode *n = util_xcalloc(1, sizeof *n);
+    n->line = line;
+    n->col = col;
+    if (ev->type == YAML_SCALAR_EVENT) {
+        n->kind = Y_SCALAR;
+        n->str = util_xstrdup((const char *)ev->data.scalar.value);
+        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        if (strlen(n->str) != ev->data.scalar.length) {
+            perr(y, line, col, "NUL byte inside a value");
+            goto err;
+        }
+        return n;
+    }
+    yaml_event_type_t end;
+    if (ev->type == YAML_MAPPING_START_EVENT) {
+        n->kind = Y_MAP;
+        end = YAML_MAPPING_END_EVENT;
+    } else if (ev->type == YAML_SEQUENCE_START_EVENT) {
+        n->kind = Y_SEQ;
+        end = YAML_SEQUENCE_END_EVENT;
+    } else {
+        perr(y, line, col, "unexpected YAML element");
+        goto err;
+    }
+    for (;;) {
+        yaml_event_t kev;
+        if (!yaml_parser_parse(p, &kev)) {
+            syntax_err(y, p);
+            goto err;
+        }
+        if (kev.type == end) {
+            yaml_event_delete(&kev);
+            break;
+        }
+        struct ynode *kid = ybuild(y, p, &kev, depth + 1);
+        yaml_event_delete(&kev);
+        if (!kid)
+            goto err;
+        if (n->kind == Y_MAP && (n->n % 2) == 0) {
+            if (kid->kind != Y_SCALAR) {
+                perr(y, kid->line, kid->col, "a mapping key must be a plain name");
+                ynode_free(kid);
+                goto err;
+            }
+            for (size_t i = 0; i < n->n; i += 2) {
+                if (!strcmp(n->kids[i]->str, kid->str)) {
+                    perr(y, kid->line, kid->col, "key \"%s\" given twice (first at line %d)", kid->str, n->kids[i]->line);
+                    ynode_free(kid);
+                    goto err;
+                }
+            }
+        }
+        ynode_push(n, kid);
+    }
+    return n;
+err:
+    ynode_free(n);
+    return NULL;
+}
+
+static struct ynode *yparse_doc(struct yparse *y, const char *text, size_t len)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    struct ynode *root = NULL;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    int docs = 0;
+    for (;;) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            syntax_err(y, &p);
+            goto err;
+        }
+        yaml_event_type_t t = ev.type;
+        if (t == YAML_STREAM_END_EVENT) {
+            yaml_event_delete(&ev);
+            break;
+        }
+        if (t == YAML_DOCUMENT_START_EVENT) {
+            if (++docs > 1) {
+                perr(y, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
+                     "more than one YAML document: a profile is one document");
+                yaml_event_delete(&ev);
+                goto err;
+            }
+        } else if (t == YAML_SCALAR_EVENT || t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT ||
+                   t == YAML_ALIAS_EVENT) {
+            root = ybuild(y, &p, &ev, 0);
+            if (!root) {
+                yaml_event_delete(&ev);
+                goto err;
+            }
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    if (!root) {
+        perr(y, 1, 1, "empty profile: expected a mapping with at least `load:` and `tools:`");
+        return NULL;
+    }
+    if (root->kind != Y_MAP) {
+        perr(y, root->line, root->col, "a profile is a mapping of keys (name:, target:, load:, tools:, ...)");
+        ynode_free(root);
+        return NULL;
+    }
+    return root;
+err:
+    ynode_free(root);
+    yaml_parser_delete(&p);
+    return NULL;
+}
+
+/* ---- typed access -------------------------------------------------------- */
+
+static const char *kind_name(enum ykind k)
+{
+    return k == Y_MAP ? "a mapping" : k == Y_SEQ ? "a list" : "a value";
+}
+
+static int want_kind(struct yparse *y, const struct ynode *n, enum ykind k, const char *what)
+{
+    if (n->kind == k)
+        return 0;
+    return perr(y, n->line, n->col, "%s must be %s, not %s", what, kind_name(k), kind_name(n->kind));
+}
+
+/* Reject keys of map that are not in allowed (NULL-terminated). */
+static int check_keys(struct yparse *y, const struct ynode *map, const char *where, const char *const *allowed)
+{
+    for (size_t i = 0; i < map->n; i += 2) {
+        const struct ynode *k = map->kids[i];
+        int found = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (!strcmp(*a, k->str))
+                found = 1;
+        if (!found) {
+            char list[160] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                strncat(list, *a, sizeof list - strlen(list) - 1);
+                if (a[1])
+                    strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            return perr(y, k->line, k->col, "unknown key \"%s\" in %s (known: %s)", k->str, where, list);
+        }
+    }
+    return 0;
+}
+
+static const struct ynode *get(const struct ynode *map, const char *key)
+{
+    for (size_t i = 0; i < map->n; i += 2)
+        if (!strcmp(map->kids[i]->str, key))
+            return map->kids[i + 1];
+    return NULL;
+}
+
+static int get_str(struct yparse *y, const struct ynode *n, const char *what, char **out)
+{
+    if (want_kind(y, n, Y_SCALAR, what))
+        return -1;
+    if (!n->str[0])
+        return perr(y, n->line, n->col, "%s must not be empty", what);
+    free(*out);
+    *out = util_xstrdup(n->str);
+    return 0;
+}
+
+static int get_duration(struct yparse *y, const struct ynode *n, const char *what, int allow_zero, uint64_t *out)
+{
+    char e[UTIL_ERR_LEN];
+    if (want_kind(y, n, Y_SCALAR, what))
+        return -1;
+    if (units_parse_duration_ns(n->str, out, e))
+        return perr(y, n->line, n->col, "%s: %s", what, e);
+    if (!allow_zero && *out == 0)
+        return perr(y, n->line, n->col, "%s must be longer than 0s", what);
+    return 0;
+}
+
+static int get_size(struct yparse *y, const struct ynode *n, const char *what, uint64_t *out)
+{
+    char e[UTIL_ERR_LEN];
+    if (want_kind(y, n, Y_SCALAR, what))
+        return -1;
+    if (units_parse_size_bytes(n->str, out, e))
+        return perr(y, n->line, n->col, "%s: %s", what, e);
+    return 0;
+}
+
+/* A number: integer or decimal, finite, within [min, max]. */
+static int get_number(struct yparse *y, const struct ynode *n, const char *what, double min, double max, int integer,
+                      double *out)
+{
+    if (want_kind(y, n, Y_SCALAR, what))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(n->str, &end);
+    if (!n->str[0] || *end || errno == ERANGE || !isfinite(v) || (n->str[0] != '-' && n->str[0] != '.' &&
+                                                                  (n->str[0] < '0' || n->str[0] > '9')))
+        return perr(y, n->line, n->col, "%s must be a number, not \"%s\"", what, n->str);
+    if (integer && v != floor(v))
+        return perr(y, n->line, n->col, "%s must be a whole number, not %s", what, n->str);
+    if (v < min || v > max)
+        return perr(y, n->line, n->col, "%s must be between %g and %g, not %s", what, min, max, n->str);
+    *out = v;
+    return 0;
+}
+
+static int get_cpus(struct yparse *y, const struct ynode *n, const char *what, uint64_t *mask, int pos[2])
+{
+    pos[0] = n->line;
+    pos[1] = n->col;
+    char e[UTIL_ERR_LEN];
+    char buf[256] = "";
+    if (n->kind == Y_SEQ) {
+        for (size_t i = 0; i < n->n; i++) {
+            if (want_kind(y, n->kids[i], Y_SCALAR, what))
+                return -1;
+            if (strlen(buf) + strlen(n->kids[i]->str) + 2 >= sizeof buf)
+                return perr(y, n->line, n->col, "%s: list too long", what);
+            if (i)
+                strcat(buf, ",");
+            strcat(buf, n->kids[i]->str);
+        }
+    } else if (n->kind == Y_SCALAR) {
+        snprintf(buf, sizeof buf, "%s", n->str);
+    } else {
+        return perr(y, n->line, n->col, "%s must be a CPU list like [0] or \"1,3\"", what);
+    }
+    if (util_parse_cpulist(buf, mask, e))
+        return perr(y, n->line, n->col, "%s: %s", what, e);
+    return 0;
+}
+
+/* ---- the schema -------------------------------------------------------- */
+
+static uint64_t fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 1 << 20;
+    return rl.rlim_cur;
+}
+
+/* Connections a tool can open: the fd limit less what a tool process needs
+ * for itself (files, epoll, pipes, a JVM's jars). */
+#define FD_RESERVE 64
+
+static int check_level(struct yparse *y, const struct ynode *n, enum load_model model, double v, const char *what)
+{
+    if (model == LOAD_CLOSED) {
+        if (v != floor(v))
+            return perr(y, n->line, n->col, "%s is a number of connections and must be whole, not %g", what, v);
+        uint64_t lim = fd_limit();
+        if (v > (double)(lim - FD_RESERVE))
+            return perr(y, n->line, n->col,
+                        "%s of %g connections exceeds what `ulimit -n` (%llu) allows one process (%llu): lower it or raise the limit",
+                        what, v, (unsigned long long)lim, (unsigned long long)(lim - FD_RESERVE));
+    }
+    return 0;
+}
+
+static const char *const load_keys[] = {"model", "connections", "vus", "rate", "duration", "stages", "sweep",
+                                        "max_inflight", "timeout", NULL};
+
+static int parse_load(struct yparse *y, const struct ynode *n, struct profile_load *l)
+{
+    if (want_kind(y, n, Y_MAP, "load") || check_keys(y, n, "load", load_keys))
+        return -1;
+    const struct ynode *v;
+    l->model = LOAD_CLOSED;
+    if ((v = get(n, "model"))) {
+        if (want_kind(y, v, Y_SCALAR, "load.model"))
+            return -1;
+        if (!strcmp(v->str, "closed"))
+            l->model = LOAD_CLOSED;
+        else if (!strcmp(v->str, "open"))
+            l->model = LOAD_OPEN;
+        else
+            return perr(y, v->line, v->col,
+                        "load.model must be \"closed\" (connections/VUs) or \"open\" (arrivals per second), not \"%s\"", v->str);
+    }
+    const struct ynode *conns = get(n, "connections") ? get(n, "connections") : get(n, "vus");
+    const struct ynode *rate = get(n, "rate");
+    const struct ynode *stages = get(n, "stages");
+    const struct ynode *sweep = get(n, "sweep");
+    const struct ynode *dur = get(n, "duration");
+    if (get(n, "connections") && get(n, "vus"))
+        return perr(y, get(n, "vus")->line, get(n, "vus")->col, "give either connections or vus, not both");
+    if (l->model == LOAD_CLOSED && rate)
+        return perr(y, rate->line, rate->col, "load.rate belongs to the open model: add `model: open` or use connections");
+    if (l->model == LOAD_OPEN && conns)
+        return perr(y, conns->line, conns->col,
+                    "load.connections belongs to the closed model; in the open model cap concurrency with max_inflight");
+    const struct ynode *level = l->model == LOAD_CLOSED ? conns : rate;
+    const char *level_name = l->model == LOAD_CLOSED ? "load.connections" : "load.rate";
+    int forms = !!level + !!stages + !!sweep;
+    if (forms == 0)
+        return perr(y, n->line, n->col, "load needs one of: %s with duration, stages, or sweep", level_name);
+    if (forms > 1)
+        return perr(y, n->line, n->col, "load takes only one of %s, stages, sweep", level_name);
+    double max_level = l->model == LOAD_CLOSED ? 1e7 : 1e9;
+    if (level || sweep) {
+        uint64_t d;
+        const struct ynode *dn = dur;
+        if (sweep) {
+            if (want_kind(y, sweep, Y_MAP, "load.sweep"))
+                return -1;
+            static const char *const sweep_keys[] = {"levels", "duration", NULL};
+            if (check_keys(y, sweep, "load.sweep", sweep_keys))
+                return -1;
+            if (dur)
+                return perr(y, dur->line, dur->col, "with a sweep, give the duration inside sweep:");
+            dn = get(sweep, "duration");
+        }
+        if (!dn)
+            return perr(y, (sweep ? sweep : n)->line, (sweep ? sweep : n)->col, "%s needs a duration, e.g. duration: 30s",
+                        sweep ? "load.sweep" : "load");
+        if (get_duration(y, dn, "duration", 0, &d))
+            return -1;
+        l->stages = util_xcalloc(1, sizeof *l->stages);
+        l->nstages = 1;
+        l->stages[0].duration_ns = d;
+        if (level) {
+            if (get_number(y, level, level_name, 1e-3, max_level, l->model == LOAD_CLOSED, &l->stages[0].target) ||
+                check_level(y, level, l->model, l->stages[0].target, level_name))
+                return -1;
+        } else {
+            const struct ynode *lv = get(sweep, "levels");
+            if (!lv)
+                return perr(y, sweep->line, sweep->col, "load.sweep needs levels, e.g. levels: [10, 50, 100]");
+            if (want_kind(y, lv, Y_SEQ, "load.sweep.levels"))
+                return -1;
+            if (lv->n == 0)
+                return perr(y, lv->line, lv->col, "load.sweep.levels is empty");
+            l->sweep = util_xcalloc(lv->n, sizeof *l->sweep);
+            l->nsweep = lv->n;
+            for (size_t i = 0; i < lv->n; i++)
+                if (get_number(y, lv->kids[i], "a sweep level", 1e-3, max_level, l->model == LOAD_CLOSED, &l->sweep[i]) ||
+                    check_level(y, lv->kids[i], l->model, l->sweep[i], "a sweep level"))
+                    return -1;
+            l->stages[0].target = l->sweep[0];
+        }
+    } else {
+        if (dur)
+            return perr(y, dur->line, dur->col, "with stages, each stage has its own duration: remove load.duration");
+        if (want_kind(y, stages, Y_SEQ, "load.stages"))
+            return -1;
+        if (stages->n == 0)
+            return perr(y, stages->line, stages->col, "load.stages is empty");
+        l->ramped = 1;
+        l->stages = util_xcalloc(stages->n, sizeof *l->stages);
+        l->nstages = stages->n;
+        double peak = 0;
+        for (size_t i = 0; i < stages->n; i++) {
+            const struct ynode *s = stages->kids[i];
+            static const char *const stage_keys[] = {"duration", "target", NULL};
+            if (want_kind(y, s, Y_MAP, "a stage") || check_keys(y, s, "a stage", stage_keys))
+                return -1;
+            const struct ynode *sd = get(s, "duration"), *st = get(s, "target");
+            if (!sd || !st)
+                return perr(y, s->line, s->col, "a stage needs duration and target, e.g. {duration: 30s, target: 200}");
+            if (get_duration(y, sd, "stage duration", 0, &l->stages[i].duration_ns) ||
+                get_number(y, st, "stage target", 0, max_level, l->model == LOAD_CLOSED, &l->stages[i].target) ||
+                check_level(y, st, l->model, l->stages[i].target, "stage target"))
+                return -1;
+            if (l->stages[i].target > peak)
+                peak = l->stages[i].target;
+        }
+        if (peak <= 0)
+            return perr(y, stages->line, stages->col, "every stage targets 0: nothing would be sent");
+    }
+    if ((v = get(n, "max_inflight"))) {
+        double d;
+        if (get_number(y, v, "load.max_inflight", 1, 1e7, 1, &d) || check_level(y, v, LOAD_CLOSED, d, "load.max_inflight"))
+            return -1;
+        l->max_inflight = (uint64_t)d;
+    }
+    if ((v = get(n, "timeout")) && get_duration(y, v, "load.timeout", 0, &l->request_timeout_ns))
+        return -1;
+    return 0;
+}
+
+static void load_clear(struct profile_load *l)
+{
+    free(l->stages);
+    free(l->sweep);
+    memset(l, 0, sizeof *l);
+}
+
+static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_tool *t)
+{
+    t->line = n->line;
+    t->col = n->col;
+    t->options = json_object();
+    if (n->kind == Y_SCALAR) {
+        if (get_str(y, n, "a tool name", &t->tool))
+            return -1;
+    } else if (n->kind == Y_MAP) {
+        static const char *const tool_keys[] = {"tool", "label", "bin", "load", "options", "memory_limit", "timeout", NULL};
+        if (check_keys(y, n, "a tool entry", tool_keys))
+            return -1;
+        const struct ynode *v = get(n, "tool");
+        if (!v)
+            return perr(y, n->line, n->col, "a tool entry needs tool:, e.g. {tool: wrk, label: wrk-4t}");
+        if (get_str(y, v, "tool", &t->tool))
+            return -1;
+        if ((v = get(n, "label")) && get_str(y, v, "label", &t->label))
+            return -1;
+        if ((v = get(n, "bin")) && get_str(y, v, "bin", &t->bin))
+            return -1;
+        if ((v = get(n, "load"))) {
+            t->load = util_xcalloc(1, sizeof *t->load);
+            if (parse_load(y, v, t->load))
+                return -1;
+        }
+        if ((v = get(n, "memory_limit")) && get_size(y, v, "memory_limit", &t->memory_limit_bytes))
+            return -1;
+        if ((v = get(n, "timeout")) && get_duration(y, v, "timeout", 0, &t->timeout_ns))
+            return -1;
+        if ((v = get(n, "options"))) {
+            if (want_kind(y, v, Y_MAP, "options"))
+                return -1;
+            for (size_t i = 0; i < v->n; i += 2) {
+                const struct ynode *val = v->kids[i + 1];
+                if (want_kind(y, val, Y_SCALAR, "an option value"))
+                    return -1;
+                json_object_set_new(t->options, v->kids[i]->str, json_string(val->str));
+            }
+        }
+    } else {
+        return perr(y, n->line, n->col, "a tool is a name (wrk) or a mapping ({tool: wrk, label: ...})");
+    }
+    for (const char *c = t->tool; *c; c++)
+        if (!(*c == '-' || *c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+            return perr(y, n->line, n->col, "tool name \"%s\" may use only a-z, 0-9, - and _", t->tool);
+    if (!t->label)
+        t->label = util_xstrdup(t->tool);
+    for (const char *c = t->label; *c; c++)
+        if (*c == '/' || *c < 0x20 || *c == '\\')
+            return perr(y, n->line, n->col, "label \"%s\" must not contain '/' or control characters", t->label);
+    if (!strcmp(t->label, ".") || !strcmp(t->label, ".."))
+        return perr(y, n->line, n->col, "label \"%s\" is not a usable name", t->label);
+    return 0;
+}
+
+/* The shortest load any tool entry runs (one sweep level, for a sweep). */
+static uint64_t shortest_load_ns(const struct profile *p)
+{
+    uint64_t m = UINT64_MAX;
+    for (size_t i = 0; i < p->ntools; i++) {
+        uint64_t d = profile_load_duration_ns(profile_tool_load(p, &p->tools[i]));
+        if (d < m)
+            m = d;
+    }
+    return m;
+}
+
+static const char *const top_keys[] = {"name", "description", "target", "load", "tools", "sampling", "repeat",
+                                       "cooldown", "grace", "cpus", NULL};
+
+static int parse_profile(struct yparse *y, const struct ynode *root, struct profile *p)
+{
+    const struct ynode *v;
+    if (check_keys(y, root, "the profile", top_keys))
+        return -1;
+    if ((v = get(root, "name")) && get_str(y, v, "name", &p->name))
+        return -1;
+    if (p->name)
+        for (const char *c = p->name; *c; c++)
+            if (*c == '/' || *c < 0x20)
+                return perr(y, v->line, v->col, "name must not contain '/' or control characters");
+    if ((v = get(root, "description")) && get_str(y, v, "description", &p->description))
+        return -1;
+    p->target.threads = 1;
+    p->target.body_bytes = 64;
+    if ((v = get(root, "target"))) {
+        static const char *const keys[] = {"delay", "work", "body", "threads", NULL};
+        if (want_kind(y, v, Y_MAP, "target") || check_keys(y, v, "target", keys))
+            return -1;
+        const struct ynode *w;
+        if ((w = get(v, "delay")) && get_duration(y, w, "target.delay", 1, &p->target.delay_ns))
+            return -1;
+        if (p->target.delay_ns > 60000000000ull)
+            return perr(y, w->line, w->col, "target.delay above 60s is not a benchmark");
+        if ((w = get(v, "work")) && get_duration(y, w, "target.work", 1, &p->target.work_ns))
+            return -1;
+        if (p->target.work_ns > 1000000000ull)
+            return perr(y, w->line, w->col, "target.work above 1s per request is not a benchmark");
+        if ((w = get(v, "body")) && get_size(y, w, "target.body", &p->target.body_bytes))
+            return -1;
+        if (p->target.body_bytes < 2 || p->target.body_bytes > (64u << 20))
+            return perr(y, w->line, w->col, "target.body must be between 2B (\"{}\") and 64MiB");
+        double th;
+        if ((w = get(v, "threads"))) {
+            if (get_number(y, w, "target.threads", 1, 256, 1, &th))
+                return -1;
+            p->target.threads = (unsigned)th;
+        }
+    }
+    if (!(v = get(root, "load")))
+        return perr(y, root->line, root->col, "the profile needs load:, e.g. load: {connections: 50, duration: 20s}");
+    if (parse_load(y, v, &p->load))
+        return -1;
+    if (!(v = get(root, "tools")))
+        return perr(y, root->line, root->col, "the profile needs tools:, e.g. tools: [lb-gen, wrk]");
+    if (want_kind(y, v, Y_SEQ, "tools"))
+        return -1;
+    if (v->n == 0)
+        return perr(y, v->line, v->col, "tools is empty: name at least one, e.g. [lb-gen]");
+    p->tools = util_xcalloc(v->n, sizeof *p->tools);
+    for (size_t i = 0; i < v->n; i++) {
+        p->ntools++;
+        if (parse_tool(y, v->kids[i], &p->tools[i]))
+            return -1;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(p->tools[j].label, p->tools[i].label))
+                return perr(y, v->kids[i]->line, v->kids[i]->col,
+                            "two tool entries are labelled \"%s\": give one a label:, e.g. {tool: %s, label: %s-2}",
+                            p->tools[i].label, p->tools[i].tool, p->tools[i].tool);
+    }
+    /* The default interval is 2 s, or the shortest tool load when that is
+     * shorter, so that every tool run gets at least one sample. */
+    uint64_t shortest = shortest_load_ns(p);
+    p->sample_interval_ns = shortest < 2000000000ull ? shortest : 2000000000ull;
+    if ((v = get(root, "sampling"))) {
+        static const char *const keys[] = {"interval", NULL};
+        const struct ynode *w;
+        if (want_kind(y, v, Y_MAP, "sampling") || check_keys(y, v, "sampling", keys))
+            return -1;
+        if ((w = get(v, "interval"))) {
+            if (get_duration(y, w, "sampling.interval", 0, &p->sample_interval_ns))
+                return -1;
+            if (p->sample_interval_ns < 10000000ull)
+                return perr(y, w->line, w->col, "sampling.interval below 10ms costs more than it tells; use 100ms or more");
+            if (p->sample_interval_ns > shortest)
+                return perr(y, w->line, w->col,
+                            "sampling.interval %s is longer than the shortest tool load (%.3g s): that run would "
+                            "get no sample; use at most %.3g s",
+                            w->str, (double)shortest / 1e9, (double)shortest / 1e9);
+        }
+    }
+    p->repeat = 1;
+    p->scale = 1;
+    if ((v = get(root, "repeat"))) {
+        double r;
+        if (get_number(y, v, "repeat", 1, 1000, 1, &r))
+            return -1;
+        p->repeat = (unsigned)r;
+    }
+    p->cooldown_ns = 0;
+    if ((v = get(root, "cooldown")) && get_duration(y, v, "cooldown", 1, &p->cooldown_ns))
+        return -1;
+    p->grace_ns = 30000000000ull;
+    if ((v = get(root, "grace")) && get_duration(y, v, "grace", 0, &p->grace_ns))
+        return -1;
+    if ((v = get(root, "cpus"))) {
+        static const char *const keys[] = {"target", "tool", NULL};
+        const struct ynode *w;
+        if (want_kind(y, v, Y_MAP, "cpus") || check_keys(y, v, "cpus", keys))
+            return -1;
+        if ((w = get(v, "target")) && get_cpus(y, w, "cpus.target", &p->target_cpus, p->target_cpus_pos))
+            return -1;
+        if ((w = get(v, "tool")) && get_cpus(y, w, "cpus.tool", &p->tool_cpus, p->tool_cpus_pos))
+            return -1;
+    }
+    return 0;
+}
+
+static char *name_from_path(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    char *s = util_xstrdup(b);
+    char *dot = strrchr(s, '.');
+    if (dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml")))
+        *dot = 0;
+    if (!*s) {
+        free(s);
+        s = util_xstrdup("profile");
+    }
+    return s;
+}
+
+struct profile *profile_load_string(const char *name, const char *text, size_t len, char *err)
+{
+    struct yparse y = {.name = name, .err = err, .text = text, .len = len};
+    struct profile *p = util_xcalloc(1, sizeof *p);
+    p->path = util_xstrdup(name);
+    struct ynode *root = yparse_doc(&y, text, len);
+    if (!root)
+        goto err;
+    if (parse_profile(&y, root, p))
+        goto err;
+    if (!p->name)
+        p->name = name_from_path(name);
+    ynode_free(root);
+    return p;
+err:
+    ynode_free(root);
+    profile_free(p);
+    return NULL;
+}
+
+struct profile *profile_load(const char *path, char *err)
+{
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     * writer forever. Only a regular file is read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        util_err(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st = {0};
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        util_err(err, "%s: not a regular file (%s): give the path of a profile file", path,
+                 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
+                 S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        util_err(err, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    char *buf = util_xmalloc(MAX_FILE_BYTES + 1);
+    size_t n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
+    int rerr = ferror(f);
+    fclose(f);
+    struct profile *p = NULL;
+    if (rerr)
+        util_err(err, "%s: cannot read", path);
+    else if (n > MAX_FILE_BYTES)
+        util_err(err, "%s:1:1: file larger than %d bytes: not a profile", path, MAX_FILE_BYTES);
+    else
+        p = profile_load_string(path, buf, n, err);
+    free(buf);
+    return p;
+}
+
+void profile_load_free(struct profile_load *l)
+{
+    if (!l)
+        return;
+    load_clear(l);
+    free(l);
+}
+
+void profile_free(struct profile *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->ntools; i++) {
+        struct profile_tool *t = &p->tools[i];
+        free(t->tool);
+        free(t->label);
+        free(t->bin);
+        profile_load_free(t->load);
+        json_decref(t->options);
+    }
+    free(p->tools);
+    load_clear(&p->load);
+    free(p->path);
+    free(p->name);
+    free(p->description);
+    free(p);
+}
+
+/* ---- derived figures -------------------------------------------------- */
+
+uint64_t profile_load_duration_ns(const struct profile_load *l)
+{
+    uint64_t d = 0;
+    for (size_t i = 0; i < l->nstages; i++)
+        d += l->stages[i].duration_ns;
+    return d;
+}
+
+int profile_hold_window(const struct profile_load *l, uint64_t *start_ns, uint64_t *end_ns)
+{
+    uint64_t t = 0, best = 0;
+    int found = 0;
+    double prev = l->ramped ? 0 : l->stages[0].target;
+    for (size_t i = 0; i < l->nstages; i++) {
+        const struct profile_stage *s = &l->stages[i];
+        if (s->target == prev && s->target > 0 && s->duration_ns > best) {
+            best = s->duration_ns;
+            *start_ns = t;
+            *end_ns = t + s->duration_ns;
+            found = 1;
+        }
+        prev = s->target;
+        t += s->duration_ns;
+    }
+    return found ? 0 : -1;
+}
+
+double profile_load_peak(const struct profile_load *l)
+{
+    double m = 0;
+    for (size_t i = 0; i < l->nstages; i++)
+        if (l->stages[i].target > m)
+            m = l->stages[i].target;
+    for (size_t i = 0; i < l->nsweep; i++)
+        if (l->sweep[i] > m)
+            m = l->sweep[i];
+    return m;
+}
+
+const struct profile_load *profile_tool_load(const struct profile *p, const struct profile_tool *t)
+{
+    return t->load ? t->load : &p->load;
+}
+
+struct profile_load *profile_load_at_level(const struct profile_load *l, double level)
+{
+    struct profile_load *c = util_xcalloc(1, sizeof *c);
+    *c = *l;
+    c->sweep = NULL;
+    c->nsweep = 0;
+    c->ramped = 0;
+    c->nstages = 1;
+    c->stages = util_xcalloc(1, sizeof *c->stages);
+    c->stages[0].duration_ns = l->stages[0].duration_ns;
+    if (l->nsweep == 0) {
+        /* Not a sweep: a constant load at level for the whole duration. */
+        c->stages[0].duration_ns = profile_load_duration_ns(l);
+    }
+    c->stages[0].target = level;
+    return c;
+}
+
+json_t *profile_load_to_json(const struct profile_load *l)
+{
+    json_t *stages = json_array();
+    for (size_t i = 0; i < l->nstages; i++)
+        json_array_append_new(stages, json_pack("{s:I, s:f}", "duration_ns", (json_int_t)l->stages[i].duration_ns,
+                                                "target", l->stages[i].target));
+    json_t *o = json_pack("{s:s, s:o, s:b, s:I}", "model", l->model == LOAD_OPEN ? "open" : "closed", "stages", stages,
+                          "ramped", l->ramped, "duration_ns", (json_int_t)profile_load_duration_ns(l));
+    if (l->max_inflight)
+        json_object_set_new(o, "max_inflight", json_integer((json_int_t)l->max_inflight));
+    if (l->request_timeout_ns)
+        json_object_set_new(o, "request_timeout_ns", json_integer((json_int_t)l->request_timeout_ns));
+    if (l->nsweep) {
+        json_t *sw = json_array();
+        for (size_t i = 0; i < l->nsweep; i++)
+            json_array_append_new(sw, json_real(l->sweep[i]));
+        json_object_set_new(o, "sweep", sw);
+    }
+    uint64_t hs, he;
+    if (profile_hold_window(l, &hs, &he) == 0)
+        json_object_set_new(o, "hold_window_ns", json_pack("[I, I]", (json_int_t)hs, (json_int_t)he));
+    return o;
+}
+
+static void scale_load(struct profile_load *l, double factor)
+{
+    for (size_t i = 0; i < l->nstages; i++) {
+        double d = (double)l->stages[i].duration_ns * factor;
+        d = d < 1e9 ? 1e9 : d;
+        l->stages[i].duration_ns = (uint64_t)(d / 1e6 + 0.5) * 1000000u; /* whole milliseconds */
+    }
+}
+
+int profile_scale(struct profile *p, double factor, char *err)
+{
+    if (!(factor > 0 && factor <= 1)) {
+        /* The shortest decimal that reads back as factor: 1.0000001 stays
+         * 1.0000001, not "1". */
+        char shown[32];
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(shown, sizeof shown, "%.*g", prec, factor);
+            if (strtod(shown, NULL) == factor)
+                break;
+        }
+        return util_err(err, "--scale must be a factor in (0, 1], e.g. 0.1 (got %s)", shown);
+    }
+    if (factor == 1)
+        return 0;
+    scale_load(&p->load, factor);
+    for (size_t i = 0; i < p->ntools; i++)
+        if (p->tools[i].load)
+            scale_load(p->tools[i].load, factor);
+    p->cooldown_ns = (uint64_t)((double)p->cooldown_ns * factor);
+    /* An interval that fitted the written loads may not fit the scaled
+     * ones: sample at least once per shortest load. */
+    uint64_t shortest = shortest_load_ns(p);
+    if (p->sample_interval_ns > shortest)
+        p->sample_interval_ns = shortest;
+    p->scale *= factor;
+    return 0;
+}
+
+json_t *profile_to_json(const struct profile *p)
+{
+    json_t *tools = json_array();
+    for (size_t i = 0; i < p->ntools; i++) {
+        const struct profile_tool *t = &p->tools[i];
+        json_t *o = json_pack("{s:s, s:s, s:O}", "tool", t->tool, "label", t->label, "options", t->options);
+        if (t->bin)
+            json_object_set_new(o, "bin", json_string(t->bin));
+        if (t->load)
+            json_object_set_new(o, "load", profile_load_to_json(t->load));
+        if (t->memory_limit_bytes)
+            json_object_set_new(o, "memory_limit_bytes", json_integer((json_int_t)t->memory_limit_bytes));
+        if (t->timeout_ns)
+            json_object_set_new(o, "timeout_ns", json_integer((json_int_t)t->timeout_ns));
+        json_array_append_new(tools, o);
+    }
+    json_t *o = json_pack("{s:s, s:s, s:{s:I, s:I, s:i}, s:o, s:o, s:I, s:i, s:I, s:I}", "name", p->name, "path", p->path,
+                          "target", "delay_ns", (json_int_t)p->target.delay_ns, "body_bytes",
+                          (json_int_t)p->target.body_bytes, "threads", (int)p->target.threads, "load",
+                          profile_load_to_json(&p->load), "tools", tools, "sample_interval_ns",
+                          (json_int_t)p->sample_interval_ns, "repeat", (int)p->repeat, "cooldown_ns",
+                          (json_int_t)p->cooldown_ns, "grace_ns", (json_int_t)p->grace_ns);
+    if (p->description)
+        json_object_set_new(o, "description", json_string(p->description));
+    if (p->scale != 1)
+        json_object_set_new(o, "scale", json_real(p->scale));
+    if (p->target.work_ns)
+        json_object_set_new(json_object_get(o, "target"), "work_ns", json_integer((json_int_t)p->target.work_ns));
+    if (p->target_cpus)
+        json_object_set_new(o, "target_cpus_mask", json_integer((json_int_t)p->target_cpus));
+    if (p->tool_cpus)
+        json_object_set_new(o, "tool_cpus_mask", json_integer((json_int_t)p->tool_cpus));
+    return o;
+}
+
+void profile_json_sha256(const json_t *resolved, char hex[65])
+{
+    json_t *c = json_deep_copy(resolved);
+    json_object_del(c, "path");
+    /* Reals at run.json's precision (fsutil_write_json): a profile read back
+     * from run.json dumps as it did before it was written. */
+    char *s = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
+    sha256_hex(s ? s : "", s ? strlen(s) : 0, hex);
+    free(s);
+    json_decref(c);
+}
+
+/* CPUs as a list of ranges ("0-3,6") into out. */
+static void cpu_ranges(const cpu_set_t *set, char *out, size_t outlen)
+{
+    out[0] = 0;
+    for (int a = 0; a < 64; a++) {
+        if (!CPU_ISSET(a, set) || (a > 0 && CPU_ISSET(a - 1, set)))
+            continue;
+        int b = a;
+        while (b + 1 < 64 && CPU_ISSET(b + 1, set))
+            b++;
+        size_t len = strlen(out);
+        if (b > a)
+            snprintf(out + len, outlen - len, "%s%d-%d", len ? "," : "", a, b);
+        else
+            snprintf(out + len, outlen - len, "%s%d", len ? "," : "", a);
+    }
+}
+
+int profile_check_cpus(const struct profile *p, char *err)
+{
+    /* A CPU this process may not run on would fail the pinning of every
+     * tool run after the run directory is made (or, in a range, be counted
+     * as a tool CPU the tool never had): refuse it before anything starts. */
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
+        return 0; /* nothing to check against: pinning will say */
+    const struct {
+        const char *what;
+        uint64_t mask;
+        const int *pos;
+    } sets[] = {{"cpus.target", p->target_cpus, p->target_cpus_pos}, {"cpus.tool", p->tool_cpus, p->tool_cpus_pos}};
+    for (size_t i = 0; i < 2; i++) {
+        for (int c = 0; c < 64; c++) {
+            if (!(sets[i].mask >> c & 1) || CPU_ISSET(c, &allowed))
+                continue;
+            char have[96];
+            cpu_ranges(&allowed, have, sizeof have);
+            return util_err(err, "%s:%d:%d: %s: CPU %d is not one loadbench may run on here (allowed: %s)", p->path,
+                            sets[i].pos[0], sets[i].pos[1], sets[i].what, c, have);
+        }
+    }
+    return 0;
+}

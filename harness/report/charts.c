@@ -1,0 +1,859 @@
+#include "report/charts.h"
+#include "common/guard.h"
+#include "common/fsutil.h"
+#include "report/stats.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Okabe-Ito first (readable by the colour-blind), then distinct extras. */
+/* 16 distinct colours: the studies chart up to 13 tools, and a colour must
+ * name one tool. */
+static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
+                                      "#8C564B", "#555555", "#9467BD", "#BCBD22", "#17BECF", "#7F0000",
+                                      "#F0027F", "#F0E442", "#000080", "#66C2A5"};
+
+const char *charts_colour(int i)
+{
+    size_t n = sizeof palette / sizeof *palette;
+    return palette[(size_t)(i < 0 ? 0 : i) % n];
+}
+
+const char *charts_footer(json_t *run, char *buf, size_t len)
+{
+    char when[64] = "?";
+    double ms = stats_json_num(run, "started_at_ms", NULL, NULL);
+    if (!isnan(ms)) {
+        time_t t = (time_t)(ms / 1000);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+    }
+    snprintf(buf, len, "loadbench %s (%s, git %s) · %s, %.0f cores, %.0f MB, kernel %s · %s · profile %s",
+             stats_json_str(run, "loadbench", "version") ?: "?", stats_json_str(run, "loadbench", "build") ?: "?",
+             stats_json_str(run, "loadbench", "git") ?: "?", stats_json_str(run, "machine", "cpu_model") ?: "?",
+             stats_json_num(run, "machine", "cores", NULL), stats_json_num(run, "machine", "memory_mb", NULL),
+             stats_json_str(run, "machine", "kernel") ?: "?", when, stats_json_str(run, "profile", "name") ?: "?");
+    return buf;
+}
+
+size_t charts_read_csv(const char *path, int col, double **t, double **v)
+{
+    *t = *v = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[1024];
+    size_t n = 0, cap = 0;
+    int header = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (header) {
+            header = 0;
+            continue;
+        }
+        double x = NAN, y = NAN;
+        int c = 0;
+        for (char *save = NULL, *tok = strtok_r(line, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save), c++) {
+            if (c == 0)
+                x = strtod(tok, NULL);
+            if (c == col)
+                y = strtod(tok, NULL);
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            *t = util_xrealloc(*t, cap * sizeof **t);
+            *v = util_xrealloc(*v, cap * sizeof **v);
+        }
+        (*t)[n] = x;
+        (*v)[n] = y;
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* A gnuplot double-quoted string. */
+static void gp_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Every script renders its figure twice, PNG then SVG, from one body so a
+ * restyle is one edit. */
+static void gp_begin(FILE *f, const char *base, int w, int h, const char *footer, const char *what)
+{
+    fprintf(f, "# loadbench chart: %s\n# Render: gnuplot %s.gp  (writes %s.png and %s.svg; edit freely)\n", what, base,
+            base, base);
+    fprintf(f, "set encoding utf8\nfooter = ");
+    gp_str(f, footer);
+    fprintf(f, "\ndo for [fmt in \"png svg\"] {\n"
+               "  if (fmt eq \"png\") {\n"
+               "    set terminal pngcairo size %d,%d font \"DejaVu Sans,11\" noenhanced background \"white\"\n"
+               "  } else {\n"
+               "    set terminal svg size %d,%d font \"DejaVu Sans,11\" noenhanced background \"white\"\n"
+               "  }\n"
+               "  set output \"%s.\" . fmt\n"
+               "  reset\n"
+               "  set datafile separator whitespace\n"
+               "  set border 3 lc rgb \"#444444\"\n"
+               "  set tics nomirror\n"
+               "  set grid ytics lc rgb \"#dddddd\"\n"
+               "  set label 99 footer at screen 0.01, screen 0.015 font \",8\" tc rgb \"#666666\"\n",
+            w, h, w, h, base);
+}
+
+static void gp_end(FILE *f)
+{
+    fprintf(f, "  set output\n}\n");
+}
+
+/* Write buf (taken: freed here) as dir/name, atomically. */
+static int put_file(const char *dir, const char *name, char *buf, char *err)
+{
+    char path[4600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int rc = fsutil_write_text(path, buf ? buf : "", err);
+    free(buf);
+    return rc;
+}
+
+struct cw {
+    const char *dir;    /* run dir */
+    char cdir[4096];    /* charts dir */
+    json_t *run;
+    struct stats_groups gs;
+    char footer[512];
+    char **scripts;
+    int nscripts;
+};
+
+static void add_script(struct cw *c, const char *name)
+{
+    c->scripts = util_xrealloc(c->scripts, (size_t)(c->nscripts + 1) * sizeof *c->scripts);
+    c->scripts[c->nscripts++] = util_xstrdup(name);
+}
+
+static int repeats_max(const struct stats_groups *gs)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < gs->n; i++)
+        if (gs->g[i].nok > m)
+            m = gs->g[i].nok;
+    return (int)m;
+}
+
+static void colour_int(FILE *f, int slot)
+{
+    fprintf(f, "%ld", strtol(charts_colour(slot) + 1, NULL, 16));
+}
+
+/* Characters (not bytes) in UTF-8 text. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+const struct charts_caveat charts_caveats[] = {
+    {"target", 8, "△", "target-bound: the server's ceiling", NULL},
+    {"below-floor", 12, "◇", "latency below the server's floor", "p50 p99"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+#define NCAVEATS (sizeof charts_caveats / sizeof *charts_caveats - 1)
+
+static int caveat_has(json_t *row, size_t k)
+{
+    if (!strcmp(charts_caveats[k].key, "target"))
+        return !strcmp(stats_json_str(row, "limits", "bottleneck") ?: "", "target");
+    if (!strcmp(charts_caveats[k].key, "below-floor"))
+        return json_is_true(json_object_get(json_object_get(row, "latency_check"), "below_floor"));
+    return 0;
+}
+
+static int caveat_applies(size_t k, const struct stats_metric *m)
+{
+    const char *l = charts_caveats[k].metrics;
+    if (!l || !m)
+        return 1;
+    size_t n = strlen(m->key);
+    for (const char *p = strstr(l, m->key); p; p = strstr(p + 1, m->key))
+        if ((p == l || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+            return 1;
+    return 0;
+}
+
+unsigned charts_caveat_mask(json_t **rows, size_t n, const struct stats_metric *m)
+{
+    unsigned mask = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < NCAVEATS; k++)
+            if (caveat_applies(k, m) && caveat_has(rows[i], k))
+                mask |= 1u << k;
+    return mask;
+}
+
+/* "target,below-floor", or "-" when none. */
+static void caveat_keys(unsigned mask, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (mask & 1u << k)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", charts_caveats[k].key);
+    if (!buf[0])
+        snprintf(buf, len, "-");
+}
+
+/* One legend line per caveat used, with its marker. */
+static void caveat_legend(FILE *f, unsigned used)
+{
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (used & 1u << k)
+            fprintf(f, ", \\\n       keyentry with points pt %d ps 2 lw 1.5 lc rgb \"#000000\" title \"%s\"", charts_caveats[k].pt,
+                    charts_caveats[k].legend);
+}
+
+/* The caveat markers over the points of a plotted data set: x in column
+ * xc, y in column yc, the caveat keys in column kc. */
+static void caveat_points(FILE *f, const char *data, const char *sel, int xc, int yc, int kc, unsigned used)
+{
+    for (size_t k = 0; k < NCAVEATS; k++)
+        if (used & 1u << k)
+            fprintf(f, ", \\\n       \"%s\"%s using %d:(strstrt(strcol(%d), \"%s\") ? $%d : NaN) with points pt %d ps 2.4 lw 1.5 lc rgb \"#000000\" notitle",
+                    data, sel, xc, kc, charts_caveats[k].key, yc, charts_caveats[k].pt);
+}
+
+const char *charts_value_label(double v, char *buf, size_t len)
+{
+    double a = fabs(v);
+    if (a >= 100)
+        snprintf(buf, len, "%.0f", v);
+    else if (a >= 10)
+        snprintf(buf, len, "%.1f", v);
+    else if (a >= 1)
+        snprintf(buf, len, "%.2f", v);
+    else
+        snprintf(buf, len, "%.2g", v);
+    return buf;
+}
+
+int charts_footprint_metric(const struct stats_metric *m)
+{
+    return !strcmp(m->key, "rss") || !strcmp(m->key, "cpu") || !strcmp(m->key, "cpu100k");
+}
+
+void charts_bar(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b)
+{
+    stats_group_metric(g, m, &b->s);
+    b->status = "ok";
+    b->caveats = charts_caveat_mask(g->rows, g->nok, m);
+    if (b->s.n || g->nok)
+        return;
+    json_t *runs = json_object_get(run, "runs");
+    json_t **rows = util_xcalloc(json_array_size(runs) + 1, sizeof *rows);
+    double *v = util_xcalloc(json_array_size(runs) + 1, sizeof *v);
+    size_t n = 0, i;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+    {
+        if (!stats_row_in(g, r))
+            continue;
+        b->status = stats_json_str(r, "status", NULL) ?: "?";
+        if (charts_footprint_metric(m) && !isnan(stats_value(r, m))) {
+            rows[n] = r;
+            v[n++] = stats_value(r, m);
+        }
+    }
+    if (n) {
+        b->status = stats_json_str(rows[0], "status", NULL) ?: "?";
+        stats_summarize(v, n, &b->s);
+        b->caveats = charts_caveat_mask(rows, n, m);
+    }
+    free(rows);
+    free(v);
+}
+
+/* The y axis of values lo..hi (lo the least positive one): logarithmic when
+ * they span more than 30x, which the axis label says; from zero otherwise. */
+static int value_axis(FILE *f, const char *unit, double lo, double hi)
+{
+    int logy = lo > 0 && hi / lo > 30;
+    fprintf(f, "  set ylabel ");
+    char label[128];
+    snprintf(label, sizeof label, "%s%s", unit, logy ? " (log scale)" : "");
+    gp_str(f, label);
+    if (logy)
+        fprintf(f, "\n  set logscale y\n  set yrange [%g:%g]\n", pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 2))));
+    else
+        fprintf(f, "\n  set yrange [0:*]\n");
+    return logy;
+}
+
+/* The bottom margin (character heights) that holds tick labels of up to
+ * n characters, slanted (sin 25° ≈ 0.42 of a character width each, about
+ * 0.6 of a height) or steep (sin 60° ≈ 0.87). */
+static int bottom_margin(size_t n, int steep)
+{
+    double m = 2.5 + (double)n * (steep ? 0.45 : 0.2);
+    return m < 7 ? 7 : (int)ceil(m);
+}
+
+/* Bars: one per label (and level), median with min-max whiskers, the
+ * value over each bar. */
+/* What a chart's data hold, for the script that draws them. */
+struct bars_seen {
+    int any, failed;        /* a bar with a value; one from rows not ok */
+    size_t longest;         /* the longest bar name, characters */
+    unsigned used;          /* caveats carried */
+    double lo, hi;          /* least positive and largest value */
+};
+
+/* One line of bars_<metric>.dat: group g's bar, its name saying why a
+ * value is missing or not from an ok row. */
+static void bar_line(struct cw *c, size_t i, const struct stats_metric *m, FILE *f, struct bars_seen *seen)
+{
+    const struct stats_group *g = &c->gs.g[i];
+    struct charts_bar b;
+    charts_bar(c->run, g, m, &b);
+    char gname[160], keys[128], vl[32] = "";
+    stats_group_name(g, gname, sizeof gname);
+    int ok = !strcmp(b.status, "ok");
+    /* A tool without a value keeps its slot, and says why. */
+    if (b.s.n && !ok)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " (%s)", b.status);
+    else if (!b.s.n)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (", ok ? "" : b.status,
+                 ok ? "" : ")");
+    caveat_keys(b.caveats, keys, sizeof keys);
+    if (utf8_chars(gname) > seen->longest)
+        seen->longest = utf8_chars(gname);
+    fprintf(f, "%zu ", i);
+    gp_str(f, gname);
+    if (b.s.n) {
+        fprintf(f, " %.6g %.6g %.6g %zu ", b.s.median, b.s.min, b.s.max, b.s.n);
+        charts_value_label(b.s.median, vl, sizeof vl);
+        if (b.s.min > 0 && b.s.min < seen->lo)
+            seen->lo = b.s.min;
+        if (b.s.max > seen->hi)
+            seen->hi = b.s.max;
+    } else {
+        fprintf(f, " NaN NaN NaN 0 ");
+    }
+    colour_int(f, g->colour);
+    fprintf(f, " %s %s ", b.status, keys);
+    gp_str(f, vl);
+    fputc('\n', f);
+    seen->any |= b.s.n > 0;
+    seen->failed |= b.s.n && !ok;
+    seen->used |= b.caveats;
+}
+
+/* The script drawing bars_<metric>.dat (base), into f. */
+static void bars_script(struct cw *c, const struct stats_metric *m, const char *base, const struct bars_seen *seen, FILE *f)
+{
+    int reps = repeats_max(&c->gs), many = c->gs.n > 12;
+    gp_begin(f, base, 1000, 560, c->footer, m->title);
+    char title[256];
+    if (reps > 1)
+        snprintf(title, sizeof title, "%s: median of up to %d runs, whiskers min–max", m->title, reps);
+    else
+        snprintf(title, sizeof title, "%s, one run per tool", m->title);
+    fprintf(f, "  set title ");
+    gp_str(f, title);
+    fprintf(f, " font \",13\"\n");
+    value_axis(f, m->unit, seen->lo, seen->hi);
+    fprintf(f, "  set xrange [-0.6:%zu.6]\n  set style fill solid 0.85 border lc rgb \"#333333\"\n"
+               "  set boxwidth 0.6\n  set xtics rotate by %d left\n  set bmargin %d\n"
+               "  set key outside right top vertical Left reverse noautotitle\n"
+               "  plot \"%s.dat\" using 1:(strcol(8) eq \"ok\" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle",
+            c->gs.n ? c->gs.n - 1 : 0, many ? -60 : -25, bottom_margin(seen->longest, many), base);
+    /* Rows that did not end ok: hatched in their colour. */
+    if (seen->failed)
+        fprintf(f, ", \\\n       \"%s.dat\" using 1:(strcol(8) ne \"ok\" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb variable notitle",
+                base);
+    if (reps > 1)
+        fprintf(f, ", \\\n       \"%s.dat\" using 1:3:4:5 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.5 title \"min–max\"", base);
+    char data[80];
+    snprintf(data, sizeof data, "%s.dat", base);
+    caveat_points(f, data, "", 1, 5, 9, seen->used);
+    /* Many bars: values upright, so neighbours do not run into each other. */
+    fprintf(f, ", \\\n       \"%s.dat\" using 1:5:10 with labels %s offset 0,%s font \",9\" tc rgb \"#222222\" notitle", base,
+            many ? "left rotate by 90" : "center", seen->used ? "1.4" : many ? "0.4" : "0.8");
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        fprintf(f, ", \\\n       keyentry with boxes lc rgb \"%s\" title ", charts_colour((int)li));
+        gp_str(f, c->gs.labels[li]);
+    }
+    if (seen->failed)
+        fprintf(f, ", \\\n       keyentry with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb \"#888888\" title \"hatched: failed or timed out\"");
+    caveat_legend(f, seen->used);
+    fputc('\n', f);
+    gp_end(f);
+}
+
+static int bars(struct cw *c, const struct stats_metric *m, char *err)
+{
+    char base[64], name[80];
+    snprintf(base, sizeof base, "bars_%s", m->key);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer), status of the rows drawn, caveats, value label\n",
+            m->title, m->unit);
+    struct bars_seen seen = {.lo = INFINITY};
+    for (size_t i = 0; i < c->gs.n; i++)
+        bar_line(c, i, m, f, &seen);
+    fclose(f);
+    snprintf(name, sizeof name, "%s.dat", base);
+    if (put_file(c->cdir, name, buf, err))
+        return -1;
+    if (!seen.any)
+        return 0;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    bars_script(c, m, base, &seen, f);
+    fclose(f);
+    snprintf(name, sizeof name, "%s.gp", base);
+    if (put_file(c->cdir, name, buf, err))
+        return -1;
+    add_script(c, name);
+    return 0;
+}
+
+/* The highest level at which label li has a group with ok rows. */
+static double hi_level(struct cw *c, size_t li)
+{
+    double v = NAN;
+    for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
+        const struct stats_group *g = stats_find(&c->gs, c->gs.labels[li], c->gs.levels[vi]);
+        if (g && g->nok)
+            v = c->gs.levels[vi];
+    }
+    return v;
+}
+
+/* sweep_<metric>.dat into f: one block per label, a line per level with
+ * a value. seen gets the caveats carried and the values' range. */
+static void sweep_data(struct cw *c, const struct stats_metric *m, FILE *f, struct bars_seen *seen)
+{
+    fprintf(f, "# %s (%s) against the swept level: one block per tool label (level, median, min, max, runs, caveats, value label)\n",
+            m->title, m->unit);
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        fprintf(f, "# %s\n", c->gs.labels[li]);
+        for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
+            const struct stats_group *g = stats_find(&c->gs, c->gs.labels[li], c->gs.levels[vi]);
+            struct stats_summary s = {0};
+            if (g)
+                stats_group_metric(g, m, &s);
+            if (!s.n)
+                continue;
+            unsigned mask = charts_caveat_mask(g->rows, g->nok, m);
+            char keys[128], vl[32];
+            caveat_keys(mask, keys, sizeof keys);
+            charts_value_label(s.median, vl, sizeof vl);
+            fprintf(f, "%.10g %.6g %.6g %.6g %zu %s ", c->gs.levels[vi], s.median, s.min, s.max, s.n, keys);
+            gp_str(f, vl);
+            fputc('\n', f);
+            seen->used |= mask;
+            if (s.min > 0 && s.min < seen->lo)
+                seen->lo = s.min;
+            if (s.max > seen->hi)
+                seen->hi = s.max;
+        }
+        fprintf(f, "\n\n");
+    }
+}
+
+/* Sweep curves: one line per label against the level. */
+static int sweep(struct cw *c, const struct stats_metric *m, char *err)
+{
+    char base[64], name[80];
+    snprintf(base, sizeof base, "sweep_%s", m->key);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct bars_seen seen = {.lo = INFINITY};
+    sweep_data(c, m, f, &seen);
+    unsigned used = seen.used;
+    fclose(f);
+    snprintf(name, sizeof name, "%s.dat", base);
+    if (put_file(c->cdir, name, buf, err))
+        return -1;
+    json_t *load = json_object_get(json_object_get(c->run, "profile"), "load");
+    const char *model = json_string_value(json_object_get(load, "model"));
+    int open = model && !strcmp(model, "open");
+    double lo = c->gs.levels[0], hi = c->gs.levels[c->gs.nlevels - 1];
+    int logx = lo > 0 && hi / lo >= 20;
+    int reps = repeats_max(&c->gs);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    gp_begin(f, base, 1000, 560, c->footer, m->title);
+    char title[256];
+    snprintf(title, sizeof title, "%s against %s%s", m->title, open ? "arrival rate" : "concurrency",
+             reps > 1 ? " (median, whiskers min–max)" : "");
+    fprintf(f, "  set title ");
+    gp_str(f, title);
+    fprintf(f, " font \",13\"\n");
+    value_axis(f, m->unit, seen.lo, seen.hi);
+    fprintf(f, "  set xlabel \"%s%s\"\n", open ? "offered arrival rate (req/s)" : "concurrency (connections / VUs)",
+            logx ? ", log scale" : "");
+    if (logx)
+        fprintf(f, "  set logscale x\n  set xrange [%g:%g]\n", lo / 1.5, hi * 1.5);
+    else
+        fprintf(f, "  set xrange [0:%g]\n", hi * 1.1);
+    fprintf(f, "  set xtics (");
+    for (size_t vi = 0; vi < c->gs.nlevels; vi++)
+        fprintf(f, "%s%.10g", vi ? ", " : "", c->gs.levels[vi]);
+    fprintf(f, ")\n  set key outside right top vertical Left reverse\n  set bmargin 5\n  plot ");
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        fprintf(f, "%s\"%s.dat\" index %zu using 1:2%s with %s lw 2 pt 7 ps 1.2 lc rgb \"%s\" title ", li ? ", \\\n       " : "",
+                base, li, reps > 1 ? ":3:4" : "", reps > 1 ? "yerrorlines" : "linespoints", charts_colour((int)li));
+        gp_str(f, c->gs.labels[li]);
+    }
+    /* Values on every point when few lines share the chart; otherwise only
+     * at each line's last level, where the lines end apart. */
+    char data[80];
+    snprintf(data, sizeof data, "%s.dat", base);
+    for (size_t li = 0; li < c->gs.nlabels; li++) {
+        char sel[64];
+        snprintf(sel, sizeof sel, " index %zu", li);
+        caveat_points(f, data, sel, 1, 2, 6, used);
+        if (c->gs.nlabels <= 3)
+            fprintf(f, ", \\\n       \"%s\"%s using 1:2:7 with labels center offset 0,1 font \",9\" tc rgb \"%s\" notitle", data, sel,
+                    charts_colour((int)li));
+        else
+            fprintf(f, ", \\\n       \"%s\"%s using 1:($1 == %.10g ? $2 : NaN):7 with labels left offset 1,0 font \",9\" tc rgb \"%s\" notitle",
+                    data, sel, hi_level(c, li), charts_colour((int)li));
+    }
+    caveat_legend(f, used);
+    fputc('\n', f);
+    gp_end(f);
+    fclose(f);
+    snprintf(name, sizeof name, "%s.gp", base);
+    if (put_file(c->cdir, name, buf, err))
+        return -1;
+    add_script(c, name);
+    return 0;
+}
+
+/* The first second of the server's series with traffic, for aligning it to
+ * the tool's clock; -1 when none. */
+static double first_traffic_second(const char *path)
+{
+    double *t, *v;
+    size_t n = charts_read_csv(path, 2, &t, &v);
+    double first = -1;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > 0) {
+            first = t[i];
+            break;
+        }
+    free(t);
+    free(v);
+    return first;
+}
+
+static int exists(const char *dir, const char *rel)
+{
+    char p[4300];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return access(p, R_OK) == 0;
+}
+
+/* Stage labels are font ",8": about this many pixels a character, on a
+ * plot 700 px wide (the multiplot's margins 0.1-0.8 of 1000 px). */
+#define STAGE_CHAR_PX 6.5
+#define STAGE_PLOT_PX 700.0
+
+
+int charts_stage_label(char *buf, size_t len, int ramp, double target, double w, double char_px)
+{
+    for (int i = 0; i < 2; i++) {
+        const char *word = i ? (ramp ? "→" : "") : (ramp ? "ramp → " : "hold ");
+        snprintf(buf, len, "%s%.10g", word, target);
+        if ((double)utf8_chars(buf) * char_px + 8 <= w)
+            return 1;
+    }
+    return 0;
+}
+
+/* Shade r's load stages (ramps darker than holds) from load_start on, each
+ * labelled where its label fits. Returns the time axis's end, seconds. */
+static double ts_stages(FILE *f, json_t *r, double load_start)
+{
+    json_t *load = json_object_get(r, "load_as_run");
+    if (!load)
+        load = json_object_get(r, "load");
+    json_t *stages = json_object_get(load, "stages"), *st;
+    size_t i;
+    double end = load_start;
+    json_array_foreach(stages, i, st)
+    {
+        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9;
+        if (!isnan(d))
+            end += d;
+    }
+    /* One time axis for all three panels. */
+    double xmax = stats_json_num(r, "footprint", "wall_s", NULL);
+    if (isnan(xmax) || xmax < end)
+        xmax = end;
+    xmax = ceil(xmax + 0.25);
+    double t0 = load_start, prev = 0;
+    int k = 1;
+    json_array_foreach(stages, i, st)
+    {
+        double d = stats_json_num(st, "duration_ns", NULL, NULL) / 1e9,
+               target = stats_json_num(st, "target", NULL, NULL);
+        if (isnan(d))
+            continue;
+        int ramp = i > 0 ? target != prev : 0;
+        if (json_is_true(json_object_get(load, "ramped")) && i == 0)
+            ramp = target != 0;
+        fprintf(f, "  set object %d rect from first %.3f, graph 0 to first %.3f, graph 1 behind fc rgb \"%s\" fs solid 0.6 noborder\n",
+                k++, t0, t0 + d, ramp ? "#e4e4e4" : "#f3f3f3");
+        /* The label stays inside its stage (and the plot): it never runs
+         * into the next one's. */
+        double w = (fmin(t0 + d, xmax) - t0) / xmax * STAGE_PLOT_PX;
+        char text[64];
+        if (k < 40 && charts_stage_label(text, sizeof text, ramp, target, w, STAGE_CHAR_PX)) {
+            fprintf(f, "  set label %d ", 40 + k);
+            gp_str(f, text);
+            fprintf(f, " at first %.3f, graph 0.97 font \",8\" tc rgb \"#888888\"\n", t0 + 0.1 * xmax / STAGE_PLOT_PX * 4);
+        }
+        t0 += d;
+        prev = target;
+    }
+    return xmax;
+}
+
+/* File names in scripts: the run dir's samples/ seen from charts/. */
+static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
+{
+    const char *dirname = stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL) ?: "?";
+    const char *tool_csv = stats_json_str(r, "footprint", "samples_file");
+    const char *tgt_csv = stats_json_str(r, "target_footprint", "samples_file");
+    const char *srv_csv = stats_json_str(r, "server_series_file", NULL);
+    const char *colr = charts_colour(colour);
+    /* A run.json copied without its samples/ still charts what it can. */
+    if (tool_csv && !exists(c->dir, tool_csv))
+        tool_csv = NULL;
+    if (tgt_csv && !exists(c->dir, tgt_csv))
+        tgt_csv = NULL;
+    if (srv_csv && !exists(c->dir, srv_csv))
+        srv_csv = NULL;
+    double load_start = stats_json_num(r, "windows", "load_start_s", NULL);
+    if (isnan(load_start))
+        load_start = 0;
+    /* Server second t covers [t, t+1) of lb-target's clock; its first
+     * second with traffic holds the tool's first request, at load_start on
+     * the tool's clock: plot each second at its middle, aligned there (to
+     * within half a second). */
+    double off = NAN;
+    if (srv_csv) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", c->dir, srv_csv);
+        double first = first_traffic_second(p);
+        if (first >= 0)
+            off = load_start - first + 0.5;
+    }
+    double xmax = ts_stages(f, r, load_start);
+    fprintf(f, "  set datafile separator \",\"\n  set multiplot layout 3,1 title ");
+    char title[300];
+    snprintf(title, sizeof title, "%s: CPU, memory and server-counted requests/s over time (load stages shaded)", dirname);
+    gp_str(f, title);
+    fprintf(f, " font \",13\" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05\n"
+               "  set xrange [0:%g]\n  set yrange [0:*]\n  set key outside right top vertical Left reverse\n", xmax);
+    /* CPU */
+    fprintf(f, "  set ylabel \"CPU %% (100 = one core)\"\n  set format x \"\"\n  plot ");
+    if (tool_csv) {
+        fprintf(f, "\"../%s\" using 1:3 skip 1 with lines lw 2 lc rgb \"%s\" title ", tool_csv, colr);
+        gp_str(f, stats_json_str(r, "label", NULL));
+    }
+    if (tgt_csv)
+        fprintf(f, "%s\"../%s\" using 1:3 skip 1 with lines lw 1.5 dt 2 lc rgb \"#777777\" title \"lb-target\"",
+                tool_csv ? ", " : "", tgt_csv);
+    if (!tool_csv && !tgt_csv)
+        fprintf(f, "NaN notitle");
+    /* RSS */
+    fprintf(f, "\n  set ylabel \"RSS (MB)\"\n  plot ");
+    if (tool_csv) {
+        fprintf(f, "\"../%s\" using 1:6 skip 1 with lines lw 2 lc rgb \"%s\" title ", tool_csv, colr);
+        gp_str(f, stats_json_str(r, "label", NULL));
+    } else {
+        fprintf(f, "NaN notitle");
+    }
+    /* Requests/s */
+    fprintf(f, "\n  set ylabel \"requests/s (server)\"\n  set xlabel \"seconds since the tool started\"\n  set format x \"%%g\"\n  plot ");
+    if (srv_csv && !isnan(off))
+        fprintf(f, "\"../%s\" using ($1+%.3f):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb \"%s\" title \"completed/s\"",
+                srv_csv, off, colr);
+    else
+        fprintf(f, "NaN title \"no server series\"");
+    fprintf(f, "\n  unset multiplot\n");
+}
+
+static int timeseries(struct cw *c, char *err)
+{
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(c->run, "runs"), i, r)
+    {
+        const char *dirname = stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL);
+        if (!dirname || !json_object_get(r, "footprint"))
+            continue;
+        /* Nothing to draw without the run's sample files (a run.json
+         * copied alone). */
+        const char *files[] = {stats_json_str(r, "footprint", "samples_file"),
+                               stats_json_str(r, "target_footprint", "samples_file"),
+                               stats_json_str(r, "server_series_file", NULL)};
+        int have = 0;
+        for (int k = 0; k < 3; k++)
+            have |= files[k] && exists(c->dir, files[k]);
+        if (!have)
+            continue;
+        int colour = 0;
+        for (size_t li = 0; li < c->gs.nlabels; li++)
+            if (!strcmp(c->gs.labels[li], stats_json_str(r, "label", NULL) ?: ""))
+                colour = (int)li;
+        char base[300], name[320];
+        snprintf(base, sizeof base, "ts_%s", dirname);
+        for (char *p = base; *p; p++)
+            if (*p == '/' || *p == ' ')
+                *p = '_';
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        gp_begin(f, base, 1000, 820, c->footer, "time series");
+        ts_one(c, r, colour, f);
+        gp_end(f);
+        fclose(f);
+        snprintf(name, sizeof name, "%s.gp", base);
+        if (put_file(c->cdir, name, buf, err))
+            return -1;
+        add_script(c, name);
+    }
+    return 0;
+}
+
+static int have_gnuplot(char *path, size_t len)
+{
+    const char *env = getenv("LOADBENCH_GNUPLOT");
+    if (env) {
+        snprintf(path, len, "%s", env);
+        return *env && access(path, X_OK) == 0;
+    }
+    const char *p = getenv("PATH");
+    if (!p)
+        p = "/usr/bin:/bin";
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", p);
+    for (char *save = NULL, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(path, len, "%s/gnuplot", d);
+        if (access(path, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Run gnuplot on one script in the charts directory, output to the log;
+ * 0 when it exited 0. A child alarm bounds a stuck render. */
+static int render(const char *gnuplot, const char *cdir, const char *script, int logfd)
+{
+    pid_t gparent = guard_parent(); /* guard hook (#18) */
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        guard_child(gparent); /* guard hook (#18): gnuplot dies with us */
+        if (chdir(cdir) < 0)
+            _exit(127);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0)
+            dup2(nul, 0);
+        if (logfd >= 0) {
+            dup2(logfd, 1);
+            dup2(logfd, 2);
+        }
+        alarm(60);
+        execl(gnuplot, "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int charts_write(const char *dir, json_t *run, struct charts_out *out, char *err)
+{
+    struct charts_out dummy;
+    if (!out)
+        out = &dummy;
+    memset(out, 0, sizeof *out);
+    struct cw c;
+    memset(&c, 0, sizeof c);
+    c.dir = dir;
+    c.run = run;
+    snprintf(c.cdir, sizeof c.cdir, "%s/charts", dir);
+    if (mkdir(c.cdir, 0755) < 0 && errno != EEXIST)
+        return util_err(err, "cannot create %s: %s", c.cdir, strerror(errno));
+    charts_footer(run, c.footer, sizeof c.footer);
+    stats_group_run(run, &c.gs);
+    int rc = -1;
+    static const char *const bar_keys[] = {"rps", "p50", "p99", "rss", "cpu", "cpu100k", NULL};
+    for (const char *const *k = bar_keys; *k; k++)
+        if (bars(&c, stats_metric_by_key(*k), err))
+            goto out;
+    if (c.gs.nlevels > 0) {
+        static const char *const sweep_keys[] = {"rps", "cpu", "rss", "p99", NULL};
+        for (const char *const *k = sweep_keys; *k; k++)
+            if (sweep(&c, stats_metric_by_key(*k), err))
+                goto out;
+    }
+    if (timeseries(&c, err))
+        goto out;
+    rc = 0;
+    out->scripts = c.nscripts;
+    char gp[4096];
+    out->gnuplot = have_gnuplot(gp, sizeof gp);
+    if (!out->gnuplot) {
+        snprintf(out->note, sizeof out->note,
+                 "charts not rendered: gnuplot is not installed (apt-get install gnuplot-nox); then run `loadbench report %.900s` or `cd %.900s && for f in *.gp; do gnuplot \"$f\"; done`",
+                 dir, c.cdir);
+        goto out;
+    }
+    char logp[4200];
+    snprintf(logp, sizeof logp, "%s/gnuplot.log", c.cdir);
+    int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    for (int i = 0; i < c.nscripts; i++)
+        if (render(gp, c.cdir, c.scripts[i], logfd) == 0)
+            out->rendered++;
+    if (logfd >= 0)
+        close(logfd);
+    if (out->rendered == c.nscripts)
+        snprintf(out->note, sizeof out->note, "rendered %d charts (PNG and SVG) into %.900s", out->rendered, c.cdir);
+    else
+        snprintf(out->note, sizeof out->note, "gnuplot rendered %d of %d charts; see %.900s", out->rendered, c.nscripts, logp);
+out:
+    for (int i = 0; i < c.nscripts; i++)
+        free(c.scripts[i]);
+    free(c.scripts);
+    stats_groups_free(&c.gs);
+    return rc;
+}

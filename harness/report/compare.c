@@ -1,0 +1,527 @@
+#include "report/compare.h"
+#include "report/stats.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The binary's sha256 of a label: from its first row that has one. */
+static const char *label_sha(json_t *run, const char *label)
+{
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        if (!same_str(stats_json_str(r, "label", NULL), label))
+            continue;
+        const char *s = stats_json_str(r, "identity", "sha256");
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
+static int has_label(json_t *run, const char *label)
+{
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        if (same_str(stats_json_str(r, "label", NULL), label))
+            return 1;
+    }
+    return 0;
+}
+
+/* json_equal, but 10 and 10.0 are the same number (a run.json rewritten
+ * by another JSON library must still compare). */
+static int same_json(json_t *a, json_t *b)
+{
+    if (json_is_number(a) && json_is_number(b))
+        return json_number_value(a) == json_number_value(b);
+    if (json_is_object(a) && json_is_object(b)) {
+        const char *k;
+        json_t *v;
+        if (json_object_size(a) != json_object_size(b))
+            return 0;
+        json_object_foreach(a, k, v) if (!same_json(v, json_object_get(b, k))) return 0;
+        return 1;
+    }
+    if (json_is_array(a) && json_is_array(b)) {
+        if (json_array_size(a) != json_array_size(b))
+            return 0;
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!same_json(json_array_get(a, i), json_array_get(b, i)))
+                return 0;
+        return 1;
+    }
+    return json_equal(a, b);
+}
+
+/* Why the two runs cannot be compared, or 0 when they can. */
+static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err)
+{
+    static const char *const fp[] = {"cpu_model", "cores", "arch", NULL};
+    for (const char *const *k = fp; *k; k++) {
+        json_t *a = json_object_get(json_object_get(base, "machine"), *k), *b = json_object_get(json_object_get(cur, "machine"), *k);
+        if (!same_json(a, b)) {
+            char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL, *sb = b ? json_dumps(b, JSON_ENCODE_ANY) : NULL;
+            util_err(err, "not comparable: different machine (%s %s vs %s)", *k, sa ? sa : "absent", sb ? sb : "absent");
+            free(sa);
+            free(sb);
+            return 1;
+        }
+    }
+    double ma = stats_json_num(base, "machine", "memory_mb", NULL),
+           mb = stats_json_num(cur, "machine", "memory_mb", NULL);
+    if (!isnan(ma) && !isnan(mb) && fabs(ma - mb) > 0.02 * ma)
+        return util_err(err, "not comparable: different machine (memory %.0f MB vs %.0f MB)", ma, mb), 1;
+    if (!same_str(stats_json_str(base, "loadbench", "build"), stats_json_str(cur, "loadbench", "build")))
+        return util_err(
+                   err, "not comparable: different build type (%s vs %s); a sanitizer build measures something else",
+                   stats_json_str(base, "loadbench", "build") ?: "?", stats_json_str(cur, "loadbench", "build") ?: "?"),
+               1;
+    /* The profile as resolved, less where it was read from and its prose. */
+    json_t *pa = json_deep_copy(json_object_get(base, "profile")), *pb = json_deep_copy(json_object_get(cur, "profile"));
+    json_object_del(pa, "path");
+    json_object_del(pb, "path");
+    json_object_del(pa, "description");
+    json_object_del(pb, "description");
+    int same = pa && pb && same_json(pa, pb);
+    const char *key;
+    json_t *v;
+    char which[128] = "";
+    if (!same && pa && pb) {
+        json_object_foreach(pa, key, v) if (!same_json(v, json_object_get(pb, key)))
+        {
+            snprintf(which, sizeof which, " (%s differs)", key);
+            break;
+        }
+        if (!which[0])
+            json_object_foreach(pb, key, v) if (!json_object_get(pa, key))
+            {
+                snprintf(which, sizeof which, " (%s only in the current run)", key);
+                break;
+            }
+    }
+    json_decref(pa);
+    json_decref(pb);
+    if (!same)
+        return util_err(err, "not comparable: different profiles%s", which), 1;
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(cur, "runs"), i, r)
+    {
+        const char *l = stats_json_str(r, "label", NULL);
+        if (!l || same_str(l, tool))
+            continue;
+        const char *a = label_sha(base, l), *b = label_sha(cur, l);
+        if (a && b && strcmp(a, b))
+            return util_err(err, "not comparable: %s's binary changed (sha256 %.12s… vs %.12s…) and it is not the compared tool (%s)",
+                            l, a, b, tool),
+                   1;
+    }
+    return 0;
+}
+
+/* ---- labels ---- */
+
+/* The labels with rows in both runs, comma separated, into buf. */
+static void labels_in_both(json_t *base, json_t *cur, char *buf, size_t len)
+{
+    json_t *r;
+    size_t i, used = 0;
+    buf[0] = 0;
+    json_array_foreach(json_object_get(cur, "runs"), i, r)
+    {
+        const char *l = stats_json_str(r, "label", NULL);
+        if (!l || !has_label(base, l))
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = same_str(stats_json_str(json_array_get(json_object_get(cur, "runs"), k), "label", NULL), l);
+        if (!seen && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", l);
+    }
+}
+
+int compare_check_labels(json_t *base, json_t *cur, const struct compare_opts *o, char *err)
+{
+    const char *opt[2] = {"--tool", "--control"}, *val[2] = {o->tool, o->control};
+    for (int k = 0; k < 2; k++) {
+        if (!val[k] || (has_label(base, val[k]) && has_label(cur, val[k])))
+            continue;
+        char labels[160];
+        labels_in_both(base, cur, labels, sizeof labels);
+        return util_err(err, "%s %s: no tool of that label in both runs (labels in both: %s)", opt[k], val[k],
+                        labels[0] ? labels : "none");
+    }
+    return 0;
+}
+
+/* ---- compute ---- */
+
+/* requests/s of a group divided by the control's, paired repeat by repeat
+ * (the same interleaved round). */
+static void ratio_summary(const struct stats_group *g, const struct stats_group *ctl, struct stats_summary *out)
+{
+    const struct stats_metric *rps = stats_metric_by_key("rps");
+    double *v = util_xcalloc(g->nok + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; ctl && i < g->nok; i++) {
+        double rep = stats_json_num(g->rows[i], "repeat", NULL, NULL), mine = stats_value(g->rows[i], rps);
+        for (size_t k = 0; k < ctl->nok; k++) {
+            if (stats_json_num(ctl->rows[k], "repeat", NULL, NULL) != rep)
+                continue;
+            double theirs = stats_value(ctl->rows[k], rps);
+            if (theirs > 0 && !isnan(mine))
+                v[n++] = mine / theirs;
+        }
+    }
+    stats_summarize(v, n, out);
+    free(v);
+}
+
+/* Regressed or improved beyond thr, and (with repeats on both sides) with
+ * min-max ranges apart; else same; n/a without both medians. */
+static void cell_verdict(struct compare_cell *c, double thr)
+{
+    c->change = NAN;
+    c->verdict = COMPARE_NA;
+    if (!c->base.n || !c->cur.n || c->base.median == 0)
+        return;
+    c->change = (c->cur.median - c->base.median) / fabs(c->base.median);
+    double worse = c->higher_better ? -c->change : c->change;
+    int spread = c->base.n > 1 && c->cur.n > 1;
+    c->verdict = COMPARE_SAME;
+    if (worse > thr) {
+        int apart = c->higher_better ? c->cur.max < c->base.min : c->cur.min > c->base.max;
+        if (!spread || apart)
+            c->verdict = COMPARE_REGRESSED;
+    } else if (worse < -thr) {
+        int apart = c->higher_better ? c->cur.min > c->base.max : c->cur.max < c->base.min;
+        if (!spread || apart)
+            c->verdict = COMPARE_IMPROVED;
+    }
+}
+
+/* One cell per headline metric, then requests/s as a ratio to the control
+ * (unless this is the control). Only the compared tool is gated: every
+ * other tool's binary is the same in both runs (its sha256 was checked), so
+ * what changed in its cells is the machine — the noise floor to read the
+ * gate against. */
+static void row_cells(struct compare_row *row, const struct stats_group *h, const struct stats_group *g,
+                      const struct stats_groups *gb, const struct stats_groups *gc, const struct compare_result *r)
+{
+    for (const struct stats_metric *m = stats_metrics; m->key; m++) {
+        struct compare_cell *c = &row->cells[row->ncells++];
+        snprintf(c->metric, sizeof c->metric, "%s", m->column);
+        c->higher_better = m->higher_better;
+        c->prec = !strcmp(m->key, "rps") ? 0 : m->prec;
+        c->gate = row->gated && (!strcmp(m->key, "rss") || !strcmp(m->key, "cpu100k"));
+        stats_group_metric(h, m, &c->base);
+        stats_group_metric(g, m, &c->cur);
+    }
+    if (strcmp(g->label, r->control)) {
+        struct compare_cell *c = &row->cells[row->ncells++];
+        *c = (struct compare_cell){.higher_better = 1, .gate = row->gated, .prec = 3};
+        snprintf(c->metric, sizeof c->metric, "RPS ÷ %s", r->control);
+        ratio_summary(h, stats_find(gb, r->control, g->level), &c->base);
+        ratio_summary(g, stats_find(gc, r->control, g->level), &c->cur);
+    }
+    for (int k = 0; k < row->ncells; k++)
+        cell_verdict(&row->cells[k], r->threshold);
+}
+
+static struct compare_row *add_row(struct compare_result *r, enum compare_row_kind kind, const struct stats_group *g)
+{
+    struct compare_row *row = &r->rows[r->nrows++];
+    memset(row, 0, sizeof *row);
+    row->kind = kind;
+    row->label = g->label;
+    row->level = g->level;
+    row->gated = !strcmp(g->label, r->tool);
+    stats_group_name(g, row->name, sizeof row->name);
+    return row;
+}
+
+/* A tool that ran in the baseline and failed now is the worst regression. */
+static void compute_rows(struct compare_result *r, const struct stats_groups *gb, const struct stats_groups *gc)
+{
+    r->rows = util_xcalloc(gc->n + gb->n + 1, sizeof *r->rows);
+    for (size_t gi = 0; gi < gc->n; gi++) {
+        const struct stats_group *g = &gc->g[gi], *h = stats_find(gb, g->label, g->level);
+        if (!h) {
+            add_row(r, COMPARE_ROW_NEW, g);
+            continue;
+        }
+        enum compare_row_kind kind = h->nok && !g->nok ? COMPARE_ROW_FAILED : COMPARE_ROW_CELLS;
+        struct compare_row *row = add_row(r, kind, g);
+        row->base_ok = h->nok;
+        row->base_rows = h->nrows;
+        row->cur_ok = g->nok;
+        row->cur_rows = g->nrows;
+        if (kind == COMPARE_ROW_FAILED) {
+            r->gated_cells += row->gated;
+            r->failures += row->gated;
+            continue;
+        }
+        row_cells(row, h, g, gb, gc, r);
+        for (int k = 0; k < row->ncells; k++) {
+            r->gated_cells += row->cells[k].gate;
+            r->failures += row->cells[k].gate && row->cells[k].verdict == COMPARE_REGRESSED;
+        }
+    }
+    for (size_t gi = 0; gi < gb->n; gi++)
+        if (!stats_find(gc, gb->g[gi].label, gb->g[gi].level))
+            add_row(r, COMPARE_ROW_MISSING, &gb->g[gi]);
+}
+
+int compare_compute(json_t *base, json_t *cur, const struct compare_opts *o, struct compare_result *out, char *err)
+{
+    memset(out, 0, sizeof *out);
+    out->tool = o->tool ? o->tool : "lb-gen";
+    out->threshold = o->threshold > 0 ? o->threshold : 0.10;
+    if (not_comparable(base, cur, out->tool, err))
+        return 2;
+    out->comparable = 1;
+    out->control = o->control;
+    if (!out->control)
+        out->control = has_label(base, "wrk") && has_label(cur, "wrk") ? "wrk" : "lb-gen";
+    struct stats_groups gb, gc;
+    stats_group_run(base, &gb);
+    stats_group_run(cur, &gc);
+    compute_rows(out, &gb, &gc);
+    stats_groups_free(&gb);
+    stats_groups_free(&gc);
+    return out->failures ? 1 : 0;
+}
+
+void compare_result_free(struct compare_result *r)
+{
+    free(r->rows);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- render ---- */
+
+static const char *verdict_name(enum compare_verdict v)
+{
+    switch (v) {
+    case COMPARE_SAME: return "same";
+    case COMPARE_IMPROVED: return "improved";
+    case COMPARE_REGRESSED: return "regressed";
+    case COMPARE_NA: break;
+    }
+    return "n/a";
+}
+
+static void fmt_sum(char *buf, size_t len, const struct stats_summary *s, int prec)
+{
+    if (!s->n)
+        snprintf(buf, len, "–");
+    else if (s->n == 1)
+        snprintf(buf, len, "%.*f", prec, s->median);
+    else
+        snprintf(buf, len, "%.*f [%.*f–%.*f]", prec, s->median, prec, s->min, prec, s->max);
+}
+
+static void fmt_change(char *buf, size_t len, double change)
+{
+    if (isnan(change))
+        snprintf(buf, len, "–");
+    else
+        snprintf(buf, len, "%+.1f %%", change * 100);
+}
+
+static void xml(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void run_when(json_t *run, char *buf, size_t len)
+{
+    double ms = stats_json_num(run, "started_at_ms", NULL, NULL);
+    if (isnan(ms)) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+void compare_render_failures(const struct compare_result *r, FILE *f)
+{
+    int n = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        if (row->kind == COMPARE_ROW_FAILED && row->gated)
+            fprintf(f, "%s%s runs ok (none ended ok)", n++ ? ", " : "", row->name);
+        for (int k = 0; row->kind == COMPARE_ROW_CELLS && k < row->ncells; k++) {
+            const struct compare_cell *c = &row->cells[k];
+            if (!c->gate || c->verdict != COMPARE_REGRESSED)
+                continue;
+            char ch[32];
+            fmt_change(ch, sizeof ch, c->change);
+            fprintf(f, "%s%s %s %s", n++ ? ", " : "", row->name, c->metric, ch);
+        }
+    }
+}
+
+static void md_head(json_t *base, json_t *cur, FILE *md)
+{
+    char wb[64], wc[64];
+    run_when(base, wb, sizeof wb);
+    run_when(cur, wc, sizeof wc);
+    fprintf(md, "# loadbench compare: %s\n\n", stats_json_str(cur, "profile", "name") ?: "?");
+    fprintf(md,
+            "Baseline: run of %s (loadbench %s, git %s). Current: run of %s (loadbench %s, git %s). Machine: %s, %.0f "
+            "cores.\n\n",
+            wb, stats_json_str(base, "loadbench", "version") ?: "?", stats_json_str(base, "loadbench", "git") ?: "?",
+            wc, stats_json_str(cur, "loadbench", "version") ?: "?", stats_json_str(cur, "loadbench", "git") ?: "?",
+            stats_json_str(cur, "machine", "cpu_model") ?: "?", stats_json_num(cur, "machine", "cores", NULL));
+}
+
+static void md_row(const struct compare_row *row, FILE *md)
+{
+    char lv[32];
+    if (isnan(row->level))
+        snprintf(lv, sizeof lv, "–");
+    else
+        snprintf(lv, sizeof lv, "%.10g", row->level);
+    const char *bold = row->gated ? "**" : "";
+    switch (row->kind) {
+    case COMPARE_ROW_NEW: fprintf(md, "| %s | %s | – | not in the baseline | | | new | |\n", row->label, lv); return;
+    case COMPARE_ROW_MISSING: fprintf(md, "| %s | – | – | | not in the current run | | missing | |\n", row->name); return;
+    case COMPARE_ROW_FAILED:
+        fprintf(md, "| %s | %s | runs ok | %zu/%zu | %zu/%zu | | %sregressed%s | %s |\n", row->label, lv, row->base_ok,
+                row->base_rows, row->cur_ok, row->cur_rows, bold, bold, row->gated ? "yes" : "no");
+        return;
+    case COMPARE_ROW_CELLS: break;
+    }
+    for (int k = 0; k < row->ncells; k++) {
+        const struct compare_cell *c = &row->cells[k];
+        char a[96], b[96], ch[32];
+        fmt_sum(a, sizeof a, &c->base, c->prec);
+        fmt_sum(b, sizeof b, &c->cur, c->prec);
+        fmt_change(ch, sizeof ch, c->change);
+        const char *mark = c->verdict == COMPARE_REGRESSED && c->gate ? "**" : "";
+        fprintf(md, "| %s | %s | %s | %s | %s | %s | %s%s%s | %s |\n", row->label, lv, c->metric, a, b, ch, mark,
+                verdict_name(c->verdict), mark, c->gate ? "yes" : "no");
+    }
+}
+
+void compare_render_md(json_t *base, json_t *cur, const struct compare_result *r, const char *err, FILE *md)
+{
+    md_head(base, cur, md);
+    if (!r->comparable) {
+        fprintf(md, "**Not comparable:** %s.\n", err);
+        return;
+    }
+    fprintf(md, "Threshold %.0f %%. A cell regresses when its median is worse by more than the threshold and, with "
+                "repeats in both runs, the min–max ranges do not overlap. The gate (exit 1) reads CPU-s/100k req, "
+                "RSS peak MB and RPS ÷ %s (requests/s relative to the control generator, paired repeat by repeat); "
+                "absolute RPS, latency and CPU %% are shown for reading only. Only the compared tool, %s, is gated: every other "
+                "tool ran the same binary in both runs (sha256 checked), so its changes are the machine's drift — the noise "
+                "floor to read the gate against.\n\n",
+            r->threshold * 100, r->control, r->tool);
+    fprintf(md, "| Tool | Level | Metric | Baseline | Current | Change | Verdict | Gate |\n|---|--:|---|--:|--:|--:|---|---|\n");
+    for (size_t i = 0; i < r->nrows; i++)
+        md_row(&r->rows[i], md);
+    if (r->failures) {
+        fprintf(md, "\n**Regressed beyond %.0f %%:** ", r->threshold * 100);
+        compare_render_failures(r, md);
+        fprintf(md, ".\n");
+    } else {
+        fprintf(md, "\nNo gated cell regressed beyond %.0f %%.\n", r->threshold * 100);
+    }
+}
+
+static void junit_cell(const struct compare_row *row, const struct compare_cell *c, double thr, FILE *f)
+{
+    char a[96], b[96], ch[32];
+    fmt_sum(a, sizeof a, &c->base, c->prec);
+    fmt_sum(b, sizeof b, &c->cur, c->prec);
+    fmt_change(ch, sizeof ch, c->change);
+    fprintf(f, "<testcase classname=\"loadbench.");
+    xml(f, row->name);
+    fprintf(f, "\" name=\"");
+    xml(f, c->metric);
+    fprintf(f, "\">");
+    if (c->verdict == COMPARE_REGRESSED) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "regressed %s (baseline %s, current %s, threshold %.0f %%)", ch, a, b, thr * 100);
+        fprintf(f, "<failure message=\"");
+        xml(f, msg);
+        fprintf(f, "\"/>");
+    } else {
+        fprintf(f, "<system-out>%s %s</system-out>", verdict_name(c->verdict), ch);
+    }
+    fprintf(f, "</testcase>\n");
+}
+
+void compare_render_junit(const struct compare_result *r, const char *err, FILE *junit)
+{
+    fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    if (!r->comparable) {
+        fprintf(junit, "<testsuite name=\"loadbench compare\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+                       "<testcase classname=\"loadbench.compare\" name=\"comparable\"><error message=\"");
+        xml(junit, err);
+        fprintf(junit, "\"/></testcase>\n</testsuite>\n</testsuites>\n");
+        return;
+    }
+    fprintf(junit, "<testsuite name=\"loadbench compare\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n", r->gated_cells,
+            r->failures);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        if (row->kind == COMPARE_ROW_FAILED && row->gated) {
+            fprintf(junit, "<testcase classname=\"loadbench.");
+            xml(junit, row->name);
+            fprintf(junit, "\" name=\"runs ok\"><failure message=\"no run ended ok (baseline: %zu of %zu)\"/></testcase>\n",
+                    row->base_ok, row->base_rows);
+        }
+        for (int k = 0; row->kind == COMPARE_ROW_CELLS && k < row->ncells; k++)
+            if (row->cells[k].gate)
+                junit_cell(row, &row->cells[k], r->threshold, junit);
+    }
+    fprintf(junit, "</testsuite>\n</testsuites>\n");
+}
+
+int compare_runs(json_t *base, json_t *cur, const struct compare_opts *o, FILE *md, FILE *junit, char *err)
+{
+    if (compare_check_labels(base, cur, o, err))
+        return 2;
+    struct compare_result r;
+    int rc = compare_compute(base, cur, o, &r, err);
+    compare_render_md(base, cur, &r, err, md);
+    if (junit)
+        compare_render_junit(&r, err, junit);
+    if (rc == 1) {
+        char *names = NULL;
+        size_t len = 0;
+        FILE *nf = open_memstream(&names, &len);
+        compare_render_failures(&r, nf);
+        fclose(nf);
+        util_err(err, "%s", names);
+        free(names);
+    }
+    compare_result_free(&r);
+    return rc;
+}

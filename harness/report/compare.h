@@ -1,0 +1,97 @@
+/* compare: a current run against a baseline, tool x level x metric, with a
+ * verdict per cell (improved / same within noise / regressed) and a gate
+ * for CI. Across nights absolute requests/s drifts with the machine, so the
+ * gate reads CPU seconds per 100k requests, peak RSS, and requests/s only
+ * as a ratio to a control generator (wrk or lb-gen) measured in the same
+ * run, repeat by repeat. */
+#ifndef LB_COMPARE_H
+#define LB_COMPARE_H
+
+#include "report/stats.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+struct compare_opts {
+    double threshold;       /* relative change that counts, 0.10 = 10 % */
+    const char *tool;       /* the compared tool label: its binary may differ (NULL: "lb-gen") */
+    const char *control;    /* the control generator label (NULL: wrk when in both runs, else lb-gen) */
+};
+
+enum compare_verdict {
+    COMPARE_NA,             /* a side has no value (or a zero baseline) */
+    COMPARE_SAME,           /* within the threshold, or within the repeat spread (min-max ranges overlap) */
+    COMPARE_IMPROVED,
+    COMPARE_REGRESSED,
+};
+
+/* One tool x level x metric. */
+struct compare_cell {
+    char metric[96];                /* column title ("RSS peak MB", "RPS ÷ wrk") */
+    struct stats_summary base, cur;
+    int higher_better, prec;
+    int gate;                       /* read by the gate: regressed here means exit 1 */
+    enum compare_verdict verdict;
+    double change;                  /* (cur - base) / |base| of the medians; NAN with COMPARE_NA */
+};
+
+enum compare_row_kind {
+    COMPARE_ROW_CELLS,              /* in both runs: one cell per metric */
+    COMPARE_ROW_NEW,                /* only in the current run */
+    COMPARE_ROW_FAILED,             /* ran ok in the baseline, no run ended ok now: regressed */
+    COMPARE_ROW_MISSING,            /* only in the baseline */
+};
+
+/* One tool label at one level. */
+struct compare_row {
+    enum compare_row_kind kind;
+    const char *label;              /* borrowed from the runs' JSON */
+    double level;                   /* NAN when no sweep */
+    char name[128];                 /* "label" or "label@level" */
+    int gated;                      /* the compared tool */
+    size_t base_ok, base_rows, cur_ok, cur_rows;
+    struct compare_cell cells[8];
+    int ncells;
+};
+
+struct compare_result {
+    const char *tool, *control;     /* as resolved (borrowed) */
+    double threshold;
+    int comparable;                 /* 0: err says why; rows empty */
+    struct compare_row *rows;       /* the current run's groups in order, then the baseline's missing ones */
+    size_t nrows;
+    int gated_cells, failures;      /* cells (and failed rows) the gate read, and those that regressed */
+};
+
+/* Check that o's --tool and --control labels (when given) name a tool in
+ * both runs. Returns 0, or -1 with err naming the labels there are. */
+int compare_check_labels(json_t *base, json_t *cur, const struct compare_opts *o, char *err);
+
+/* Compute every cell of cur against base into out (free with
+ * compare_result_free). Returns 0 when no gated cell regressed, 1 when one
+ * did, 2 when the runs are not comparable (out->comparable 0: different
+ * machine fingerprint, build type, profile, or binary sha256 of a tool
+ * other than the compared one; err says which). */
+int compare_compute(json_t *base, json_t *cur, const struct compare_opts *o, struct compare_result *out, char *err);
+void compare_result_free(struct compare_result *r);
+
+/* The Markdown report of r (base and cur are the runs it was computed
+ * from: their times and versions head it; err: why not comparable). */
+void compare_render_md(json_t *base, json_t *cur, const struct compare_result *r, const char *err, FILE *md);
+
+/* JUnit XML: one test case per gated cell, or one error when the runs are
+ * not comparable (err says why). */
+void compare_render_junit(const struct compare_result *r, const char *err, FILE *junit);
+
+/* The regressed gated cells, comma separated ("lb-gen@40 RSS peak MB
+ * +19.6 %"), into f. */
+void compare_render_failures(const struct compare_result *r, FILE *f);
+
+/* Check the labels, compare cur against base, write a Markdown table to md
+ * and, when junit is not NULL, JUnit XML. Returns 0 when no gated cell
+ * regressed beyond the threshold, 1 when one did (each named in err, comma
+ * separated), 2 when a --tool or --control label names no tool of the runs
+ * (nothing written) or the runs are not comparable (err says which). */
+int compare_runs(json_t *base, json_t *cur, const struct compare_opts *o, FILE *md, FILE *junit, char *err);
+
+#endif

@@ -1,0 +1,403 @@
+#include "report/report.h"
+#include "report/charts.h"
+#include "report/html.h"
+#include "common/fsutil.h"
+#include "report/stats.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A number at a path of object keys, NAN when absent or null. */
+static double num(json_t *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *cur = o;
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+        cur = json_object_get(cur, k);
+    return json_is_number(cur) ? json_number_value(cur) : NAN;
+}
+
+static const char *str(json_t *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *cur = o;
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+        cur = json_object_get(cur, k);
+    return json_is_string(cur) ? json_string_value(cur) : NULL;
+}
+
+/* Format v with prec decimals, or "–" when absent. */
+static const char *fmt(char *buf, size_t len, double v, int prec)
+{
+    if (isnan(v))
+        snprintf(buf, len, "–");
+    else
+        snprintf(buf, len, "%.*f", prec, v);
+    return buf;
+}
+
+static const char *fmt_int(char *buf, size_t len, double v)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "–");
+        return buf;
+    }
+    /* Thousands separated by a thin comma for reading. */
+    char raw[64];
+    snprintf(raw, sizeof raw, "%.0f", v);
+    size_t n = strlen(raw), o = 0;
+    size_t start = raw[0] == '-' ? 1 : 0;
+    for (size_t i = 0; i < n && o + 2 < len; i++) {
+        buf[o++] = raw[i];
+        size_t left = n - i - 1;
+        if (i >= start && left && left % 3 == 0 && o + 2 < len)
+            buf[o++] = ',';
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+static const char *row_name(json_t *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", str(r, "dir") ? str(r, "dir") : str(r, "label"));
+    return buf;
+}
+
+/* "median [min–max]" (and "± sd" past five repeats), "⚠" when unstable. */
+static const char *fmt_stat(char *buf, size_t len, const struct stats_summary *s, int prec)
+{
+    char a[64], b[64], c[64];
+    if (!s->n) {
+        snprintf(buf, len, "–");
+        return buf;
+    }
+    if (prec == 0)
+        fmt_int(a, sizeof a, s->median);
+    else
+        fmt(a, sizeof a, s->median, prec);
+    if (s->n == 1) {
+        snprintf(buf, len, "%s", a);
+        return buf;
+    }
+    if (prec == 0) {
+        fmt_int(b, sizeof b, s->min);
+        fmt_int(c, sizeof c, s->max);
+    } else {
+        fmt(b, sizeof b, s->min, prec);
+        fmt(c, sizeof c, s->max, prec);
+    }
+    int o = snprintf(buf, len, "%s [%s–%s]", a, b, c);
+    if (s->n > 5 && o > 0 && (size_t)o < len)
+        o += snprintf(buf + o, len - (size_t)o, " ±%.1f%%", s->cv * 100);
+    if (s->unstable && o > 0 && (size_t)o < len)
+        snprintf(buf + o, len - (size_t)o, " ⚠");
+    return buf;
+}
+
+/* The per tool (and level) statistics over repeats; only when there is
+ * more than one row per group or a sweep. */
+static void report_stats_markdown(FILE *f, json_t *run)
+{
+    struct stats_groups gs;
+    stats_group_run(run, &gs);
+    int multi = gs.nlevels > 0;
+    for (size_t i = 0; i < gs.n; i++)
+        multi |= gs.g[i].nrows > 1;
+    if (!multi) {
+        stats_groups_free(&gs);
+        return;
+    }
+    fprintf(f, "\n## Over repeats and levels\n\n");
+    fprintf(f, "| Tool | Level | Runs ok |");
+    for (const struct stats_metric *m = stats_metrics; m->key; m++)
+        fprintf(f, " %s |", m->column);
+    fprintf(f, "\n|---|--:|--:|");
+    for (const struct stats_metric *m = stats_metrics; m->key; m++)
+        fprintf(f, "--:|");
+    fprintf(f, "\n");
+    int any_unstable = 0, many = 0;
+    for (size_t i = 0; i < gs.n; i++) {
+        const struct stats_group *g = &gs.g[i];
+        char lv[32], cell[160];
+        fprintf(f, "| %s | %s | %zu/%zu |", g->label, isnan(g->level) ? "–" : fmt(lv, sizeof lv, g->level, 0), g->nok,
+                g->nrows);
+        for (const struct stats_metric *m = stats_metrics; m->key; m++) {
+            struct stats_summary s;
+            stats_group_metric(g, m, &s);
+            any_unstable |= s.unstable;
+            many |= s.n > 5;
+            fprintf(f, " %s |", fmt_stat(cell, sizeof cell, &s, m->prec));
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\nEach cell: median [min–max] over the repeats that ended ok%s. RPS is server-counted over the whole load; "
+               "CPU-s/100k req is the tool's CPU seconds per 100,000 server-counted requests.", many ? "; ±: coefficient of variation (more than five repeats)" : "");
+    if (any_unstable)
+        fprintf(f, " ⚠ marks an unstable metric: min–max range above %.0f %% of the median (five repeats or fewer) "
+                   "or coefficient of variation above %.0f %% (more): rerun it, or do not quote it alone.",
+                STATS_UNSTABLE_RANGE * 100, STATS_UNSTABLE_CV * 100);
+    fprintf(f, " Tools ran interleaved (A B A B …), so drift on the machine hits every tool alike.\n");
+    stats_groups_free(&gs);
+}
+
+/* A row the target limited measures the target, not the tool: it says so
+ * where a reader would rank it. */
+static const char *bottleneck_cell(json_t *r)
+{
+    const char *b = str(r, "limits.bottleneck");
+    if (b && !strcmp(b, "target"))
+        return "**target-bound: not a tool result**";
+    /* The witness that fired, with its figure (run.json's limits.reason,
+     * written since the queueing witness; older rows have none). */
+    const char *reason = str(r, "limits.reason");
+    if (reason)
+        return reason;
+    return b ? b : "–";
+}
+
+/* RPS hold, with the steadiness verdict when the hold moved (run.json's
+ * windows.hold_steady.flag; rows without one print as before). */
+static const char *hold_cell(json_t *r, char *buf, size_t len)
+{
+    fmt_int(buf, len, num(r, "windows.hold_rps"));
+    if (str(r, "windows.hold_steady.flag")) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, " ⚠ %s", str(r, "windows.hold_steady.verdict") ?: "not steady");
+    }
+    return buf;
+}
+
+void report_markdown(FILE *f, json_t *run)
+{
+    json_t *runs = json_object_get(run, "runs"), *r;
+    size_t i;
+    char b[16][64];
+    const char *name = str(run, "profile.name");
+    fprintf(f, "# loadbench: %s\n\n", name ? name : "run");
+    const char *desc = str(run, "profile.description");
+    if (desc)
+        fprintf(f, "%s\n\n", desc);
+    time_t t = (time_t)(num(run, "started_at_ms") / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+    fprintf(f, "Run %s on %s (%.0f cores, %.0f MB, kernel %s), loadbench %s (%s).", when,
+            str(run, "machine.cpu_model") ?: "?", num(run, "machine.cores"), num(run, "machine.memory_mb"),
+            str(run, "machine.kernel") ?: "?", str(run, "loadbench.version") ?: "?", str(run, "loadbench.build") ?: "?");
+    fprintf(f, " Target: lb-target, %s ms delay, %s B body, %.0f thread(s).",
+            fmt(b[0], 64, num(run, "profile.target.delay_ns") / 1e6, 1), fmt(b[1], 64, num(run, "profile.target.body_bytes"), 0),
+            num(run, "profile.target.threads"));
+    const char *status = str(run, "status");
+    if (status && strcmp(status, "complete"))
+        fprintf(f, " **Run status: %s.**", status);
+    fprintf(f, "\n\n");
+    fprintf(f, "| Tool | Status | Model | RPS (server) | RPS hold | P50 ms | P95 ms | P99 ms | Errors | CPU avg %% | CPU peak %% | RSS peak MB | Req/CPU-s | RPS/MB | Server count | Client count | Verdict | Bottleneck |\n");
+    fprintf(f, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+    int note = 0, moved = 0;
+    json_array_foreach(runs, i, r)
+    {
+        const char *st = str(r, "status") ?: "?";
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                row_name(r, b[0], 64), st, str(r, "identity.model") ?: "–", fmt_int(b[1], 64, num(r, "windows.whole_rps")),
+                hold_cell(r, b[2], 64), fmt(b[3], 64, num(r, "client.latency_ms.p50"), 2),
+                fmt(b[4], 64, num(r, "client.latency_ms.p95"), 2), fmt(b[5], 64, num(r, "client.latency_ms.p99"), 2),
+                fmt_int(b[6], 64, num(r, "client.errors")), fmt(b[7], 64, num(r, "footprint.cpu_avg_pct"), 1),
+                fmt(b[8], 64, num(r, "footprint.cpu_peak_pct"), 1), fmt(b[9], 64, num(r, "footprint.rss_peak_mb"), 1),
+                fmt_int(b[10], 64, num(r, "efficiency.requests_per_cpu_second")),
+                fmt_int(b[11], 64, num(r, "efficiency.rps_per_mb")), fmt_int(b[12], 64, num(r, "server.requests")),
+                fmt_int(b[13], 64, num(r, "crosscheck.client")), str(r, "crosscheck.verdict") ?: "–",
+                bottleneck_cell(r));
+        json_t *w = json_object_get(r, "warnings");
+        if (str(r, "reason") || json_array_size(w))
+            note = 1;
+        moved |= str(r, "windows.hold_steady.flag") != NULL;
+    }
+    fprintf(f, "\nRPS is counted by the server over the tool's whole load (first request to last response); "
+               "RPS hold is the server's rate over the longest constant stage. CPU 100 %% = one core; "
+               "Req/CPU-s = server-counted requests per CPU-second of the tool's whole process tree.");
+    if (moved)
+        fprintf(f, " ⚠ after RPS hold: the server-counted rate moved through the hold (Mann–Kendall with Sen's slope over "
+                   "2-5 s blocks; the row's notes give the size): that figure is not a steady state.");
+    fprintf(f, "\n");
+    if (note) {
+        fprintf(f, "\n## Notes\n\n");
+        json_array_foreach(runs, i, r)
+        {
+            const char *reason = str(r, "reason");
+            json_t *w = json_object_get(r, "warnings"), *x;
+            size_t k;
+            if (!reason && !json_array_size(w))
+                continue;
+            fprintf(f, "- **%s**", row_name(r, b[0], 64));
+            if (reason)
+                fprintf(f, " — %s: %s", str(r, "status") ?: "?", reason);
+            fprintf(f, "\n");
+            json_array_foreach(w, k, x) fprintf(f, "  - %s\n", json_string_value(x));
+        }
+    }
+    report_stats_markdown(f, run);
+    fprintf(f, "\n## Charts\n\n"
+               "charts/ holds each figure as PNG and SVG with its data (.dat) and gnuplot script (.gp): "
+               "bars of requests/s, p50 and p99 latency, peak RSS and average CPU per tool, time series of "
+               "CPU %%, RSS and server-counted requests/s per tool run%s. report.html shows the same figures "
+               "in one self-contained page. The PNG and SVG files are rendered when gnuplot is installed; "
+               "without it, install gnuplot-nox and run `loadbench report RUN_DIR` (or `cd charts && gnuplot *.gp`).\n",
+            json_array_size(json_object_get(json_object_get(json_object_get(run, "profile"), "load"), "sweep"))
+                ? ", and curves against the swept level"
+                : "");
+    fprintf(f, "\n## What each latency measures\n\n");
+    json_array_foreach(runs, i, r)
+    {
+        const char *m = str(r, "identity.latency_measures");
+        if (m)
+            fprintf(f, "- %s (%s): %s; resolution %s ms.\n", row_name(r, b[0], 64), str(r, "identity.version") ?: "?", m,
+                    fmt(b[1], 64, num(r, "identity.latency_resolution_ms"), 3));
+    }
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+    if (!s) {
+        return;
+    }
+    if (strpbrk(s, ",\"\n")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(s, f);
+    }
+}
+
+static void csv_num(FILE *f, double v)
+{
+    if (!isnan(v))
+        fprintf(f, "%.6g", v);
+}
+
+void report_csv(FILE *f, json_t *run)
+{
+    static const char *const cols[] = {
+        "windows.whole_rps", "windows.hold_rps", "windows.whole_s", "client.requests", "client.errors",
+        "client.latency_ms.p50", "client.latency_ms.p90", "client.latency_ms.p95", "client.latency_ms.p99",
+        "client.latency_ms.max", "client.latency_ms.mean", "server.requests", "crosscheck.difference",
+        "server.inflight_max", "server.connections_open_max", "server.littles_law_concurrency",
+        "server.server_time_ms.p50", "server.server_time_ms.p99", "footprint.cpu_seconds", "footprint.cpu_avg_pct",
+        "footprint.cpu_peak_pct", "footprint.rss_peak_mb", "footprint.rss_avg_mb", "footprint.procs_peak",
+        "footprint.threads_peak", "efficiency.requests_per_cpu_second", "efficiency.rps_per_mb",
+        "target_footprint.cpu_avg_pct", "machine_cpu.unattributed_pct", NULL};
+    fprintf(f, "label,tool,version,level,repeat,status,model,verdict,bottleneck");
+    for (const char *const *c = cols; *c; c++)
+        fprintf(f, ",%s", *c);
+    fputc('\n', f);
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        csv_str(f, str(r, "label"));
+        fputc(',', f);
+        csv_str(f, str(r, "tool"));
+        fputc(',', f);
+        csv_str(f, str(r, "identity.version"));
+        fputc(',', f);
+        csv_num(f, num(r, "level"));
+        fputc(',', f);
+        csv_num(f, num(r, "repeat"));
+        fputc(',', f);
+        csv_str(f, str(r, "status"));
+        fputc(',', f);
+        csv_str(f, str(r, "identity.model"));
+        fputc(',', f);
+        csv_str(f, str(r, "crosscheck.verdict"));
+        fputc(',', f);
+        csv_str(f, str(r, "limits.bottleneck"));
+        for (const char *const *c = cols; *c; c++) {
+            fputc(',', f);
+            csv_num(f, num(r, *c));
+        }
+        fputc('\n', f);
+    }
+}
+
+static int write_with(const char *dir, const char *name, void (*fn)(FILE *, json_t *), json_t *run, char *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return util_err(err, "out of memory");
+    fn(f, run);
+    fclose(f);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int rc = fsutil_write_text(path, buf, err);
+    free(buf);
+    return rc;
+}
+
+void report_stats_csv(FILE *f, json_t *run)
+{
+    struct stats_groups gs;
+    stats_group_run(run, &gs);
+    fprintf(f, "label,tool,level,runs,runs_ok,metric,unit,n,median,min,max,mean,stddev,cv,unstable\n");
+    for (size_t i = 0; i < gs.n; i++) {
+        const struct stats_group *g = &gs.g[i];
+        for (const struct stats_metric *m = stats_metrics; m->key; m++) {
+            struct stats_summary s;
+            stats_group_metric(g, m, &s);
+            csv_str(f, g->label);
+            fputc(',', f);
+            csv_str(f, g->tool);
+            fputc(',', f);
+            csv_num(f, g->level);
+            fprintf(f, ",%zu,%zu,%s,%s,%zu,", g->nrows, g->nok, m->key, m->unit, s.n);
+            csv_num(f, s.median);
+            fputc(',', f);
+            csv_num(f, s.min);
+            fputc(',', f);
+            csv_num(f, s.max);
+            fputc(',', f);
+            csv_num(f, s.mean);
+            fputc(',', f);
+            csv_num(f, s.stddev);
+            fputc(',', f);
+            csv_num(f, s.cv);
+            fprintf(f, ",%d\n", s.unstable);
+        }
+    }
+    stats_groups_free(&gs);
+}
+
+int report_write(const char *dir, json_t *run, struct report_out *out, char *err)
+{
+    struct report_out dummy;
+    if (!out)
+        out = &dummy;
+    memset(out, 0, sizeof *out);
+    if (write_with(dir, "summary.md", report_markdown, run, err))
+        return -1;
+    if (write_with(dir, "results.csv", report_csv, run, err))
+        return -1;
+    if (write_with(dir, "stats.csv", report_stats_csv, run, err))
+        return -1;
+    if (charts_write(dir, run, &out->charts, err))
+        return -1;
+    if (html_write(dir, run, err))
+        return -1;
+    return 0;
+}
+
+int report_write_all(const char *dir, json_t *run, char *err)
+{
+    return report_write(dir, run, NULL, err);
+}

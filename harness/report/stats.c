@@ -1,0 +1,306 @@
+#include "report/stats.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct stats_metric stats_metrics[] = {
+    {.key = "rps", .column = "RPS hold", .title = "Requests/s (server-counted, hold window)", .unit = "req/s", .higher_better = 1, .prec = 0},
+    {.key = "p50", .column = "P50 ms", .title = "Latency p50 (tool-reported)", .unit = "ms", .higher_better = 0, .prec = 2},
+    {.key = "p99", .column = "P99 ms", .title = "Latency p99 (tool-reported)", .unit = "ms", .higher_better = 0, .prec = 2},
+    {.key = "cpu", .column = "CPU avg %", .title = "CPU average (100 % = one core)", .unit = "%", .higher_better = 0, .prec = 1},
+    {.key = "rss", .column = "RSS peak MB", .title = "Peak RSS", .unit = "MB", .higher_better = 0, .prec = 1},
+    {.key = "cpu100k", .column = "CPU-s/100k req", .title = "CPU seconds per 100k requests", .unit = "CPU-s", .higher_better = 0, .prec = 3},
+    {0},
+};
+
+const struct stats_metric *stats_metric_by_key(const char *key)
+{
+    for (const struct stats_metric *m = stats_metrics; m->key; m++)
+        if (!strcmp(m->key, key))
+            return m;
+    return NULL;
+}
+
+double stats_json_num(json_t *o, const char *a, const char *b, const char *c)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    if (c)
+        v = json_object_get(v, c);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+double stats_value(json_t *row, const struct stats_metric *m)
+{
+    if (!strcmp(m->key, "rps")) {
+        /* The hold window is what every tool ran alike (tools without ramps
+         * run only the hold phase); the whole run where there is none. */
+        double hold = stats_json_num(row, "windows", "hold_rps", NULL);
+        return !isnan(hold) ? hold : stats_json_num(row, "windows", "whole_rps", NULL);
+    }
+    if (!strcmp(m->key, "p50"))
+        return stats_json_num(row, "client", "latency_ms", "p50");
+    if (!strcmp(m->key, "p99"))
+        return stats_json_num(row, "client", "latency_ms", "p99");
+    if (!strcmp(m->key, "cpu"))
+        return stats_json_num(row, "footprint", "cpu_avg_pct", NULL);
+    if (!strcmp(m->key, "rss"))
+        return stats_json_num(row, "footprint", "rss_peak_mb", NULL);
+    if (!strcmp(m->key, "cpu100k")) {
+        double cpu = stats_json_num(row, "footprint", "cpu_seconds", NULL),
+               req = stats_json_num(row, "server", "requests", NULL);
+        return req > 0 && !isnan(cpu) ? cpu / req * 1e5 : NAN;
+    }
+    return NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void stats_summarize(const double *v, size_t n, struct stats_summary *out)
+{
+    double *s = util_xcalloc(n ? n : 1, sizeof *s);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            s[k++] = v[i];
+    memset(out, 0, sizeof *out);
+    out->n = k;
+    out->median = out->min = out->max = out->mean = out->stddev = out->cv = NAN;
+    if (k) {
+        qsort(s, k, sizeof *s, cmp_double);
+        out->min = s[0];
+        out->max = s[k - 1];
+        out->median = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+        double sum = 0;
+        for (size_t i = 0; i < k; i++)
+            sum += s[i];
+        out->mean = sum / (double)k;
+        if (k >= 2) {
+            double ss = 0;
+            for (size_t i = 0; i < k; i++)
+                ss += (s[i] - out->mean) * (s[i] - out->mean);
+            out->stddev = sqrt(ss / (double)(k - 1));
+            out->cv = out->mean != 0 ? out->stddev / fabs(out->mean) : NAN;
+            /* Few repeats give no usable standard deviation: judge them by
+             * their range around the median instead. */
+            if (k > 5)
+                out->unstable = !isnan(out->cv) && out->cv > STATS_UNSTABLE_CV;
+            else
+                out->unstable = out->median != 0 && (out->max - out->min) / fabs(out->median) > STATS_UNSTABLE_RANGE;
+        }
+    }
+    free(s);
+}
+
+static int same_level(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+int stats_row_in(const struct stats_group *g, json_t *row)
+{
+    json_t *lv = json_object_get(row, "level");
+    double rl = json_is_number(lv) ? json_number_value(lv) : NAN;
+    return !strcmp(stats_json_str(row, "label", NULL) ?: "", g->label) && same_level(rl, g->level);
+}
+
+const char *stats_json_str(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_string_value(v);
+}
+
+void stats_group_run(json_t *run, struct stats_groups *out)
+{
+    memset(out, 0, sizeof *out);
+    json_t *runs = json_object_get(run, "runs"), *r, *t;
+    size_t i;
+    size_t cap = json_array_size(runs) + json_array_size(json_object_get(json_object_get(run, "profile"), "tools")) + 1;
+    out->labels = util_xcalloc(cap, sizeof *out->labels);
+    out->levels = util_xcalloc(cap, sizeof *out->levels);
+    out->g = util_xcalloc(cap, sizeof *out->g);
+    /* Labels in profile order first (colours stay put when a tool is
+     * skipped), then any row label the profile does not list. */
+    json_array_foreach(json_object_get(json_object_get(run, "profile"), "tools"), i, t)
+    {
+        const char *l = stats_json_str(t, "label", NULL);
+        int seen = 0;
+        for (size_t k = 0; l && k < out->nlabels; k++)
+            seen |= !strcmp(out->labels[k], l);
+        if (l && !seen)
+            out->labels[out->nlabels++] = l;
+    }
+    json_array_foreach(runs, i, r)
+    {
+        const char *l = stats_json_str(r, "label", NULL);
+        int seen = 0;
+        for (size_t k = 0; l && k < out->nlabels; k++)
+            seen |= !strcmp(out->labels[k], l);
+        if (l && !seen)
+            out->labels[out->nlabels++] = l;
+        json_t *lv = json_object_get(r, "level");
+        if (json_is_number(lv)) {
+            double v = json_number_value(lv);
+            int have = 0;
+            for (size_t k = 0; k < out->nlevels; k++)
+                have |= out->levels[k] == v;
+            if (!have)
+                out->levels[out->nlevels++] = v;
+        }
+    }
+    qsort(out->levels, out->nlevels, sizeof *out->levels, cmp_double);
+    size_t nlv = out->nlevels ? out->nlevels : 1;
+    for (size_t li = 0; li < out->nlabels; li++) {
+        for (size_t vi = 0; vi < nlv; vi++) {
+            double level = out->nlevels ? out->levels[vi] : NAN;
+            struct stats_group g = {.label = out->labels[li], .level = level, .colour = (int)li};
+            json_array_foreach(runs, i, r)
+            {
+                json_t *lv = json_object_get(r, "level");
+                double rl = json_is_number(lv) ? json_number_value(lv) : NAN;
+                if (strcmp(stats_json_str(r, "label", NULL) ?: "", g.label) || !same_level(rl, level))
+                    continue;
+                if (!g.rows)
+                    g.rows = util_xcalloc(json_array_size(runs), sizeof *g.rows);
+                g.tool = stats_json_str(r, "tool", NULL);
+                g.nrows++;
+                if (!strcmp(stats_json_str(r, "status", NULL) ?: "", "ok"))
+                    g.rows[g.nok++] = r;
+            }
+            if (g.nrows)
+                out->g[out->n++] = g;
+        }
+    }
+}
+
+void stats_groups_free(struct stats_groups *gs)
+{
+    for (size_t i = 0; i < gs->n; i++)
+        free(gs->g[i].rows);
+    free(gs->g);
+    free(gs->labels);
+    free(gs->levels);
+    memset(gs, 0, sizeof *gs);
+}
+
+void stats_group_metric(const struct stats_group *g, const struct stats_metric *m, struct stats_summary *out)
+{
+    double *v = util_xcalloc(g->nok ? g->nok : 1, sizeof *v);
+    for (size_t i = 0; i < g->nok; i++)
+        v[i] = stats_value(g->rows[i], m);
+    stats_summarize(v, g->nok, out);
+    free(v);
+}
+
+const struct stats_group *stats_find(const struct stats_groups *gs, const char *label, double level)
+{
+    for (size_t i = 0; i < gs->n; i++)
+        if (!strcmp(gs->g[i].label, label) && same_level(gs->g[i].level, level))
+            return &gs->g[i];
+    return NULL;
+}
+
+const char *stats_group_name(const struct stats_group *g, char *buf, size_t len)
+{
+    if (isnan(g->level))
+        snprintf(buf, len, "%s", g->label);
+    else
+        snprintf(buf, len, "%s@%.10g", g->label, g->level);
+    return buf;
+}
+
+/* P(S >= s) for Mann–Kendall's S over n untied values: S = M - 2I with I
+ * the inversions of a random permutation (M = n(n-1)/2 pairs), whose
+ * distribution is built one element at a time (element k adds 0..k-1
+ * inversions, each equally likely). */
+static double trend_exact_upper(size_t n, long s)
+{
+    long m = (long)(n * (n - 1) / 2);
+    double *p = util_xcalloc((size_t)m + 1, sizeof *p), *q = util_xcalloc((size_t)m + 1, sizeof *q);
+    p[0] = 1;
+    long top = 0;
+    for (size_t k = 2; k <= n; k++) {
+        long add = (long)k - 1;
+        double run = 0;
+        for (long i = 0; i <= top + add; i++) {
+            run += i <= top ? p[i] : 0;
+            if (i - add - 1 >= 0)
+                run -= p[i - add - 1];
+            q[i] = run / (double)k;
+        }
+        top += add;
+        double *t = p;
+        p = q;
+        q = t;
+    }
+    /* S >= s  <=>  I <= (M - s) / 2 */
+    double sum = 0;
+    for (long i = 0; i <= m && m - 2 * i >= s; i++)
+        sum += p[i];
+    free(p);
+    free(q);
+    return sum;
+}
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void stats_trend(const double *y, size_t n, struct stats_trend *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    out->p = 1;
+    if (n < 2)
+        return;
+    size_t npairs = n * (n - 1) / 2, k = 0;
+    double *slopes = util_xcalloc(npairs, sizeof *slopes);
+    long s = 0;
+    int ties = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            s += (y[j] > y[i]) - (y[j] < y[i]);
+            ties |= y[j] == y[i];
+            slopes[k++] = (y[j] - y[i]) / (double)(j - i);
+        }
+    out->s = s;
+    out->slope = median_of(slopes, npairs);
+    free(slopes);
+    double *res = util_xcalloc(n, sizeof *res);
+    for (size_t i = 0; i < n; i++)
+        res[i] = y[i] - out->slope * (double)i;
+    out->intercept = median_of(res, n);
+    if (!ties && n <= 60) {
+        out->p = s == 0 ? 1 : 2 * trend_exact_upper(n, labs(s));
+    } else {
+        /* Normal approximation: the variance less each tie group's share,
+         * with a continuity correction. */
+        double var = (double)n * (double)(n - 1) * (2.0 * (double)n + 5);
+        memcpy(res, y, n * sizeof *res);
+        qsort(res, n, sizeof *res, cmp_double);
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i + 1; j < n && res[j] == res[i]; j++)
+                ;
+            double t = (double)(j - i);
+            var -= t * (t - 1) * (2 * t + 5);
+        }
+        var /= 18;
+        double z = var > 0 && s ? (double)(s > 0 ? s - 1 : s + 1) / sqrt(var) : 0;
+        out->p = erfc(fabs(z) / sqrt(2.0));
+    }
+    if (out->p > 1)
+        out->p = 1;
+    free(res);
+}

@@ -1,0 +1,51 @@
+#!/bin/sh
+# The layers of docs/architecture.md, checked on the sources and on the
+# libraries the Makefile builds: the reports, the profile, the adapters and
+# common/ never include a header of a layer above them, and their libraries
+# need no symbol that only the engine's library defines. No function in
+# harness/ is longer than 120 lines. Fails naming the file and the header,
+# symbol or function.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$LB_SRC"
+
+# forbid DIR PATTERN WHY: no #include in DIR's files matches PATTERN
+forbid() {
+    hits=$(grep -HnE "^[[:space:]]*#[[:space:]]*include[[:space:]]+\"($2)" $1/*.[ch] 2>/dev/null || true)
+    [ -z "$hits" ] || echo "$hits" | sed 's/^/#   /'
+    is "$(printf '%s' "$hits" | grep -c . || true)" 0 "$3"
+}
+forbid harness/report  'engine/'                    "report/ includes no engine header"
+forbid harness/profile 'engine/|report/|adapters/'  "profile/ includes only common/ and itself"
+forbid adapters        'engine/|report/'            "adapters/ include no engine or report header"
+forbid common          'engine/|report/|profile/|adapters/|targets/|generator/' "common/ includes only common/"
+forbid targets         'engine/|report/|profile/|adapters/|generator/' "targets/ includes only common/ and itself"
+forbid generator       'engine/|report/|profile/|adapters/|targets/' "generator/ includes only common/ and itself"
+# every project include names its folder (no bare "x.h" resolved by -I order)
+bare=$(git ls-files '*.c' '*.h' | xargs grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^/"]+"' || true)
+[ -z "$bare" ] || echo "$bare" | sed 's/^/#   /'
+is "$(printf '%s' "$bare" | grep -c . || true)" 0 "every #include \"...\" names its folder"
+
+# The libraries: what report, profile and adapters leave undefined must
+# not be what only the engine defines.
+lib=$LB_BUILD/lib
+if [ -f "$lib/libengine.a" ] && command -v nm >/dev/null; then
+    nm --defined-only "$lib/libengine.a" | awk '$2 ~ /^[TDBR]$/ {print $3}' | sort -u > "$tmp/engine"
+    for l in report profile adapters common; do
+        nm -u "$lib/lib$l.a" | awk 'NF {print $NF}' | sort -u > "$tmp/u.$l"
+        leak=$(comm -12 "$tmp/u.$l" "$tmp/engine" | tr '\n' ' ')
+        [ -z "$leak" ] || diag "lib$l.a needs from the engine: $leak"
+        is "$leak" "" "lib$l.a needs no symbol of libengine.a"
+    done
+else
+    for l in report profile adapters common; do skip "lib$l.a: libraries not built (run make)"; done
+fi
+
+# Function length: from a definition's opening brace at column 0 to its
+# closing one, signature line included.
+long=$(for f in $(git ls-files 'harness/*.c'); do
+    awk '/^[A-Za-z].*\(/ { sig = FNR } /^\{/ { open = sig } /^\}/ { if (open && FNR - open + 1 > 120) print FILENAME ":" open ": " FNR - open + 1 " lines"; open = 0 }' "$f"
+done)
+[ -z "$long" ] || echo "$long" | sed 's/^/#   /'
+is "$(printf '%s' "$long" | grep -c . || true)" 0 "no function in harness/ over 120 lines"
+done_testing
