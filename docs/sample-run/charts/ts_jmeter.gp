@@ -16,11 +16,11 @@ do for [fmt in "png svg"] {
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
   set object 1 rect from first 4.613, graph 0 to first 9.613, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 42 "ramp → 200" at first 4.713, graph 0.97 font ",8" tc rgb "#888888"
+  set label 42 "ramp → 200" at first 4.633, graph 0.97 font ",8" tc rgb "#888888"
   set object 2 rect from first 9.613, graph 0 to first 29.613, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
-  set label 43 "hold 200" at first 9.713, graph 0.97 font ",8" tc rgb "#888888"
+  set label 43 "hold 200" at first 9.633, graph 0.97 font ",8" tc rgb "#888888"
   set object 3 rect from first 29.613, graph 0 to first 34.613, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 44 "ramp → 0" at first 29.713, graph 0.97 font ",8" tc rgb "#888888"
+  set label 44 "ramp → 0" at first 29.633, graph 0.97 font ",8" tc rgb "#888888"
   set datafile separator ","
   set multiplot layout 3,1 title "jmeter: CPU, memory and server-counted requests/s over time (load stages shaded)" font ",13" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05
   set xrange [0:35]

@@ -22,14 +22,17 @@ do for [fmt in "png svg"] {
   set style fill solid 0.85 border lc rgb "#333333"
   set boxwidth 0.6
   set xtics rotate by -25 left
-  set bmargin 7
+  set bmargin 8
   set key outside right top vertical Left reverse noautotitle
-  plot "bars_cpu.dat" using 1:3:7:xtic(2) with boxes lc rgb variable notitle, \
+  plot "bars_cpu.dat" using 1:(strcol(8) eq "ok" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle, \
+       "bars_cpu.dat" using 1:(strcol(8) ne "ok" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb "#333333" lc rgb variable notitle, \
+       "bars_cpu.dat" using 1:5:10 with labels center offset 0,0.8 font ",9" tc rgb "#222222" notitle, \
        keyentry with boxes lc rgb "#0072B2" title "lb-gen-closed", \
        keyentry with boxes lc rgb "#E69F00" title "k6", \
        keyentry with boxes lc rgb "#009E73" title "jmeter", \
        keyentry with boxes lc rgb "#D55E00" title "artillery-200", \
        keyentry with boxes lc rgb "#CC79A7" title "artillery-7450", \
-       keyentry with boxes lc rgb "#56B4E9" title "lb-gen-open"
+       keyentry with boxes lc rgb "#56B4E9" title "lb-gen-open", \
+       keyentry with boxes fs pattern 4 border lc rgb "#333333" lc rgb "#888888" title "hatched: failed or timed out"
   set output
 }

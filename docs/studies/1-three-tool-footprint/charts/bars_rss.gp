@@ -16,20 +16,24 @@ do for [fmt in "png svg"] {
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
   set title "Peak RSS, one run per tool" font ",13"
-  set ylabel "MB"
-  set yrange [0:*]
+  set ylabel "MB (log scale)"
+  set logscale y
+  set yrange [1:1000]
   set xrange [-0.6:5.6]
   set style fill solid 0.85 border lc rgb "#333333"
   set boxwidth 0.6
   set xtics rotate by -25 left
-  set bmargin 7
+  set bmargin 8
   set key outside right top vertical Left reverse noautotitle
-  plot "bars_rss.dat" using 1:3:7:xtic(2) with boxes lc rgb variable notitle, \
+  plot "bars_rss.dat" using 1:(strcol(8) eq "ok" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle, \
+       "bars_rss.dat" using 1:(strcol(8) ne "ok" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb "#333333" lc rgb variable notitle, \
+       "bars_rss.dat" using 1:5:10 with labels center offset 0,0.8 font ",9" tc rgb "#222222" notitle, \
        keyentry with boxes lc rgb "#0072B2" title "lb-gen-closed", \
        keyentry with boxes lc rgb "#E69F00" title "k6", \
        keyentry with boxes lc rgb "#009E73" title "jmeter", \
        keyentry with boxes lc rgb "#D55E00" title "artillery-200", \
        keyentry with boxes lc rgb "#CC79A7" title "artillery-7450", \
-       keyentry with boxes lc rgb "#56B4E9" title "lb-gen-open"
+       keyentry with boxes lc rgb "#56B4E9" title "lb-gen-open", \
+       keyentry with boxes fs pattern 4 border lc rgb "#333333" lc rgb "#888888" title "hatched: failed or timed out"
   set output
 }

@@ -20,7 +20,7 @@ do for [fmt in "png svg"] {
   set object 2 rect from first 34.233, graph 0 to first 94.233, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
   set label 43 "hold 7450" at first 34.333, graph 0.97 font ",8" tc rgb "#888888"
   set object 3 rect from first 94.233, graph 0 to first 104.233, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 44 "ramp → 0" at first 94.333, graph 0.97 font ",8" tc rgb "#888888"
+  set label 44 "→0" at first 94.333, graph 0.97 font ",8" tc rgb "#888888"
   set datafile separator ","
   set multiplot layout 3,1 title "artillery-7450: CPU, memory and server-counted requests/s over time (load stages shaded)" font ",13" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05
   set xrange [0:176]

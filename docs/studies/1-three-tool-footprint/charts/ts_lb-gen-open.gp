@@ -16,11 +16,11 @@ do for [fmt in "png svg"] {
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
   set object 1 rect from first 0.008, graph 0 to first 30.008, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 42 "ramp → 7450" at first 0.108, graph 0.97 font ",8" tc rgb "#888888"
+  set label 42 "ramp → 7450" at first 0.066, graph 0.97 font ",8" tc rgb "#888888"
   set object 2 rect from first 30.008, graph 0 to first 90.008, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
-  set label 43 "hold 7450" at first 30.108, graph 0.97 font ",8" tc rgb "#888888"
+  set label 43 "hold 7450" at first 30.066, graph 0.97 font ",8" tc rgb "#888888"
   set object 3 rect from first 90.008, graph 0 to first 100.008, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 44 "ramp → 0" at first 90.108, graph 0.97 font ",8" tc rgb "#888888"
+  set label 44 "ramp → 0" at first 90.066, graph 0.97 font ",8" tc rgb "#888888"
   set datafile separator ","
   set multiplot layout 3,1 title "lb-gen-open: CPU, memory and server-counted requests/s over time (load stages shaded)" font ",13" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05
   set xrange [0:101]

@@ -17,8 +17,8 @@ do for [fmt in "png svg"] {
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
   set title "Requests/s (server-counted, hold window) against concurrency" font ",13"
   set ylabel "req/s"
-  set xlabel "concurrency (connections / VUs), log scale"
   set yrange [0:*]
+  set xlabel "concurrency (connections / VUs), log scale"
   set logscale x
   set xrange [0.666667:30]
   set xtics (1, 5, 10, 20)
@@ -28,6 +28,17 @@ do for [fmt in "png svg"] {
        "sweep_rps.dat" index 1 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#E69F00" title "wrk", \
        "sweep_rps.dat" index 2 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#009E73" title "go-fasthttp", \
        "sweep_rps.dat" index 3 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#D55E00" title "k6", \
-       "sweep_rps.dat" index 4 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#CC79A7" title "jmeter"
+       "sweep_rps.dat" index 4 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#CC79A7" title "jmeter", \
+       "sweep_rps.dat" index 0 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
+       "sweep_rps.dat" index 0 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#0072B2" notitle, \
+       "sweep_rps.dat" index 1 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
+       "sweep_rps.dat" index 1 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#E69F00" notitle, \
+       "sweep_rps.dat" index 2 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
+       "sweep_rps.dat" index 2 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#009E73" notitle, \
+       "sweep_rps.dat" index 3 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
+       "sweep_rps.dat" index 3 using 1:($1 == nan ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#D55E00" notitle, \
+       "sweep_rps.dat" index 4 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
+       "sweep_rps.dat" index 4 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#CC79A7" notitle, \
+       keyentry with points pt 8 ps 2 lw 1.5 lc rgb "#000000" title "target-bound: the server's ceiling"
   set output
 }

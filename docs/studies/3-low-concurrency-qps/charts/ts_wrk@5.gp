@@ -16,7 +16,7 @@ do for [fmt in "png svg"] {
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
   set object 1 rect from first 0.012, graph 0 to first 30.012, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
-  set label 42 "hold 5" at first 0.112, graph 0.97 font ",8" tc rgb "#888888"
+  set label 42 "hold 5" at first 0.030, graph 0.97 font ",8" tc rgb "#888888"
   set datafile separator ","
   set multiplot layout 3,1 title "wrk@5: CPU, memory and server-counted requests/s over time (load stages shaded)" font ",13" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05
   set xrange [0:31]
