@@ -36,8 +36,14 @@ is "$rc" 0 "keep-alive client: every response a 200"
 line=$(tail -n1 "$tmp/idle")
 echo "# $line"
 ratio=$(kv ratio "$line")
-ok $(awk -v r="$ratio" 'BEGIN { exit !(r >= 0.80) }' && echo 0 || echo 1) \
-   "keep-alive rate with $IDLE idle connections >= 0.80 x the rate without (ratio $ratio)"
+# The defect this guards against is work per event that grows with the
+# connections held: a scan of 10,000 idle ones per wake-up would cost (by
+# estimate, not measured) tens of microseconds against ~10 us per request,
+# a ratio well under 0.5. Noise on this shared 2-core machine moved the
+# median ratio down to 0.79 with nothing wrong (issue #18), so 0.80 failed
+# on noise.
+ok $(awk -v r="$ratio" 'BEGIN { exit !(r >= 0.50) }' && echo 0 || echo 1) \
+   "keep-alive rate with $IDLE idle connections >= 0.50 x the rate without (ratio $ratio)"
 sleep 0.2
 set -- $(stats connections_open responses_completed bad_requests)
 is "$1" 0 "every connection closed afterwards"
