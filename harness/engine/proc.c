@@ -98,10 +98,30 @@ static int in_list(const pid_t *list, int n, pid_t pid)
     return 0;
 }
 
-/* Append pid's direct children (from every thread's children file) to pv. */
-static void children_of(pid_t pid, struct pidvec *pv, char **buf, size_t *cap)
+void proc_each_listed(const char *path, char **buf, size_t *cap, void (*fn)(pid_t, void *), void *arg)
+{
+    if (fsutil_read_all(path, buf, cap) <= 0)
+        return;
+    char *s = *buf, *end;
+    for (;;) {
+        long c = strtol(s, &end, 10);
+        if (end == s)
+            break;
+        if (c > 0)
+            fn((pid_t)c, arg);
+        s = end;
+    }
+}
+
+void proc_each_child(pid_t pid, int nthreads, char **buf, size_t *cap, void (*fn)(pid_t child, void *arg), void *arg)
 {
     char path[320];
+    if (nthreads == 1) {
+        /* One thread: its tid is the pid, no need to list the task dir. */
+        snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+        proc_each_listed(path, buf, cap, fn, arg);
+        return;
+    }
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
     DIR *d = opendir(path);
     if (!d)
@@ -111,19 +131,22 @@ static void children_of(pid_t pid, struct pidvec *pv, char **buf, size_t *cap)
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
         snprintf(path, sizeof path, "/proc/%d/task/%s/children", (int)pid, de->d_name);
-        if (fsutil_read_all(path, buf, cap) <= 0)
-            continue;
-        char *s = *buf, *end;
-        for (;;) {
-            long c = strtol(s, &end, 10);
-            if (end == s)
-                break;
-            if (c > 0 && !pv_has(pv, (pid_t)c))
-                pv_push(pv, (pid_t)c);
-            s = end;
-        }
+        proc_each_listed(path, buf, cap, fn, arg);
     }
     closedir(d);
+}
+
+static void pv_push_new(pid_t c, void *arg)
+{
+    struct pidvec *pv = arg;
+    if (!pv_has(pv, c))
+        pv_push(pv, c);
+}
+
+/* Append pid's direct children (from every thread's children file) to pv. */
+static void children_of(pid_t pid, struct pidvec *pv, char **buf, size_t *cap)
+{
+    proc_each_child(pid, 0, buf, cap, pv_push_new, pv);
 }
 
 /* Breadth-first walk below root; keep[] pids and their subtrees are skipped.
