@@ -277,13 +277,6 @@ void raw_add_error(struct adapter_result *r, const char *m, uint64_t n)
         r->err_other += n;
 }
 
-uint64_t raw_json_count(json_t *o, const char *key)
-{
-    double v = adapter_json_num(o, key);
-    /* Past uint64_t is no count (and casting it would be undefined). */
-    return v > 0 && v < 0x1p64 ? (uint64_t)v : 0;
-}
-
 void raw_sum_errors(struct adapter_result *r)
 {
     r->errors = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_status + r->err_other;

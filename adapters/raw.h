@@ -95,10 +95,6 @@ int raw_line_with(const char *text, const char *needle, char *out, size_t len);
  * (connect, timeout, read, write, else other). */
 void raw_add_error(struct adapter_result *r, const char *message, uint64_t n);
 
-/* The number under key of JSON object o truncated to a whole count; 0 when
- * absent, not a number, not above 0 or past 2^64 (o may be NULL). */
-uint64_t raw_json_count(json_t *o, const char *key);
-
 /* r->errors = the sum of the kinds. */
 void raw_sum_errors(struct adapter_result *r);
 
