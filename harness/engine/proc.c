@@ -511,6 +511,17 @@ static void nap_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* Refresh pv with what is now below us, reap what has exited (p too) and
+ * return how many are left. */
+static int still_there(struct proc *p, const pid_t *keep, int nkeep, struct pidvec *pv)
+{
+    targets(keep, nkeep, pv);
+    int left = reap_and_count(p, pv);
+    if (p->pid > 0 && !p->reaped)
+        left += !reap_one(p, p->pid);
+    return left;
+}
+
 int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_grace_ns, char *err)
 {
     int rc = -1;
@@ -539,10 +550,7 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
 
     uint64_t deadline = util_now_ns() + term_grace_ns;
     for (;;) {
-        targets(keep, nkeep, &pv);
-        int left = reap_and_count(p, &pv);
-        if (p->pid > 0 && !p->reaped)
-            left += !reap_one(p, p->pid);
+        int left = still_there(p, keep, nkeep, &pv);
         if (!left)
             goto done;
         if (util_now_ns() >= deadline)
@@ -569,10 +577,7 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
             kill(-p->pid, SIGKILL);
         signal_all(&pv, SIGKILL, NULL);
         nap_ms(2);
-        targets(keep, nkeep, &pv);
-        int left = reap_and_count(p, &pv);
-        if (p->pid > 0 && !p->reaped)
-            left += !reap_one(p, p->pid);
+        int left = still_there(p, keep, nkeep, &pv);
         if (!left)
             goto done;
         if (util_now_ns() >= hard) {
