@@ -282,6 +282,19 @@ void raw_sum_errors(struct adapter_result *r)
     r->errors = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_status + r->err_other;
 }
 
+void raw_gen_counts(json_t *req, json_t *e, struct adapter_result *r)
+{
+    r->requests = adapter_json_uint(req, "completed");
+    r->ok = adapter_json_uint(req, "ok");
+    r->err_connect = adapter_json_uint(e, "connect");
+    r->err_read = adapter_json_uint(e, "read");
+    r->err_write = adapter_json_uint(e, "write");
+    r->err_timeout = adapter_json_uint(e, "timeout");
+    r->err_status = adapter_json_uint(e, "status");
+    r->err_other = adapter_json_uint(e, "other");
+    raw_sum_errors(r);
+}
+
 char *raw_output(const char *dir, size_t max_bytes)
 {
     char e[UTIL_ERR_LEN];

@@ -98,6 +98,11 @@ void raw_add_error(struct adapter_result *r, const char *message, uint64_t n);
 /* r->errors = the sum of the kinds. */
 void raw_sum_errors(struct adapter_result *r);
 
+/* The counts of a generator's JSON summary (lb-gen/1, lb-refgen/1):
+ * requests completed and ok from req, the errors by kind from e (connect,
+ * read, write, timeout, status, other; an absent one is 0) and their sum. */
+void raw_gen_counts(json_t *req, json_t *e, struct adapter_result *r);
+
 /* Read stdout.txt and stderr.txt of the run (either may be missing) into one
  * heap string, stdout first. Never fails (empty string). */
 char *raw_output(const char *dir, size_t max_bytes);
