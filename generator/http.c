@@ -97,6 +97,20 @@ static int body_start(struct http_resp *r)
     return S_BODY_EOF;
 }
 
+/* Consume up to n bytes of a body or chunk (r->remaining left of it);
+ * when it is complete, go to state next. Returns the bytes taken. */
+static size_t take(struct http_resp *r, size_t n, uint8_t next)
+{
+    if (n < r->remaining) {
+        r->remaining -= n;
+        return n;
+    }
+    size_t k = (size_t)r->remaining;
+    r->remaining = 0;
+    r->state = next;
+    return k;
+}
+
 int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *used)
 {
     size_t i = 0;
@@ -246,18 +260,9 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
                 value_word(r, &r->pos, c, "keep-alive", F_KEEPALIVE);
             }
             break;
-        case S_BODY: {
-            size_t n = len - i;
-            if (n >= r->remaining) {
-                i += (size_t)r->remaining;
-                r->remaining = 0;
-                r->state = S_DONE;
-            } else {
-                r->remaining -= n;
-                i = len;
-            }
+        case S_BODY:
+            i += take(r, len - i, S_DONE);
             break;
-        }
         case S_BODY_EOF:
             i = len;
             break;
@@ -280,18 +285,9 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
             if (c == '\n')
                 r->state = r->remaining ? S_CHUNK_DATA : S_TRAILER_START;
             break;
-        case S_CHUNK_DATA: {
-            size_t n = len - i;
-            if (n >= r->remaining) {
-                i += (size_t)r->remaining;
-                r->remaining = 0;
-                r->state = S_CHUNK_CR;
-            } else {
-                r->remaining -= n;
-                i = len;
-            }
+        case S_CHUNK_DATA:
+            i += take(r, len - i, S_CHUNK_CR);
             break;
-        }
         case S_CHUNK_CR:
             i++;
             if (c == '\n')
