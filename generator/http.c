@@ -158,16 +158,6 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
                 r->state = S_STATUS_REST;
             i++;
             break;
-        case S_STATUS_REST: {
-            const char *lf = memchr(buf + i, '\n', len - i);
-            if (!lf) {
-                i = len;
-                break;
-            }
-            i = (size_t)(lf - buf) + 1;
-            r->state = S_LINE_START;
-            break;
-        }
         case S_LINE_START:
             if (c == '\r') {
                 r->state = S_HEAD_END_LF;
@@ -198,6 +188,7 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
                 r->state = S_SKIP_LINE;
             }
             break;
+        case S_STATUS_REST: /* the rest of the status line: skipped as a header line is */
         case S_SKIP_LINE: {
             const char *lf = memchr(buf + i, '\n', len - i);
             if (!lf) {
