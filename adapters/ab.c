@@ -5,6 +5,7 @@
  * whole ms); see tests/fixtures/ab/README.md. */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
+#include "common/jsonutil.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -80,11 +81,6 @@ static int ab_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     json_object_set_new(p->settings, "max_requests", json_integer((json_int_t)n));
     json_object_set_new(p->settings, "keepalive", json_true());
     return 0;
-}
-
-static json_t *jnum(double v)
-{
-    return isnan(v) ? json_null() : json_real(v);
 }
 
 /* The -e CSV: "Percentage served,Time in ms", then rows "0..100,ms". Fills
@@ -185,8 +181,8 @@ static int ab_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
         adapter_plan_free(&scratch);
     }
     json_t *x = json_object();
-    json_object_set_new(x, "requests_per_sec", jnum(tool_rps));
-    json_object_set_new(x, "time_per_request_ms", jnum(tpr));
+    json_object_set_new(x, "requests_per_sec", jsonutil_num(tool_rps));
+    json_object_set_new(x, "time_per_request_ms", jsonutil_num(tpr));
     json_object_set_new(x, "failed_requests", json_integer((json_int_t)failed));
     json_object_set_new(x, "keepalive_requests", json_integer((json_int_t)keepalive));
     if (rows > 0) {
@@ -195,7 +191,7 @@ static int ab_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
         for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
             char k[8];
             snprintf(k, sizeof k, "p%d", keep[i]);
-            json_object_set_new(pj, k, jnum(pct[keep[i]]));
+            json_object_set_new(pj, k, jsonutil_num(pct[keep[i]]));
         }
         json_object_set_new(x, "percentiles_ms", pj);
     }

@@ -178,7 +178,9 @@ double adapter_json_num(json_t *o, const char *key);
 #define ADAPTER_COUNT_MAX (1ull << 53)
 
 /* The number under key of o rounded to a whole count; 0 when absent or not
- * a number, ADAPTER_COUNT_NEGATIVE when negative. */
+ * a number, ADAPTER_COUNT_NEGATIVE when negative or at least 2^60 (past
+ * 2^64 included: never an undefined cast), so that adapter_parse refuses
+ * the result. The one reader of a tool's JSON counts. */
 uint64_t adapter_json_count(json_t *o, const char *key);
 
 /* The JSON integer under key of o when it is >= 0, else 0 when absent or

@@ -95,11 +95,11 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
     }
     /* requests.total counts responses (any status); requests.sent also
      * counts requests cut off at the end and, under -R, is not a count. */
-    r->requests = raw_json_count(req, "total");
-    r->ok = raw_json_count(j, "2xx");
-    r->err_status = raw_json_count(j, "non2xx");
-    r->err_timeout = raw_json_count(j, "timeouts");
-    uint64_t errs = raw_json_count(j, "errors");
+    r->requests = adapter_json_count(req, "total");
+    r->ok = adapter_json_count(j, "2xx");
+    r->err_status = adapter_json_count(j, "non2xx");
+    r->err_timeout = adapter_json_count(j, "timeouts");
+    uint64_t errs = adapter_json_count(j, "errors");
     uint64_t sock = errs > r->err_timeout ? errs - r->err_timeout : 0;
     /* autocannon does not say which socket error it saw. When no response
      * ever arrived (none 2xx nor other), no connection ever worked: the
@@ -108,13 +108,13 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
         r->err_connect = sock;
     else
         r->err_other = sock;
-    r->err_other += raw_json_count(j, "mismatches");
+    r->err_other += adapter_json_count(j, "mismatches");
     raw_sum_errors(r);
     r->duration_s = adapter_json_num(j, "duration");
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
-    r->bytes_read = raw_json_count(json_object_get(j, "throughput"), "total");
-    uint64_t lc = json_is_object(lat) ? raw_json_count(lat, "totalCount") : 0;
+    r->bytes_read = adapter_json_count(json_object_get(j, "throughput"), "total");
+    uint64_t lc = json_is_object(lat) ? adapter_json_count(lat, "totalCount") : 0;
     if (lc > 0 && lc != r->requests) {
         /* Under -R autocannon's histogram holds many more samples than it
          * has responses (1204 for 668, 62913 for 2000 seen here) and its

@@ -109,15 +109,15 @@ static int bombardier_parse(const struct adapter_ctx *c, struct adapter_result *
     /* Counts by status class. A request that got no response is counted
      * twice: under its error description and in "others" (its status is
      * -1), as are status codes outside 100-599. */
-    uint64_t s1 = raw_json_count(res, "req1xx"), s2 = raw_json_count(res, "req2xx"),
-             s3 = raw_json_count(res, "req3xx"), s4 = raw_json_count(res, "req4xx"),
-             s5 = raw_json_count(res, "req5xx"), so = raw_json_count(res, "others");
+    uint64_t s1 = adapter_json_count(res, "req1xx"), s2 = adapter_json_count(res, "req2xx"),
+             s3 = adapter_json_count(res, "req3xx"), s4 = adapter_json_count(res, "req4xx"),
+             s5 = adapter_json_count(res, "req5xx"), so = adapter_json_count(res, "others");
     size_t i;
     json_t *er;
     json_array_foreach(json_object_get(res, "errors"), i, er)
     {
         const char *desc = json_string_value(json_object_get(er, "description"));
-        raw_add_error(r, desc ? desc : "", raw_json_count(er, "count"));
+        raw_add_error(r, desc ? desc : "", adapter_json_count(er, "count"));
     }
     uint64_t failed = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_other;
     uint64_t odd = so > failed ? so - failed : 0;
@@ -128,7 +128,7 @@ static int bombardier_parse(const struct adapter_ctx *c, struct adapter_result *
     r->duration_s = adapter_json_num(res, "timeTakenSeconds");
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
-    r->bytes_read = raw_json_count(res, "bytesRead");
+    r->bytes_read = adapter_json_count(res, "bytesRead");
     json_t *lat = json_object_get(res, "latency");
     /* Its latency holds the failed requests' times too: only a run where
      * every request got a response has a latency of responses. */

@@ -12,6 +12,7 @@
  * Go toolchain to build with. */
 #include "adapters/adapter.h"
 #include "adapters/refgen.h"
+#include "common/fsutil.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -40,33 +41,18 @@ static int pathf(char *out, size_t len, const char *fmt, ...)
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-static int mkdir_p(const char *path)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 /* build/refgen/ at the top of the source tree; where that cannot be
  * written (an installed loadbench), ~/.cache/loadbench/refgen/. */
 static int build_root(char *out, size_t len)
 {
-    if (!pathf(out, len, "%s/build/refgen", adapter_datadir()) && !mkdir_p(out) && !access(out, W_OK))
+    if (!pathf(out, len, "%s/build/refgen", adapter_datadir()) && !fsutil_mkdir_p(out, NULL) && !access(out, W_OK))
         return 0;
     const char *home = getenv("HOME");
     if (!home || !*home)
         return -1;
     if (pathf(out, len, "%s/.cache/loadbench/refgen", home))
         return -1;
-    return mkdir_p(out) || access(out, W_OK) ? -1 : 0;
+    return fsutil_mkdir_p(out, NULL) || access(out, W_OK) ? -1 : 0;
 }
 
 static void first_line(char *s)
@@ -191,8 +177,8 @@ static int gofh_detect(const char *bin, struct adapter_found *found, char *err)
     if (pathf(dir, sizeof dir, "%s/go-fasthttp", root) || pathf(exe, sizeof exe, "%s/lb-go-fasthttp", dir) ||
         pathf(stampf, sizeof stampf, "%s/stamp", dir))
         return util_err(err, "build directory path too long: %s", root);
-    if (mkdir_p(dir))
-        return util_err(err, "cannot create %s: %s", dir, strerror(errno));
+    if (fsutil_mkdir_p(dir, err))
+        return -1;
     pathf(stamp, sizeof stamp, "go %s %s\nfasthttp %s\nsource %s\n", gobin, gover, fh_deb, src);
     if (stat(exe, &s_bin) || access(exe, X_OK) || s_src.st_mtime >= s_bin.st_mtime || !file_equals(stampf, stamp)) {
         if (go_build(gobin, src, dir, exe, fh_deb, err))

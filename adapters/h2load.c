@@ -7,6 +7,7 @@
 #include "adapters/adapter.h"
 #include "common/hist.h"
 #include "adapters/raw.h"
+#include "common/jsonutil.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -162,11 +163,6 @@ static uint64_t read_log(const char *dir, struct hist *h)
     return n;
 }
 
-static json_t *jnum(double v)
-{
-    return isnan(v) ? json_null() : json_real(v);
-}
-
 static int h2load_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
 {
     char e[UTIL_ERR_LEN];
@@ -247,7 +243,7 @@ static int h2load_parse(const struct adapter_ctx *c, struct adapter_result *r, c
     const char *comma = strchr(fin, ',');
     if (comma)
         tool_rps = strtod(comma + 1, NULL);
-    json_object_set_new(x, "requests_per_sec", jnum(tool_rps));
+    json_object_set_new(x, "requests_per_sec", jsonutil_num(tool_rps));
     json_object_set_new(x, "status_codes",
                         json_pack("{s:I, s:I, s:I, s:I}", "2xx", (json_int_t)s2, "3xx", (json_int_t)s3, "4xx",
                                   (json_int_t)s4, "5xx", (json_int_t)s5));

@@ -5,6 +5,7 @@
  * exit 0 and an "Error distribution" when every connect fails. */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
+#include "common/jsonutil.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -85,11 +86,6 @@ static double secs_ms(const char *text, const char *label)
     if (raw_number(text, label, &v))
         return NAN;
     return v * 1000;
-}
-
-static json_t *jnum(double v)
-{
-    return isnan(v) ? json_null() : json_real(v);
 }
 
 /* Call fn for each "  [key]\tvalue" line of the section that starts with
@@ -198,14 +194,14 @@ static int hey_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         strvec_pushf(&r->warnings, "hey's latency figures cover only its first %llu of %llu responses",
                      HEY_MAX_RESULTS, (unsigned long long)r->requests);
     json_t *x = json_object();
-    json_object_set_new(x, "total_s", jnum(total_s));
+    json_object_set_new(x, "total_s", jsonutil_num(total_s));
     /* hey's own rate counts failed attempts as requests. */
-    json_object_set_new(x, "requests_per_sec", jnum(tool_rps));
+    json_object_set_new(x, "requests_per_sec", jsonutil_num(tool_rps));
     json_object_set_new(x, "status_codes", a.codes);
     json_object_set_new(x, "errors", a.errs);
-    json_object_set_new(x, "p10_ms", jnum(secs_ms(text, "10% in")));
-    json_object_set_new(x, "p25_ms", jnum(secs_ms(text, "25% in")));
-    json_object_set_new(x, "p75_ms", jnum(secs_ms(text, "75% in")));
+    json_object_set_new(x, "p10_ms", jsonutil_num(secs_ms(text, "10% in")));
+    json_object_set_new(x, "p25_ms", jsonutil_num(secs_ms(text, "25% in")));
+    json_object_set_new(x, "p75_ms", jsonutil_num(secs_ms(text, "75% in")));
     r->extra = x;
     r->parsed = 1;
     free(text);

@@ -1,6 +1,7 @@
 /* The adapter for lb-gen, loadbench's own generator (generator/README.md
  * documents its JSON summary, schema "lb-gen/1"). */
 #include "adapters/adapter.h"
+#include "adapters/raw.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -124,14 +125,7 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
         json_decref(j);
         return util_err(err, "summary.json has no requests.completed");
     }
-    r->requests = adapter_json_uint(req, "completed");
-    r->ok = adapter_json_uint(req, "ok");
-    r->err_connect = adapter_json_uint(e, "connect");
-    r->err_read = adapter_json_uint(e, "read");
-    r->err_write = adapter_json_uint(e, "write");
-    r->err_timeout = adapter_json_uint(e, "timeout");
-    r->err_status = adapter_json_uint(e, "status");
-    r->errors = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_status;
+    raw_gen_counts(req, e, r); /* lb-gen writes no errors.other: 0 */
     r->duration_s = adapter_json_num(json_object_get(j, "time"), "load_s");
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;

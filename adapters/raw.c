@@ -277,16 +277,22 @@ void raw_add_error(struct adapter_result *r, const char *m, uint64_t n)
         r->err_other += n;
 }
 
-uint64_t raw_json_count(json_t *o, const char *key)
-{
-    double v = adapter_json_num(o, key);
-    /* Past uint64_t is no count (and casting it would be undefined). */
-    return v > 0 && v < 0x1p64 ? (uint64_t)v : 0;
-}
-
 void raw_sum_errors(struct adapter_result *r)
 {
     r->errors = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_status + r->err_other;
+}
+
+void raw_gen_counts(json_t *req, json_t *e, struct adapter_result *r)
+{
+    r->requests = adapter_json_uint(req, "completed");
+    r->ok = adapter_json_uint(req, "ok");
+    r->err_connect = adapter_json_uint(e, "connect");
+    r->err_read = adapter_json_uint(e, "read");
+    r->err_write = adapter_json_uint(e, "write");
+    r->err_timeout = adapter_json_uint(e, "timeout");
+    r->err_status = adapter_json_uint(e, "status");
+    r->err_other = adapter_json_uint(e, "other");
+    raw_sum_errors(r);
 }
 
 char *raw_output(const char *dir, size_t max_bytes)

@@ -95,12 +95,13 @@ int raw_line_with(const char *text, const char *needle, char *out, size_t len);
  * (connect, timeout, read, write, else other). */
 void raw_add_error(struct adapter_result *r, const char *message, uint64_t n);
 
-/* The number under key of JSON object o truncated to a whole count; 0 when
- * absent, not a number, not above 0 or past 2^64 (o may be NULL). */
-uint64_t raw_json_count(json_t *o, const char *key);
-
 /* r->errors = the sum of the kinds. */
 void raw_sum_errors(struct adapter_result *r);
+
+/* The counts of a generator's JSON summary (lb-gen/1, lb-refgen/1):
+ * requests completed and ok from req, the errors by kind from e (connect,
+ * read, write, timeout, status, other; an absent one is 0) and their sum. */
+void raw_gen_counts(json_t *req, json_t *e, struct adapter_result *r);
 
 /* Read stdout.txt and stderr.txt of the run (either may be missing) into one
  * heap string, stdout first. Never fails (empty string). */

@@ -77,15 +77,7 @@ static int parse_text(const char *text, const char *tool, struct adapter_result 
         json_decref(j);
         return util_err(err, "%s's summary has no requests.completed or errors", tool);
     }
-    r->requests = adapter_json_uint(req, "completed");
-    r->ok = adapter_json_uint(req, "ok");
-    r->err_connect = adapter_json_uint(e, "connect");
-    r->err_read = adapter_json_uint(e, "read");
-    r->err_write = adapter_json_uint(e, "write");
-    r->err_timeout = adapter_json_uint(e, "timeout");
-    r->err_status = adapter_json_uint(e, "status");
-    r->err_other = adapter_json_uint(e, "other");
-    raw_sum_errors(r);
+    raw_gen_counts(req, e, r);
     json_t *t = json_object_get(j, "time");
     r->duration_s = adapter_json_num(t, "elapsed_s");
     if (r->duration_s > 0)

@@ -121,8 +121,8 @@ static int siege_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
     }
     /* A 4xx/5xx is a transaction that is neither successful nor failed;
      * failed_transactions counts socket failures only. */
-    uint64_t trans = raw_json_count(j, "transactions"), good = raw_json_count(j, "successful_transactions"),
-             failed = raw_json_count(j, "failed_transactions");
+    uint64_t trans = adapter_json_count(j, "transactions"), good = adapter_json_count(j, "successful_transactions"),
+             failed = adapter_json_count(j, "failed_transactions");
     r->requests = trans;
     r->ok = good < trans ? good : trans;
     r->err_status = trans - r->ok;

@@ -96,17 +96,17 @@ static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         json_decref(j);
         return util_err(err, WRK_JSON " has no requests/errors: not written by adapters/wrk/done.lua?");
     }
-    r->requests = raw_json_count(j, "requests");
-    r->err_connect = raw_json_count(e, "connect");
-    r->err_read = raw_json_count(e, "read");
-    r->err_write = raw_json_count(e, "write");
-    r->err_timeout = raw_json_count(e, "timeout");
+    r->requests = adapter_json_count(j, "requests");
+    r->err_connect = adapter_json_count(e, "connect");
+    r->err_read = adapter_json_count(e, "read");
+    r->err_write = adapter_json_count(e, "write");
+    r->err_timeout = adapter_json_count(e, "timeout");
     /* wrk's status errors are responses with status > 399; they are also in
      * requests. */
-    r->err_status = raw_json_count(e, "status");
+    r->err_status = adapter_json_count(e, "status");
     raw_sum_errors(r);
     r->ok = r->requests > r->err_status ? r->requests - r->err_status : 0;
-    r->bytes_read = raw_json_count(j, "bytes");
+    r->bytes_read = adapter_json_count(j, "bytes");
     r->duration_s = adapter_json_num(j, "duration_us") / 1e6;
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;

@@ -97,6 +97,20 @@ static int body_start(struct http_resp *r)
     return S_BODY_EOF;
 }
 
+/* Consume up to n bytes of a body or chunk (r->remaining left of it);
+ * when it is complete, go to state next. Returns the bytes taken. */
+static size_t take(struct http_resp *r, size_t n, uint8_t next)
+{
+    if (n < r->remaining) {
+        r->remaining -= n;
+        return n;
+    }
+    size_t k = (size_t)r->remaining;
+    r->remaining = 0;
+    r->state = next;
+    return k;
+}
+
 int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *used)
 {
     size_t i = 0;
@@ -144,16 +158,6 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
                 r->state = S_STATUS_REST;
             i++;
             break;
-        case S_STATUS_REST: {
-            const char *lf = memchr(buf + i, '\n', len - i);
-            if (!lf) {
-                i = len;
-                break;
-            }
-            i = (size_t)(lf - buf) + 1;
-            r->state = S_LINE_START;
-            break;
-        }
         case S_LINE_START:
             if (c == '\r') {
                 r->state = S_HEAD_END_LF;
@@ -184,6 +188,7 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
                 r->state = S_SKIP_LINE;
             }
             break;
+        case S_STATUS_REST: /* the rest of the status line: skipped as a header line is */
         case S_SKIP_LINE: {
             const char *lf = memchr(buf + i, '\n', len - i);
             if (!lf) {
@@ -246,18 +251,9 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
                 value_word(r, &r->pos, c, "keep-alive", F_KEEPALIVE);
             }
             break;
-        case S_BODY: {
-            size_t n = len - i;
-            if (n >= r->remaining) {
-                i += (size_t)r->remaining;
-                r->remaining = 0;
-                r->state = S_DONE;
-            } else {
-                r->remaining -= n;
-                i = len;
-            }
+        case S_BODY:
+            i += take(r, len - i, S_DONE);
             break;
-        }
         case S_BODY_EOF:
             i = len;
             break;
@@ -280,18 +276,9 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
             if (c == '\n')
                 r->state = r->remaining ? S_CHUNK_DATA : S_TRAILER_START;
             break;
-        case S_CHUNK_DATA: {
-            size_t n = len - i;
-            if (n >= r->remaining) {
-                i += (size_t)r->remaining;
-                r->remaining = 0;
-                r->state = S_CHUNK_CR;
-            } else {
-                r->remaining -= n;
-                i = len;
-            }
+        case S_CHUNK_DATA:
+            i += take(r, len - i, S_CHUNK_CR);
             break;
-        }
         case S_CHUNK_CR:
             i++;
             if (c == '\n')

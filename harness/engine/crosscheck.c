@@ -1,6 +1,7 @@
 #include "engine/crosscheck.h"
 #include "report/stats.h"
 #include "engine/target.h"
+#include "common/jsonutil.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -414,11 +415,6 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
 
 /* ---- serialise: run.json's keys, order and values ---- */
 
-static json_t *num_or_null(double v)
-{
-    return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
 static json_t *uint_json(uint64_t v)
 {
     return json_integer((json_int_t)v);
@@ -454,10 +450,10 @@ static json_t *steady_json(const struct crosscheck_steady *s, json_t *warnings)
             json_object_set_new(o, "reason", json_string("the median rate is 0 req/s: no size to judge a change by"));
         return o;
     }
-    json_object_set_new(o, "median_rps", num_or_null(s->median_rps));
-    json_object_set_new(o, "change", num_or_null(s->change));
-    json_object_set_new(o, "ratio", num_or_null(s->ratio));
-    json_object_set_new(o, "p", num_or_null(s->p));
+    json_object_set_new(o, "median_rps", jsonutil_num(s->median_rps));
+    json_object_set_new(o, "change", jsonutil_num(s->change));
+    json_object_set_new(o, "ratio", jsonutil_num(s->ratio));
+    json_object_set_new(o, "p", jsonutil_num(s->p));
     if (*crosscheck_steady_flag(s, flag, sizeof flag)) {
         json_object_set_new(o, "flag", json_string(flag));
         json_array_append_new(warnings, json_sprintf("%s (Sen's slope: %+.0f%% of the median %.0f req/s; Mann–Kendall p = %.3g "
@@ -469,9 +465,9 @@ static json_t *steady_json(const struct crosscheck_steady *s, json_t *warnings)
 
 static json_t *windows_json(const struct crosscheck_windows *w, json_t *warnings)
 {
-    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", num_or_null(w->load_start_s), "whole_s",
-                          num_or_null(w->whole_s), "whole_rps", num_or_null(w->whole_rps), "hold_s", num_or_null(w->hold_s),
-                          "hold_rps", num_or_null(w->hold_rps));
+    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "load_start_s", jsonutil_num(w->load_start_s), "whole_s",
+                          jsonutil_num(w->whole_s), "whole_rps", jsonutil_num(w->whole_rps), "hold_s", jsonutil_num(w->hold_s),
+                          "hold_rps", jsonutil_num(w->hold_rps));
     if (w->steady.verdict != CROSSCHECK_STEADY_NONE)
         json_object_set_new(o, "hold_steady", steady_json(&w->steady, warnings));
     return o;
@@ -489,10 +485,10 @@ static json_t *server_json(const struct crosscheck_server *s)
     json_object_set_new(sv, "inflight_max", uint_json(s->inflight_max));
     json_object_set_new(sv, "bytes_out", uint_json(s->bytes_out));
     json_object_set_new(sv, "server_time_ms",
-                        json_pack("{s:o, s:o, s:o}", "mean", num_or_null(s->time_mean_ms), "p50",
-                                  num_or_null(s->time_p50_ms), "p99", num_or_null(s->time_p99_ms)));
-    json_object_set_new(sv, "littles_law_concurrency", num_or_null(s->littles_law_concurrency));
-    json_object_set_new(sv, "connections_per_1k_requests", num_or_null(s->connections_per_1k_requests));
+                        json_pack("{s:o, s:o, s:o}", "mean", jsonutil_num(s->time_mean_ms), "p50",
+                                  jsonutil_num(s->time_p50_ms), "p99", jsonutil_num(s->time_p99_ms)));
+    json_object_set_new(sv, "littles_law_concurrency", jsonutil_num(s->littles_law_concurrency));
+    json_object_set_new(sv, "connections_per_1k_requests", jsonutil_num(s->connections_per_1k_requests));
     return sv;
 }
 
@@ -502,15 +498,15 @@ static json_t *workload_json(const struct crosscheck_workload *wl, json_t *warni
     json_object_set_new(o, "model", json_string(wl->model));
     if (wl->open_like) {
         json_object_set_new(o, "offered_rps", json_real(wl->offered_rps));
-        json_object_set_new(o, "achieved_rps", num_or_null(wl->achieved_rps));
+        json_object_set_new(o, "achieved_rps", jsonutil_num(wl->achieved_rps));
         json_object_set_new(o, "generator_limited", json_boolean(wl->generator_limited));
         if (wl->generator_limited)
             json_array_append_new(warnings, json_sprintf("generator-limited: offered %.0f req/s, the server counted %.0f (%.1f%%)",
                                                          wl->offered_rps, wl->achieved_rps,
                                                          wl->achieved_rps / wl->offered_rps * 100));
     }
-    json_object_set_new(o, "nominal_concurrency", num_or_null(wl->nominal_concurrency));
-    json_object_set_new(o, "delivered_concurrency", num_or_null(wl->delivered_concurrency));
+    json_object_set_new(o, "nominal_concurrency", jsonutil_num(wl->nominal_concurrency));
+    json_object_set_new(o, "delivered_concurrency", jsonutil_num(wl->delivered_concurrency));
     json_object_set_new(o, "delivered_basis", json_string(wl->delivered_by_littles_law ? "littles_law" : "open_connections"));
     json_object_set_new(o, "concurrency_shortfall", json_boolean(wl->concurrency_shortfall));
     if (wl->concurrency_shortfall)
@@ -628,8 +624,8 @@ void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *
     json_object_set_new(res, "limits", limits_json(&r->limits, warnings));
     json_object_set_new(res, "latency_check", latency_json(&r->latency, warnings));
     json_object_set_new(res, "efficiency",
-                        json_pack("{s:o, s:o}", "requests_per_cpu_second", num_or_null(r->efficiency.requests_per_cpu_second),
-                                  "rps_per_mb", num_or_null(r->efficiency.rps_per_mb)));
+                        json_pack("{s:o, s:o}", "requests_per_cpu_second", jsonutil_num(r->efficiency.requests_per_cpu_second),
+                                  "rps_per_mb", jsonutil_num(r->efficiency.rps_per_mb)));
 }
 
 void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings)

@@ -98,10 +98,30 @@ static int in_list(const pid_t *list, int n, pid_t pid)
     return 0;
 }
 
-/* Append pid's direct children (from every thread's children file) to pv. */
-static void children_of(pid_t pid, struct pidvec *pv, char **buf, size_t *cap)
+void proc_each_listed(const char *path, char **buf, size_t *cap, void (*fn)(pid_t, void *), void *arg)
+{
+    if (fsutil_read_all(path, buf, cap) <= 0)
+        return;
+    char *s = *buf, *end;
+    for (;;) {
+        long c = strtol(s, &end, 10);
+        if (end == s)
+            break;
+        if (c > 0)
+            fn((pid_t)c, arg);
+        s = end;
+    }
+}
+
+void proc_each_child(pid_t pid, int nthreads, char **buf, size_t *cap, void (*fn)(pid_t child, void *arg), void *arg)
 {
     char path[320];
+    if (nthreads == 1) {
+        /* One thread: its tid is the pid, no need to list the task dir. */
+        snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+        proc_each_listed(path, buf, cap, fn, arg);
+        return;
+    }
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
     DIR *d = opendir(path);
     if (!d)
@@ -111,19 +131,22 @@ static void children_of(pid_t pid, struct pidvec *pv, char **buf, size_t *cap)
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
         snprintf(path, sizeof path, "/proc/%d/task/%s/children", (int)pid, de->d_name);
-        if (fsutil_read_all(path, buf, cap) <= 0)
-            continue;
-        char *s = *buf, *end;
-        for (;;) {
-            long c = strtol(s, &end, 10);
-            if (end == s)
-                break;
-            if (c > 0 && !pv_has(pv, (pid_t)c))
-                pv_push(pv, (pid_t)c);
-            s = end;
-        }
+        proc_each_listed(path, buf, cap, fn, arg);
     }
     closedir(d);
+}
+
+static void pv_push_new(pid_t c, void *arg)
+{
+    struct pidvec *pv = arg;
+    if (!pv_has(pv, c))
+        pv_push(pv, c);
+}
+
+/* Append pid's direct children (from every thread's children file) to pv. */
+static void children_of(pid_t pid, struct pidvec *pv, char **buf, size_t *cap)
+{
+    proc_each_child(pid, 0, buf, cap, pv_push_new, pv);
 }
 
 /* Breadth-first walk below root; keep[] pids and their subtrees are skipped.
@@ -488,6 +511,17 @@ static void nap_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* Refresh pv with what is now below us, reap what has exited (p too) and
+ * return how many are left. */
+static int still_there(struct proc *p, const pid_t *keep, int nkeep, struct pidvec *pv)
+{
+    targets(keep, nkeep, pv);
+    int left = reap_and_count(p, pv);
+    if (p->pid > 0 && !p->reaped)
+        left += !reap_one(p, p->pid);
+    return left;
+}
+
 int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_grace_ns, char *err)
 {
     int rc = -1;
@@ -516,10 +550,7 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
 
     uint64_t deadline = util_now_ns() + term_grace_ns;
     for (;;) {
-        targets(keep, nkeep, &pv);
-        int left = reap_and_count(p, &pv);
-        if (p->pid > 0 && !p->reaped)
-            left += !reap_one(p, p->pid);
+        int left = still_there(p, keep, nkeep, &pv);
         if (!left)
             goto done;
         if (util_now_ns() >= deadline)
@@ -546,10 +577,7 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
             kill(-p->pid, SIGKILL);
         signal_all(&pv, SIGKILL, NULL);
         nap_ms(2);
-        targets(keep, nkeep, &pv);
-        int left = reap_and_count(p, &pv);
-        if (p->pid > 0 && !p->reaped)
-            left += !reap_one(p, p->pid);
+        int left = still_there(p, keep, nkeep, &pv);
         if (!left)
             goto done;
         if (util_now_ns() >= hard) {

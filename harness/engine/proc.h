@@ -80,6 +80,18 @@ int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_g
  * (may exceed max: then only max were stored). */
 int proc_descendants(pid_t root, pid_t *out, int max);
 
+/* Call fn(pid, arg) for each pid listed (whitespace-separated) in the file
+ * at path: a children file, a cgroup.procs. Nothing when it cannot be read.
+ * *buf (*cap bytes) is a read buffer the caller reuses and frees. */
+void proc_each_listed(const char *path, char **buf, size_t *cap, void (*fn)(pid_t pid, void *arg), void *arg);
+
+/* Call fn(child, arg) for each pid listed in the children files of pid's
+ * threads (/proc/PID/task/TID/children; a pid may come more than once).
+ * nthreads: pid's thread count when known; 1 reads only the main thread's
+ * file, 0 (unknown) or more lists the task directory. buf, cap: as for
+ * proc_each_listed. */
+void proc_each_child(pid_t pid, int nthreads, char **buf, size_t *cap, void (*fn)(pid_t child, void *arg), void *arg);
+
 /* Build a clean environment for a tool: PATH, LANG=C.UTF-8, TZ=UTC,
  * HOME=home, TMPDIR=tmp, plus each "NAME=value" in extra (NULL-terminated,
  * may be NULL). Nothing else of ours is inherited (no JAVA_OPTS,

@@ -4,6 +4,7 @@
 #include "engine/crosscheck.h"
 #include "engine/exec.h"
 #include "common/fsutil.h"
+#include "common/jsonutil.h"
 #include "engine/netstat.h"
 #include "engine/sampler.h"
 #include "common/sha256.h"
@@ -123,22 +124,17 @@ static json_t *summary_json(const struct sampler_summary *s)
                      "procs_peak", s->procs_peak, "threads_peak", s->threads_peak, "write_mb", s->write_mb);
 }
 
-static json_t *num_or_null(double v)
-{
-    return isnan(v) ? json_null() : json_real(v);
-}
-
 static json_t *latency_json(const struct adapter_latency *l)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "min", num_or_null(l->min));
-    json_object_set_new(o, "mean", num_or_null(l->mean));
-    json_object_set_new(o, "p50", num_or_null(l->p50));
-    json_object_set_new(o, "p90", num_or_null(l->p90));
-    json_object_set_new(o, "p95", num_or_null(l->p95));
-    json_object_set_new(o, "p99", num_or_null(l->p99));
-    json_object_set_new(o, "p999", num_or_null(l->p999));
-    json_object_set_new(o, "max", num_or_null(l->max));
+    json_object_set_new(o, "min", jsonutil_num(l->min));
+    json_object_set_new(o, "mean", jsonutil_num(l->mean));
+    json_object_set_new(o, "p50", jsonutil_num(l->p50));
+    json_object_set_new(o, "p90", jsonutil_num(l->p90));
+    json_object_set_new(o, "p95", jsonutil_num(l->p95));
+    json_object_set_new(o, "p99", jsonutil_num(l->p99));
+    json_object_set_new(o, "p999", jsonutil_num(l->p999));
+    json_object_set_new(o, "max", jsonutil_num(l->max));
     return o;
 }
 
@@ -343,7 +339,7 @@ static void tool_run_init(struct tool_run *r, const struct tool_run_opts *o, con
     pathf(r->dir, sizeof r->dir, "%s/%s", o->run_dir, subdir);
     json_object_set_new(r->res, "tool", json_string(pt->tool));
     json_object_set_new(r->res, "label", json_string(pt->label));
-    json_object_set_new(r->res, "level", isnan(level) ? json_null() : json_real(level));
+    json_object_set_new(r->res, "level", jsonutil_num(level));
     json_object_set_new(r->res, "repeat", json_integer(rep));
     json_object_set_new(r->res, "dir", json_string(subdir));
     json_object_set_new(r->res, "load", profile_load_to_json(load));
@@ -788,8 +784,8 @@ static void tool_run_collect_client(struct tool_run *r)
                                   (json_int_t)ar->err_read, "write", (json_int_t)ar->err_write, "timeout",
                                   (json_int_t)ar->err_timeout, "status", (json_int_t)ar->err_status, "other",
                                   (json_int_t)ar->err_other));
-    json_object_set_new(c, "duration_s", num_or_null(ar->duration_s));
-    json_object_set_new(c, "rps_tool", num_or_null(ar->rps));
+    json_object_set_new(c, "duration_s", jsonutil_num(ar->duration_s));
+    json_object_set_new(c, "rps_tool", jsonutil_num(ar->rps));
     json_object_set_new(c, "latency_ms", latency_json(&ar->lat));
     if (!isnan(ar->lat_uncorrected.p50))
         json_object_set_new(c, "latency_uncorrected_ms", latency_json(&ar->lat_uncorrected));

@@ -122,16 +122,6 @@ static void gp_end(FILE *f)
     fprintf(f, "  set output\n}\n");
 }
 
-/* Write buf (taken: freed here) as dir/name, atomically. */
-static int put_file(const char *dir, const char *name, char *buf, char *err)
-{
-    char path[4600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = fsutil_write_text(path, buf ? buf : "", err);
-    free(buf);
-    return rc;
-}
-
 struct cw {
     const char *dir;    /* run dir */
     char cdir[4096];    /* charts dir */
@@ -146,6 +136,20 @@ static void add_script(struct cw *c, const char *name)
 {
     c->scripts = util_xrealloc(c->scripts, (size_t)(c->nscripts + 1) * sizeof *c->scripts);
     c->scripts[c->nscripts++] = util_xstrdup(name);
+}
+
+/* Write buf (taken: freed here) as base.ext in the charts dir, atomically;
+ * a gnuplot script (ext "gp") is also listed to be run. */
+static int put_file(struct cw *c, const char *base, const char *ext, char *buf, char *err)
+{
+    char name[320], path[4600];
+    snprintf(name, sizeof name, "%s.%s", base, ext);
+    snprintf(path, sizeof path, "%s/%s", c->cdir, name);
+    int rc = fsutil_write_text(path, buf ? buf : "", err);
+    free(buf);
+    if (!rc && !strcmp(ext, "gp"))
+        add_script(c, name);
+    return rc;
 }
 
 static int repeats_max(const struct stats_groups *gs)
@@ -408,7 +412,7 @@ static void bars_script(struct cw *c, const struct stats_metric *m, const char *
 
 static int bars(struct cw *c, const struct stats_metric *m, char *err)
 {
-    char base[64], name[80];
+    char base[64];
     snprintf(base, sizeof base, "bars_%s", m->key);
     char *buf = NULL;
     size_t len = 0;
@@ -419,8 +423,7 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     for (size_t i = 0; i < c->gs.n; i++)
         bar_line(c, i, m, f, &seen);
     fclose(f);
-    snprintf(name, sizeof name, "%s.dat", base);
-    if (put_file(c->cdir, name, buf, err))
+    if (put_file(c, base, "dat", buf, err))
         return -1;
     if (!seen.any)
         return 0;
@@ -428,10 +431,8 @@ static int bars(struct cw *c, const struct stats_metric *m, char *err)
     f = open_memstream(&buf, &len);
     bars_script(c, m, base, &seen, f);
     fclose(f);
-    snprintf(name, sizeof name, "%s.gp", base);
-    if (put_file(c->cdir, name, buf, err))
+    if (put_file(c, base, "gp", buf, err))
         return -1;
-    add_script(c, name);
     return 0;
 }
 
@@ -482,7 +483,7 @@ static void sweep_data(struct cw *c, const struct stats_metric *m, FILE *f, stru
 /* Sweep curves: one line per label against the level. */
 static int sweep(struct cw *c, const struct stats_metric *m, char *err)
 {
-    char base[64], name[80];
+    char base[64];
     snprintf(base, sizeof base, "sweep_%s", m->key);
     char *buf = NULL;
     size_t len = 0;
@@ -491,8 +492,7 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     sweep_data(c, m, f, &seen);
     unsigned used = seen.used;
     fclose(f);
-    snprintf(name, sizeof name, "%s.dat", base);
-    if (put_file(c->cdir, name, buf, err))
+    if (put_file(c, base, "dat", buf, err))
         return -1;
     json_t *load = json_object_get(json_object_get(c->run, "profile"), "load");
     const char *model = json_string_value(json_object_get(load, "model"));
@@ -544,10 +544,8 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     fputc('\n', f);
     gp_end(f);
     fclose(f);
-    snprintf(name, sizeof name, "%s.gp", base);
-    if (put_file(c->cdir, name, buf, err))
+    if (put_file(c, base, "gp", buf, err))
         return -1;
-    add_script(c, name);
     return 0;
 }
 
@@ -730,7 +728,7 @@ static int timeseries(struct cw *c, char *err)
         for (size_t li = 0; li < c->gs.nlabels; li++)
             if (!strcmp(c->gs.labels[li], stats_json_str(r, "label", NULL) ?: ""))
                 colour = (int)li;
-        char base[300], name[320];
+        char base[300];
         snprintf(base, sizeof base, "ts_%s", dirname);
         for (char *p = base; *p; p++)
             if (*p == '/' || *p == ' ')
@@ -742,10 +740,8 @@ static int timeseries(struct cw *c, char *err)
         ts_one(c, r, colour, f);
         gp_end(f);
         fclose(f);
-        snprintf(name, sizeof name, "%s.gp", base);
-        if (put_file(c->cdir, name, buf, err))
+        if (put_file(c, base, "gp", buf, err))
             return -1;
-        add_script(c, name);
     }
     return 0;
 }

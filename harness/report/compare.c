@@ -1,4 +1,5 @@
 #include "report/compare.h"
+#include "report/html.h"
 #include "report/stats.h"
 #include "common/util.h"
 
@@ -341,19 +342,6 @@ static void fmt_change(char *buf, size_t len, double change)
         snprintf(buf, len, "%+.1f %%", change * 100);
 }
 
-static void xml(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
 static void run_when(json_t *run, char *buf, size_t len)
 {
     double ms = stats_json_num(run, "started_at_ms", NULL, NULL);
@@ -461,15 +449,15 @@ static void junit_cell(const struct compare_row *row, const struct compare_cell 
     fmt_sum(b, sizeof b, &c->cur, c->prec);
     fmt_change(ch, sizeof ch, c->change);
     fprintf(f, "<testcase classname=\"loadbench.");
-    xml(f, row->name);
+    html_esc(f, row->name);
     fprintf(f, "\" name=\"");
-    xml(f, c->metric);
+    html_esc(f, c->metric);
     fprintf(f, "\">");
     if (c->verdict == COMPARE_REGRESSED) {
         char msg[512];
         snprintf(msg, sizeof msg, "regressed %s (baseline %s, current %s, threshold %.0f %%)", ch, a, b, thr * 100);
         fprintf(f, "<failure message=\"");
-        xml(f, msg);
+        html_esc(f, msg);
         fprintf(f, "\"/>");
     } else {
         fprintf(f, "<system-out>%s %s</system-out>", verdict_name(c->verdict), ch);
@@ -483,7 +471,7 @@ void compare_render_junit(const struct compare_result *r, const char *err, FILE 
     if (!r->comparable) {
         fprintf(junit, "<testsuite name=\"loadbench compare\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
                        "<testcase classname=\"loadbench.compare\" name=\"comparable\"><error message=\"");
-        xml(junit, err);
+        html_esc(junit, err);
         fprintf(junit, "\"/></testcase>\n</testsuite>\n</testsuites>\n");
         return;
     }
@@ -493,7 +481,7 @@ void compare_render_junit(const struct compare_result *r, const char *err, FILE 
         const struct compare_row *row = &r->rows[i];
         if (row->kind == COMPARE_ROW_FAILED && row->gated) {
             fprintf(junit, "<testcase classname=\"loadbench.");
-            xml(junit, row->name);
+            html_esc(junit, row->name);
             fprintf(junit, "\" name=\"runs ok\"><failure message=\"no run ended ok (baseline: %zu of %zu)\"/></testcase>\n",
                     row->base_ok, row->base_rows);
         }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-static void esc(FILE *f, const char *s)
+void html_esc(FILE *f, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -114,7 +114,7 @@ static void y_axis(FILE *f, double x0, double x1, double y0, double y1, const st
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>", x0, y0, x1, y0);
     fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" text-anchor=\"middle\" class=\"axis\">", x0 - 52,
             (y0 + y1) / 2);
-    esc(f, unit);
+    html_esc(f, unit);
     if (sc->log)
         fputs(" (log scale)", f);
     fputs("</text>", f);
@@ -124,10 +124,10 @@ static void legend(FILE *f, const struct stats_groups *gs, double x, double y)
 {
     for (size_t li = 0; li < gs->nlabels; li++) {
         fprintf(f, "<g class=\"legend\" data-tool=\"");
-        esc(f, gs->labels[li]);
+        html_esc(f, gs->labels[li]);
         fprintf(f, "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x,
                 y + (double)li * 18, charts_colour((int)li), x + 18, y + (double)li * 18 + 10);
-        esc(f, gs->labels[li]);
+        html_esc(f, gs->labels[li]);
         fputs("</text></g>", f);
     }
 }
@@ -137,10 +137,10 @@ static void svg_open(FILE *f, int w, int h, const char *title, const char *foote
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", w, h, w,
             h);
     fprintf(f, "<title>");
-    esc(f, title);
+    html_esc(f, title);
     fprintf(f, "</title><rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>", w, h);
     fprintf(f, "<text x=\"%d\" y=\"22\" text-anchor=\"middle\" class=\"title\">", w / 2);
-    esc(f, title);
+    html_esc(f, title);
     /* The footer on two lines (build and machine; date and profile), so
      * it fits a narrow figure. */
     const char *cut = strstr(footer, " · ");
@@ -149,11 +149,11 @@ static void svg_open(FILE *f, int w, int h, const char *title, const char *foote
     if (cut) {
         char first[512];
         snprintf(first, sizeof first, "%.*s", (int)(cut - footer), footer);
-        esc(f, first);
+        html_esc(f, first);
         fprintf(f, "</text><text x=\"6\" y=\"%d\" class=\"footer\">", h - 6);
-        esc(f, cut + strlen(" · "));
+        html_esc(f, cut + strlen(" · "));
     } else {
-        esc(f, footer);
+        html_esc(f, footer);
     }
     fputs("</text>", f);
 }
@@ -182,7 +182,7 @@ static void caveat_legend(FILE *f, unsigned used, double x, double y)
                 char part[128];
                 snprintf(part, sizeof part, "%.*s", (int)cut, t);
                 fprintf(f, "<tspan x=\"%.1f\" dy=\"%d\">", x + 18, line++ ? 13 : 0);
-                esc(f, part);
+                html_esc(f, part);
                 fputs("</tspan>", f);
                 t += cut;
                 while (*t == ' ')
@@ -200,7 +200,7 @@ static void caveat_marks(FILE *f, unsigned mask, double x, double y)
         if (mask & 1u << k) {
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"glyph\" data-caveat=\"%s\"><title>", x, y,
                     charts_caveats[k].key);
-            esc(f, charts_caveats[k].legend);
+            html_esc(f, charts_caveats[k].legend);
             fprintf(f, "</title>%s</text>", charts_caveats[k].glyph);
             y -= 14;
         }
@@ -226,7 +226,7 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
         snprintf(name + strlen(name), sizeof name - strlen(name), " (%s)", b->status);
     double cx = fr->x0 + fr->slot * ((double)i + 0.5);
     fprintf(f, "<g class=\"bar%s\" data-tool=\"", ok ? "" : " failed");
-    esc(f, g->label);
+    html_esc(f, g->label);
     fprintf(f, "\">");
     if (s->n) {
         double y = ypos(&fr->sc, s->median, y0, y1), ytop = y;
@@ -237,7 +237,7 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
         else
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#lb-hatch-%d)\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
                     cx - bw / 2, y, bw, y0 - y, g->colour);
-        esc(f, name);
+        html_esc(f, name);
         fprintf(f, ": %.*f %s (%s of %zu%s)</title></rect>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
                 ok ? "" : ", footprint measured, no tool report");
         if (s->n > 1) {
@@ -264,7 +264,7 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
                 y0 - 6, ok ? "" : " (", ok ? "" : b->status, ok ? "" : ")");
     }
     fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(%d)\" class=\"tick\">", cx - 4, y0 + 14, fr->steep ? 60 : 25);
-    esc(f, name);
+    html_esc(f, name);
     fputs("</text></g>", f);
 }
 
@@ -375,7 +375,7 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
     fprintf(f, "<figure class=\"chart %s\"", cls);
     if (tool) {
         fprintf(f, " data-tool=\"");
-        esc(f, tool);
+        html_esc(f, tool);
         fputc('"', f);
     }
     fputc('>', f);
@@ -405,13 +405,13 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
         }
     }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">", (x0 + x1) / 2, y0 + 36);
-    esc(f, xunit);
+    html_esc(f, xunit);
     fputs("</text>", f);
     unsigned used = 0;
     for (size_t k = 0; k < ns; k++) {
         struct series *s = &sv[k];
         fprintf(f, "<g class=\"line\" data-tool=\"");
-        esc(f, s->tool ? s->tool : s->name);
+        html_esc(f, s->tool ? s->tool : s->name);
         fprintf(f, "\"><path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"", s->colour,
                 s->dashed ? " stroke-dasharray=\"5 4\"" : "");
         int pen = 0;
@@ -439,7 +439,7 @@ static void line_chart(FILE *f, const char *cls, const char *tool, const char *t
             }
         fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x1 + 20,
                 y1 + (double)k * 18 + 5, s->colour, x1 + 38, y1 + (double)k * 18 + 10);
-        esc(f, s->name);
+        html_esc(f, s->name);
         fputs("</text></g>", f);
     }
     caveat_legend(f, used, x1 + 20, y1 + (double)ns * 18 + 6);
@@ -495,13 +495,13 @@ static void ts_chart(FILE *f, const char *dir, json_t *r, const char *colour, co
     struct series s[2];
     memset(s, 0, sizeof s);
     fprintf(f, "<div class=\"ts\" data-tool=\"");
-    esc(f, label);
+    html_esc(f, label);
     fprintf(f, "\" data-dir=\"");
-    esc(f, name);
+    html_esc(f, name);
     fprintf(f, "\"><h3 id=\"ts-");
-    esc(f, name);
+    html_esc(f, name);
     fprintf(f, "\">");
-    esc(f, name);
+    html_esc(f, name);
     fputs("</h3>", f);
     /* The load stages as the tool ran them, from its first request on. */
     struct band bands[16];
@@ -617,13 +617,13 @@ static void results_table(FILE *f, json_t *run)
         const char *label = stats_json_str(r, "label", NULL) ?: "?", *name = stats_json_str(r, "dir", NULL) ?: label,
                    *st = stats_json_str(r, "status", NULL);
         fprintf(f, "<tr class=\"tool-row\" data-tool=\"");
-        esc(f, label);
+        html_esc(f, label);
         fprintf(f, "\" data-dir=\"");
-        esc(f, name);
+        html_esc(f, name);
         fprintf(f, "\"><th><a href=\"#ts-");
-        esc(f, name);
+        html_esc(f, name);
         fprintf(f, "\">");
-        esc(f, name);
+        html_esc(f, name);
         fputs("</a>", f);
         unsigned mask = charts_caveat_mask(&r, 1, NULL);
         if (mask)
@@ -631,13 +631,13 @@ static void results_table(FILE *f, json_t *run)
         for (size_t k = 0; charts_caveats[k].key; k++)
             if (mask & 1u << k) {
                 fprintf(f, "<span class=\"glyph\" data-caveat=\"%s\" title=\"", charts_caveats[k].key);
-                esc(f, charts_caveats[k].legend);
+                html_esc(f, charts_caveats[k].legend);
                 fprintf(f, "\">%s</span>", charts_caveats[k].glyph);
             }
         fprintf(f, "</th><td class=\"%s\">", status_class(st));
-        esc(f, st ? st : "?");
+        html_esc(f, st ? st : "?");
         fputs("</td><td>", f);
-        esc(f, stats_json_str(r, "identity", "model") ?: "–");
+        html_esc(f, stats_json_str(r, "identity", "model") ?: "–");
         fputs("</td><td>", f);
         num(f, stats_json_num(r, "windows", "whole_rps", NULL), 0);
         fputs("</td><td>", f);
@@ -664,9 +664,9 @@ static void results_table(FILE *f, json_t *run)
         num(f, stats_json_num(r, "crosscheck", "client", NULL), 0);
         const char *v = stats_json_str(r, "crosscheck", "verdict");
         fprintf(f, "</td><td class=\"%s\">", v && !strcmp(v, "mismatch") ? "bad" : "");
-        esc(f, v ? v : "–");
+        html_esc(f, v ? v : "–");
         fputs("</td><td>", f);
-        esc(f, stats_json_str(r, "limits", "bottleneck") ?: "–");
+        html_esc(f, stats_json_str(r, "limits", "bottleneck") ?: "–");
         fputs("</td><td class=\"links\">", f);
         static const char *const files[] = {"stdout.txt", "stderr.txt", "reproduce.sh", NULL};
         for (const char *const *fl = files; *fl; fl++) {
@@ -696,16 +696,16 @@ static void stats_table(FILE *f, const struct stats_groups *gs)
     fputs("<table class=\"stats sortable\"><thead><tr><th>Tool</th><th>Level</th><th>Runs ok</th>", f);
     for (const struct stats_metric *m = stats_metrics; m->key; m++) {
         fputs("<th>", f);
-        esc(f, m->column);
+        html_esc(f, m->column);
         fputs("</th>", f);
     }
     fputs("</tr></thead><tbody>\n", f);
     for (size_t i = 0; i < gs->n; i++) {
         const struct stats_group *g = &gs->g[i];
         fprintf(f, "<tr class=\"stats-row\" data-tool=\"");
-        esc(f, g->label);
+        html_esc(f, g->label);
         fprintf(f, "\"><th><span class=\"sw\" style=\"background:%s\"></span>", charts_colour(g->colour));
-        esc(f, g->label);
+        html_esc(f, g->label);
         fputs("</th><td>", f);
         num(f, g->level, 0);
         fprintf(f, "</td><td>%zu/%zu</td>", g->nok, g->nrows);
@@ -743,31 +743,31 @@ static void notes(FILE *f, json_t *run)
     {
         const char *name = stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL) ?: "?";
         fputs("<li><b>", f);
-        esc(f, name);
+        html_esc(f, name);
         fputs("</b>: ", f);
-        esc(f, stats_json_str(r, "status", NULL) ?: "?");
+        html_esc(f, stats_json_str(r, "status", NULL) ?: "?");
         if (stats_json_str(r, "reason", NULL)) {
             fputs(" — ", f);
-            esc(f, stats_json_str(r, "reason", NULL));
+            html_esc(f, stats_json_str(r, "reason", NULL));
         }
         fputs("; crosscheck ", f);
-        esc(f, stats_json_str(r, "crosscheck", "verdict") ?: "–");
+        html_esc(f, stats_json_str(r, "crosscheck", "verdict") ?: "–");
         if (json_is_number(json_object_get(json_object_get(r, "crosscheck"), "client")))
             fprintf(f, " (client %.0f, server %.0f)", stats_json_num(r, "crosscheck", "client", NULL),
                     stats_json_num(r, "crosscheck", "server", NULL));
         if (stats_json_str(r, "crosscheck", "note")) {
             fputs(": ", f);
-            esc(f, stats_json_str(r, "crosscheck", "note"));
+            html_esc(f, stats_json_str(r, "crosscheck", "note"));
         }
         if (stats_json_str(r, "identity", "latency_measures")) {
             fputs(". Latency measures: ", f);
-            esc(f, stats_json_str(r, "identity", "latency_measures"));
+            html_esc(f, stats_json_str(r, "identity", "latency_measures"));
         }
         fputs("<ul>", f);
         json_array_foreach(json_object_get(r, "warnings"), k, w)
         {
             fputs("<li class=\"warn\">", f);
-            esc(f, json_string_value(w));
+            html_esc(f, json_string_value(w));
             fputs("</li>", f);
         }
         fputs("</ul></li>\n", f);
@@ -782,7 +782,7 @@ static void page_head(FILE *f, const char *name)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
           "<title>loadbench: ",
           f);
-    esc(f, name);
+    html_esc(f, name);
     fputs("</title>\n<style>\n"
           "body{font:14px/1.45 system-ui,-apple-system,'DejaVu Sans',sans-serif;margin:24px auto;max-width:1320px;padding:0 16px;color:#222}\n"
           "h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}h3{font-size:15px;margin:16px 0 4px}\n"
@@ -859,13 +859,13 @@ void html_report(FILE *f, const char *dir, json_t *run)
     charts_footer(run, footer, sizeof footer);
     const char *name = stats_json_str(run, "profile", "name") ?: "run";
     page_head(f, name);
-    esc(f, name);
+    html_esc(f, name);
     fputs("</h1>\n<p>", f);
-    esc(f, stats_json_str(run, "profile", "description"));
+    html_esc(f, stats_json_str(run, "profile", "description"));
     fputs("</p>\n<p class=\"note\">", f);
-    esc(f, footer);
+    html_esc(f, footer);
     fputs(". Run status: ", f);
-    esc(f, stats_json_str(run, "status", NULL) ?: "?");
+    html_esc(f, stats_json_str(run, "status", NULL) ?: "?");
     fprintf(f, ". Target: lb-target, %.1f ms delay, %.0f B body, %.0f thread(s).</p>\n",
             stats_json_num(run, "profile", "target", "delay_ns") / 1e6,
             stats_json_num(run, "profile", "target", "body_bytes"),
@@ -880,7 +880,7 @@ void html_report(FILE *f, const char *dir, json_t *run)
     fputs("<p class=\"note\">", f);
     for (size_t k = 0; charts_caveats[k].key; k++) {
         fprintf(f, "<span class=\"glyph\">%s</span> ", charts_caveats[k].glyph);
-        esc(f, charts_caveats[k].legend);
+        html_esc(f, charts_caveats[k].legend);
         fputs("; ", f);
     }
     fputs("the same marks in the charts. Click a column's header to sort by it.</p>\n", f);
@@ -931,10 +931,10 @@ void html_report(FILE *f, const char *dir, json_t *run)
         if (!strcmp(key, "warnings"))
             continue;
         fputs("<tr><th>", f);
-        esc(f, key);
+        html_esc(f, key);
         fputs("</th><td>", f);
         char *s = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
-        esc(f, s ? s : json_string_value(v));
+        html_esc(f, s ? s : json_string_value(v));
         free(s);
         fputs("</td></tr>", f);
     }
@@ -942,12 +942,12 @@ void html_report(FILE *f, const char *dir, json_t *run)
     json_array_foreach(json_object_get(json_object_get(run, "machine"), "warnings"), i, w)
     {
         fputs("<li class=\"warn\">", f);
-        esc(f, json_string_value(w));
+        html_esc(f, json_string_value(w));
         fputs("</li>", f);
     }
     fputs("</ul>\n<h2 id=\"profile\">Profile</h2>\n<p><a href=\"profile.yaml\">profile.yaml</a> as written; as resolved:</p><pre>", f);
     char *pj = json_dumps(json_object_get(run, "profile"), JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    esc(f, pj);
+    html_esc(f, pj);
     free(pj);
     fputs("</pre>\n<p class=\"note\">Files: <a href=\"run.json\">run.json</a>, <a href=\"summary.md\">summary.md</a>, "
           "<a href=\"results.csv\">results.csv</a>, <a href=\"stats.csv\">stats.csv</a>, <a href=\"charts/\">charts/</a>.</p>\n",

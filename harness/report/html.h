@@ -8,6 +8,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
+/* s into f with < > & " ' escaped, so that it is safe as HTML or XML text
+ * and inside a quoted attribute (NULL writes nothing). */
+void html_esc(FILE *f, const char *s);
+
 /* The page for run into f; dir is the run directory (sample CSVs are read
  * from it for the time series). */
 void html_report(FILE *f, const char *dir, json_t *run);
