@@ -432,6 +432,16 @@ static int reap_one(struct proc *p, pid_t pid)
     do
         r = wait4(pid, &status, WNOHANG, &ru);
     while (r < 0 && errno == EINTR);
+    if (r < 0 && errno == ECHILD && p && pid == p->pid && !p->reaped) {
+        /* No longer a child of ours: it is gone and its status was taken
+         * elsewhere. Seen once, in a clean-clone .ci/run, for an lb-target
+         * that had stopped cleanly on SIGTERM; waiting on would wait for
+         * ever. */
+        memset(&p->exit, 0, sizeof p->exit);
+        p->exit.unknown = 1;
+        p->reaped = 1;
+        return 1;
+    }
     if (r != pid)
         return 0;
     if (p && pid == p->pid)

@@ -30,6 +30,7 @@ struct proc_exit {
     int signaled;       /* 1: killed by a signal, sig valid */
     int sig;
     struct rusage ru;   /* wait4 rusage of the direct child (children it reaped are included by the kernel) */
+    int unknown;        /* 1: gone, but its status was not ours to collect (wait4 said ECHILD) */
 };
 
 struct proc {

@@ -238,7 +238,10 @@ int target_stop(struct target *t, char *err)
     }
     kill(-t->proc.pid, SIGKILL);
     kill(t->proc.pid, SIGKILL);
+    deadline = util_now_ns() + 5000000000ull;
     while (!proc_poll(&t->proc)) {
+        if (util_now_ns() >= deadline)
+            return util_err(err, "lb-target (pid %d) still there 5 s after SIGKILL", (int)t->proc.pid);
         struct timespec ts = {0, 2000000};
         nanosleep(&ts, NULL);
     }
