@@ -290,11 +290,9 @@ uint64_t adapter_json_count(json_t *o, const char *key)
 uint64_t adapter_json_uint(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
-    if (!json_is_integer(v))
-        return 0;
-    if (json_integer_value(v) < 0)
+    if (json_is_real(v) || (json_is_integer(v) && json_integer_value(v) < 0))
         return ADAPTER_COUNT_NEGATIVE;
-    return (uint64_t)json_integer_value(v);
+    return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
 }
 
 /* ---- bounds on what a tool reports ---------------------------------------- */

@@ -183,9 +183,11 @@ double adapter_json_num(json_t *o, const char *key);
  * the result. The one reader of a tool's JSON counts. */
 uint64_t adapter_json_count(json_t *o, const char *key);
 
-/* The JSON integer under key of o when it is >= 0, else 0 when absent or
- * not an integer (a non-integer number counts as absent), and
- * ADAPTER_COUNT_NEGATIVE when negative. */
+/* The JSON integer under key of o when it is >= 0; 0 when absent or not a
+ * number; ADAPTER_COUNT_NEGATIVE (refused by adapter_parse) when negative
+ * or not an integer: for tools whose counts are always JSON integers
+ * (lb-gen, the reference generators), where 1e300 is a broken summary, not
+ * a missing field. */
 uint64_t adapter_json_uint(json_t *o, const char *key);
 
 /* Run a's parser (a->parse) on the tool run ctx describes, then hold its

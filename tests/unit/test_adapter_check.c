@@ -71,6 +71,7 @@ static void test_bounds(void)
     planted("a negative request count", "requests", "completed", json_integer(-5), "requests");
     planted("a negative error count", "errors", "timeout", json_integer(-1), "negative");
     planted("a count beyond any run", "requests", "completed", json_integer(1ll << 62), "beyond any run");
+    planted("an error count of 1e300 (not an integer)", "errors", "timeout", json_real(1e300), "negative");
     planted("p50 = 1e300 ms", "latency_ms", "p50", json_real(1e300), "p50 = 1e+300");
     planted("p50 above p99", "latency_ms", "p50", json_real(50), "out of order");
     planted("a mean above the max", "latency_ms", "mean", json_real(400), "mean");
