@@ -217,6 +217,19 @@ int target_alive(struct target *t)
     return t->proc.pid > 0 && !t->proc.reaped && !proc_poll(&t->proc);
 }
 
+/* Wait up to wait_ns for lb-target to be gone. Returns 1 when it is. */
+static int wait_gone(struct target *t, uint64_t wait_ns)
+{
+    uint64_t deadline = util_now_ns() + wait_ns;
+    while (!proc_poll(&t->proc)) {
+        if (util_now_ns() >= deadline)
+            return 0;
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    return 1;
+}
+
 int target_stop(struct target *t, char *err)
 {
     if (t->proc.pid <= 0)
@@ -229,22 +242,12 @@ int target_stop(struct target *t, char *err)
         return 0;
     }
     kill(t->proc.pid, SIGTERM);
-    uint64_t deadline = util_now_ns() + 3000000000ull;
-    while (util_now_ns() < deadline) {
-        if (proc_poll(&t->proc))
-            return 0;
-        struct timespec ts = {0, 2000000};
-        nanosleep(&ts, NULL);
-    }
+    if (wait_gone(t, 3000000000ull))
+        return 0;
     kill(-t->proc.pid, SIGKILL);
     kill(t->proc.pid, SIGKILL);
-    deadline = util_now_ns() + 5000000000ull;
-    while (!proc_poll(&t->proc)) {
-        if (util_now_ns() >= deadline)
-            return util_err(err, "lb-target (pid %d) still there 5 s after SIGKILL", (int)t->proc.pid);
-        struct timespec ts = {0, 2000000};
-        nanosleep(&ts, NULL);
-    }
+    if (!wait_gone(t, 5000000000ull))
+        return util_err(err, "lb-target (pid %d) still there 5 s after SIGKILL", (int)t->proc.pid);
     return util_err(err, "lb-target did not stop within 3 s of SIGTERM and was killed");
 }
 
