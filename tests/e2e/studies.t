@@ -64,10 +64,15 @@ cat > "$tmp/t.md.in" <<'T'
 M {{meta}}
 V {{v jmeter rps_hold}}
 R {{ratio wrk jmeter rps_hold}}
-C {{carry wrk jmeter rps_hold 1 100}}
-O {{carry wrk jmeter rps_hold 100 1000}}
-K {{carry k6 jmeter rps_hold 0.9 1.1}}
-W {{within locust cpu_avg 0 100}}
+C {{carry wrk jmeter rps_hold 5 x2}}
+O {{carry wrk jmeter rps_hold 100 x2}}
+D {{carry wrk jmeter rps_hold 34 order}}
+U {{carry jmeter wrk rps_hold 34 order}}
+K {{carry k6 jmeter rps_hold 1 25%}}
+W {{within locust cpu_avg 60 10%}}
+N {{rank jmeter rps_hold}}
+Q {{order rps_hold wrk jmeter locust}}
+P {{order rps_hold jmeter wrk}}
 {{table label,status,rps_hold,rss_peak; labels=jmeter,k6,wrk sort=rps_hold}}
 G {{chart bars_rps rps}}
 T
@@ -78,16 +83,28 @@ is "$(sed -n 's/^V //p' "$tmp/t.md")" "$(perl -e 'my $s = sprintf "%.0f", $ARGV[
     "{{v}} prints run.json's hold_rps"
 wrk=$(jget "$S/run.json" runs.1.windows.hold_rps)
 is "$(sed -n 's/^R //p' "$tmp/t.md")" "$(perl -e 'printf "%.2fx", $ARGV[0] / $ARGV[1]' -- "$wrk" "$hold")" "{{ratio}} divides the two rows"
-check "{{carry}} inside the range says carried" grep -q '^C .*inside the expected 1–100x: carried$' "$tmp/t.md"
-check "{{carry}} outside the range says did not carry" grep -q '^O .*outside the expected 100–1000x: did not carry$' "$tmp/t.md"
+# The fixture's wrk/jmeter hold ratio is 4.66 and Locust's CPU 64.5 %.
+check "{{carry}} within a factor of 2 of the original's says so and carried" \
+    grep -q "^C 4.66x against the original's 5x, within a factor of 2 of it (2.5x–10x): carried$" "$tmp/t.md"
+check "{{carry}} outside the factor says did not carry" \
+    grep -q "^O 4.66x against the original's 100x, not within a factor of 2 of it (50x–200x): did not carry$" "$tmp/t.md"
+check "{{carry}} order: same side of 1 and within 10x carries" \
+    grep -q "^D 4.66x .* the same direction (above 1) and order of magnitude (1x–340x): carried$" "$tmp/t.md"
+check "{{carry}} order: the other side of 1 does not" grep -q "^U 0.21x .*: did not carry$" "$tmp/t.md"
 check "a skipped tool's ratio is 'not measured', never a number" grep -q '^K not measured here (k6 skipped)' "$tmp/t.md"
-check "{{within}} tests one value" grep -q '^W [0-9.]*, inside the expected 0–100: carried$' "$tmp/t.md"
+check "{{within}} tests one value against a percentage" \
+    grep -q "^W 64.5 against the original's 60, within 10 % of it (54–66): carried$" "$tmp/t.md"
+check "{{rank}} places a row among the run's rows" grep -q '^N 9th of 12$' "$tmp/t.md"
+check "{{order}} in the original's order carries" grep -q '^Q wrk 9,623 > jmeter 2,064 > locust 412: the original.s order, carried$' "$tmp/t.md"
+check "{{order}} in another order does not" grep -q '^P .*not the original.s order (jmeter > wrk), did not carry$' "$tmp/t.md"
 check "{{meta}} names the machine and profile" grep -q '^M Run 20.* on AMD EPYC (2 cores.*profile `profiles/sample-200vus.yaml`' "$tmp/t.md"
 check "the table is sorted by the column, skipped last" \
     sh -c "grep -A5 '^| Tool' '$tmp/t.md' | grep '^| [a-z]' | cut -d' ' -f2 | tr '\n' ' ' | grep -qx 'wrk jmeter k6 '"
 check "a skipped row prints – for its figures, not 0" grep -q '^| k6 | skipped | – | – |$' "$tmp/t.md"
 check "{{chart}} links the run's PNG" grep -q "^G !\[rps\](.*docs/sample-run/charts/bars_rps.png)" "$tmp/t.md"
-for hole in '{{v nosuchtool rps}}' '{{v wrk nosuchfield}}' '{{nosuch}}' '{{chart nosuchchart x}}' '{{table label; labels=nosuch}}'; do
+for hole in '{{v nosuchtool rps}}' '{{v wrk nosuchfield}}' '{{nosuch}}' '{{chart nosuchchart x}}' '{{table label; labels=nosuch}}' \
+           '{{carry wrk jmeter rps_hold 1 100}}' '{{carry k6 jmeter rps_hold 1 order}}' '{{within wrk rps_hold 5 order}}' \
+           '{{carry wrk jmeter rps_hold 5}}' '{{order rps_hold wrk}}'; do
     printf '%s\n' "$hole" > "$tmp/hole.md.in"
     rc=0; scripts/study-page "$tmp/hole.md.in" "$S" > /dev/null 2>"$tmp/hole.err" || rc=$?
     check "study-page refuses $hole (exit $rc: $(head -c 80 "$tmp/hole.err"))" test "$rc" -ne 0 -a -s "$tmp/hole.err"
