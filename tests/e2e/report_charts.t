@@ -85,6 +85,10 @@ cp -r "$SR/samples" "$tmp/sr/"
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); my ($r) = grep { $_->{dir} eq "jmeter" } @{$d->{runs}};
     $r->{load}{stages} = [{duration_ns => 8e8, target => 200}, {duration_ns => 2e9, target => 200},
                           {duration_ns => 2e10, target => 200}, {duration_ns => 5e9, target => 0}];
+    # JMeter 2.13 warming up through its hold, as crosscheck flags it.
+    $r->{windows}{hold_steady} = {verdict => "not steady", seconds => 20, block_s => 2, blocks => 10,
+                                  median_rps => 2000, change => 1.2, ratio => 2.6, p => 0.0001,
+                                  flag => "not steady: rate rose 2.6x through the hold"};
     print JSON::PP->new->utf8->canonical->encode($d)' < "$SR/run.json" > "$tmp/sr/run.json"
 LOADBENCH_GNUPLOT= "$LB" report "$tmp/sr" >/dev/null 2>&1
 TS=$tmp/sr/charts/ts_jmeter.gp
@@ -102,6 +106,24 @@ check "no two stage labels overlap in any time series" sh -c '
         perl -CS -Mutf8 -ne "BEGIN { \$prev = -1 } chomp; my (\$x, \$t) = split / /, \$_, 2; utf8::decode(\$t);
             exit 1 if \$x < \$prev; \$prev = \$x + length(\$t) * 6.5 * $xmax / 700" || exit 1
     done' _ "$tmp/sr/charts"
+
+# --- caveats: a hold that was not steady (jmeter in the edited sample run) --
+CS=$tmp/sr/charts
+check "bars data name the not-steady caveat on jmeter's RPS" grep -q '^8 "jmeter" .* not-steady "' "$CS/bars_rps.dat"
+check "and on no other row" test "$(grep -c 'not-steady' "$CS/bars_rps.dat")" -eq 1
+check "RPS bars: the ▽ marker (pt 10) over the flagged bar, explained in the legend" \
+    sh -c "grep -q 'strstrt(strcol(9), \"not-steady\") ? \$5 : NaN) with points pt 10' '$CS/bars_rps.gp' &&
+           grep -q 'keyentry with points pt 10 .*title \"hold not steady: the rate moved through it\"' '$CS/bars_rps.gp'"
+check "a hold figure's caveat: not on the latency or footprint charts" \
+    sh -c "! grep -q 'not-steady' '$CS/bars_p99.dat' '$CS/bars_rss.dat' '$CS/bars_rss.gp'"
+HS=$tmp/sr/report.html
+check "report.html: jmeter's results row carries the ▽ mark" \
+    grep -q 'data-dir="jmeter"><th><a [^>]*>jmeter</a> <span class="glyph" data-caveat="not-steady" title="hold not steady[^"]*">▽</span>' "$HS"
+check "report.html: only jmeter's row" test "$(grep -c 'data-dir="[^"]*"><th><a [^>]*>[^<]*</a> <span class="glyph" data-caveat="not-steady"' "$HS")" -eq 1
+check "report.html RPS bars: the ▽ mark and its legend line" \
+    sh -c "sed -n '/data-metric=\"rps\">/,/<\/figure>/p' '$HS' | grep -q 'class=\"glyph\" data-caveat=\"not-steady\"><title>hold not steady' &&
+           sed -n '/data-metric=\"rps\">/,/<\/figure>/p' '$HS' | grep -q '<g class=\"caveat-key\" data-caveat=\"not-steady\">'"
+check "report.html: the legend under the results table explains ▽" grep -q '<span class="glyph">▽</span> hold not steady' "$HS"
 
 # --- report.html: the same marks, a table of contents, sorting, print ------
 H1=$tmp/s1/report.html H4=$tmp/s4/report.html
