@@ -118,6 +118,13 @@ rc=0; scripts/study-page --check "$tmp/out.md.in" "$S" "$tmp/sub.md" 2>"$tmp/che
 check "--check refuses a page with a typed number (exit $rc)" test "$rc" -ne 0
 check "and names the line" grep -q "first at line 2" "$tmp/check.err"
 
+# --- the gallery shows each study's headline chart --------------------------
+for page in docs/studies/[0-9]-*.md; do
+    name=$(basename "$page" .md)
+    img=$(sed -n "s|^!\[.*\](\($name/charts/[a-z_0-9]*\.png\))\$|\1|p" docs/studies/README.md)
+    check "the gallery shows $name's headline chart (${img:-none})" test -n "$img" -a -s "docs/studies/$img"
+done
+
 # --- the committed pages are generated, not typed ----------------------------
 for page in docs/studies/[0-9]-*.md; do
     [ -f "$page" ] || continue
