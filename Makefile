@@ -7,7 +7,7 @@
 #                        fault e2e tests, any sanitizer finding failing the check (about 3 min on 2 cores)
 #   make bench           peer-relative benchmarks (lb-target vs nginx, lb-gen vs wrk, sampler cost)
 #   make fuzz            build the libFuzzer targets (clang) into build-fuzz/, run each FUZZ_SECONDS
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (programs, data, man pages in PREFIX/share/man/man1)
 #   make clean
 #
 # CI=true adds -Werror. SANITIZE=address builds everything with ASan+UBSan
@@ -18,6 +18,7 @@
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/loadbench
+MANDIR  ?= $(PREFIX)/share/man
 CC      ?= cc
 OPT     ?= -O2 -g
 
@@ -95,7 +96,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TESTPROG_SRC := $(wildcard tests/progs/*.c)
 TESTPROGS    := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRC))
 
-.PHONY: all run check check-asan bench install clean deps check-deps unit e2e fuzz fuzz-build
+.PHONY: all run check check-asan bench install install-man clean deps check-deps unit e2e fuzz fuzz-build
 # Objects made on the way to a test program are kept, not deleted as
 # intermediates, so a second build does nothing.
 .SECONDARY:
@@ -238,7 +239,7 @@ bench:
 	@$(MAKE) --no-print-directory all
 	@LB_BUILD=$(abspath $(BUILD)) bench/run
 
-install: all
+install: all install-man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles/studies
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
 	install -m 644 profiles/*.yaml $(DESTDIR)$(DATADIR)/profiles/
@@ -249,6 +250,11 @@ install: all
 	    m=644; [ -x "$$f" ] && m=755; \
 	    install -D -m $$m "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; \
 	done
+
+# The man pages alone (tests/e2e/manpages.t installs them into a DESTDIR).
+install-man:
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 644 docs/man/loadbench.1 docs/man/lb-target.1 docs/man/lb-gen.1 $(DESTDIR)$(MANDIR)/man1/
 
 clean:
 	rm -rf build build-asan build-fuzz
