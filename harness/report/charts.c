@@ -459,6 +459,7 @@ static void sweep_data(struct cw *c, const struct stats_metric *m, FILE *f, stru
             m->title, m->unit);
     for (size_t li = 0; li < c->gs.nlabels; li++) {
         fprintf(f, "# %s\n", c->gs.labels[li]);
+        int lines = 0;
         for (size_t vi = 0; vi < c->gs.nlevels; vi++) {
             const struct stats_group *g = stats_find(&c->gs, c->gs.labels[li], c->gs.levels[vi]);
             struct stats_summary s = {0};
@@ -473,12 +474,18 @@ static void sweep_data(struct cw *c, const struct stats_metric *m, FILE *f, stru
             fprintf(f, "%.10g %.6g %.6g %.6g %zu %s ", c->gs.levels[vi], s.median, s.min, s.max, s.n, keys);
             gp_str(f, vl);
             fputc('\n', f);
+            lines++;
             seen->used |= mask;
             if (s.min > 0 && s.min < seen->lo)
                 seen->lo = s.min;
             if (s.max > seen->hi)
                 seen->hi = s.max;
         }
+        /* gnuplot counts an empty block as no block: the next label's data
+         * would be drawn under this label's index. A line with no value
+         * keeps the block (a skipped tool). */
+        if (!lines)
+            fprintf(f, "%.10g NaN NaN NaN 0 - \"\"\n", c->gs.levels[0]);
         fprintf(f, "\n\n");
     }
 }
@@ -526,7 +533,9 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     for (size_t li = 0; li < c->gs.nlabels; li++) {
         fprintf(f, "%s\"%s.dat\" index %zu using 1:2%s with %s lw 2 pt 7 ps 1.2 lc rgb \"%s\" title ", li ? ", \\\n       " : "",
                 base, li, reps > 1 ? ":3:4" : "", reps > 1 ? "yerrorlines" : "linespoints", charts_colour((int)li));
-        gp_str(f, c->gs.labels[li]);
+        char name[160];
+        snprintf(name, sizeof name, "%s%s", c->gs.labels[li], isnan(hi_level(c, li)) ? " – no result" : "");
+        gp_str(f, name);
     }
     /* Values on every point when few lines share the chart; otherwise only
      * at each line's last level, where the lines end apart. */
@@ -539,7 +548,7 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
         if (c->gs.nlabels <= 3)
             fprintf(f, ", \\\n       \"%s\"%s using 1:2:7 with labels center offset 0,1 font \",9\" tc rgb \"%s\" notitle", data, sel,
                     charts_colour((int)li));
-        else
+        else if (!isnan(hi_level(c, li)))   /* a line with no ok level (a skipped tool) has no last value */
             fprintf(f, ", \\\n       \"%s\"%s using 1:($1 == %.10g ? $2 : NaN):7 with labels left offset 1,0 font \",9\" tc rgb \"%s\" notitle",
                     data, sel, hi_level(c, li), charts_colour((int)li));
     }

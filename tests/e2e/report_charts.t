@@ -107,6 +107,25 @@ check "no two stage labels overlap in any time series" sh -c '
             exit 1 if \$x < \$prev; \$prev = \$x + length(\$t) * 6.5 * $xmax / 700" || exit 1
     done' _ "$tmp/sr/charts"
 
+# --- a sweep line with no ok level keeps its place ---------------------------
+# Study 4 with every locust row skipped (as a tool that is not installed):
+# gnuplot counts an empty data block as none, so without a placeholder the
+# next tool's points were drawn under locust's name.
+mkdir "$tmp/sk"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    for my $r (grep { $_->{label} eq "locust" } @{$d->{runs}}) {
+        %$r = (label => $r->{label}, level => $r->{level}, dir => $r->{dir}, status => "skipped", reason => "not installed") }
+    print JSON::PP->new->utf8->canonical->encode($d)' < "$S4/run.json" > "$tmp/sk/run.json"
+LOADBENCH_GNUPLOT= "$LB" report "$tmp/sk" >/dev/null 2>&1
+SK=$tmp/sk/charts
+check "the skipped tool's block is kept with one value-less line" \
+    sh -c "awk '/^# locust\$/ {on=1; next} on && NF {print; exit}' '$SK/sweep_rps.dat' | grep -q '^10 NaN NaN NaN 0 - \"\"\$'"
+check "so gnuplot's index of each label is its block (locust 1, py-aiohttp 2)" \
+    sh -c "grep -q 'index 1 using 1:2 with linespoints .* title \"locust – no result\"' '$SK/sweep_rps.gp' &&
+           grep -q 'index 2 using 1:2 with linespoints .* title \"py-aiohttp\"' '$SK/sweep_rps.gp' &&
+           test \"\$(awk -v RS= 'NR == 3' '$SK/sweep_rps.dat' | head -1)\" = '# py-aiohttp'"
+check "no last-value label for the line with no value" sh -c "! grep -q '== nan' '$SK/sweep_rps.gp'"
+
 # --- caveats: a hold that was not steady (jmeter in the edited sample run) --
 CS=$tmp/sr/charts
 check "bars data name the not-steady caveat on jmeter's RPS" grep -q '^8 "jmeter" .* not-steady "' "$CS/bars_rps.dat"
@@ -172,7 +191,7 @@ else
 fi
 
 if command -v gnuplot >/dev/null 2>&1; then
-    for d in s1 s4; do
+    for d in s1 s4 sk; do
         rc=0; "$LB" report "$tmp/$d" >/dev/null 2>"$tmp/$d.err" || rc=$?
         is "$rc" 0 "$d: report with gnuplot exits 0"
         check "$d: gnuplot rendered every chart without a message" sh -c "grep -q 'rendered [0-9]* charts' '$tmp/$d.err' && ! test -s '$tmp/$d/charts/gnuplot.log'"
