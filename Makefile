@@ -214,7 +214,7 @@ CHECK_POST = ; rc=$$?; $(san_verdict)
 endif
 
 check:
-	@scripts/deps build test
+	@scripts/deps build test $(if $(filter true,$(CI)),ci)
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
 	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
 
