@@ -268,10 +268,27 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
     fputs("</text></g>", f);
 }
 
+/* The height under a bar chart's plot for its slanted names (11 px, about
+ * 6.2 px a character, rotated by deg) and the two footer lines, at least
+ * the 94 px a few short names need. */
+static int bar_names_room(const struct stats_groups *gs, const struct charts_bar *b, int deg)
+{
+    size_t longest = 0;
+    for (size_t i = 0; i < gs->n; i++) {
+        char name[160];
+        stats_group_name(&gs->g[i], name, sizeof name);
+        size_t l = strlen(name) + (b[i].s.n && strcmp(b[i].status, "ok") ? strlen(b[i].status) + 3 : 0);
+        if (l > longest)
+            longest = l;
+    }
+    double room = 14 + (double)longest * 6.2 * sin(deg * M_PI / 180) + 32;
+    return room > 94 ? (int)ceil(room) : 94;
+}
+
 static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const struct stats_metric *m, const char *footer)
 {
-    const int W = 600, H = 350;
-    const double x0 = 78, x1 = W - 130, y0 = H - 94, y1 = 40;
+    const int W = 600;
+    const double x0 = 78, x1 = W - 130, y0 = 256, y1 = 40;
     double max = 0, lo = INFINITY;
     size_t reps = 0;
     unsigned used = 0;
@@ -288,6 +305,9 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
         used |= b[i].caveats;
         hatched |= b[i].s.n && strcmp(b[i].status, "ok");
     }
+    /* Many bars have steep names: the figure grows under the plot so that
+     * they clear the footer. */
+    const int H = (int)y0 + bar_names_room(gs, b, gs->n > 12 ? 60 : 25);
     /* Headroom for the value (and a caveat glyph) over the tallest bar. */
     struct yscale sc;
     yscale_fit(&sc, lo, max, used ? 1.2 : 1.1);

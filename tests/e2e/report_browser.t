@@ -20,7 +20,7 @@ chrome() {
     prof=$(mktemp -d "$tmp/chrome.XXXXXX")
     timeout 180 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync --disable-extensions \
-        --user-data-dir="$prof" "$@" 2>>"$tmp/chrome.err"
+        --virtual-time-budget=5000 --user-data-dir="$prof" "$@" 2>>"$tmp/chrome.err"
 }
 
 # The page with the check script first in <head>, so its error listener sees

@@ -157,6 +157,13 @@ check "report.html CPU: linear (9.2-98.9 %)" \
 check "report.html sweep RPS: log axis" sh -c 'printf "%s" "$1" | grep -q "class=\"axis\">req/s (log scale)</text>"' _ "$sw4"
 check "report.html time series stay linear from zero" sh -c "! grep -q 'ts-[a-z]*\".*(log scale)' '$H1'"
 check "report.html: the hatch patterns are defined once" test "$(grep -o 'id="lb-hatch-4"' "$H1" | wc -l)" -eq 1
+# 25 names like "go-fasthttp@1000", slanted at 60 degrees, need about 86 px
+# under the plot (at 11 px, about 6.2 px a character) plus the footer's two
+# lines: the figure grows from 350 px; study 1's six names fit in 350.
+h4=$(sed -n 's/.*<figure class="chart bars" data-metric="rps"><svg [^>]*viewBox="0 0 600 \([0-9]*\)".*/\1/p' "$H4")
+h1=$(sed -n 's/.*<figure class="chart bars" data-metric="rps"><svg [^>]*viewBox="0 0 600 \([0-9]*\)".*/\1/p' "$H1")
+check "report.html: study 4's bar charts grow so the slanted names clear the footer ($h4 px)" test "${h4:-0}" -gt 370
+is "$h1" 350 "report.html: study 1's (six short names) stay 350 px"
 check "report.html RSS: values over the bars" sh -c 'printf "%s" "$1" | grep -q "class=\"value\">488</text>"' _ "$rss1"
 check "report.html RPS: the timed-out tool's missing bar says why" \
     sh -c "sed -n '/data-metric=\"rps\"/,/<\/figure>/p' '$H1' | grep -q 'no result (timeout)</text>'"
