@@ -1,7 +1,7 @@
 # loadbench chart: Requests/s (server-counted, hold window)
 # Render: gnuplot bars_rps.gp  (writes bars_rps.png and bars_rps.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git 7cfc9f4) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 09:26 UTC · profile study1-three-tool-footprint"
+footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:26 UTC · profile study1-three-tool-footprint"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
@@ -26,12 +26,14 @@ do for [fmt in "png svg"] {
   set bmargin 10
   set key outside right top vertical Left reverse noautotitle
   plot "bars_rps.dat" using 1:(strcol(8) eq "ok" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle, \
-       "bars_rps.dat" using 1:5:10 with labels center offset 0,0.8 font ",9" tc rgb "#222222" notitle, \
+       "bars_rps.dat" using 1:(strstrt(strcol(9), "not-steady") ? $5 : NaN) with points pt 10 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
+       "bars_rps.dat" using 1:5:10 with labels center offset 0,1.4 font ",9" tc rgb "#222222" notitle, \
        keyentry with boxes lc rgb "#0072B2" title "lb-gen-closed", \
        keyentry with boxes lc rgb "#E69F00" title "k6", \
        keyentry with boxes lc rgb "#009E73" title "jmeter", \
        keyentry with boxes lc rgb "#D55E00" title "artillery-200", \
        keyentry with boxes lc rgb "#CC79A7" title "artillery-7450", \
-       keyentry with boxes lc rgb "#56B4E9" title "lb-gen-open"
+       keyentry with boxes lc rgb "#56B4E9" title "lb-gen-open", \
+       keyentry with points pt 10 ps 2 lw 1.5 lc rgb "#000000" title "hold not steady: the rate moved through it"
   set output
 }

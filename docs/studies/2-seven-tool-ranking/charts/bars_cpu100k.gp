@@ -1,7 +1,7 @@
 # loadbench chart: CPU seconds per 100k requests
 # Render: gnuplot bars_cpu100k.gp  (writes bars_cpu100k.png and bars_cpu100k.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git 7cfc9f4) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 09:37 UTC · profile study2-seven-tool-ranking"
+footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:50 UTC · profile study2-seven-tool-ranking"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
@@ -19,16 +19,14 @@ do for [fmt in "png svg"] {
   set ylabel "CPU-s (log scale)"
   set logscale y
   set yrange [0.1:1000]
-  set xrange [-0.6:12.6]
+  set xrange [-0.6:13.6]
   set style fill solid 0.85 border lc rgb "#333333"
   set boxwidth 0.6
   set xtics rotate by -60 left
-  set bmargin 14
+  set bmargin 8
   set key outside right top vertical Left reverse noautotitle
   plot "bars_cpu100k.dat" using 1:(strcol(8) eq "ok" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle, \
-       "bars_cpu100k.dat" using 1:(strcol(8) ne "ok" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb "#333333" lc rgb variable notitle, \
-       "bars_cpu100k.dat" using 1:(strstrt(strcol(9), "target") ? $5 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
-       "bars_cpu100k.dat" using 1:5:10 with labels left rotate by 90 offset 0,1.4 font ",9" tc rgb "#222222" notitle, \
+       "bars_cpu100k.dat" using 1:5:10 with labels left rotate by 90 offset 0,0.4 font ",9" tc rgb "#222222" notitle, \
        keyentry with boxes lc rgb "#0072B2" title "lb-gen", \
        keyentry with boxes lc rgb "#E69F00" title "wrk", \
        keyentry with boxes lc rgb "#009E73" title "hey", \
@@ -37,12 +35,11 @@ do for [fmt in "png svg"] {
        keyentry with boxes lc rgb "#56B4E9" title "siege", \
        keyentry with boxes lc rgb "#8C564B" title "autocannon", \
        keyentry with boxes lc rgb "#555555" title "go-fasthttp", \
-       keyentry with boxes lc rgb "#9467BD" title "k6", \
-       keyentry with boxes lc rgb "#BCBD22" title "jmeter", \
-       keyentry with boxes lc rgb "#17BECF" title "locust", \
-       keyentry with boxes lc rgb "#7F0000" title "py-aiohttp", \
-       keyentry with boxes lc rgb "#F0027F" title "artillery", \
-       keyentry with boxes fs pattern 4 border lc rgb "#333333" lc rgb "#888888" title "hatched: failed or timed out", \
-       keyentry with points pt 8 ps 2 lw 1.5 lc rgb "#000000" title "target-bound: the server's ceiling"
+       keyentry with boxes lc rgb "#9467BD" title "bombardier", \
+       keyentry with boxes lc rgb "#BCBD22" title "k6", \
+       keyentry with boxes lc rgb "#17BECF" title "jmeter", \
+       keyentry with boxes lc rgb "#7F0000" title "locust", \
+       keyentry with boxes lc rgb "#F0027F" title "py-aiohttp", \
+       keyentry with boxes lc rgb "#F0E442" title "artillery"
   set output
 }
