@@ -67,6 +67,7 @@ R {{ratio wrk jmeter rps_hold}}
 C {{carry wrk jmeter rps_hold 5 x2}}
 O {{carry wrk jmeter rps_hold 100 x2}}
 D {{carry wrk jmeter rps_hold 34 order}}
+E {{carry wrk jmeter rps_hold 100 order}}
 U {{carry jmeter wrk rps_hold 34 order}}
 K {{carry k6 jmeter rps_hold 1 25%}}
 W {{within locust cpu_avg 60 10%}}
@@ -89,7 +90,9 @@ check "{{carry}} within a factor of 2 of the original's says so and carried" \
 check "{{carry}} outside the factor says did not carry" \
     grep -q "^O 4.66x against the original's 100x, not within a factor of 2 of it (50x–200x): did not carry$" "$tmp/t.md"
 check "{{carry}} order: same side of 1 and within 10x carries" \
-    grep -q "^D 4.66x .* the same direction (above 1) and order of magnitude (1x–340x): carried$" "$tmp/t.md"
+    grep -q "^D 4.66x .* within a factor of 10 of it and above 1 (3.4x–340x): carried$" "$tmp/t.md"
+check "{{carry}} order: the right side of 1 but over 10x off does not" \
+    grep -q "^E 4.66x .* not within a factor of 10 of it and above 1 (10x–1,000x): did not carry$" "$tmp/t.md"
 check "{{carry}} order: the other side of 1 does not" grep -q "^U 0.21x .*: did not carry$" "$tmp/t.md"
 check "a skipped tool's ratio is 'not measured', never a number" grep -q '^K not measured here (k6 skipped)' "$tmp/t.md"
 check "{{within}} tests one value against a percentage" \
