@@ -3,6 +3,10 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -173,6 +177,41 @@ long agentproto_b64_decode(const char *s, void *out, size_t cap)
             o[got++] = (unsigned char)v;
     }
     return (long)got;
+}
+
+/* ---- files ---------------------------------------------------------------------- */
+
+/* nftw has no user argument: the walk's state goes through thread-locals,
+ * set and cleared by agentproto_list around the walk. */
+static __thread json_t *list_files;
+static __thread const char *list_home;
+
+static int list_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)ftw;
+    if (type == FTW_D && !strcmp(path, list_home))
+        return FTW_SKIP_SUBTREE;
+    if (type == FTW_F && S_ISREG(st->st_mode))
+        json_array_append_new(list_files, json_pack("{s:s, s:I}", "path", path, "size", (json_int_t)st->st_size));
+    return FTW_CONTINUE;
+}
+
+json_t *agentproto_list(const char *dir, char *err)
+{
+    char home[PATH_MAX + 8];
+    snprintf(home, sizeof home, "%s/home", dir);
+    list_files = json_array();
+    list_home = home;
+    int rc = nftw(dir, list_one, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+    json_t *files = list_files;
+    list_files = NULL;
+    list_home = NULL;
+    if (rc) {
+        json_decref(files);
+        util_err(err, "cannot list %s: %s", dir, strerror(errno));
+        return NULL;
+    }
+    return files;
 }
 
 /* ---- structs as JSON ------------------------------------------------------------ */

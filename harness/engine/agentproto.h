@@ -76,6 +76,11 @@ void agentproto_summary_from(const json_t *j, struct sampler_summary *s);
 json_t *agentproto_exit_json(const struct exec_exit *e);
 void agentproto_exit_from(const json_t *j, struct exec_exit *e);
 
+/* The regular files below dir, dir/home/ left out (a tool's HOME holds
+ * caches, not results), as a JSON array of {"path", "size"}. Returns a
+ * new reference, or NULL with err. */
+json_t *agentproto_list(const char *dir, char *err);
+
 /* A uint64 field (0 when absent or negative; full 64 bits pass as the
  * two's complement json_int_t). */
 uint64_t agentproto_u64(const json_t *o, const char *key);
