@@ -465,7 +465,8 @@ static int tool_run_spawn(struct tool_run *r)
         r->hold_h0 = target_histogram(&r->tgt, NULL);
     struct exec_spec spec = {.name = r->subdir, .argv = (const char *const *)r->plan.argv.v,
                              .env = (const char *const *)r->plan.env.v, .dir = r->dir, .cpus_mask = r->p->tool_cpus,
-                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes};
+                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes,
+                             .sample_interval_ns = r->p->sample_interval_ns};
     if (r->o->ex->spawn(r->o->ex, &spec, &r->tool, err)) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
         return -1;
@@ -630,6 +631,10 @@ static void tool_run_sample(struct tool_run *r)
         util_sleep_until_ns(tool_run_hold_edges(r, now));
     }
     r->ended = util_now_ns();
+    /* A remote executor lost its host: the row fails with that reason and
+     * keeps what was measured until then. */
+    if (r->tool->lost[0])
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", r->tool->lost);
 }
 
 /* ---- stop: the last readings, the tree stopped, its output complete ------------- */
