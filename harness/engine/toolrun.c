@@ -830,6 +830,8 @@ static json_t *tool_run_hold_latency(struct tool_run *r)
 static void tool_run_crosscheck(struct tool_run *r)
 {
     const struct profile *p = r->p;
+    struct sampler_summary ts;
+    r->tool->ex->summary(r->tool, &ts);
     struct crosscheck_in in = {.before = r->before, .after = r->after, .series = r->series,
                                .load = r->plan.as_run ? r->plan.as_run : r->load,
                                .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
@@ -838,7 +840,7 @@ static void tool_run_crosscheck(struct tool_run *r)
                                .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = &r->ar.lat,
                                .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan.model,
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
-                               .tool_samples = r->tool->samples, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
+                               .tool_samples = r->tool->samples, .tool_summary = &ts, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
                                .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
                                .ntarget_pts = r->ngp};
     /* The queueing witness reads the server's time over the hold window;
