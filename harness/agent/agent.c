@@ -447,7 +447,8 @@ static int op_target_start(struct agent *a, const json_t *req, json_t *rep, char
                             .delay_ns = agentproto_u64(req, "delay_ns"), .work_ns = agentproto_u64(req, "work_ns"),
                             .body_bytes = agentproto_u64(req, "body_bytes"),
                             .threads = (unsigned)json_integer_value(json_object_get(req, "threads")),
-                            .cpus_mask = agentproto_u64(req, "cpus_mask")};
+                            .cpus_mask = agentproto_u64(req, "cpus_mask"),
+                            .listen_addr = json_string_value(json_object_get(req, "listen"))};
     if (!o.dir || !o.name)
         return util_err(err, "target_start needs dir and name");
     struct target *tgt = util_xcalloc(1, sizeof *tgt);

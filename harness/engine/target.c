@@ -24,6 +24,8 @@ static int target_start_remote(struct target *t, const struct target_opts *o, ch
                             o->name, "delay_ns", (json_int_t)o->delay_ns, "work_ns", (json_int_t)o->work_ns,
                             "body_bytes", (json_int_t)o->body_bytes, "threads", (int)o->threads, "cpus_mask",
                             (json_int_t)o->cpus_mask, "sample_interval_ns", (json_int_t)o->sample_interval_ns);
+    if (o->listen_addr)
+        json_object_set_new(req, "listen", json_string(o->listen_addr));
     json_t *rep = exec_remote_call(o->host, req, err);
     if (!rep)
         return -1;
@@ -43,7 +45,7 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     memset(t, 0, sizeof *t);
     if (o->host)
         return target_start_remote(t, o, err);
-    char delay[32], work[32], body[32], threads[16], cpus[80] = "", parent[40];
+    char delay[32], work[32], body[32], threads[16], cpus[80] = "", parent[40], listen[80];
     units_format_duration(o->delay_ns, delay);
     units_format_duration(o->work_ns, work);
     snprintf(body, sizeof body, "%lluB", (unsigned long long)o->body_bytes);
@@ -51,7 +53,9 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     const char *argv[20];
     int n = 0;
     argv[n++] = o->bin;
-    argv[n++] = "--port=0";
+    snprintf(listen, sizeof listen, "%.70s:0", o->listen_addr ? o->listen_addr : "127.0.0.1");
+    argv[n++] = "--listen";
+    argv[n++] = listen;
     argv[n++] = "--control-port=0";
     argv[n++] = "--delay";
     argv[n++] = delay;
@@ -177,11 +181,29 @@ out:
     return j;
 }
 
+/* lb-target's times (its CLOCK_MONOTONIC) put on ours: everything above
+ * compares them with the tool's samples and start. 0 means "none yet". */
+static void target_localize(const struct target *t, json_t *j)
+{
+    static const char *const keys[] = {"now_ns", "started_ns", "first_request_ns", "last_response_ns", "since_ns",
+                                       "start_ns", "new_window_since_ns"};
+    json_t *objs[2] = {j, json_object_get(j, "window")};
+    for (int o = 0; o < 2; o++)
+        for (size_t k = 0; json_is_object(objs[o]) && k < sizeof keys / sizeof keys[0]; k++) {
+            uint64_t v = target_u64(objs[o], keys[k]);
+            if (v)
+                json_object_set_new(objs[o], keys[k], json_integer((json_int_t)exec_remote_to_local_ns(t->host, v)));
+        }
+}
+
 json_t *target_call_at(const struct target *t, const char *method, const char *path, uint64_t at_ns, uint64_t *done_ns,
                        char *err)
 {
-    if (t->host)
-        return exec_remote_http_at(t->host, t->control_port, method, path, at_ns, done_ns, err);
+    if (t->host) {
+        json_t *j = exec_remote_http_at(t->host, t->control_port, method, path, at_ns, done_ns, err);
+        target_localize(t, j);
+        return j;
+    }
     if (at_ns)
         util_sleep_until_ns(at_ns);
     if (done_ns)

@@ -22,6 +22,8 @@ struct target_opts {
                                  * agent (its own lb-target, beside the agent's binary; bin is
                                  * not used), its control port reached through the agent */
     uint64_t sample_interval_ns;/* host: the agent samples it at this interval (0: 1 s) */
+    const char *listen_addr;    /* the address it serves load on (NULL: 127.0.0.1); its control
+                                 * port stays on 127.0.0.1 */
 };
 
 struct target {
@@ -48,7 +50,9 @@ json_t *target_control(int control_port, const char *method, const char *path, c
 /* The same through t's host when it has one. at_ns (our CLOCK_MONOTONIC,
  * 0: now): on a host, the agent makes the call at that time, whatever
  * the link's delay ("do this at T"); here, the caller sleeps until then.
- * *done_ns (may be NULL): when it was started. Returns as target_control. */
+ * *done_ns (may be NULL): when it was started. Returns as target_control;
+ * on a host, lb-target's times in the body (now_ns, started_ns,
+ * first_request_ns, ...) are converted to our clock. */
 json_t *target_call_at(const struct target *t, const char *method, const char *path, uint64_t at_ns, uint64_t *done_ns,
                        char *err);
 

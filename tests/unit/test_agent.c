@@ -404,7 +404,8 @@ static void test_target(struct exec_host *h)
 
 /* ---- a tool run through the agent ----------------------------------------------- */
 
-static void test_tool_run(struct exec_host *h)
+/* lb-gen through the agent; with_target: lb-target there too. */
+static void test_tool_run(struct exec_host *h, int with_target)
 {
     static const char yaml[] = "name: remote\n"
                                "target: {delay: 1ms, body: 64B, threads: 1}\n"
@@ -418,25 +419,31 @@ static void test_tool_run(struct exec_host *h)
         ok(0, "profile: %s", err);
         return;
     }
-    snprintf(dir, sizeof dir, "%s/run", tmp);
+    snprintf(dir, sizeof dir, "%s/run%d", tmp, with_target);
     snprintf(tbin, sizeof tbin, "%s/lb-target", getenv("LB_BUILD_BIN"));
     volatile sig_atomic_t stop = 0;
     int cg_ok = 1;
     struct tool_run_opts o = {.profile = p, .run_dir = dir, .target_bin = tbin, .stop = &stop,
-                              .ex = exec_remote_executor(h), .cgroup_ok = &cg_ok};
+                              .ex = exec_remote_executor(h), .cgroup_ok = &cg_ok,
+                              .target_host = with_target ? h : NULL};
+    const char *what = with_target ? "lb-gen and lb-target" : "lb-gen";
     json_t *res = tool_run(&o, &p->tools[0], profile_tool_load(p, &p->tools[0]), NAN, 1, "lb-gen");
     const char *st = json_string_value(json_object_get(res, "status"));
     const char *why = json_string_value(json_object_get(res, "reason"));
-    is_str(st, "ok", "lb-gen through the agent: ok%s%s", why ? ": " : "", why ? why : "");
+    is_str(st, "ok", "%s through the agent: ok%s%s", what, why ? ": " : "", why ? why : "");
     json_t *cc = json_object_get(res, "crosscheck");
     const char *v = json_string_value(json_object_get(cc, "verdict"));
-    ok(v && (!strcmp(v, "exact") || !strcmp(v, "explained")), "its count reconciles with lb-target's: %s (client %lld, server %lld)",
-       v ? v : "none", (long long)json_integer_value(json_object_get(cc, "client")),
+    ok(v && (!strcmp(v, "exact") || !strcmp(v, "explained")), "%s: the count reconciles with lb-target's: %s (client %lld, server %lld)",
+       what, v ? v : "none", (long long)json_integer_value(json_object_get(cc, "client")),
        (long long)json_integer_value(json_object_get(cc, "server")));
     json_t *fp = json_object_get(res, "footprint");
     ok(json_integer_value(json_object_get(json_object_get(fp, "samples"), "points")) >= 5,
        "the tool's samples came from the agent (%lld points)",
        (long long)json_integer_value(json_object_get(json_object_get(fp, "samples"), "points")));
+    json_t *tf = json_object_get(res, "target_footprint");
+    ok(json_integer_value(json_object_get(tf, "points")) >= 5 && json_real_value(json_object_get(tf, "cpu_seconds")) > 0,
+       "%s: lb-target sampled (%lld points, %.3f CPU s)", what, (long long)json_integer_value(json_object_get(tf, "points")),
+       json_real_value(json_object_get(tf, "cpu_seconds")));
     json_decref(res);
     profile_free(p);
 }
@@ -487,7 +494,8 @@ int main(void)
         test_samples(h);
         test_files(h);
         test_target(h);
-        test_tool_run(h);
+        test_tool_run(h, 0);
+        test_tool_run(h, 1);
         pid_t tp = exec_remote_transport_pid(h);
         exec_remote_close(h);
         ok(!alive(tp), "close: the agent said bye and is gone");
