@@ -16,6 +16,28 @@
 #include <time.h>
 #include <unistd.h>
 
+char *target_shape_flags(const struct profile_shape *sh, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    if (!sh)
+        return buf;
+#define ADD(...) n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__)
+    if (sh->dist) {
+        ADD(" --delay-dist %s --seed %llu", sh->dist, (unsigned long long)sh->seed);
+        const char *names[] = {"p50", "p99", "mean", "min", "max"};
+        uint64_t v[] = {sh->p50_ns, sh->p99_ns, sh->mean_ns, sh->min_ns, sh->max_ns};
+        for (int i = 0; i < 5; i++)
+            if (v[i] || (i == 3 && !strcmp(sh->dist, "uniform")))
+                ADD(" --delay-%s %lluns", names[i], (unsigned long long)v[i]);
+    }
+    if (sh->stall_every_ns)
+        ADD(" --stall-every %lluns --stall-for %lluns", (unsigned long long)sh->stall_every_ns,
+            (unsigned long long)sh->stall_for_ns);
+#undef ADD
+    return buf;
+}
+
 int target_start(struct target *t, const struct target_opts *o, char *err)
 {
     memset(t, 0, sizeof *t);
@@ -24,13 +46,19 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     units_format_duration(o->work_ns, work);
     snprintf(body, sizeof body, "%lluB", (unsigned long long)o->body_bytes);
     snprintf(threads, sizeof threads, "%u", o->threads ? o->threads : 1);
-    const char *argv[20];
+    const char *argv[40];
+    char shape[512];
     int n = 0;
     argv[n++] = o->bin;
     argv[n++] = "--port=0";
     argv[n++] = "--control-port=0";
-    argv[n++] = "--delay";
-    argv[n++] = delay;
+    if (!o->shape || !o->shape->dist) {   /* lb-target takes --delay or --delay-dist */
+        argv[n++] = "--delay";
+        argv[n++] = delay;
+    }
+    target_shape_flags(o->shape, shape, sizeof shape);
+    for (char *save = NULL, *tok = strtok_r(shape, " ", &save); tok && n < 30; tok = strtok_r(NULL, " ", &save))
+        argv[n++] = tok;
     argv[n++] = "--work";
     argv[n++] = work;
     argv[n++] = "--body";
@@ -173,6 +201,11 @@ json_t *target_series(const struct target *t, uint64_t since, char *err)
 json_t *target_histogram(const struct target *t, char *err)
 {
     return control(t, "GET", "/histogram", err);
+}
+
+json_t *target_stalls(const struct target *t, char *err)
+{
+    return control(t, "GET", "/stalls", err);
 }
 
 json_t *target_histogram_window_ms(json_t *a, json_t *b)

@@ -4,6 +4,7 @@
 #define LB_TARGET_H
 
 #include "engine/proc.h"
+#include "profile/profile.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@ struct target_opts {
     const char *dir;            /* where its stdout/stderr files go */
     const char *name;           /* file prefix, e.g. "target" */
     uint64_t delay_ns;
+    const struct profile_shape *shape;  /* a drawn delay, stalls; NULL = none */
     uint64_t work_ns;           /* CPU burnt per request (0 = none) */
     uint64_t body_bytes;
     unsigned threads;
@@ -30,6 +32,14 @@ struct target {
 /* Start lb-target and wait (up to 5 s) for its "listening" line. Returns 0,
  * or -1 with err naming the cause (its stderr's first line when it exited). */
 int target_start(struct target *t, const struct target_opts *o, char *err);
+
+/* lb-target's options for shape (" --delay-dist lognormal --delay-p50
+ * 20000000ns ... --seed 1 --stall-every ... --stall-for ..."; empty for
+ * NULL or no shape) into buf. Returns buf. */
+char *target_shape_flags(const struct profile_shape *shape, char *buf, size_t len);
+
+/* GET /stalls: the shape and the stalls begun so far. */
+json_t *target_stalls(const struct target *t, char *err);
 
 /* GET /stats. Returns the parsed JSON (new reference), or NULL with err. */
 json_t *target_stats(const struct target *t, char *err);

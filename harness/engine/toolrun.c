@@ -397,8 +397,8 @@ static int tool_run_prepare(struct tool_run *r)
         return -1;
     tool_run_drain_ports(r);
     struct target_opts to = {.bin = r->o->target_bin, .dir = r->dir, .name = "target",
-                             .delay_ns = p->target.delay_ns, .work_ns = p->target.work_ns,
-                             .body_bytes = p->target.body_bytes, .threads = p->target.threads,
+                             .delay_ns = p->target.delay_ns, .shape = &p->target.shape,
+                             .work_ns = p->target.work_ns, .body_bytes = p->target.body_bytes, .threads = p->target.threads,
                              .cpus_mask = p->target_cpus};
     if (target_start(&r->tgt, &to, err)) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target: %s", err);
@@ -421,10 +421,11 @@ static int tool_run_prepare(struct tool_run *r)
     json_object_set_new(r->ident, "model", json_string(r->plan.model));
     if (r->plan.as_run)
         json_object_set_new(r->res, "load_as_run", profile_load_to_json(r->plan.as_run));
-    char tcmd[512];
-    pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u", r->o->target_bin,
-          (unsigned long long)p->target.delay_ns, (unsigned long long)p->target.work_ns,
-          (unsigned long long)p->target.body_bytes, p->target.threads);
+    char tcmd[1024], shape[512];
+    pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u%s", r->o->target_bin,
+          (unsigned long long)(p->target.shape.dist ? 0 : p->target.delay_ns), (unsigned long long)p->target.work_ns,
+          (unsigned long long)p->target.body_bytes, p->target.threads,
+          target_shape_flags(&p->target.shape, shape, sizeof shape));
     write_reproduce(r->dir, &r->plan, tcmd);
     return 0;
 }
