@@ -399,6 +399,35 @@ static void compute_latency(const struct crosscheck_in *in, const struct crossch
     }
 }
 
+/* The tool's p50..max against the server's over the tool's run (the
+ * after-stats' window: it began with the tool). */
+static void compute_truth(const struct crosscheck_in *in, struct crosscheck_truth *t)
+{
+    static const char *const qs[CROSSCHECK_TRUTH_N] = {"p50", "p90", "p99", "p99.9", "max"};
+    static const char *const keys[CROSSCHECK_TRUTH_N] = {"p50", "p90", "p99", "p999", "max"};
+    const struct adapter_latency *lat = in->lat;
+    double tool[CROSSCHECK_TRUTH_N] = {NAN, NAN, NAN, NAN, NAN};
+    if (lat)
+        memcpy(tool, (double[]){lat->p50, lat->p90, lat->p99, lat->p999, lat->max}, sizeof tool);
+    t->resolution_ms = in->latency_resolution_ms;
+    t->judged = 0;
+    t->nbelow = 0;
+    for (int i = 0; i < CROSSCHECK_TRUTH_N; i++) {
+        struct crosscheck_truth_row *r = &t->rows[i];
+        r->q = qs[i];
+        r->tool_ms = tool[i];
+        r->server_ms = window_ms(in->after, keys[i]);
+        r->error_ms = r->tool_ms - r->server_ms;
+        r->error_pct = r->server_ms > 0 ? r->error_ms / r->server_ms * 100 : NAN;
+        /* A bucket top may sit 0.1 % above the true value; the tool may
+         * round down by its resolution. */
+        double slack = r->server_ms * CROSSCHECK_SERVER_RESOLUTION + in->latency_resolution_ms;
+        r->below_server = !isnan(r->error_ms) && r->error_ms < -slack;
+        t->judged |= !isnan(r->error_ms);
+        t->nbelow += r->below_server;
+    }
+}
+
 void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -409,6 +438,7 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
     compute_reconciliation(in, &out->server, &out->reconciliation);
     compute_limits(in, out, &out->limits);
     compute_latency(in, &out->server, &out->latency);
+    compute_truth(in, &out->truth);
     out->efficiency.requests_per_cpu_second = in->cpu_seconds > 0 ? (double)server / in->cpu_seconds : NAN;
     out->efficiency.rps_per_mb = in->rss_peak_mb > 0 ? out->windows.whole_rps / in->rss_peak_mb : NAN;
 }
@@ -615,6 +645,34 @@ static json_t *latency_json(const struct crosscheck_latency *lc, json_t *warning
     return o;
 }
 
+/* latency_check.percentiles: the rows, and a warning naming each
+ * percentile below the server's. */
+static json_t *truth_json(const struct crosscheck_truth *t, json_t *warnings)
+{
+    json_t *rows = json_array();
+    char below[64] = "";
+    for (int i = 0; i < CROSSCHECK_TRUTH_N; i++) {
+        const struct crosscheck_truth_row *r = &t->rows[i];
+        if (isnan(r->tool_ms) && isnan(r->server_ms))
+            continue;
+        json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o}", "q", r->q, "tool_ms", jsonutil_num(r->tool_ms), "server_ms",
+                              jsonutil_num(r->server_ms), "error_ms", jsonutil_num(r->error_ms), "error_pct",
+                              jsonutil_num(r->error_pct));
+        if (!isnan(r->error_ms))
+            json_object_set_new(o, "below_server", json_boolean(r->below_server));
+        if (r->below_server)
+            snprintf(below + strlen(below), sizeof below - strlen(below), "%s%s", *below ? ", " : "", r->q);
+        json_array_append_new(rows, o);
+    }
+    if (t->nbelow)
+        json_array_append_new(warnings, json_sprintf("latency below the server's for the same requests (%s): "
+                                                     "no client can see a response sooner than the server held it; "
+                                                     "the tool's percentiles are wrong there", below));
+    return json_pack("{s:s, s:o, s:f, s:i, s:o}", "window", "tool run", "tool_resolution_ms",
+                     jsonutil_num(t->resolution_ms), "server_resolution_pct", CROSSCHECK_SERVER_RESOLUTION * 100,
+                     "below_server", t->nbelow, "rows", rows);
+}
+
 void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings)
 {
     json_object_set_new(res, "windows", windows_json(&r->windows, warnings));
@@ -623,6 +681,8 @@ void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *
     json_object_set_new(res, "crosscheck", reconciliation_json(&r->reconciliation, warnings));
     json_object_set_new(res, "limits", limits_json(&r->limits, warnings));
     json_object_set_new(res, "latency_check", latency_json(&r->latency, warnings));
+    if (r->truth.judged)
+        json_object_set_new(json_object_get(res, "latency_check"), "percentiles", truth_json(&r->truth, warnings));
     json_object_set_new(res, "efficiency",
                         json_pack("{s:o, s:o}", "requests_per_cpu_second", jsonutil_num(r->efficiency.requests_per_cpu_second),
                                   "rps_per_mb", jsonutil_num(r->efficiency.rps_per_mb)));

@@ -158,6 +158,28 @@ struct crosscheck_latency {
     double tool_p99_ms, server_p99_ms, overhead_p99_ms;
 };
 
+/* Percentile truth: the tool's percentiles against the server's for the
+ * same requests (a fresh target per tool run: its window is the tool's
+ * run). A tool sees each request at least as long as the server held it,
+ * so a tool percentile below the server's by more than both resolutions
+ * is wrong. */
+#define CROSSCHECK_TRUTH_N 5           /* p50, p90, p99, p99.9, max */
+#define CROSSCHECK_SERVER_RESOLUTION 0.001  /* lb-target's histogram: 3 significant digits */
+
+struct crosscheck_truth_row {
+    const char *q;                  /* "p50", "p90", "p99", "p99.9", "max" */
+    double tool_ms, server_ms;      /* NAN where a side lacks it */
+    double error_ms, error_pct;     /* tool - server; of the server's */
+    int below_server;               /* tool below server by more than the resolutions */
+};
+
+struct crosscheck_truth {
+    int judged;                     /* a tool latency and a server histogram to compare */
+    double resolution_ms;           /* the tool's stated resolution */
+    struct crosscheck_truth_row rows[CROSSCHECK_TRUTH_N];
+    int nbelow;                     /* rows flagged below the server */
+};
+
 struct crosscheck_efficiency {
     double requests_per_cpu_second, rps_per_mb;     /* NAN without CPU time / RSS */
 };
@@ -169,6 +191,7 @@ struct crosscheck_result {
     struct crosscheck_reconciliation reconciliation;
     struct crosscheck_limits limits;
     struct crosscheck_latency latency;
+    struct crosscheck_truth truth;
     struct crosscheck_efficiency efficiency;
 };
 

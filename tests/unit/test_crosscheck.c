@@ -474,6 +474,39 @@ static void test_steady_rules(void)
 
 /* crosscheck_fill's text, as run.json holds it, against the committed
  * copy (made by the code before it computed into structs). */
+/* Percentile truth: the captured run's server percentiles (p50 2.016 ms,
+ * p99 10.338 ms) against a tool that reports less than the server held. */
+static void test_truth(struct fx *f)
+{
+    struct crosscheck_result r;
+    f->lat.p50 = 1.5;
+    f->lat.p99 = 10.33;
+    f->in.latency_resolution_ms = 0.001;
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.judged && !strcmp(r.truth.rows[0].q, "p50") && r.truth.rows[0].below_server,
+       "a tool p50 of 1.5 ms against the server's 2.016 ms: flagged below");
+    ok(!r.truth.rows[2].below_server, "p99 10.33 against 10.338 ms: within the server's 0.1 %% bucket");
+    ok(near(r.truth.rows[0].error_ms, 1.5 - 2.016255) && near(r.truth.rows[0].error_pct, (1.5 / 2.016255 - 1) * 100),
+       "the error in ms and in %% of the server's (%.3f ms, %.1f %%)", r.truth.rows[0].error_ms,
+       r.truth.rows[0].error_pct);
+    is_u64((uint64_t)r.truth.nbelow, 1, "one row flagged");
+    f->in.latency_resolution_ms = 1;
+    crosscheck_compute(&f->in, &r);
+    ok(!r.truth.rows[0].below_server, "the same p50 from a tool with 1 ms resolution: not flagged");
+    f->in.lat = NULL;
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.judged == 0, "no tool latency: nothing judged");
+    json_t *res = json_object(), *warnings = json_array();
+    f->in.lat = &f->lat;
+    f->in.latency_resolution_ms = 0.001;
+    crosscheck_fill(&f->in, res, warnings);
+    ok(json_array_size(warnings) && strstr(json_string_value(json_array_get(warnings, json_array_size(warnings) - 1)),
+                                           "below the server's for the same requests (p50)"),
+       "the warning names p50");
+    json_decref(res);
+    json_decref(warnings);
+}
+
 static void test_json(const char *name, const char *expected_path, struct fx *f)
 {
     json_t *res = json_object(), *warnings = json_array();
@@ -513,6 +546,10 @@ int main(void)
     struct fx f;
     if (fx_load(&f) == 0) {
         test_json("the captured run", "tests/fixtures/crosscheck/lbgen-c4-2ms.expected.json", &f);
+        struct adapter_latency keep = f.lat;
+        test_truth(&f);
+        f.lat = keep;
+        f.in.lat = &f.lat;
         /* Every warning at once: an open model short of its rate, a count
          * that does not reconcile, a target-bound row, latency below the
          * floor. */
