@@ -208,14 +208,14 @@ json_t *target_stalls(const struct target *t, char *err)
     return control(t, "GET", "/stalls", err);
 }
 
-json_t *target_histogram_window_ms(json_t *a, json_t *b)
+struct hist *target_histogram_between(json_t *a, json_t *b)
 {
     json_t *ba = json_object_get(a, "buckets"), *bb = json_object_get(b, "buckets");
-    if (!json_is_array(ba) || !json_is_array(bb))
+    if ((a && !json_is_array(ba)) || !json_is_array(bb))
         return NULL;
     uint64_t highest = target_u64(b, "highest_ns");
     int sigfigs = (int)json_integer_value(json_object_get(b, "sigfigs"));
-    if (highest != target_u64(a, "highest_ns") || sigfigs != (int)json_integer_value(json_object_get(a, "sigfigs")))
+    if (a && (highest != target_u64(a, "highest_ns") || sigfigs != (int)json_integer_value(json_object_get(a, "sigfigs"))))
         return NULL;
     struct hist *h = hist_new(highest, sigfigs);
     if (!h)
@@ -234,6 +234,16 @@ json_t *target_histogram_window_ms(json_t *a, json_t *b)
         }
         hist_record_n(h, v, c);
     }
+    return h;
+}
+
+json_t *target_histogram_window_ms(json_t *a, json_t *b)
+{
+    if (!a)
+        return NULL;
+    struct hist *h = target_histogram_between(a, b);
+    if (!h)
+        return NULL;
     json_t *o = NULL;
     if (hist_count(h))
         o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "count", (json_int_t)hist_count(h), "mean",

@@ -53,6 +53,12 @@ json_t *target_series(const struct target *t, uint64_t since, char *err);
 /* GET /histogram: the cumulative server-time histogram, bucket by bucket. */
 json_t *target_histogram(const struct target *t, char *err);
 
+struct hist;
+
+/* The histogram between two /histogram snapshots (b minus a; a NULL: all
+ * of b), or NULL when b is missing or they do not match. Caller frees. */
+struct hist *target_histogram_between(json_t *a, json_t *b);
+
 /* The histogram of what happened between two /histogram snapshots (b minus
  * a, bucket by bucket), as {count, mean, p50, p90, p95, p99, max} in ms,
  * or NULL when either is missing or they do not match. */

@@ -74,7 +74,8 @@ struct tool_run {
     /* The fresh target and its view. */
     struct target tgt;
     int have_tgt;
-    json_t *before, *after, *series;
+    json_t *before, *after, *series, *stalls;  /* stalls: GET /stalls, with target.stall only */
+    json_t *hist_end;                   /* GET /histogram after the tool: its requests' server times */
     json_t *last_stats;                 /* lb-target's stats at the last sample */
     json_t *hold_h0, *hold_h1;          /* server-time histograms at the hold window's edges */
     uint64_t hold_s_ns, hold_e_ns;      /* the hold window, from the load's start */
@@ -682,6 +683,9 @@ static void tool_run_collect_server(struct tool_run *r)
     char err[UTIL_ERR_LEN] = "";
     r->after = target_stats(&r->tgt, err);
     r->series = target_series(&r->tgt, 0, NULL);
+    if (r->p->target.shape.stall_every_ns)
+        r->stalls = target_stalls(&r->tgt, NULL);
+    r->hist_end = target_histogram(&r->tgt, NULL);
     if (r->series) {
         char sp[PATH_MAX + 96];
         pathf(sp, sizeof sp, "%.*s.server.csv", (int)(strlen(r->spath) - 4), r->spath);
@@ -836,7 +840,7 @@ static void tool_run_crosscheck(struct tool_run *r)
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
                                .tool_samples = r->tool->samples, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
                                .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
-                               .ntarget_pts = r->ngp};
+                               .ntarget_pts = r->ngp, .stalls = r->stalls, .server_histogram = r->hist_end};
     /* The queueing witness reads the server's time over the hold window;
      * run.json keeps it after crosscheck's own windows. */
     json_t *hw = tool_run_hold_latency(r);
@@ -903,6 +907,8 @@ static json_t *tool_run_free(struct tool_run *r)
     json_decref(r->hold_h0);
     json_decref(r->hold_h1);
     json_decref(r->series);
+    json_decref(r->stalls);
+    json_decref(r->hist_end);
     adapter_result_free(&r->ar);
     adapter_plan_free(&r->plan);
     json_object_set_new(r->res, "status", json_string(tool_run_status_name(r->v.status)));

@@ -241,6 +241,29 @@ static void report_truth_markdown(FILE *f, json_t *runs)
     }
 }
 
+/* "### Coordinated omission": each tool's verdict on the target's stalls. */
+static void report_co_markdown(FILE *f, json_t *runs)
+{
+    json_t *r;
+    size_t i;
+    int any = 0;
+    char b[64];
+    json_array_foreach(runs, i, r)
+    {
+        json_t *co = json_object_get(json_object_get(r, "latency_check"), "coordinated_omission");
+        if (!co)
+            continue;
+        if (!any++)
+            fprintf(f, "\n### Coordinated omission\n\n"
+                       "During each stall of the target, did the tool keep sending on its schedule (the server's "
+                       "arrivals per second inside the stalls against outside), and does its p99 include the wait "
+                       "of the requests due in them?\n\n");
+        const char *v = str(co, "verdict");
+        fprintf(f, "- **%s** (%s): %s\n", row_name(r, b, sizeof b), str(r, "identity.model") ?: "?",
+                v ? v : str(co, "why_not") ? str(co, "why_not") : "not judged");
+    }
+}
+
 void report_markdown(FILE *f, json_t *run)
 {
     json_t *runs = json_object_get(run, "runs"), *r;
@@ -313,6 +336,7 @@ void report_markdown(FILE *f, json_t *run)
         }
     }
     report_truth_markdown(f, runs);
+    report_co_markdown(f, runs);
     report_stats_markdown(f, run);
     fprintf(f, "\n## Charts\n\n"
                "charts/ holds each figure as PNG and SVG with its data (.dat) and gnuplot script (.gp): "
