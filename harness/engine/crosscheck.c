@@ -508,8 +508,8 @@ static void co_verdict(struct crosscheck_co *c)
         snprintf(c->verdict, sizeof c->verdict, "slowed to %.0f %% of its rate during stalls (≈ %s requests not sent "
                  "per stall); %s", c->kept * 100, ns, p99);
     else
-        snprintf(c->verdict, sizeof c->verdict, "kept its schedule through %d stalls (%s req/s in them, %s outside); %s",
-                 c->stalls, in_s, out_s, p99);
+        snprintf(c->verdict, sizeof c->verdict, "kept its schedule through %d stall%s (%s req/s in them, %s outside); %s",
+                 c->stalls, c->stalls == 1 ? "" : "s", in_s, out_s, p99);
 }
 
 /* The coordinated-omission verdict: stalls of the load from GET /stalls,
