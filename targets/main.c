@@ -26,6 +26,14 @@ static void usage(FILE *f)
 "  --threads N            worker threads, one epoll loop each (default 1)\n"
 "  --cpus LIST            pin workers round-robin to these CPUs, e.g. 1 or 0-3\n"
 "  --delay DUR            hold every response this long, e.g. 20ms (default 0)\n"
+"  --delay-dist NAME      draw each response's delay instead: lognormal (with\n"
+"                         --delay-p50 DUR --delay-p99 DUR), exponential (with\n"
+"                         --delay-mean DUR) or uniform (--delay-min DUR --delay-max DUR)\n"
+"  --seed N               seed of the draws, so a run repeats (default: from the\n"
+"                         clock; printed in the first line and in /stats either way)\n"
+"  --stall-every DUR      stall every DUR (first one DUR after start) ...\n"
+"  --stall-for DUR        ... for this long: every response due in a stall waits\n"
+"                         until it ends (a GC pause, a failover); see GET /stalls\n"
 "  --work DUR             burn this much CPU per request before answering, on the\n"
 "                         worker's own loop, like a CPU-bound backend (default 0)\n"
 "  --body SIZE            JSON body size, e.g. 64B, 800B, 16KiB (default 64B)\n"
@@ -38,7 +46,8 @@ static void usage(FILE *f)
 "                         another process already, that one is gone: exit 1\n"
 "  --help                 this text\n"
 "First stdout line: {\"event\":\"listening\",\"port\":P,\"control_port\":C,...}.\n"
-"Control channel: GET /stats, POST /window, GET /series?since=K, GET /health.\n"
+"Control channel: GET /stats, POST /window, GET /series?since=K, GET /histogram,\n"
+"GET /stalls, GET /health.\n"
 "Exit status: 0 after SIGTERM/SIGINT (or the parent's exit), 1 when the parent\n"
 "was gone at start, 2 for bad arguments or a busy port.\n");
 }
@@ -58,6 +67,57 @@ static int parse_port(const char *s, const char *what, int *port, char *err)
         return util_err(err, "%s must be 0-65535", what);
     *port = (int)v;
     return 0;
+}
+
+static int parse_dur(const char *s, uint64_t *ns, char *err)
+{
+    if (!strcmp(s, "0")) {
+        *ns = 0;
+        return 0;
+    }
+    return units_parse_duration_ns(s, ns, err);
+}
+
+enum { O_LISTEN = 1, O_PORT, O_CONTROL, O_CONTROL_PORT, O_THREADS, O_CPUS, O_DELAY, O_BODY,
+       O_STATS_OUT, O_BACKLOG, O_WORK, O_EXIT_WITH_PARENT, O_HELP, O_DELAY_DIST, O_DELAY_P50,
+       O_DELAY_P99, O_DELAY_MEAN, O_DELAY_MIN, O_DELAY_MAX, O_SEED, O_STALL_EVERY, O_STALL_FOR };
+
+/* One of the latency-shape options into d. Returns 0, or -1 with err. */
+static int delay_option(int opt, const char *arg, struct delay_spec *d, int *seeded, char *err)
+{
+    switch (opt) {
+    case O_DELAY: return parse_dur(arg, &d->fixed_ns, err);
+    case O_DELAY_DIST: return delay_dist_parse(arg, &d->dist, err);
+    case O_DELAY_P50: return parse_dur(arg, &d->p50_ns, err);
+    case O_DELAY_P99: return parse_dur(arg, &d->p99_ns, err);
+    case O_DELAY_MEAN: return parse_dur(arg, &d->mean_ns, err);
+    case O_DELAY_MIN: return parse_dur(arg, &d->min_ns, err);
+    case O_DELAY_MAX: return parse_dur(arg, &d->max_ns, err);
+    case O_STALL_EVERY: return parse_dur(arg, &d->stall_every_ns, err);
+    case O_STALL_FOR: return parse_dur(arg, &d->stall_for_ns, err);
+    default:
+        *seeded = 1;
+        if (units_parse_count(arg, "--seed", &d->seed, err) < 0)
+            return -1;
+        if (d->seed > (1ull << 53))
+            return util_err(err, "--seed must be 0-9007199254740992 (JSON readers keep it exact)");
+        return 0;
+    }
+}
+
+/* The delay options together: parameters only with their distribution,
+ * the fixed --delay only without one; an unseeded draw gets a seed from
+ * the clock (recorded, so the run can still be repeated). */
+static int delay_finish(struct delay_spec *d, int seeded, char *err)
+{
+    int params = d->p50_ns || d->p99_ns || d->mean_ns || d->min_ns || d->max_ns;
+    if (d->dist == DELAY_FIXED && params)
+        return util_err(err, "--delay-p50/-p99/-mean/-min/-max need --delay-dist (lognormal, exponential, uniform)");
+    if (d->dist != DELAY_FIXED && d->fixed_ns)
+        return util_err(err, "--delay is the fixed delay: with --delay-dist give only the distribution's parameters");
+    if (!seeded)
+        d->seed = (util_now_ns() ^ (uint64_t)getpid() << 20) & 0xffffffffull;
+    return delay_spec_check(d, err);
 }
 
 /* --exit-with-parent: the kernel sends SIGTERM when the parent goes
@@ -80,10 +140,8 @@ int main(int argc, char **argv)
     char err[UTIL_ERR_LEN];
     struct server_config cfg = {.threads = 1, .body_bytes = 64, .backlog = 4096};
     const char *listen = "127.0.0.1:8080", *control = "127.0.0.1:8081", *stats_out = NULL;
-    int port = -1, control_port = -1;
+    int port = -1, control_port = -1, seeded = 0;
 
-    enum { O_LISTEN = 1, O_PORT, O_CONTROL, O_CONTROL_PORT, O_THREADS, O_CPUS, O_DELAY, O_BODY,
-           O_STATS_OUT, O_BACKLOG, O_WORK, O_EXIT_WITH_PARENT, O_HELP };
     static const struct option opts[] = {
         {"listen", required_argument, NULL, O_LISTEN},
         {"port", required_argument, NULL, O_PORT},
@@ -92,6 +150,15 @@ int main(int argc, char **argv)
         {"threads", required_argument, NULL, O_THREADS},
         {"cpus", required_argument, NULL, O_CPUS},
         {"delay", required_argument, NULL, O_DELAY},
+        {"delay-dist", required_argument, NULL, O_DELAY_DIST},
+        {"delay-p50", required_argument, NULL, O_DELAY_P50},
+        {"delay-p99", required_argument, NULL, O_DELAY_P99},
+        {"delay-mean", required_argument, NULL, O_DELAY_MEAN},
+        {"delay-min", required_argument, NULL, O_DELAY_MIN},
+        {"delay-max", required_argument, NULL, O_DELAY_MAX},
+        {"seed", required_argument, NULL, O_SEED},
+        {"stall-every", required_argument, NULL, O_STALL_EVERY},
+        {"stall-for", required_argument, NULL, O_STALL_FOR},
         {"work", required_argument, NULL, O_WORK},
         {"body", required_argument, NULL, O_BODY},
         {"stats-out", required_argument, NULL, O_STATS_OUT},
@@ -129,10 +196,9 @@ int main(int argc, char **argv)
             if (util_parse_cpulist(optarg, &cfg.cpu_mask, err) < 0)
                 return fail(err);
             break;
-        case O_DELAY:
-            if (!strcmp(optarg, "0"))
-                cfg.delay_ns = 0;
-            else if (units_parse_duration_ns(optarg, &cfg.delay_ns, err) < 0)
+        case O_DELAY: case O_DELAY_DIST: case O_DELAY_P50: case O_DELAY_P99: case O_DELAY_MEAN:
+        case O_DELAY_MIN: case O_DELAY_MAX: case O_SEED: case O_STALL_EVERY: case O_STALL_FOR:
+            if (delay_option(opt, optarg, &cfg.delay, &seeded, err) < 0)
                 return fail(err);
             break;
         case O_WORK:
@@ -178,6 +244,8 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "unexpected argument \"%s\" (see --help)", argv[optind]);
         return fail(err);
     }
+    if (delay_finish(&cfg.delay, seeded, err) < 0)
+        return fail(err);
     if (net_parse_addr(listen, &cfg.listen_addr, err) < 0 || net_parse_addr(control, &cfg.control_addr, err) < 0)
         return fail(err);
     if (port >= 0)
@@ -217,10 +285,15 @@ int main(int argc, char **argv)
         server_free(s);
         return fail(err);
     }
+    json_t *dj = server_delay_json(s);
+    char *shape = json_dumps(dj, JSON_COMPACT);
+    json_decref(dj);
     printf("{\"event\":\"listening\",\"port\":%d,\"control_port\":%d,\"pid\":%d,\"threads\":%d,"
-           "\"delay_ns\":%llu,\"work_ns\":%llu,\"body_bytes\":%llu}\n",
+           "\"delay_ns\":%llu,\"work_ns\":%llu,\"body_bytes\":%llu,\"delay\":%s}\n",
            server_port(s), server_control_port(s), (int)getpid(), cfg.threads,
-           (unsigned long long)cfg.delay_ns, (unsigned long long)cfg.work_ns, (unsigned long long)cfg.body_bytes);
+           (unsigned long long)cfg.delay.fixed_ns, (unsigned long long)cfg.work_ns,
+           (unsigned long long)cfg.body_bytes, shape);
+    free(shape);
     fflush(stdout);
 
     int sig = 0;

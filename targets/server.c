@@ -24,7 +24,12 @@
  * order what is already ordered), and the loop's wait times out at the
  * head's deadline: epoll_pwait2 with a nanosecond timeout and 1 ns timer
  * slack (a timerfd armed at the head where epoll_pwait2 is missing) - never
- * a sleeping thread, and 10,000 waiting requests cost one timeout.
+ * a sleeping thread, and 10,000 waiting requests cost one timeout. Stalls
+ * keep that order (a deadline inside a stall moves to its end). Drawn
+ * delays do not: then the same array is a binary heap on (deadline,
+ * arrival), and a connection's response never goes before its earlier
+ * ones (HTTP/1.1 answers in order), so a pipelined request's deadline is
+ * at least its predecessor's.
  *
  * Histograms and the control channel: the histograms are plain memory
  * owned by their worker, so the control thread never reads them directly.
@@ -71,6 +76,7 @@
 #define EVENTS_PER_WAIT   512
 #define CONN_CHUNK        256
 #define CONTROL_TIMEOUT_MS 5000
+#define CONTROL_STALLS_MAX 4096     /* GET /stalls lists the last this many */
 
 /* epoll tags that are not connections (connections are pointers). */
 #define TAG_LISTEN 1
@@ -124,6 +130,7 @@ struct conn {
     uint64_t queued_bytes;    /* bytes of the queued (delayed) responses */
     uint64_t body_left;
     uint64_t linger_bytes;
+    uint64_t last_due_ns;     /* drawn delays: a response never goes before an earlier one */
     struct h1_chunked ch;
     char *in;
     size_t in_len, in_cap;
@@ -137,6 +144,7 @@ struct dent {
     int variant;
     uint64_t parsed_ns;
     uint64_t due_ns;
+    uint64_t seq;             /* heap order among equal deadlines: arrival */
 };
 
 struct server;
@@ -173,8 +181,10 @@ struct worker {
     struct conn **chunks;
     size_t nchunks;
 
-    struct dent *fifo;
+    struct dent *fifo;        /* the delay queue: a FIFO, or a heap for drawn delays */
     size_t fhead, flen, fcap;
+    uint64_t fseq;
+    uint64_t rng;             /* this worker's delay draws */
 
     char *ibuf;
     struct outq batch;        /* the responses produced for one connection, before its writev */
@@ -185,6 +195,9 @@ struct server {
     int lfd, cfd;
     int port, control_port;
     uint64_t started_ns;
+    struct delay_model delay;            /* read-only once started */
+    int delayed;                         /* responses are held (a delay, draws or stalls) */
+    int heap;                            /* drawn delays: deadlines come out of order */
     char *resp[V_COUNT];
     size_t resp_len[V_COUNT];
     struct worker *workers;
@@ -578,30 +591,97 @@ static int queue_full(const struct conn *c)
     return c->queued >= MAX_QUEUED || c->queued_bytes >= MAX_QUEUED_BYTES;
 }
 
-static void fifo_push(struct worker *w, struct conn *c, int variant)
+/* ---- the delay queue: a FIFO, or a min-heap on (due_ns, seq) ---- */
+
+static void dq_grow(struct worker *w)
 {
-    if (w->flen == w->fcap) {
-        size_t ncap = w->fcap ? w->fcap * 2 : 1024;
-        struct dent *n = util_xmalloc(ncap * sizeof *n);
-        for (size_t i = 0; i < w->flen; i++)
-            n[i] = w->fifo[(w->fhead + i) % w->fcap];
-        free(w->fifo);
-        w->fifo = n;
-        w->fcap = ncap;
-        w->fhead = 0;
+    size_t ncap = w->fcap ? w->fcap * 2 : 1024;
+    struct dent *n = util_xmalloc(ncap * sizeof *n);
+    for (size_t i = 0; i < w->flen; i++)
+        n[i] = w->fifo[(w->fhead + i) % w->fcap];
+    free(w->fifo);
+    w->fifo = n;
+    w->fcap = ncap;
+    w->fhead = 0;
+}
+
+static int dent_before(const struct dent *a, const struct dent *b)
+{
+    return a->due_ns < b->due_ns || (a->due_ns == b->due_ns && a->seq < b->seq);
+}
+
+static void dq_push(struct worker *w, struct dent e)
+{
+    if (w->flen == w->fcap)
+        dq_grow(w);
+    if (!w->srv->heap) {
+        w->fifo[(w->fhead + w->flen++) % w->fcap] = e;
+        return;
     }
+    size_t i = w->flen++;
+    while (i > 0 && dent_before(&e, &w->fifo[(i - 1) / 2])) {
+        w->fifo[i] = w->fifo[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->fifo[i] = e;
+}
+
+/* The entry due first (the queue is not empty). */
+static const struct dent *dq_head(const struct worker *w)
+{
+    return &w->fifo[w->fhead];
+}
+
+static void dq_pop(struct worker *w)
+{
+    if (!w->srv->heap) {
+        w->fhead = (w->fhead + 1) % w->fcap;
+        w->flen--;
+        return;
+    }
+    struct dent last = w->fifo[--w->flen];
+    size_t i = 0, n = w->flen;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n)
+            break;
+        if (k + 1 < n && dent_before(&w->fifo[k + 1], &w->fifo[k]))
+            k++;
+        if (!dent_before(&w->fifo[k], &last))
+            break;
+        w->fifo[i] = w->fifo[k];
+        i = k;
+    }
+    w->fifo[i] = last;
+}
+
+/* When c's response to the request parsed now goes out. */
+static uint64_t due_of(struct worker *w, struct conn *c)
+{
+    const struct server *s = w->srv;
     /* The delay counts from the request's arrival in the kernel (see
-     * conn_recv), kept non-decreasing so that the FIFO stays in deadline
+     * conn_recv), kept non-decreasing so that a FIFO stays in deadline
      * order (a request can only be held longer by that, never less). */
     uint64_t base = w->req_base_ns && w->req_base_ns <= w->now ? w->req_base_ns : w->now;
     if (base < w->fifo_last_base_ns)
         base = w->fifo_last_base_ns;
     w->fifo_last_base_ns = base;
-    uint64_t due = base + w->srv->cfg.delay_ns;
-    w->fifo[(w->fhead + w->flen) % w->fcap] =
-        (struct dent){.c = c, .gen = c->gen, .variant = variant, .parsed_ns = w->now, .due_ns = due};
-    if (w->flen++ == 0)
-        timer_arm(w, due);
+    uint64_t due = delay_release_ns(&s->delay, base + delay_draw_ns(&s->delay, &w->rng));
+    if (s->heap) {
+        if (due < c->last_due_ns)
+            due = c->last_due_ns;
+        c->last_due_ns = due;
+    }
+    return due;
+}
+
+static void fifo_push(struct worker *w, struct conn *c, int variant)
+{
+    uint64_t due = due_of(w, c);
+    dq_push(w, (struct dent){.c = c, .gen = c->gen, .variant = variant, .parsed_ns = w->now, .due_ns = due,
+                             .seq = w->fseq++});
+    if (dq_head(w)->seq == w->fseq - 1)
+        timer_arm(w, due);   /* a new head */
     c->queued++;
     c->queued_bytes += w->srv->resp_len[variant];
     if (V_IS_OK(variant))
@@ -616,18 +696,17 @@ static void fifo_expire(struct worker *w)
     uint64_t now = util_now_ns();
     timer_learn(w, w->now);
     if (w->flen) {
-        uint64_t due = w->fifo[w->fhead].due_ns;
+        uint64_t due = dq_head(w)->due_ns;
         if (due > now && due - now <= TIMER_EARLY_MAX_NS + 50000)
             while ((now = util_now_ns()) < due)
                 cpu_relax();
     }
     struct conn *cur = NULL;
     while (w->flen) {
-        struct dent e = w->fifo[w->fhead];
+        struct dent e = *dq_head(w);
         if (e.due_ns > now)
             break;
-        w->fhead = (w->fhead + 1) % w->fcap;
-        w->flen--;
+        dq_pop(w);
         if (e.c->is_free || e.c->gen != e.gen)
             continue;   /* closed meanwhile; counted as aborted then */
         if (cur && cur != e.c) {
@@ -650,7 +729,7 @@ static void fifo_expire(struct worker *w)
             conn_read(w, cur);
     }
     if (w->flen)
-        timer_arm(w, w->fifo[w->fhead].due_ns);
+        timer_arm(w, dq_head(w)->due_ns);
 }
 
 /* ---- requests ---- */
@@ -663,7 +742,7 @@ static size_t s_resp_len(const struct worker *w, int v)
 static void emit(struct worker *w, struct conn *c, int variant)
 {
     struct server *s = w->srv;
-    if (s->cfg.delay_ns)
+    if (s->delayed)
         fifo_push(w, c, variant);
     else
         outq_push(&w->batch, variant, s->resp_len[variant], w->now);
@@ -871,7 +950,7 @@ static void conn_read(struct worker *w, struct conn *c)
             w->req_base_ns = 0;   /* held input: no receive time of its own (count from now) */
             more = 1;   /* the socket may hold more: read it next round */
         } else {
-            n = w->srv->cfg.delay_ns ? conn_recv(w, c, w->ibuf + plen, IBUF_BYTES - plen)
+            n = w->srv->delayed ? conn_recv(w, c, w->ibuf + plen, IBUF_BYTES - plen)
                                      : read(c->fd, w->ibuf + plen, IBUF_BYTES - plen);
             if (n == 0) {
                 conn_eof(w, c);
@@ -995,7 +1074,7 @@ static void *worker_main(void *arg)
             if (n < 0 && errno == ENOSYS) {
                 w->use_pwait2 = 0;
                 if (w->flen)
-                    timer_arm(w, w->fifo[w->fhead].due_ns);
+                    timer_arm(w, dq_head(w)->due_ns);
                 continue;
             }
         } else {
@@ -1008,7 +1087,7 @@ static void *worker_main(void *arg)
         }
         w->now = util_now_ns();
         worker_tick(w);
-        if (s->cfg.delay_ns) {
+        if (s->delayed) {
             struct timespec rt;
             clock_gettime(CLOCK_REALTIME, &rt);
             uint64_t mono = util_now_ns();
@@ -1103,7 +1182,12 @@ static json_t *merged_stats(struct server *s, uint64_t window_since_ns)
         hist_add(s->m_window, w->snap_window);
     }
     v.window_since_ns = window_since_ns;
-    return tstats_json(&v, s->m_total, s->m_window, util_now_ns(), s->started_ns);
+    uint64_t now = util_now_ns();
+    json_t *o = tstats_json(&v, s->m_total, s->m_window, now, s->started_ns);
+    json_object_set_new(o, "delay", delay_json(&s->delay));
+    if (s->delay.spec.stall_every_ns)
+        json_object_set_new(o, "stalls_begun", json_integer((json_int_t)delay_stalls_begun(&s->delay, now)));
+    return o;
 }
 
 static json_t *series(struct server *s, uint64_t since)
@@ -1202,9 +1286,17 @@ static json_t *control_route(struct server *s, char *head, int *status)
                                                 "count", (json_int_t)hist_count(s->m_total), "now_ns",
                                                 (json_int_t)util_now_ns(), "buckets", b));
     }
+    if (!strcmp(path, "/stalls")) {
+        if (!is_get)
+            return answer(status, 405, control_error("use GET /stalls"));
+        return answer(status, 200, json_pack("{s:o, s:o, s:I}", "delay", delay_json(&s->delay), "stalls",
+                                             delay_stalls_json(&s->delay, util_now_ns(), CONTROL_STALLS_MAX),
+                                             "now_ns", (json_int_t)util_now_ns()));
+    }
     if (!strcmp(path, "/health"))
         return answer(status, 200, json_pack("{s:s}", "status", "ok"));
-    return answer(status, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K, GET /histogram"));
+    return answer(status, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K, "
+                                             "GET /histogram, GET /stalls"));
 }
 
 /* The whole HTTP answer (heap; its length in *len). */
@@ -1420,6 +1512,10 @@ struct server *server_new(const struct server_config *cfg, char *err)
     struct server *s = util_xcalloc(1, sizeof *s);
     s->cfg = *cfg;
     s->lfd = s->cfd = s->stop_efd = s->ack_efd = -1;
+    if (delay_spec_check(&cfg->delay, err) < 0)
+        goto err;
+    s->heap = cfg->delay.dist != DELAY_FIXED;
+    s->delayed = cfg->delay.fixed_ns || s->heap || cfg->delay.stall_every_ns;
     s->lfd = net_listen(&cfg->listen_addr, cfg->backlog, 0, err);
     if (s->lfd < 0)
         goto err;
@@ -1428,7 +1524,7 @@ struct server *server_new(const struct server_config *cfg, char *err)
     int one = 1;
     setsockopt(s->lfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     /* Delay mode holds responses from the kernel's receive time (conn_recv). */
-    if (cfg->delay_ns)
+    if (s->delayed)
         setsockopt(s->lfd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     s->cfd = net_listen(&cfg->control_addr, 64, 0, err);
     if (s->cfd < 0) {
@@ -1462,6 +1558,7 @@ struct server *server_new(const struct server_config *cfg, char *err)
     s->m_window = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
     s->started_ns = util_now_ns();
     s->window_since_ns = s->started_ns;
+    delay_model_init(&s->delay, &cfg->delay, s->started_ns);
 
     s->nworkers = cfg->threads;
     s->workers = util_xcalloc((size_t)s->nworkers, sizeof *s->workers);
@@ -1494,6 +1591,7 @@ struct server *server_new(const struct server_config *cfg, char *err)
         w->ibuf = util_xmalloc(IBUF_BYTES);
         w->window_since_ns = s->started_ns;
         w->use_pwait2 = 1;
+        w->rng = delay_rng_seed(&s->delay, i);
         w->now = s->started_ns;
         worker_tick(w);
     }
@@ -1511,6 +1609,11 @@ int server_port(const struct server *s)
 int server_control_port(const struct server *s)
 {
     return s->control_port;
+}
+
+json_t *server_delay_json(const struct server *s)
+{
+    return delay_json(&s->delay);
 }
 
 static void cpuset_from_mask(cpu_set_t *set, uint64_t mask)
@@ -1637,6 +1740,7 @@ void server_free(struct server *s)
         free(s->resp[v]);
     hist_free(s->m_total);
     hist_free(s->m_window);
+    delay_model_free(&s->delay);
     if (s->lfd >= 0)
         close(s->lfd);
     if (s->cfd >= 0)

@@ -3,6 +3,8 @@
 #ifndef LB_SERVER_H
 #define LB_SERVER_H
 
+#include "targets/delay.h"
+
 #include <jansson.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -12,7 +14,7 @@ struct server_config {
     struct sockaddr_in control_addr;  /* port 0 picks a free one */
     int threads;                      /* worker threads, 1..SERVER_MAX_THREADS */
     uint64_t cpu_mask;                /* 0: no pinning; else workers round-robin over these CPUs */
-    uint64_t delay_ns;                /* hold every response this long */
+    struct delay_spec delay;          /* how long each response is held (fixed, drawn, stalls) */
     uint64_t work_ns;                 /* burn this much CPU per request on the worker (a CPU-bound backend) */
     uint64_t body_bytes;              /* JSON body size */
     int backlog;
@@ -29,6 +31,10 @@ struct server *server_new(const struct server_config *cfg, char *err);
 /* The bound ports. */
 int server_port(const struct server *s);
 int server_control_port(const struct server *s);
+
+/* The latency shape as JSON (delay_json: distribution, seed, stalls).
+ * Returns a new object. */
+json_t *server_delay_json(const struct server *s);
 
 /* Start the workers and the control thread. Returns 0, or -1 with err
  * filled (thread creation or pinning failed; nothing is left running). */

@@ -74,7 +74,7 @@ struct tstats_second *tstats_second_begin(struct tstats_second *ring, uint64_t s
 
 json_t *tstats_hist_json(const struct hist *h)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
                      "count", (json_int_t)hist_count(h),
                      "min", (json_int_t)hist_min(h),
                      "mean", (json_int_t)llround(hist_mean(h)),
@@ -82,6 +82,7 @@ json_t *tstats_hist_json(const struct hist *h)
                      "p90", (json_int_t)hist_percentile(h, 90),
                      "p95", (json_int_t)hist_percentile(h, 95),
                      "p99", (json_int_t)hist_percentile(h, 99),
+                     "p999", (json_int_t)hist_percentile(h, 99.9),
                      "max", (json_int_t)hist_max(h));
 }
 

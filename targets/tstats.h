@@ -101,7 +101,7 @@ void tstats_view_add(struct tstats_view *dst, const struct tstats_view *src);
 struct tstats_second *tstats_second_begin(struct tstats_second *ring, uint64_t sec,
                                         const struct tstats_counters *c);
 
-/* {count,min,mean,p50,p90,p95,p99,max} of h in its unit (ns). Returns a new
+/* {count,min,mean,p50,p90,p95,p99,p999,max} of h in its unit (ns). Returns a new
  * JSON object. */
 json_t *tstats_hist_json(const struct hist *h);
 

@@ -436,10 +436,37 @@ static int op_put(struct agent *a, const json_t *req, json_t *rep, char *err)
     return 0;
 }
 
+/* The request's "shape" (a drawn delay, stalls) into sh; NULL when none.
+ * dist must be one of lb-target's names: the string is not kept. */
+static const struct profile_shape *req_shape(const json_t *req, struct profile_shape *sh, char *err)
+{
+    const json_t *j = json_object_get(req, "shape");
+    if (!json_is_object(j))
+        return NULL;
+    static const char *const dists[] = {"lognormal", "exponential", "uniform"};
+    const char *d = json_string_value(json_object_get(j, "dist"));
+    *sh = (struct profile_shape){.p50_ns = agentproto_u64(j, "p50_ns"), .p99_ns = agentproto_u64(j, "p99_ns"),
+                                 .mean_ns = agentproto_u64(j, "mean_ns"), .min_ns = agentproto_u64(j, "min_ns"),
+                                 .max_ns = agentproto_u64(j, "max_ns"), .seed = agentproto_u64(j, "seed"),
+                                 .stall_every_ns = agentproto_u64(j, "stall_every_ns"),
+                                 .stall_for_ns = agentproto_u64(j, "stall_for_ns")};
+    for (size_t i = 0; d && i < sizeof dists / sizeof *dists; i++)
+        if (!strcmp(d, dists[i]))
+            sh->dist = dists[i];
+    if (d && !sh->dist)
+        util_err(err, "target_start: unknown delay distribution \"%.40s\"", d);
+    return sh;
+}
+
 /* lb-target beside this agent's binary, started by target.c's own
  * target_start, sampled and streamed like a spawned tree. */
 static int op_target_start(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
+    struct profile_shape shape;
+    err[0] = 0;
+    const struct profile_shape *sh = req_shape(req, &shape, err);
+    if (err[0])
+        return -1;
     char bin[PATH_MAX + 16];
     snprintf(bin, sizeof bin, "%s/lb-target", adapter_bindir());
     const char *dir = json_string_value(json_object_get(req, "dir"));
@@ -448,7 +475,8 @@ static int op_target_start(struct agent *a, const json_t *req, json_t *rep, char
                             .body_bytes = agentproto_u64(req, "body_bytes"),
                             .threads = (unsigned)json_integer_value(json_object_get(req, "threads")),
                             .cpus_mask = agentproto_u64(req, "cpus_mask"),
-                            .listen_addr = json_string_value(json_object_get(req, "listen"))};
+                            .listen_addr = json_string_value(json_object_get(req, "listen")),
+                            .shape = sh};
     if (!o.dir || !o.name)
         return util_err(err, "target_start needs dir and name");
     struct target *tgt = util_xcalloc(1, sizeof *tgt);

@@ -1,6 +1,7 @@
 #include "engine/crosscheck.h"
 #include "report/stats.h"
 #include "engine/target.h"
+#include "common/hist.h"
 #include "common/jsonutil.h"
 #include "common/util.h"
 
@@ -403,6 +404,157 @@ static void compute_latency(const struct crosscheck_in *in, const struct crossch
     }
 }
 
+/* The server's value at percentile q (100: max) over the tool's requests,
+ * and the bound a tool may not go below: the same percentile, lower by
+ * the responses the tool did not count (at most server - client) plus one
+ * rank (percentile definitions differ: nearest rank, interpolation). From
+ * the histogram when there is one, else the /stats figure for both. */
+static void truth_server(const struct crosscheck_in *in, struct hist *h, double q, const char *key, double *at_ms,
+                         double *bound_ms)
+{
+    if (!h || !hist_count(h)) {
+        *at_ms = *bound_ms = window_ms(in->after, key);
+        return;
+    }
+    double n = (double)hist_count(h);
+    double missing = in->client_parsed && in->client_requests < hist_count(h) ? n - (double)in->client_requests : 0;
+    double low = q - (missing + 1) / n * 100;
+    *at_ms = (double)(q >= 100 ? hist_max(h) : hist_percentile(h, q)) / 1e6;
+    *bound_ms = low <= 0 ? 0 : (double)hist_percentile(h, low) / 1e6;
+}
+
+/* The tool's p50..max against the server's over the tool's run (a fresh
+ * target: the after-stats' window and its histogram began with the tool). */
+static void compute_truth(const struct crosscheck_in *in, struct crosscheck_truth *t)
+{
+    static const char *const qs[CROSSCHECK_TRUTH_N] = {"p50", "p90", "p99", "p99.9", "max"};
+    static const char *const keys[CROSSCHECK_TRUTH_N] = {"p50", "p90", "p99", "p999", "max"};
+    static const double qv[CROSSCHECK_TRUTH_N] = {50, 90, 99, 99.9, 100};
+    const struct adapter_latency *lat = in->lat;
+    double tool[CROSSCHECK_TRUTH_N] = {NAN, NAN, NAN, NAN, NAN};
+    if (lat)
+        memcpy(tool, (double[]){lat->p50, lat->p90, lat->p99, lat->p999, lat->max}, sizeof tool);
+    struct hist *h = in->server_histogram ? target_histogram_between(NULL, in->server_histogram) : NULL;
+    t->resolution_ms = in->latency_resolution_ms;
+    t->judged = 0;
+    t->nbelow = 0;
+    for (int i = 0; i < CROSSCHECK_TRUTH_N; i++) {
+        struct crosscheck_truth_row *r = &t->rows[i];
+        r->q = qs[i];
+        r->tool_ms = tool[i];
+        truth_server(in, h, qv[i], keys[i], &r->server_ms, &r->bound_ms);
+        r->error_ms = r->tool_ms - r->server_ms;
+        r->error_pct = r->server_ms > 0 ? r->error_ms / r->server_ms * 100 : NAN;
+        /* A bucket top may sit 0.1 % above the true value; the tool may
+         * round down by its resolution. */
+        double slack = r->bound_ms * CROSSCHECK_SERVER_RESOLUTION + in->latency_resolution_ms;
+        r->below_server = !isnan(r->error_ms) && r->tool_ms < r->bound_ms - slack;
+        t->judged |= !isnan(r->error_ms);
+        t->nbelow += r->below_server;
+    }
+    hist_free(h);
+}
+
+/* Arrivals (requests parsed) in the series' whole seconds: inside the
+ * stalls of the load (summed with their accepts), and the median of those
+ * outside any stall. Returns the seconds found inside. */
+static int co_seconds(const struct crosscheck_in *in, uint64_t from, uint64_t to, double *in_req, double *in_acc,
+                      double *median_out)
+{
+    json_t *secs = json_object_get(in->series, "seconds"), *sec, *st;
+    json_t *stalls = json_object_get(in->stalls, "stalls");
+    uint64_t start = target_u64(in->series, "start_ns");
+    size_t i, k, nout = 0;
+    double *out = util_xcalloc(json_array_size(secs) + 1, sizeof *out);
+    int nin = 0;
+    *in_req = *in_acc = 0;
+    json_array_foreach(secs, i, sec)
+    {
+        uint64_t s0 = start + target_u64(sec, "t") * 1000000000ull, s1 = s0 + 1000000000ull;
+        if (json_is_true(json_object_get(sec, "partial")) || s0 < from || s1 > to)
+            continue;
+        int inside = 0, touches = 0;
+        json_array_foreach(stalls, k, st)
+        {
+            uint64_t a = target_u64(st, "start_ns"), b = target_u64(st, "end_ns");
+            inside |= s0 >= a && s1 <= b;
+            touches |= s0 < b && s1 > a;
+        }
+        if (inside) {
+            *in_req += (double)target_u64(sec, "requests");
+            *in_acc += (double)target_u64(sec, "accepts");
+            nin++;
+        } else if (!touches) {
+            out[nout++] = (double)target_u64(sec, "requests");
+        }
+    }
+    struct stats_summary sum;
+    stats_summarize(out, nout, &sum);
+    *median_out = sum.median;
+    free(out);
+    return nin;
+}
+
+static void co_verdict(struct crosscheck_co *c)
+{
+    char ns[32], in_s[32], out_s[32], p99[96];
+    snprintf(ns, sizeof ns, "%.0f", c->not_sent_per_stall);
+    snprintf(p99, sizeof p99, "its p99 (%.0f ms) %s", c->tool_p99_ms,
+             c->p99_includes ? "includes the wait" : "omits the wait of the requests due in them");
+    if (isnan(c->tool_p99_ms))
+        snprintf(p99, sizeof p99, "it reports no p99");
+    snprintf(in_s, sizeof in_s, "%.0f", c->in_stall_rps);
+    snprintf(out_s, sizeof out_s, "%.0f", c->outside_rps);
+    if (c->sending == CROSSCHECK_SENDING_STOPPED)
+        snprintf(c->verdict, sizeof c->verdict, "stopped sending for %.1f s per stall (≈ %s requests not sent); %s",
+                 c->stall_s, ns, p99);
+    else if (c->sending == CROSSCHECK_SENDING_SLOWED)
+        snprintf(c->verdict, sizeof c->verdict, "slowed to %.0f %% of its rate during stalls (≈ %s requests not sent "
+                 "per stall); %s", c->kept * 100, ns, p99);
+    else
+        snprintf(c->verdict, sizeof c->verdict, "kept its schedule through %d stall%s (%s req/s in them, %s outside); %s",
+                 c->stalls, c->stalls == 1 ? "" : "s", in_s, out_s, p99);
+}
+
+/* The coordinated-omission verdict: stalls of the load from GET /stalls,
+ * arrivals from the server's series, the tool's p99 against the p99 an
+ * open schedule must have (a share f = for/every of requests wait up to
+ * the stall, uniformly: p99 >= for x (1 - 0.01/f)). */
+static void compute_co(const struct crosscheck_in *in, struct crosscheck_co *c)
+{
+    memset(c, 0, sizeof *c);
+    json_t *stall = json_object_get(json_object_get(in->stalls, "delay"), "stall");
+    if (!stall)
+        return;
+    c->present = 1;
+    c->stall_s = (double)target_u64(stall, "for_ns") / 1e9;
+    c->every_s = (double)target_u64(stall, "every_ns") / 1e9;
+    c->tool_p99_ms = in->lat ? in->lat->p99 : NAN;
+    double f = c->stall_s / c->every_s;
+    c->open_p99_floor_ms = f > 0.01 ? c->stall_s * 1e3 * (1 - 0.01 / f) : NAN;
+    c->p99_includes = !isnan(c->open_p99_floor_ms) && c->tool_p99_ms >= c->open_p99_floor_ms / 2;
+    uint64_t from = target_u64(in->after, "first_request_ns"), to = target_u64(in->after, "last_response_ns");
+    json_t *st;
+    size_t k;
+    json_array_foreach(json_object_get(in->stalls, "stalls"), k, st)
+        c->stalls += target_u64(st, "start_ns") >= from && target_u64(st, "end_ns") <= to;
+    double req = 0, acc = 0, median = NAN;
+    int nin = c->stalls && in->series ? co_seconds(in, from, to, &req, &acc, &median) : 0;
+    c->why_not = !c->stalls ? "no stall inside the tool's load" : !nin ? "no whole second of the server's series inside a stall"
+                 : isnan(median) || median <= 0 ? "no arrivals outside the stalls" : NULL;
+    if (c->why_not)
+        return;
+    c->judged = 1;
+    c->in_stall_rps = req / nin;
+    c->accepts_in_stall_per_s = acc / nin;
+    c->outside_rps = median;
+    c->kept = c->in_stall_rps / median;
+    c->sending = c->kept >= CROSSCHECK_CO_KEPT ? CROSSCHECK_SENDING_KEPT
+                 : c->kept < CROSSCHECK_CO_STOPPED ? CROSSCHECK_SENDING_STOPPED : CROSSCHECK_SENDING_SLOWED;
+    c->not_sent_per_stall = median > c->in_stall_rps ? (median - c->in_stall_rps) * c->stall_s : 0;
+    co_verdict(c);
+}
+
 void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -413,6 +565,8 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
     compute_reconciliation(in, &out->server, &out->reconciliation);
     compute_limits(in, out, &out->limits);
     compute_latency(in, &out->server, &out->latency);
+    compute_truth(in, &out->truth);
+    compute_co(in, &out->co);
     out->efficiency.requests_per_cpu_second = in->cpu_seconds > 0 ? (double)server / in->cpu_seconds : NAN;
     out->efficiency.rps_per_mb = in->rss_peak_mb > 0 ? out->windows.whole_rps / in->rss_peak_mb : NAN;
 }
@@ -619,6 +773,86 @@ static json_t *latency_json(const struct crosscheck_latency *lc, json_t *warning
     return o;
 }
 
+/* latency_check.percentiles: the rows, and a warning naming each
+ * percentile below the server's. */
+static json_t *truth_json(const struct crosscheck_truth *t, json_t *warnings)
+{
+    json_t *rows = json_array();
+    char below[64] = "";
+    for (int i = 0; i < CROSSCHECK_TRUTH_N; i++) {
+        const struct crosscheck_truth_row *r = &t->rows[i];
+        if (isnan(r->tool_ms) && isnan(r->server_ms))
+            continue;
+        json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "q", r->q, "tool_ms", jsonutil_num(r->tool_ms),
+                              "server_ms", jsonutil_num(r->server_ms), "error_ms", jsonutil_num(r->error_ms),
+                              "error_pct", jsonutil_num(r->error_pct), "bound_ms", jsonutil_num(r->bound_ms));
+        if (!isnan(r->error_ms))
+            json_object_set_new(o, "below_server", json_boolean(r->below_server));
+        if (r->below_server)
+            snprintf(below + strlen(below), sizeof below - strlen(below), "%s%s", *below ? ", " : "", r->q);
+        json_array_append_new(rows, o);
+    }
+    if (t->nbelow)
+        json_array_append_new(warnings, json_sprintf("latency below the server's for the same requests (%s): "
+                                                     "no client can see a response sooner than the server held it; "
+                                                     "the tool's percentiles are wrong there", below));
+    return json_pack("{s:s, s:o, s:f, s:i, s:o}", "window", "tool run", "tool_resolution_ms",
+                     jsonutil_num(t->resolution_ms), "server_resolution_pct", CROSSCHECK_SERVER_RESOLUTION * 100,
+                     "below_server", t->nbelow, "rows", rows);
+}
+
+static json_t *co_json(const struct crosscheck_co *c)
+{
+    static const char *const sending[] = {"kept", "slowed", "stopped"};
+    json_t *o = json_pack("{s:b, s:i, s:f, s:f}", "judged", c->judged, "stalls", c->stalls, "stall_s", c->stall_s,
+                          "every_s", c->every_s);
+    if (!c->judged) {
+        json_object_set_new(o, "why_not", json_string(c->why_not));
+        return o;
+    }
+    json_object_set_new(o, "sending", json_string(sending[c->sending]));
+    json_object_set_new(o, "in_stall_rps", json_real(c->in_stall_rps));
+    json_object_set_new(o, "outside_rps", json_real(c->outside_rps));
+    json_object_set_new(o, "kept_ratio", json_real(c->kept));
+    json_object_set_new(o, "new_connections_in_stall_per_s", json_real(c->accepts_in_stall_per_s));
+    json_object_set_new(o, "not_sent_per_stall", json_real(c->not_sent_per_stall));
+    json_object_set_new(o, "tool_p99_ms", jsonutil_num(c->tool_p99_ms));
+    json_object_set_new(o, "open_p99_floor_ms", jsonutil_num(c->open_p99_floor_ms));
+    json_object_set_new(o, "p99_includes_stalls", json_boolean(c->p99_includes));
+    json_object_set_new(o, "verdict", json_string(c->verdict));
+    return o;
+}
+
+void crosscheck_co_reference(json_t *runs)
+{
+    json_t *r, *ref = NULL;
+    size_t i;
+    json_array_foreach(runs, i, r)
+    {
+        json_t *co = json_object_get(json_object_get(r, "latency_check"), "coordinated_omission");
+        const char *tool = json_string_value(json_object_get(r, "tool"));
+        const char *model = json_string_value(json_object_get(json_object_get(r, "identity"), "model"));
+        if (!ref && json_is_true(json_object_get(co, "judged")) && tool && !strcmp(tool, "lb-gen") && model &&
+            !strcmp(model, "open") && json_is_number(json_object_get(co, "tool_p99_ms")))
+            ref = r;
+    }
+    if (!ref)
+        return;
+    double p99 = json_number_value(json_object_get(json_object_get(json_object_get(ref, "latency_check"),
+                                                                   "coordinated_omission"), "tool_p99_ms"));
+    const char *label = json_string_value(json_object_get(ref, "label"));
+    json_array_foreach(runs, i, r)
+    {
+        json_t *co = json_object_get(json_object_get(r, "latency_check"), "coordinated_omission");
+        const char *v = json_string_value(json_object_get(co, "verdict"));
+        if (r == ref || !v)
+            continue;
+        json_object_set_new(co, "reference", json_pack("{s:s, s:f}", "label", label ? label : "lb-gen", "p99_ms", p99));
+        json_object_set_new(co, "verdict", json_sprintf("%s; %s open at the same rate: p99 %.0f ms", v,
+                                                        label ? label : "lb-gen", p99));
+    }
+}
+
 void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *warnings)
 {
     json_object_set_new(res, "windows", windows_json(&r->windows, warnings));
@@ -627,6 +861,10 @@ void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *
     json_object_set_new(res, "crosscheck", reconciliation_json(&r->reconciliation, warnings));
     json_object_set_new(res, "limits", limits_json(&r->limits, warnings));
     json_object_set_new(res, "latency_check", latency_json(&r->latency, warnings));
+    if (r->truth.judged)
+        json_object_set_new(json_object_get(res, "latency_check"), "percentiles", truth_json(&r->truth, warnings));
+    if (r->co.present)
+        json_object_set_new(json_object_get(res, "latency_check"), "coordinated_omission", co_json(&r->co));
     json_object_set_new(res, "efficiency",
                         json_pack("{s:o, s:o}", "requests_per_cpu_second", jsonutil_num(r->efficiency.requests_per_cpu_second),
                                   "rps_per_mb", jsonutil_num(r->efficiency.rps_per_mb)));

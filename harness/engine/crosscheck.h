@@ -42,6 +42,8 @@ struct crosscheck_in {
     const struct crosscheck_point *tool_pts, *target_pts;  /* the series, for window averages */
     size_t ntool_pts, ntarget_pts;
     uint64_t tool_spawned_ns;
+    json_t *server_histogram;       /* optional: GET /histogram after the run (a fresh target: the tool's requests) */
+    json_t *stalls;                 /* optional: lb-target's GET /stalls after the run (NULL: no stalls) */
     json_t *hold_server_time;       /* optional: lb-target's server time over the hold window in ms ("mean",
                                      * "p50"), as target_histogram_window_ms makes it; NULL: the whole run's */
 };
@@ -160,6 +162,55 @@ struct crosscheck_latency {
     double tool_p99_ms, server_p99_ms, overhead_p99_ms;
 };
 
+/* Percentile truth: the tool's percentiles against the server's for the
+ * same requests (a fresh target per tool run: its window is the tool's
+ * run). A tool sees each request at least as long as the server held it,
+ * so a tool percentile below the server's by more than both resolutions
+ * is wrong. */
+#define CROSSCHECK_TRUTH_N 5           /* p50, p90, p99, p99.9, max */
+#define CROSSCHECK_SERVER_RESOLUTION 0.001  /* lb-target's histogram: 3 significant digits */
+
+struct crosscheck_truth_row {
+    const char *q;                  /* "p50", "p90", "p99", "p99.9", "max" */
+    double tool_ms, server_ms;      /* NAN where a side lacks it */
+    double error_ms, error_pct;     /* tool - server; of the server's */
+    double bound_ms;                /* the least the tool may report: the server's value lower by the
+                                     * responses the tool did not count, plus one (rank ties, interpolation) */
+    int below_server;               /* tool below that bound by more than the resolutions */
+};
+
+struct crosscheck_truth {
+    int judged;                     /* a tool latency and a server histogram to compare */
+    double resolution_ms;           /* the tool's stated resolution */
+    struct crosscheck_truth_row rows[CROSSCHECK_TRUTH_N];
+    int nbelow;                     /* rows flagged below the server */
+};
+
+/* Coordinated omission: during each scheduled stall, did the tool keep
+ * sending on its schedule (the server's per-second arrivals inside the
+ * stalls against outside), and does its p99 include the wait of the
+ * requests due in them? */
+enum crosscheck_sending { CROSSCHECK_SENDING_KEPT, CROSSCHECK_SENDING_SLOWED, CROSSCHECK_SENDING_STOPPED };
+#define CROSSCHECK_CO_KEPT 0.8          /* arrivals in stalls at 80 % of outside or more: kept its schedule */
+#define CROSSCHECK_CO_STOPPED 0.2       /* below 20 %: stopped sending */
+
+struct crosscheck_co {
+    int present;                    /* the target stalled */
+    int judged;                     /* stalls inside the load with whole seconds in them, and a rate outside */
+    const char *why_not;            /* when present but not judged */
+    int stalls;                     /* stalls inside the tool's load */
+    double stall_s, every_s;
+    double in_stall_rps, outside_rps;           /* server-counted arrivals per second (median outside) */
+    double accepts_in_stall_per_s;              /* new connections per second inside stalls */
+    double kept;                                /* in_stall_rps / outside_rps */
+    enum crosscheck_sending sending;
+    double not_sent_per_stall;                  /* (outside - inside) x stall length */
+    double tool_p99_ms;
+    double open_p99_floor_ms;       /* an open schedule's p99 is at least this (NAN: stalls too rare to reach p99) */
+    int p99_includes;               /* the tool's p99 reaches half that floor */
+    char verdict[320];
+};
+
 struct crosscheck_efficiency {
     double requests_per_cpu_second, rps_per_mb;     /* NAN without CPU time / RSS */
 };
@@ -171,6 +222,8 @@ struct crosscheck_result {
     struct crosscheck_reconciliation reconciliation;
     struct crosscheck_limits limits;
     struct crosscheck_latency latency;
+    struct crosscheck_truth truth;
+    struct crosscheck_co co;
     struct crosscheck_efficiency efficiency;
 };
 
@@ -189,6 +242,11 @@ void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *
 /* A short phrase for a flagged hold ("not steady: rate rose 2.6x through
  * the hold") into buf, or "" when steady, not judged or none. Returns buf. */
 const char *crosscheck_steady_flag(const struct crosscheck_steady *s, char *buf, size_t len);
+
+/* After every tool of a run: each latency_check.coordinated_omission
+ * verdict that is judged gains the reference of an lb-gen row in the open
+ * model ("; lb-gen open at the same rate: p99 540 ms") and "reference". */
+void crosscheck_co_reference(json_t *runs);
 
 /* crosscheck_compute, then crosscheck_to_json. */
 void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings);

@@ -564,6 +564,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
         json_decref(R.run);
         return 2;
     }
+    crosscheck_co_reference(json_object_get(R.run, "runs"));
     json_object_set_new(R.run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
     json_object_set_new(R.run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
     if (save(&R, err)) {

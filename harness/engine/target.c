@@ -26,6 +26,15 @@ static int target_start_remote(struct target *t, const struct target_opts *o, ch
                             (json_int_t)o->cpus_mask, "sample_interval_ns", (json_int_t)o->sample_interval_ns);
     if (o->listen_addr)
         json_object_set_new(req, "listen", json_string(o->listen_addr));
+    if (o->shape && (o->shape->dist || o->shape->stall_every_ns)) {
+        const struct profile_shape *sh = o->shape;
+        json_object_set_new(req, "shape",
+                            json_pack("{s:s?, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "dist", sh->dist, "p50_ns",
+                                      (json_int_t)sh->p50_ns, "p99_ns", (json_int_t)sh->p99_ns, "mean_ns",
+                                      (json_int_t)sh->mean_ns, "min_ns", (json_int_t)sh->min_ns, "max_ns",
+                                      (json_int_t)sh->max_ns, "seed", (json_int_t)sh->seed, "stall_every_ns",
+                                      (json_int_t)sh->stall_every_ns, "stall_for_ns", (json_int_t)sh->stall_for_ns));
+    }
     json_t *rep = exec_remote_call(o->host, req, err);
     if (!rep)
         return -1;
@@ -40,6 +49,28 @@ static int target_start_remote(struct target *t, const struct target_opts *o, ch
     return 0;
 }
 
+char *target_shape_flags(const struct profile_shape *sh, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    if (!sh)
+        return buf;
+#define ADD(...) n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__)
+    if (sh->dist) {
+        ADD(" --delay-dist %s --seed %llu", sh->dist, (unsigned long long)sh->seed);
+        const char *names[] = {"p50", "p99", "mean", "min", "max"};
+        uint64_t v[] = {sh->p50_ns, sh->p99_ns, sh->mean_ns, sh->min_ns, sh->max_ns};
+        for (int i = 0; i < 5; i++)
+            if (v[i] || (i == 3 && !strcmp(sh->dist, "uniform")))
+                ADD(" --delay-%s %lluns", names[i], (unsigned long long)v[i]);
+    }
+    if (sh->stall_every_ns)
+        ADD(" --stall-every %lluns --stall-for %lluns", (unsigned long long)sh->stall_every_ns,
+            (unsigned long long)sh->stall_for_ns);
+#undef ADD
+    return buf;
+}
+
 int target_start(struct target *t, const struct target_opts *o, char *err)
 {
     memset(t, 0, sizeof *t);
@@ -50,15 +81,21 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     units_format_duration(o->work_ns, work);
     snprintf(body, sizeof body, "%lluB", (unsigned long long)o->body_bytes);
     snprintf(threads, sizeof threads, "%u", o->threads ? o->threads : 1);
-    const char *argv[20];
+    const char *argv[40];
+    char shape[512];
     int n = 0;
     argv[n++] = o->bin;
     snprintf(listen, sizeof listen, "%.70s:0", o->listen_addr ? o->listen_addr : "127.0.0.1");
     argv[n++] = "--listen";
     argv[n++] = listen;
     argv[n++] = "--control-port=0";
-    argv[n++] = "--delay";
-    argv[n++] = delay;
+    if (!o->shape || !o->shape->dist) {   /* lb-target takes --delay or --delay-dist */
+        argv[n++] = "--delay";
+        argv[n++] = delay;
+    }
+    target_shape_flags(o->shape, shape, sizeof shape);
+    for (char *save = NULL, *tok = strtok_r(shape, " ", &save); tok && n < 30; tok = strtok_r(NULL, " ", &save))
+        argv[n++] = tok;
     argv[n++] = "--work";
     argv[n++] = work;
     argv[n++] = "--body";
@@ -233,14 +270,19 @@ json_t *target_histogram(const struct target *t, char *err)
     return target_call_at(t, "GET", "/histogram", 0, NULL, err);
 }
 
-json_t *target_histogram_window_ms(json_t *a, json_t *b)
+json_t *target_stalls(const struct target *t, char *err)
+{
+    return target_call_at(t, "GET", "/stalls", 0, NULL, err);
+}
+
+struct hist *target_histogram_between(json_t *a, json_t *b)
 {
     json_t *ba = json_object_get(a, "buckets"), *bb = json_object_get(b, "buckets");
-    if (!json_is_array(ba) || !json_is_array(bb))
+    if ((a && !json_is_array(ba)) || !json_is_array(bb))
         return NULL;
     uint64_t highest = target_u64(b, "highest_ns");
     int sigfigs = (int)json_integer_value(json_object_get(b, "sigfigs"));
-    if (highest != target_u64(a, "highest_ns") || sigfigs != (int)json_integer_value(json_object_get(a, "sigfigs")))
+    if (a && (highest != target_u64(a, "highest_ns") || sigfigs != (int)json_integer_value(json_object_get(a, "sigfigs"))))
         return NULL;
     struct hist *h = hist_new(highest, sigfigs);
     if (!h)
@@ -259,6 +301,16 @@ json_t *target_histogram_window_ms(json_t *a, json_t *b)
         }
         hist_record_n(h, v, c);
     }
+    return h;
+}
+
+json_t *target_histogram_window_ms(json_t *a, json_t *b)
+{
+    if (!a)
+        return NULL;
+    struct hist *h = target_histogram_between(a, b);
+    if (!h)
+        return NULL;
     json_t *o = NULL;
     if (hist_count(h))
         o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "count", (json_int_t)hist_count(h), "mean",

@@ -5,6 +5,7 @@
 
 #include "engine/exec_remote.h"
 #include "engine/proc.h"
+#include "profile/profile.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@ struct target_opts {
     const char *dir;            /* where its stdout/stderr files go */
     const char *name;           /* file prefix, e.g. "target" */
     uint64_t delay_ns;
+    const struct profile_shape *shape;  /* a drawn delay, stalls; NULL = none */
     uint64_t work_ns;           /* CPU burnt per request (0 = none) */
     uint64_t body_bytes;
     unsigned threads;
@@ -56,6 +58,14 @@ json_t *target_control(int control_port, const char *method, const char *path, c
 json_t *target_call_at(const struct target *t, const char *method, const char *path, uint64_t at_ns, uint64_t *done_ns,
                        char *err);
 
+/* lb-target's options for shape (" --delay-dist lognormal --delay-p50
+ * 20000000ns ... --seed 1 --stall-every ... --stall-for ..."; empty for
+ * NULL or no shape) into buf. Returns buf. */
+char *target_shape_flags(const struct profile_shape *shape, char *buf, size_t len);
+
+/* GET /stalls: the shape and the stalls begun so far. */
+json_t *target_stalls(const struct target *t, char *err);
+
 /* GET /stats. Returns the parsed JSON (new reference), or NULL with err. */
 json_t *target_stats(const struct target *t, char *err);
 
@@ -67,6 +77,12 @@ json_t *target_series(const struct target *t, uint64_t since, char *err);
 
 /* GET /histogram: the cumulative server-time histogram, bucket by bucket. */
 json_t *target_histogram(const struct target *t, char *err);
+
+struct hist;
+
+/* The histogram between two /histogram snapshots (b minus a; a NULL: all
+ * of b), or NULL when b is missing or they do not match. Caller frees. */
+struct hist *target_histogram_between(json_t *a, json_t *b);
 
 /* The histogram of what happened between two /histogram snapshots (b minus
  * a, bucket by bucket), as {count, mean, p50, p90, p95, p99, max} in ms,

@@ -74,7 +74,8 @@ struct tool_run {
     /* The fresh target and its view. */
     struct target tgt;
     int have_tgt;
-    json_t *before, *after, *series;
+    json_t *before, *after, *series, *stalls;  /* stalls: GET /stalls, with target.stall only */
+    json_t *hist_end;                   /* GET /histogram after the tool: its requests' server times */
     json_t *last_stats;                 /* lb-target's stats at the last sample */
     json_t *hold_h0, *hold_h1;          /* server-time histograms at the hold window's edges */
     uint64_t hold_s_ns, hold_e_ns;      /* the hold window, from the load's start */
@@ -397,9 +398,9 @@ static int tool_run_prepare(struct tool_run *r)
         return -1;
     tool_run_drain_ports(r);
     struct target_opts to = {.bin = r->o->target_bin, .dir = r->dir, .name = "target",
-                             .delay_ns = p->target.delay_ns, .work_ns = p->target.work_ns,
-                             .body_bytes = p->target.body_bytes, .threads = p->target.threads,
-                             .cpus_mask = p->target_cpus, .host = r->o->target_host,
+                             .delay_ns = p->target.delay_ns, .shape = &p->target.shape,
+                             .work_ns = p->target.work_ns, .body_bytes = p->target.body_bytes,
+                             .threads = p->target.threads, .cpus_mask = p->target_cpus, .host = r->o->target_host,
                              .sample_interval_ns = p->sample_interval_ns, .listen_addr = r->o->target_addr};
     const char *addr = r->o->target_addr ? r->o->target_addr : "127.0.0.1";
     if (target_start(&r->tgt, &to, err)) {
@@ -423,10 +424,11 @@ static int tool_run_prepare(struct tool_run *r)
     json_object_set_new(r->ident, "model", json_string(r->plan.model));
     if (r->plan.as_run)
         json_object_set_new(r->res, "load_as_run", profile_load_to_json(r->plan.as_run));
-    char tcmd[512];
-    pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u", r->o->target_bin,
-          (unsigned long long)p->target.delay_ns, (unsigned long long)p->target.work_ns,
-          (unsigned long long)p->target.body_bytes, p->target.threads);
+    char tcmd[1024], shape[512];
+    pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u%s", r->o->target_bin,
+          (unsigned long long)(p->target.shape.dist ? 0 : p->target.delay_ns), (unsigned long long)p->target.work_ns,
+          (unsigned long long)p->target.body_bytes, p->target.threads,
+          target_shape_flags(&p->target.shape, shape, sizeof shape));
     write_reproduce(r->dir, &r->plan, tcmd);
     return 0;
 }
@@ -710,6 +712,9 @@ static void tool_run_collect_server(struct tool_run *r)
     char err[UTIL_ERR_LEN] = "";
     r->after = target_stats(&r->tgt, err);
     r->series = target_series(&r->tgt, 0, NULL);
+    if (r->p->target.shape.stall_every_ns)
+        r->stalls = target_stalls(&r->tgt, NULL);
+    r->hist_end = target_histogram(&r->tgt, NULL);
     if (r->series) {
         char sp[PATH_MAX + 96];
         pathf(sp, sizeof sp, "%.*s.server.csv", (int)(strlen(r->spath) - 4), r->spath);
@@ -865,7 +870,7 @@ static void tool_run_crosscheck(struct tool_run *r)
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
                                .tool_samples = r->tool->samples, .tool_summary = &ts, .target_samples = r->gtree, .target_summary = &gs, .tool_spawned_ns = r->spawned,
                                .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
-                               .ntarget_pts = r->ngp};
+                               .ntarget_pts = r->ngp, .stalls = r->stalls, .server_histogram = r->hist_end};
     /* The queueing witness reads the server's time over the hold window;
      * run.json keeps it after crosscheck's own windows. */
     json_t *hw = tool_run_hold_latency(r);
@@ -932,6 +937,8 @@ static json_t *tool_run_free(struct tool_run *r)
     json_decref(r->hold_h0);
     json_decref(r->hold_h1);
     json_decref(r->series);
+    json_decref(r->stalls);
+    json_decref(r->hist_end);
     adapter_result_free(&r->ar);
     adapter_plan_free(&r->plan);
     json_object_set_new(r->res, "status", json_string(tool_run_status_name(r->v.status)));

@@ -569,6 +569,80 @@ static uint64_t shortest_load_ns(const struct profile *p)
     return m;
 }
 
+/* target.delay: a duration, or {dist: lognormal, p50, p99, seed},
+ * {dist: exponential, mean, seed}, {dist: uniform, min, max, seed}. */
+static int parse_target_delay(struct yparse *y, const struct ynode *v, struct profile *p)
+{
+    if (v->kind == Y_SCALAR) {
+        if (get_duration(y, v, "target.delay", 1, &p->target.delay_ns))
+            return -1;
+        if (p->target.delay_ns > 60000000000ull)
+            return perr(y, v->line, v->col, "target.delay above 60s is not a benchmark");
+        return 0;
+    }
+    static const char *const keys[] = {"dist", "p50", "p99", "mean", "min", "max", "seed", NULL};
+    /* Each distribution's parameters: the first may be 0 for uniform only. */
+    static const struct { const char *dist, *a, *b, *need; } forms[] = {
+        {"lognormal", "p50", "p99", "p50 and p99"}, {"exponential", "mean", NULL, "mean"},
+        {"uniform", "min", "max", "min and max"}};
+    struct profile_shape *sh = &p->target.shape;
+    const struct ynode *w;
+    if (want_kind(y, v, Y_MAP, "target.delay (a duration, or a mapping with dist:)") ||
+        check_keys(y, v, "target.delay", keys))
+        return -1;
+    if (!(w = get(v, "dist")) || w->kind != Y_SCALAR)
+        return perr(y, v->line, v->col, "target.delay needs dist: lognormal, exponential or uniform");
+    int f = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(w->str, forms[i].dist))
+            f = i;
+    if (f < 0)
+        return perr(y, w->line, w->col, "target.delay.dist \"%s\": use lognormal, exponential or uniform", w->str);
+    sh->dist = forms[f].dist;
+    for (const char *const *k = keys + 1; *k; k++)
+        if ((w = get(v, *k)) && strcmp(*k, "seed") && strcmp(*k, forms[f].a) && (!forms[f].b || strcmp(*k, forms[f].b)))
+            return perr(y, w->line, w->col, "target.delay: %s is not a parameter of a %s delay (it takes %s)", *k,
+                        sh->dist, forms[f].need);
+    const struct ynode *na = get(v, forms[f].a), *nb = forms[f].b ? get(v, forms[f].b) : na;
+    uint64_t *pa = f == 0 ? &sh->p50_ns : f == 1 ? &sh->mean_ns : &sh->min_ns;
+    uint64_t *pb = f == 0 ? &sh->p99_ns : f == 1 ? &sh->mean_ns : &sh->max_ns;
+    if (!na || !nb)
+        return perr(y, v->line, v->col, "target.delay: a %s delay needs %s", sh->dist, forms[f].need);
+    if (get_duration(y, na, "target.delay", f == 2, pa) || get_duration(y, nb, "target.delay", 0, pb))
+        return -1;
+    if (*pb > 60000000000ull)
+        return perr(y, nb->line, nb->col, "target.delay above 60s is not a benchmark");
+    if (f == 0 && (sh->p99_ns <= sh->p50_ns || sh->p99_ns / sh->p50_ns > 1000))
+        return perr(y, nb->line, nb->col, "target.delay: p99 must be above p50, and at most 1000 times it");
+    if (f == 2 && sh->max_ns < sh->min_ns)
+        return perr(y, nb->line, nb->col, "target.delay: max must not be below min");
+    sh->seed = 1;
+    double seed;
+    if ((w = get(v, "seed"))) {
+        if (get_number(y, w, "target.delay.seed", 0, 9007199254740992.0, 1, &seed))
+            return -1;
+        sh->seed = (uint64_t)seed;
+    }
+    return 0;
+}
+
+/* target.stall: {every: 10s, for: 1s}. */
+static int parse_target_stall(struct yparse *y, const struct ynode *v, struct profile_shape *sh)
+{
+    static const char *const keys[] = {"every", "for", NULL};
+    const struct ynode *e = get(v, "every"), *f = get(v, "for");
+    if (want_kind(y, v, Y_MAP, "target.stall") || check_keys(y, v, "target.stall", keys))
+        return -1;
+    if (!e || !f)
+        return perr(y, v->line, v->col, "target.stall needs every: and for:, e.g. {every: 10s, for: 1s}");
+    if (get_duration(y, e, "target.stall.every", 0, &sh->stall_every_ns) ||
+        get_duration(y, f, "target.stall.for", 0, &sh->stall_for_ns))
+        return -1;
+    if (sh->stall_for_ns >= sh->stall_every_ns)
+        return perr(y, f->line, f->col, "target.stall.for must be shorter than every");
+    return 0;
+}
+
 static const char *const top_keys[] = {"name", "description", "target", "load", "tools", "sampling", "repeat",
                                        "cooldown", "grace", "cpus", NULL};
 
@@ -588,14 +662,14 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
     p->target.threads = 1;
     p->target.body_bytes = 64;
     if ((v = get(root, "target"))) {
-        static const char *const keys[] = {"delay", "work", "body", "threads", NULL};
+        static const char *const keys[] = {"delay", "stall", "work", "body", "threads", NULL};
         if (want_kind(y, v, Y_MAP, "target") || check_keys(y, v, "target", keys))
             return -1;
         const struct ynode *w;
-        if ((w = get(v, "delay")) && get_duration(y, w, "target.delay", 1, &p->target.delay_ns))
+        if ((w = get(v, "delay")) && parse_target_delay(y, w, p))
             return -1;
-        if (p->target.delay_ns > 60000000000ull)
-            return perr(y, w->line, w->col, "target.delay above 60s is not a benchmark");
+        if ((w = get(v, "stall")) && parse_target_stall(y, w, &p->target.shape))
+            return -1;
         if ((w = get(v, "work")) && get_duration(y, w, "target.work", 1, &p->target.work_ns))
             return -1;
         if (p->target.work_ns > 1000000000ull)
@@ -907,6 +981,26 @@ int profile_scale(struct profile *p, double factor, char *err)
     return 0;
 }
 
+json_t *profile_shape_json(const struct profile_shape *s)
+{
+    if (!s->dist && !s->stall_every_ns)
+        return NULL;
+    json_t *o = json_object();
+    if (s->dist) {
+        json_object_set_new(o, "dist", json_string(s->dist));
+        const char *k[] = {"p50_ns", "p99_ns", "mean_ns", "min_ns", "max_ns"};
+        uint64_t v[] = {s->p50_ns, s->p99_ns, s->mean_ns, s->min_ns, s->max_ns};
+        for (int i = 0; i < 5; i++)
+            if (v[i] || (i == 3 && !strcmp(s->dist, "uniform")))
+                json_object_set_new(o, k[i], json_integer((json_int_t)v[i]));
+        json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
+    }
+    if (s->stall_every_ns)
+        json_object_set_new(o, "stall", json_pack("{s:I, s:I}", "every_ns", (json_int_t)s->stall_every_ns, "for_ns",
+                                                  (json_int_t)s->stall_for_ns));
+    return o;
+}
+
 json_t *profile_to_json(const struct profile *p)
 {
     json_t *tools = json_array();
@@ -935,6 +1029,9 @@ json_t *profile_to_json(const struct profile *p)
         json_object_set_new(o, "scale", json_real(p->scale));
     if (p->target.work_ns)
         json_object_set_new(json_object_get(o, "target"), "work_ns", json_integer((json_int_t)p->target.work_ns));
+    json_t *shape = profile_shape_json(&p->target.shape);
+    if (shape)
+        json_object_set_new(json_object_get(o, "target"), "shape", shape);
     if (p->target_cpus)
         json_object_set_new(o, "target_cpus_mask", json_integer((json_int_t)p->target_cpus));
     if (p->tool_cpus)

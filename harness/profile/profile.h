@@ -27,6 +27,18 @@ struct profile_load {
     size_t nsweep;
 };
 
+/* target.delay as a distribution and target.stall: lb-target's latency
+ * shape (see targets/README.md). dist NULL: the fixed target.delay. */
+struct profile_shape {
+    const char *dist;               /* NULL, "lognormal", "exponential" or "uniform" (static strings) */
+    uint64_t p50_ns, p99_ns;        /* lognormal */
+    uint64_t mean_ns;               /* exponential */
+    uint64_t min_ns, max_ns;        /* uniform */
+    uint64_t seed;                  /* the draws' seed (default 1: every tool sees the same delays) */
+    uint64_t stall_every_ns;        /* 0: no stalls */
+    uint64_t stall_for_ns;
+};
+
 struct profile_tool {
     char *tool;                     /* adapter name: lb-gen, wrk, k6, ... */
     char *label;                    /* unique per profile; defaults to tool */
@@ -44,6 +56,7 @@ struct profile {
     char *description;
     struct {
         uint64_t delay_ns;
+        struct profile_shape shape; /* a drawn delay, stalls */
         uint64_t work_ns;           /* CPU per request on the target: a CPU-bound backend */
         uint64_t body_bytes;
         unsigned threads;
@@ -60,6 +73,11 @@ struct profile {
     int target_cpus_pos[2], tool_cpus_pos[2];   /* line, column of cpus.target and cpus.tool */
     double scale;                   /* durations multiplied by this (run --scale); 1 = as written */
 };
+
+/* The shape as run.json records it: {"dist", parameters in ns, "seed"}
+ * and/or "stall": {"every_ns","for_ns"}. Returns a new object, or NULL when
+ * the shape is the fixed delay without stalls. */
+json_t *profile_shape_json(const struct profile_shape *s);
 
 /* Load and validate the profile at path. Returns a profile, or NULL with err
  * (UTIL_ERR_LEN bytes) set to "path:line:col: message". */

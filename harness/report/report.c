@@ -172,6 +172,98 @@ static const char *hold_cell(json_t *r, char *buf, size_t len)
     return buf;
 }
 
+/* The target's latency shape for the header: ", lognormal delay (p50 20
+ * ms, p99 100 ms, seed 1), 1.0 s stalls every 10.0 s", or "". */
+static const char *shape_text(json_t *run, char *buf, size_t len)
+{
+    json_t *sh = json_object_get(json_object_get(json_object_get(run, "profile"), "target"), "shape");
+    const char *dist = str(sh, "dist");
+    size_t n = 0;
+    buf[0] = 0;
+    if (dist && !strcmp(dist, "lognormal"))
+        n += (size_t)snprintf(buf, len, ", lognormal delay (p50 %g ms, p99 %g ms", num(sh, "p50_ns") / 1e6,
+                              num(sh, "p99_ns") / 1e6);
+    else if (dist && !strcmp(dist, "exponential"))
+        n += (size_t)snprintf(buf, len, ", exponential delay (mean %g ms", num(sh, "mean_ns") / 1e6);
+    else if (dist)
+        n += (size_t)snprintf(buf, len, ", uniform delay (%g-%g ms", num(sh, "min_ns") / 1e6, num(sh, "max_ns") / 1e6);
+    if (dist && n < len)
+        n += (size_t)snprintf(buf + n, len - n, ", seed %.0f)", num(sh, "seed"));
+    if (!isnan(num(sh, "stall.every_ns")) && n < len)
+        snprintf(buf + n, len - n, ", %.1f s stalls every %.1f s", num(sh, "stall.for_ns") / 1e9,
+                 num(sh, "stall.every_ns") / 1e9);
+    return buf;
+}
+
+/* One percentile cell: "tool / server (+err %)", flagged when the tool is
+ * below the server. */
+static const char *truth_cell(json_t *row, char *buf, size_t len)
+{
+    char t[32], sv[32];
+    double pct = num(row, "error_pct");
+    snprintf(buf, len, "%s / %s", fmt(t, sizeof t, num(row, "tool_ms"), 2), fmt(sv, sizeof sv, num(row, "server_ms"), 2));
+    if (!isnan(pct))
+        snprintf(buf + strlen(buf), len - strlen(buf), " (%+.0f %%)%s", pct,
+                 json_is_true(json_object_get(row, "below_server")) ? " ⚠" : "");
+    return buf;
+}
+
+/* "## Latency truth": each tool's percentiles against the server's for
+ * the same requests. Nothing when no run has the table. */
+static void report_truth_markdown(FILE *f, json_t *runs)
+{
+    static const char *const qs[] = {"p50", "p90", "p99", "p99.9", "max"};
+    json_t *r;
+    size_t i;
+    int any = 0;
+    json_array_foreach(runs, i, r) any |= json_object_get(json_object_get(r, "latency_check"), "percentiles") != NULL;
+    if (!any)
+        return;
+    fprintf(f, "\n## Latency truth\n\n"
+               "Each cell: the tool's percentile / the server's for the same requests, ms (error in %% of the "
+               "server's). A client cannot see a response sooner than the server held it: ⚠ marks a tool "
+               "percentile below the server's by more than both resolutions (the tool's, stated; the server's "
+               "histogram, 0.1 %%).\n\n");
+    fprintf(f, "| Tool | p50 | p90 | p99 | p99.9 | max | Tool resolution ms |\n|---|--:|--:|--:|--:|--:|--:|\n");
+    char b[7][96];
+    json_array_foreach(runs, i, r)
+    {
+        json_t *pc = json_object_get(json_object_get(r, "latency_check"), "percentiles"), *row, *cells[5] = {0};
+        size_t k;
+        if (!pc)
+            continue;
+        json_array_foreach(json_object_get(pc, "rows"), k, row) for (int q = 0; q < 5; q++) if (!strcmp(str(row, "q") ?: "", qs[q]))
+            cells[q] = row;
+        fprintf(f, "| %s", row_name(r, b[0], sizeof b[0]));
+        for (int q = 0; q < 5; q++)
+            fprintf(f, " | %s", cells[q] ? truth_cell(cells[q], b[1 + (q % 5)], sizeof b[1]) : "–");
+        fprintf(f, " | %s |\n", fmt(b[6], sizeof b[6], num(pc, "tool_resolution_ms"), 3));
+    }
+}
+
+/* "### Coordinated omission": each tool's verdict on the target's stalls. */
+static void report_co_markdown(FILE *f, json_t *runs)
+{
+    json_t *r;
+    size_t i;
+    int any = 0;
+    char b[64];
+    json_array_foreach(runs, i, r)
+    {
+        json_t *co = json_object_get(json_object_get(r, "latency_check"), "coordinated_omission");
+        if (!co)
+            continue;
+        if (!any++)
+            fprintf(f, "\n### Coordinated omission\n\n"
+                       "During each stall of the target, did the tool keep sending on its schedule (the server's "
+                       "arrivals per second inside the stalls against outside), and does its p99 include the wait "
+                       "of the requests due in them?\n\n");
+        const char *v = str(co, "verdict");
+        fprintf(f, "- **%s** (%s): %s\n", row_name(r, b, sizeof b), str(r, "identity.model") ?: "?",
+                v ? v : str(co, "why_not") ? str(co, "why_not") : "not judged");
+    }
+}
+
 void report_markdown(FILE *f, json_t *run)
 {
     json_t *runs = json_object_get(run, "runs"), *r;
@@ -190,9 +282,11 @@ void report_markdown(FILE *f, json_t *run)
     fprintf(f, "Run %s on %s (%.0f cores, %.0f MB, kernel %s), loadbench %s (%s).", when,
             str(run, "machine.cpu_model") ?: "?", num(run, "machine.cores"), num(run, "machine.memory_mb"),
             str(run, "machine.kernel") ?: "?", str(run, "loadbench.version") ?: "?", str(run, "loadbench.build") ?: "?");
-    fprintf(f, " Target: lb-target, %s ms delay, %s B body, %.0f thread(s).",
-            fmt(b[0], 64, num(run, "profile.target.delay_ns") / 1e6, 1), fmt(b[1], 64, num(run, "profile.target.body_bytes"), 0),
-            num(run, "profile.target.threads"));
+    char shape[160], fixed[96] = "";
+    if (!str(run, "profile.target.shape.dist"))   /* the fixed delay */
+        snprintf(fixed, sizeof fixed, ", %s ms delay", fmt(b[0], 64, num(run, "profile.target.delay_ns") / 1e6, 1));
+    fprintf(f, " Target: lb-target%s%s, %s B body, %.0f thread(s).", fixed, shape_text(run, shape, sizeof shape),
+            fmt(b[1], 64, num(run, "profile.target.body_bytes"), 0), num(run, "profile.target.threads"));
     const char *status = str(run, "status");
     if (status && strcmp(status, "complete"))
         fprintf(f, " **Run status: %s.**", status);
@@ -241,6 +335,8 @@ void report_markdown(FILE *f, json_t *run)
             json_array_foreach(w, k, x) fprintf(f, "  - %s\n", json_string_value(x));
         }
     }
+    report_truth_markdown(f, runs);
+    report_co_markdown(f, runs);
     report_stats_markdown(f, run);
     fprintf(f, "\n## Charts\n\n"
                "charts/ holds each figure as PNG and SVG with its data (.dat) and gnuplot script (.gp): "

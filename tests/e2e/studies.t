@@ -16,7 +16,7 @@ for f in profiles/*.yaml profiles/studies/*.yaml; do
     check "$f validates" sh -c "\"$LB\" validate '$f' >/dev/null"
     n=$((n + 1))
 done
-check "four study profiles ship" test "$(ls profiles/studies/*.yaml | wc -l)" -eq 4
+check "five study profiles ship" test "$(ls profiles/studies/*.yaml | wc -l)" -eq 5
 for f in profiles/studies/*.yaml; do
     t=docs/studies/src/$(basename "$f" .yaml).md.in
     check "$(basename "$f") has its page template" test -f "$t"

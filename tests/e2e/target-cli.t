@@ -7,8 +7,8 @@ set -eu
 
 start_target t --delay 5ms --work 1us --body 100B --threads 2
 line=$(head -n1 "$tmp/t.out")
-r=0; echo "$line" | grep -q '^{"event":"listening","port":[0-9]*,"control_port":[0-9]*,"pid":'"$TPID"',"threads":2,"delay_ns":5000000,"work_ns":1000,"body_bytes":100}$' || r=1
-ok $r "first line is the listening event with ports, pid, threads, delay, work, body"
+r=0; echo "$line" | grep -q '^{"event":"listening","port":[0-9]*,"control_port":[0-9]*,"pid":'"$TPID"',"threads":2,"delay_ns":5000000,"work_ns":1000,"body_bytes":100,"delay":{"dist":"fixed","delay_ns":5000000}}$' || r=1
+ok $r "first line is the listening event with ports, pid, threads, delay, work, body, latency shape"
 
 # A busy port: exit 2 and a single line naming the problem.
 rc=0; "$TARGET" --port "$PORT" --control-port 0 >"$tmp/busy.out" 2>"$tmp/busy.err" || rc=$?
@@ -18,7 +18,7 @@ r=0; grep -q "already in use" "$tmp/busy.err" || r=1; ok $r "port in use: says s
 rc=0; "$TARGET" --port 0 --control-port "$CPORT" >/dev/null 2>"$tmp/busy2.err" || rc=$?
 is "$rc" 2 "control port in use: exit status 2"
 
-for args in "--delay 20" "--body lots" "--threads 0" "--port 70000" "--bogus" "--cpus x" "extra"; do
+for args in "--delay 20" "--delay-dist gauss" "--delay-mean 5ms" "--stall-every 1s" "--seed x" "--body lots" "--threads 0" "--port 70000" "--bogus" "--cpus x" "extra"; do
     rc=0; "$TARGET" --port 0 --control-port 0 $args >/dev/null 2>"$tmp/bad.err" || rc=$?
     is "$rc:$(wc -l <"$tmp/bad.err" | tr -d ' ')" "2:1" "bad argument '$args': exit 2, one line ($(cat "$tmp/bad.err"))"
 done

@@ -7,6 +7,8 @@
 #include "engine/crosscheck.h"
 #include "tests/tap.h"
 
+#define TSTATS_HIST_HIGHEST 68719476736ull   /* lb-target's histogram range */
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,6 +476,126 @@ static void test_steady_rules(void)
 
 /* crosscheck_fill's text, as run.json holds it, against the committed
  * copy (made by the code before it computed into structs). */
+/* Percentile truth: the captured run's server percentiles (p50 2.016 ms,
+ * p99 10.338 ms) against a tool that reports less than the server held. */
+static void test_truth(struct fx *f)
+{
+    struct crosscheck_result r;
+    f->lat.p50 = 1.5;
+    f->lat.p99 = 10.33;
+    f->in.latency_resolution_ms = 0.001;
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.judged && !strcmp(r.truth.rows[0].q, "p50") && r.truth.rows[0].below_server,
+       "a tool p50 of 1.5 ms against the server's 2.016 ms: flagged below");
+    ok(!r.truth.rows[2].below_server, "p99 10.33 against 10.338 ms: within the server's 0.1 %% bucket");
+    ok(near(r.truth.rows[0].error_ms, 1.5 - 2.016255) && near(r.truth.rows[0].error_pct, (1.5 / 2.016255 - 1) * 100),
+       "the error in ms and in %% of the server's (%.3f ms, %.1f %%)", r.truth.rows[0].error_ms,
+       r.truth.rows[0].error_pct);
+    is_u64((uint64_t)r.truth.nbelow, 1, "one row flagged");
+    f->in.latency_resolution_ms = 1;
+    crosscheck_compute(&f->in, &r);
+    ok(!r.truth.rows[0].below_server, "the same p50 from a tool with 1 ms resolution: not flagged");
+    f->in.lat = NULL;
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.judged == 0, "no tool latency: nothing judged");
+    json_t *res = json_object(), *warnings = json_array();
+    f->in.lat = &f->lat;
+    f->in.latency_resolution_ms = 0.001;
+    crosscheck_fill(&f->in, res, warnings);
+    ok(json_array_size(warnings) && strstr(json_string_value(json_array_get(warnings, json_array_size(warnings) - 1)),
+                                           "below the server's for the same requests (p50)"),
+       "the warning names p50");
+    json_decref(res);
+    json_decref(warnings);
+
+    /* With the server's histogram: 100 requests of 1..100 ms. Its p99 is
+     * 99 ms; a tool may report one rank less (98 ms), and one more rank
+     * for each response it did not count. */
+    json_t *b = json_array();
+    for (int v = 1; v <= 100; v++)
+        json_array_append_new(b, json_pack("[I, i]", (json_int_t)v * 1000000, 1));
+    f->in.server_histogram = json_pack("{s:I, s:i, s:o}", "highest_ns", (json_int_t)TSTATS_HIST_HIGHEST, "sigfigs", 3,
+                                       "buckets", b);
+    f->in.client_parsed = 1;
+    f->in.client_requests = 100;
+    f->lat.p99 = 98.5;
+    crosscheck_compute(&f->in, &r);
+    ok(fabs(r.truth.rows[2].server_ms - 99) < 0.1 && fabs(r.truth.rows[2].bound_ms - 98) < 0.1 &&
+           !r.truth.rows[2].below_server,
+       "histogram: server p99 99 ms, bound 98 ms; a tool p99 of 98.5 ms is not flagged");
+    f->lat.p99 = 97;
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.rows[2].below_server, "a tool p99 of 97 ms is flagged");
+    f->in.client_requests = 95;
+    crosscheck_compute(&f->in, &r);
+    ok(!r.truth.rows[2].below_server && fabs(r.truth.rows[2].bound_ms - 93) < 0.1,
+       "5 responses the tool did not count lower the bound to 93 ms: 97 ms is not flagged");
+    json_decref(f->in.server_histogram);
+    f->in.server_histogram = NULL;
+}
+
+/* Coordinated omission on a made-up server view: 12 s of 100 arrivals a
+ * second from start_ns 0, 1 s stalls at 5 s and 10 s. */
+static void test_co(void)
+{
+    const json_int_t S = 1000000000;
+    struct adapter_latency lat = {.p50 = 5, .p99 = 20};
+    json_t *after = json_pack("{s:I, s:I}", "first_request_ns", (json_int_t)0, "last_response_ns", 12 * S);
+    json_t *stalls = json_pack("{s:{s:{s:I, s:I}}, s:[{s:I, s:I}, {s:I, s:I}]}", "delay", "stall", "every_ns", 5 * S,
+                               "for_ns", S, "stalls", "start_ns", 5 * S, "end_ns", 6 * S, "start_ns", 10 * S, "end_ns",
+                               11 * S);
+    struct profile_stage stage = {.duration_ns = 12 * S, .target = 100};
+    struct profile_load load = {.model = LOAD_OPEN, .stages = &stage, .nstages = 1};
+    struct crosscheck_in in = {.before = after, .after = after, .stalls = stalls, .lat = &lat, .load = &load,
+                               .model = "open"};
+    struct crosscheck_result r;
+    for (int kept = 0; kept < 2; kept++) {
+        json_t *secs = json_array();
+        for (int t = 0; t < 12; t++)
+            json_array_append_new(secs, json_pack("{s:i, s:i, s:i}", "t", t, "requests",
+                                                  (t == 5 || t == 10) && !kept ? 2 : 100, "accepts", 0));
+        in.series = json_pack("{s:I, s:o}", "start_ns", (json_int_t)0, "seconds", secs);
+        crosscheck_compute(&in, &r);
+        if (!kept) {
+            ok(r.co.judged && r.co.stalls == 2 && r.co.sending == CROSSCHECK_SENDING_STOPPED &&
+                   near(r.co.not_sent_per_stall, 98) && !r.co.p99_includes,
+               "2 arrivals/s in the stalls against 100 outside: stopped, 98 not sent, p99 20 ms omits: %s", r.co.verdict);
+        } else {
+            lat.p99 = 900;
+            crosscheck_compute(&in, &r);
+            ok(r.co.sending == CROSSCHECK_SENDING_KEPT && r.co.p99_includes && near(r.co.open_p99_floor_ms, 950),
+               "100 in and out: kept; p99 900 ms reaches half the 950 ms floor: %s", r.co.verdict);
+        }
+        json_decref(in.series);
+    }
+    in.series = NULL;
+    crosscheck_compute(&in, &r);
+    ok(r.co.present && !r.co.judged && r.co.why_not, "no series: not judged (%s)", r.co.why_not);
+    json_t *runs = json_array(), *res[2];
+    for (int i = 0; i < 2; i++) {
+        res[i] = json_pack("{s:s, s:s, s:{s:s}}", "tool", i ? "wrk" : "lb-gen", "label", i ? "wrk" : "lb-gen",
+                           "identity", "model", i ? "closed" : "open");
+        json_t *warnings = json_array();
+        lat.p99 = i ? 20 : 540;
+        in.series = json_pack("{s:I, s:[{s:i,s:i}, {s:i,s:i}, {s:i,s:i}, {s:i,s:i}, {s:i,s:i}, {s:i,s:i}]}",
+                              "start_ns", (json_int_t)0, "seconds", "t", 3, "requests", 100, "t", 4, "requests", 100,
+                              "t", 5, "requests", i ? 0 : 100, "t", 6, "requests", 100, "t", 7, "requests", 100, "t",
+                              10, "requests", i ? 0 : 100);
+        crosscheck_fill(&in, res[i], warnings);
+        json_decref(in.series);
+        json_decref(warnings);
+        json_array_append_new(runs, res[i]);
+    }
+    crosscheck_co_reference(runs);
+    const char *v = json_string_value(json_object_get(
+        json_object_get(json_object_get(res[1], "latency_check"), "coordinated_omission"), "verdict"));
+    ok(v && strstr(v, "stopped sending for 1.0 s per stall") && strstr(v, "lb-gen open at the same rate: p99 540 ms"),
+       "wrk's verdict names lb-gen's open p99: %s", v ? v : "(none)");
+    json_decref(runs);
+    json_decref(after);
+    json_decref(stalls);
+}
+
 static void test_json(const char *name, const char *expected_path, struct fx *f)
 {
     json_t *res = json_object(), *warnings = json_array();
@@ -501,6 +623,7 @@ int main(void)
     test_limits();
     test_latency_and_workload();
     test_steady_rules();
+    test_co();
     json_error_t je;
     json_t *sample = json_load_file(SAMPLE_RUN, 0, &je);
     if (!ok(sample != NULL, "%s loads", SAMPLE_RUN))
@@ -513,6 +636,10 @@ int main(void)
     struct fx f;
     if (fx_load(&f) == 0) {
         test_json("the captured run", "tests/fixtures/crosscheck/lbgen-c4-2ms.expected.json", &f);
+        struct adapter_latency keep = f.lat;
+        test_truth(&f);
+        f.lat = keep;
+        f.in.lat = &f.lat;
         /* Every warning at once: an open model short of its rate, a count
          * that does not reconcile, a target-bound row, latency below the
          * floor. */

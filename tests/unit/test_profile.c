@@ -28,8 +28,54 @@ static void bad(const char *why, const char *text, int line, const char *needle)
     profile_free(p);
 }
 
+/* target.delay as a distribution, target.stall, and their run.json form. */
+static void test_shapes(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct profile *p = load("target:\n"
+                             "  delay: {dist: lognormal, p50: 20ms, p99: 100ms, seed: 42}\n"
+                             "  stall: {every: 10s, for: 1s}\n"
+                             "load: {connections: 10, duration: 5s}\n"
+                             "tools: [lb-gen]\n",
+                             err);
+    if (!ok(p != NULL, "a lognormal delay with stalls loads"))
+        diag("  %s", err);
+    if (p) {
+        is_str(p->target.shape.dist, "lognormal", "dist");
+        is_u64(p->target.shape.p99_ns, 100000000, "p99 100ms");
+        is_u64(p->target.shape.seed, 42, "seed 42");
+        is_u64(p->target.shape.stall_for_ns, 1000000000, "stall for 1s");
+        json_t *j = profile_to_json(p);
+        char *text = json_dumps(json_object_get(json_object_get(j, "target"), "shape"), JSON_COMPACT | JSON_SORT_KEYS);
+        is_str(text, "{\"dist\":\"lognormal\",\"p50_ns\":20000000,\"p99_ns\":100000000,\"seed\":42,"
+                     "\"stall\":{\"every_ns\":10000000000,\"for_ns\":1000000000}}", "run.json records the shape");
+        free(text);
+        json_decref(j);
+    }
+    profile_free(p);
+    p = load("target: {delay: {dist: uniform, min: 0s, max: 30ms}}\nload: {connections: 1, duration: 1s}\n"
+             "tools: [lb-gen]\n", err);
+    ok(p && p->target.shape.seed == 1 && p->target.shape.max_ns == 30000000, "uniform from 0s; the seed defaults to 1");
+    profile_free(p);
+    const char *tail = "\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n";
+    char text[512];
+    snprintf(text, sizeof text, "target: {delay: {dist: gauss, mean: 1ms}}%s", tail);
+    bad("an unknown distribution", text, 1, "use lognormal, exponential or uniform");
+    snprintf(text, sizeof text, "target: {delay: {dist: lognormal, p50: 20ms}}%s", tail);
+    bad("a lognormal without p99", text, 1, "needs p50 and p99");
+    snprintf(text, sizeof text, "target: {delay: {dist: exponential, mean: 5ms, p99: 1s}}%s", tail);
+    bad("a parameter of another distribution", text, 1, "p99 is not a parameter of a exponential delay");
+    snprintf(text, sizeof text, "target: {delay: {dist: lognormal, p50: 20ms, p99: 10ms}}%s", tail);
+    bad("p99 below p50", text, 1, "p99 must be above p50");
+    snprintf(text, sizeof text, "target: {stall: {every: 1s, for: 1s}}%s", tail);
+    bad("a stall as long as its period", text, 1, "shorter than every");
+    snprintf(text, sizeof text, "target: {stall: {every: 1s}}%s", tail);
+    bad("a stall without for", text, 1, "needs every: and for:");
+}
+
 int main(void)
 {
+    test_shapes();
     char err[UTIL_ERR_LEN] = "";
     struct profile *p = load("name: ramp\n"
                              "target: {delay: 20ms, body: 800B, threads: 2}\n"
