@@ -3,6 +3,7 @@
 #include "engine/capture.h"
 #include "common/cgroup.h"
 #include "engine/crosscheck.h"
+#include "engine/hosts.h"
 #include "engine/netstat.h"
 #include "engine/proc.h"
 #include "report/report.h"
@@ -189,6 +190,7 @@ struct runner {
     double self_cpu_start;
     int cg_ok;              /* 1 while cgroups work here */
     int progress_drawn;
+    char ssh_dir[PATH_MAX]; /* the ssh control sockets' directory ("" without hosts:) */
 };
 
 static void logf_(struct runner *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -233,6 +235,102 @@ static int save(struct runner *R, char *err)
     snprintf(path, sizeof path, "%s/run.json", R->dir);
     json_object_set_new(R->run, "loadbench_cpu_s", json_real(sampler_self_cpu_s() - R->self_cpu_start));
     return fsutil_write_json(path, R->run, err);
+}
+
+/* ---- placement: where the target and each tool run ------------------------- */
+
+/* The hosts whose NIC counters a tool run reads: the tool's, and the
+ * target's when that is another. */
+static void placement_hosts(const struct runner *R, const struct profile_tool *t, const struct profile_host *h[2],
+                            int *n)
+{
+    h[0] = profile_host_by_name(R->p, t->host);
+    h[1] = profile_host_by_name(R->p, R->p->target_host);
+    *n = h[1] == h[0] ? 1 : 2;
+}
+
+/* The NIC counters of the tool's and the target's hosts now, as an array
+ * parallel to placement_hosts (null where unreadable, the reason in the
+ * log), or, with before, their change since before: [{host, interfaces}].
+ * NULL without hosts: (nothing is read: today's record). */
+static json_t *placement_nic_read(struct runner *R, const struct profile_tool *t, const json_t *before)
+{
+    const struct profile_host *h[2];
+    int n;
+    if (!R->p->nhosts)
+        return NULL;
+    placement_hosts(R, t, h, &n);
+    json_t *out = json_array();
+    for (int i = 0; i < n; i++) {
+        char err[UTIL_ERR_LEN];
+        json_t *now = hosts_nic_read(h[i], R->ssh_dir, err), *b = before ? json_array_get(before, (size_t)i) : NULL;
+        if (!now)
+            logf_(R, "%s: %s", t->label, err);
+        if (!before) {
+            json_array_append_new(out, now ? now : json_null());
+            continue;
+        }
+        json_t *e = json_pack("{s:s?}", "host", h[i] ? h[i]->name : NULL);
+        if (now && json_is_object(b))
+            json_object_set_new(e, "interfaces", hosts_nic_delta(b, now));
+        json_array_append_new(out, e);
+        json_decref(now);
+    }
+    return out;
+}
+
+static json_t *placement_json(const struct profile_host *h)
+{
+    char dest[300];
+    profile_host_destination(h, dest, sizeof dest);
+    return json_pack("{s:s?, s:s, s:s}", "host", h ? h->name : NULL, "ssh", dest, "address",
+                     profile_host_load_address(h));
+}
+
+/* The row's "placement" (which host the target's and the tool's trees ran
+ * on: host null is this machine) and "nic" (each host's counters over the
+ * tool run). Nothing without hosts:. Takes nic_before. */
+static void placement_record(struct runner *R, const struct profile_tool *t, json_t *row, json_t *nic_before)
+{
+    if (!R->p->nhosts)
+        return;
+    json_object_set_new(row, "placement",
+                        json_pack("{s:o, s:o}", "target", placement_json(profile_host_by_name(R->p, R->p->target_host)),
+                                  "tool", placement_json(profile_host_by_name(R->p, t->host))));
+    json_object_set_new(row, "nic", placement_nic_read(R, t, nic_before));
+    json_decref(nic_before);
+}
+
+/* Until `loadbench agent` runs trees elsewhere, only this machine can be
+ * given anything: a profile placing the target or a tool on another host
+ * is refused before any load rather than run here under that host's name. */
+static int placement_check_local(const struct profile *p, const char *only, char *err)
+{
+    const struct profile_host *h = profile_host_by_name(p, p->target_host);
+    if (h && !h->local)
+        return util_err(err, "%s: target.host %s: running lb-target on another machine needs `loadbench agent`, "
+                        "which this build does not have yet (use a `local` host)", p->path, h->name);
+    for (size_t i = 0; i < p->ntools; i++) {
+        h = profile_host_by_name(p, p->tools[i].host);
+        if (h && !h->local && (!only || !strcmp(p->tools[i].label, only)))
+            return util_err(err, "%s:%d:%d: %s: host %s: running a tool on another machine needs `loadbench agent`, "
+                            "which this build does not have yet (use a `local` host)",
+                            p->path, p->tools[i].line, p->tools[i].col, p->tools[i].label, h->name);
+    }
+    return 0;
+}
+
+/* Before the run directory: every host placed on answers over ssh, and
+ * can be given what it is placed. Returns 0, or -1 with err. */
+static int placement_preflight(struct runner *R, char *err)
+{
+    if (!R->p->nhosts)
+        return 0;
+    if (hosts_control_dir(R->ssh_dir, err))
+        return -1;
+    if (hosts_check_reachable(R->p, R->o->only, R->ssh_dir, err))
+        return -1;
+    return placement_check_local(R->p, R->o->only, err);
 }
 
 /* ---- the whole profile ----------------------------------------------------- */
@@ -463,7 +561,9 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     subdir_name(sub, sizeof sub, R->p, t, level, rep);
     long replace_at = row_index(R, sub);
     logf_(R, "%s: starting", sub);
+    json_t *nic = placement_nic_read(R, t, NULL);
     json_t *res = tool_run(to, t, load, level, rep, sub);
+    placement_record(R, t, res, nic);
     const char *st = json_string_value(json_object_get(res, "status"));
     const char *why = json_string_value(json_object_get(res, "reason"));
     logf_(R, "%s: %s%s%s%s", sub, st, why ? " (" : "", why ? why : "", why ? ")" : "");
@@ -536,6 +636,44 @@ static int run_preflight(const struct profile *p, const struct run_opts *o, char
     return check_bins(p, o->only, err);
 }
 
+/* run_profile's steps, with R set up. */
+static int run_profile_in(struct runner *R, const struct profile *p, const struct run_opts *o, char **run_dir_out,
+                          char *err)
+{
+    if (run_preflight(p, o, err) || placement_preflight(R, err))
+        return 2;
+    if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
+        return 130;
+    if (make_run_dir(R, err) || runlock_take(R->dir, err)) /* runlock hook (#18): the dir names its owner */
+        return 2;
+    *run_dir_out = util_xstrdup(R->dir);
+    if (run_open(R, p, o, err))
+        return 2;
+    if (save(R, err)) {
+        json_decref(R->run);
+        return 2;
+    }
+    logf_(R, "run directory %s", R->dir);
+    int rc = run_steps(R, err);
+    if (rc < 0) {
+        json_decref(R->run);
+        return 2;
+    }
+    json_object_set_new(R->run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
+    json_object_set_new(R->run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
+    if (save(R, err)) {
+        json_decref(R->run);
+        return 2;
+    }
+    if (report_write_all(R->dir, R->run, err)) {
+        logf_(R, "reports: %s", err);
+        if (rc != 130)
+            rc++;
+    }
+    json_decref(R->run);
+    return rc == 130 ? 130 : rc ? 1 : 0;
+}
+
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
 {
     struct runner R;
@@ -545,38 +683,10 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     R.cg_ok = 1;
     R.self_cpu_start = sampler_self_cpu_s();
     *run_dir_out = NULL;
-    if (run_preflight(p, o, err))
-        return 2;
-    if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
-        return 130;
-    if (make_run_dir(&R, err) || runlock_take(R.dir, err)) /* runlock hook (#18): the dir names its owner */
-        return 2;
-    *run_dir_out = util_xstrdup(R.dir);
-    if (run_open(&R, p, o, err))
-        return 2;
-    if (save(&R, err)) {
-        json_decref(R.run);
-        return 2;
-    }
-    logf_(&R, "run directory %s", R.dir);
-    int rc = run_steps(&R, err);
-    if (rc < 0) {
-        json_decref(R.run);
-        return 2;
-    }
-    json_object_set_new(R.run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
-    json_object_set_new(R.run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
-    if (save(&R, err)) {
-        json_decref(R.run);
-        return 2;
-    }
-    if (report_write_all(R.dir, R.run, err)) {
-        logf_(&R, "reports: %s", err);
-        if (rc != 130)
-            rc++;
-    }
-    json_decref(R.run);
-    return rc == 130 ? 130 : rc ? 1 : 0;
+    int rc = run_profile_in(&R, p, o, run_dir_out, err);
+    if (R.ssh_dir[0])
+        hosts_control_dir_remove(R.ssh_dir);
+    return rc;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -608,6 +718,26 @@ static void print_config(FILE *out, const char *dir, const char *name)
     free(text);
 }
 
+/* Where the target and each tool run, for the plan (only with hosts:). */
+static void print_placement(FILE *out, const struct profile *p)
+{
+    if (!p->nhosts)
+        return;
+    fprintf(out, "# placement\n");
+    for (size_t i = 0; i <= p->ntools; i++) {
+        const char *who = i ? p->tools[i - 1].label : "lb-target";
+        const struct profile_host *h = profile_host_by_name(p, i ? p->tools[i - 1].host : p->target_host);
+        char dest[300];
+        profile_host_destination(h, dest, sizeof dest);
+        if (!h)
+            fprintf(out, "  %-16s this machine (no host:)\n", who);
+        else
+            fprintf(out, "  %-16s host %s (%s)%s%s\n", who, h->name, dest, i ? "" : ", load sent to ",
+                    i ? "" : profile_host_load_address(h));
+    }
+    fputc('\n', out);
+}
+
 int run_plan(const struct profile *p, FILE *out, char *err)
 {
     const char *tmpdir = getenv("TMPDIR");
@@ -620,6 +750,10 @@ int run_plan(const struct profile *p, FILE *out, char *err)
     fprintf(out, "# profile as resolved\n%s\n\n", s);
     free(s);
     json_decref(resolved);
+    print_placement(out, p);
+    const char *addr = profile_host_load_address(profile_host_by_name(p, p->target_host));
+    char url[300];
+    snprintf(url, sizeof url, strchr(addr, ':') ? "http://[%s]:PORT/" : "http://%s:PORT/", addr);
     size_t nlevels = sweep_levels(p);
     double total_s = 0;
     int runs = 0;
@@ -654,7 +788,7 @@ int run_plan(const struct profile *p, FILE *out, char *err)
             /* Port 1 is a placeholder: the real port is known only once
              * the fresh lb-target of each run has started. */
             struct adapter_ctx ctx = {.profile = p, .tool = t, .load = load, .found = &found, .dir = dir,
-                                      .host = "127.0.0.1", .port = 1, .url = "http://127.0.0.1:PORT/",
+                                      .host = addr, .port = 1, .url = url,
                                       .tool_cpus = p->tool_cpus};
             if (a->prepare(&ctx, &plan, e)) {
                 fprintf(out, "  cannot prepare: %s\n", e);
