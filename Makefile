@@ -67,10 +67,11 @@ COMMON_SRC  := $(wildcard common/*.c)
 TARGET_SRC  := $(filter-out targets/main.c,$(wildcard targets/*.c))
 GEN_SRC     := $(filter-out generator/main.c,$(wildcard generator/*.c))
 ENGINE_SRC  := $(wildcard harness/engine/*.c)
+AGENT_SRC   := $(wildcard harness/agent/*.c)
 PROFILE_SRC := $(wildcard harness/profile/*.c)
 REPORT_SRC  := $(wildcard harness/report/*.c)
 ADAPTER_SRC := $(wildcard adapters/*.c)
-HARNESS_SRC := $(ENGINE_SRC) $(PROFILE_SRC) $(REPORT_SRC) $(ADAPTER_SRC)
+HARNESS_SRC := $(AGENT_SRC) $(ENGINE_SRC) $(PROFILE_SRC) $(REPORT_SRC) $(ADAPTER_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -78,10 +79,11 @@ LIBCOMMON  := $(BUILD)/lib/libcommon.a
 LIBTARGET  := $(BUILD)/lib/libtarget.a
 LIBGEN     := $(BUILD)/lib/libgen.a
 LIBENGINE  := $(BUILD)/lib/libengine.a
+LIBAGENT   := $(BUILD)/lib/libagent.a
 LIBPROFILE := $(BUILD)/lib/libprofile.a
 LIBREPORT  := $(BUILD)/lib/libreport.a
 LIBADAPTER := $(BUILD)/lib/libadapters.a
-LIBHARNESS := $(LIBENGINE) $(LIBADAPTER) $(LIBREPORT) $(LIBPROFILE)
+LIBHARNESS := $(LIBAGENT) $(LIBENGINE) $(LIBADAPTER) $(LIBREPORT) $(LIBPROFILE)
 LIBS_ALL   := $(LIBHARNESS) $(LIBGEN) $(LIBTARGET) $(LIBCOMMON)
 
 PROGRAMS := $(BUILD)/bin/lb-target $(BUILD)/bin/lb-gen
@@ -137,6 +139,7 @@ $(LIBCOMMON):  $(call obj,$(COMMON_SRC))
 $(LIBTARGET):  $(call obj,$(TARGET_SRC))
 $(LIBGEN):     $(call obj,$(GEN_SRC))
 $(LIBENGINE):  $(call obj,$(ENGINE_SRC))
+$(LIBAGENT):   $(call obj,$(AGENT_SRC))
 $(LIBPROFILE): $(call obj,$(PROFILE_SRC))
 $(LIBREPORT):  $(call obj,$(REPORT_SRC))
 $(LIBADAPTER): $(call obj,$(ADAPTER_SRC))

@@ -1,6 +1,7 @@
 /* loadbench: the orchestrator CLI. The only place that prints to the user
  * and picks exit codes. */
 #include "adapters/adapter.h"
+#include "agent/agent.h"
 #include "common/fsutil.h"
 #include "common/cgroup.h"
 #include "report/compare.h"
@@ -123,6 +124,8 @@ static void usage(FILE *f)
             "      --control LABEL    the control generator for RPS ratios (default wrk, else lb-gen)\n"
             "  doctor [--results DIR] machine facts that distort benchmarks, with warnings; marks runs in DIR\n"
             "                         (default results) whose loadbench died abandoned, removes their cgroups\n"
+            "  agent                  serve a remote loadbench on stdin/stdout (docs/agent-protocol.md);\n"
+            "                         started through ssh by loadbench itself\n"
             "  version                print the version\n"
             "\n"
             "exit codes: 0 all ok, 1 some tool run failed, 2 bad input or setup error, 130 interrupted\n"
@@ -503,13 +506,36 @@ static int cmd_doctor(int argc, char **argv)
     return 0;
 }
 
+/* The far end of a remote executor (docs/agent-protocol.md): stdin and
+ * stdout are the protocol, stderr says why it ended. */
+static int cmd_agent(int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1) {
+        fprintf(stderr, "usage: loadbench agent   (started by loadbench itself, through ssh)\n");
+        return 2;
+    }
+    char err[UTIL_ERR_LEN];
+    signal(SIGPIPE, SIG_IGN);
+    if (guard_start(err))
+        fprintf(stderr, "loadbench agent: warning: %s\n", err);
+    if (proc_become_subreaper(err))
+        fprintf(stderr, "loadbench agent: warning: %s\n", err);
+    struct agent_opts o = {.in_fd = 0, .out_fd = 1, .stop = &stop_flag};
+    int rc = agent_serve(&o, err);
+    guard_stop();
+    if (err[0])
+        fprintf(stderr, "loadbench agent: %s\n", err);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "run"))
+    if (!strcmp(argv[1], "run") || !strcmp(argv[1], "agent"))
         catch_stop_signals();
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run"))
@@ -526,6 +552,8 @@ int main(int argc, char **argv)
         return cmd_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "doctor"))
         return cmd_doctor(argc - 1, argv + 1);
+    if (!strcmp(cmd, "agent"))
+        return cmd_agent(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("loadbench %s (%s, %s)\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE);
         return 0;

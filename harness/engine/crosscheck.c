@@ -337,7 +337,9 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
     struct sampler_summary ts, gs;
     memset(&ts, 0, sizeof ts);
     memset(&gs, 0, sizeof gs);
-    if (in->tool_samples)
+    if (in->tool_summary)
+        ts = *in->tool_summary;
+    else if (in->tool_samples)
         sampler_tree_summary(in->tool_samples, &ts);
     if (in->target_samples)
         sampler_tree_summary(in->target_samples, &gs);

@@ -38,6 +38,9 @@ struct exec_spec {
     int want_cgroup;                /* 1: give the tree a cgroup of its own (exact CPU, peak
                                      * memory, the memory cap, a kill of every member) */
     uint64_t memory_limit_bytes;    /* > 0: the cap, enforced only in a cgroup */
+    uint64_t sample_interval_ns;    /* the sampling interval: a remote executor samples on its
+                                     * side at this interval from started_ns and streams the
+                                     * points (0: 1 s); local samples when asked */
 };
 
 /* How the tree's root ended (valid once exec_tree.ended is set). */
@@ -54,9 +57,14 @@ struct exec_exit {
 struct exec_tree {
     const struct executor *ex;      /* the table that started it: call through t->ex */
     uint64_t started_ns;            /* when the root was started */
+    pid_t pid;                      /* the root's pid, on the host that runs it */
     int cgroup;                     /* 1: the tree has its own cgroup */
     char no_cgroup[UTIL_ERR_LEN];   /* why not, when spec.want_cgroup was 1 and cgroup is 0 */
-    int ended;                      /* 1: the root has exited and been reaped: exit is valid */
+    int ended;                      /* 1: the root has exited and been reaped: exit is valid
+                                     * (or the host was lost: see lost) */
+    char lost[UTIL_ERR_LEN];        /* non-empty: the host running the tree was lost (link down,
+                                     * no heartbeat, agent gone): ended is set, exit is not valid,
+                                     * and this says what happened ("host lost: ...") */
     struct exec_exit exit;
     const struct sampler_tree *samples; /* the sampled series; crosscheck_in reads its summary
                                          * (goes when crosscheck takes a summary instead) */
@@ -104,7 +112,9 @@ struct executor {
      * term_grace_ns for them to go, then SIGKILL, and reap (t->exit is
      * then set). Processes in keep[] (nkeep pids: e.g. lb-target, started
      * beside the tool) are spared with their subtrees. Returns how many
-     * needed SIGKILL, or -1 with err when something survived. Idempotent. */
+     * needed SIGKILL, or -1 with err when something survived. Idempotent.
+     * keep[] are pids of this machine: a remote executor ignores them and
+     * its agent spares the other trees it runs instead. */
     int (*stop)(struct exec_tree *t, const pid_t *keep, int nkeep, uint64_t term_grace_ns, char *err);
 
     /* End the capture of one output stream (call once the tree is
@@ -130,5 +140,8 @@ struct executor {
 
 /* This machine. */
 extern const struct executor exec_local;
+
+/* Other hosts: see engine/exec_remote.h (exec_remote_open gives a table
+ * per host). */
 
 #endif

@@ -74,6 +74,7 @@ static int local_spawn(const struct executor *ex, const struct exec_spec *spec, 
     capture_close_writer(&l->out);
     capture_close_writer(&l->err);
     l->t.started_ns = l->proc.started_ns;
+    l->t.pid = l->proc.pid;
     l->st = sampler_tree_new(l->proc.pid, l->t.cgroup ? l->cg.procs[0] : NULL, NULL);
     l->t.samples = l->st;
     *out = &l->t;

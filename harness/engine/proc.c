@@ -149,6 +149,29 @@ static void children_of(pid_t pid, struct pidvec *pv, char **buf, size_t *cap)
     proc_each_child(pid, 0, buf, cap, pv_push_new, pv);
 }
 
+/* Children of ours that no stop may touch (exec_remote's transports): the
+ * one piece of module state, like guard's pid, because every stop of
+ * every tree must see it. Only the main thread changes or reads it. */
+static pid_t spared[PROC_SPARED_MAX];
+
+int proc_spare(pid_t pid, int on)
+{
+    for (int i = 0; i < PROC_SPARED_MAX; i++)
+        if (on ? spared[i] == 0 : spared[i] == pid) {
+            spared[i] = on ? pid : 0;
+            return 0;
+        }
+    return on ? -1 : 0;
+}
+
+static int is_spared(pid_t pid)
+{
+    for (int i = 0; i < PROC_SPARED_MAX; i++)
+        if (spared[i] && spared[i] == pid)
+            return 1;
+    return 0;
+}
+
 /* Breadth-first walk below root; keep[] pids and their subtrees are skipped.
  * pv receives the descendants (root excluded). */
 static void walk(pid_t root, const pid_t *keep, int nkeep, struct pidvec *pv)
@@ -159,7 +182,7 @@ static void walk(pid_t root, const pid_t *keep, int nkeep, struct pidvec *pv)
     children_of(root, &lvl, &buf, &cap);
     for (int i = 0; i < lvl.n; i++) {
         pid_t c = lvl.v[i];
-        if (in_list(keep, nkeep, c) || pv_has(pv, c) || c == guard_pid()) /* guard hook (#18) */
+        if (in_list(keep, nkeep, c) || pv_has(pv, c) || c == guard_pid() || is_spared(c)) /* guard hook (#18) */
             continue;
         pv_push(pv, c);
     }

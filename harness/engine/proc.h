@@ -76,6 +76,13 @@ int proc_poll(struct proc *p);
  * just sweeps every non-kept descendant (e.g. on the way out). */
 int proc_stop_tree(struct proc *p, const pid_t *keep, int nkeep, uint64_t term_grace_ns, char *err);
 
+/* Spare pid (on = 1) or stop sparing it (on = 0): proc_stop_tree never
+ * signals a spared child of ours nor its subtree, whatever tree it stops
+ * (exec_remote's transports: ssh, or a local agent, and what they run).
+ * Up to PROC_SPARED_MAX at a time. Returns 0, or -1 when full. */
+#define PROC_SPARED_MAX 32
+int proc_spare(pid_t pid, int on);
+
 /* Every live descendant pid of `root` (walking /proc/PID/task/TID/children),
  * excluding root itself. Fills up to max pids; returns how many were found
  * (may exceed max: then only max were stored). */

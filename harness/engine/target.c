@@ -97,13 +97,12 @@ err:
     return -1;
 }
 
-/* One HTTP/1.0 exchange with the control port; returns the body as JSON. */
-static json_t *control(const struct target *t, const char *method, const char *path, char *err)
+json_t *target_control(int control_port, const char *method, const char *path, char *err)
 {
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)t->control_port);
+    a.sin_port = htons((uint16_t)control_port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int fd = net_connect_blocking(&a, err);
     if (fd < 0)
@@ -155,24 +154,24 @@ out:
 
 json_t *target_stats(const struct target *t, char *err)
 {
-    return control(t, "GET", "/stats", err);
+    return target_control(t->control_port, "GET", "/stats", err);
 }
 
 json_t *target_window(const struct target *t, char *err)
 {
-    return control(t, "POST", "/window", err);
+    return target_control(t->control_port, "POST", "/window", err);
 }
 
 json_t *target_series(const struct target *t, uint64_t since, char *err)
 {
     char path[64];
     snprintf(path, sizeof path, "/series?since=%llu", (unsigned long long)since);
-    return control(t, "GET", path, err);
+    return target_control(t->control_port, "GET", path, err);
 }
 
 json_t *target_histogram(const struct target *t, char *err)
 {
-    return control(t, "GET", "/histogram", err);
+    return target_control(t->control_port, "GET", "/histogram", err);
 }
 
 json_t *target_histogram_window_ms(json_t *a, json_t *b)

@@ -31,6 +31,11 @@ struct target {
  * or -1 with err naming the cause (its stderr's first line when it exited). */
 int target_start(struct target *t, const struct target_opts *o, char *err);
 
+/* One HTTP/1.0 exchange with an lb-target control port on 127.0.0.1
+ * (3 s timeouts). Returns the JSON body of a 200 answer (new reference),
+ * or NULL with err. */
+json_t *target_control(int control_port, const char *method, const char *path, char *err);
+
 /* GET /stats. Returns the parsed JSON (new reference), or NULL with err. */
 json_t *target_stats(const struct target *t, char *err);
 

@@ -465,7 +465,8 @@ static int tool_run_spawn(struct tool_run *r)
         r->hold_h0 = target_histogram(&r->tgt, NULL);
     struct exec_spec spec = {.name = r->subdir, .argv = (const char *const *)r->plan.argv.v,
                              .env = (const char *const *)r->plan.env.v, .dir = r->dir, .cpus_mask = r->p->tool_cpus,
-                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes};
+                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes,
+                             .sample_interval_ns = r->p->sample_interval_ns};
     if (r->o->ex->spawn(r->o->ex, &spec, &r->tool, err)) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
         return -1;
@@ -630,6 +631,10 @@ static void tool_run_sample(struct tool_run *r)
         util_sleep_until_ns(tool_run_hold_edges(r, now));
     }
     r->ended = util_now_ns();
+    /* A remote executor lost its host: the row fails with that reason and
+     * keeps what was measured until then. */
+    if (r->tool->lost[0])
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", r->tool->lost);
 }
 
 /* ---- stop: the last readings, the tree stopped, its output complete ------------- */
@@ -825,6 +830,8 @@ static json_t *tool_run_hold_latency(struct tool_run *r)
 static void tool_run_crosscheck(struct tool_run *r)
 {
     const struct profile *p = r->p;
+    struct sampler_summary ts;
+    r->tool->ex->summary(r->tool, &ts);
     struct crosscheck_in in = {.before = r->before, .after = r->after, .series = r->series,
                                .load = r->plan.as_run ? r->plan.as_run : r->load,
                                .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
@@ -833,7 +840,7 @@ static void tool_run_crosscheck(struct tool_run *r)
                                .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = &r->ar.lat,
                                .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan.model,
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
-                               .tool_samples = r->tool->samples, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
+                               .tool_samples = r->tool->samples, .tool_summary = &ts, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
                                .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
                                .ntarget_pts = r->ngp};
     /* The queueing witness reads the server's time over the hold window;

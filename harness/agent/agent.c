@@ -1,0 +1,500 @@
+/* agent: the requests of docs/agent-protocol.md served on this host, each
+ * tree through exec_local, its samples streamed. */
+#include "agent/agent.h"
+#include "engine/agentproto.h"
+#include "engine/exec.h"
+#include "engine/run.h"
+#include "engine/target.h"
+#include "common/fsutil.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AGENT_HELLO_TIMEOUT_NS 30000000000ull   /* for the controller's hello */
+#define AGENT_LOST_GRACE_NS 300000000ull        /* SIGTERM to SIGKILL when the link is lost */
+
+struct agent_tree {
+    int id;
+    struct exec_tree *t;
+    uint64_t interval_ns, next_ns, last_ns;     /* sampling: deadline, last point's time */
+    int ended_sent;                             /* the ended event (or a stop's reply) went out */
+};
+
+struct agent {
+    const struct agent_opts *o;
+    struct agentproto_reader rd;
+    struct agentproto_writer wr;
+    char sha[65];
+    int hello_done;
+    uint64_t timeout_ns, hb_ns, last_rx_ns;
+    struct agent_tree *trees;
+    int ntrees, cap, next_id;
+    pthread_t hb;
+    int hb_on, hb_stop;                         /* hb_stop: read by the thread (atomics) */
+    int done, exit_code;
+    char why[UTIL_ERR_LEN];
+};
+
+/* ---- the heartbeat thread: only writes ------------------------------------------ */
+
+static void *agent_hb_main(void *arg)
+{
+    struct agent *a = arg;
+    uint64_t next = util_now_ns() + a->hb_ns;
+    while (!__atomic_load_n(&a->hb_stop, __ATOMIC_ACQUIRE)) {
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+        uint64_t now = util_now_ns();
+        if (now < next)
+            continue;
+        json_t *j = json_pack("{s:s, s:I}", "ev", "hb", "now_ns", (json_int_t)now);
+        agentproto_send(&a->wr, j);
+        json_decref(j);
+        next = now + a->hb_ns;
+    }
+    return NULL;
+}
+
+/* ---- trees ---------------------------------------------------------------------- */
+
+static struct agent_tree *agent_tree_find(struct agent *a, const json_t *req, char *err)
+{
+    int id = (int)json_integer_value(json_object_get(req, "tree"));
+    for (int i = 0; i < a->ntrees; i++)
+        if (a->trees[i].id == id)
+            return &a->trees[i];
+    util_err(err, "no tree %d on this agent", id);
+    return NULL;
+}
+
+static void agent_send_event(struct agent *a, json_t *ev)
+{
+    if (ev)
+        agentproto_send(&a->wr, ev);
+    json_decref(ev);
+}
+
+/* One reading of tree at; a point is streamed when there is one. */
+static void agent_sample(struct agent *a, struct agent_tree *at)
+{
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    struct sampler_summary s;
+    if (exec_local.sample(at->t, &rd, &pt) != 1)
+        return;
+    exec_local.summary(at->t, &s);
+    at->last_ns = rd.t_ns;
+    agent_send_event(a, json_pack("{s:s, s:i, s:o, s:o, s:o}", "ev", "sample", "tree", at->id, "reading",
+                                  agentproto_reading_json(&rd), "point", agentproto_point_json(&pt), "summary",
+                                  agentproto_summary_json(&s)));
+}
+
+/* Each live tree: its end (a last point when half an interval has passed
+ * since the previous one, as tool_run_stop does, then `ended`), or its
+ * sample when due. Returns the next deadline. */
+static uint64_t agent_tick(struct agent *a, uint64_t now)
+{
+    uint64_t wake = now + 20000000ull;
+    for (int i = 0; i < a->ntrees; i++) {
+        struct agent_tree *at = &a->trees[i];
+        if (at->ended_sent)
+            continue;
+        if (exec_local.poll(at->t)) {
+            if (now - at->last_ns >= at->interval_ns / 2)
+                agent_sample(a, at);
+            agent_send_event(a, json_pack("{s:s, s:i, s:o}", "ev", "ended", "tree", at->id, "exit",
+                                          agentproto_exit_json(&at->t->exit)));
+            at->ended_sent = 1;
+            continue;
+        }
+        if (now >= at->next_ns) {
+            agent_sample(a, at);
+            while (at->next_ns <= now)
+                at->next_ns += at->interval_ns;
+        }
+        if (at->next_ns < wake)
+            wake = at->next_ns;
+    }
+    return wake;
+}
+
+/* Every tree stopped (SIGTERM, SIGKILL AGENT_LOST_GRACE_NS later, the
+ * cgroup killed) and released. */
+static void agent_stop_all(struct agent *a)
+{
+    for (int i = 0; i < a->ntrees; i++) {
+        exec_local.stop(a->trees[i].t, NULL, 0, AGENT_LOST_GRACE_NS, NULL);
+        exec_local.free(a->trees[i].t);
+    }
+    a->ntrees = 0;
+}
+
+/* ---- requests ------------------------------------------------------------------- */
+
+static int op_hello(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)rep;
+    if (agentproto_check_peer(req, "the controller", a->sha, err)) {
+        a->done = 1;
+        a->exit_code = 2;
+        snprintf(a->why, sizeof a->why, "%s", err);
+        return -1;
+    }
+    uint64_t t = agentproto_u64(req, "timeout_ns"), hb = agentproto_u64(req, "heartbeat_ns");
+    a->timeout_ns = t ? t : 5000000000ull;
+    a->hb_ns = hb ? hb : a->timeout_ns / 3;
+    a->hello_done = 1;
+    if (!a->hb_on && pthread_create(&a->hb, NULL, agent_hb_main, a) == 0)
+        a->hb_on = 1;
+    return 0;
+}
+
+static int op_ping(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a, (void)req, (void)err;
+    json_object_set_new(rep, "now_ns", json_integer((json_int_t)util_now_ns()));
+    return 0;
+}
+
+/* A JSON array of strings as a NULL-terminated vector (borrowed strings). */
+static const char **strv(const json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    const char **v = util_xcalloc(n + 1, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_string_value(json_array_get(arr, i));
+    return v;
+}
+
+static int op_spawn(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    const char **argv = strv(json_object_get(req, "argv")), **env = strv(json_object_get(req, "env"));
+    const char *dir = json_string_value(json_object_get(req, "dir"));
+    struct exec_spec spec = {.name = json_string_value(json_object_get(req, "name")), .argv = argv, .env = env,
+                             .dir = dir, .cpus_mask = agentproto_u64(req, "cpus_mask"),
+                             .want_cgroup = (int)json_integer_value(json_object_get(req, "want_cgroup")),
+                             .memory_limit_bytes = agentproto_u64(req, "memory_limit_bytes"),
+                             .sample_interval_ns = agentproto_u64(req, "sample_interval_ns")};
+    struct exec_tree *t = NULL;
+    int rc = -1;
+    if (!argv[0] || !dir || !spec.name)
+        util_err(err, "spawn needs name, argv and dir");
+    else if (fsutil_mkdir_p(dir, err) == 0 && exec_local.spawn(&exec_local, &spec, &t, err) == 0)
+        rc = 0;
+    free(argv);
+    free(env);
+    if (rc)
+        return -1;
+    if (a->ntrees == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 8;
+        a->trees = util_xrealloc(a->trees, (size_t)a->cap * sizeof *a->trees);
+    }
+    struct agent_tree *at = &a->trees[a->ntrees++];
+    uint64_t iv = spec.sample_interval_ns ? spec.sample_interval_ns : 1000000000ull;
+    *at = (struct agent_tree){.id = ++a->next_id, .t = t, .interval_ns = iv, .next_ns = t->started_ns + iv,
+                              .last_ns = t->started_ns};
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    exec_local.sample(t, &rd, &pt); /* the first reading: points start one interval on */
+    json_object_set_new(rep, "tree", json_integer(at->id));
+    json_object_set_new(rep, "pid", json_integer(t->pid));
+    json_object_set_new(rep, "started_ns", json_integer((json_int_t)t->started_ns));
+    json_object_set_new(rep, "cgroup", json_integer(t->cgroup));
+    json_object_set_new(rep, "no_cgroup", json_string(t->no_cgroup));
+    return 0;
+}
+
+/* Stop one tree, sparing every other tree this agent runs. */
+static int op_stop(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    struct agent_tree *at = agent_tree_find(a, req, err);
+    if (!at)
+        return -1;
+    pid_t *keep = util_xcalloc((size_t)a->ntrees + 1, sizeof *keep);
+    int nkeep = 0;
+    for (int i = 0; i < a->ntrees; i++)
+        if (&a->trees[i] != at && !a->trees[i].t->ended)
+            keep[nkeep++] = a->trees[i].t->pid;
+    int killed = exec_local.stop(at->t, keep, nkeep, agentproto_u64(req, "grace_ns"), err);
+    free(keep);
+    if (killed < 0)
+        return -1;
+    at->ended_sent = 1;
+    json_object_set_new(rep, "killed", json_integer(killed));
+    json_object_set_new(rep, "exit", agentproto_exit_json(&at->t->exit));
+    return 0;
+}
+
+static int op_output(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    struct agent_tree *at = agent_tree_find(a, req, err);
+    if (!at)
+        return -1;
+    struct exec_output o = {0, 0};
+    int s = (int)json_integer_value(json_object_get(req, "stream"));
+    int rc = exec_local.output(at->t, s == EXEC_STDERR ? EXEC_STDERR : EXEC_STDOUT, &o, err);
+    json_object_set_new(rep, "rc", json_integer(rc));
+    json_object_set_new(rep, "total_bytes", json_integer((json_int_t)o.total_bytes));
+    json_object_set_new(rep, "dropped_bytes", json_integer((json_int_t)o.dropped_bytes));
+    return rc < 0 ? -1 : 0;
+}
+
+static int op_usage(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    struct agent_tree *at = agent_tree_find(a, req, err);
+    struct exec_usage u;
+    if (!at || exec_local.usage(at->t, &u, err))
+        return -1;
+    json_object_set_new(rep, "cpu_ns", json_integer((json_int_t)u.cpu_ns));
+    json_object_set_new(rep, "mem_peak_bytes", json_integer((json_int_t)u.mem_peak_bytes));
+    json_object_set_new(rep, "mem_cache_bytes", json_integer((json_int_t)u.mem_cache_bytes));
+    json_object_set_new(rep, "oom_kills", json_integer((json_int_t)u.oom_kills));
+    return 0;
+}
+
+static int op_free(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)rep;
+    struct agent_tree *at = agent_tree_find(a, req, err);
+    if (!at)
+        return -1;
+    exec_local.free(at->t);
+    *at = a->trees[--a->ntrees];
+    return 0;
+}
+
+static int op_list(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a;
+    const char *dir = json_string_value(json_object_get(req, "dir"));
+    if (!dir)
+        return util_err(err, "list needs dir");
+    json_t *files = agentproto_list(dir, err);
+    if (!files)
+        return -1;
+    json_object_set_new(rep, "files", files);
+    return 0;
+}
+
+static int op_get(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a;
+    const char *path = json_string_value(json_object_get(req, "path"));
+    uint64_t off = agentproto_u64(req, "offset"), max = agentproto_u64(req, "max");
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st))
+        return util_err(err, "cannot read %s: %s", path ? path : "(no path)", strerror(errno));
+    if (!max || max > AGENTPROTO_CHUNK_BYTES)
+        max = AGENTPROTO_CHUNK_BYTES;
+    char *buf = util_xmalloc(max);
+    ssize_t n = pread(fd, buf, max, (off_t)off);
+    close(fd);
+    if (n < 0) {
+        free(buf);
+        return util_err(err, "cannot read %s: %s", path, strerror(errno));
+    }
+    char *b = agentproto_b64_encode(buf, (size_t)n);
+    json_object_set_new(rep, "data", json_string(b));
+    json_object_set_new(rep, "size", json_integer((json_int_t)st.st_size));
+    json_object_set_new(rep, "eof", json_boolean(n == 0 || off + (uint64_t)n >= (uint64_t)st.st_size));
+    free(b);
+    free(buf);
+    return 0;
+}
+
+/* put: chunks into path.lb-part, renamed to path on the last one. */
+static int op_put(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a, (void)rep;
+    const char *path = json_string_value(json_object_get(req, "path"));
+    const char *data = json_string_value(json_object_get(req, "data"));
+    uint64_t off = agentproto_u64(req, "offset");
+    if (!path || !data)
+        return util_err(err, "put needs path and data");
+    char part[PATH_MAX + 16], dir[PATH_MAX];
+    snprintf(part, sizeof part, "%s.lb-part", path);
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir && off == 0) {
+        *slash = 0;
+        if (fsutil_mkdir_p(dir, err))
+            return -1;
+    }
+    char *buf = util_xmalloc(AGENTPROTO_CHUNK_BYTES);
+    long n = agentproto_b64_decode(data, buf, AGENTPROTO_CHUNK_BYTES);
+    int fd = n < 0 ? -1 : open(part, O_WRONLY | O_CREAT | O_CLOEXEC | (off == 0 ? O_TRUNC : 0), 0600);
+    int ok = fd >= 0 && pwrite(fd, buf, (size_t)n, (off_t)off) == (ssize_t)n;
+    free(buf);
+    if (fd >= 0)
+        close(fd);
+    if (!ok)
+        return util_err(err, "cannot write %s: %s", part, n < 0 ? "bad base64" : strerror(errno));
+    if (json_is_true(json_object_get(req, "last"))) {
+        chmod(part, (mode_t)json_integer_value(json_object_get(req, "mode")) & 07777);
+        if (rename(part, path))
+            return util_err(err, "cannot rename %s to %s: %s", part, path, strerror(errno));
+    }
+    return 0;
+}
+
+static int op_http(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a;
+    const char *method = json_string_value(json_object_get(req, "method"));
+    const char *path = json_string_value(json_object_get(req, "path"));
+    int port = (int)json_integer_value(json_object_get(req, "port"));
+    if (!method || !path || port <= 0 || port > 65535)
+        return util_err(err, "http needs port, method and path");
+    json_t *body = target_control(port, method, path, err);
+    if (!body)
+        return -1;
+    json_object_set_new(rep, "body", body);
+    return 0;
+}
+
+static int op_machine(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a, (void)req, (void)err;
+    json_object_set_new(rep, "machine", run_machine_info());
+    return 0;
+}
+
+static int op_bye(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)req, (void)rep, (void)err;
+    a->done = 1;
+    a->exit_code = 0;
+    return 0;
+}
+
+static const struct agent_op {
+    const char *name;
+    int (*fn)(struct agent *a, const json_t *req, json_t *rep, char *err);
+} agent_ops[] = {
+    {"hello", op_hello}, {"ping", op_ping},   {"spawn", op_spawn}, {"stop", op_stop}, {"output", op_output},
+    {"usage", op_usage}, {"free", op_free},   {"list", op_list},   {"get", op_get},   {"put", op_put},
+    {"http", op_http},   {"machine", op_machine}, {"bye", op_bye},
+};
+
+/* One line from the controller: a heartbeat, or a request answered. */
+static void agent_request(struct agent *a, const char *line)
+{
+    char err[UTIL_ERR_LEN] = "";
+    json_error_t je;
+    json_t *req = json_loads(line, 0, &je);
+    const char *op = json_string_value(json_object_get(req, "op"));
+    json_int_t id = json_integer_value(json_object_get(req, "id"));
+    if (op && !strcmp(op, "hb")) {
+        json_decref(req);
+        return;
+    }
+    json_t *rep = json_pack("{s:I}", "re", id);
+    int rc = util_err(err, "unknown request: %.80s", op ? op : line);
+    if (!req)
+        util_err(err, "not JSON (%s): %.80s", je.text, line);
+    else if (op && !a->hello_done && strcmp(op, "hello"))
+        util_err(err, "\"%s\" before hello", op);
+    else
+        for (size_t i = 0; op && i < sizeof agent_ops / sizeof agent_ops[0]; i++)
+            if (!strcmp(op, agent_ops[i].name)) {
+                rc = agent_ops[i].fn(a, req, rep, err);
+                break;
+            }
+    json_object_set_new(rep, "ok", json_boolean(rc == 0));
+    if (rc)
+        json_object_set_new(rep, "error", json_string(err));
+    agentproto_send(&a->wr, rep);
+    json_decref(rep);
+    json_decref(req);
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+/* Read what came; returns 0, or -1 when the link is gone (a->why). */
+static int agent_read(struct agent *a)
+{
+    int n = agentproto_fill(&a->rd), too_long;
+    if (n < 0 || a->rd.eof)
+        return util_err(a->why, "the controller's link closed (%s)", n < 0 ? strerror(errno) : "end of input");
+    char *line;
+    while (!a->done && (line = agentproto_line(&a->rd, &too_long))) {
+        a->last_rx_ns = util_now_ns();
+        if (*line)
+            agent_request(a, line);
+    }
+    if (too_long)
+        return util_err(a->why, "a request longer than %u bytes: not the protocol", AGENTPROTO_LINE_MAX_BYTES);
+    return 0;
+}
+
+static void agent_hello(struct agent *a)
+{
+    char host[128] = "";
+    gethostname(host, sizeof host - 1);
+    static const char magic[] = AGENTPROTO_MAGIC "\n";
+    if (write(a->o->out_fd, magic, sizeof magic - 1) < 0)
+        return;
+    json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:I}", "agent", "loadbench", "proto", AGENTPROTO_VERSION,
+                          "version", LB_VERSION, "sha256", a->sha, "hostname", host, "pid", (int)getpid(), "now_ns",
+                          (json_int_t)util_now_ns());
+    agentproto_send(&a->wr, h);
+    json_decref(h);
+}
+
+static void agent_loop(struct agent *a)
+{
+    uint64_t wake = util_now_ns();
+    while (!a->done) {
+        uint64_t now = util_now_ns();
+        int wait_ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+        struct pollfd pfd = {.fd = a->o->in_fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, wait_ms);
+        if (*a->o->stop) {
+            util_err(a->why, "stopped by a signal");
+            break;
+        }
+        if (pr > 0 && agent_read(a))
+            break;
+        now = util_now_ns();
+        uint64_t limit = a->hello_done ? a->timeout_ns : AGENT_HELLO_TIMEOUT_NS;
+        if (now - a->last_rx_ns > limit) {
+            util_err(a->why, "no heartbeat from the controller for %.1f s", (double)(now - a->last_rx_ns) / 1e9);
+            break;
+        }
+        wake = agent_tick(a, now);
+    }
+}
+
+int agent_serve(const struct agent_opts *o, char *err)
+{
+    struct agent a = {.o = o, .rd = {.fd = o->in_fd}, .exit_code = 3};
+    agentproto_writer_init(&a.wr, o->out_fd);
+    if (agentproto_identity(NULL, a.sha, err)) {
+        agentproto_writer_destroy(&a.wr);
+        return 2;
+    }
+    a.last_rx_ns = util_now_ns();
+    agent_hello(&a);
+    agent_loop(&a);
+    agent_stop_all(&a);
+    if (a.hb_on) {
+        __atomic_store_n(&a.hb_stop, 1, __ATOMIC_RELEASE);
+        pthread_join(a.hb, NULL);
+    }
+    free(a.trees);
+    agentproto_reader_free(&a.rd);
+    agentproto_writer_destroy(&a.wr);
+    snprintf(err, UTIL_ERR_LEN, "%s", a.why);
+    return a.exit_code;
+}

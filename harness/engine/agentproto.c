@@ -1,0 +1,300 @@
+#include "engine/agentproto.h"
+#include "common/sha256.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* ---- lines ---------------------------------------------------------------------- */
+
+int agentproto_fill(struct agentproto_reader *r)
+{
+    if (r->off > 0 && r->off == r->len)
+        r->off = r->len = 0;
+    if (r->off > r->cap / 2) {
+        memmove(r->buf, r->buf + r->off, r->len - r->off);
+        r->len -= r->off;
+        r->off = 0;
+    }
+    if (r->cap - r->len < 65536) {
+        r->cap = r->cap ? r->cap * 2 : 131072;
+        r->buf = util_xrealloc(r->buf, r->cap + 1);
+    }
+    ssize_t n = read(r->fd, r->buf + r->len, r->cap - r->len);
+    if (n < 0)
+        return errno == EAGAIN || errno == EINTR ? 1 : -1;
+    if (n == 0)
+        r->eof = 1;
+    r->len += (size_t)n;
+    return (int)n;
+}
+
+char *agentproto_line(struct agentproto_reader *r, int *too_long)
+{
+    *too_long = 0;
+    for (;;) {
+        char *start = r->buf + r->off, *nl = r->len > r->off ? memchr(start, '\n', r->len - r->off) : NULL;
+        if (!nl) {
+            if (r->len - r->off > AGENTPROTO_LINE_MAX_BYTES) {
+                r->off = r->len;
+                *too_long = 1;
+            }
+            return NULL;
+        }
+        *nl = 0;
+        r->off = (size_t)(nl - r->buf) + 1;
+        if (nl > start && nl[-1] == '\r')
+            nl[-1] = 0;
+        return start;
+    }
+}
+
+void agentproto_reader_free(struct agentproto_reader *r)
+{
+    free(r->buf);
+    r->buf = NULL;
+    r->len = r->cap = r->off = 0;
+}
+
+void agentproto_writer_init(struct agentproto_writer *w, int fd)
+{
+    w->fd = fd;
+    pthread_mutex_init(&w->mu, NULL);
+}
+
+void agentproto_writer_destroy(struct agentproto_writer *w)
+{
+    pthread_mutex_destroy(&w->mu);
+}
+
+/* All of buf, to a socket without SIGPIPE or to a pipe (whose writer
+ * ignores SIGPIPE: the agent does). */
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == ENOTSOCK)
+            n = write(fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int agentproto_send(struct agentproto_writer *w, const json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    if (!s)
+        return -1;
+    size_t n = strlen(s);
+    s = util_xrealloc(s, n + 2);
+    s[n] = '\n';
+    pthread_mutex_lock(&w->mu);
+    int rc = write_all(w->fd, s, n + 1);
+    pthread_mutex_unlock(&w->mu);
+    free(s);
+    return rc;
+}
+
+/* ---- identity ------------------------------------------------------------------- */
+
+int agentproto_identity(const char *path, char sha256[65], char *err)
+{
+    if (!path)
+        path = "/proc/self/exe";
+    if (sha256_file_hex(path, sha256))
+        return util_err(err, "cannot read %s to take its sha256: %s", path, strerror(errno));
+    return 0;
+}
+
+int agentproto_check_peer(const json_t *hello, const char *who, const char *our_sha256, char *err)
+{
+    const char *v = json_string_value(json_object_get(hello, "version"));
+    const char *sha = json_string_value(json_object_get(hello, "sha256"));
+    json_int_t proto = json_integer_value(json_object_get(hello, "proto"));
+    if (proto == AGENTPROTO_VERSION && v && sha && !strcmp(v, LB_VERSION) && !strcmp(sha, our_sha256))
+        return 0;
+    return util_err(err,
+                    "%s runs loadbench %s (sha256 %.12s, protocol %lld) but this is loadbench %s (sha256 %.12s, "
+                    "protocol %d): install this build there (loadbench hosts install)",
+                    who, v ? v : "?", sha ? sha : "?", (long long)proto, LB_VERSION, our_sha256, AGENTPROTO_VERSION);
+}
+
+/* ---- base64 --------------------------------------------------------------------- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *agentproto_b64_encode(const void *data, size_t len)
+{
+    const unsigned char *d = data;
+    char *out = util_xmalloc((len + 2) / 3 * 4 + 1), *o = out;
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < len ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < len ? d[i + 2] : 0);
+        *o++ = b64[v >> 18 & 63];
+        *o++ = b64[v >> 12 & 63];
+        *o++ = i + 1 < len ? b64[v >> 6 & 63] : '=';
+        *o++ = i + 2 < len ? b64[v & 63] : '=';
+    }
+    *o = 0;
+    return out;
+}
+
+static int b64_value(char c)
+{
+    const char *p = c ? strchr(b64, c) : NULL;
+    return p ? (int)(p - b64) : -1;
+}
+
+long agentproto_b64_decode(const char *s, void *out, size_t cap)
+{
+    unsigned char *o = out;
+    size_t n = strlen(s), got = 0;
+    if (n % 4)
+        return -1;
+    for (size_t i = 0; i < n; i += 4) {
+        int pad = (s[i + 3] == '=') + (s[i + 2] == '=');
+        if (pad && i + 4 != n)
+            return -1;
+        int a = b64_value(s[i]), b = b64_value(s[i + 1]), c = pad > 1 ? 0 : b64_value(s[i + 2]),
+            d = pad ? 0 : b64_value(s[i + 3]);
+        if (a < 0 || b < 0 || c < 0 || d < 0 || got + 3 - (size_t)pad > cap)
+            return -1;
+        uint32_t v = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+        o[got++] = (unsigned char)(v >> 16);
+        if (pad < 2)
+            o[got++] = (unsigned char)(v >> 8);
+        if (pad < 1)
+            o[got++] = (unsigned char)v;
+    }
+    return (long)got;
+}
+
+/* ---- files ---------------------------------------------------------------------- */
+
+/* nftw has no user argument: the walk's state goes through thread-locals,
+ * set and cleared by agentproto_list around the walk. */
+static __thread json_t *list_files;
+static __thread const char *list_home;
+
+static int list_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)ftw;
+    if (type == FTW_D && !strcmp(path, list_home))
+        return FTW_SKIP_SUBTREE;
+    if (type == FTW_F && S_ISREG(st->st_mode))
+        json_array_append_new(list_files, json_pack("{s:s, s:I}", "path", path, "size", (json_int_t)st->st_size));
+    return FTW_CONTINUE;
+}
+
+json_t *agentproto_list(const char *dir, char *err)
+{
+    char home[PATH_MAX + 8];
+    snprintf(home, sizeof home, "%s/home", dir);
+    list_files = json_array();
+    list_home = home;
+    int rc = nftw(dir, list_one, 16, FTW_PHYS | FTW_ACTIONRETVAL);
+    json_t *files = list_files;
+    list_files = NULL;
+    list_home = NULL;
+    if (rc) {
+        json_decref(files);
+        util_err(err, "cannot list %s: %s", dir, strerror(errno));
+        return NULL;
+    }
+    return files;
+}
+
+/* ---- structs as JSON ------------------------------------------------------------ */
+
+uint64_t agentproto_u64(const json_t *o, const char *key)
+{
+    return (uint64_t)json_integer_value(json_object_get(o, key));
+}
+
+static double num(const json_t *o, const char *key)
+{
+    return json_number_value(json_object_get(o, key));
+}
+
+static int i32(const json_t *o, const char *key)
+{
+    return (int)json_integer_value(json_object_get(o, key));
+}
+
+#define U(x) ((json_int_t)(x))
+
+json_t *agentproto_reading_json(const struct sampler_reading *r)
+{
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:I,s:I,s:i,s:i}", "t_ns", U(r->t_ns), "cpu_ticks",
+                     U(r->cpu_ticks), "cpu_user_ticks", U(r->cpu_user_ticks), "cpu_sys_ticks", U(r->cpu_sys_ticks),
+                     "cpu_ns", U(r->cpu_ns), "cpu_user_ns", U(r->cpu_user_ns), "cpu_sys_ns", U(r->cpu_sys_ns),
+                     "cpu_from_cgroup", r->cpu_from_cgroup, "rss_bytes", U(r->rss_bytes), "max_proc_rss_bytes",
+                     U(r->max_proc_rss_bytes), "hwm_bytes", U(r->hwm_bytes), "write_bytes", U(r->write_bytes),
+                     "wchar_bytes", U(r->wchar_bytes), "nprocs", r->nprocs, "nthreads", r->nthreads);
+}
+
+void agentproto_reading_from(const json_t *j, struct sampler_reading *r)
+{
+    *r = (struct sampler_reading){
+        .t_ns = agentproto_u64(j, "t_ns"), .cpu_ticks = agentproto_u64(j, "cpu_ticks"),
+        .cpu_user_ticks = agentproto_u64(j, "cpu_user_ticks"), .cpu_sys_ticks = agentproto_u64(j, "cpu_sys_ticks"),
+        .cpu_ns = agentproto_u64(j, "cpu_ns"), .cpu_user_ns = agentproto_u64(j, "cpu_user_ns"),
+        .cpu_sys_ns = agentproto_u64(j, "cpu_sys_ns"), .cpu_from_cgroup = i32(j, "cpu_from_cgroup"),
+        .rss_bytes = agentproto_u64(j, "rss_bytes"), .max_proc_rss_bytes = agentproto_u64(j, "max_proc_rss_bytes"),
+        .hwm_bytes = agentproto_u64(j, "hwm_bytes"), .write_bytes = agentproto_u64(j, "write_bytes"),
+        .wchar_bytes = agentproto_u64(j, "wchar_bytes"), .nprocs = i32(j, "nprocs"), .nthreads = i32(j, "nthreads")};
+}
+
+json_t *agentproto_point_json(const struct sampler_point *p)
+{
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:i,s:f}", "t_s", p->t_s, "interval_s", p->interval_s, "cpu_pct",
+                     p->cpu_pct, "cpu_user_pct", p->cpu_user_pct, "cpu_sys_pct", p->cpu_sys_pct, "rss_mb", p->rss_mb,
+                     "nprocs", p->nprocs, "nthreads", p->nthreads, "write_mb_s", p->write_mb_s);
+}
+
+void agentproto_point_from(const json_t *j, struct sampler_point *p)
+{
+    *p = (struct sampler_point){.t_s = num(j, "t_s"), .interval_s = num(j, "interval_s"), .cpu_pct = num(j, "cpu_pct"),
+                                .cpu_user_pct = num(j, "cpu_user_pct"), .cpu_sys_pct = num(j, "cpu_sys_pct"),
+                                .rss_mb = num(j, "rss_mb"), .nprocs = i32(j, "nprocs"), .nthreads = i32(j, "nthreads"),
+                                .write_mb_s = num(j, "write_mb_s")};
+}
+
+json_t *agentproto_summary_json(const struct sampler_summary *s)
+{
+    return json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:i,s:i,s:f}", "npoints", s->npoints, "cpu_avg_pct", s->cpu_avg_pct,
+                     "cpu_peak_pct", s->cpu_peak_pct, "rss_peak_mb", s->rss_peak_mb, "rss_avg_mb", s->rss_avg_mb,
+                     "max_proc_hwm_mb", s->max_proc_hwm_mb, "procs_peak", s->procs_peak, "threads_peak",
+                     s->threads_peak, "write_mb", s->write_mb);
+}
+
+void agentproto_summary_from(const json_t *j, struct sampler_summary *s)
+{
+    *s = (struct sampler_summary){.npoints = i32(j, "npoints"), .cpu_avg_pct = num(j, "cpu_avg_pct"),
+                                  .cpu_peak_pct = num(j, "cpu_peak_pct"), .rss_peak_mb = num(j, "rss_peak_mb"),
+                                  .rss_avg_mb = num(j, "rss_avg_mb"), .max_proc_hwm_mb = num(j, "max_proc_hwm_mb"),
+                                  .procs_peak = i32(j, "procs_peak"), .threads_peak = i32(j, "threads_peak"),
+                                  .write_mb = num(j, "write_mb")};
+}
+
+json_t *agentproto_exit_json(const struct exec_exit *e)
+{
+    return json_pack("{s:i,s:i,s:i,s:i,s:f,s:I}", "exited", e->exited, "code", e->code, "signaled", e->signaled, "sig",
+                     e->sig, "cpu_s", e->cpu_s, "maxrss_kb", U(e->maxrss_kb));
+}
+
+void agentproto_exit_from(const json_t *j, struct exec_exit *e)
+{
+    *e = (struct exec_exit){.exited = i32(j, "exited"), .code = i32(j, "code"), .signaled = i32(j, "signaled"),
+                            .sig = i32(j, "sig"), .cpu_s = num(j, "cpu_s"), .maxrss_kb = agentproto_u64(j, "maxrss_kb")};
+}
