@@ -111,8 +111,8 @@ static int check_one(const struct profile *p, const struct profile_host *h, cons
     profile_host_destination(h, dest, sizeof dest);
     if (h->port)
         snprintf(port, sizeof port, " -p %u", h->port);
-    return util_err(err, "%s:%d:%d: host %s (%s) cannot be reached over ssh: %s (check that `ssh -o BatchMode=yes%s "
-                    "%s%s%s true` works from here: loadbench logs in with a key, never a password prompt)",
+    return util_err(err, "%s:%d:%d: host %s (%s) cannot be reached over ssh: %s (try `ssh -o BatchMode=yes%s %s%s%s "
+                    "true`: a key login, no prompt)",
                     p->path, h->line, h->col, h->name, dest, out[0] ? last_line(out) : "no answer", port,
                     h->user ? h->user : "", h->user ? "@" : "", h->ssh_host);
 }

@@ -3,6 +3,7 @@
 #include "engine/capture.h"
 #include "common/cgroup.h"
 #include "engine/crosscheck.h"
+#include "engine/exec_remote.h"
 #include "engine/hosts.h"
 #include "engine/netstat.h"
 #include "engine/proc.h"
@@ -191,6 +192,7 @@ struct runner {
     int cg_ok;              /* 1 while cgroups work here */
     int progress_drawn;
     char ssh_dir[PATH_MAX]; /* the ssh control sockets' directory ("" without hosts:) */
+    struct exec_host **agents; /* per hosts: entry, the agent there (NULL: local or unused) */
 };
 
 static void logf_(struct runner *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -301,36 +303,133 @@ static void placement_record(struct runner *R, const struct profile_tool *t, jso
     json_decref(nic_before);
 }
 
-/* Until `loadbench agent` runs trees elsewhere, only this machine can be
- * given anything: a profile placing the target or a tool on another host
- * is refused before any load rather than run here under that host's name. */
-static int placement_check_local(const struct profile *p, const char *only, char *err)
+/* lb-target runs on this machine in this build (its control calls and
+ * samples are local): a profile placing it on another host is refused
+ * before any load. Its host's address: must then be one of this machine's. */
+static int placement_check_target(const struct profile *p, char *err)
 {
     const struct profile_host *h = profile_host_by_name(p, p->target_host);
     if (h && !h->local)
-        return util_err(err, "%s: target.host %s: running lb-target on another machine needs `loadbench agent`, "
-                        "which this build does not have yet (use a `local` host)", p->path, h->name);
-    for (size_t i = 0; i < p->ntools; i++) {
-        h = profile_host_by_name(p, p->tools[i].host);
-        if (h && !h->local && (!only || !strcmp(p->tools[i].label, only)))
-            return util_err(err, "%s:%d:%d: %s: host %s: running a tool on another machine needs `loadbench agent`, "
-                            "which this build does not have yet (use a `local` host)",
-                            p->path, p->tools[i].line, p->tools[i].col, p->tools[i].label, h->name);
+        return util_err(err, "%s:%d:%d: target.host %s: lb-target runs on this machine in this build: place it on a "
+                        "`local` host (with address: the tools' hosts reach, e.g. {ssh: local, address: 10.0.0.1})",
+                        p->path, h->line, h->col, h->name);
+    return 0;
+}
+
+/* The hosts: entry's index, or -1. */
+static long host_index(const struct profile *p, const struct profile_host *h)
+{
+    return h ? (long)(h - p->hosts) : -1;
+}
+
+/* Start the agent on hosts entry i (through its ssh transport; the same
+ * loadbench binary path there) and record its clock and machine in
+ * run.json's "hosts" once that exists. Returns 0, or -1 with err. */
+static int agent_open(struct runner *R, size_t i, char *err)
+{
+    const struct profile_host *h = &R->p->hosts[i];
+    struct strvec tr = {0};
+    hosts_transport_argv(h, R->ssh_dir, &tr);
+    struct exec_remote_opts eo = {.name = h->name, .transport = (const char *const *)tr.v};
+    R->agents[i] = exec_remote_open(&eo, err);
+    strvec_free(&tr);
+    return R->agents[i] ? 0 : -1;
+}
+
+/* Open an agent on every host a tool is placed on (not local). */
+static int agents_open(struct runner *R, char *err)
+{
+    const struct profile *p = R->p;
+    R->agents = util_xcalloc(p->nhosts, sizeof *R->agents);
+    for (size_t t = 0; t < p->ntools; t++) {
+        const struct profile_host *h = profile_host_by_name(p, p->tools[t].host);
+        long i = host_index(p, h);
+        if (!h || h->local || R->agents[i] || (R->o->only && strcmp(p->tools[t].label, R->o->only)))
+            continue;
+        if (agent_open(R, (size_t)i, err))
+            return -1;
     }
     return 0;
 }
 
+static void agents_close(struct runner *R)
+{
+    for (size_t i = 0; R->agents && i < R->p->nhosts; i++)
+        exec_remote_close(R->agents[i]);
+    free(R->agents);
+    R->agents = NULL;
+}
+
+/* Each agent's host: its clock against ours and its machine facts, into
+ * run.json's "hosts" (with hosts: only). */
+static void agents_record(struct runner *R)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; R->agents && i < R->p->nhosts; i++) {
+        struct exec_host *a = R->agents[i];
+        char e[UTIL_ERR_LEN], dest[300];
+        profile_host_destination(&R->p->hosts[i], dest, sizeof dest);
+        json_t *h = json_pack("{s:s, s:s}", "ssh", dest, "address", profile_host_load_address(&R->p->hosts[i]));
+        if (a) {
+            struct exec_remote_clock c;
+            struct exec_remote_ident id;
+            exec_remote_clock(a, &c);
+            exec_remote_ident(a, &id);
+            json_t *m = exec_remote_machine(a, e);
+            json_object_set_new(h, "clock", json_pack("{s:I, s:I, s:i}", "offset_ns", (json_int_t)c.offset_ns, "rtt_ns",
+                                                      (json_int_t)c.rtt_ns, "pings", c.pings));
+            json_object_set_new(h, "agent", json_pack("{s:s, s:s, s:i}", "version", id.version, "hostname", id.hostname,
+                                                      "pid", (int)id.pid));
+            json_object_set_new(h, "machine", m ? m : json_string(e));
+        }
+        json_object_set_new(o, R->p->hosts[i].name, h);
+    }
+    json_object_set_new(R->run, "hosts", o);
+}
+
+/* The executor for tool t: this machine's, or its host's agent. An agent
+ * whose link was lost (a row before failed as "host lost") is opened
+ * again; when that fails, the lost one stays and the row fails at spawn
+ * with its reason. */
+static const struct executor *placement_executor(struct runner *R, const struct profile_tool *t)
+{
+    const struct profile_host *h = profile_host_by_name(R->p, t->host);
+    if (!h || h->local || !R->agents)
+        return &exec_local;
+    size_t i = (size_t)host_index(R->p, h);
+    char e[UTIL_ERR_LEN];
+    if (R->agents[i] && exec_remote_check(R->agents[i], e) < 0) {
+        struct exec_host *lost = R->agents[i];
+        logf_(R, "%s; connecting again", e);
+        if (agent_open(R, i, e)) {
+            logf_(R, "host %s: %s", h->name, e);
+            R->agents[i] = lost;
+        } else {
+            exec_remote_close(lost);
+        }
+    }
+    return R->agents[i] ? exec_remote_executor(R->agents[i]) : &exec_local;
+}
+
+/* Where lb-target listens and load goes: its host's address (NULL: 127.0.0.1). */
+static const char *placement_target_address(const struct profile *p)
+{
+    const struct profile_host *h = profile_host_by_name(p, p->target_host);
+    return h ? profile_host_load_address(h) : NULL;
+}
+
 /* Before the run directory: every host placed on answers over ssh, and
- * can be given what it is placed. Returns 0, or -1 with err. */
+ * every tool host's agent is up (same build, clock measured). Returns 0,
+ * or -1 with err. */
 static int placement_preflight(struct runner *R, char *err)
 {
     if (!R->p->nhosts)
         return 0;
-    if (hosts_control_dir(R->ssh_dir, err))
+    if (placement_check_target(R->p, err) || hosts_control_dir(R->ssh_dir, err))
         return -1;
     if (hosts_check_reachable(R->p, R->o->only, R->ssh_dir, err))
         return -1;
-    return placement_check_local(R->p, R->o->only, err);
+    return agents_open(R, err);
 }
 
 /* ---- the whole profile ----------------------------------------------------- */
@@ -561,8 +660,10 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     subdir_name(sub, sizeof sub, R->p, t, level, rep);
     long replace_at = row_index(R, sub);
     logf_(R, "%s: starting", sub);
+    struct tool_run_opts here = *to;
+    here.ex = placement_executor(R, t);
     json_t *nic = placement_nic_read(R, t, NULL);
-    json_t *res = tool_run(to, t, load, level, rep, sub);
+    json_t *res = tool_run(&here, t, load, level, rep, sub);
     placement_record(R, t, res, nic);
     const char *st = json_string_value(json_object_get(res, "status"));
     const char *why = json_string_value(json_object_get(res, "reason"));
@@ -593,7 +694,8 @@ static int run_steps(struct runner *R, char *err)
     const struct profile *p = R->p;
     const struct run_opts *o = R->o;
     struct tool_run_opts to = {.profile = p, .run_dir = R->dir, .target_bin = o->target_bin, .stop = o->stop,
-                               .ex = &exec_local, .cgroup_ok = &R->cg_ok, .progress = on_progress, .progress_arg = R};
+                               .ex = &exec_local, .cgroup_ok = &R->cg_ok, .progress = on_progress, .progress_arg = R,
+                               .target_address = placement_target_address(p)};
     size_t nlevels = sweep_levels(p);
     int failures = 0, first = 1;
     for (size_t li = 0; li < nlevels; li++) {
@@ -649,6 +751,8 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
     *run_dir_out = util_xstrdup(R->dir);
     if (run_open(R, p, o, err))
         return 2;
+    if (p->nhosts)
+        agents_record(R);
     if (save(R, err)) {
         json_decref(R->run);
         return 2;
@@ -684,6 +788,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     R.self_cpu_start = sampler_self_cpu_s();
     *run_dir_out = NULL;
     int rc = run_profile_in(&R, p, o, run_dir_out, err);
+    agents_close(&R);
     if (R.ssh_dir[0])
         hosts_control_dir_remove(R.ssh_dir);
     return rc;

@@ -19,7 +19,7 @@
 int target_start(struct target *t, const struct target_opts *o, char *err)
 {
     memset(t, 0, sizeof *t);
-    char delay[32], work[32], body[32], threads[16], cpus[80] = "", parent[40];
+    char delay[32], work[32], body[32], threads[16], cpus[80] = "", parent[40], listen[80];
     units_format_duration(o->delay_ns, delay);
     units_format_duration(o->work_ns, work);
     snprintf(body, sizeof body, "%lluB", (unsigned long long)o->body_bytes);
@@ -27,7 +27,8 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     const char *argv[20];
     int n = 0;
     argv[n++] = o->bin;
-    argv[n++] = "--port=0";
+    snprintf(listen, sizeof listen, "--listen=%s:0", o->listen_host ? o->listen_host : "127.0.0.1");
+    argv[n++] = listen;
     argv[n++] = "--control-port=0";
     argv[n++] = "--delay";
     argv[n++] = delay;

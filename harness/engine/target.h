@@ -17,6 +17,8 @@ struct target_opts {
     uint64_t body_bytes;
     unsigned threads;
     uint64_t cpus_mask;         /* 0 = not pinned */
+    const char *listen_host;    /* the IPv4 address load comes to; NULL: 127.0.0.1 (the control
+                                 * port stays on 127.0.0.1 either way) */
 };
 
 struct target {

@@ -399,15 +399,16 @@ static int tool_run_prepare(struct tool_run *r)
     struct target_opts to = {.bin = r->o->target_bin, .dir = r->dir, .name = "target",
                              .delay_ns = p->target.delay_ns, .work_ns = p->target.work_ns,
                              .body_bytes = p->target.body_bytes, .threads = p->target.threads,
-                             .cpus_mask = p->target_cpus};
+                             .cpus_mask = p->target_cpus, .listen_host = r->o->target_address};
     if (target_start(&r->tgt, &to, err)) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target: %s", err);
         return -1;
     }
     r->have_tgt = 1;
-    snprintf(r->url, sizeof r->url, "http://127.0.0.1:%d/", r->tgt.port);
+    const char *addr = r->o->target_address ? r->o->target_address : "127.0.0.1";
+    snprintf(r->url, sizeof r->url, "http://%s:%d/", addr, r->tgt.port);
     r->ctx = (struct adapter_ctx){.profile = p, .tool = r->pt, .load = r->load, .found = &r->found, .dir = r->dir,
-                                  .host = "127.0.0.1", .port = r->tgt.port, .url = r->url, .tool_cpus = p->tool_cpus};
+                                  .host = addr, .port = r->tgt.port, .url = r->url, .tool_cpus = p->tool_cpus};
     if (r->a->prepare(&r->ctx, &r->plan, err)) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "prepare: %s", err);
         return -1;
