@@ -275,6 +275,8 @@ static json_t *placement_nic_read(struct runner *R, const struct profile_tool *t
         json_t *e = json_pack("{s:s?}", "host", h[i] ? h[i]->name : NULL);
         if (now && json_is_object(b))
             json_object_set_new(e, "interfaces", hosts_nic_delta(b, now));
+        else /* the record says why there are no counters */
+            json_object_set_new(e, "error", json_string(now ? "the counters could not be read before the run" : err));
         json_array_append_new(out, e);
         json_decref(now);
     }
