@@ -1,8 +1,10 @@
 /* agent: the requests of docs/agent-protocol.md served on this host, each
  * tree through exec_local, its samples streamed. */
 #include "agent/agent.h"
+#include "adapters/adapter.h"
 #include "engine/agentproto.h"
 #include "engine/exec.h"
+#include "engine/proc.h"
 #include "engine/run.h"
 #include "engine/target.h"
 #include "common/fsutil.h"
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,9 +28,17 @@
 
 struct agent_tree {
     int id;
-    struct exec_tree *t;
+    struct exec_tree *t;                        /* a spawned tree, or NULL: */
+    struct target *tgt;                         /* lb-target (target_start) */
+    struct sampler_tree *st;                    /* lb-target's sampler */
     uint64_t interval_ns, next_ns, last_ns;     /* sampling: deadline, last point's time */
     int ended_sent;                             /* the ended event (or a stop's reply) went out */
+};
+
+/* An http request to make at its time ("do this at T"). */
+struct agent_timed {
+    json_t *req;
+    uint64_t at_ns;
 };
 
 struct agent {
@@ -39,6 +50,8 @@ struct agent {
     uint64_t timeout_ns, hb_ns, last_rx_ns;
     struct agent_tree *trees;
     int ntrees, cap, next_id;
+    struct agent_timed *timed;
+    int ntimed, captimed;
     pthread_t hb;
     int hb_on, hb_stop;                         /* hb_stop: read by the thread (atomics) */
     int done, exit_code;
@@ -77,6 +90,72 @@ static struct agent_tree *agent_tree_find(struct agent *a, const json_t *req, ch
     return NULL;
 }
 
+/* The record's parts, whichever kind it is. */
+static int at_sample(struct agent_tree *at, struct sampler_reading *rd, struct sampler_point *pt)
+{
+    return at->t ? exec_local.sample(at->t, rd, pt) : at->st ? sampler_tree_sample(at->st, rd, pt) : -1;
+}
+
+static void at_summary(const struct agent_tree *at, struct sampler_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    if (at->t)
+        exec_local.summary(at->t, s);
+    else if (at->st)
+        sampler_tree_summary(at->st, s);
+}
+
+static int at_ended(struct agent_tree *at)
+{
+    return at->t ? exec_local.poll(at->t) : !target_alive(at->tgt);
+}
+
+static pid_t at_pid(const struct agent_tree *at)
+{
+    return at->t ? at->t->pid : at->tgt->proc.pid;
+}
+
+static json_t *at_exit_json(const struct agent_tree *at)
+{
+    if (at->t)
+        return agentproto_exit_json(&at->t->exit);
+    const struct proc_exit *pe = &at->tgt->proc.exit;
+    struct exec_exit e = {.exited = pe->exited, .code = pe->code, .signaled = pe->signaled, .sig = pe->sig,
+                          .cpu_s = (double)(pe->ru.ru_utime.tv_sec + pe->ru.ru_stime.tv_sec) +
+                                   (double)(pe->ru.ru_utime.tv_usec + pe->ru.ru_stime.tv_usec) / 1e6,
+                          .maxrss_kb = (uint64_t)pe->ru.ru_maxrss};
+    return agentproto_exit_json(&e);
+}
+
+/* Release a record. lost: the link is gone, every process of ours goes
+ * (SIGTERM, SIGKILL AGENT_LOST_GRACE_NS later: a stop with nothing kept
+ * sweeps all our descendants); else its processes are gone already. */
+static void at_release(struct agent_tree *at, int lost)
+{
+    if (at->t) {
+        if (lost)
+            exec_local.stop(at->t, NULL, 0, AGENT_LOST_GRACE_NS, NULL);
+        exec_local.free(at->t);
+        return;
+    }
+    if (lost && at->tgt->proc.pid > 0 && !at->tgt->proc.reaped)
+        proc_stop_tree(&at->tgt->proc, NULL, 0, AGENT_LOST_GRACE_NS, NULL);
+    sampler_tree_free(at->st);
+    free(at->tgt);
+}
+
+static struct agent_tree *agent_tree_add(struct agent *a)
+{
+    if (a->ntrees == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 8;
+        a->trees = util_xrealloc(a->trees, (size_t)a->cap * sizeof *a->trees);
+    }
+    struct agent_tree *at = &a->trees[a->ntrees++];
+    memset(at, 0, sizeof *at);
+    at->id = ++a->next_id;
+    return at;
+}
+
 static void agent_send_event(struct agent *a, json_t *ev)
 {
     if (ev)
@@ -90,9 +169,9 @@ static void agent_sample(struct agent *a, struct agent_tree *at)
     struct sampler_reading rd;
     struct sampler_point pt;
     struct sampler_summary s;
-    if (exec_local.sample(at->t, &rd, &pt) != 1)
+    if (at_sample(at, &rd, &pt) != 1)
         return;
-    exec_local.summary(at->t, &s);
+    at_summary(at, &s);
     at->last_ns = rd.t_ns;
     agent_send_event(a, json_pack("{s:s, s:i, s:o, s:o, s:o}", "ev", "sample", "tree", at->id, "reading",
                                   agentproto_reading_json(&rd), "point", agentproto_point_json(&pt), "summary",
@@ -109,11 +188,10 @@ static uint64_t agent_tick(struct agent *a, uint64_t now)
         struct agent_tree *at = &a->trees[i];
         if (at->ended_sent)
             continue;
-        if (exec_local.poll(at->t)) {
+        if (at_ended(at)) {
             if (now - at->last_ns >= at->interval_ns / 2)
                 agent_sample(a, at);
-            agent_send_event(a, json_pack("{s:s, s:i, s:o}", "ev", "ended", "tree", at->id, "exit",
-                                          agentproto_exit_json(&at->t->exit)));
+            agent_send_event(a, json_pack("{s:s, s:i, s:o}", "ev", "ended", "tree", at->id, "exit", at_exit_json(at)));
             at->ended_sent = 1;
             continue;
         }
@@ -132,11 +210,12 @@ static uint64_t agent_tick(struct agent *a, uint64_t now)
  * cgroup killed) and released. */
 static void agent_stop_all(struct agent *a)
 {
-    for (int i = 0; i < a->ntrees; i++) {
-        exec_local.stop(a->trees[i].t, NULL, 0, AGENT_LOST_GRACE_NS, NULL);
-        exec_local.free(a->trees[i].t);
-    }
+    for (int i = 0; i < a->ntrees; i++)
+        at_release(&a->trees[i], 1);
     a->ntrees = 0;
+    for (int i = 0; i < a->ntimed; i++)
+        json_decref(a->timed[i].req);
+    a->ntimed = 0;
 }
 
 /* ---- requests ------------------------------------------------------------------- */
@@ -195,13 +274,9 @@ static int op_spawn(struct agent *a, const json_t *req, json_t *rep, char *err)
     free(env);
     if (rc)
         return -1;
-    if (a->ntrees == a->cap) {
-        a->cap = a->cap ? a->cap * 2 : 8;
-        a->trees = util_xrealloc(a->trees, (size_t)a->cap * sizeof *a->trees);
-    }
-    struct agent_tree *at = &a->trees[a->ntrees++];
+    struct agent_tree *at = agent_tree_add(a);
     uint64_t iv = spec.sample_interval_ns ? spec.sample_interval_ns : 1000000000ull;
-    *at = (struct agent_tree){.id = ++a->next_id, .t = t, .interval_ns = iv, .next_ns = t->started_ns + iv,
+    *at = (struct agent_tree){.id = at->id, .t = t, .interval_ns = iv, .next_ns = t->started_ns + iv,
                               .last_ns = t->started_ns};
     struct sampler_reading rd;
     struct sampler_point pt;
@@ -214,32 +289,39 @@ static int op_spawn(struct agent *a, const json_t *req, json_t *rep, char *err)
     return 0;
 }
 
-/* Stop one tree, sparing every other tree this agent runs. */
-static int op_stop(struct agent *a, const json_t *req, json_t *rep, char *err)
+/* Stop a spawned tree, sparing every other tree this agent runs (a stop
+ * sweeps all our descendants but the kept). Returns as exec_local.stop. */
+static int agent_stop_one(struct agent *a, struct agent_tree *at, uint64_t grace_ns, char *err)
 {
-    struct agent_tree *at = agent_tree_find(a, req, err);
-    if (!at)
-        return -1;
     pid_t *keep = util_xcalloc((size_t)a->ntrees + 1, sizeof *keep);
     int nkeep = 0;
     for (int i = 0; i < a->ntrees; i++)
-        if (&a->trees[i] != at && !a->trees[i].t->ended)
-            keep[nkeep++] = a->trees[i].t->pid;
-    int killed = exec_local.stop(at->t, keep, nkeep, agentproto_u64(req, "grace_ns"), err);
+        if (&a->trees[i] != at)
+            keep[nkeep++] = at_pid(&a->trees[i]);
+    int killed = exec_local.stop(at->t, keep, nkeep, grace_ns, err);
     free(keep);
+    return killed;
+}
+
+static int op_stop(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    struct agent_tree *at = agent_tree_find(a, req, err);
+    if (!at || !at->t)
+        return at ? util_err(err, "tree %d is lb-target: target_stop stops it", at->id) : -1;
+    int killed = agent_stop_one(a, at, agentproto_u64(req, "grace_ns"), err);
     if (killed < 0)
         return -1;
     at->ended_sent = 1;
     json_object_set_new(rep, "killed", json_integer(killed));
-    json_object_set_new(rep, "exit", agentproto_exit_json(&at->t->exit));
+    json_object_set_new(rep, "exit", at_exit_json(at));
     return 0;
 }
 
 static int op_output(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     struct agent_tree *at = agent_tree_find(a, req, err);
-    if (!at)
-        return -1;
+    if (!at || !at->t)
+        return at ? util_err(err, "tree %d is lb-target: its output is in its files", at->id) : -1;
     struct exec_output o = {0, 0};
     int s = (int)json_integer_value(json_object_get(req, "stream"));
     int rc = exec_local.output(at->t, s == EXEC_STDERR ? EXEC_STDERR : EXEC_STDOUT, &o, err);
@@ -253,6 +335,8 @@ static int op_usage(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     struct agent_tree *at = agent_tree_find(a, req, err);
     struct exec_usage u;
+    if (at && !at->t)
+        return util_err(err, "tree %d is lb-target: no cgroup", at->id);
     if (!at || exec_local.usage(at->t, &u, err))
         return -1;
     json_object_set_new(rep, "cpu_ns", json_integer((json_int_t)u.cpu_ns));
@@ -268,7 +352,11 @@ static int op_free(struct agent *a, const json_t *req, json_t *rep, char *err)
     struct agent_tree *at = agent_tree_find(a, req, err);
     if (!at)
         return -1;
-    exec_local.free(at->t);
+    if (at->t)
+        agent_stop_one(a, at, 1000000000ull, NULL);
+    else
+        target_stop(at->tgt, NULL);
+    at_release(at, 0);
     *at = a->trees[--a->ntrees];
     return 0;
 }
@@ -348,14 +436,78 @@ static int op_put(struct agent *a, const json_t *req, json_t *rep, char *err)
     return 0;
 }
 
+/* lb-target beside this agent's binary, started by target.c's own
+ * target_start, sampled and streamed like a spawned tree. */
+static int op_target_start(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    char bin[PATH_MAX + 16];
+    snprintf(bin, sizeof bin, "%s/lb-target", adapter_bindir());
+    const char *dir = json_string_value(json_object_get(req, "dir"));
+    struct target_opts o = {.bin = bin, .dir = dir, .name = json_string_value(json_object_get(req, "name")),
+                            .delay_ns = agentproto_u64(req, "delay_ns"), .work_ns = agentproto_u64(req, "work_ns"),
+                            .body_bytes = agentproto_u64(req, "body_bytes"),
+                            .threads = (unsigned)json_integer_value(json_object_get(req, "threads")),
+                            .cpus_mask = agentproto_u64(req, "cpus_mask"),
+                            .listen_addr = json_string_value(json_object_get(req, "listen"))};
+    if (!o.dir || !o.name)
+        return util_err(err, "target_start needs dir and name");
+    struct target *tgt = util_xcalloc(1, sizeof *tgt);
+    if (fsutil_mkdir_p(dir, err) || target_start(tgt, &o, err)) {
+        free(tgt);
+        return -1;
+    }
+    uint64_t iv = agentproto_u64(req, "sample_interval_ns");
+    struct agent_tree *at = agent_tree_add(a);
+    at->tgt = tgt;
+    at->st = sampler_tree_new(tgt->proc.pid, NULL, NULL);
+    at->interval_ns = iv ? iv : 1000000000ull;
+    at->last_ns = tgt->proc.started_ns;
+    at->next_ns = tgt->proc.started_ns + at->interval_ns;
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    at_sample(at, &rd, &pt);
+    json_object_set_new(rep, "tree", json_integer(at->id));
+    json_object_set_new(rep, "pid", json_integer(tgt->proc.pid));
+    json_object_set_new(rep, "started_ns", json_integer((json_int_t)tgt->proc.started_ns));
+    json_object_set_new(rep, "port", json_integer(tgt->port));
+    json_object_set_new(rep, "control_port", json_integer(tgt->control_port));
+    return 0;
+}
+
+/* target_stop there; what it said (killed, died) is "stop_error", not a
+ * failed request: it is stopped either way. */
+static int op_target_stop(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    struct agent_tree *at = agent_tree_find(a, req, err);
+    if (!at || !at->tgt)
+        return at ? util_err(err, "tree %d is not lb-target", at->id) : -1;
+    char serr[UTIL_ERR_LEN];
+    if (target_stop(at->tgt, serr))
+        json_object_set_new(rep, "stop_error", json_string(serr));
+    json_object_set_new(rep, "exit", at_exit_json(at));
+    at_release(at, 0);
+    *at = a->trees[--a->ntrees];
+    return 0;
+}
+
 static int op_http(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
-    (void)a;
+    uint64_t at_ns = agentproto_u64(req, "at_ns");
+    if (at_ns > util_now_ns()) {
+        /* "Do this at T": answered when done (agent_timed_run). */
+        if (a->ntimed == a->captimed) {
+            a->captimed = a->captimed ? a->captimed * 2 : 4;
+            a->timed = util_xrealloc(a->timed, (size_t)a->captimed * sizeof *a->timed);
+        }
+        a->timed[a->ntimed++] = (struct agent_timed){json_incref((json_t *)req), at_ns};
+        return 1;
+    }
     const char *method = json_string_value(json_object_get(req, "method"));
     const char *path = json_string_value(json_object_get(req, "path"));
     int port = (int)json_integer_value(json_object_get(req, "port"));
     if (!method || !path || port <= 0 || port > 65535)
         return util_err(err, "http needs port, method and path");
+    json_object_set_new(rep, "done_ns", json_integer((json_int_t)util_now_ns())); /* when it was started */
     json_t *body = target_control(port, method, path, err);
     if (!body)
         return -1;
@@ -384,8 +536,17 @@ static const struct agent_op {
 } agent_ops[] = {
     {"hello", op_hello}, {"ping", op_ping},   {"spawn", op_spawn}, {"stop", op_stop}, {"output", op_output},
     {"usage", op_usage}, {"free", op_free},   {"list", op_list},   {"get", op_get},   {"put", op_put},
-    {"http", op_http},   {"machine", op_machine}, {"bye", op_bye},
+    {"http", op_http},   {"machine", op_machine}, {"bye", op_bye},     {"target_start", op_target_start},
+    {"target_stop", op_target_stop},
 };
+
+static void agent_reply(struct agent *a, json_t *rep, int rc, const char *err)
+{
+    json_object_set_new(rep, "ok", json_boolean(rc == 0));
+    if (rc)
+        json_object_set_new(rep, "error", json_string(err));
+    agentproto_send(&a->wr, rep);
+}
 
 /* One line from the controller: a heartbeat, or a request answered. */
 static void agent_request(struct agent *a, const char *line)
@@ -411,12 +572,33 @@ static void agent_request(struct agent *a, const char *line)
                 rc = agent_ops[i].fn(a, req, rep, err);
                 break;
             }
-    json_object_set_new(rep, "ok", json_boolean(rc == 0));
-    if (rc)
-        json_object_set_new(rep, "error", json_string(err));
-    agentproto_send(&a->wr, rep);
+    if (rc != 1) /* 1: deferred, answered later */
+        agent_reply(a, rep, rc, err);
     json_decref(rep);
     json_decref(req);
+}
+
+/* Timed requests whose time has come, made and answered. Returns the
+ * next one's time, or wake. */
+static uint64_t agent_timed_run(struct agent *a, uint64_t wake)
+{
+    for (int i = 0; i < a->ntimed;) {
+        struct agent_timed *tr = &a->timed[i];
+        if (tr->at_ns > util_now_ns()) {
+            wake = tr->at_ns < wake ? tr->at_ns : wake;
+            i++;
+            continue;
+        }
+        char err[UTIL_ERR_LEN] = "";
+        json_t *req = tr->req, *rep = json_pack("{s:I}", "re", json_integer_value(json_object_get(req, "id")));
+        json_object_del(req, "at_ns");
+        int rc = op_http(a, req, rep, err);
+        agent_reply(a, rep, rc, err);
+        json_decref(rep);
+        json_decref(req);
+        *tr = a->timed[--a->ntimed];
+    }
+    return wake;
 }
 
 /* ---- the loop ------------------------------------------------------------------- */
@@ -456,10 +638,10 @@ static void agent_loop(struct agent *a)
 {
     uint64_t wake = util_now_ns();
     while (!a->done) {
-        uint64_t now = util_now_ns();
-        int wait_ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+        uint64_t now = util_now_ns(), wait_ns = wake > now ? wake - now : 0;
+        struct timespec ts = {(time_t)(wait_ns / 1000000000ull), (long)(wait_ns % 1000000000ull)};
         struct pollfd pfd = {.fd = a->o->in_fd, .events = POLLIN};
-        int pr = poll(&pfd, 1, wait_ms);
+        int pr = ppoll(&pfd, 1, &ts, NULL);
         if (*a->o->stop) {
             util_err(a->why, "stopped by a signal");
             break;
@@ -472,7 +654,7 @@ static void agent_loop(struct agent *a)
             util_err(a->why, "no heartbeat from the controller for %.1f s", (double)(now - a->last_rx_ns) / 1e9);
             break;
         }
-        wake = agent_tick(a, now);
+        wake = agent_timed_run(a, agent_tick(a, now));
     }
 }
 
@@ -493,6 +675,7 @@ int agent_serve(const struct agent_opts *o, char *err)
         pthread_join(a.hb, NULL);
     }
     free(a.trees);
+    free(a.timed);
     agentproto_reader_free(&a.rd);
     agentproto_writer_destroy(&a.wr);
     snprintf(err, UTIL_ERR_LEN, "%s", a.why);

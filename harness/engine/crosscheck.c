@@ -341,7 +341,9 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
         ts = *in->tool_summary;
     else if (in->tool_samples)
         sampler_tree_summary(in->tool_samples, &ts);
-    if (in->target_samples)
+    if (in->target_summary)
+        gs = *in->target_summary;
+    else if (in->target_samples)
         sampler_tree_summary(in->target_samples, &gs);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     l->tool_cpus = popcount(in->tool_cpus, (int)ncpu);

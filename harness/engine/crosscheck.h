@@ -37,8 +37,8 @@ struct crosscheck_in {
     const char *model;              /* closed | paced | open, as run */
     uint64_t tool_cpus, target_cpus;
     const struct sampler_tree *tool_samples, *target_samples;
-    const struct sampler_summary *tool_summary; /* the tool's aggregates, used before tool_samples
-                                     * (a remote executor has no local sampler tree) */
+    const struct sampler_summary *tool_summary, *target_summary; /* aggregates, used before
+                                     * *_samples (a tree on another host has no local sampler) */
     const struct crosscheck_point *tool_pts, *target_pts;  /* the series, for window averages */
     size_t ntool_pts, ntarget_pts;
     uint64_t tool_spawned_ns;

@@ -421,6 +421,8 @@ static void *host_hb_main(void *arg)
 /* ---- the executor --------------------------------------------------------------- */
 
 static void remote_free(struct exec_tree *t);
+static struct remote_tree *host_add_tree(struct exec_host *h, const json_t *rep);
+static void host_drop_tree(struct remote_tree *r);
 
 /* Every file under dir here (the adapter's configs) to the same path there. */
 static int remote_push_dir(struct exec_host *h, const char *dir, char *err)
@@ -461,19 +463,12 @@ static int remote_spawn(const struct executor *ex, const struct exec_spec *spec,
     json_t *rep = host_call(h, spawn_request(spec), err);
     if (!rep)
         return -1;
-    struct remote_tree *r = util_xcalloc(1, sizeof *r);
-    r->t.ex = ex;
-    r->h = h;
-    r->id = (int)json_integer_value(json_object_get(rep, "tree"));
+    struct remote_tree *r = host_add_tree(h, rep);
     r->dir = util_xstrdup(spec->dir);
-    r->t.pid = (pid_t)json_integer_value(json_object_get(rep, "pid"));
-    r->t.started_ns = exec_remote_to_local_ns(h, agentproto_u64(rep, "started_ns"));
     r->t.cgroup = (int)json_integer_value(json_object_get(rep, "cgroup"));
     const char *nc = json_string_value(json_object_get(rep, "no_cgroup"));
     snprintf(r->t.no_cgroup, sizeof r->t.no_cgroup, "%s", nc ? nc : "");
     json_decref(rep);
-    r->next = h->trees;
-    h->trees = r;
     *out = &r->t;
     return 0;
 }
@@ -574,14 +569,7 @@ static void remote_free(struct exec_tree *t)
         return;
     if (!r->h->lost[0])
         host_do(r->h, json_pack("{s:s, s:i}", "op", "free", "tree", r->id), NULL);
-    for (struct remote_tree **p = &r->h->trees; *p; p = &(*p)->next)
-        if (*p == r) {
-            *p = r->next;
-            break;
-        }
-    free(r->q);
-    free(r->dir);
-    free(r);
+    host_drop_tree(r);
 }
 
 static const struct executor remote_table = {
@@ -697,13 +685,71 @@ pid_t exec_remote_transport_pid(const struct exec_host *h)
     return h->pid;
 }
 
-json_t *exec_remote_http(struct exec_host *h, int port, const char *method, const char *path, char *err)
+json_t *exec_remote_http_at(struct exec_host *h, int port, const char *method, const char *path, uint64_t at_ns,
+                            uint64_t *done_ns, char *err)
 {
-    json_t *rep = host_call(h, json_pack("{s:s, s:i, s:s, s:s}", "op", "http", "port", port, "method", method, "path",
-                                         path), err);
+    json_t *req = json_pack("{s:s, s:i, s:s, s:s}", "op", "http", "port", port, "method", method, "path", path);
+    if (at_ns)
+        json_object_set_new(req, "at_ns", json_integer((json_int_t)((int64_t)at_ns + h->clock.offset_ns)));
+    json_t *rep = host_call(h, req, err);
     json_t *body = rep ? json_incref(json_object_get(rep, "body")) : NULL;
+    if (rep && done_ns)
+        *done_ns = exec_remote_to_local_ns(h, agentproto_u64(rep, "done_ns"));
     json_decref(rep);
     return body;
+}
+
+json_t *exec_remote_http(struct exec_host *h, int port, const char *method, const char *path, char *err)
+{
+    return exec_remote_http_at(h, port, method, path, 0, NULL, err);
+}
+
+json_t *exec_remote_call(struct exec_host *h, json_t *req, char *err)
+{
+    return host_call(h, req, err);
+}
+
+/* A tree of the host, known here from a reply ("tree", "pid", "started_ns"). */
+static struct remote_tree *host_add_tree(struct exec_host *h, const json_t *rep)
+{
+    struct remote_tree *r = util_xcalloc(1, sizeof *r);
+    r->t.ex = &h->ex;
+    r->h = h;
+    r->id = (int)json_integer_value(json_object_get(rep, "tree"));
+    r->t.pid = (pid_t)json_integer_value(json_object_get(rep, "pid"));
+    r->t.started_ns = exec_remote_to_local_ns(h, agentproto_u64(rep, "started_ns"));
+    r->next = h->trees;
+    h->trees = r;
+    return r;
+}
+
+/* Unlink r from its host and release it. */
+static void host_drop_tree(struct remote_tree *r)
+{
+    for (struct remote_tree **p = &r->h->trees; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    free(r->q);
+    free(r->dir);
+    free(r);
+}
+
+struct exec_tree *exec_remote_adopt(struct exec_host *h, const json_t *reply)
+{
+    return &host_add_tree(h, reply)->t;
+}
+
+void exec_remote_forget(struct exec_tree *t)
+{
+    if (t)
+        host_drop_tree(rtree(t));
+}
+
+int exec_remote_tree_id(const struct exec_tree *t)
+{
+    return ((const struct remote_tree *)t)->id;
 }
 
 json_t *exec_remote_machine(struct exec_host *h, char *err)

@@ -102,6 +102,29 @@ int exec_remote_check(struct exec_host *h, char *why);
  * the JSON body of a 200 answer (new reference), or NULL with err. */
 json_t *exec_remote_http(struct exec_host *h, int port, const char *method, const char *path, char *err);
 
+/* The same, made by the agent at at_ns (our CLOCK_MONOTONIC, converted to
+ * the host's; 0 or past: now), so the link's delay does not move it;
+ * waits for it. *done_ns (may be NULL): when the agent started it, on
+ * our clock. */
+json_t *exec_remote_http_at(struct exec_host *h, int port, const char *method, const char *path, uint64_t at_ns,
+                            uint64_t *done_ns, char *err);
+
+/* A raw request (an object with "op" and its fields; stolen), for the
+ * operations with no function here (target.c's target_start, target_stop).
+ * Returns the reply (new reference) when ok, or NULL with err. */
+json_t *exec_remote_call(struct exec_host *h, json_t *req, char *err);
+
+/* A tree the agent started by another request (lb-target), from that
+ * reply's "tree", "pid" and "started_ns": its streamed samples and its end
+ * arrive as a spawned tree's, so poll, sample and summary work on it
+ * through t->ex (nothing else does). Release it with exec_remote_forget,
+ * which tells the agent nothing. */
+struct exec_tree *exec_remote_adopt(struct exec_host *h, const json_t *reply);
+void exec_remote_forget(struct exec_tree *t);
+
+/* The agent's id of a tree of h, for raw requests. */
+int exec_remote_tree_id(const struct exec_tree *t);
+
 /* The host's machine facts (run_machine_info there). Returns a new
  * reference, or NULL with err. */
 json_t *exec_remote_machine(struct exec_host *h, char *err);

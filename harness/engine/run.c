@@ -697,7 +697,7 @@ static int run_steps(struct runner *R, char *err)
     const struct run_opts *o = R->o;
     struct tool_run_opts to = {.profile = p, .run_dir = R->dir, .target_bin = o->target_bin, .stop = o->stop,
                                .ex = &exec_local, .cgroup_ok = &R->cg_ok, .progress = on_progress, .progress_arg = R,
-                               .target_address = placement_target_address(p)};
+                               .target_addr = placement_target_address(p)};
     size_t nlevels = sweep_levels(p);
     int failures = 0, first = 1;
     for (size_t li = 0; li < nlevels; li++) {

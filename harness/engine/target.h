@@ -3,6 +3,7 @@
 #ifndef LB_TARGET_H
 #define LB_TARGET_H
 
+#include "engine/exec_remote.h"
 #include "engine/proc.h"
 
 #include <jansson.h>
@@ -17,8 +18,12 @@ struct target_opts {
     uint64_t body_bytes;
     unsigned threads;
     uint64_t cpus_mask;         /* 0 = not pinned */
-    const char *listen_host;    /* the IPv4 address load comes to; NULL: 127.0.0.1 (the control
-                                 * port stays on 127.0.0.1 either way) */
+    struct exec_host *host;     /* NULL: this machine; else lb-target runs there, started by its
+                                 * agent (its own lb-target, beside the agent's binary; bin is
+                                 * not used), its control port reached through the agent */
+    uint64_t sample_interval_ns;/* host: the agent samples it at this interval (0: 1 s) */
+    const char *listen_addr;    /* the address it serves load on (NULL: 127.0.0.1); its control
+                                 * port stays on 127.0.0.1 */
 };
 
 struct target {
@@ -27,6 +32,10 @@ struct target {
     int control_port;
     char stdout_path[1024];
     char stderr_path[1024];
+    struct exec_host *host;     /* where it runs (NULL: here, proc is it) */
+    pid_t pid;                  /* its pid on its host */
+    struct exec_tree *tree;     /* on a host: its samples and end as the agent streams them
+                                 * (poll, sample, summary through tree->ex; nothing else) */
 };
 
 /* Start lb-target and wait (up to 5 s) for its "listening" line. Returns 0,
@@ -37,6 +46,15 @@ int target_start(struct target *t, const struct target_opts *o, char *err);
  * (3 s timeouts). Returns the JSON body of a 200 answer (new reference),
  * or NULL with err. */
 json_t *target_control(int control_port, const char *method, const char *path, char *err);
+
+/* The same through t's host when it has one. at_ns (our CLOCK_MONOTONIC,
+ * 0: now): on a host, the agent makes the call at that time, whatever
+ * the link's delay ("do this at T"); here, the caller sleeps until then.
+ * *done_ns (may be NULL): when it was started. Returns as target_control;
+ * on a host, lb-target's times in the body (now_ns, started_ns,
+ * first_request_ns, ...) are converted to our clock. */
+json_t *target_call_at(const struct target *t, const char *method, const char *path, uint64_t at_ns, uint64_t *done_ns,
+                       char *err);
 
 /* GET /stats. Returns the parsed JSON (new reference), or NULL with err. */
 json_t *target_stats(const struct target *t, char *err);
@@ -59,7 +77,8 @@ json_t *target_histogram_window_ms(json_t *a, json_t *b);
 int target_alive(struct target *t);
 
 /* SIGTERM, wait up to 3 s (then SIGKILL), reap. Returns 0, or -1 when it
- * had to be killed or had already died (err says which). */
+ * had to be killed or had already died (err says which). On a host, the
+ * agent does it, then its stdout and stderr files are copied back. */
 int target_stop(struct target *t, char *err);
 
 /* A uint64 field of a stats object (0 when absent). */

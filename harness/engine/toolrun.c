@@ -399,14 +399,15 @@ static int tool_run_prepare(struct tool_run *r)
     struct target_opts to = {.bin = r->o->target_bin, .dir = r->dir, .name = "target",
                              .delay_ns = p->target.delay_ns, .work_ns = p->target.work_ns,
                              .body_bytes = p->target.body_bytes, .threads = p->target.threads,
-                             .cpus_mask = p->target_cpus, .listen_host = r->o->target_address};
+                             .cpus_mask = p->target_cpus, .host = r->o->target_host,
+                             .sample_interval_ns = p->sample_interval_ns, .listen_addr = r->o->target_addr};
+    const char *addr = r->o->target_addr ? r->o->target_addr : "127.0.0.1";
     if (target_start(&r->tgt, &to, err)) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target: %s", err);
         return -1;
     }
     r->have_tgt = 1;
-    const char *addr = r->o->target_address ? r->o->target_address : "127.0.0.1";
-    snprintf(r->url, sizeof r->url, "http://%s:%d/", addr, r->tgt.port);
+    snprintf(r->url, sizeof r->url, "http://%.40s:%d/", addr, r->tgt.port);
     r->ctx = (struct adapter_ctx){.profile = p, .tool = r->pt, .load = r->load, .found = &r->found, .dir = r->dir,
                                   .host = addr, .port = r->tgt.port, .url = r->url, .tool_cpus = p->tool_cpus};
     if (r->a->prepare(&r->ctx, &r->plan, err)) {
@@ -549,6 +550,24 @@ static void tool_run_sample_target(struct tool_run *r)
     r->last_stats = s; /* the server's view if lb-target dies later */
 }
 
+/* lb-target's readings: sampled here, or streamed by its host's agent
+ * (target.tree). Returns as sampler_tree_sample. */
+static int tool_run_target_sample(struct tool_run *r, struct sampler_reading *rd, struct sampler_point *pt)
+{
+    if (r->tgt.tree)
+        return r->tgt.tree->ex->sample(r->tgt.tree, rd, pt);
+    return r->gtree ? sampler_tree_sample(r->gtree, rd, pt) : -1;
+}
+
+static void tool_run_target_summary(const struct tool_run *r, struct sampler_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    if (r->tgt.tree)
+        r->tgt.tree->ex->summary(r->tgt.tree, s);
+    else if (r->gtree)
+        sampler_tree_summary(r->gtree, s);
+}
+
 /* One sample of everything, at now. */
 static void tool_run_tick(struct tool_run *r, uint64_t now)
 {
@@ -566,7 +585,7 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
         r->cur_cpu = pt.cpu_pct;
         r->cur_rss = pt.rss_mb;
     }
-    if (r->gtree && sampler_tree_sample(r->gtree, &r->trd1, &pt) == 1) {
+    if (tool_run_target_sample(r, &r->trd1, &pt) == 1) {
         r->gpts[r->ngp++] = (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
         if (r->gcsv)
             sampler_csv_row(r->gcsv, &pt);
@@ -589,17 +608,21 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
  * notice the tool's exit). */
 static uint64_t tool_run_hold_edges(struct tool_run *r, uint64_t now)
 {
-    if (r->hold_from && !r->hold_h0 && now >= r->hold_from)
-        r->hold_h0 = target_histogram(&r->tgt, NULL);
-    if (r->hold_to && r->hold_h0 && !r->hold_h1 && now >= r->hold_to)
-        r->hold_h1 = target_histogram(&r->tgt, NULL);
+    /* Asked 50 ms ahead and timed at the edge ("do this at T"): a
+     * target on another host takes its snapshot then, not a link's delay
+     * later; here target_call_at sleeps until the edge. */
+    const uint64_t lead = 50000000ull;
+    if (r->hold_from && !r->hold_h0 && now + lead >= r->hold_from)
+        r->hold_h0 = target_call_at(&r->tgt, "GET", "/histogram", r->hold_from, NULL, NULL);
+    if (r->hold_to && r->hold_h0 && !r->hold_h1 && now + lead >= r->hold_to)
+        r->hold_h1 = target_call_at(&r->tgt, "GET", "/histogram", r->hold_to, NULL, NULL);
     uint64_t wake = now + 20000000ull;
     if (wake > r->next)
         wake = r->next;
-    if (r->hold_from && !r->hold_h0 && wake > r->hold_from)
-        wake = r->hold_from;
-    if (r->hold_to && !r->hold_h1 && wake > r->hold_to)
-        wake = r->hold_to;
+    if (r->hold_from && !r->hold_h0 && wake > r->hold_from - lead)
+        wake = r->hold_from - lead;
+    if (r->hold_to && !r->hold_h1 && wake > r->hold_to - lead)
+        wake = r->hold_to - lead;
     if (wake > r->deadline)
         wake = r->deadline;
     return wake;
@@ -612,10 +635,10 @@ static void tool_run_sample(struct tool_run *r)
     struct sampler_reading rd;
     struct sampler_point pt;
     tool_run_open_series(r);
-    r->gtree = sampler_tree_new(r->tgt.proc.pid, NULL, NULL);
+    if (!r->tgt.host)
+        r->gtree = sampler_tree_new(r->tgt.proc.pid, NULL, NULL);
     r->tool->ex->sample(r->tool, &rd, &pt);
-    if (r->gtree)
-        sampler_tree_sample(r->gtree, &r->trd0, &pt);
+    tool_run_target_sample(r, &r->trd0, &pt);
     r->trd1 = r->trd0;
     r->next = r->spawned + r->p->sample_interval_ns;
     r->last_tick_ns = r->spawned;
@@ -657,7 +680,7 @@ static void tool_run_stop(struct tool_run *r)
     int full = r->ended - r->last_tick_ns >= r->p->sample_interval_ns / 2;
     if (full && r->tool->ex->sample(r->tool, &rd, &pt) == 1 && r->tcsv)
         sampler_csv_row(r->tcsv, &pt);
-    if (r->gtree && sampler_tree_sample(r->gtree, &r->trd1, &pt) == 1 && full && r->gcsv)
+    if (tool_run_target_sample(r, &r->trd1, &pt) == 1 && full && r->gcsv)
         sampler_csv_row(r->gcsv, &pt);
     r->target_cpu_s = (double)(r->trd1.cpu_ns - r->trd0.cpu_ns) / 1e9;
     json_t *s = target_stats(&r->tgt, NULL);
@@ -725,10 +748,8 @@ static void tool_run_footprint(struct tool_run *r)
     const char *source = "rusage";
     struct exec_usage cu;
     struct sampler_summary ss, ts;
-    memset(&ts, 0, sizeof ts);
     r->tool->ex->summary(r->tool, &ss);
-    if (r->gtree)
-        sampler_tree_summary(r->gtree, &ts);
+    tool_run_target_summary(r, &ts);
     json_t *fp = json_object();
     if (r->tool->ex->usage(r->tool, &cu, NULL) == 0 && cu.cpu_ns > 0) {
         r->cpu_s = (double)cu.cpu_ns / 1e9;
@@ -831,8 +852,9 @@ static json_t *tool_run_hold_latency(struct tool_run *r)
 static void tool_run_crosscheck(struct tool_run *r)
 {
     const struct profile *p = r->p;
-    struct sampler_summary ts;
+    struct sampler_summary ts, gs;
     r->tool->ex->summary(r->tool, &ts);
+    tool_run_target_summary(r, &gs);
     struct crosscheck_in in = {.before = r->before, .after = r->after, .series = r->series,
                                .load = r->plan.as_run ? r->plan.as_run : r->load,
                                .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
@@ -841,7 +863,7 @@ static void tool_run_crosscheck(struct tool_run *r)
                                .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = &r->ar.lat,
                                .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan.model,
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
-                               .tool_samples = r->tool->samples, .tool_summary = &ts, .target_samples = r->gtree, .tool_spawned_ns = r->spawned,
+                               .tool_samples = r->tool->samples, .tool_summary = &ts, .target_samples = r->gtree, .target_summary = &gs, .tool_spawned_ns = r->spawned,
                                .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
                                .ntarget_pts = r->ngp};
     /* The queueing witness reads the server's time over the hold window;

@@ -47,9 +47,10 @@ struct tool_run_opts {
     const char *run_dir;            /* absolute: tools run with their own directory as cwd */
     const char *target_bin;         /* lb-target */
     volatile sig_atomic_t *stop;    /* set by the caller's SIGINT/SIGTERM handler */
-    const struct executor *ex;      /* where the tool runs (exec_local) */
-    const char *target_address;     /* where lb-target listens and load is sent (an IPv4
-                                     * address of this machine); NULL: 127.0.0.1 */
+    const struct executor *ex;      /* where the tool runs (exec_local, or a host's exec_remote) */
+    struct exec_host *target_host;  /* where lb-target runs (NULL: here) */
+    const char *target_addr;        /* the address it serves load on, which the tool is given
+                                     * (NULL: 127.0.0.1) */
     int *cgroup_ok;                 /* in/out: 1 while cgroups work here; a run that finds
                                      * they do not clears it (one warning, not one per run) */
     /* Called after every sample (may be NULL): the live figures. */

@@ -7,6 +7,7 @@
 #include "tests/tap.h"
 #include "engine/agentproto.h"
 #include "engine/exec_remote.h"
+#include "engine/target.h"
 #include "engine/toolrun.h"
 #include "common/fsutil.h"
 #include "common/sha256.h"
@@ -150,13 +151,17 @@ static int raw_spawn_tree(struct raw *r, const char *dir, pid_t pids[2])
     json_decref(rep);
     char kid[PATH_MAX + 8], buf[32] = "";
     snprintf(kid, sizeof kid, "%s/kid", dir);
-    for (int i = 0; i < 500 && fsutil_read_small(kid, buf, sizeof buf) <= 1; i++)
-        util_sleep_until_ns(util_now_ns() + 10000000);
+    /* Up to 30 s: the machine may be loaded; heartbeats meanwhile. */
+    for (int i = 0; i < 300 && fsutil_read_small(kid, buf, sizeof buf) <= 1; i++) {
+        raw_send(r, "{\"op\":\"hb\"}");
+        util_sleep_until_ns(util_now_ns() + 100000000);
+    }
     pids[1] = (pid_t)atoi(buf);
     return pids[0] > 0 && pids[1] > 0 ? 0 : -1;
 }
 
-/* end: 0 closes the agent's input, 1 stops sending (heartbeat timeout 1 s). */
+/* end: 0 closes the agent's input, 1 stops sending (heartbeat timeout 2 s:
+ * 1 s false-alarms when the test itself is starved of CPU). */
 static void test_raw_loss(int end)
 {
     struct raw r;
@@ -166,11 +171,12 @@ static void test_raw_loss(int end)
     raw_start(&r);
     json_decref(raw_line(&r));
     json_decref(raw_line(&r));
-    raw_send(&r, "{\"id\":1,\"op\":\"hello\",\"proto\":1,\"version\":\"%s\",\"sha256\":\"%s\",\"timeout_ns\":1000000000}",
+    raw_send(&r, "{\"id\":1,\"op\":\"hello\",\"proto\":1,\"version\":\"%s\",\"sha256\":\"%s\",\"timeout_ns\":2000000000}",
              LB_VERSION, sha);
     json_decref(raw_reply(&r));
-    uint64_t sent = util_now_ns(); /* the agent's last line from us: the spawn */
     int spawned = raw_spawn_tree(&r, dir, pids) == 0;
+    raw_send(&r, "{\"op\":\"hb\"}");
+    uint64_t sent = util_now_ns(); /* after the agent's last line from us */
     ok(spawned && alive(pids[0]) && alive(pids[1]), "%s: a tree of two runs (pids %d, %d)",
        end ? "silence" : "EOF", (int)pids[0], (int)pids[1]);
     uint64_t t0 = util_now_ns();
@@ -178,14 +184,14 @@ static void test_raw_loss(int end)
         fclose(r.in);
     /* The agent kills its trees 300 ms after SIGTERM at the latest; 1 s is
      * the promise. Measured here: ~0.01 s after EOF; the silence adds the
-     * 1 s timeout (and up to 20 ms of the agent's loop). */
-    double limit = end == 0 ? 1.0 : 2.0;
+     * 2 s timeout (and up to 20 ms of the agent's loop). */
+    double limit = end == 0 ? 1.0 : 3.0;
     double s = gone_after(pids, 2, 10);
     diag("tree gone %.3f s after %s", (double)(util_now_ns() - t0) / 1e9, end ? "the last line" : "EOF");
     ok(s < limit, "%s: every process of the tree is gone within %.0f s (%.3f s)", end ? "silence" : "EOF", limit, s);
     double since = (double)(util_now_ns() - sent) / 1e9;
     if (end)
-        ok(since >= 1.0 && since < 2.0, "silence: killed after the 1 s heartbeat timeout, not before (%.3f s)", since);
+        ok(since >= 2.0 && since < 3.0, "silence: killed after the 2 s heartbeat timeout, not before (%.3f s)", since);
     is_u64(raw_wait(&r), 3, "the agent exits 3 when the link is lost");
     if (end)
         fclose(r.in);
@@ -235,10 +241,10 @@ static void test_spawn_wait(struct exec_host *h)
         return;
     ok(t->started_ns >= t0 - 5000000 && t->started_ns <= util_now_ns() + 5000000,
        "its start is on our clock (%.3f ms after the call)", ((double)t->started_ns - (double)t0) / 1e6);
-    while (!ex->poll(t) && util_now_ns() - t0 < 10000000000ull)
+    while (!ex->poll(t) && util_now_ns() - t0 < 60000000000ull)
         util_sleep_until_ns(util_now_ns() + 10000000);
-    ok(t->ended && t->exit.exited && t->exit.code == 7 && !t->lost[0], "wait: ended, exit code 7 (got %d)",
-       t->exit.code);
+    ok(t->ended && t->exit.exited && t->exit.code == 7 && !t->lost[0], "wait: ended, exit code 7 (got %d%s%s)",
+       t->exit.code, t->lost[0] ? "; " : "", t->lost);
     ok(ex->stop(t, NULL, 0, 1000000000ull, err) == 0, "stop after the end kills nothing");
     struct exec_output o = {0, 0};
     int orc = ex->output(t, EXEC_STDOUT, &o, err);
@@ -276,7 +282,7 @@ static void test_samples(struct exec_host *h)
     is_u64(ex->sample(t, &rd, &pt), 0, "the first sample call is the first reading");
     int n = 0, procs = 0, in_order = 1;
     uint64_t last = t->started_ns;
-    while (!ex->poll(t) && util_now_ns() - t->started_ns < 10000000000ull) {
+    while (!ex->poll(t) && util_now_ns() - t->started_ns < 60000000000ull) {
         while (ex->sample(t, &rd, &pt) == 1) {
             n++;
             procs = pt.nprocs > procs ? pt.nprocs : procs;
@@ -341,7 +347,7 @@ static void test_lost(void)
     pid_t pid = t ? t->pid : 0;
     kill(exec_remote_transport_pid(h), SIGKILL); /* the link dies with its end */
     uint64_t t0 = util_now_ns();
-    while (t && !ex->poll(t) && util_now_ns() - t0 < 10000000000ull)
+    while (t && !ex->poll(t) && util_now_ns() - t0 < 60000000000ull)
         util_sleep_until_ns(util_now_ns() + 10000000);
     ok(t && t->ended && !strncmp(t->lost, "host lost: here: the link closed", 32), "a lost link ends the tree: %s",
        t ? t->lost : "");
@@ -352,9 +358,54 @@ static void test_lost(void)
     exec_remote_close(h);
 }
 
+/* lb-target started by the agent: its control calls go through it, one
+ * at a time T, its samples stream, its files come back. */
+static void test_target(struct exec_host *h)
+{
+    char err[UTIL_ERR_LEN] = "", dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/tgt", tmp);
+    struct target_opts o = {.bin = "/nonexistent (the agent uses its own)", .dir = dir, .name = "target",
+                            .delay_ns = 1000000, .body_bytes = 64, .threads = 1, .host = h,
+                            .sample_interval_ns = 100000000};
+    struct target t;
+    if (target_start(&t, &o, err)) {
+        ok(0, "lb-target through the agent: %s", err);
+        return;
+    }
+    ok(t.port > 0 && t.control_port > 0 && t.tree && alive(t.pid), "lb-target started by the agent (port %d, pid %d)",
+       t.port, (int)t.pid);
+    json_t *st = target_stats(&t, err);
+    ok(st && json_object_get(st, "responses_completed"), "GET /stats through the agent: %s", st ? "ok" : err);
+    json_decref(st);
+    /* POST /window at T, 300 ms ahead: made at T, not when it was asked
+     * (the body's now_ns is lb-target's own clock, the same one here). */
+    uint64_t at = util_now_ns() + 300000000ull, done = 0;
+    json_t *w = target_call_at(&t, "POST", "/window", at, &done, err);
+    uint64_t srv = target_u64(w, "now_ns");
+    ok(w && done >= at && srv >= at, "a call timed at T is made at T, not before (%.3f ms after T, server %.3f ms)",
+       ((double)done - (double)at) / 1e6, ((double)srv - (double)at) / 1e6);
+    ok(w && done < at + 100000000ull, "and not long after it (%.3f ms; bound 100 ms on a loaded machine)",
+       ((double)done - (double)at) / 1e6);
+    json_decref(w);
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    int n = 0;
+    while (t.tree->ex->sample(t.tree, &rd, &pt) >= 0 && n < 3 && util_now_ns() < at + 5000000000ull)
+        n += t.tree->ex->sample(t.tree, &rd, &pt) == 1;
+    ok(n >= 3 && target_alive(&t), "its samples stream (%d points) and it is alive", n);
+    pid_t pid = t.pid;
+    int rc = target_stop(&t, err);
+    ok(rc == 0, "target_stop through the agent: %s", rc ? err : "ok");
+    char line[256] = "";
+    fsutil_first_line(t.stdout_path, line, sizeof line);
+    ok(strstr(line, "\"control_port\"") != NULL, "its stdout came back: %s", line);
+    ok(gone_after(&pid, 1, 5) < 1, "and it is gone");
+}
+
 /* ---- a tool run through the agent ----------------------------------------------- */
 
-static void test_tool_run(struct exec_host *h)
+/* lb-gen through the agent; with_target: lb-target there too. */
+static void test_tool_run(struct exec_host *h, int with_target)
 {
     static const char yaml[] = "name: remote\n"
                                "target: {delay: 1ms, body: 64B, threads: 1}\n"
@@ -368,25 +419,31 @@ static void test_tool_run(struct exec_host *h)
         ok(0, "profile: %s", err);
         return;
     }
-    snprintf(dir, sizeof dir, "%s/run", tmp);
+    snprintf(dir, sizeof dir, "%s/run%d", tmp, with_target);
     snprintf(tbin, sizeof tbin, "%s/lb-target", getenv("LB_BUILD_BIN"));
     volatile sig_atomic_t stop = 0;
     int cg_ok = 1;
     struct tool_run_opts o = {.profile = p, .run_dir = dir, .target_bin = tbin, .stop = &stop,
-                              .ex = exec_remote_executor(h), .cgroup_ok = &cg_ok};
+                              .ex = exec_remote_executor(h), .cgroup_ok = &cg_ok,
+                              .target_host = with_target ? h : NULL};
+    const char *what = with_target ? "lb-gen and lb-target" : "lb-gen";
     json_t *res = tool_run(&o, &p->tools[0], profile_tool_load(p, &p->tools[0]), NAN, 1, "lb-gen");
     const char *st = json_string_value(json_object_get(res, "status"));
     const char *why = json_string_value(json_object_get(res, "reason"));
-    is_str(st, "ok", "lb-gen through the agent: ok%s%s", why ? ": " : "", why ? why : "");
+    is_str(st, "ok", "%s through the agent: ok%s%s", what, why ? ": " : "", why ? why : "");
     json_t *cc = json_object_get(res, "crosscheck");
     const char *v = json_string_value(json_object_get(cc, "verdict"));
-    ok(v && (!strcmp(v, "exact") || !strcmp(v, "explained")), "its count reconciles with lb-target's: %s (client %lld, server %lld)",
-       v ? v : "none", (long long)json_integer_value(json_object_get(cc, "client")),
+    ok(v && (!strcmp(v, "exact") || !strcmp(v, "explained")), "%s: the count reconciles with lb-target's: %s (client %lld, server %lld)",
+       what, v ? v : "none", (long long)json_integer_value(json_object_get(cc, "client")),
        (long long)json_integer_value(json_object_get(cc, "server")));
     json_t *fp = json_object_get(res, "footprint");
     ok(json_integer_value(json_object_get(json_object_get(fp, "samples"), "points")) >= 5,
        "the tool's samples came from the agent (%lld points)",
        (long long)json_integer_value(json_object_get(json_object_get(fp, "samples"), "points")));
+    json_t *tf = json_object_get(res, "target_footprint");
+    ok(json_integer_value(json_object_get(tf, "points")) >= 5 && json_real_value(json_object_get(tf, "cpu_seconds")) > 0,
+       "%s: lb-target sampled (%lld points, %.3f CPU s)", what, (long long)json_integer_value(json_object_get(tf, "points")),
+       json_real_value(json_object_get(tf, "cpu_seconds")));
     json_decref(res);
     profile_free(p);
 }
@@ -436,7 +493,9 @@ int main(void)
         test_spawn_wait(h);
         test_samples(h);
         test_files(h);
-        test_tool_run(h);
+        test_target(h);
+        test_tool_run(h, 0);
+        test_tool_run(h, 1);
         pid_t tp = exec_remote_transport_pid(h);
         exec_remote_close(h);
         ok(!alive(tp), "close: the agent said bye and is gone");
