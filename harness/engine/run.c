@@ -305,19 +305,6 @@ static void placement_record(struct runner *R, const struct profile_tool *t, jso
     json_decref(nic_before);
 }
 
-/* lb-target runs on this machine in this build (its control calls and
- * samples are local): a profile placing it on another host is refused
- * before any load. Its host's address: must then be one of this machine's. */
-static int placement_check_target(const struct profile *p, char *err)
-{
-    const struct profile_host *h = profile_host_by_name(p, p->target_host);
-    if (h && !h->local)
-        return util_err(err, "%s:%d:%d: target.host %s: lb-target runs on this machine in this build: place it on a "
-                        "`local` host (with address: the tools' hosts reach, e.g. {ssh: local, address: 10.0.0.1})",
-                        p->path, h->line, h->col, h->name);
-    return 0;
-}
-
 /* The hosts: entry's index, or -1. */
 static long host_index(const struct profile *p, const struct profile_host *h)
 {
@@ -338,11 +325,14 @@ static int agent_open(struct runner *R, size_t i, char *err)
     return R->agents[i] ? 0 : -1;
 }
 
-/* Open an agent on every host a tool is placed on (not local). */
+/* Open an agent on every host the target or a tool is placed on (not local). */
 static int agents_open(struct runner *R, char *err)
 {
     const struct profile *p = R->p;
     R->agents = util_xcalloc(p->nhosts, sizeof *R->agents);
+    const struct profile_host *th = profile_host_by_name(p, p->target_host);
+    if (th && !th->local && agent_open(R, (size_t)host_index(p, th), err))
+        return -1;
     for (size_t t = 0; t < p->ntools; t++) {
         const struct profile_host *h = profile_host_by_name(p, p->tools[t].host);
         long i = host_index(p, h);
@@ -427,7 +417,7 @@ static int placement_preflight(struct runner *R, char *err)
 {
     if (!R->p->nhosts)
         return 0;
-    if (placement_check_target(R->p, err) || hosts_control_dir(R->ssh_dir, err))
+    if (hosts_control_dir(R->ssh_dir, err))
         return -1;
     if (hosts_check_reachable(R->p, R->o->only, R->ssh_dir, err))
         return -1;
@@ -664,6 +654,8 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     logf_(R, "%s: starting", sub);
     struct tool_run_opts here = *to;
     here.ex = placement_executor(R, t);
+    const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
+    here.target_host = th && !th->local && R->agents ? R->agents[host_index(R->p, th)] : NULL;
     json_t *nic = placement_nic_read(R, t, NULL);
     json_t *res = tool_run(&here, t, load, level, rep, sub);
     placement_record(R, t, res, nic);
