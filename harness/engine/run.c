@@ -3,6 +3,8 @@
 #include "engine/capture.h"
 #include "common/cgroup.h"
 #include "engine/crosscheck.h"
+#include "engine/exec_remote.h"
+#include "engine/hosts.h"
 #include "engine/netstat.h"
 #include "engine/proc.h"
 #include "report/report.h"
@@ -189,6 +191,8 @@ struct runner {
     double self_cpu_start;
     int cg_ok;              /* 1 while cgroups work here */
     int progress_drawn;
+    char ssh_dir[PATH_MAX]; /* the ssh control sockets' directory ("" without hosts:) */
+    struct exec_host **agents; /* per hosts: entry, the agent there (NULL: local or unused) */
 };
 
 static void logf_(struct runner *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -233,6 +237,191 @@ static int save(struct runner *R, char *err)
     snprintf(path, sizeof path, "%s/run.json", R->dir);
     json_object_set_new(R->run, "loadbench_cpu_s", json_real(sampler_self_cpu_s() - R->self_cpu_start));
     return fsutil_write_json(path, R->run, err);
+}
+
+/* ---- placement: where the target and each tool run ------------------------- */
+
+/* The hosts whose NIC counters a tool run reads: the tool's, and the
+ * target's when that is another. */
+static void placement_hosts(const struct runner *R, const struct profile_tool *t, const struct profile_host *h[2],
+                            int *n)
+{
+    h[0] = profile_host_by_name(R->p, t->host);
+    h[1] = profile_host_by_name(R->p, R->p->target_host);
+    *n = h[1] == h[0] ? 1 : 2;
+}
+
+/* The NIC counters of the tool's and the target's hosts now, as an array
+ * parallel to placement_hosts (null where unreadable, the reason in the
+ * log), or, with before, their change since before: [{host, interfaces}].
+ * NULL without hosts: (nothing is read: today's record). */
+static json_t *placement_nic_read(struct runner *R, const struct profile_tool *t, const json_t *before)
+{
+    const struct profile_host *h[2];
+    int n;
+    if (!R->p->nhosts)
+        return NULL;
+    placement_hosts(R, t, h, &n);
+    json_t *out = json_array();
+    for (int i = 0; i < n; i++) {
+        char err[UTIL_ERR_LEN];
+        json_t *now = hosts_nic_read(h[i], R->ssh_dir, err), *b = before ? json_array_get(before, (size_t)i) : NULL;
+        if (!now)
+            logf_(R, "%s: %s", t->label, err);
+        if (!before) {
+            json_array_append_new(out, now ? now : json_null());
+            continue;
+        }
+        json_t *e = json_pack("{s:s?}", "host", h[i] ? h[i]->name : NULL);
+        if (now && json_is_object(b))
+            json_object_set_new(e, "interfaces", hosts_nic_delta(b, now));
+        else /* the record says why there are no counters */
+            json_object_set_new(e, "error", json_string(now ? "the counters could not be read before the run" : err));
+        json_array_append_new(out, e);
+        json_decref(now);
+    }
+    return out;
+}
+
+static json_t *placement_json(const struct profile_host *h)
+{
+    char dest[300];
+    profile_host_destination(h, dest, sizeof dest);
+    return json_pack("{s:s?, s:s, s:s}", "host", h ? h->name : NULL, "ssh", dest, "address",
+                     profile_host_load_address(h));
+}
+
+/* The row's "placement" (which host the target's and the tool's trees ran
+ * on: host null is this machine) and "nic" (each host's counters over the
+ * tool run). Nothing without hosts:. Takes nic_before. */
+static void placement_record(struct runner *R, const struct profile_tool *t, json_t *row, json_t *nic_before)
+{
+    if (!R->p->nhosts)
+        return;
+    json_object_set_new(row, "placement",
+                        json_pack("{s:o, s:o}", "target", placement_json(profile_host_by_name(R->p, R->p->target_host)),
+                                  "tool", placement_json(profile_host_by_name(R->p, t->host))));
+    json_object_set_new(row, "nic", placement_nic_read(R, t, nic_before));
+    json_decref(nic_before);
+}
+
+/* The hosts: entry's index, or -1. */
+static long host_index(const struct profile *p, const struct profile_host *h)
+{
+    return h ? (long)(h - p->hosts) : -1;
+}
+
+/* Start the agent on hosts entry i (through its ssh transport; the same
+ * loadbench binary path there) and record its clock and machine in
+ * run.json's "hosts" once that exists. Returns 0, or -1 with err. */
+static int agent_open(struct runner *R, size_t i, char *err)
+{
+    const struct profile_host *h = &R->p->hosts[i];
+    struct strvec tr = {0};
+    hosts_transport_argv(h, R->ssh_dir, &tr);
+    struct exec_remote_opts eo = {.name = h->name, .transport = (const char *const *)tr.v};
+    R->agents[i] = exec_remote_open(&eo, err);
+    strvec_free(&tr);
+    return R->agents[i] ? 0 : -1;
+}
+
+/* Open an agent on every host the target or a tool is placed on (not local). */
+static int agents_open(struct runner *R, char *err)
+{
+    const struct profile *p = R->p;
+    R->agents = util_xcalloc(p->nhosts, sizeof *R->agents);
+    const struct profile_host *th = profile_host_by_name(p, p->target_host);
+    if (th && !th->local && agent_open(R, (size_t)host_index(p, th), err))
+        return -1;
+    for (size_t t = 0; t < p->ntools; t++) {
+        const struct profile_host *h = profile_host_by_name(p, p->tools[t].host);
+        long i = host_index(p, h);
+        if (!h || h->local || R->agents[i] || (R->o->only && strcmp(p->tools[t].label, R->o->only)))
+            continue;
+        if (agent_open(R, (size_t)i, err))
+            return -1;
+    }
+    return 0;
+}
+
+static void agents_close(struct runner *R)
+{
+    for (size_t i = 0; R->agents && i < R->p->nhosts; i++)
+        exec_remote_close(R->agents[i]);
+    free(R->agents);
+    R->agents = NULL;
+}
+
+/* Each agent's host: its clock against ours and its machine facts, into
+ * run.json's "hosts" (with hosts: only). */
+static void agents_record(struct runner *R)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; R->agents && i < R->p->nhosts; i++) {
+        struct exec_host *a = R->agents[i];
+        char e[UTIL_ERR_LEN], dest[300];
+        profile_host_destination(&R->p->hosts[i], dest, sizeof dest);
+        json_t *h = json_pack("{s:s, s:s}", "ssh", dest, "address", profile_host_load_address(&R->p->hosts[i]));
+        if (a) {
+            struct exec_remote_clock c;
+            struct exec_remote_ident id;
+            exec_remote_clock(a, &c);
+            exec_remote_ident(a, &id);
+            json_t *m = exec_remote_machine(a, e);
+            json_object_set_new(h, "clock", json_pack("{s:I, s:I, s:i}", "offset_ns", (json_int_t)c.offset_ns, "rtt_ns",
+                                                      (json_int_t)c.rtt_ns, "pings", c.pings));
+            json_object_set_new(h, "agent", json_pack("{s:s, s:s, s:i}", "version", id.version, "hostname", id.hostname,
+                                                      "pid", (int)id.pid));
+            json_object_set_new(h, "machine", m ? m : json_string(e));
+        }
+        json_object_set_new(o, R->p->hosts[i].name, h);
+    }
+    json_object_set_new(R->run, "hosts", o);
+}
+
+/* The executor for tool t: this machine's, or its host's agent. An agent
+ * whose link was lost (a row before failed as "host lost") is opened
+ * again; when that fails, the lost one stays and the row fails at spawn
+ * with its reason. */
+static const struct executor *placement_executor(struct runner *R, const struct profile_tool *t)
+{
+    const struct profile_host *h = profile_host_by_name(R->p, t->host);
+    if (!h || h->local || !R->agents)
+        return &exec_local;
+    size_t i = (size_t)host_index(R->p, h);
+    char e[UTIL_ERR_LEN];
+    if (R->agents[i] && exec_remote_check(R->agents[i], e) < 0) {
+        struct exec_host *lost = R->agents[i];
+        logf_(R, "%s; connecting again", e);
+        if (agent_open(R, i, e)) {
+            logf_(R, "host %s: %s", h->name, e);
+            R->agents[i] = lost;
+        } else {
+            exec_remote_close(lost);
+        }
+    }
+    return R->agents[i] ? exec_remote_executor(R->agents[i]) : &exec_local;
+}
+
+/* Where lb-target listens and load goes: its host's address (NULL: 127.0.0.1). */
+static const char *placement_target_address(const struct profile *p)
+{
+    const struct profile_host *h = profile_host_by_name(p, p->target_host);
+    return h ? profile_host_load_address(h) : NULL;
+}
+
+/* Before the run directory: every host placed on answers over ssh, and
+ * every tool host's agent is up (same build, clock measured). Returns 0,
+ * or -1 with err. */
+static int placement_preflight(struct runner *R, char *err)
+{
+    if (!R->p->nhosts)
+        return 0;
+    if (hosts_control_dir(R->ssh_dir, err))
+        return -1;
+    if (hosts_check_reachable(R->p, R->o->only, R->ssh_dir, err))
+        return -1;
+    return agents_open(R, err);
 }
 
 /* ---- the whole profile ----------------------------------------------------- */
@@ -463,7 +652,13 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     subdir_name(sub, sizeof sub, R->p, t, level, rep);
     long replace_at = row_index(R, sub);
     logf_(R, "%s: starting", sub);
-    json_t *res = tool_run(to, t, load, level, rep, sub);
+    struct tool_run_opts here = *to;
+    here.ex = placement_executor(R, t);
+    const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
+    here.target_host = th && !th->local && R->agents ? R->agents[host_index(R->p, th)] : NULL;
+    json_t *nic = placement_nic_read(R, t, NULL);
+    json_t *res = tool_run(&here, t, load, level, rep, sub);
+    placement_record(R, t, res, nic);
     const char *st = json_string_value(json_object_get(res, "status"));
     const char *why = json_string_value(json_object_get(res, "reason"));
     logf_(R, "%s: %s%s%s%s", sub, st, why ? " (" : "", why ? why : "", why ? ")" : "");
@@ -493,7 +688,8 @@ static int run_steps(struct runner *R, char *err)
     const struct profile *p = R->p;
     const struct run_opts *o = R->o;
     struct tool_run_opts to = {.profile = p, .run_dir = R->dir, .target_bin = o->target_bin, .stop = o->stop,
-                               .ex = &exec_local, .cgroup_ok = &R->cg_ok, .progress = on_progress, .progress_arg = R};
+                               .ex = &exec_local, .cgroup_ok = &R->cg_ok, .progress = on_progress, .progress_arg = R,
+                               .target_addr = placement_target_address(p)};
     size_t nlevels = sweep_levels(p);
     int failures = 0, first = 1;
     for (size_t li = 0; li < nlevels; li++) {
@@ -536,6 +732,47 @@ static int run_preflight(const struct profile *p, const struct run_opts *o, char
     return check_bins(p, o->only, err);
 }
 
+/* run_profile's steps, with R set up. */
+static int run_profile_in(struct runner *R, const struct profile *p, const struct run_opts *o, char **run_dir_out,
+                          char *err)
+{
+    if (run_preflight(p, o, err) || placement_preflight(R, err))
+        return 2;
+    if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
+        return 130;
+    if (make_run_dir(R, err) || runlock_take(R->dir, err)) /* runlock hook (#18): the dir names its owner */
+        return 2;
+    *run_dir_out = util_xstrdup(R->dir);
+    if (run_open(R, p, o, err))
+        return 2;
+    if (p->nhosts)
+        agents_record(R);
+    if (save(R, err)) {
+        json_decref(R->run);
+        return 2;
+    }
+    logf_(R, "run directory %s", R->dir);
+    int rc = run_steps(R, err);
+    if (rc < 0) {
+        json_decref(R->run);
+        return 2;
+    }
+    crosscheck_co_reference(json_object_get(R->run, "runs"));
+    json_object_set_new(R->run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
+    json_object_set_new(R->run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
+    if (save(R, err)) {
+        json_decref(R->run);
+        return 2;
+    }
+    if (report_write_all(R->dir, R->run, err)) {
+        logf_(R, "reports: %s", err);
+        if (rc != 130)
+            rc++;
+    }
+    json_decref(R->run);
+    return rc == 130 ? 130 : rc ? 1 : 0;
+}
+
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
 {
     struct runner R;
@@ -545,39 +782,11 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     R.cg_ok = 1;
     R.self_cpu_start = sampler_self_cpu_s();
     *run_dir_out = NULL;
-    if (run_preflight(p, o, err))
-        return 2;
-    if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
-        return 130;
-    if (make_run_dir(&R, err) || runlock_take(R.dir, err)) /* runlock hook (#18): the dir names its owner */
-        return 2;
-    *run_dir_out = util_xstrdup(R.dir);
-    if (run_open(&R, p, o, err))
-        return 2;
-    if (save(&R, err)) {
-        json_decref(R.run);
-        return 2;
-    }
-    logf_(&R, "run directory %s", R.dir);
-    int rc = run_steps(&R, err);
-    if (rc < 0) {
-        json_decref(R.run);
-        return 2;
-    }
-    crosscheck_co_reference(json_object_get(R.run, "runs"));
-    json_object_set_new(R.run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
-    json_object_set_new(R.run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
-    if (save(&R, err)) {
-        json_decref(R.run);
-        return 2;
-    }
-    if (report_write_all(R.dir, R.run, err)) {
-        logf_(&R, "reports: %s", err);
-        if (rc != 130)
-            rc++;
-    }
-    json_decref(R.run);
-    return rc == 130 ? 130 : rc ? 1 : 0;
+    int rc = run_profile_in(&R, p, o, run_dir_out, err);
+    agents_close(&R);
+    if (R.ssh_dir[0])
+        hosts_control_dir_remove(R.ssh_dir);
+    return rc;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -609,6 +818,26 @@ static void print_config(FILE *out, const char *dir, const char *name)
     free(text);
 }
 
+/* Where the target and each tool run, for the plan (only with hosts:). */
+static void print_placement(FILE *out, const struct profile *p)
+{
+    if (!p->nhosts)
+        return;
+    fprintf(out, "# placement\n");
+    for (size_t i = 0; i <= p->ntools; i++) {
+        const char *who = i ? p->tools[i - 1].label : "lb-target";
+        const struct profile_host *h = profile_host_by_name(p, i ? p->tools[i - 1].host : p->target_host);
+        char dest[300];
+        profile_host_destination(h, dest, sizeof dest);
+        if (!h)
+            fprintf(out, "  %-16s this machine (no host:)\n", who);
+        else
+            fprintf(out, "  %-16s host %s (%s)%s%s\n", who, h->name, dest, i ? "" : ", load sent to ",
+                    i ? "" : profile_host_load_address(h));
+    }
+    fputc('\n', out);
+}
+
 int run_plan(const struct profile *p, FILE *out, char *err)
 {
     const char *tmpdir = getenv("TMPDIR");
@@ -621,6 +850,10 @@ int run_plan(const struct profile *p, FILE *out, char *err)
     fprintf(out, "# profile as resolved\n%s\n\n", s);
     free(s);
     json_decref(resolved);
+    print_placement(out, p);
+    const char *addr = profile_host_load_address(profile_host_by_name(p, p->target_host));
+    char url[300];
+    snprintf(url, sizeof url, strchr(addr, ':') ? "http://[%s]:PORT/" : "http://%s:PORT/", addr);
     size_t nlevels = sweep_levels(p);
     double total_s = 0;
     int runs = 0;
@@ -655,7 +888,7 @@ int run_plan(const struct profile *p, FILE *out, char *err)
             /* Port 1 is a placeholder: the real port is known only once
              * the fresh lb-target of each run has started. */
             struct adapter_ctx ctx = {.profile = p, .tool = t, .load = load, .found = &found, .dir = dir,
-                                      .host = "127.0.0.1", .port = 1, .url = "http://127.0.0.1:PORT/",
+                                      .host = addr, .port = 1, .url = url,
                                       .tool_cpus = p->tool_cpus};
             if (a->prepare(&ctx, &plan, e)) {
                 fprintf(out, "  cannot prepare: %s\n", e);

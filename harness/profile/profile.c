@@ -510,7 +510,8 @@ static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_to
         if (get_str(y, n, "a tool name", &t->tool))
             return -1;
     } else if (n->kind == Y_MAP) {
-        static const char *const tool_keys[] = {"tool", "label", "bin", "load", "options", "memory_limit", "timeout", NULL};
+        static const char *const tool_keys[] = {"tool",         "label",   "bin",  "load", "options",
+                                                "memory_limit", "timeout", "host", NULL};
         if (check_keys(y, n, "a tool entry", tool_keys))
             return -1;
         const struct ynode *v = get(n, "tool");
@@ -555,6 +556,207 @@ static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_to
     if (!strcmp(t->label, ".") || !strcmp(t->label, ".."))
         return perr(y, n->line, n->col, "label \"%s\" is not a usable name", t->label);
     return 0;
+}
+
+/* ---- hosts: and placement ------------------------------------------------ */
+
+/* A host name, an SSH host or a load address: letters, digits and . - _ :
+ * % (an IPv6 address, a scope), never starting with '-' (ssh would read an
+ * option). */
+static int host_chars_ok(const char *s, int colon_ok)
+{
+    if (!*s || *s == '-')
+        return 0;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+              *c == '-' || *c == '_' || *c == '%' || (colon_ok && *c == ':')))
+            return 0;
+    return 1;
+}
+
+/* "[user@]host[:port]" or "[user@][v6addr]:port" into h. Returns 0, or -1
+ * with why (a phrase) set. */
+static int parse_destination(const char *s, struct profile_host *h, const char **why)
+{
+    char *d = util_xstrdup(s), *hostpart = d, *port = NULL;
+    char *at = strrchr(d, '@');
+    int rc = -1;
+    if (at) {
+        *at = 0;
+        hostpart = at + 1;
+        if (!host_chars_ok(d, 0)) {
+            *why = "the user must be a plain login name";
+            goto out;
+        }
+        h->user = util_xstrdup(d);
+    }
+    if (*hostpart == '[') {
+        char *close = strchr(hostpart, ']');
+        if (!close || (close[1] && close[1] != ':')) {
+            *why = "an IPv6 address is written [addr] or [addr]:port";
+            goto out;
+        }
+        *close = 0;
+        hostpart++;
+        port = close[1] == ':' ? close + 2 : NULL;
+    } else if ((port = strchr(hostpart, ':'))) {
+        *port++ = 0;
+    }
+    if (!host_chars_ok(hostpart, 1)) {
+        *why = "the host must be a name or an address (letters, digits, . - _ :), not starting with -";
+        goto out;
+    }
+    if (port) {
+        char *end;
+        unsigned long v = strtoul(port, &end, 10);
+        if (!*port || *end || v < 1 || v > 65535) {
+            *why = "the port must be a number from 1 to 65535";
+            goto out;
+        }
+        h->port = (unsigned)v;
+    }
+    h->ssh_host = util_xstrdup(hostpart);
+    rc = 0;
+out:
+    free(d);
+    return rc;
+}
+
+/* One entry of hosts:, NAME: DESTINATION or NAME: {ssh: DESTINATION, address: ADDR}. */
+static int parse_host(struct yparse *y, const struct ynode *key, const struct ynode *v, struct profile_host *h)
+{
+    static const char *const keys[] = {"ssh", "address", NULL};
+    const struct ynode *dest = v, *addr = NULL;
+    h->name = util_xstrdup(key->str);
+    h->line = key->line;
+    h->col = key->col;
+    if (!host_chars_ok(key->str, 0) || strchr(key->str, '%'))
+        return perr(y, key->line, key->col, "host name \"%s\" may use only letters, digits, . - and _", key->str);
+    if (v->kind == Y_MAP) {
+        if (check_keys(y, v, "a host", keys))
+            return -1;
+        if (!(dest = get(v, "ssh")))
+            return perr(y, v->line, v->col, "host %s needs ssh:, e.g. {ssh: bench@10.0.0.2, address: 192.168.1.2}",
+                        h->name);
+        addr = get(v, "address");
+    }
+    if (want_kind(y, dest, Y_SCALAR, "a host's SSH destination"))
+        return -1;
+    const char *why = NULL;
+    if (!strcmp(dest->str, "local"))
+        h->local = 1;
+    else if (parse_destination(dest->str, h, &why))
+        return perr(y, dest->line, dest->col, "host %s: \"%s\" is not an SSH destination user@host[:port] or local: %s",
+                    h->name, dest->str, why);
+    if (addr) {
+        if (get_str(y, addr, "a host's address", &h->address))
+            return -1;
+        if (!host_chars_ok(h->address, 1))
+            return perr(y, addr->line, addr->col, "host %s: address \"%s\" must be a host name or an IP address",
+                        h->name, h->address);
+    }
+    return 0;
+}
+
+static int parse_hosts(struct yparse *y, const struct ynode *n, struct profile *p)
+{
+    if (want_kind(y, n, Y_MAP, "hosts"))
+        return -1;
+    if (n->n == 0)
+        return perr(y, n->line, n->col, "hosts is empty: name at least one, e.g. hosts: {a: bench@10.0.0.2}");
+    p->hosts = util_xcalloc(n->n / 2, sizeof *p->hosts);
+    for (size_t i = 0; i < n->n; i += 2) {
+        p->nhosts++;
+        if (parse_host(y, n->kids[i], n->kids[i + 1], &p->hosts[i / 2]))
+            return -1;
+    }
+    return 0;
+}
+
+/* A `host: NAME` placement (v), into *out: NAME must be in hosts:. */
+static int get_placement(struct yparse *y, const struct profile *p, const struct ynode *v, char **out)
+{
+    if (get_str(y, v, "host", out))
+        return -1;
+    if (profile_host_by_name(p, *out))
+        return 0;
+    if (!p->nhosts)
+        return perr(y, v->line, v->col, "host \"%s\": the profile has no hosts: map naming it (e.g. hosts: {%s: user@addr})",
+                    *out, *out);
+    char list[160] = "";
+    for (size_t i = 0; i < p->nhosts; i++) {
+        if (i)
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, p->hosts[i].name, sizeof list - strlen(list) - 1);
+    }
+    return perr(y, v->line, v->col, "unknown host \"%s\" (hosts: %s)", *out, list);
+}
+
+/* The tool entries' `host:` keys (checked once hosts: is known). */
+static int parse_tool_hosts(struct yparse *y, const struct ynode *tools, struct profile *p)
+{
+    for (size_t i = 0; i < tools->n; i++) {
+        const struct ynode *v;
+        if (tools->kids[i]->kind == Y_MAP && (v = get(tools->kids[i], "host")) &&
+            get_placement(y, p, v, &p->tools[i].host))
+            return -1;
+    }
+    return 0;
+}
+
+static void hosts_free(struct profile *p)
+{
+    for (size_t i = 0; i < p->nhosts; i++) {
+        free(p->hosts[i].name);
+        free(p->hosts[i].user);
+        free(p->hosts[i].ssh_host);
+        free(p->hosts[i].address);
+    }
+    free(p->hosts);
+    free(p->target_host);
+}
+
+const struct profile_host *profile_host_by_name(const struct profile *p, const char *name)
+{
+    for (size_t i = 0; name && i < p->nhosts; i++)
+        if (!strcmp(p->hosts[i].name, name))
+            return &p->hosts[i];
+    return NULL;
+}
+
+const char *profile_host_load_address(const struct profile_host *h)
+{
+    if (h && h->address)
+        return h->address;
+    return h && !h->local ? h->ssh_host : "127.0.0.1";
+}
+
+void profile_host_destination(const struct profile_host *h, char *out, size_t outlen)
+{
+    if (!h || h->local) {
+        snprintf(out, outlen, "local");
+        return;
+    }
+    const char *v6 = strchr(h->ssh_host, ':') ? "[" : "";
+    char port[16] = "";
+    if (h->port)
+        snprintf(port, sizeof port, ":%u", h->port);
+    snprintf(out, outlen, "%s%s%s%s%s%s", h->user ? h->user : "", h->user ? "@" : "", v6, h->ssh_host,
+             *v6 ? "]" : "", port);
+}
+
+static json_t *hosts_to_json(const struct profile *p)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < p->nhosts; i++) {
+        char dest[512];
+        profile_host_destination(&p->hosts[i], dest, sizeof dest);
+        json_t *h = json_pack("{s:s}", "ssh", dest);
+        if (p->hosts[i].address)
+            json_object_set_new(h, "address", json_string(p->hosts[i].address));
+        json_object_set_new(o, p->hosts[i].name, h);
+    }
+    return o;
 }
 
 /* The shortest load any tool entry runs (one sweep level, for a sweep). */
@@ -643,8 +845,38 @@ static int parse_target_stall(struct yparse *y, const struct ynode *v, struct pr
     return 0;
 }
 
-static const char *const top_keys[] = {"name", "description", "target", "load", "tools", "sampling", "repeat",
-                                       "cooldown", "grace", "cpus", NULL};
+static const char *const top_keys[] = {"name",     "description", "hosts", "target", "load", "tools", "sampling",
+                                       "repeat",   "cooldown",    "grace", "cpus",   NULL};
+
+/* target: lb-target's settings and where it runs. */
+static int parse_target(struct yparse *y, const struct ynode *v, struct profile *p)
+{
+    static const char *const keys[] = {"delay", "stall", "work", "body", "threads", "host", NULL};
+    if (want_kind(y, v, Y_MAP, "target") || check_keys(y, v, "target", keys))
+        return -1;
+    const struct ynode *w;
+    if ((w = get(v, "delay")) && parse_target_delay(y, w, p))
+        return -1;
+    if ((w = get(v, "stall")) && parse_target_stall(y, w, &p->target.shape))
+        return -1;
+    if ((w = get(v, "work")) && get_duration(y, w, "target.work", 1, &p->target.work_ns))
+        return -1;
+    if (p->target.work_ns > 1000000000ull)
+        return perr(y, w->line, w->col, "target.work above 1s per request is not a benchmark");
+    if ((w = get(v, "body")) && get_size(y, w, "target.body", &p->target.body_bytes))
+        return -1;
+    if (p->target.body_bytes < 2 || p->target.body_bytes > (64u << 20))
+        return perr(y, w->line, w->col, "target.body must be between 2B (\"{}\") and 64MiB");
+    double th;
+    if ((w = get(v, "threads"))) {
+        if (get_number(y, w, "target.threads", 1, 256, 1, &th))
+            return -1;
+        p->target.threads = (unsigned)th;
+    }
+    if ((w = get(v, "host")) && get_placement(y, p, w, &p->target_host))
+        return -1;
+    return 0;
+}
 
 static int parse_profile(struct yparse *y, const struct ynode *root, struct profile *p)
 {
@@ -659,32 +891,12 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
                 return perr(y, v->line, v->col, "name must not contain '/' or control characters");
     if ((v = get(root, "description")) && get_str(y, v, "description", &p->description))
         return -1;
+    if ((v = get(root, "hosts")) && parse_hosts(y, v, p))
+        return -1;
     p->target.threads = 1;
     p->target.body_bytes = 64;
-    if ((v = get(root, "target"))) {
-        static const char *const keys[] = {"delay", "stall", "work", "body", "threads", NULL};
-        if (want_kind(y, v, Y_MAP, "target") || check_keys(y, v, "target", keys))
-            return -1;
-        const struct ynode *w;
-        if ((w = get(v, "delay")) && parse_target_delay(y, w, p))
-            return -1;
-        if ((w = get(v, "stall")) && parse_target_stall(y, w, &p->target.shape))
-            return -1;
-        if ((w = get(v, "work")) && get_duration(y, w, "target.work", 1, &p->target.work_ns))
-            return -1;
-        if (p->target.work_ns > 1000000000ull)
-            return perr(y, w->line, w->col, "target.work above 1s per request is not a benchmark");
-        if ((w = get(v, "body")) && get_size(y, w, "target.body", &p->target.body_bytes))
-            return -1;
-        if (p->target.body_bytes < 2 || p->target.body_bytes > (64u << 20))
-            return perr(y, w->line, w->col, "target.body must be between 2B (\"{}\") and 64MiB");
-        double th;
-        if ((w = get(v, "threads"))) {
-            if (get_number(y, w, "target.threads", 1, 256, 1, &th))
-                return -1;
-            p->target.threads = (unsigned)th;
-        }
-    }
+    if ((v = get(root, "target")) && parse_target(y, v, p))
+        return -1;
     if (!(v = get(root, "load")))
         return perr(y, root->line, root->col, "the profile needs load:, e.g. load: {connections: 50, duration: 20s}");
     if (parse_load(y, v, &p->load))
@@ -706,6 +918,8 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
                             "two tool entries are labelled \"%s\": give one a label:, e.g. {tool: %s, label: %s-2}",
                             p->tools[i].label, p->tools[i].tool, p->tools[i].tool);
     }
+    if (parse_tool_hosts(y, v, p))
+        return -1;
     /* The default interval is 2 s, or the shortest tool load when that is
      * shorter, so that every tool run gets at least one sample. */
     uint64_t shortest = shortest_load_ns(p);
@@ -846,8 +1060,10 @@ void profile_free(struct profile *p)
         free(t->bin);
         profile_load_free(t->load);
         json_decref(t->options);
+        free(t->host);
     }
     free(p->tools);
+    hosts_free(p);
     load_clear(&p->load);
     free(p->path);
     free(p->name);
@@ -1015,6 +1231,8 @@ json_t *profile_to_json(const struct profile *p)
             json_object_set_new(o, "memory_limit_bytes", json_integer((json_int_t)t->memory_limit_bytes));
         if (t->timeout_ns)
             json_object_set_new(o, "timeout_ns", json_integer((json_int_t)t->timeout_ns));
+        if (t->host)
+            json_object_set_new(o, "host", json_string(t->host));
         json_array_append_new(tools, o);
     }
     json_t *o = json_pack("{s:s, s:s, s:{s:I, s:I, s:i}, s:o, s:o, s:I, s:i, s:I, s:I}", "name", p->name, "path", p->path,
@@ -1036,6 +1254,11 @@ json_t *profile_to_json(const struct profile *p)
         json_object_set_new(o, "target_cpus_mask", json_integer((json_int_t)p->target_cpus));
     if (p->tool_cpus)
         json_object_set_new(o, "tool_cpus_mask", json_integer((json_int_t)p->tool_cpus));
+    /* Only a profile with hosts: says so: one without hashes as before. */
+    if (p->nhosts)
+        json_object_set_new(o, "hosts", hosts_to_json(p));
+    if (p->target_host)
+        json_object_set_new(json_object_get(o, "target"), "host", json_string(p->target_host));
     return o;
 }
 

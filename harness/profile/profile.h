@@ -48,6 +48,18 @@ struct profile_tool {
     uint64_t memory_limit_bytes;    /* 0 = none */
     uint64_t timeout_ns;            /* extra time beyond the load before the deadline; 0 = profile grace */
     int line, col;                  /* where the entry is, for adapter option errors */
+    char *host;                     /* the hosts: entry it runs on, or NULL: this machine */
+};
+
+/* One machine of the profile's hosts: map, reached over SSH (or this one). */
+struct profile_host {
+    char *name;
+    int local;                      /* 1: `local`, the machine running loadbench run */
+    char *user;                     /* SSH user, or NULL: ssh's default */
+    char *ssh_host;                 /* SSH host name or address (NULL when local) */
+    unsigned port;                  /* SSH port; 0: ssh's default */
+    char *address;                  /* the load (data network) address, or NULL: ssh_host */
+    int line, col;                  /* where the entry is */
 };
 
 struct profile {
@@ -61,6 +73,9 @@ struct profile {
         uint64_t body_bytes;
         unsigned threads;
     } target;
+    char *target_host;              /* the hosts: entry lb-target runs on, or NULL: this machine */
+    struct profile_host *hosts;     /* the hosts: map (nhosts 0: everything on this machine) */
+    size_t nhosts;
     struct profile_load load;
     struct profile_tool *tools;
     size_t ntools;
@@ -94,6 +109,17 @@ void profile_free(struct profile *p);
  * take whole seconds still run it. Returns 0, or -1 with err set when the
  * factor is not in (0, 1]. The factor is recorded in profile_to_json. */
 int profile_scale(struct profile *p, double factor, char *err);
+
+/* The hosts: entry called name, or NULL (also for name NULL: this machine). */
+const struct profile_host *profile_host_by_name(const struct profile *p, const char *name);
+
+/* Where load for a process on h is sent: its address:, else its SSH host,
+ * else (local, or h NULL) 127.0.0.1. */
+const char *profile_host_load_address(const struct profile_host *h);
+
+/* h's SSH destination as written in the profile ("user@host:port", or
+ * "local"; "local" also for h NULL), into out. */
+void profile_host_destination(const struct profile_host *h, char *out, size_t outlen);
 
 /* Total duration of a load (sum of its stages). */
 uint64_t profile_load_duration_ns(const struct profile_load *l);

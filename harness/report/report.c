@@ -264,6 +264,69 @@ static void report_co_markdown(FILE *f, json_t *runs)
     }
 }
 
+/* "NAME (DEST)" for a placement entry ({host, ssh}), or "this machine". */
+static const char *where_cell(json_t *pl, char *buf, size_t len)
+{
+    const char *host = str(pl, "host"), *dest = str(pl, "ssh");
+    if (!host)
+        return "this machine";
+    snprintf(buf, len, "%s (%s)", host, dest ? dest : "?");
+    return buf;
+}
+
+/* Bytes received and sent over a tool run on the interfaces of one nic
+ * entry ({host, interfaces}), loopback apart. */
+static void nic_cell(json_t *e, char *buf, size_t len)
+{
+    json_t *ifs = json_object_get(e, "interfaces"), *c;
+    const char *name;
+    double rx = 0, tx = 0, lo = 0;
+    if (!json_is_object(ifs)) {
+        snprintf(buf, len, "–");
+        return;
+    }
+    json_object_foreach(ifs, name, c)
+    {
+        if (!strcmp(name, "lo")) {
+            lo += num(c, "rx_bytes");
+            continue;
+        }
+        rx += num(c, "rx_bytes");
+        tx += num(c, "tx_bytes");
+    }
+    snprintf(buf, len, "%s: %.1f MB in, %.1f MB out (loopback %.1f MB)", str(e, "host") ?: "this machine", rx / 1e6,
+             tx / 1e6, lo / 1e6);
+}
+
+/* Where the target and each tool ran (a profile with hosts:), with the
+ * network bytes each host moved over the tool run. */
+static void placement_markdown(FILE *f, json_t *runs)
+{
+    json_t *r;
+    size_t i;
+    int any = 0;
+    json_array_foreach(runs, i, r) any |= json_is_object(json_object_get(r, "placement"));
+    if (!any)
+        return;
+    fprintf(f, "\n## Where it ran\n\n| Tool run | Tool on | Target on | Network over the run (NIC counters) |\n"
+               "|---|---|---|---|\n");
+    json_array_foreach(runs, i, r)
+    {
+        json_t *pl = json_object_get(r, "placement"), *e;
+        char b[4][256], cell[512] = "", one[256];
+        size_t k;
+        if (!json_is_object(pl))
+            continue;
+        json_array_foreach(json_object_get(r, "nic"), k, e)
+        {
+            nic_cell(e, one, sizeof one);
+            snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "%s%s", k ? "; " : "", one);
+        }
+        fprintf(f, "| %s | %s | %s | %s |\n", row_name(r, b[0], 256), where_cell(json_object_get(pl, "tool"), b[1], 256),
+                where_cell(json_object_get(pl, "target"), b[2], 256), cell[0] ? cell : "–");
+    }
+}
+
 void report_markdown(FILE *f, json_t *run)
 {
     json_t *runs = json_object_get(run, "runs"), *r;
@@ -337,6 +400,7 @@ void report_markdown(FILE *f, json_t *run)
     }
     report_truth_markdown(f, runs);
     report_co_markdown(f, runs);
+    placement_markdown(f, runs);
     report_stats_markdown(f, run);
     fprintf(f, "\n## Charts\n\n"
                "charts/ holds each figure as PNG and SVG with its data (.dat) and gnuplot script (.gp): "

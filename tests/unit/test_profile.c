@@ -73,6 +73,80 @@ static void test_shapes(void)
     bad("a stall without for", text, 1, "needs every: and for:");
 }
 
+/* hosts: and placement: destinations parsed, names checked where they are
+ * used, and a profile without hosts: resolving exactly as before. */
+static void test_hosts(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct profile *p = load("hosts:\n"
+                             "  a: bench@10.0.0.1:2222\n"
+                             "  b: {ssh: 'load@[fd00::2]', address: 198.18.1.2}\n"
+                             "  here: local\n"
+                             "target: {host: a, delay: 1ms}\n"
+                             "load: {connections: 1, duration: 1s}\n"
+                             "tools: [lb-gen, {tool: wrk, host: b}, {tool: hey, host: here}]\n",
+                             err);
+    if (!ok(p != NULL, "a profile with hosts: loads"))
+        diag("  %s", err);
+    if (p) {
+        const struct profile_host *a = profile_host_by_name(p, "a"), *b = profile_host_by_name(p, "b");
+        char dest[128];
+        is_u64(p->nhosts, 3, "three hosts");
+        ok(a && !strcmp(a->user, "bench") && !strcmp(a->ssh_host, "10.0.0.1") && a->port == 2222 && !a->local,
+           "user@host:port is split");
+        ok(b && !strcmp(b->ssh_host, "fd00::2") && b->port == 0 && !strcmp(b->address, "198.18.1.2"),
+           "an IPv6 destination in brackets, and a separate load address");
+        ok(profile_host_by_name(p, "here")->local, "local is this machine");
+        ok(!strcmp(profile_host_load_address(a), "10.0.0.1") && !strcmp(profile_host_load_address(b), "198.18.1.2") &&
+               !strcmp(profile_host_load_address(profile_host_by_name(p, "here")), "127.0.0.1") &&
+               !strcmp(profile_host_load_address(NULL), "127.0.0.1"),
+           "load addresses: address:, else the SSH host, else 127.0.0.1");
+        profile_host_destination(b, dest, sizeof dest);
+        is_str(dest, "load@[fd00::2]", "the destination written back");
+        ok(p->target_host && !strcmp(p->target_host, "a"), "target.host");
+        ok(!p->tools[0].host && !strcmp(p->tools[1].host, "b") && !strcmp(p->tools[2].host, "here"), "tool hosts");
+        json_t *j = profile_to_json(p);
+        is_str(json_string_value(json_object_get(json_object_get(json_object_get(j, "hosts"), "a"), "ssh")),
+               "bench@10.0.0.1:2222", "run.json's profile keeps the hosts");
+        is_str(json_string_value(json_object_get(json_object_get(j, "target"), "host")), "a", "and the placement");
+        json_decref(j);
+    }
+    profile_free(p);
+
+    /* Without hosts: the resolved profile (and its hash) is what it was. */
+    p = load("load: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", err);
+    json_t *j = profile_to_json(p);
+    ok(p && !p->nhosts && !json_object_get(j, "hosts") && !json_object_get(json_object_get(j, "target"), "host") &&
+           !json_object_get(json_array_get(json_object_get(j, "tools"), 0), "host"),
+       "no hosts: adds nothing to the resolved profile");
+    json_decref(j);
+    profile_free(p);
+
+    /* Each bad case: what comes before load:, what after it, the line, the message. */
+    static const struct {
+        const char *why, *head, *tools;
+        int line;
+        const char *needle;
+    } cases[] = {
+        {"a tool on an unknown host", "hosts: {a: x@h}\n", "[lb-gen, {tool: wrk, host: c}]", 3, "unknown host \"c\" (hosts: a)"},
+        {"the target on an unknown host", "hosts: {a: x@h}\ntarget: {host: b}\n", "[lb-gen]", 2, "unknown host \"b\""},
+        {"a host without hosts:", "", "[{tool: wrk, host: a}]", 2, "no hosts: map"},
+        {"an option as a destination", "hosts: {a: '-oProxyCommand=x'}\n", "[lb-gen]", 1, "not an SSH destination"},
+        {"a port out of range", "hosts: {a: x@h:99999}\n", "[lb-gen]", 1, "port must be a number"},
+        {"a user with a space", "hosts: {a: 'x y@h'}\n", "[lb-gen]", 1, "plain login name"},
+        {"a host without ssh:", "hosts: {a: {address: 1.2.3.4}}\n", "[lb-gen]", 1, "needs ssh:"},
+        {"an unknown host key", "hosts: {a: {ssh: local, port: 2}}\n", "[lb-gen]", 1, "unknown key \"port\""},
+        {"empty hosts:", "hosts: {}\n", "[lb-gen]", 1, "hosts is empty"},
+        {"an address starting with -", "hosts: {a: {ssh: x@h, address: '-x'}}\n", "[lb-gen]", 1,
+         "must be a host name or an IP address"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%sload: {connections: 1, duration: 1s}\ntools: %s\n", cases[i].head, cases[i].tools);
+        bad(cases[i].why, text, cases[i].line, cases[i].needle);
+    }
+}
+
 int main(void)
 {
     test_shapes();
@@ -288,5 +362,6 @@ int main(void)
     if (!ok(p != NULL, "profiles/quick.yaml loads"))
         diag("  %s", err);
     profile_free(p);
+    test_hosts();
     return done_testing();
 }

@@ -1,0 +1,276 @@
+#!/bin/sh
+# Runs across hosts, on a network of the test's own: three network
+# namespaces (a controller and hosts a and b) on one bridge in the
+# controller's, addressed from 198.18.0.0/15 (set aside for network
+# benchmarks), each host with Debian's sshd on its own port, host keys and
+# a user key made here. loadbench runs in the controller's namespace and
+# reaches the hosts only over ssh. Traffic stays between these namespaces.
+#
+# The namespaces share /proc, the pid space and the files with the
+# controller (docs/multihost.md says what that leaves untested).
+# Everything the test starts goes, however it ends: sshd by pid, every
+# process left in a namespace by pid (ip netns pids), then the namespaces.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+[ "$(id -u)" = 0 ] || skip_all "needs root to make network namespaces (CI runs as root)"
+command -v ip >/dev/null || skip_all "ip (iproute2) is not installed (scripts/deps test)"
+[ -x /usr/sbin/sshd ] || skip_all "sshd is not installed (openssh-server: scripts/deps test)"
+command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || skip_all "ssh is not installed (openssh-client)"
+cd "$LB_SRC"
+
+tag=lbmh$$
+C=$tag-c A=$tag-a B=$tag-b
+nss=""
+mh_cleanup() {
+    for ns in $nss; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+    done
+    for ns in $nss; do ip netns del "$ns" 2>/dev/null || true; done
+    tap_cleanup
+}
+trap mh_cleanup EXIT
+
+for ns in $C $A $B; do
+    ip netns add "$ns" 2>"$tmp/netns.err" || skip_all "cannot make a network namespace: $(cat "$tmp/netns.err")"
+    nss="$nss $ns"
+    ip -n "$ns" link set lo up
+done
+ip -n "$C" link add br0 type bridge
+ip -n "$C" addr add 198.18.0.1/24 dev br0
+ip -n "$C" link set br0 up
+n=2
+for ns in $A $B; do
+    ip -n "$ns" link add eth0 type veth peer name "p$n" netns "$C"
+    ip -n "$C" link set "p$n" master br0 up
+    ip -n "$ns" addr add "198.18.0.$n/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    n=$((n + 1))
+done
+
+# Keys and sshd: host a on 198.18.0.2:2202, host b on 198.18.0.3:2203.
+k=$tmp/ssh
+mkdir -p "$k" /run/sshd
+ssh-keygen -q -t ed25519 -N '' -f "$k/host" -C lb-test-host
+ssh-keygen -q -t ed25519 -N '' -f "$k/id" -C lb-test-user
+cp "$k/id.pub" "$k/authorized_keys"
+cat > "$k/client.conf" <<EOF
+Host *
+    IdentityFile $k/id
+    IdentitiesOnly yes
+    StrictHostKeyChecking no
+    UserKnownHostsFile /dev/null
+    LogLevel ERROR
+EOF
+export LOADBENCH_SSH_CONFIG="$k/client.conf"
+for n in 2 3; do
+    cat > "$k/sshd$n.conf" <<EOF
+Port 220$n
+ListenAddress 198.18.0.$n
+HostKey $k/host
+PidFile none
+AuthorizedKeysFile $k/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PermitRootLogin prohibit-password
+StrictModes no
+LogLevel ERROR
+EOF
+done
+ip netns exec "$A" /usr/sbin/sshd -D -e -f "$k/sshd2.conf" 2>"$tmp/sshd2.log" &
+track $!
+ip netns exec "$B" /usr/sbin/sshd -D -e -f "$k/sshd3.conf" 2>"$tmp/sshd3.log" &
+track $!
+
+# in_c CMD...: run in the controller's namespace.
+in_c() { ip netns exec "$C" "$@"; }
+sshto() { in_c ssh -F "$k/client.conf" -o BatchMode=yes -p "220$1" "root@198.18.0.$1" "$2"; }
+up=0
+for _ in $(seq 50); do
+    if sshto 2 true 2>/dev/null && sshto 3 true 2>/dev/null; then up=1; break; fi
+    sleep 0.1
+done
+is "$up" 1 "sshd answers in both host namespaces"
+is "$(sshto 3 'cat /sys/class/net/eth0/address' 2>/dev/null)" "$(ip -n "$B" -o link show eth0 | sed 's/.*link\/ether \([^ ]*\).*/\1/')" \
+    "an ssh session to b sees b's network (its /sys/class/net)"
+
+# --- validate and plan ------------------------------------------------------
+cat > "$tmp/two.yaml" <<'Y'
+name: two
+hosts:
+  a: root@198.18.0.2:2202
+  b: {ssh: 'root@198.18.0.3:2203', address: 198.18.0.3}
+target: {host: a, delay: 1ms}
+load: {connections: 4, duration: 2s}
+tools: [{tool: lb-gen, host: b}, {tool: wrk, host: b}]
+sampling: {interval: 500ms}
+Y
+rc=0; in_c "$LB" validate "$tmp/two.yaml" >"$tmp/v.out" 2>&1 || rc=$?
+is "$rc" 0 "validate accepts a profile placing the target on a and the tools on b"
+sed 's/host: b}]/host: c}]/' "$tmp/two.yaml" > "$tmp/unknown.yaml"
+rc=0; in_c "$LB" validate "$tmp/unknown.yaml" 2>"$tmp/unknown.err" || rc=$?
+is "$rc" 2 "validate refuses a tool on a host not in hosts:"
+check "the error names the place and the known hosts" \
+    grep -q 'unknown.yaml:7:52: unknown host "c" (hosts: a, b)' "$tmp/unknown.err"
+in_c "$LB" plan "$tmp/two.yaml" > "$tmp/plan.out" 2>&1 || true
+check "plan shows where lb-target runs and where load goes" \
+    grep -Eq '^  lb-target +host a \(root@198.18.0.2:2202\), load sent to 198.18.0.2$' "$tmp/plan.out"
+check "plan shows where each tool runs" grep -Eq '^  wrk +host b \(root@198.18.0.3:2203\)$' "$tmp/plan.out"
+check "plan's tool argv sends load to the target's host" grep -q 'http://198.18.0.2:PORT/' "$tmp/plan.out"
+
+# --- a host that cannot be reached stops the run before any load ----------
+for bad in "198.18.0.3:2299 connection refused" "198.18.0.9:2202 no such host on the network"; do
+    dest=${bad%% *}
+    printf 'hosts:\n  ctl: local\n  b: root@%s\ntarget: {host: ctl}\nload: {connections: 1, duration: 1s}\ntools: [{tool: lb-gen, host: b}]\n' \
+        "$dest" > "$tmp/down.yaml"
+    t0=$(date +%s)
+    rc=0; in_c "$LB" run --out "$tmp/down-run" "$tmp/down.yaml" >/dev/null 2>"$tmp/down.err" || rc=$?
+    is "$rc" 2 "an unreachable host ($dest: ${bad#* }) stops the run with exit 2"
+    check "the error is located and says what ssh said" \
+        grep -q "down.yaml:3:3: host b (root@$dest) cannot be reached over ssh: ." "$tmp/down.err"
+    sed 's/^/#   /' "$tmp/down.err"
+    check "no run directory was made" test ! -e "$tmp/down-run"
+    # ssh gives up after its 5 s ConnectTimeout, loadbench's probe after 10 s;
+    # a TCP connect left to the kernel would wait about 2 minutes.
+    check "it took under 60 s ($(($(date +%s) - t0)) s)" test $(($(date +%s) - t0)) -lt 60
+done
+rc=0; in_c "$LB" run --quiet --out "$tmp/two" "$tmp/two.yaml" >/dev/null 2>"$tmp/two.err" || rc=$?
+is "$rc" 0 "lb-target on host a, lb-gen and wrk on host b: exit 0"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/two.err"
+T=$tmp/two/run.json
+[ -f "$T" ] || { echo '{}' > "$tmp/two.none"; T=$tmp/two.none; }
+for i in 0 1; do
+    is "$(jget "$T" runs.$i.status)/$(jget "$T" runs.$i.crosscheck.verdict | sed 's/explained/exact/')/$(jget "$T" runs.$i.placement.target.host)" \
+        ok/exact/a "row $i: ok, counts reconcile, the target ran on a"
+done
+
+# --- local placement: the whole run, with the record of where it ran -------
+cat > "$tmp/here.yaml" <<'Y'
+name: here
+hosts: {here: local}
+target: {host: here, delay: 1ms}
+load: {connections: 4, duration: 1s}
+tools: [{tool: lb-gen, host: here}]
+sampling: {interval: 250ms}
+Y
+rc=0; in_c "$LB" run --quiet --out "$tmp/here" "$tmp/here.yaml" >/dev/null 2>"$tmp/here.err" || rc=$?
+is "$rc" 0 "a profile with a local host runs"
+J=$tmp/here/run.json
+is "$(jget "$J" runs.0.crosscheck.verdict)" exact "counts reconcile"
+is "$(jget "$J" runs.0.placement.tool.host)/$(jget "$J" runs.0.placement.target.address)" here/127.0.0.1 \
+    "the row says where the tool ran and where load went"
+lo=$(jget "$J" runs.0.nic.0.interfaces.lo.rx_bytes)
+srv=$(jget "$J" runs.0.server.requests)
+check "the controller's loopback carried the run ($lo bytes for $srv requests, >= 100 B each)" \
+    test "$lo" -ge $((srv * 100))
+check "summary.md says where it ran" grep -q '^| lb-gen | here (local) | here (local) | here: ' "$tmp/here/summary.md"
+
+# --- tools on host b over the agent, lb-target on the controller ----------
+# others NS: the pids in namespace NS that are not its sshd listener.
+others() { for p in $(ip netns pids "$1"); do [ "$p" = "$2" ] || echo "$p"; done; true; }
+sshd_b=$(ip netns pids "$B" | head -1)
+cat > "$tmp/remote.yaml" <<'Y'
+name: remote
+hosts:
+  ctl: {ssh: local, address: 198.18.0.1}
+  b: root@198.18.0.3:2203
+target: {host: ctl, delay: 1ms}
+load: {connections: 4, duration: 3s}
+tools: [{tool: lb-gen, host: b}, {tool: wrk, host: b}]
+sampling: {interval: 500ms}
+Y
+rc=0; in_c "$LB" run --quiet --out "$tmp/remote" "$tmp/remote.yaml" >/dev/null 2>"$tmp/remote.err" || rc=$?
+is "$rc" 0 "lb-gen and wrk on host b against lb-target on the controller: exit 0"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/remote.err"
+J=$tmp/remote/run.json
+echo "{}" > "$tmp/none.json"
+[ -f "$J" ] || J=$tmp/none.json
+for i in 0 1; do
+    tool=$(jget "$J" runs.$i.tool)
+    # exact, or explained by at most one unread response per connection (wrk)
+    is "$(jget "$J" runs.$i.status)/$(jget "$J" runs.$i.crosscheck.verdict | sed 's/explained/exact/')" ok/exact \
+        "$tool on b: ok, counts reconcile ($(jget "$J" runs.$i.crosscheck.verdict))"
+    is "$(jget "$J" runs.$i.placement.tool.host)/$(jget "$J" runs.$i.placement.target.address)" b/198.18.0.1 \
+        "$tool: the row says it ran on b and sent load to the controller's address"
+    check "$tool: its tree was sampled on b ($(jget "$J" runs.$i.footprint.cpu_seconds) CPU-s)" \
+        perl -e 'exit !($ARGV[0] > 0)' -- "$(jget "$J" runs.$i.footprint.cpu_seconds)"
+    rx=$(jget "$J" runs.$i.nic.0.interfaces.eth0.rx_bytes | tr -dc 0-9); srv=$(jget "$J" runs.$i.server.requests | tr -dc 0-9)
+    rx=${rx:-0} srv=${srv:-1}
+    is "$(jget "$J" runs.$i.nic.0.host)" b "$tool: the first NIC entry is b's"
+    check "$tool: b's eth0 received the responses ($rx bytes for $srv requests, >= 100 B each)" \
+        test "$rx" -ge $((srv * 100))
+    lo=$(jget "$J" runs.$i.nic.1.interfaces.lo.rx_bytes | tr -dc 0-9); lo=${lo:-999999999}
+    check "$tool: none of it went over the controller's loopback ($lo bytes)" test "$lo" -lt $((srv * 10 + 100000))
+done
+rtt=$(jget "$J" hosts.b.clock.rtt_ns | tr -dc 0-9); rtt=${rtt:-0}
+diag "host b: clock offset $(jget "$J" hosts.b.clock.offset_ns) ns, rtt $rtt ns"
+check "run.json records b's clock (rtt $rtt ns)" test "$rtt" -gt 0
+check "summary.md says the tools ran on b" grep -q '^| wrk | b (root@198.18.0.3:2203) | ctl (local) |' "$tmp/remote/summary.md"
+check "nothing of the run is left on b" test -z "$(others "$B" "$sshd_b")"
+
+# wait_line FILE PATTERN: up to 60 s for a line.
+wait_line() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+# --- SIGINT mid-run leaves nothing in any namespace -------------------------
+sed 's/duration: 3s/duration: 20s/' "$tmp/remote.yaml" > "$tmp/long.yaml"
+ip netns exec "$C" "$LB" run --out "$tmp/int" "$tmp/long.yaml" >/dev/null 2>"$tmp/int.err" &
+lbpid=$!
+track $lbpid
+wait_line "$tmp/int.err" 'lb-gen: starting' && sleep 2
+kill -INT $lbpid || true
+rc=0; wait $lbpid || rc=$?
+is "$rc" 130 "SIGINT mid-run: exit 130"
+[ "$rc" = 130 ] || sed 's/^/#   /' "$tmp/int.err"
+left=""
+for _ in $(seq 20); do left=$(others "$B" "$sshd_b"); [ -z "$left" ] && break; sleep 0.1; done
+is "$left" "" "no process of the run left on b within 2 s"
+is "$(ip netns pids "$C")" "" "none left in the controller's namespace"
+
+# --- the ssh session killed mid-run: that row fails as host lost ------------
+sed -e 's/^name: .*/name: lost/' \
+    -e 's/^tools: .*/tools: [{tool: wrk, host: b, load: {connections: 4, duration: 20s}}, {tool: lb-gen, host: ctl}]/' \
+    "$tmp/remote.yaml" > "$tmp/lost.yaml"
+ip netns exec "$C" "$LB" run --out "$tmp/lost" "$tmp/lost.yaml" >/dev/null 2>"$tmp/lost.err" &
+lbpid=$!
+track $lbpid
+wait_line "$tmp/lost.err" 'wrk: starting' && sleep 3
+sshpid=$(ps -o pid=,comm= --ppid $lbpid | awk '$2 == "ssh" {print $1}' | head -1)
+check "the agent's ssh session is a child of loadbench (pid ${sshpid:-none})" test -n "$sshpid"
+[ -z "$sshpid" ] || kill -KILL "$sshpid" || true
+t0=$(date +%s%N)
+left="x"
+while [ -n "$left" ] && [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 5000 ]; do
+    left=$(for p in $(others "$B" "$sshd_b"); do [ "$(cat /proc/$p/comm 2>/dev/null)" != wrk ] || echo $p; done)
+    sleep 0.05
+done
+gone_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "wrk on b is gone ${gone_ms} ms after its ssh session was killed (bound 2000 ms)" test "$gone_ms" -le 2000
+rc=0; wait $lbpid || rc=$?
+is "$rc" 1 "the run ends with exit 1 (a failed row)"
+J=$tmp/lost/run.json
+[ -f "$J" ] || J=$tmp/none.json
+is "$(jget "$J" runs.0.status)" failed "the wrk row failed"
+check "its reason is host lost ($(jget "$J" runs.0.reason))" sh -c "echo '$(jget "$J" runs.0.reason)' | grep -q 'host lost'"
+is "$(jget "$J" runs.1.status)/$(jget "$J" runs.1.crosscheck.verdict)" ok/exact "the next row (lb-gen) ran"
+[ "$(jget "$J" runs.1.status)" = ok ] || sed 's/^/#   /' "$tmp/lost.err"
+
+# --- the same profile on one box: rows with the same status and verdicts ----
+sed -e '/^hosts:/d' -e '/^  ctl:/d' -e '/^  b:/d' -e 's/host: ctl, //' -e 's/{tool: \([a-z-]*\), host: b}/\1/g' \
+    "$tmp/remote.yaml" > "$tmp/onebox.yaml"
+rc=0; in_c "$LB" run --quiet --out "$tmp/onebox" "$tmp/onebox.yaml" >/dev/null 2>"$tmp/onebox.err" || rc=$?
+is "$rc" 0 "the same profile without hosts: runs on one box"
+J1=$tmp/onebox/run.json J2=$tmp/remote/run.json
+[ -f "$J1" ] || J1=$tmp/none.json
+for i in 0 1; do
+    a=$(jget "$J1" runs.$i.status)/$(jget "$J1" runs.$i.crosscheck.verdict | sed 's/explained/exact/')
+    b=$(jget "$J2" runs.$i.status)/$(jget "$J2" runs.$i.crosscheck.verdict | sed 's/explained/exact/')
+    is "$a" "$b" "$(jget "$J2" runs.$i.tool): the same status and verdict on one box and across hosts"
+done
+diag "one box:"
+grep '^| \(lb-gen\|wrk\) ' "$tmp/onebox/summary.md" 2>/dev/null | cut -d'|' -f1-6,16-18 | sed 's/^/#   /' || true
+diag "across hosts (tools on b):"
+grep '^| \(lb-gen\|wrk\) |' "$tmp/remote/summary.md" 2>/dev/null | head -2 | cut -d'|' -f1-6,16-18 | sed 's/^/#   /' || true
+
+done_testing
