@@ -4,6 +4,7 @@
 #include "common/fsutil.h"
 #include "common/cgroup.h"
 #include "report/compare.h"
+#include "report/history.h"
 #include "common/guard.h"
 #include "profile/profile.h"
 #include "engine/proc.h"
@@ -124,6 +125,8 @@ static void usage(FILE *f)
             "      --junit FILE       also write JUnit XML\n"
             "      --tool LABEL       the compared tool, whose binary may differ (default lb-gen)\n"
             "      --control LABEL    the control generator for RPS ratios (default wrk, else lb-gen)\n"
+            "  history [--out DIR] RUN_DIR...  each tool's metrics across runs, oldest first, by tool version:\n"
+            "                         DIR/history.md, history.csv, charts/history_*.png/.svg (DIR: ./history)\n"
             "  doctor [--results DIR] machine facts that distort benchmarks, with warnings; marks runs in DIR\n"
             "                         (default results) whose loadbench died abandoned, removes their cgroups\n"
             "  version                print the version\n"
@@ -542,6 +545,52 @@ static int cmd_compare(int argc, char **argv)
     return rc;
 }
 
+static const char history_usage[] =
+    "usage: loadbench history [--out DIR] RUN_DIR...\n"
+    "Each tool's headline metrics across the runs (nights, releases), oldest first, labelled\n"
+    "with the tool's version: DIR/history.md (a table per metric), DIR/history.csv and\n"
+    "DIR/charts/history_<metric>.png/.svg (gnuplot). DIR defaults to ./history.\n";
+
+static int cmd_history(int argc, char **argv)
+{
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *out_dir = "history";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out_dir = optarg; break;
+        case 'h': fputs(history_usage, stdout); return 0;
+        default: fputs(history_usage, stderr); return 2;
+        }
+    }
+    int n = argc - optind;
+    if (n < 1) {
+        fputs(history_usage, stderr);
+        return 2;
+    }
+    json_t **runs = util_xcalloc((size_t)n, sizeof *runs);
+    int k = 0, rc = 2;
+    while (k < n && (runs[k] = load_run(argv[optind + k])))
+        k++;
+    if (k == n) {
+        char err[UTIL_ERR_LEN];
+        struct history_out ho;
+        rc = 0;
+        if (history_write(runs, (const char *const *)argv + optind, (size_t)n, out_dir, &ho, err)) {
+            fprintf(stderr, "loadbench history: %s\n", err);
+            rc = 2;
+        } else {
+            printf("loadbench history: %zu runs, %zu tools: %s/history.md, %s/history.csv; %s\n", ho.nruns, ho.nseries,
+                   out_dir, out_dir, ho.charts.note);
+        }
+    }
+    for (int i = 0; i < k; i++)
+        json_decref(runs[i]);
+    free(runs);
+    return rc;
+}
+
 static int cmd_doctor(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--results")) {
@@ -584,6 +633,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return cmd_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "history"))
+        return cmd_history(argc - 1, argv + 1);
     if (!strcmp(cmd, "doctor"))
         return cmd_doctor(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
