@@ -1,4 +1,5 @@
 #include "report/history.h"
+#include "report/report.h"
 #include "common/fsutil.h"
 #include "report/stats.h"
 #include "common/util.h"
@@ -214,24 +215,6 @@ static char *md_text(const struct hist *h)
 
 /* ---- history.csv ---- */
 
-/* A CSV field, quoted when it holds a comma, quote or newline. */
-static void csv_str(FILE *f, const char *s)
-{
-    if (!s)
-        s = "";
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static char *csv_text(const struct hist *h)
 {
     char *buf = NULL;
@@ -249,17 +232,17 @@ static char *csv_text(const struct hist *h)
                     continue;
                 const struct stats_group *g = stats_find(&h->r[r].gs, h->s[s].label, h->s[s].level);
                 fprintf(f, "%zu,%s,", r + 1, when);
-                csv_str(f, h->r[r].path);
+                report_csv_str(f, h->r[r].path);
                 fputc(',', f);
-                csv_str(f, stats_json_str(h->r[r].run, "profile", "name"));
+                report_csv_str(f, stats_json_str(h->r[r].run, "profile", "name"));
                 fputc(',', f);
-                csv_str(f, stats_json_str(h->r[r].run, "loadbench", "version"));
+                report_csv_str(f, stats_json_str(h->r[r].run, "loadbench", "version"));
                 fputc(',', f);
-                csv_str(f, h->s[s].label);
+                report_csv_str(f, h->s[s].label);
                 isnan(h->s[s].level) ? fprintf(f, ",,") : fprintf(f, ",%.10g,", h->s[s].level);
-                csv_str(f, g->tool);
+                report_csv_str(f, g->tool);
                 fputc(',', f);
-                csv_str(f, c.version);
+                report_csv_str(f, c.version);
                 fprintf(f, ",%s,%s,%zu,%.6g,%.6g,%.6g\n", m->key, m->unit, c.s.n, c.s.median, c.s.min, c.s.max);
             }
     }
