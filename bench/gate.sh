@@ -14,7 +14,8 @@
 #
 # Environment: LB_BUILD (build dir), GATE_TRIALS (10), GATE_PAIRS (8),
 # GATE_RATE (3000 req/s), GATE_SECONDS (1), GATE_THRESHOLDS ("3 5 10"),
-# GATE_KEEP=DIR (keep the runs there). About 75 s a trial on 2 cores.
+# GATE_KEEP=DIR (keep the runs there). The runs draw no charts (LOADBENCH_GNUPLOT=
+# empty). About 100 s a trial on 2 cores.
 set -eu
 cd "$(dirname "$0")/.."
 : "${LB_BUILD:=$(pwd)/build}"
@@ -74,7 +75,7 @@ split_label() {
 
 # --- calibrate: lb-gen's CPU per request at this rate --------------------
 profile "$tmp/cal.yaml" "  - {tool: lb-gen, label: A}" 3
-"$LB" run --quiet --out "$tmp/cal" "$tmp/cal.yaml" >/dev/null
+LOADBENCH_GNUPLOT= "$LB" run --quiet --out "$tmp/cal" "$tmp/cal.yaml" >/dev/null
 base_us=$(cpu_per_req "$tmp/cal" A)
 entries="  - {tool: lb-gen, label: A}
   - {tool: lb-gen, label: A2}"
@@ -95,7 +96,7 @@ profile "$tmp/trial.yaml" "$entries" "$PAIRS"
 for t in $(seq 1 "$TRIALS"); do
     d=$tmp/trial$t
     rc=0
-    "$LB" run --quiet --out "$d" "$tmp/trial.yaml" >/dev/null 2>"$tmp/trial$t.err" || rc=$?
+    LOADBENCH_GNUPLOT= "$LB" run --quiet --out "$d" "$tmp/trial.yaml" >/dev/null 2>"$tmp/trial$t.err" || rc=$?
     [ "$rc" -le 1 ] || { echo "bench/gate.sh: trial $t did not run (exit $rc): $(tail -n 1 "$tmp/trial$t.err")" >&2; exit 1; }
     for l in A A2 P5 P10 P20; do split_label "$d" "$l" "$d/$l"; done
     echo "# trial $t done: $(date -u +%H:%M:%S)" >&2
@@ -132,6 +133,22 @@ for b in A2 P5 P10 P20; do
         printf '| %s | %+.1f %% | %s |%s\n' "$what" "$med" "$mode" "$row"
     done
 done
+# How steady the measure itself was: A's spread within each trial, and the
+# rows whose server count fell short of the schedule (a starved generator
+# spreads its start-up cost over fewer requests).
+perl -MJSON::PP -e '
+    my ($rate, $secs, @dirs) = @ARGV; my (@cv, $short, $rows);
+    for my $d (@dirs) {
+        open my $f, "<", "$d/run.json" or next; local $/; my $j = decode_json(<$f>); my @v;
+        for (@{$j->{runs}}) { $rows++; my $n = $_->{server}{requests} // 0;
+            $short++ if $n < 0.95 * $rate * $secs;
+            push @v, $_->{footprint}{cpu_seconds} / $n if $_->{label} eq "A" && $n }
+        next unless @v > 1; my $m = 0; $m += $_ / @v for @v; my $ss = 0; $ss += ($_ - $m) ** 2 for @v;
+        push @cv, sqrt($ss / (@v - 1)) / $m }
+    @cv = sort { $a <=> $b } @cv;
+    printf "\nA alone: CPU per request varied by %.0f %% (coefficient of variation, median of %d trials; least %.0f %%, most %.0f %%); %d of %d rows fell short of the schedule by 5 %% or more.\n",
+        100 * $cv[$#cv / 2], scalar @cv, 100 * $cv[0], 100 * $cv[-1], $short // 0, $rows // 0' \
+    "$RATE" "$SECS" $(for t in $(seq 1 "$TRIALS"); do echo "$tmp/trial$t"; done)
 echo
 echo "A/A rows: false alarms (A against the same binary run in the same rounds). Each trial's"
 echo "compare is the real gate: exit 1 means a gated cell (CPU-s/100k req or RSS) was significant"
