@@ -341,6 +341,20 @@ static void dispatch(struct worker *w, uint64_t now)
     }
 }
 
+/* bench/gate.sh's planted regression: spin until this thread has used ns
+ * more CPU. Thread CPU time, not wall time, so a preempted thread still
+ * burns exactly the planted cost. */
+static void plant_burn(uint64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    uint64_t end = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ns, t;
+    do {
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    } while (t < end);
+}
+
 static void response_done(struct worker *w, struct conn *c, uint64_t now)
 {
     const struct gen_config *cfg = w->cfg;
@@ -355,6 +369,8 @@ static void response_done(struct worker *w, struct conn *c, uint64_t now)
     }
     hist_record(w->lat, lat ? lat : 1);
     w->row->lat[series_bucket(lat)]++;
+    if (cfg->plant_ns) /* unset: one predictable branch */
+        plant_burn(cfg->plant_ns);
     if (c->resp.status >= 200 && c->resp.status < 300) {
         w->c.ok++;
     } else {

@@ -35,6 +35,8 @@ struct gen_config {
     int close_each;            /* Connection: close on every request */
     int ncpus;                 /* pin worker i to cpus[i % ncpus] */
     int cpus[64];
+    uint64_t plant_ns;         /* benchmark only (bench/gate.sh, LB_GEN_PLANT_NS): thread CPU
+                                * burnt per response, a known regression; 0 = off */
 };
 
 struct gen_counts {

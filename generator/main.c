@@ -238,6 +238,13 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
                             (unsigned long long)conns, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
     }
 
+    /* Benchmark-only switch (bench/gate.sh): a known CPU cost per response,
+     * to measure what the nightly gate can see. Not a command-line option:
+     * nobody should find it by accident. */
+    const char *plant = getenv("LB_GEN_PLANT_NS");
+    if (plant && *plant && parse_count(plant, "LB_GEN_PLANT_NS", 0, 1000000000, &cfg->plant_ns, err) < 0)
+        return -1;
+
     if (a->cpus) {
         uint64_t mask;
         if (util_parse_cpulist(a->cpus, &mask, e) < 0)

@@ -5,6 +5,7 @@
 #include "common/fsutil.h"
 #include "common/cgroup.h"
 #include "report/compare.h"
+#include "report/history.h"
 #include "common/guard.h"
 #include "profile/profile.h"
 #include "engine/proc.h"
@@ -119,9 +120,14 @@ static void usage(FILE *f)
             "  report RUN_DIR         regenerate summary.md, results.csv, stats.csv, charts/ and report.html from run.json\n"
             "  compare BASE CURRENT   compare two runs per tool x level x metric; exit 1 on a regression,\n"
             "      --threshold 10%%    2 when not comparable (machine, build, profile, another tool's binary)\n"
+            "                         (a change counts when significant, rank test over repeats, and past it)\n"
+            "  compare BASE... vs CURRENT...  several runs a side (nights, interleaved A/B runs)\n"
+            "      --paired           pair the sides' rows run by run, repeat by repeat (signed-rank test)\n"
             "      --junit FILE       also write JUnit XML\n"
             "      --tool LABEL       the compared tool, whose binary may differ (default lb-gen)\n"
             "      --control LABEL    the control generator for RPS ratios (default wrk, else lb-gen)\n"
+            "  history [--out DIR] RUN_DIR...  each tool's metrics across runs, oldest first, by tool version:\n"
+            "                         DIR/history.md, history.csv, charts/history_*.png/.svg (DIR: ./history)\n"
             "  doctor [--results DIR] machine facts that distort benchmarks, with warnings; marks runs in DIR\n"
             "                         (default results) whose loadbench died abandoned, removes their cgroups\n"
             "  agent                  serve a remote loadbench on stdin/stdout (docs/agent-protocol.md);\n"
@@ -423,16 +429,43 @@ static json_t *load_run(const char *arg)
     return run;
 }
 
-static int cmd_compare(int argc, char **argv)
+static const char compare_usage[] =
+    "usage: loadbench compare BASELINE_RUN CURRENT_RUN [options]\n"
+    "       loadbench compare BASELINE_RUN... vs CURRENT_RUN... [options]\n"
+    "  --threshold 10%   a significant change past this regresses (exit 1)\n"
+    "  --paired          pair the sides' rows by run and repeat (interleaved A/B runs): signed-rank test\n"
+    "  --junit FILE      also write JUnit XML\n"
+    "  --tool LABEL      the compared tool, whose binary may differ (default lb-gen)\n"
+    "  --control LABEL   the control generator for RPS ratios (default wrk, else lb-gen)\n";
+
+/* One side of a comparison: the run directories in argv[0..n), merged. */
+static json_t *load_side(char **argv, int n)
 {
-    static const struct option opts[] = {{"threshold", required_argument, 0, 't'}, {"junit", required_argument, 0, 'j'},
-                                         {"tool", required_argument, 0, 'T'},      {"control", required_argument, 0, 'c'},
-                                         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
-    struct compare_opts co = {.threshold = 0.10};
-    const char *junit = NULL;
+    json_t **runs = util_xcalloc((size_t)n, sizeof *runs), *side = NULL;
+    int k = 0;
+    while (k < n && (runs[k] = load_run(argv[k])))
+        k++;
+    if (k == n) {
+        char err[UTIL_ERR_LEN];
+        side = compare_merge_runs(runs, (const char *const *)argv, (size_t)n, err);
+        if (!side)
+            fprintf(stderr, "loadbench compare: %s\n", err);
+    }
+    for (int i = 0; i < k; i++)
+        json_decref(runs[i]);
+    free(runs);
+    return side;
+}
+
+static int compare_opts_parse(int argc, char **argv, struct compare_opts *co, const char **junit)
+{
+    static const struct option opts[] = {
+        {"threshold", required_argument, 0, 't'}, {"junit", required_argument, 0, 'j'}, {"tool", required_argument, 0, 'T'},
+        {"control", required_argument, 0, 'c'},   {"paired", no_argument, 0, 'p'},      {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "t:j:T:c:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:j:T:c:ph", opts, NULL)) != -1) {
         switch (c) {
         case 't': {
             char *end;
@@ -441,23 +474,53 @@ static int cmd_compare(int argc, char **argv)
                 fprintf(stderr, "loadbench compare: --threshold %s: give a percentage such as 10%%\n", optarg);
                 return 2;
             }
-            co.threshold = v / 100;
+            co->threshold = v / 100;
             break;
         }
-        case 'j': junit = optarg; break;
-        case 'T': co.tool = optarg; break;
-        case 'c': co.control = optarg; break;
-        case 'h':
-            printf("usage: loadbench compare BASELINE_RUN CURRENT_RUN [--threshold 10%%] [--junit FILE] [--tool LABEL] [--control LABEL]\n");
-            return 0;
+        case 'j': *junit = optarg; break;
+        case 'T': co->tool = optarg; break;
+        case 'c': co->control = optarg; break;
+        case 'p': co->paired = 1; break;
+        case 'h': fputs(compare_usage, stdout); return 0;
         default: return 2;
         }
     }
-    if (argc - optind != 2) {
-        fprintf(stderr, "usage: loadbench compare BASELINE_RUN CURRENT_RUN [--threshold 10%%] [--junit FILE] [--tool LABEL] [--control LABEL]\n");
+    return -1;
+}
+
+/* BASE CURRENT, or BASE... vs CURRENT...: the sides' first argument and
+ * count. Returns 0, or -1 when the positional arguments are neither. */
+static int compare_sides(char **pos, int npos, char ***b, int *nb, char ***c, int *nc)
+{
+    int vs = -1, seen = 0;
+    for (int i = 0; i < npos; i++)
+        if (!strcmp(pos[i], "vs"))
+            vs = i, seen++;
+    if (!seen && npos == 2)
+        vs = 1;
+    else if (seen != 1 || vs < 1 || vs > npos - 2)
+        return -1;
+    *b = pos;
+    *nb = vs;
+    *c = pos + vs + seen;
+    *nc = npos - vs - seen;
+    return 0;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    struct compare_opts co = {.threshold = 0.10};
+    const char *junit = NULL;
+    int rc = compare_opts_parse(argc, argv, &co, &junit);
+    if (rc >= 0)
+        return rc;
+    char **bp, **cp;
+    int nb, nc;
+    if (compare_sides(argv + optind, argc - optind, &bp, &nb, &cp, &nc) < 0) {
+        fprintf(stderr, "%s", compare_usage);
         return 2;
     }
-    json_t *base = load_run(argv[optind]), *cur = base ? load_run(argv[optind + 1]) : NULL;
+    json_t *base = load_side(bp, nb), *cur = base ? load_side(cp, nc) : NULL;
     if (!base || !cur) {
         json_decref(base);
         return 2;
@@ -466,7 +529,7 @@ static int cmd_compare(int argc, char **argv)
     char *jbuf = NULL;
     size_t jlen = 0;
     FILE *jf = junit ? open_memstream(&jbuf, &jlen) : NULL;
-    int rc = compare_runs(base, cur, &co, stdout, jf, err);
+    rc = compare_runs(base, cur, &co, stdout, jf, err);
     if (jf) {
         fclose(jf);
         char werr[UTIL_ERR_LEN];
@@ -482,6 +545,52 @@ static int cmd_compare(int argc, char **argv)
         fprintf(stderr, "loadbench compare: %s\n", err);
     json_decref(base);
     json_decref(cur);
+    return rc;
+}
+
+static const char history_usage[] =
+    "usage: loadbench history [--out DIR] RUN_DIR...\n"
+    "Each tool's headline metrics across the runs (nights, releases), oldest first, labelled\n"
+    "with the tool's version: DIR/history.md (a table per metric), DIR/history.csv and\n"
+    "DIR/charts/history_<metric>.png/.svg (gnuplot). DIR defaults to ./history.\n";
+
+static int cmd_history(int argc, char **argv)
+{
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *out_dir = "history";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out_dir = optarg; break;
+        case 'h': fputs(history_usage, stdout); return 0;
+        default: fputs(history_usage, stderr); return 2;
+        }
+    }
+    int n = argc - optind;
+    if (n < 1) {
+        fputs(history_usage, stderr);
+        return 2;
+    }
+    json_t **runs = util_xcalloc((size_t)n, sizeof *runs);
+    int k = 0, rc = 2;
+    while (k < n && (runs[k] = load_run(argv[optind + k])))
+        k++;
+    if (k == n) {
+        char err[UTIL_ERR_LEN];
+        struct history_out ho;
+        rc = 0;
+        if (history_write(runs, (const char *const *)argv + optind, (size_t)n, out_dir, &ho, err)) {
+            fprintf(stderr, "loadbench history: %s\n", err);
+            rc = 2;
+        } else {
+            printf("loadbench history: %zu runs, %zu tools: %s/history.md, %s/history.csv; %s\n", ho.nruns, ho.nseries,
+                   out_dir, out_dir, ho.charts.note);
+        }
+    }
+    for (int i = 0; i < k; i++)
+        json_decref(runs[i]);
+    free(runs);
     return rc;
 }
 
@@ -550,6 +659,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return cmd_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "history"))
+        return cmd_history(argc - 1, argv + 1);
     if (!strcmp(cmd, "doctor"))
         return cmd_doctor(argc - 1, argv + 1);
     if (!strcmp(cmd, "agent"))

@@ -808,6 +808,54 @@ static int render(const char *gnuplot, const char *cdir, const char *script, int
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+void charts_render(const char *dir, const char *cdir, char *const *scripts, int n, struct charts_out *out)
+{
+    out->scripts = n;
+    char gp[4096];
+    out->gnuplot = have_gnuplot(gp, sizeof gp);
+    if (!out->gnuplot) {
+        char report[960] = "";
+        if (dir)
+            snprintf(report, sizeof report, "`loadbench report %.900s` or ", dir);
+        snprintf(out->note, sizeof out->note,
+                 "charts not rendered: gnuplot is not installed (apt-get install gnuplot-nox); then run %s`cd %.900s && for f in *.gp; do gnuplot \"$f\"; done`",
+                 report, cdir);
+        return;
+    }
+    char logp[4200];
+    snprintf(logp, sizeof logp, "%s/gnuplot.log", cdir);
+    int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    for (int i = 0; i < n; i++)
+        if (render(gp, cdir, scripts[i], logfd) == 0)
+            out->rendered++;
+    if (logfd >= 0)
+        close(logfd);
+    if (out->rendered == n)
+        snprintf(out->note, sizeof out->note, "rendered %d charts (PNG and SVG) into %.900s", out->rendered, cdir);
+    else
+        snprintf(out->note, sizeof out->note, "gnuplot rendered %d of %d charts; see %.900s", out->rendered, n, logp);
+}
+
+void charts_gp_str(FILE *f, const char *s)
+{
+    gp_str(f, s);
+}
+
+void charts_gp_begin(FILE *f, const char *base, int w, int h, const char *footer, const char *what)
+{
+    gp_begin(f, base, w, h, footer, what);
+}
+
+void charts_gp_end(FILE *f)
+{
+    gp_end(f);
+}
+
+int charts_value_axis(FILE *f, const char *unit, double lo, double hi)
+{
+    return value_axis(f, unit, lo, hi);
+}
+
 int charts_write(const char *dir, json_t *run, struct charts_out *out, char *err)
 {
     struct charts_out dummy;
@@ -837,27 +885,7 @@ int charts_write(const char *dir, json_t *run, struct charts_out *out, char *err
     if (timeseries(&c, err))
         goto out;
     rc = 0;
-    out->scripts = c.nscripts;
-    char gp[4096];
-    out->gnuplot = have_gnuplot(gp, sizeof gp);
-    if (!out->gnuplot) {
-        snprintf(out->note, sizeof out->note,
-                 "charts not rendered: gnuplot is not installed (apt-get install gnuplot-nox); then run `loadbench report %.900s` or `cd %.900s && for f in *.gp; do gnuplot \"$f\"; done`",
-                 dir, c.cdir);
-        goto out;
-    }
-    char logp[4200];
-    snprintf(logp, sizeof logp, "%s/gnuplot.log", c.cdir);
-    int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    for (int i = 0; i < c.nscripts; i++)
-        if (render(gp, c.cdir, c.scripts[i], logfd) == 0)
-            out->rendered++;
-    if (logfd >= 0)
-        close(logfd);
-    if (out->rendered == c.nscripts)
-        snprintf(out->note, sizeof out->note, "rendered %d charts (PNG and SVG) into %.900s", out->rendered, c.cdir);
-    else
-        snprintf(out->note, sizeof out->note, "gnuplot rendered %d of %d charts; see %.900s", out->rendered, c.nscripts, logp);
+    charts_render(dir, c.cdir, c.scripts, c.nscripts, out);
 out:
     for (int i = 0; i < c.nscripts; i++)
         free(c.scripts[i]);

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "report/stats.h"
 
@@ -24,6 +25,22 @@ struct charts_out {
  * Returns 0 (a missing gnuplot or a failed render is not an error: out
  * says so), or -1 with err when a file cannot be written. */
 int charts_write(const char *dir, json_t *run, struct charts_out *out, char *err);
+
+/* Render the n gnuplot scripts of cdir (names relative to it) with gnuplot
+ * when it is on PATH (or $LOADBENCH_GNUPLOT), its messages into
+ * cdir/gnuplot.log; out says what happened (dir: the run to name in the
+ * advice when gnuplot is missing, or NULL). Never fails: a failed render is counted. */
+void charts_render(const char *dir, const char *cdir, char *const *scripts, int n, struct charts_out *out);
+
+/* The pieces every chart script is made of, for other reports' charts
+ * (loadbench history): a gnuplot double-quoted string; the script's head
+ * (a loop rendering base.png then base.svg, w x h, the footer) and tail;
+ * the y axis for values lo..hi (lo the least positive one), logarithmic
+ * when they span more than 30x, which the label says — returns 1 then. */
+void charts_gp_str(FILE *f, const char *s);
+void charts_gp_begin(FILE *f, const char *base, int w, int h, const char *footer, const char *what);
+void charts_gp_end(FILE *f);
+int charts_value_axis(FILE *f, const char *unit, double lo, double hi);
 
 /* The colour of palette slot i (a tool label's index in the profile), as
  * "#rrggbb". Never NULL. */

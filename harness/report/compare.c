@@ -132,6 +132,30 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
     return 0;
 }
 
+json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t n, char *err)
+{
+    json_t *out = json_deep_copy(runs[0]), *rows = json_array(), *r;
+    size_t i;
+    for (size_t k = 0; k < n; k++) {
+        char why[UTIL_ERR_LEN];
+        if (k && not_comparable(runs[0], runs[k], "", why)) {
+            json_decref(rows);
+            json_decref(out);
+            util_err(err, "%s and %s cannot be merged into one side: %s", names[0], names[k], why);
+            return NULL;
+        }
+        json_array_foreach(json_object_get(runs[k], "runs"), i, r)
+        {
+            json_t *c = json_deep_copy(r);
+            double rep = stats_json_num(r, "repeat", NULL, NULL);
+            json_object_set_new(c, "repeat", json_real((double)k * COMPARE_REPEAT_STRIDE + (isnan(rep) ? 1 : rep)));
+            json_array_append_new(rows, c);
+        }
+    }
+    json_object_set_new(out, "runs", rows);
+    return out;
+}
+
 /* ---- labels ---- */
 
 /* The labels with rows in both runs, comma separated, into buf. */
@@ -169,39 +193,105 @@ int compare_check_labels(json_t *base, json_t *cur, const struct compare_opts *o
 
 /* ---- compute ---- */
 
+/* One cell's values on one side, each with its pairing key: the row's
+ * repeat (compare_merge_runs makes repeats unique across run directories). */
+struct side {
+    double *v, *key;
+    size_t n;
+};
+
+static void side_alloc(struct side *s, size_t cap)
+{
+    s->v = util_xcalloc(cap + 1, sizeof *s->v);
+    s->key = util_xcalloc(cap + 1, sizeof *s->key);
+    s->n = 0;
+}
+
+static void side_free(struct side *s)
+{
+    free(s->v);
+    free(s->key);
+}
+
+static void metric_side(const struct stats_group *g, const struct stats_metric *m, struct side *s)
+{
+    side_alloc(s, g->nok);
+    for (size_t i = 0; i < g->nok; i++) {
+        s->key[s->n] = stats_json_num(g->rows[i], "repeat", NULL, NULL);
+        s->v[s->n++] = stats_value(g->rows[i], m);
+    }
+}
+
 /* requests/s of a group divided by the control's, paired repeat by repeat
  * (the same interleaved round). */
-static void ratio_summary(const struct stats_group *g, const struct stats_group *ctl, struct stats_summary *out)
+static void ratio_side(const struct stats_group *g, const struct stats_group *ctl, struct side *s)
 {
     const struct stats_metric *rps = stats_metric_by_key("rps");
-    double *v = util_xcalloc(g->nok + 1, sizeof *v);
-    size_t n = 0;
+    side_alloc(s, g->nok);
     for (size_t i = 0; ctl && i < g->nok; i++) {
         double rep = stats_json_num(g->rows[i], "repeat", NULL, NULL), mine = stats_value(g->rows[i], rps);
         for (size_t k = 0; k < ctl->nok; k++) {
             if (stats_json_num(ctl->rows[k], "repeat", NULL, NULL) != rep)
                 continue;
             double theirs = stats_value(ctl->rows[k], rps);
-            if (theirs > 0 && !isnan(mine))
-                v[n++] = mine / theirs;
+            if (theirs > 0 && !isnan(mine)) {
+                s->key[s->n] = rep;
+                s->v[s->n++] = mine / theirs;
+            }
         }
     }
-    stats_summarize(v, n, out);
-    free(v);
 }
 
-/* Regressed or improved beyond thr, and (with repeats on both sides) with
- * min-max ranges apart; else same; n/a without both medians. */
+/* The summaries of both sides and the rank test of log(cur/base): paired
+ * by key when asked (a value without a partner is left out), else
+ * unpaired. */
+static void cell_fill(struct compare_cell *c, struct side *b, struct side *a, int paired)
+{
+    stats_summarize(b->v, b->n, &c->base);
+    stats_summarize(a->v, a->n, &c->cur);
+    if (!paired) {
+        ranks_shift_unpaired(b->v, b->n, a->v, a->n, &c->shift);
+    } else {
+        double *x = util_xcalloc(b->n + 1, sizeof *x), *y = util_xcalloc(b->n + 1, sizeof *y);
+        size_t n = 0;
+        for (size_t i = 0; i < b->n; i++)
+            for (size_t k = 0; k < a->n; k++)
+                if (a->key[k] == b->key[i]) {
+                    x[n] = b->v[i];
+                    y[n++] = a->v[k];
+                    break;
+                }
+        ranks_shift_paired(x, y, n, &c->shift);
+        free(x);
+        free(y);
+    }
+    c->tested = !isnan(c->shift.min_p) && c->shift.min_p < RANKS_ALPHA;
+    side_free(b);
+    side_free(a);
+}
+
+/* Tested: regressed or improved when significant and the Hodges–Lehmann
+ * change is past thr. Too few values to test: past thr and (with repeats on
+ * both sides) min-max ranges apart. n/a without both sides. */
 static void cell_verdict(struct compare_cell *c, double thr)
 {
     c->change = NAN;
     c->verdict = COMPARE_NA;
     if (!c->base.n || !c->cur.n || c->base.median == 0)
         return;
+    c->verdict = COMPARE_SAME;
+    if (c->tested) {
+        c->change = expm1(c->shift.est);
+        double worse = c->higher_better ? -c->change : c->change;
+        if (c->significant && worse > thr)
+            c->verdict = COMPARE_REGRESSED;
+        else if (c->significant && worse < -thr)
+            c->verdict = COMPARE_IMPROVED;
+        return;
+    }
     c->change = (c->cur.median - c->base.median) / fabs(c->base.median);
     double worse = c->higher_better ? -c->change : c->change;
     int spread = c->base.n > 1 && c->cur.n > 1;
-    c->verdict = COMPARE_SAME;
     if (worse > thr) {
         int apart = c->higher_better ? c->cur.max < c->base.min : c->cur.min > c->base.max;
         if (!spread || apart)
@@ -221,24 +311,64 @@ static void cell_verdict(struct compare_cell *c, double thr)
 static void row_cells(struct compare_row *row, const struct stats_group *h, const struct stats_group *g,
                       const struct stats_groups *gb, const struct stats_groups *gc, const struct compare_result *r)
 {
+    struct side sb, sc;
     for (const struct stats_metric *m = stats_metrics; m->key; m++) {
         struct compare_cell *c = &row->cells[row->ncells++];
         snprintf(c->metric, sizeof c->metric, "%s", m->column);
         c->higher_better = m->higher_better;
         c->prec = !strcmp(m->key, "rps") ? 0 : m->prec;
         c->gate = row->gated && (!strcmp(m->key, "rss") || !strcmp(m->key, "cpu100k"));
-        stats_group_metric(h, m, &c->base);
-        stats_group_metric(g, m, &c->cur);
+        metric_side(h, m, &sb);
+        metric_side(g, m, &sc);
+        cell_fill(c, &sb, &sc, r->paired);
     }
     if (strcmp(g->label, r->control)) {
         struct compare_cell *c = &row->cells[row->ncells++];
         *c = (struct compare_cell){.higher_better = 1, .gate = row->gated, .prec = 3};
         snprintf(c->metric, sizeof c->metric, "RPS ÷ %s", r->control);
-        ratio_summary(h, stats_find(gb, r->control, g->level), &c->base);
-        ratio_summary(g, stats_find(gc, r->control, g->level), &c->cur);
+        ratio_side(h, stats_find(gb, r->control, g->level), &sb);
+        ratio_side(g, stats_find(gc, r->control, g->level), &sc);
+        cell_fill(c, &sb, &sc, r->paired);
     }
-    for (int k = 0; k < row->ncells; k++)
-        cell_verdict(&row->cells[k], r->threshold);
+}
+
+/* Significance (Holm over the gated cells that were tested: the
+ * false-alarm rate is the whole gate's; the other cells at RANKS_ALPHA
+ * alone), then every verdict and the gate's counts. */
+static void gate_cells(struct compare_result *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        n += (size_t)r->rows[i].ncells;
+    double *p = util_xcalloc(n + 1, sizeof *p);
+    int *sig = util_xcalloc(n + 1, sizeof *sig);
+    struct compare_cell **at = util_xcalloc(n + 1, sizeof *at);
+    size_t k = 0;
+    r->family_min_p = NAN;
+    for (size_t i = 0; i < r->nrows; i++)
+        for (int j = 0; j < r->rows[i].ncells; j++) {
+            struct compare_cell *c = &r->rows[i].cells[j];
+            c->significant = c->tested && c->shift.p < RANKS_ALPHA;
+            if (!c->gate || !c->tested)
+                continue;
+            at[k] = c;
+            p[k++] = c->shift.p;
+            r->family_min_p = isnan(r->family_min_p) ? c->shift.min_p : fmin(r->family_min_p, c->shift.min_p);
+        }
+    ranks_holm(p, k, RANKS_ALPHA, sig);
+    for (size_t i = 0; i < k; i++)
+        at[i]->significant = sig[i];
+    r->family = (int)k;
+    for (size_t i = 0; i < r->nrows; i++)
+        for (int j = 0; j < r->rows[i].ncells; j++) {
+            struct compare_cell *c = &r->rows[i].cells[j];
+            cell_verdict(c, r->threshold);
+            r->gated_cells += c->gate;
+            r->failures += c->gate && c->verdict == COMPARE_REGRESSED;
+        }
+    free(p);
+    free(sig);
+    free(at);
 }
 
 static struct compare_row *add_row(struct compare_result *r, enum compare_row_kind kind, const struct stats_group *g)
@@ -275,10 +405,6 @@ static void compute_rows(struct compare_result *r, const struct stats_groups *gb
             continue;
         }
         row_cells(row, h, g, gb, gc, r);
-        for (int k = 0; k < row->ncells; k++) {
-            r->gated_cells += row->cells[k].gate;
-            r->failures += row->cells[k].gate && row->cells[k].verdict == COMPARE_REGRESSED;
-        }
     }
     for (size_t gi = 0; gi < gb->n; gi++)
         if (!stats_find(gc, gb->g[gi].label, gb->g[gi].level))
@@ -293,6 +419,7 @@ int compare_compute(json_t *base, json_t *cur, const struct compare_opts *o, str
     if (not_comparable(base, cur, out->tool, err))
         return 2;
     out->comparable = 1;
+    out->paired = o->paired;
     out->control = o->control;
     if (!out->control)
         out->control = has_label(base, "wrk") && has_label(cur, "wrk") ? "wrk" : "lb-gen";
@@ -300,6 +427,7 @@ int compare_compute(json_t *base, json_t *cur, const struct compare_opts *o, str
     stats_group_run(base, &gb);
     stats_group_run(cur, &gc);
     compute_rows(out, &gb, &gc);
+    gate_cells(out);
     stats_groups_free(&gb);
     stats_groups_free(&gc);
     return out->failures ? 1 : 0;
@@ -342,6 +470,35 @@ static void fmt_change(char *buf, size_t len, double change)
         snprintf(buf, len, "%+.1f %%", change * 100);
 }
 
+/* "n vs m" or "n pairs": the sizes a cell's test had. */
+static void fmt_sizes(char *buf, size_t len, const struct ranks_shift *s)
+{
+    if (s->paired)
+        snprintf(buf, len, "%zu pair%s", s->na, s->na == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%zu vs %zu", s->na, s->nb);
+}
+
+/* "+12.3 % [+8.1, +16.0] p=0.004"; "~ +1.2 % [-3.0, +5.1] p=0.310" when not
+ * significant; "+20.0 % (1 vs 1: too few to test)" when no p could be
+ * below RANKS_ALPHA. */
+static void fmt_cell_change(char *buf, size_t len, const struct compare_cell *c)
+{
+    char ch[32], sz[32];
+    fmt_change(ch, sizeof ch, c->change);
+    if (isnan(c->change)) {
+        snprintf(buf, len, "%s", ch);
+    } else if (!c->tested) {
+        fmt_sizes(sz, sizeof sz, &c->shift);
+        snprintf(buf, len, "%s (%s: too few to test)", ch, sz);
+    } else {
+        char ci[48] = "";
+        if (!isnan(c->shift.lo))
+            snprintf(ci, sizeof ci, " [%+.1f, %+.1f]", expm1(c->shift.lo) * 100, expm1(c->shift.hi) * 100);
+        snprintf(buf, len, "%s%s%s p=%.3f", c->significant ? "" : "~ ", ch, ci, c->shift.p);
+    }
+}
+
 static void run_when(json_t *run, char *buf, size_t len)
 {
     double ms = stats_json_num(run, "started_at_ms", NULL, NULL);
@@ -366,8 +523,8 @@ void compare_render_failures(const struct compare_result *r, FILE *f)
             const struct compare_cell *c = &row->cells[k];
             if (!c->gate || c->verdict != COMPARE_REGRESSED)
                 continue;
-            char ch[32];
-            fmt_change(ch, sizeof ch, c->change);
+            char ch[96];
+            fmt_cell_change(ch, sizeof ch, c);
             fprintf(f, "%s%s %s %s", n++ ? ", " : "", row->name, c->metric, ch);
         }
     }
@@ -406,14 +563,42 @@ static void md_row(const struct compare_row *row, FILE *md)
     }
     for (int k = 0; k < row->ncells; k++) {
         const struct compare_cell *c = &row->cells[k];
-        char a[96], b[96], ch[32];
+        char a[96], b[96], ch[96];
         fmt_sum(a, sizeof a, &c->base, c->prec);
         fmt_sum(b, sizeof b, &c->cur, c->prec);
-        fmt_change(ch, sizeof ch, c->change);
+        fmt_cell_change(ch, sizeof ch, c);
         const char *mark = c->verdict == COMPARE_REGRESSED && c->gate ? "**" : "";
         fprintf(md, "| %s | %s | %s | %s | %s | %s | %s%s%s | %s |\n", row->label, lv, c->metric, a, b, ch, mark,
                 verdict_name(c->verdict), mark, c->gate ? "yes" : "no");
     }
+}
+
+/* How the cells were judged, and whether the gate could trip at all. */
+static void md_rule(const struct compare_result *r, FILE *md)
+{
+    fprintf(md,
+            "Threshold %.0f %%. Each cell's change is the Hodges–Lehmann estimate of log(current/baseline) with its 95 %% "
+            "interval and the exact p of %s; `~` marks a change that is not significant. A cell regresses when it is "
+            "significant — for the gated cells after Holm's correction across all %d of them that were tested, so the "
+            "false-alarm rate is the whole gate's — and worse than the threshold. A cell whose sizes cannot give "
+            "p < %.2f (2 vs 2: 0.33) is marked *too few to test* and judged as before: worse than the threshold and, "
+            "with repeats on both sides, min–max ranges apart. ",
+            r->threshold * 100,
+            r->paired ? "Wilcoxon's signed-rank test (rows paired by repeat)" : "the Mann–Whitney rank-sum test",
+            r->family, RANKS_ALPHA);
+    fprintf(md, "The gate (exit 1) reads CPU-s/100k req, RSS peak MB and RPS ÷ %s (requests/s relative to the control "
+                "generator, paired repeat by repeat); absolute RPS, latency and CPU %% are shown for reading only (p "
+                "unadjusted). Only the compared tool, %s, is gated: every other tool ran the same binary in both runs "
+                "(sha256 checked), so its changes are the machine's drift — the noise floor to read the gate against.\n\n",
+            r->control, r->tool);
+    if (!r->family)
+        fprintf(md, "**No gated cell has enough values for a rank test**: with these repeats the gate is the threshold "
+                    "and the ranges alone, which machine noise can trip. Use 5 or more repeats a side (7 or more "
+                    "interleaved pairs).\n\n");
+    else if (r->family_min_p >= RANKS_ALPHA / r->family)
+        fprintf(md, "**No gated cell can be significant**: the smallest p these sizes allow is %.3f, and Holm across %d "
+                    "cells asks below %.4f for the first. Use more repeats.\n\n",
+                r->family_min_p, r->family, RANKS_ALPHA / r->family);
 }
 
 void compare_render_md(json_t *base, json_t *cur, const struct compare_result *r, const char *err, FILE *md)
@@ -423,13 +608,7 @@ void compare_render_md(json_t *base, json_t *cur, const struct compare_result *r
         fprintf(md, "**Not comparable:** %s.\n", err);
         return;
     }
-    fprintf(md, "Threshold %.0f %%. A cell regresses when its median is worse by more than the threshold and, with "
-                "repeats in both runs, the min–max ranges do not overlap. The gate (exit 1) reads CPU-s/100k req, "
-                "RSS peak MB and RPS ÷ %s (requests/s relative to the control generator, paired repeat by repeat); "
-                "absolute RPS, latency and CPU %% are shown for reading only. Only the compared tool, %s, is gated: every other "
-                "tool ran the same binary in both runs (sha256 checked), so its changes are the machine's drift — the noise "
-                "floor to read the gate against.\n\n",
-            r->threshold * 100, r->control, r->tool);
+    md_rule(r, md);
     fprintf(md, "| Tool | Level | Metric | Baseline | Current | Change | Verdict | Gate |\n|---|--:|---|--:|--:|--:|---|---|\n");
     for (size_t i = 0; i < r->nrows; i++)
         md_row(&r->rows[i], md);
@@ -444,10 +623,10 @@ void compare_render_md(json_t *base, json_t *cur, const struct compare_result *r
 
 static void junit_cell(const struct compare_row *row, const struct compare_cell *c, double thr, FILE *f)
 {
-    char a[96], b[96], ch[32];
+    char a[96], b[96], ch[96];
     fmt_sum(a, sizeof a, &c->base, c->prec);
     fmt_sum(b, sizeof b, &c->cur, c->prec);
-    fmt_change(ch, sizeof ch, c->change);
+    fmt_cell_change(ch, sizeof ch, c);
     fprintf(f, "<testcase classname=\"loadbench.");
     html_esc(f, row->name);
     fprintf(f, "\" name=\"");

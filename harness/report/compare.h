@@ -7,6 +7,7 @@
 #ifndef LB_COMPARE_H
 #define LB_COMPARE_H
 
+#include "report/ranks.h"
 #include "report/stats.h"
 
 #include <jansson.h>
@@ -16,11 +17,13 @@ struct compare_opts {
     double threshold;       /* relative change that counts, 0.10 = 10 % */
     const char *tool;       /* the compared tool label: its binary may differ (NULL: "lb-gen") */
     const char *control;    /* the control generator label (NULL: wrk when in both runs, else lb-gen) */
+    int paired;             /* pair base and current rows by repeat (interleaved A/B): signed-rank, else rank-sum */
 };
 
 enum compare_verdict {
     COMPARE_NA,             /* a side has no value (or a zero baseline) */
-    COMPARE_SAME,           /* within the threshold, or within the repeat spread (min-max ranges overlap) */
+    COMPARE_SAME,           /* not significant, or within the threshold; with too few values to test:
+                             * within the threshold or the repeat spread (min-max ranges overlap) */
     COMPARE_IMPROVED,
     COMPARE_REGRESSED,
 };
@@ -32,7 +35,12 @@ struct compare_cell {
     int higher_better, prec;
     int gate;                       /* read by the gate: regressed here means exit 1 */
     enum compare_verdict verdict;
-    double change;                  /* (cur - base) / |base| of the medians; NAN with COMPARE_NA */
+    double change;                  /* tested: exp(Hodges–Lehmann of log(cur/base)) - 1; else (cur - base) / |base|
+                                     * of the medians; NAN with COMPARE_NA */
+    struct ranks_shift shift;       /* the rank test of log(cur/base) (p NAN: a side has no value) */
+    int tested;                     /* the test can reach p < RANKS_ALPHA at these sizes */
+    int significant;                /* tested and p significant: gated cells after Holm over the gate's
+                                     * tested cells, the others at RANKS_ALPHA alone */
 };
 
 enum compare_row_kind {
@@ -61,7 +69,21 @@ struct compare_result {
     struct compare_row *rows;       /* the current run's groups in order, then the baseline's missing ones */
     size_t nrows;
     int gated_cells, failures;      /* cells (and failed rows) the gate read, and those that regressed */
+    int paired;                     /* as asked */
+    int family;                     /* gated cells that were tested: Holm's family */
+    double family_min_p;            /* the smallest p any of them could reach (NAN: none tested) */
 };
+
+#define COMPARE_REPEAT_STRIDE 1000
+
+/* Several run directories as one side of a comparison: runs[0]'s JSON with
+ * the rows of all n runs, run k's repeat r renumbered k *
+ * COMPARE_REPEAT_STRIDE + r, so that with the same number of runs on both
+ * sides the rows pair run by run, repeat by repeat (names: the runs' paths,
+ * for messages). Returns a new reference, or NULL with err when a run is
+ * not comparable with the first (machine, build, profile, or any tool's
+ * binary). */
+json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t n, char *err);
 
 /* Check that o's --tool and --control labels (when given) name a tool in
  * both runs. Returns 0, or -1 with err naming the labels there are. */

@@ -421,7 +421,7 @@ void report_markdown(FILE *f, json_t *run)
     }
 }
 
-static void csv_str(FILE *f, const char *s)
+void report_csv_str(FILE *f, const char *s)
 {
     if (!s) {
         return;
@@ -464,23 +464,23 @@ void report_csv(FILE *f, json_t *run)
     size_t i;
     json_array_foreach(json_object_get(run, "runs"), i, r)
     {
-        csv_str(f, str(r, "label"));
+        report_csv_str(f, str(r, "label"));
         fputc(',', f);
-        csv_str(f, str(r, "tool"));
+        report_csv_str(f, str(r, "tool"));
         fputc(',', f);
-        csv_str(f, str(r, "identity.version"));
+        report_csv_str(f, str(r, "identity.version"));
         fputc(',', f);
         csv_num(f, num(r, "level"));
         fputc(',', f);
         csv_num(f, num(r, "repeat"));
         fputc(',', f);
-        csv_str(f, str(r, "status"));
+        report_csv_str(f, str(r, "status"));
         fputc(',', f);
-        csv_str(f, str(r, "identity.model"));
+        report_csv_str(f, str(r, "identity.model"));
         fputc(',', f);
-        csv_str(f, str(r, "crosscheck.verdict"));
+        report_csv_str(f, str(r, "crosscheck.verdict"));
         fputc(',', f);
-        csv_str(f, str(r, "limits.bottleneck"));
+        report_csv_str(f, str(r, "limits.bottleneck"));
         for (const char *const *c = cols; *c; c++) {
             fputc(',', f);
             csv_num(f, num(r, *c));
@@ -515,9 +515,9 @@ void report_stats_csv(FILE *f, json_t *run)
         for (const struct stats_metric *m = stats_metrics; m->key; m++) {
             struct stats_summary s;
             stats_group_metric(g, m, &s);
-            csv_str(f, g->label);
+            report_csv_str(f, g->label);
             fputc(',', f);
-            csv_str(f, g->tool);
+            report_csv_str(f, g->tool);
             fputc(',', f);
             csv_num(f, g->level);
             fprintf(f, ",%zu,%zu,%s,%s,%zu,", g->nrows, g->nok, m->key, m->unit, s.n);

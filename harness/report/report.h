@@ -27,6 +27,10 @@ int report_write_all(const char *dir, json_t *run, char *err);
  * open streams. */
 void report_markdown(FILE *f, json_t *run);
 void report_csv(FILE *f, json_t *run);
+
+/* s as one CSV field: quoted (quotes doubled) when it holds a comma, a
+ * quote or a newline; nothing for NULL. */
+void report_csv_str(FILE *f, const char *s);
 void report_stats_csv(FILE *f, json_t *run);
 
 #endif

@@ -39,6 +39,9 @@ bad "no URL" "no URL" -c 1 -d 1s
 bad "https URL" "http://" -c 1 -d 1s "https://127.0.0.1:$T_PORT/"
 bad "bad cpu list" "--cpus" --cpus x -c 1 -d 1s "$url"
 bad "unreachable target" "cannot connect" -c 1 -d 1s "$gone_url"
+export LB_GEN_PLANT_NS=lots # bench/gate.sh's switch: a bad value is a bad command line
+bad "bad LB_GEN_PLANT_NS" "LB_GEN_PLANT_NS" -c 1 -d 1s "$url"
+unset LB_GEN_PLANT_NS
 
 start_line=$(head -n 1 "$tmp/args.out")
 ctlport=$(echo "$start_line" | sed -n 's/.*"control_port":\([0-9]*\).*/\1/p')

@@ -231,6 +231,116 @@ static void test_comparable_and_labels(void)
     json_decref(cur);
 }
 
+/* lb-gen's RSS in repeat r of run set to mb. */
+static void set_rss(json_t *run, int r, double mb)
+{
+    json_t *row;
+    size_t i;
+    json_array_foreach(json_object_get(run, "runs"), i, row)
+    {
+        if (!strcmp(json_string_value(json_object_get(row, "label")), "lb-gen") &&
+            json_integer_value(json_object_get(row, "repeat")) == r)
+            json_object_set_new(json_object_get(row, "footprint"), "rss_peak_mb", json_real(mb));
+    }
+}
+
+/* Repeats on both sides: the rank tests, Holm across the three gated
+ * cells, the threshold on the Hodges–Lehmann change, pairing. */
+static void test_ranked(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct compare_result r;
+    json_t *base = mkrun(5), *cur = mkrun(5);
+    double b5[] = {10, 10.2, 9.9, 10.1, 10.05}, c5[] = {11.2, 11.3, 11.25, 11.1, 11.4};
+    for (int i = 0; i < 5; i++)
+        set_rss(base, i + 1, b5[i]), set_rss(cur, i + 1, c5[i]);
+    int rc = run_compare(base, cur, 0.10, &r, err);
+    const struct compare_cell *c = cell(&r, "lb-gen", "RSS peak MB");
+    ok(rc == 1 && c->tested && c->significant && c->verdict == COMPARE_REGRESSED && fabs(c->shift.p - 2.0 / 252) < 1e-12,
+       "5 vs 5 apart, +11.6 %%: p = 2/252 < 0.05/3 (Holm over 3 gated cells), regressed (p %g)", c->shift.p);
+    ok(r.family == 3 && fabs(c->change - 1.2 / 10.1) < 0.02, "three cells tested; the change is the HL estimate (%g)", c->change);
+    compare_result_free(&r);
+    rc = run_compare(base, cur, 0.15, &r, err);
+    c = cell(&r, "lb-gen", "RSS peak MB");
+    ok(rc == 0 && c->significant && c->verdict == COMPARE_SAME, "the same change against 15 %%: significant but within, same");
+    compare_result_free(&r);
+    double m5[] = {10, 11.3, 9.9, 11.25, 10.05};
+    for (int i = 0; i < 5; i++)
+        set_rss(cur, i + 1, m5[i]);
+    rc = run_compare(base, cur, 0.01, &r, err);
+    c = cell(&r, "lb-gen", "RSS peak MB");
+    ok(rc == 0 && !c->significant && c->verdict == COMPARE_SAME, "overlapping values: not significant, same even past 1 %%");
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    compare_render_md(base, cur, &r, "", f);
+    fclose(f);
+    ok(strstr(md, "| lb-gen | – | RSS peak MB | 10.1 [9.9–10.2] | 10.1 [9.9–11.3] | ~ ") != NULL && strstr(md, "p=0."),
+       "Markdown: ~ before a change that is not significant, with its p");
+    free(md);
+    compare_result_free(&r);
+    json_decref(base);
+    json_decref(cur);
+
+    /* 8 interleaved rounds drifting 10-17 MB, each current 12 % above its
+     * round's baseline: unpaired the ranges overlap, paired every pair is up. */
+    base = mkrun(8);
+    cur = mkrun(8);
+    for (int i = 0; i < 8; i++)
+        set_rss(base, i + 1, 10 + i), set_rss(cur, i + 1, (10 + i) * 1.12);
+    struct compare_opts o = {.threshold = 0.10};
+    run_compare(base, cur, 0.10, &r, err);
+    ok(!cell(&r, "lb-gen", "RSS peak MB")->significant, "drifting rounds, unpaired: not significant");
+    compare_result_free(&r);
+    o.paired = 1;
+    rc = compare_compute(base, cur, &o, &r, err);
+    c = cell(&r, "lb-gen", "RSS peak MB");
+    ok(rc == 1 && c->shift.paired && c->shift.na == 8 && c->verdict == COMPARE_REGRESSED && fabs(c->change - 0.12) < 1e-9,
+       "paired by repeat: 8 pairs all +12 %%, p = 2/256, regressed (change %g)", c->change);
+    ok(fabs(expm1(c->shift.lo) - 0.12) < 1e-9 && fabs(expm1(c->shift.hi) - 0.12) < 1e-9, "its interval is [+12, +12]");
+    compare_result_free(&r);
+    json_decref(base);
+    json_decref(cur);
+
+    base = mkrun(6);
+    cur = mkrun(6);
+    o.paired = 1;
+    compare_compute(base, cur, &o, &r, err);
+    ok(r.family == 3 && fabs(r.family_min_p - 2.0 / 64) < 1e-12, "6 pairs: tested, smallest p 2/64");
+    md = NULL;
+    f = open_memstream(&md, &len);
+    compare_render_md(base, cur, &r, "", f);
+    fclose(f);
+    ok(strstr(md, "**No gated cell can be significant**: the smallest p these sizes allow is 0.031") != NULL,
+       "6 pairs against Holm over 3 cells (0.0167): the page says no cell can be significant");
+    free(md);
+    compare_result_free(&r);
+    json_decref(base);
+    json_decref(cur);
+}
+
+/* Several runs a side: rows renumbered run by run, so that paired sides
+ * pair run k with run k; a run of another machine is refused. */
+static void test_merge(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    json_t *runs[4];
+    const char *names[] = {"a1", "a2", "a3", "a4"};
+    for (int k = 0; k < 4; k++)
+        runs[k] = mkrun(1);
+    json_t *m = compare_merge_runs(runs, names, 3, err);
+    json_t *rows = json_object_get(m, "runs");
+    ok(m && json_array_size(rows) == 6, "3 runs of 2 rows: 6 rows");
+    ok(json_number_value(json_object_get(json_array_get(rows, 4), "repeat")) == 2 * COMPARE_REPEAT_STRIDE + 1,
+       "the third run's repeat 1 is 2001");
+    json_decref(m);
+    json_object_set_new(json_object_get(runs[3], "machine"), "cores", json_integer(8));
+    ok(!compare_merge_runs(runs, names, 4, err) && strstr(err, "a1 and a4 cannot be merged") && strstr(err, "cores"),
+       "a run of another machine is refused (%s)", err);
+    for (int k = 0; k < 4; k++)
+        json_decref(runs[k]);
+}
+
 static char *render(json_t *base, json_t *cur, const struct compare_opts *o, int junit, int *rc, char *err)
 {
     char *buf = NULL, *jbuf = NULL;
@@ -251,16 +361,17 @@ static void test_render(void)
     scale(cur, "lb-gen", 0, "footprint", "rss_peak_mb", 1.2);
     struct compare_opts o = {.threshold = 0.10};
     char *md = render(base, cur, &o, 0, &rc, err);
-    ok(rc == 1 && strstr(md, "| lb-gen | – | RSS peak MB | 10.0 | 12.0 | +20.0 % | **regressed** | yes |\n"),
+    ok(rc == 1 && strstr(md, "| lb-gen | – | RSS peak MB | 10.0 | 12.0 | +20.0 % (1 vs 1: too few to test) | **regressed** | yes |\n"),
        "Markdown: the regressed gated cell in bold");
-    ok(strstr(md, "| wrk | – | RSS peak MB | 10.0 | 10.0 | +0.0 % | same | no |\n") != NULL, "Markdown: wrk's cell, not gated");
-    ok(strstr(md, "\n**Regressed beyond 10 %:** lb-gen RSS peak MB +20.0 %.\n") != NULL, "Markdown: the regressed cell named");
-    is_str(err, "lb-gen RSS peak MB +20.0 %", "err names it too");
+    ok(strstr(md, "| wrk | – | RSS peak MB | 10.0 | 10.0 | +0.0 % (1 vs 1: too few to test) | same | no |\n") != NULL, "Markdown: wrk's cell, not gated");
+    ok(strstr(md, "\n**Regressed beyond 10 %:** lb-gen RSS peak MB +20.0 % (1 vs 1: too few to test).\n") != NULL, "Markdown: the regressed cell named");
+    is_str(err, "lb-gen RSS peak MB +20.0 % (1 vs 1: too few to test)", "err names it too");
+    ok(strstr(md, "**No gated cell has enough values for a rank test**") != NULL, "Markdown: 1 vs 1 says no test was possible");
     free(md);
     char *x = render(base, cur, &o, 1, &rc, err);
     ok(strstr(x, "tests=\"3\" failures=\"1\" errors=\"0\"") &&
            strstr(x, "<testcase classname=\"loadbench.lb-gen\" name=\"RSS peak MB\"><failure message=\"regressed +20.0 % "
-                     "(baseline 10.0, current 12.0, threshold 10 %)\"/></testcase>"),
+                     "(1 vs 1: too few to test) (baseline 10.0, current 12.0, threshold 10 %)\"/></testcase>"),
        "JUnit: three gated cells, the RSS one failed");
     free(x);
     o.tool = "lbgen";
@@ -278,5 +389,7 @@ int main(void)
     test_rows();
     test_comparable_and_labels();
     test_render();
+    test_ranked();
+    test_merge();
     return done_testing();
 }
