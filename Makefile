@@ -3,6 +3,8 @@
 #   make                 build lb-target, lb-gen and loadbench into build/bin
 #   make run             install missing Debian packages (as root), build, run the default profile
 #   make check           install missing Debian packages (as root), build, run every test through prove
+#   make check-busy      make check while our CPU burner (tests/progs/lb-burner --cpu 1) keeps one core
+#                        busy: the timing tests' margins must hold under it (docs/testing.md)
 #   make check-asan      build-asan/ (ASan+UBSan): every unit test and the parsing, hostile-input and
 #                        fault e2e tests, any sanitizer finding failing the check (about 3 min on 2 cores)
 #   make bench           peer-relative benchmarks (lb-target vs nginx, lb-gen vs wrk, sampler cost)
@@ -98,7 +100,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TESTPROG_SRC := $(wildcard tests/progs/*.c)
 TESTPROGS    := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRC))
 
-.PHONY: all run check check-asan bench install install-man clean deps check-deps unit e2e fuzz fuzz-build
+.PHONY: all run check check-busy check-asan bench install install-man clean deps check-deps unit e2e fuzz fuzz-build
 # Objects made on the way to a test program are kept, not deleted as
 # intermediates, so a second build does nothing.
 .SECONDARY:
@@ -220,6 +222,15 @@ check:
 	@scripts/deps build test $(if $(filter true,$(CI)),ci)
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
 	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
+
+# check-busy: the whole suite while lb-burner keeps one core busy (all of
+# it, wherever the scheduler puts it). The burner dies with this recipe's
+# shell (--exit-with-parent) and stops by itself after BUSY_MAX anyway.
+BUSY_MAX ?= 60m
+check-busy:
+	@$(MAKE) --no-print-directory all
+	@$(BUILD)/tests/progs/lb-burner --cpu 1 --duration $(BUSY_MAX) --exit-with-parent >/dev/null & b=$$!; \
+	 $(MAKE) --no-print-directory check; rc=$$?; kill $$b; wait $$b; exit $$rc
 
 # check-asan: the ASan+UBSan build (build-asan/) against every unit test and
 # the end-to-end tests that feed the programs parsing work, hostile input

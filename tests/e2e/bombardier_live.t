@@ -36,8 +36,11 @@ if run_lb paced bombardier 20ms '{model: open, rate: 50, duration: 2s, max_infli
         *) ok 1 "paced: --rate=50 on -c 5"; diag "$(jget "$J" runs.0.identity.argv)" ;;
     esac
     # Its token bucket starts full and it stops at 2 s: 100, give or take
-    # the bucket and the last interval.
-    between 80 "$req" 110 "paced: about 50/s x 2 s"
+    # the bucket and the last interval, never more. Fewer when bombardier
+    # is kept off the CPU (69 seen at load 20 under a CPU burner): the lower
+    # bound is half. The rate mis-scaled by the 5 connections would be 20
+    # or 500, outside either way.
+    between 50 "$req" 110 "paced: about 50/s x 2 s (at most, and at least half of it)"
     is "$req" "$srv" "paced: bombardier's count = the server's"
 fi
 

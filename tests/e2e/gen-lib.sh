@@ -34,11 +34,11 @@ ctl() {
 }
 
 # start_target NAME ARGS...: an lb-target on free ports; sets T_PORT, T_CTL,
-# T_PID and T_URL.
+# T_PID and T_URL. TARGET_WRAP (e.g. "chrt -f 10", which execs) prefixes it.
 start_target() {
     name=$1
     shift
-    "$TARGET" --port 0 --control-port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    ${TARGET_WRAP:-} "$TARGET" --port 0 --control-port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     T_PID=$!
     track "$T_PID"
     i=0

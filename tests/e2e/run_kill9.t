@@ -6,7 +6,8 @@
 # temp dir, and by the run's cgroups seen while it ran). Then one
 # `loadbench doctor --results`: no cgroup of a killed loadbench is left, no
 # lock, and every run.json is complete, interrupted or abandoned, with every
-# JSON file whole. About 60-90 s on an idle 2-core machine.
+# JSON file whole. About 60-90 s on an idle 2-core machine, longer on a
+# busy one.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$LB_SRC/tests/lib/run-faults.sh"
@@ -69,7 +70,10 @@ live_in_cgroups() {
 }
 
 iters=0 bad_left=0 slow=0 phases="" t0=$(date +%s) pids="" cg_seen="" worst_ms=0
-while [ $iters -lt 20 ] && [ $(($(date +%s) - t0)) -lt 150 ]; do
+# 20 iterations whatever the machine's load: how many fit in a fixed time is
+# the machine's speed, not what this test checks (it was 150 s); the 900 s
+# cap only stops a run that has gone wrong.
+while [ $iters -lt 20 ] && [ $(($(date +%s) - t0)) -lt 900 ]; do
     r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
     jitter_ms=$((r % 301))
     out=$tmp/k9/$iters

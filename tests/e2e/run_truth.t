@@ -8,6 +8,18 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
+# Timing on a shared machine: other work (builds, other tests, a CPU burner)
+# can keep a woken thread off the CPU for milliseconds, or a pinned target
+# off its core, which is not loadbench's doing. Where we may (root, chrt
+# present), the runs whose figures are timing (all but the loopback pair,
+# which runs flat out and is checked for accounting only) run at a real-time
+# priority, as target-delay.t does; they sleep nearly all the time, except
+# the target-bound run, which burns one core for 3 s.
+rt=""
+if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null; then
+    rt="chrt -f 10"
+    diag "timing runs at SCHED_FIFO 10 (isolation from other load)"
+fi
 
 mkdir -p "$tmp/liar"
 cp "$LB_SRC/tests/faults/fault-liar.sh" "$tmp/liar/"
@@ -23,7 +35,7 @@ tools:
   - {tool: lb-gen, label: arrivals, load: {model: open, rate: 150, duration: 3s, max_inflight: 200}}
   - {tool: lb-gen, label: capped, load: {model: open, rate: 200, duration: 3s, max_inflight: 1}}
 Y
-"$LB" run --quiet --out "$tmp/run" "$tmp/truth.yaml" >/dev/null 2>&1 || true
+$rt "$LB" run --quiet --out "$tmp/run" "$tmp/truth.yaml" >/dev/null 2>&1 || true
 J=$tmp/run/run.json
 
 is "$(jget "$J" runs.0.crosscheck.verdict)" mismatch "a planted count error is a mismatch"
@@ -62,17 +74,30 @@ load:
 sampling: {interval: 500ms}
 tools: [lb-gen]
 Y
-"$LB" run --quiet --out "$tmp/ramp" "$tmp/ramp.yaml" >/dev/null 2>&1 || true
-R=$tmp/ramp/run.json
-hc=$(jget "$R" runs.0.windows.hold_server_time_ms.count)
+# The best of up to 3 rounds: a server woken late (load 19 under a burner,
+# without real-time priority: 762 responses, p50 24.1 ms) is noise; a hold
+# window built from the wrong snapshots fails every round.
+for round in 1 2 3; do
+    $rt "$LB" run --quiet --out "$tmp/ramp$round" "$tmp/ramp.yaml" >/dev/null 2>&1 || true
+    R=$tmp/ramp$round/run.json
+    hc=$(jget "$R" runs.0.windows.hold_server_time_ms.count)
+    hp=$(jget "$R" runs.0.windows.hold_server_time_ms.p50)
+    hf=$(jget "$R" runs.0.windows.hold_server_time_ms.from_s); ls0=$(jget "$R" runs.0.windows.load_start_s)
+    diag "ramp round $round: $hc responses in the hold window, p50 $hp ms, from $hf s (load began at $ls0 s)"
+    perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] > 850 && $ARGV[0] < 1050 && abs($ARGV[1] - 20) < 1 && abs($ARGV[2] - $ARGV[3] - 1) < 0.2)' \
+        -- "$hc" "$hp" "$hf" "$ls0" && break
+done
 check "the hold window's server histogram holds about 1,000 responses ($hc)" perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] > 850 && $ARGV[0] < 1050)' -- "$hc"
-hp=$(jget "$R" runs.0.windows.hold_server_time_ms.p50)
 check "its p50 is the 20 ms delay ($hp ms)" perl -e 'exit !($ARGV[0] ne "null" && abs($ARGV[0] - 20) < 1)' -- "$hp"
-hf=$(jget "$R" runs.0.windows.hold_server_time_ms.from_s); ls0=$(jget "$R" runs.0.windows.load_start_s)
 check "it starts 1 s into the load ($hf s after spawn, load began at $ls0 s)" perl -e 'exit !($ARGV[0] ne "null" && abs($ARGV[0] - $ARGV[1] - 1) < 0.2)' -- "$hf" "$ls0"
 
 # A target that burns 300 us of CPU per request, pinned to one core, with
 # lb-gen on the other: the server's core is the limit, and the row says so.
+# The verdict needs the target to get its core (>= 90 % of it); on a busy
+# machine other work takes it (10-12 % seen at load 19 under a CPU burner,
+# without real-time priority). So it runs under $rt (above) and is the best
+# of up to 3 rounds: a loadbench that misjudges or mismeasures a target
+# burning its core fails every round.
 cat > "$tmp/bound.yaml" <<Y
 name: bound
 target: {work: 300us}
@@ -81,8 +106,12 @@ sampling: {interval: 500ms}
 cpus: {target: [1], tool: [0]}
 tools: [lb-gen]
 Y
-"$LB" run --quiet --out "$tmp/bound" "$tmp/bound.yaml" >/dev/null 2>&1 || true
-B=$tmp/bound/run.json
+for round in 1 2 3; do
+    $rt "$LB" run --quiet --out "$tmp/bound$round" "$tmp/bound.yaml" >/dev/null 2>&1 || true
+    B=$tmp/bound$round/run.json
+    diag "bound round $round: bottleneck $(jget "$B" runs.0.limits.bottleneck), target at $(jget "$B" runs.0.limits.target_cpu_pct) % of its CPU"
+    [ "$(jget "$B" runs.0.limits.bottleneck)" = target ] && break
+done
 rps=$(jget "$B" runs.0.windows.hold_rps)
 if under_asan; then
     # The ASan lb-gen may not keep the target's core busy: the verdict is
@@ -95,7 +124,7 @@ check "its rate is what 300 us per request allows on one core (<= 3,334/s: $rps)
 if under_asan; then
     skip "summary.md marks the row as not a tool result: timing under ASan (the bottleneck verdict above)"
 else
-    check "summary.md marks the row as not a tool result" grep -q 'target-bound: not a tool result' "$tmp/bound/summary.md"
+    check "summary.md marks the row as not a tool result" grep -q 'target-bound: not a tool result' "$tmp/bound$round/summary.md"
 fi
 # A loopback pair (lb-gen and lb-target flat out): the kernel's network work
 # runs in softirq context. /proc/stat (the whole machine) is the independent

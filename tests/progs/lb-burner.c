@@ -1,6 +1,7 @@
 /* lb-burner: a calibrated burner, the truth the sampler is checked against.
  *
  *   lb-burner [--cpu SHARE] [--mem-mb N] [--children N] [--duration D] [--period D]
+ *             [--exit-with-parent]
  *
  * Each process (the parent and each of N forked children) allocates N MB
  * (10^6 bytes, as the sampler reports) and writes every page, then burns
@@ -18,7 +19,13 @@
  * allocation (base_rss_kb), and proc_cpu_s: all the CPU this process used,
  * allocation and start-up included (what wait4 or a cgroup sees of it). SIGTERM ends the
  * burn early but cleanly (the report is printed, the exit status is 0).
- * The parent waits for its children and exits 0 (1 if a child failed). */
+ * The parent waits for its children and exits 0 (1 if a child failed).
+ *
+ * It is also the CPU burner that `make check-busy` runs the suite under
+ * (--cpu 1: one core kept busy): --exit-with-parent makes it (and its
+ * children) die with the process that started it, so an interrupted make
+ * leaves no burner behind; --duration bounds it anyway. */
+#include "common/guard.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -124,6 +131,7 @@ static int burn(double share, uint64_t mem_bytes, uint64_t end_ns, uint64_t peri
 static void usage(void)
 {
     fprintf(stderr, "usage: lb-burner [--cpu SHARE] [--mem-mb N] [--children N] [--duration D] [--period D]\n"
+                    "                 [--exit-with-parent]\n"
                     "  e.g. lb-burner --cpu 0.5 --mem-mb 200 --children 3 --duration 6s\n");
     exit(2);
 }
@@ -131,12 +139,18 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     double share = 0.5;
+    int with_parent = 0;
     uint64_t mem_mb = 0, nchildren = 0, duration_ns = 5000000000ull, period_ns = 10000000ull;
     char err[UTIL_ERR_LEN];
     uint64_t start = ts_ns(CLOCK_MONOTONIC);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--exit-with-parent")) {
+            guard_child(getppid()); /* SIGKILL when the parent goes; inherited by none */
+            with_parent = 1;
+            continue;
+        }
         if (i + 1 >= argc)
             usage();
         const char *v = argv[++i];
@@ -175,8 +189,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "lb-burner: fork: %s\n", strerror(errno));
             return 1;
         }
-        if (pid == 0)
+        if (pid == 0) {
+            if (with_parent)
+                guard_child(getppid());
             return burn(share, mem_mb * 1000000u, end, period_ns);
+        }
     }
     int rc = burn(share, mem_mb * 1000000u, end, period_ns);
     int status;

@@ -9,8 +9,9 @@
  *                                             N-byte header), wait MS, then half-close
  *                                             (--shutdown) or close (--close); print what
  *                                             comes back until EOF
- *   target-client idlecheck ADDR IDLE N ROUNDS
- *                                             keep-alive rate with and without IDLE idle connections
+ *   target-client idlecheck ADDR IDLE N ROUNDS [PID]
+ *                                             keep-alive rate with and without IDLE idle connections;
+ *                                             with the server's PID, its CPU time per response too
  *   target-client control ADDR METHOD PATH [FIELD...]
  *                                             control request; prints the JSON or the named
  *                                             fields (dotted paths), one per line
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <dirent.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -165,34 +167,86 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double best_rate(const struct sockaddr_in *a, uint64_t n)
+/* The CPU time of every thread of process pid in ns, from the scheduler's
+ * own count (/proc/PID/task/TID/schedstat, first field): exact, not in
+ * clock ticks, and unchanged by time spent waiting for a CPU. */
+static uint64_t task_cpu_ns(pid_t pid)
 {
-    double best = 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        die("cannot read the server's /proc/PID/task");
+    uint64_t sum = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char p[300];
+        unsigned long long ns = 0;
+        snprintf(p, sizeof p, "/proc/%d/task/%s/schedstat", (int)pid, e->d_name);
+        FILE *f = fopen(p, "r");
+        if (f && fscanf(f, "%llu", &ns) == 1)
+            sum += ns;
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    return sum;
+}
+
+/* One phase of idlecheck: the better of two half-length runs, for the rate
+ * and (with the server's pid) for its CPU ns per response. */
+struct phase {
+    double rps, cpu_ns;
+};
+
+static struct phase best_phase(const struct sockaddr_in *a, uint64_t n, pid_t server)
+{
+    struct phase best = {0, 0};
     for (int i = 0; i < 2; i++) {
-        uint64_t t0 = util_now_ns();
+        uint64_t c0 = server > 0 ? task_cpu_ns(server) : 0, t0 = util_now_ns();
         uint64_t ok = run_keepalive(a, n / 2, NULL);
         double r = (double)ok / secs(util_now_ns() - t0);
-        if (r > best)
-            best = r;
+        double c = server > 0 && ok ? (double)(task_cpu_ns(server) - c0) / (double)ok : 0;
+        if (r > best.rps)
+            best.rps = r;
+        if (i == 0 || c < best.cpu_ns)
+            best.cpu_ns = c;
     }
     return best;
 }
 
-/* idlecheck: rounds of (rate without idle connections, open IDLE, rate
- * with them, close them); prints the medians and their ratio. */
-static int idlecheck(const struct sockaddr_in *a, uint64_t idle, uint64_t n, int rounds)
+static double median(double *v, int n)
 {
-    double base[16], with[16];
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (v[j] < v[i]) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+            }
+    return v[n / 2];
+}
+
+/* idlecheck: rounds of (a phase without idle connections, open IDLE, a
+ * phase with them, close them); prints the medians and their ratios: the
+ * rate's, and with the server's pid its CPU per response's. */
+static int idlecheck(const struct sockaddr_in *a, uint64_t idle, uint64_t n, int rounds, pid_t server)
+{
+    double base[16], with[16], cbase[16], cwith[16];
     int *fds = util_xmalloc(idle * sizeof *fds);
     if (rounds > 16)
         rounds = 16;
     for (int k = 0; k < rounds; k++) {
-        /* Other load only ever slows a run down: each phase's rate is the
-         * better of two half-length runs. */
-        base[k] = best_rate(a, n);
+        /* Other load only ever slows a run down or adds CPU (cache misses,
+         * preemption): each phase's figure is the better of two half-length
+         * runs. */
+        struct phase b = best_phase(a, n, server);
         for (uint64_t i = 0; i < idle; i++)
             fds[i] = dial(a);
-        with[k] = best_rate(a, n);
+        struct phase w = best_phase(a, n, server);
+        base[k] = b.rps, with[k] = w.rps, cbase[k] = b.cpu_ns, cwith[k] = w.cpu_ns;
         if (k == rounds - 1) {
             /* Let the caller see the server holding them: print and wait
              * for a line on stdin (or EOF) before closing. */
@@ -205,19 +259,15 @@ static int idlecheck(const struct sockaddr_in *a, uint64_t idle, uint64_t n, int
         }
         for (uint64_t i = 0; i < idle; i++)
             close(fds[i]);
-        fprintf(stderr, "# round %d: %.0f req/s alone, %.0f with %llu idle\n", k + 1, base[k], with[k],
-                (unsigned long long)idle);
+        fprintf(stderr, "# round %d: %.0f req/s alone, %.0f with %llu idle; server CPU %.0f ns/response alone, %.0f with\n",
+                k + 1, base[k], with[k], (unsigned long long)idle, cbase[k], cwith[k]);
     }
     free(fds);
-    /* medians */
-    for (int i = 0; i < rounds; i++)
-        for (int j = i + 1; j < rounds; j++) {
-            if (base[j] < base[i]) { double t = base[i]; base[i] = base[j]; base[j] = t; }
-            if (with[j] < with[i]) { double t = with[i]; with[i] = with[j]; with[j] = t; }
-        }
-    double mb = base[rounds / 2], mw = with[rounds / 2];
-    printf("mode=idlecheck idle=%llu rps_alone=%.0f rps_with_idle=%.0f ratio=%.3f\n",
-           (unsigned long long)idle, mb, mw, mw / mb);
+    double mb = median(base, rounds), mw = median(with, rounds);
+    double cb = median(cbase, rounds), cw = median(cwith, rounds);
+    printf("mode=idlecheck idle=%llu rps_alone=%.0f rps_with_idle=%.0f ratio=%.3f cpu_ns_alone=%.0f cpu_ns_with_idle=%.0f "
+           "cpu_ratio=%.3f\n",
+           (unsigned long long)idle, mb, mw, mw / mb, cb, cw, cb > 0 ? cw / cb : 0);
     return 0;
 }
 
@@ -437,8 +487,8 @@ int main(int argc, char **argv)
         return raw(&a, argc - 3, argv + 3);
     if (!strcmp(mode, "idlecheck")) {
         if (argc < 6)
-            die("usage: target-client idlecheck ADDR IDLE N ROUNDS");
-        return idlecheck(&a, n, strtoull(argv[4], NULL, 10), atoi(argv[5]));
+            die("usage: target-client idlecheck ADDR IDLE N ROUNDS [PID]");
+        return idlecheck(&a, n, strtoull(argv[4], NULL, 10), atoi(argv[5]), argc > 6 ? (pid_t)atoi(argv[6]) : 0);
     }
     if (!strcmp(mode, "control")) {
         if (argc < 5)

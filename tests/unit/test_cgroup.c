@@ -300,11 +300,16 @@ static void sweep(void)
     waitpid(dead, NULL, 0);
     runlock_tag(tag, sizeof tag);
     const char *ns = strrchr(tag, '.') + 1;
-    snprintf(dead_name, sizeof dead_name, "lb-sweep-%d.%llu.%s-tool", (int)dead, (unsigned long long)dead_start, ns);
-    snprintf(reused_name, sizeof reused_name, "lb-sweep-%d.%llu.%s-tool", (int)getpid(),
+    /* A prefix of this test process's own: another test_cgroup on the
+     * machine (a parallel make check, or one killed mid-way that left its
+     * cgroups) must not change what this sweep finds. */
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "lb-sweep%d-", (int)getpid());
+    snprintf(dead_name, sizeof dead_name, "%s%d.%llu.%s-tool", prefix, (int)dead, (unsigned long long)dead_start, ns);
+    snprintf(reused_name, sizeof reused_name, "%s%d.%llu.%s-tool", prefix, (int)getpid(),
              (unsigned long long)self_start + 1, ns);
-    snprintf(live_name, sizeof live_name, "lb-sweep-%s-tool", tag);
-    snprintf(old_name, sizeof old_name, "lb-sweep-%d-old", (int)dead);
+    snprintf(live_name, sizeof live_name, "%s%s-tool", prefix, tag);
+    snprintf(old_name, sizeof old_name, "%s%d-old", prefix, (int)dead);
     struct cgroup stale, reused, live, old;
     if (!ok(cgroup_create(&stale, dead_name, 0, err) == 0 && cgroup_create(&reused, reused_name, 0, err) == 0 &&
                 cgroup_create(&live, live_name, 0, err) == 0 && cgroup_create(&old, old_name, 0, err) == 0,
@@ -315,7 +320,7 @@ static void sweep(void)
     const char *argv[] = {"sleep", "30", NULL};
     struct proc p;
     ok(spawn_in(&p, &stale, argv, 0, 0, NULL, err) == 0, "a leftover tool runs in the stale one");
-    int n = cgroup_sweep_stale("lb-sweep-", runlock_tag_dead, err);
+    int n = cgroup_sweep_stale(prefix, runlock_tag_dead, err);
     ok(n == (stale.v2 ? 2 : 4), "cgroup_sweep_stale removed the stale and the pid-reused cgroups' directories (%d)", n);
     for (int i = 0; i < 200 && !proc_poll(&p); i++)
         nap_ms(5);
