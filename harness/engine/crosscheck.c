@@ -339,6 +339,8 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
     memset(&gs, 0, sizeof gs);
     if (in->tool_samples)
         sampler_tree_summary(in->tool_samples, &ts);
+    else if (in->tool_summary)
+        ts = *in->tool_summary;
     if (in->target_samples)
         sampler_tree_summary(in->target_samples, &gs);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -37,6 +37,8 @@ struct crosscheck_in {
     const char *model;              /* closed | paced | open, as run */
     uint64_t tool_cpus, target_cpus;
     const struct sampler_tree *tool_samples, *target_samples;
+    const struct sampler_summary *tool_summary;     /* used when tool_samples is NULL (the tool ran
+                                                     * as several trees: their summed aggregates) */
     const struct crosscheck_point *tool_pts, *target_pts;  /* the series, for window averages */
     size_t ntool_pts, ntarget_pts;
     uint64_t tool_spawned_ns;
