@@ -97,6 +97,7 @@ struct tool_run {
     size_t ntrees;
     struct exec_tree *tool;
     uint64_t spawned, deadline, ended;
+    uint64_t master_ended_ns;           /* when a master's root exited (its workers then have 10 s) */
     int stopped_by_us;
 
     /* Sampling: the tool, the target, the machine. */
@@ -818,14 +819,21 @@ static uint64_t tool_run_hold_edges(struct tool_run *r, uint64_t now)
     return wake;
 }
 
-/* 1 once every tree's root has exited. */
+/* 1 once every tree's root has exited, or, with a master, 10 s after
+ * the master did (it told its workers to quit: the stop ends those that
+ * did not, with a warning). */
 static int tool_run_all_ended(struct tool_run *r)
 {
     int all = 1;
     for (size_t k = 0; k < r->ntrees; k++)
         if (!r->trees[k].t->ex->poll(r->trees[k].t))
             all = 0;
-    return all;
+    if (all || r->a->spread != ADAPTER_SPREAD_MASTER || !r->tool->ended)
+        return all;
+    uint64_t now = util_now_ns();
+    if (!r->master_ended_ns)
+        r->master_ended_ns = now;
+    return now - r->master_ended_ns >= 10000000000ull;
 }
 
 /* Sample until the tool exits, its deadline passes, loadbench is
