@@ -124,6 +124,9 @@ struct tool_run {
 struct tool_tree {
     struct exec_tree *t;
     const struct adapter_proc *proc;
+    int seen_ended;
+    uint64_t open_before_end;           /* the server's open connections at the last sample before
+                                         * this tree ended: the most responses it can have left unread */
     FILE *csv;
     char path[PATH_MAX + 96];
 };
@@ -825,9 +828,13 @@ static uint64_t tool_run_hold_edges(struct tool_run *r, uint64_t now)
 static int tool_run_all_ended(struct tool_run *r)
 {
     int all = 1;
-    for (size_t k = 0; k < r->ntrees; k++)
-        if (!r->trees[k].t->ex->poll(r->trees[k].t))
+    for (size_t k = 0; k < r->ntrees; k++) {
+        struct tool_tree *tt = &r->trees[k];
+        if (!tt->t->ex->poll(tt->t))
             all = 0;
+        else if (!tt->seen_ended++)
+            tt->open_before_end = r->open_at_stop;
+    }
     if (all || r->a->spread != ADAPTER_SPREAD_MASTER || !r->tool->ended)
         return all;
     uint64_t now = util_now_ns();
@@ -867,6 +874,20 @@ static void tool_run_sample(struct tool_run *r)
 
 /* ---- stop: the last readings, the tree stopped, its output complete ------------- */
 
+/* Several trees that ended one after another each left at most the
+ * connections open just before its end unread: the bound is their sum (a
+ * tree still running at the stop adds the connections open then). Sound,
+ * if loose where they ended together; one tree keeps the reading as is. */
+static void tool_run_open_bound(struct tool_run *r)
+{
+    if (r->ntrees < 2 || r->stopped_by_us)
+        return;
+    uint64_t sum = 0;
+    for (size_t k = 0; k < r->ntrees; k++)
+        sum += r->trees[k].seen_ended ? r->trees[k].open_before_end : r->open_at_stop;
+    r->open_at_stop = sum;
+}
+
 static void tool_run_stop(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
@@ -891,6 +912,7 @@ static void tool_run_stop(struct tool_run *r)
     if (s && r->stopped_by_us)
         r->open_at_stop = target_u64(s, "connections_open");
     json_decref(s);
+    tool_run_open_bound(r);
     pid_t keep[1] = {r->tgt.proc.pid};
     for (size_t k = 0; k < r->ntrees; k++) {
         struct exec_tree *t = r->trees[k].t;
