@@ -88,6 +88,7 @@ void adapter_result_init(struct adapter_result *r)
     l = &r->lat_uncorrected.min;
     for (size_t i = 0; i < sizeof r->lat_uncorrected / sizeof(double); i++)
         l[i] = NAN;
+    r->lat_low = r->lat;
     r->duration_s = NAN;
     r->rps = NAN;
 }

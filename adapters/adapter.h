@@ -59,6 +59,10 @@ struct adapter_ctx {
     int port;
     const char *url;                    /* "http://127.0.0.1:PORT/" */
     uint64_t tool_cpus;                 /* the CPU set the tool is pinned to (0 = all) */
+    unsigned instance, instances;       /* this process's place in a tool run of several
+                                         * (adapters/group.h): instance of instances; 0 of 1 alone */
+    int group_port;                     /* several processes of a master's tool: a free TCP port on
+                                         * host where the workers meet the master; 0 otherwise */
 };
 
 /* What prepare() decides. */
@@ -71,6 +75,10 @@ struct adapter_plan {
     uint64_t load_ns;                   /* the load duration the tool will apply */
     uint64_t startup_allowance_ns;      /* start-up time to add to the deadline (JVM, node) */
     json_t *settings;                   /* runtime settings that change results (heap, GC, threads) */
+    int ready_port;                     /* > 0: the process is ready once it accepts TCP connections on
+                                         * this port of ctx->host; the group's later processes start
+                                         * only then (Locust's workers, which never reach a master
+                                         * that was not yet listening when they started) */
     struct profile_load *as_run;        /* the load really applied when it differs from ctx->load
                                          * (a tool without ramps runs only the hold phase), so
                                          * windows are placed right; NULL = ctx->load. Freed with
@@ -95,12 +103,27 @@ struct adapter_result {
     struct adapter_latency lat_uncorrected;     /* open model: from actual send; NAN when n/a */
     uint64_t scheduled, dropped, late;          /* open model schedule figures (0 when n/a) */
     uint64_t bytes_read;
+    int lat_merged;             /* several instances: 0 one process (the tool's own figures), 1 merged
+                                 * exactly from their distributions, -1 percentiles are bounds (each
+                                 * the highest instance's; lat_low the lowest's) */
+    struct adapter_latency lat_low;
     json_t *extra;              /* tool-specific figures kept as they are (may be NULL) */
     struct strvec warnings;     /* the tool's own warnings */
 };
 
 void adapter_result_init(struct adapter_result *r);
 void adapter_result_free(struct adapter_result *r);
+
+/* How `instances: N` runs a tool (adapters/group.h). */
+enum adapter_spread {
+    ADAPTER_SPREAD_COPIES = 0,      /* N copies, each given its share of the load
+                                     * (profile_load_share); results summed */
+    ADAPTER_SPREAD_SEGMENTS,        /* N processes given the whole load: each takes its own share
+                                     * from ctx->instance of ctx->instances (k6's execution
+                                     * segments); results summed */
+    ADAPTER_SPREAD_MASTER,          /* process 0 a master that sends no load and holds the
+                                     * results, 1..N workers (Locust) */
+};
 
 struct adapter {
     const char *name;               /* as written in profiles */
@@ -110,6 +133,9 @@ struct adapter {
     const char *latency_measures;   /* from which event to which */
     double latency_resolution_ms;   /* smallest step the tool reports */
     const char *const *options;     /* option keys the adapter accepts (NULL-terminated), or NULL */
+    enum adapter_spread spread;     /* how instances: N runs it */
+    const char *spread_note;        /* with instances > 1: what the mode changes in what is
+                                     * measured (a plan warning), or NULL */
     int bin_is_toolchain;           /* 1: a profile's bin: names the toolchain or interpreter the
                                      * tool is built or run with, whose absence is a skipped row
                                      * like a tool not installed; 0: bin: is the tool itself, and
@@ -123,6 +149,10 @@ struct adapter {
     /* Read the tool's output from ctx->dir. Returns 0 with r->parsed set,
      * or -1 with err saying what was missing or malformed. */
     int (*parse)(const struct adapter_ctx *ctx, struct adapter_result *r, char *err);
+    /* Optional: merge the full latency distributions several instances
+     * left in dirs[0..n) into lat, exactly (min, mean, percentiles, max).
+     * Returns 0, or -1 with err (the merge then falls back to bounds). */
+    int (*merge_latency)(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err);
 };
 
 /* Every adapter, NULL-terminated, in the order `loadbench tools` lists them. */

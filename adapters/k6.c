@@ -77,6 +77,27 @@ static unsigned rate_unit_s(const struct profile_load *l)
     return 1000;
 }
 
+/* Instance i of n runs the segment i/n:(i+1)/n of the whole schedule, in
+ * the sequence 0,1/n,...,1 that every instance is given, as k6-operator
+ * splits a test: together they run exactly the profile's VUs and
+ * arrivals, each VU and iteration in one segment only. */
+static void k6_segment_args(const struct adapter_ctx *c, struct adapter_plan *p)
+{
+    struct textbuf seq = {0};
+    for (unsigned i = 0; i <= c->instances; i++)
+        textbuf_printf(&seq, i == 0 ? "0" : i == c->instances ? ",1" : ",%u/%u", i, c->instances);
+    strvec_push(&p->argv, "--execution-segment");
+    if (c->instance == 0)
+        strvec_pushf(&p->argv, "0:1/%u", c->instances);
+    else if (c->instance + 1 == c->instances)
+        strvec_pushf(&p->argv, "%u/%u:1", c->instance, c->instances);
+    else
+        strvec_pushf(&p->argv, "%u/%u:%u/%u", c->instance, c->instances, c->instance + 1, c->instances);
+    strvec_push(&p->argv, "--execution-segment-sequence");
+    strvec_push(&p->argv, seq.s);
+    textbuf_free(&seq);
+}
+
 static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     const struct profile_load *l = c->load;
@@ -206,6 +227,8 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     strvec_push(&p->argv, K6_SUMMARY);
     strvec_push(&p->argv, "--summary-trend-stats");
     strvec_push(&p->argv, K6_TREND_STATS);
+    if (c->instances > 1)
+        k6_segment_args(c, p);
     strvec_push(&p->argv, K6_SCRIPT);
     strvec_push(&p->env, "K6_NO_USAGE_REPORT=true");
     p->load_ns = profile_load_duration_ns(l);
@@ -428,6 +451,10 @@ const struct adapter adapter_k6 = {
                         "(excludes DNS, connect and TLS; open model: from the actual send, not the schedule)",
     .latency_resolution_ms = 0.001,
     .options = k6_options,
+    .spread = ADAPTER_SPREAD_SEGMENTS,
+    .spread_note = "k6 as execution segments: each instance runs its segment of the whole schedule (VUs and "
+                   "arrivals split by k6 itself); the instances start one after another, without a start "
+                   "barrier, so their schedules are offset by their start-up (milliseconds to a second)",
     .detect = k6_detect,
     .prepare = k6_prepare,
     .parse = k6_parse,

@@ -2,12 +2,18 @@
  * documents its JSON summary, schema "lb-gen/1"). */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
+#include "common/hist.h"
 #include "common/units.h"
 #include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* With several instances each writes its full distribution here, for an
+ * exact merge. */
+#define LBGEN_DIST "latency.txt"
 
 static int lbgen_detect(const char *bin, struct adapter_found *found, char *err)
 {
@@ -81,6 +87,8 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     if (l->request_timeout_ns)
         strvec_pushf(&p->argv, "--timeout=%s", units_format_duration(l->request_timeout_ns, d));
     strvec_push(&p->argv, "--json=summary.json");
+    if (c->instances > 1)
+        strvec_push(&p->argv, "--percentiles=" LBGEN_DIST);
     strvec_push(&p->argv, "--quiet");
     strvec_push(&p->argv, c->url);
     p->load_ns = profile_load_duration_ns(l);
@@ -153,6 +161,86 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
     return rc;
 }
 
+/* One instance's distribution file into h: each line's bucket value (ns,
+ * printed in ms to the ns) recorded with the count its TotalCount adds.
+ * Returns the count recorded, or -1 with err. */
+static long long dist_add(struct hist *h, const char *dir, char *err)
+{
+    char *text = adapter_slurp(dir, LBGEN_DIST, 64u << 20, err);
+    if (!text)
+        return -1;
+    unsigned long long seen = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        double ms, q;
+        unsigned long long total;
+        if (sscanf(line, "%lf %lf %llu", &ms, &q, &total) != 3)
+            continue; /* the header and the #[...] footer */
+        if (total < seen || !(ms >= 0)) {
+            free(text);
+            return util_err(err, "%s/" LBGEN_DIST ": counts out of order", dir);
+        }
+        hist_record_n(h, (uint64_t)llround(ms * 1e6), total - seen);
+        seen = total;
+    }
+    free(text);
+    return (long long)seen;
+}
+
+/* The histogram's shape and the exact min and mean of one instance, from
+ * its summary. Returns 0, or -1 with err. */
+static int dist_summary(const char *dir, double *highest_ms, int *digits, double *min, double *mean, char *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    json_t *h = json_object_get(j, "histogram"), *l = json_object_get(j, "latency_ms");
+    *highest_ms = adapter_json_num(h, "highest_ms");
+    *digits = (int)adapter_json_num(h, "significant_digits");
+    *min = adapter_json_num(l, "min");
+    *mean = adapter_json_num(l, "mean");
+    json_decref(j);
+    if (!(*highest_ms > 0) || *digits < 1 || *digits > 5)
+        return util_err(err, "%s/summary.json has no histogram shape", dir);
+    return 0;
+}
+
+/* The instances' distributions merged into one histogram of lb-gen's own
+ * shape: its percentiles are what one lb-gen that had seen every request
+ * would report. Min and mean from the summaries (exact there). */
+static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
+{
+    double highest_ms, min, mean, wsum = 0;
+    int digits;
+    if (n == 0 || dist_summary(dirs[0], &highest_ms, &digits, &min, &mean, err))
+        return -1;
+    struct hist *h = hist_new((uint64_t)llround(highest_ms * 1e6), digits);
+    if (!h)
+        return util_err(err, "lb-gen's histogram shape (%g ms, %d digits) is not one common/hist makes", highest_ms, digits);
+    lat->min = NAN;
+    for (size_t i = 0; i < n; i++) {
+        double hi, imin, imean;
+        int d;
+        long long cnt = dist_summary(dirs[i], &hi, &d, &imin, &imean, err) ? -1 : dist_add(h, dirs[i], err);
+        if (cnt < 0 || hi != highest_ms || d != digits) {
+            hist_free(h);
+            return cnt < 0 ? -1 : util_err(err, "the instances' histograms differ in shape");
+        }
+        if (cnt > 0) {
+            lat->min = isnan(lat->min) || imin < lat->min ? imin : lat->min;
+            wsum += imean * (double)cnt;
+        }
+    }
+    uint64_t total = hist_count(h);
+    lat->mean = total ? wsum / (double)total : NAN;
+    double *pv[] = {&lat->p50, &lat->p90, &lat->p95, &lat->p99, &lat->p999};
+    static const double q[] = {50, 90, 95, 99, 99.9};
+    for (int i = 0; i < 5; i++)
+        *pv[i] = total ? (double)hist_percentile(h, q[i]) / 1e6 : NAN;
+    lat->max = total ? (double)hist_max(h) / 1e6 : NAN;
+    hist_free(h);
+    return 0;
+}
+
 const struct adapter adapter_lbgen = {
     .name = "lb-gen",
     .description = "loadbench's native C generator (closed and open model)",
@@ -163,4 +251,5 @@ const struct adapter adapter_lbgen = {
     .detect = lbgen_detect,
     .prepare = lbgen_prepare,
     .parse = lbgen_parse,
+    .merge_latency = lbgen_merge_latency,
 };

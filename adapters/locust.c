@@ -88,6 +88,41 @@ static int copy_hook(const char *dir, char *err)
     return rc;
 }
 
+/* Debian's Locust 2.12.1 has an empty __version__: a worker says "" when
+ * it connects, and the master refuses it as "an old (pre 2.0) worker".
+ * Both sides get the detected version instead (the same string). The
+ * patch goes before the class body, which the textbuf is in the middle
+ * of: it is written at the class's indentation as a statement that runs
+ * at import. */
+static void loc_version_patch(struct textbuf *y, const char *version)
+{
+    textbuf_printf(y, "    # Debian's Locust has an empty __version__, which its master takes for a pre-2.0\n"
+                      "    # worker's and refuses: master and workers say the detected version instead.\n"
+                      "    import locust.runners as _lb_runners\n"
+                      "    if not _lb_runners.__version__:\n"
+                      "        _lb_runners.__version__ = \"%s\"\n\n",
+                   version);
+}
+
+/* Locust's own distributed mode: instance 0 is the master (it binds the
+ * group's port on 127.0.0.1 and waits for every worker before it starts
+ * the users), 1..N are workers that connect to it. */
+static void loc_distributed_args(const struct adapter_ctx *c, struct adapter_plan *p)
+{
+    if (c->instance == 0) {
+        strvec_push(&p->argv, "--master");
+        strvec_pushf(&p->argv, "--expect-workers=%u", c->instances);
+        strvec_pushf(&p->argv, "--master-bind-host=%s", c->host);
+        strvec_pushf(&p->argv, "--master-bind-port=%d", c->group_port);
+        p->ready_port = c->group_port;
+        json_object_set_new(p->settings, "workers", json_integer(c->instances));
+    } else {
+        strvec_push(&p->argv, "--worker");
+        strvec_pushf(&p->argv, "--master-host=%s", c->host);
+        strvec_pushf(&p->argv, "--master-port=%d", c->group_port);
+    }
+}
+
 static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     const struct profile_load *l = c->load;
@@ -124,6 +159,8 @@ static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
             "from locust import HttpUser, LoadTestShape, constant, constant_throughput, task\n\n\n"
             "class LbUser(HttpUser):\n",
             c->profile->name ? c->profile->name : "");
+    if (c->instances > 1)
+        loc_version_patch(&y, c->found->version);
     if (l->model == LOAD_OPEN)
         textbuf_printf(&y, "    wait_time = constant_throughput(%.10g)\n", peak / (double)users);
     else
@@ -172,9 +209,23 @@ static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
         return -1;
     strvec_push(&p->files, LOC_FILE);
 
+    uint64_t stop_s = l->request_timeout_ns ? (l->request_timeout_ns + 999999999ull) / 1000000000ull : 10;
     strvec_push(&p->argv, c->found->path);
     strvec_push(&p->argv, "-f");
     strvec_push(&p->argv, LOC_FILE);
+    if (c->instances > 1)
+        loc_distributed_args(c, p);
+    if (c->instance > 0) {
+        /* A worker: the master gives it its users and the stop. */
+        strvec_push(&p->argv, "--stop-timeout");
+        strvec_pushf(&p->argv, "%llu", (unsigned long long)stop_s);
+        p->model = l->model == LOAD_OPEN ? "paced" : "closed";
+        p->load_ns = profile_load_duration_ns(l);
+        p->startup_allowance_ns = 5000000000ull + stop_s * 1000000000ull;
+        strvec_pushf(&p->env, "LB_LOCUST_OUT=%s", LOC_OUT);
+        strvec_push(&p->env, "PYTHONDONTWRITEBYTECODE=1");
+        return 0;
+    }
     strvec_push(&p->argv, "--headless");
     strvec_push(&p->argv, "--only-summary");
     if (!shaped) {
@@ -191,7 +242,6 @@ static int loc_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     /* Users finish the request in flight when the test stops (at -t, at
      * the shape's end, in a falling stage) instead of being killed with it:
      * Locust then counts what the server answered. */
-    uint64_t stop_s = l->request_timeout_ns ? (l->request_timeout_ns + 999999999ull) / 1000000000ull : 10;
     strvec_push(&p->argv, "--stop-timeout");
     strvec_pushf(&p->argv, "%llu", (unsigned long long)stop_s);
     strvec_push(&p->argv, "-H");
@@ -369,6 +419,10 @@ const struct adapter adapter_locust = {
                         "times included",
     .latency_resolution_ms = 1,
     .options = loc_options,
+    .spread = ADAPTER_SPREAD_MASTER,
+    .spread_note = "Locust in its distributed mode: the master sends no load (it hands users to the workers and "
+                   "sums the statistics they report every 3 s, the last at their stop); the row's counts and "
+                   "latency are the master's, its footprint every process's",
     .detect = loc_detect,
     .prepare = loc_prepare,
     .parse = loc_parse,

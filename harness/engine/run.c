@@ -1,5 +1,6 @@
 #include "engine/run.h"
 #include "adapters/adapter.h"
+#include "adapters/group.h"
 #include "engine/capture.h"
 #include "common/cgroup.h"
 #include "engine/crosscheck.h"
@@ -838,6 +839,69 @@ static void print_placement(FILE *out, const struct profile *p)
     fputc('\n', out);
 }
 
+/* One process's plan: its argv, environment and (configs set) its
+ * configs. */
+static void plan_proc(FILE *out, const struct adapter_proc *pr, size_t n, const char *tmpl, int configs)
+{
+    if (n > 1)
+        fprintf(out, "  %s %s:\n", pr->role, pr->dir + strlen(tmpl) + 1);
+    fprintf(out, "  argv:");
+    for (size_t i = 0; i < pr->plan.argv.n; i++)
+        fprintf(out, " %s", pr->plan.argv.v[i]);
+    fputc('\n', out);
+    for (size_t i = 0; i < pr->plan.env.n; i++)
+        fprintf(out, "  env: %s\n", pr->plan.env.v[i]);
+    for (size_t i = 0; configs && i < pr->plan.files.n; i++)
+        print_config(out, pr->dir, pr->plan.files.v[i]);
+}
+
+/* 1 when warning i of process k was given by an earlier one. */
+static int said_before(const struct adapter_group *g, size_t k, size_t i)
+{
+    const char *w = g->procs[k].plan.warnings.v[i];
+    for (size_t j = 0; j <= k; j++)
+        for (size_t m = 0; m < (j == k ? i : g->procs[j].plan.warnings.n); m++)
+            if (!strcmp(g->procs[j].plan.warnings.v[m], w))
+                return 1;
+    return 0;
+}
+
+/* The plan of one tool at one level, every process of it (instances:
+ * N). Returns the estimated seconds of one run, or -1 when the tool
+ * cannot be prepared (said in out). */
+static double plan_level(FILE *out, const struct adapter *a, const struct adapter_ctx *ctx, double level,
+                         const char *tmpl)
+{
+    struct adapter_group g;
+    char e[UTIL_ERR_LEN];
+    double each = -1;
+    if (adapter_group_prepare(a, ctx, &g, e)) {
+        fprintf(out, "  cannot prepare: %s\n", e);
+    } else {
+        if (!isnan(level))
+            fprintf(out, "  level %g:\n", level);
+        fprintf(out, "  model as run: %s\n", g.procs[0].plan.model);
+        if (g.n > 1)
+            fprintf(out, "  instances: %u (%zu processes)\n", g.instances, g.n);
+        uint64_t longest = 0;
+        for (size_t k = 0; k < g.n; k++) {
+            const struct adapter_plan *pl = &g.procs[k].plan;
+            /* Configs once per role: the copies' differ in their share only. */
+            plan_proc(out, &g.procs[k], g.n, tmpl, k == 0 || strcmp(g.procs[k].role, g.procs[k - 1].role));
+            if (pl->load_ns + pl->startup_allowance_ns > longest)
+                longest = pl->load_ns + pl->startup_allowance_ns;
+        }
+        /* Each warning once, however many processes give it. */
+        for (size_t k = 0; k < g.n; k++)
+            for (size_t i = 0; i < g.procs[k].plan.warnings.n; i++)
+                if (!said_before(&g, k, i))
+                    fprintf(out, "  warning: %s\n", g.procs[k].plan.warnings.v[i]);
+        each = (double)longest / 1e9 + 2.0;
+    }
+    adapter_group_free(&g);
+    return each;
+}
+
 int run_plan(const struct profile *p, FILE *out, char *err)
 {
     const char *tmpdir = getenv("TMPDIR");
@@ -883,33 +947,16 @@ int run_plan(const struct profile *p, FILE *out, char *err)
             char dir[PATH_MAX];
             snprintf(dir, sizeof dir, "%s/%s@%zu", tmpl, t->label, li);
             fsutil_mkdir_p(dir, NULL);
-            struct adapter_plan plan;
-            adapter_plan_init(&plan);
             /* Port 1 is a placeholder: the real port is known only once
              * the fresh lb-target of each run has started. */
             struct adapter_ctx ctx = {.profile = p, .tool = t, .load = load, .found = &found, .dir = dir,
                                       .host = addr, .port = 1, .url = url,
-                                      .tool_cpus = p->tool_cpus};
-            if (a->prepare(&ctx, &plan, e)) {
-                fprintf(out, "  cannot prepare: %s\n", e);
-            } else {
-                if (!isnan(level))
-                    fprintf(out, "  level %g:\n", level);
-                fprintf(out, "  model as run: %s\n  argv:", plan.model);
-                for (size_t i = 0; i < plan.argv.n; i++)
-                    fprintf(out, " %s", plan.argv.v[i]);
-                fputc('\n', out);
-                for (size_t i = 0; i < plan.env.n; i++)
-                    fprintf(out, "  env: %s\n", plan.env.v[i]);
-                for (size_t i = 0; i < plan.files.n; i++)
-                    print_config(out, dir, plan.files.v[i]);
-                for (size_t i = 0; i < plan.warnings.n; i++)
-                    fprintf(out, "  warning: %s\n", plan.warnings.v[i]);
-                double each = (double)(plan.load_ns + plan.startup_allowance_ns) / 1e9 + 2.0;
-                total_s += each * p->repeat;
+                                      .tool_cpus = p->tool_cpus, .instances = 1};
+            double each_s = plan_level(out, a, &ctx, level, tmpl);
+            if (each_s >= 0) {
+                total_s += each_s * p->repeat;
                 runs += (int)p->repeat;
             }
-            adapter_plan_free(&plan);
             profile_load_free(at);
         }
         fputc('\n', out);

@@ -1,16 +1,19 @@
 #include "engine/toolrun.h"
 #include "adapters/adapter.h"
+#include "adapters/group.h"
 #include "engine/capture.h"
 #include "engine/crosscheck.h"
 #include "engine/exec.h"
 #include "common/fsutil.h"
 #include "common/jsonutil.h"
+#include "common/net.h"
 #include "engine/netstat.h"
 #include "engine/sampler.h"
 #include "common/sha256.h"
 #include "engine/target.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,11 +67,16 @@ struct tool_run {
     struct tool_run_verdict v;
     uint64_t t_start;
 
-    /* The tool's plan and its own account. */
+    /* The tool's plan and its own account: one process, or several
+     * (instances: N); plan is the first's, ar the merged result. */
     struct adapter_found found;
     struct adapter_ctx ctx;
     char url[64];
-    struct adapter_plan plan;
+    struct adapter_group g;
+    const struct adapter_plan *plan;
+    const struct profile_load *as_run;  /* the load all processes together really apply */
+    struct profile_load *as_run_sum;    /* copies: their shares summed (owned) */
+    uint64_t load_ns, startup_ns;       /* the longest of the processes' */
     struct adapter_result ar;
 
     /* The fresh target and its view. */
@@ -84,9 +92,13 @@ struct tool_run {
     uint64_t open_at_stop;
     struct netstat ns0, ns1;
 
-    /* The tool's process tree, through the executor. */
+    /* The tool's process trees, through the executor: one per process
+     * of the group, the first also as tool. */
+    struct tool_tree *trees;
+    size_t ntrees;
     struct exec_tree *tool;
     uint64_t spawned, deadline, ended;
+    uint64_t master_ended_ns;           /* when a master's root exited (its workers then have 10 s) */
     int stopped_by_us;
 
     /* Sampling: the tool, the target, the machine. */
@@ -105,6 +117,19 @@ struct tool_run {
 
     /* The footprint, for the judgement. */
     double cpu_s, rss_peak, target_cpu_s;
+    struct sampler_summary tool_ss;     /* the trees' sampled aggregates, summed */
+};
+
+/* One of the tool's process trees, with its own series file when there
+ * are several (the run's samples file is then their sum). */
+struct tool_tree {
+    struct exec_tree *t;
+    const struct adapter_proc *proc;
+    int seen_ended;
+    uint64_t open_before_end;           /* the server's open connections at the last sample before
+                                         * this tree ended: the most responses it can have left unread */
+    FILE *csv;
+    char path[PATH_MAX + 96];
 };
 
 /* printf into a path buffer; a path that does not fit is cut, and the
@@ -296,15 +321,24 @@ static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n
     }
 }
 
-/* Ends the capture of one of the tool's output files (once; later calls do
+/* Ends the capture of one of a tree's output files (once; later calls do
  * nothing) and says in the result when the output was cut or could not be
- * written: output_truncated.<name> (stdout or stderr) = bytes left out. */
-static void finish_output(struct tool_run *r, enum exec_stream stream)
+ * written: output_truncated.<name> (stdout or stderr, p1/stdout for
+ * process 1 of several) = bytes left out. */
+static void finish_output(struct tool_run *r, size_t k, enum exec_stream stream)
 {
-    const char *name = stream == EXEC_STDOUT ? "stdout" : "stderr";
+    const char *base = stream == EXEC_STDOUT ? "stdout" : "stderr";
+    char name[32];
+    if (r->ntrees > 1)
+        snprintf(name, sizeof name, "p%zu/%s", k, base);
+    else
+        snprintf(name, sizeof name, "%s", base);
     char err[UTIL_ERR_LEN];
     struct exec_output o;
-    int rc = r->tool->ex->output(r->tool, stream, &o, err);
+    struct exec_tree *tree = r->trees[k].t;
+    if (!tree)
+        return;
+    int rc = tree->ex->output(tree, stream, &o, err);
     if (rc == 1)
         return;
     if (rc < 0)
@@ -335,7 +369,6 @@ static void tool_run_init(struct tool_run *r, const struct tool_run_opts *o, con
     r->t_start = util_now_ns();
     r->res = json_object();
     r->warnings = json_array();
-    adapter_plan_init(&r->plan);
     adapter_result_init(&r->ar);
     pathf(r->dir, sizeof r->dir, "%s/%s", o->run_dir, subdir);
     json_object_set_new(r->res, "tool", json_string(pt->tool));
@@ -388,6 +421,68 @@ static void tool_run_drain_ports(struct tool_run *r)
                                                         (unsigned long long)r->ns0.time_wait));
 }
 
+/* The load the processes apply together: copies' shares summed stage by
+ * stage (when each ran a load of its own), else the first process's. */
+static void tool_run_sum_as_run(struct tool_run *r)
+{
+    const struct adapter_proc *p0 = &r->g.procs[0];
+    r->as_run = p0->plan.as_run ? p0->plan.as_run : r->load;
+    if (r->a->spread != ADAPTER_SPREAD_COPIES || r->g.n < 2 || !p0->plan.as_run)
+        return;
+    struct profile_load *sum = profile_load_share(p0->plan.as_run, 0, 1);
+    for (size_t k = 1; k < r->g.n; k++) {
+        const struct profile_load *l = r->g.procs[k].plan.as_run;
+        if (!l || l->nstages != sum->nstages) {
+            profile_load_free(sum);
+            r->as_run = r->load;
+            return;
+        }
+        for (size_t s = 0; s < l->nstages; s++)
+            sum->stages[s].target += l->stages[s].target;
+    }
+    r->as_run = r->as_run_sum = sum;
+}
+
+/* 1 when array a holds the string s. */
+static int has_string(json_t *a, const char *s)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v)
+    {
+        if (json_is_string(v) && !strcmp(json_string_value(v), s))
+            return 1;
+    }
+    return 0;
+}
+
+/* What every process's plan says, once in the result: warnings (each
+ * once), the longest load and start-up, and with several processes each
+ * one's role, folder and argv. */
+static void tool_run_group_plan(struct tool_run *r)
+{
+    json_t *procs = json_array();
+    for (size_t k = 0; k < r->g.n; k++) {
+        const struct adapter_proc *pr = &r->g.procs[k];
+        for (size_t i = 0; i < pr->plan.warnings.n; i++)
+            if (!has_string(r->warnings, pr->plan.warnings.v[i]))
+                json_array_append_new(r->warnings, adapter_json_text(pr->plan.warnings.v[i]));
+        if (pr->plan.load_ns > r->load_ns)
+            r->load_ns = pr->plan.load_ns;
+        if (pr->plan.startup_allowance_ns > r->startup_ns)
+            r->startup_ns = pr->plan.startup_allowance_ns;
+        json_array_append_new(procs, json_pack("{s:s, s:s, s:o, s:O}", "role", pr->role, "dir",
+                                               pr->dir + strlen(r->o->run_dir) + 1, "argv", strvec_json(&pr->plan.argv),
+                                               "settings", pr->plan.settings));
+    }
+    tool_run_sum_as_run(r);
+    json_object_set_new(r->res, "instances", json_integer(r->g.instances));
+    if (r->g.n > 1)
+        json_object_set_new(r->ident, "processes", procs);
+    else
+        json_decref(procs);
+}
+
 /* A fresh target for each tool run (no connection state crosses runs),
  * then the adapter's plan for the tool against it. */
 static int tool_run_prepare(struct tool_run *r)
@@ -410,26 +505,29 @@ static int tool_run_prepare(struct tool_run *r)
     r->have_tgt = 1;
     snprintf(r->url, sizeof r->url, "http://%.40s:%d/", addr, r->tgt.port);
     r->ctx = (struct adapter_ctx){.profile = p, .tool = r->pt, .load = r->load, .found = &r->found, .dir = r->dir,
-                                  .host = addr, .port = r->tgt.port, .url = r->url, .tool_cpus = p->tool_cpus};
-    if (r->a->prepare(&r->ctx, &r->plan, err)) {
+                                  .host = addr, .port = r->tgt.port, .url = r->url, .tool_cpus = p->tool_cpus,
+                                  .instances = 1};
+    int failed = adapter_group_prepare(r->a, &r->ctx, &r->g, err);
+    r->plan = &r->g.procs[0].plan;
+    if (failed) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "prepare: %s", err);
         return -1;
     }
-    for (size_t i = 0; i < r->plan.warnings.n; i++)
-        json_array_append_new(r->warnings, adapter_json_text(r->plan.warnings.v[i]));
-    json_object_set_new(r->ident, "argv", strvec_json(&r->plan.argv));
-    json_object_set_new(r->ident, "env", strvec_json(&r->plan.env));
-    json_object_set_new(r->ident, "configs", strvec_json(&r->plan.files));
-    json_object_set_new(r->ident, "settings", json_incref(r->plan.settings));
-    json_object_set_new(r->ident, "model", json_string(r->plan.model));
-    if (r->plan.as_run)
-        json_object_set_new(r->res, "load_as_run", profile_load_to_json(r->plan.as_run));
+    tool_run_group_plan(r);
+    json_object_set_new(r->ident, "argv", strvec_json(&r->plan->argv));
+    json_object_set_new(r->ident, "env", strvec_json(&r->plan->env));
+    json_object_set_new(r->ident, "configs", strvec_json(&r->plan->files));
+    json_object_set_new(r->ident, "settings", json_incref(r->plan->settings));
+    json_object_set_new(r->ident, "model", json_string(r->plan->model));
+    if (r->as_run != r->load)
+        json_object_set_new(r->res, "load_as_run", profile_load_to_json(r->as_run));
     char tcmd[1024], shape[512];
     pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u%s", r->o->target_bin,
           (unsigned long long)(p->target.shape.dist ? 0 : p->target.delay_ns), (unsigned long long)p->target.work_ns,
           (unsigned long long)p->target.body_bytes, p->target.threads,
           target_shape_flags(&p->target.shape, shape, sizeof shape));
-    write_reproduce(r->dir, &r->plan, tcmd);
+    for (size_t k = 0; k < r->g.n; k++)
+        write_reproduce(r->g.procs[k].dir, &r->g.procs[k].plan, tcmd);
     return 0;
 }
 
@@ -449,6 +547,83 @@ static void tool_run_cgroup_warnings(struct tool_run *r)
         json_array_append_new(r->warnings, json_string("memory_limit not enforced: no writable memory cgroup"));
 }
 
+/* The CPUs for process k: a Locust-style worker gets one CPU of its own
+ * when the tool's CPU set (or loadbench's own) has one for each worker;
+ * everything else the whole set. */
+static uint64_t tool_run_cpus(const struct tool_run *r, size_t k)
+{
+    uint64_t set = r->p->tool_cpus;
+    if (r->a->spread != ADAPTER_SPREAD_MASTER || r->g.n < 2 || k == 0)
+        return set;
+    if (!set) {
+        cpu_set_t cs;
+        CPU_ZERO(&cs);
+        if (sched_getaffinity(0, sizeof cs, &cs))
+            return 0;
+        for (int c = 0; c < 64; c++)
+            if (CPU_ISSET(c, &cs))
+                set |= 1ull << c;
+    }
+    if ((size_t)__builtin_popcountll(set) < r->g.n - 1)
+        return r->p->tool_cpus;
+    /* The (k-1)th CPU of the set. */
+    for (size_t skip = k - 1; set; set &= set - 1)
+        if (!skip--)
+            return set & -set;
+    return r->p->tool_cpus;
+}
+
+/* Start process k of the group through the executor. */
+static int tool_run_spawn_one(struct tool_run *r, size_t k, char *err)
+{
+    const struct adapter_proc *pr = &r->g.procs[k];
+    char name[PATH_MAX];
+    if (r->g.n > 1)
+        pathf(name, sizeof name, "%s.p%zu", r->subdir, k);
+    else
+        pathf(name, sizeof name, "%s", r->subdir);
+    struct exec_spec spec = {.name = name, .argv = (const char *const *)pr->plan.argv.v,
+                             .env = (const char *const *)pr->plan.env.v, .dir = pr->dir, .cpus_mask = tool_run_cpus(r, k),
+                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes,
+                             .sample_interval_ns = r->p->sample_interval_ns};
+    r->trees[k].proc = pr;
+    return r->o->ex->spawn(r->o->ex, &spec, &r->trees[k].t, err);
+}
+
+/* A process whose plan names a ready port (a master) is waited for until
+ * that port accepts a connection, so that the processes started after it
+ * find it: at most the start-up allowance and grace (the deadline counts
+ * from the master's start, so this time is within it). Returns 0, or -1
+ * with err when it exits or does not listen in time. */
+static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
+{
+    const struct adapter_proc *pr = &r->g.procs[k];
+    struct exec_tree *t = r->trees[k].t;
+    if (pr->plan.ready_port <= 0 || k + 1 == r->ntrees)
+        return 0;
+    char addr[80];
+    struct sockaddr_in sa;
+    snprintf(addr, sizeof addr, "%s:%d", pr->ctx.host, pr->plan.ready_port);
+    if (net_parse_addr(addr, &sa, err))
+        return -1;
+    uint64_t limit = r->startup_ns + (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
+    uint64_t until = util_now_ns() + limit;
+    while (!*r->o->stop) {
+        int fd = net_connect_blocking(&sa, NULL);
+        if (fd >= 0) {
+            close(fd);
+            json_object_set_new(r->res, "master_ready_s", json_real((double)(util_now_ns() - t->started_ns) / 1e9));
+            return 0;
+        }
+        if (t->ex->poll(t))
+            return util_err(err, "the tool's %s exited before it listened on %s", pr->role, addr);
+        if (util_now_ns() >= until)
+            return util_err(err, "the tool's %s did not listen on %s within %.0f s", pr->role, addr, (double)limit / 1e9);
+        util_sleep_until_ns(util_now_ns() + 50000000ull);
+    }
+    return util_err(err, "loadbench was interrupted");
+}
+
 /* The server's window opens and the machine's counters are read just
  * before the tool starts, in its own clean environment, through the
  * executor. */
@@ -462,23 +637,23 @@ static int tool_run_spawn(struct tool_run *r)
     }
     sampler_machine_read(&r->m0, NULL);
     r->self0 = sampler_self_cpu_s();
-    r->have_hold = profile_hold_window(r->plan.as_run ? r->plan.as_run : r->load, &r->hold_s_ns, &r->hold_e_ns) == 0;
+    r->have_hold = profile_hold_window(r->as_run, &r->hold_s_ns, &r->hold_e_ns) == 0;
     /* A hold window from the load's start begins with the (fresh) target's
      * first request: the snapshot before any request is its left edge. */
     if (r->have_hold && r->hold_s_ns == 0)
         r->hold_h0 = target_histogram(&r->tgt, NULL);
-    struct exec_spec spec = {.name = r->subdir, .argv = (const char *const *)r->plan.argv.v,
-                             .env = (const char *const *)r->plan.env.v, .dir = r->dir, .cpus_mask = r->p->tool_cpus,
-                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes,
-                             .sample_interval_ns = r->p->sample_interval_ns};
-    if (r->o->ex->spawn(r->o->ex, &spec, &r->tool, err)) {
-        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
-        return -1;
+    r->ntrees = r->g.n;
+    r->trees = util_xcalloc(r->ntrees, sizeof *r->trees);
+    for (size_t k = 0; k < r->ntrees; k++) {
+        if (tool_run_spawn_one(r, k, err) || tool_run_wait_ready(r, k, err)) {
+            tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
+            return -1;
+        }
     }
+    r->tool = r->trees[0].t;
     tool_run_cgroup_warnings(r);
     r->spawned = r->tool->started_ns;
-    r->deadline = r->spawned + r->plan.load_ns + r->plan.startup_allowance_ns +
-                  (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
+    r->deadline = r->spawned + r->load_ns + r->startup_ns + (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
     json_object_set_new(r->res, "deadline_s", json_real((double)(r->deadline - r->spawned) / 1e9));
     return 0;
 }
@@ -498,6 +673,12 @@ static void tool_run_open_series(struct tool_run *r)
             *c = '_';
     if ((r->tcsv = fopen(r->spath, "w")))
         sampler_csv_header(r->tcsv);
+    /* Several trees: each its own series beside the sum, .p0.csv, ... */
+    for (size_t k = 0; r->ntrees > 1 && k < r->ntrees; k++) {
+        pathf(r->trees[k].path, sizeof r->trees[k].path, "%.*s.p%zu.csv", (int)(strlen(r->spath) - 4), r->spath, k);
+        if ((r->trees[k].csv = fopen(r->trees[k].path, "w")))
+            sampler_csv_header(r->trees[k].csv);
+    }
     snprintf(r->tpath, sizeof r->tpath, "%.*s.target.csv", (int)(strlen(r->spath) - 4), r->spath);
     if ((r->gcsv = fopen(r->tpath, "w")))
         sampler_csv_header(r->gcsv);
@@ -521,7 +702,7 @@ static int tool_run_must_stop(struct tool_run *r, uint64_t now)
     else if (now >= r->deadline)
         tool_run_downgrade(&r->v, TOOL_RUN_TIMEOUT,
                            "still running %.0f s after start (load %.0f s + start-up + grace): stopped",
-                           (double)(now - r->spawned) / 1e9, (double)r->plan.load_ns / 1e9);
+                           (double)(now - r->spawned) / 1e9, (double)r->load_ns / 1e9);
     else if (!target_alive(&r->tgt))
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target died during the run (%s): the tool's results are partial",
                            r->tgt.proc.exit.signaled ? "killed by a signal" : "exited");
@@ -570,6 +751,44 @@ static void tool_run_target_summary(const struct tool_run *r, struct sampler_sum
         sampler_tree_summary(r->gtree, s);
 }
 
+/* Adds point b into the sum a (the first reading sets the time). */
+static void point_add(struct sampler_point *a, const struct sampler_point *b, int first)
+{
+    if (first) {
+        *a = *b;
+        return;
+    }
+    a->cpu_pct += b->cpu_pct;
+    a->cpu_user_pct += b->cpu_user_pct;
+    a->cpu_sys_pct += b->cpu_sys_pct;
+    a->rss_mb += b->rss_mb;
+    a->nprocs += b->nprocs;
+    a->nthreads += b->nthreads;
+    a->write_mb_s += b->write_mb_s;
+}
+
+/* One reading of every tree, into sum (their total over the interval).
+ * Returns 1 when at least one tree gave a point, with rd the first's
+ * reading; 0 otherwise. Each tree's point goes to its own series. */
+static int tool_run_sample_trees(struct tool_run *r, struct sampler_reading *rd, struct sampler_point *sum)
+{
+    int got = 0;
+    for (size_t k = 0; k < r->ntrees; k++) {
+        struct sampler_reading one;
+        struct sampler_point pt;
+        struct exec_tree *t = r->trees[k].t;
+        if (t->ex->sample(t, &one, &pt) != 1)
+            continue;
+        if (r->trees[k].csv)
+            sampler_csv_row(r->trees[k].csv, &pt);
+        if (!got)
+            *rd = one;
+        point_add(sum, &pt, !got);
+        got = 1;
+    }
+    return got;
+}
+
 /* One sample of everything, at now. */
 static void tool_run_tick(struct tool_run *r, uint64_t now)
 {
@@ -580,7 +799,7 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
         r->tpts = util_xrealloc(r->tpts, r->cap_pts * sizeof *r->tpts);
         r->gpts = util_xrealloc(r->gpts, r->cap_pts * sizeof *r->gpts);
     }
-    if (r->tool->ex->sample(r->tool, &rd, &pt) == 1) {
+    if (tool_run_sample_trees(r, &rd, &pt)) {
         r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
         if (r->tcsv)
             sampler_csv_row(r->tcsv, &pt);
@@ -597,7 +816,7 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
     tool_run_sample_target(r);
     if (r->o->progress)
         r->o->progress(r->o->progress_arg, r->pt->label, (double)(now - r->spawned) / 1e9,
-                       (double)(r->plan.load_ns + r->plan.startup_allowance_ns) / 1e9, r->cur_rps, r->cur_cpu,
+                       (double)(r->load_ns + r->startup_ns) / 1e9, r->cur_rps, r->cur_cpu,
                        r->cur_rss);
     r->last_tick_ns = now;
     while (r->next <= now)
@@ -630,6 +849,27 @@ static uint64_t tool_run_hold_edges(struct tool_run *r, uint64_t now)
     return wake;
 }
 
+/* 1 once every tree's root has exited, or, with a master, 10 s after
+ * the master did (it told its workers to quit: the stop ends those that
+ * did not, with a warning). */
+static int tool_run_all_ended(struct tool_run *r)
+{
+    int all = 1;
+    for (size_t k = 0; k < r->ntrees; k++) {
+        struct tool_tree *tt = &r->trees[k];
+        if (!tt->t->ex->poll(tt->t))
+            all = 0;
+        else if (!tt->seen_ended++)
+            tt->open_before_end = r->open_at_stop;
+    }
+    if (all || r->a->spread != ADAPTER_SPREAD_MASTER || !r->tool->ended)
+        return all;
+    uint64_t now = util_now_ns();
+    if (!r->master_ended_ns)
+        r->master_ended_ns = now;
+    return now - r->master_ended_ns >= 10000000000ull;
+}
+
 /* Sample until the tool exits, its deadline passes, loadbench is
  * interrupted or the target dies. */
 static void tool_run_sample(struct tool_run *r)
@@ -639,7 +879,7 @@ static void tool_run_sample(struct tool_run *r)
     tool_run_open_series(r);
     if (!r->tgt.host)
         r->gtree = sampler_tree_new(r->tgt.proc.pid, NULL, NULL);
-    r->tool->ex->sample(r->tool, &rd, &pt);
+    tool_run_sample_trees(r, &rd, &pt);
     tool_run_target_sample(r, &r->trd0, &pt);
     r->trd1 = r->trd0;
     r->next = r->spawned + r->p->sample_interval_ns;
@@ -647,7 +887,7 @@ static void tool_run_sample(struct tool_run *r)
     r->last_resp = target_u64(r->before, "responses_completed");
     r->last_t = util_now_ns();
     for (;;) {
-        if (r->tool->ex->poll(r->tool))
+        if (tool_run_all_ended(r))
             break;
         uint64_t now = util_now_ns();
         if (tool_run_must_stop(r, now))
@@ -665,6 +905,20 @@ static void tool_run_sample(struct tool_run *r)
 
 /* ---- stop: the last readings, the tree stopped, its output complete ------------- */
 
+/* Several trees that ended one after another each left at most the
+ * connections open just before its end unread: the bound is their sum (a
+ * tree still running at the stop adds the connections open then). Sound,
+ * if loose where they ended together; one tree keeps the reading as is. */
+static void tool_run_open_bound(struct tool_run *r)
+{
+    if (r->ntrees < 2 || r->stopped_by_us)
+        return;
+    uint64_t sum = 0;
+    for (size_t k = 0; k < r->ntrees; k++)
+        sum += r->trees[k].seen_ended ? r->trees[k].open_before_end : r->open_at_stop;
+    r->open_at_stop = sum;
+}
+
 static void tool_run_stop(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
@@ -680,7 +934,7 @@ static void tool_run_stop(struct tool_run *r)
      * percent. Totals come from the cgroup or wait4, not from samples. The
      * target's CPU total needs its final reading either way. */
     int full = r->ended - r->last_tick_ns >= r->p->sample_interval_ns / 2;
-    if (full && r->tool->ex->sample(r->tool, &rd, &pt) == 1 && r->tcsv)
+    if (full && tool_run_sample_trees(r, &rd, &pt) && r->tcsv)
         sampler_csv_row(r->tcsv, &pt);
     if (tool_run_target_sample(r, &r->trd1, &pt) == 1 && full && r->gcsv)
         sampler_csv_row(r->gcsv, &pt);
@@ -689,15 +943,19 @@ static void tool_run_stop(struct tool_run *r)
     if (s && r->stopped_by_us)
         r->open_at_stop = target_u64(s, "connections_open");
     json_decref(s);
+    tool_run_open_bound(r);
     pid_t keep[1] = {r->tgt.proc.pid};
-    int killed = r->tool->ex->stop(r->tool, keep, 1, 3000000000ull, err);
-    if (killed < 0)
-        json_array_append_new(r->warnings, json_sprintf("stopping the tool: %s", err));
-    else if (killed > 0 && !r->stopped_by_us)
-        json_array_append_new(r->warnings, json_sprintf("the tool left %d process(es) running after it exited; they were killed", killed));
-    /* The tool is gone: its output is complete (or cut, and marked so). */
-    finish_output(r, EXEC_STDOUT);
-    finish_output(r, EXEC_STDERR);
+    for (size_t k = 0; k < r->ntrees; k++) {
+        struct exec_tree *t = r->trees[k].t;
+        int killed = t->ex->stop(t, keep, 1, 3000000000ull, err);
+        if (killed < 0)
+            json_array_append_new(r->warnings, json_sprintf("stopping the tool: %s", err));
+        else if (killed > 0 && !r->stopped_by_us)
+            json_array_append_new(r->warnings, json_sprintf("the tool left %d process(es) running after it exited; they were killed", killed));
+        /* The tree is gone: its output is complete (or cut, and marked so). */
+        finish_output(r, k, EXEC_STDOUT);
+        finish_output(r, k, EXEC_STDERR);
+    }
     sampler_machine_read(&r->m1, NULL);
     netstat_read(&r->ns1, NULL);
     json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
@@ -744,33 +1002,106 @@ static json_t *tool_run_exit_json(const struct exec_tree *tool)
     return exitj;
 }
 
-/* The tool's CPU and memory: exact from its cgroup where it had one, else
- * wait4's rusage; the sampled series' aggregates beside them. */
+/* One tree's use: CPU exact from its cgroup where it had one, else
+ * wait4's rusage; its sampled aggregates; its largest process's maxrss. */
+struct tree_use {
+    double cpu_s, maxrss_mb;
+    const char *source;
+    struct sampler_summary ss;
+    struct exec_usage cu;
+    int have_cu;
+};
+
+static void tree_use(const struct exec_tree *t, struct tree_use *u)
+{
+    memset(u, 0, sizeof *u);
+    u->cpu_s = t->exit.cpu_s;
+    u->source = "rusage";
+    t->ex->summary(t, &u->ss);
+    if (t->ex->usage(t, &u->cu, NULL) == 0 && u->cu.cpu_ns > 0) {
+        u->cpu_s = (double)u->cu.cpu_ns / 1e9;
+        u->source = "cgroup";
+        u->have_cu = 1;
+    }
+    u->maxrss_mb = (double)t->exit.maxrss_kb * 1024 / 1e6;
+}
+
+/* The trees' use summed into *sum (one tree: its own). Sampled peaks of
+ * several come from the summed series (their peaks need not coincide);
+ * the maxrss floor is the largest of any one process. Returns the parts
+ * array for run.json (NULL with one tree). */
+static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
+{
+    json_t *parts = r->ntrees > 1 ? json_array() : NULL;
+    int cg = 0;
+    memset(sum, 0, sizeof *sum);
+    for (size_t k = 0; k < r->ntrees; k++) {
+        struct tree_use u;
+        tree_use(r->trees[k].t, &u);
+        if (k == 0) {
+            *sum = u;
+        } else {
+            sum->cpu_s += u.cpu_s;
+            sum->maxrss_mb = u.maxrss_mb > sum->maxrss_mb ? u.maxrss_mb : sum->maxrss_mb;
+            sum->cu.mem_peak_bytes += u.cu.mem_peak_bytes;
+            sum->cu.mem_cache_bytes += u.cu.mem_cache_bytes;
+            sum->cu.oom_kills += u.cu.oom_kills;
+            sum->ss.cpu_avg_pct += u.ss.cpu_avg_pct;
+            sum->ss.rss_avg_mb += u.ss.rss_avg_mb;
+            sum->ss.procs_peak += u.ss.procs_peak;
+            sum->ss.threads_peak += u.ss.threads_peak;
+            sum->ss.write_mb += u.ss.write_mb;
+        }
+        cg += u.have_cu;
+        if (parts)
+            json_array_append_new(parts, json_pack("{s:s, s:i, s:i, s:f, s:f, s:s, s:o, s:s, s:o}", "role",
+                                                   r->trees[k].proc->role, "process", (int)k, "trees", 1, "cpu_seconds",
+                                                   u.cpu_s, "rss_peak_mb", u.ss.rss_peak_mb > u.maxrss_mb ? u.ss.rss_peak_mb : u.maxrss_mb,
+                                                   "source", u.source, "samples", summary_json(&u.ss), "samples_file",
+                                                   r->trees[k].path + strlen(r->o->run_dir) + 1,
+                                                   "exit", tool_run_exit_json(r->trees[k].t)));
+    }
+    sum->have_cu = cg == (int)r->ntrees;
+    sum->source = sum->have_cu ? "cgroup" : cg ? "cgroup and rusage" : "rusage";
+    if (r->ntrees > 1) {
+        sum->ss.npoints = (int)r->ntp;
+        sum->ss.cpu_peak_pct = sum->ss.rss_peak_mb = 0;
+        for (size_t i = 0; i < r->ntp; i++) {
+            if (r->tpts[i].cpu_pct > sum->ss.cpu_peak_pct)
+                sum->ss.cpu_peak_pct = r->tpts[i].cpu_pct;
+            if (r->tpts[i].rss_mb > sum->ss.rss_peak_mb)
+                sum->ss.rss_peak_mb = r->tpts[i].rss_mb;
+        }
+    }
+    return parts;
+}
+
+/* The tool's CPU and memory, summed over its trees, with the sampled
+ * series' aggregates beside them and, for several trees, each part. */
 static void tool_run_footprint(struct tool_run *r)
 {
     double wall_s = (double)(r->ended - r->spawned) / 1e9;
-    r->cpu_s = r->tool->exit.cpu_s;
-    const char *source = "rusage";
-    struct exec_usage cu;
-    struct sampler_summary ss, ts;
-    r->tool->ex->summary(r->tool, &ss);
+    struct tree_use u;
+    struct sampler_summary ts;
+    json_t *parts = tool_run_sum_use(r, &u);
+    const struct sampler_summary ss = u.ss;
+    r->cpu_s = u.cpu_s;
+    r->tool_ss = u.ss;
     tool_run_target_summary(r, &ts);
     json_t *fp = json_object();
-    if (r->tool->ex->usage(r->tool, &cu, NULL) == 0 && cu.cpu_ns > 0) {
-        r->cpu_s = (double)cu.cpu_ns / 1e9;
-        source = "cgroup";
-        if (cu.mem_peak_bytes)
-            json_object_set_new(fp, "cgroup_mem_peak_mb", json_real((double)cu.mem_peak_bytes / 1e6));
-        json_object_set_new(fp, "cgroup_cache_mb", json_real((double)cu.mem_cache_bytes / 1e6));
-        if (cu.oom_kills)
-            tool_run_downgrade(&r->v, TOOL_RUN_OOM, "the tool exceeded its memory limit (%llu bytes) and was OOM-killed",
-                               (unsigned long long)r->pt->memory_limit_bytes);
+    if (u.have_cu) {
+        if (u.cu.mem_peak_bytes)
+            json_object_set_new(fp, "cgroup_mem_peak_mb", json_real((double)u.cu.mem_peak_bytes / 1e6));
+        json_object_set_new(fp, "cgroup_cache_mb", json_real((double)u.cu.mem_cache_bytes / 1e6));
     }
+    if (u.cu.oom_kills)
+        tool_run_downgrade(&r->v, TOOL_RUN_OOM, "the tool exceeded its memory limit (%llu bytes) and was OOM-killed",
+                           (unsigned long long)r->pt->memory_limit_bytes);
     /* Samples every interval can miss a short run's peak, or see only the
      * child before its exec. The kernel's high-water mark of the largest
      * process (ru_maxrss) and the run's average CPU are floors the peaks
      * cannot be below: no sample may report less. */
-    double maxrss_mb = (double)r->tool->exit.maxrss_kb * 1024 / 1e6;
+    double maxrss_mb = u.maxrss_mb;
     double cpu_avg = wall_s > 0 ? r->cpu_s / wall_s * 100 : 0;
     r->rss_peak = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb;
     json_object_set_new(fp, "cpu_seconds", json_real(r->cpu_s));
@@ -785,14 +1116,45 @@ static void tool_run_footprint(struct tool_run *r)
     json_object_set_new(fp, "threads_peak", json_integer(ss.threads_peak));
     json_object_set_new(fp, "write_mb", json_real(ss.write_mb));
     json_object_set_new(fp, "wall_s", json_real(wall_s));
-    json_object_set_new(fp, "source", json_string(source));
+    json_object_set_new(fp, "source", json_string(u.source));
     json_object_set_new(fp, "samples", summary_json(&ss));
     json_object_set_new(fp, "samples_file", json_string(r->spath + strlen(r->o->run_dir) + 1));
+    json_object_set_new(fp, "trees", json_integer((json_int_t)r->ntrees));
+    if (parts)
+        json_object_set_new(fp, "parts", parts);
     json_object_set_new(r->res, "footprint", fp);
     json_t *tf = summary_json(&ts);
     json_object_set_new(tf, "cpu_seconds", json_real(r->target_cpu_s));
     json_object_set_new(tf, "samples_file", json_string(r->tpath + strlen(r->o->run_dir) + 1));
     json_object_set_new(r->res, "target_footprint", tf);
+}
+
+/* Every tree's files, readable here. */
+static int tool_run_fetch(struct tool_run *r, char *err)
+{
+    for (size_t k = 0; k < r->ntrees; k++)
+        if (r->trees[k].t->ex->fetch(r->trees[k].t, err))
+            return -1;
+    return 0;
+}
+
+/* How several instances' latencies became the row's: exact, or each
+ * percentile the highest instance's (an upper bound of the merged one)
+ * with the lowest's beside it (a lower bound). */
+static json_t *tool_run_merge_json(const struct tool_run *r)
+{
+    const struct adapter_result *ar = &r->ar;
+    size_t n = 0;
+    for (size_t k = 0; k < r->g.n; k++)
+        n += r->g.procs[k].has_result;
+    if (ar->lat_merged > 0)
+        return json_pack("{s:b, s:i, s:s}", "exact", 1, "instances", (int)n, "how",
+                         "the instances' full latency distributions merged into one histogram");
+    json_t *o = json_pack("{s:b, s:i, s:s}", "exact", 0, "instances", (int)n, "how",
+                          "each percentile is the highest of the instances' own (an upper bound of the merged "
+                          "percentile); low_ms holds the lowest (a lower bound); mean weighted by requests");
+    json_object_set_new(o, "low_ms", latency_json(&ar->lat_low));
+    return o;
 }
 
 /* The tool's own account, as its adapter parses it. */
@@ -801,7 +1163,7 @@ static void tool_run_collect_client(struct tool_run *r)
     const struct adapter_result *ar = &r->ar;
     char err[UTIL_ERR_LEN];
     if (r->v.status != TOOL_RUN_INTERRUPTED &&
-        (r->tool->ex->fetch(r->tool, err) || adapter_parse(r->a, &r->ctx, &r->ar, err)))
+        (tool_run_fetch(r, err) || adapter_group_parse(r->a, &r->g, &r->ar, err)))
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "no result: %s", err);
     for (size_t i = 0; i < ar->warnings.n; i++)
         json_array_append_new(r->warnings, adapter_json_text(ar->warnings.v[i]));
@@ -821,6 +1183,8 @@ static void tool_run_collect_client(struct tool_run *r)
     json_object_set_new(c, "latency_ms", latency_json(&ar->lat));
     if (!isnan(ar->lat_uncorrected.p50))
         json_object_set_new(c, "latency_uncorrected_ms", latency_json(&ar->lat_uncorrected));
+    if (ar->lat_merged)
+        json_object_set_new(c, "latency_merge", tool_run_merge_json(r));
     if (ar->scheduled)
         json_object_set_new(c, "schedule", json_pack("{s:I, s:I, s:I}", "scheduled", (json_int_t)ar->scheduled,
                                                      "dropped", (json_int_t)ar->dropped, "late", (json_int_t)ar->late));
@@ -857,18 +1221,19 @@ static json_t *tool_run_hold_latency(struct tool_run *r)
 static void tool_run_crosscheck(struct tool_run *r)
 {
     const struct profile *p = r->p;
-    struct sampler_summary ts, gs;
-    r->tool->ex->summary(r->tool, &ts);
+    struct sampler_summary gs;
     tool_run_target_summary(r, &gs);
     struct crosscheck_in in = {.before = r->before, .after = r->after, .series = r->series,
-                               .load = r->plan.as_run ? r->plan.as_run : r->load,
+                               .load = r->as_run,
                                .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
                                .client_requests = r->ar.requests, .client_errors = r->ar.errors,
                                .open_at_stop = r->open_at_stop, .stopped_hard = r->stopped_by_us,
                                .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = &r->ar.lat,
-                               .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan.model,
+                               .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan->model,
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
-                               .tool_samples = r->tool->samples, .tool_summary = &ts, .target_samples = r->gtree, .target_summary = &gs, .tool_spawned_ns = r->spawned,
+                               .tool_samples = r->ntrees == 1 ? r->tool->samples : NULL,
+                               .tool_summary = &r->tool_ss, .target_samples = r->gtree, .target_summary = &gs,
+                               .tool_spawned_ns = r->spawned,
                                .tool_pts = r->tpts, .ntool_pts = r->ntp, .target_pts = r->gpts,
                                .ntarget_pts = r->ngp, .stalls = r->stalls, .server_histogram = r->hist_end};
     /* The queueing witness reads the server's time over the hold window;
@@ -887,7 +1252,6 @@ static void tool_run_judge(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
     const struct adapter_result *ar = &r->ar;
-    const struct exec_exit *ex = &r->tool->exit;
     /* Stop the target; its final stats are the last word. */
     int stop_failed = target_stop(&r->tgt, err);
     r->have_tgt = 0;
@@ -901,27 +1265,39 @@ static void tool_run_judge(struct tool_run *r)
             tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "every request the tool reported failed (%llu errors)",
                                (unsigned long long)ar->errors);
     }
-    if (r->v.status == TOOL_RUN_OK && r->tool->ended && ex->signaled)
-        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "the tool was killed by signal %d", ex->sig);
-    if (r->v.status == TOOL_RUN_OK && r->tool->ended && ex->exited && ex->code != 0)
-        json_array_append_new(r->warnings, json_sprintf("the tool exited with code %d", ex->code));
+    for (size_t k = 0; k < r->ntrees; k++) {
+        const struct exec_tree *t = r->trees[k].t;
+        const struct exec_exit *ex = &t->exit;
+        char who[48] = "the tool";
+        if (r->ntrees > 1)
+            snprintf(who, sizeof who, "the tool's %s (process %zu)", r->trees[k].proc->role, k);
+        if (r->v.status == TOOL_RUN_OK && t->ended && ex->signaled)
+            tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s was killed by signal %d", who, ex->sig);
+        if (r->v.status == TOOL_RUN_OK && t->ended && ex->exited && ex->code != 0)
+            json_array_append_new(r->warnings, json_sprintf("%s exited with code %d", who, ex->code));
+    }
 }
 
 /* ---- free: the one clean-up path, whatever phase the run reached ---------------- */
 
 static json_t *tool_run_free(struct tool_run *r)
 {
-    if (r->tool && !r->tool->ended) {
-        pid_t keep_tgt[1] = {r->have_tgt ? r->tgt.proc.pid : 0};
-        r->tool->ex->stop(r->tool, keep_tgt, r->have_tgt ? 1 : 0, 1000000000ull, NULL);
-    }
+    pid_t keep_tgt[1] = {r->have_tgt ? r->tgt.proc.pid : 0};
+    for (size_t k = 0; k < r->ntrees; k++)
+        if (r->trees[k].t && !r->trees[k].t->ended)
+            r->trees[k].t->ex->stop(r->trees[k].t, keep_tgt, r->have_tgt ? 1 : 0, 1000000000ull, NULL);
     if (r->have_tgt)
         target_stop(&r->tgt, NULL);
-    if (r->tool) {
-        finish_output(r, EXEC_STDOUT);
-        finish_output(r, EXEC_STDERR);
-        r->tool->ex->free(r->tool);
+    for (size_t k = 0; k < r->ntrees; k++) {
+        if (!r->trees[k].t)
+            continue;
+        finish_output(r, k, EXEC_STDOUT);
+        finish_output(r, k, EXEC_STDERR);
+        r->trees[k].t->ex->free(r->trees[k].t);
+        if (r->trees[k].csv)
+            fclose(r->trees[k].csv);
     }
+    free(r->trees);
     if (r->tcsv)
         fclose(r->tcsv);
     if (r->gcsv)
@@ -940,7 +1316,8 @@ static json_t *tool_run_free(struct tool_run *r)
     json_decref(r->stalls);
     json_decref(r->hist_end);
     adapter_result_free(&r->ar);
-    adapter_plan_free(&r->plan);
+    adapter_group_free(&r->g);
+    profile_load_free(r->as_run_sum);
     json_object_set_new(r->res, "status", json_string(tool_run_status_name(r->v.status)));
     if (r->v.reason[0])
         json_object_set_new(r->res, "reason", adapter_json_text(r->v.reason));

@@ -503,6 +503,7 @@ static void load_clear(struct profile_load *l)
 
 static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_tool *t)
 {
+    t->instances = 1;
     t->line = n->line;
     t->col = n->col;
     t->options = json_object();
@@ -510,8 +511,8 @@ static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_to
         if (get_str(y, n, "a tool name", &t->tool))
             return -1;
     } else if (n->kind == Y_MAP) {
-        static const char *const tool_keys[] = {"tool",         "label",   "bin",  "load", "options",
-                                                "memory_limit", "timeout", "host", NULL};
+        static const char *const tool_keys[] = {"tool",         "label",   "bin",  "load",      "options",
+                                                "memory_limit", "timeout", "host", "instances", NULL};
         if (check_keys(y, n, "a tool entry", tool_keys))
             return -1;
         const struct ynode *v = get(n, "tool");
@@ -532,6 +533,10 @@ static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_to
             return -1;
         if ((v = get(n, "timeout")) && get_duration(y, v, "timeout", 0, &t->timeout_ns))
             return -1;
+        double inst = 1;
+        if ((v = get(n, "instances")) && get_number(y, v, "instances", 1, PROFILE_MAX_INSTANCES, 1, &inst))
+            return -1;
+        t->instances = (unsigned)inst;
         if ((v = get(n, "options"))) {
             if (want_kind(y, v, Y_MAP, "options"))
                 return -1;
@@ -1135,6 +1140,36 @@ struct profile_load *profile_load_at_level(const struct profile_load *l, double 
     return c;
 }
 
+/* Target t's share for instance i of n: whole connections (remainder to
+ * the first instances), exact rates. */
+static double share_of(double t, enum load_model m, unsigned i, unsigned n)
+{
+    if (m == LOAD_OPEN)
+        return t / n;
+    double whole = floor(t / n), rem = t - whole * n;
+    return whole + (i < rem ? 1 : 0);
+}
+
+struct profile_load *profile_load_share(const struct profile_load *l, unsigned i, unsigned n)
+{
+    struct profile_load *c = util_xcalloc(1, sizeof *c);
+    *c = *l;
+    c->stages = util_xcalloc(l->nstages, sizeof *c->stages);
+    for (size_t s = 0; s < l->nstages; s++) {
+        c->stages[s].duration_ns = l->stages[s].duration_ns;
+        c->stages[s].target = share_of(l->stages[s].target, l->model, i, n);
+    }
+    c->sweep = NULL;
+    c->nsweep = 0;
+    if (l->max_inflight) {
+        uint64_t each = l->max_inflight / n, rem = l->max_inflight % n;
+        c->max_inflight = each + (i < rem ? 1 : 0);
+        if (!c->max_inflight)
+            c->max_inflight = 1;
+    }
+    return c;
+}
+
 json_t *profile_load_to_json(const struct profile_load *l)
 {
     json_t *stages = json_array();
@@ -1233,6 +1268,9 @@ json_t *profile_to_json(const struct profile *p)
             json_object_set_new(o, "timeout_ns", json_integer((json_int_t)t->timeout_ns));
         if (t->host)
             json_object_set_new(o, "host", json_string(t->host));
+        /* Only when several: a profile without instances hashes as before. */
+        if (t->instances > 1)
+            json_object_set_new(o, "instances", json_integer(t->instances));
         json_array_append_new(tools, o);
     }
     json_t *o = json_pack("{s:s, s:s, s:{s:I, s:I, s:i}, s:o, s:o, s:I, s:i, s:I, s:I}", "name", p->name, "path", p->path,

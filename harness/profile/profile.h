@@ -47,6 +47,8 @@ struct profile_tool {
     json_t *options;                /* adapter-specific options object (never NULL) */
     uint64_t memory_limit_bytes;    /* 0 = none */
     uint64_t timeout_ns;            /* extra time beyond the load before the deadline; 0 = profile grace */
+    unsigned instances;             /* processes sending the load (1-PROFILE_MAX_INSTANCES): the tool's
+                                     * distributed mode, or copies with the load split */
     int line, col;                  /* where the entry is, for adapter option errors */
     char *host;                     /* the hosts: entry it runs on, or NULL: this machine */
 };
@@ -61,6 +63,10 @@ struct profile_host {
     char *address;                  /* the load (data network) address, or NULL: ssh_host */
     int line, col;                  /* where the entry is */
 };
+
+/* The most instances one tool entry may run: more processes than a few
+ * machines' cores measure the scheduler, not the tool. */
+#define PROFILE_MAX_INSTANCES 64
 
 struct profile {
     char *path;
@@ -140,6 +146,13 @@ const struct profile_load *profile_tool_load(const struct profile *p, const stru
  * for duration (sweep expansion). Free with profile_load_free. */
 struct profile_load *profile_load_at_level(const struct profile_load *l, double level);
 void profile_load_free(struct profile_load *l);
+
+/* Instance i's share (0 <= i < n) of load l for a tool run as n copies:
+ * every stage target divided by n, max_inflight too. Closed-model targets
+ * (connections) stay whole: the remainder goes one each to the first
+ * instances; open-model rates are divided exactly. Returns a copy to free
+ * with profile_load_free. */
+struct profile_load *profile_load_share(const struct profile_load *l, unsigned i, unsigned n);
 
 /* The profile as resolved (units in ns/bytes, defaults filled), for run.json
  * and `loadbench plan`. Returns a new reference. */

@@ -193,6 +193,24 @@ int main(void)
     }
     profile_free(p);
 
+    /* instances: several processes of one tool. */
+    p = load("load: {connections: 10, duration: 2s}\ntools: [wrk, {tool: locust, instances: 2}]\n", err);
+    ok(p && p->tools[0].instances == 1 && p->tools[1].instances == 2, "instances defaults to 1 and reads 2");
+    if (p) {
+        json_t *j = profile_to_json(p), *tl = json_object_get(j, "tools");
+        ok(!json_object_get(json_array_get(tl, 0), "instances") &&
+               json_integer_value(json_object_get(json_array_get(tl, 1), "instances")) == 2,
+           "resolved JSON names instances only where there are several (old profiles hash as before)");
+        json_decref(j);
+    }
+    profile_free(p);
+    bad("instances: 0", "load: {connections: 10, duration: 2s}\ntools: [{tool: wrk, instances: 0}]\n", 2,
+        "instances must be between 1 and 64");
+    bad("instances: 65", "load: {connections: 10, duration: 2s}\ntools: [{tool: wrk, instances: 65}]\n", 2,
+        "instances must be between 1 and 64");
+    bad("instances: 1.5", "load: {connections: 10, duration: 2s}\ntools: [{tool: wrk, instances: 1.5}]\n", 2,
+        "instances must be a whole number");
+
     p = load("load: {model: open, rate: 7450, duration: 20s, max_inflight: 1000}\ntools: [lb-gen]\n", err);
     ok(p && p->load.model == LOAD_OPEN && p->load.stages[0].target == 7450 && p->load.max_inflight == 1000,
        "open model with rate and max_inflight");

@@ -1,0 +1,114 @@
+#!/bin/sh
+# Tools run as several processes (instances: N) on one host, each row
+# measured as one, through `loadbench run` against the real lb-target:
+#   - lb-gen and wrk as 2 copies with the connections split (9: 5 and 4);
+#   - Locust in its distributed mode: a master and 2 workers;
+#   - k6 as 2 execution segments (when loadbench finds a k6).
+# Every row: ok, reconciled against the server (the sum of the instances'
+# counts, exact or explained by the connections open at the stop), its
+# footprint made of the right number of process trees with their roles,
+# the row's CPU the sum of the trees' (so more than any one's), each tree
+# with its own folder and series. lb-gen's latency is merged exactly,
+# wrk's percentiles are marked as bounds. Loads are 3 s; no bound here
+# depends on this machine's speed.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+cd "$LB_SRC"
+
+# found TOOL: true when loadbench would run TOOL here.
+found() {
+    printf 'load: {connections: 1, duration: 1s}\ntools: [%s]\n' "$1" > "$tmp/find-$1.yaml"
+    "$LB" plan "$tmp/find-$1.yaml" 2>&1 | grep -q '^  binary: '
+}
+
+tools="  - {tool: lb-gen, label: lbgen2, instances: 2}
+  - {tool: wrk, label: wrk2, instances: 2}"
+rows="lbgen2:2:copy,copy wrk2:2:copy,copy"
+if found locust; then
+    tools="$tools
+  - {tool: locust, label: locust2, instances: 2}"
+    rows="$rows locust2:3:master,worker,worker"
+else
+    skip "locust not found: no distributed Locust row"
+fi
+if found k6; then
+    tools="$tools
+  - {tool: k6, label: k6x2, instances: 2}"
+    rows="$rows k6x2:2:segment,segment"
+else
+    skip "k6 not found (scripts/install-tools --k6-release): no k6 segments row"
+fi
+cat > "$tmp/d.yaml" <<Y
+name: distributed
+target: {delay: 1ms}
+load: {connections: 9, duration: 3s}
+tools:
+$tools
+sampling: {interval: 500ms}
+grace: 60s
+Y
+rc=0
+"$LB" run --quiet --out "$tmp/run" "$tmp/d.yaml" >"$tmp/run.out" 2>&1 || rc=$?
+J=$tmp/run/run.json
+check "loadbench run wrote run.json (exit $rc)" test -s "$J"
+[ -s "$J" ] || { sed 's/^/# /' "$tmp/run.out"; done_testing; exit; }
+
+# row LABEL: the row's figures as "key=value" lines, from run.json.
+row() {
+    perl -MJSON::PP -e '
+        local $/; open my $f, "<", $ARGV[0] or exit 1; my $d = decode_json(<$f>);
+        my ($r) = grep { $_->{label} eq $ARGV[1] } @{$d->{runs}};
+        exit 1 unless $r;
+        my $fp = $r->{footprint}; my @p = @{$fp->{parts} || []};
+        my ($max, $sum) = (0, 0);
+        for (@p) { $sum += $_->{cpu_seconds}; $max = $_->{cpu_seconds} if $_->{cpu_seconds} > $max }
+        my $c = $r->{crosscheck};
+        printf "status=%s\ninstances=%s\ntrees=%s\nroles=%s\ncpu=%.9f\nparts_sum=%.9f\nparts_max=%.9f\n",
+            $r->{status}, $r->{instances}, $fp->{trees}, join(",", map { $_->{role} } @p), $fp->{cpu_seconds}, $sum, $max;
+        printf "verdict=%s\nclient=%s\nserver=%s\nbound=%s\n", $c->{verdict}, $c->{client}, $c->{server}, $c->{bound};
+        my $m = $r->{client}{latency_merge};
+        printf "exact=%s\n", $m ? ($m->{exact} ? "true" : "false") : "none";
+        printf "p99=%s\nlow_p99=%s\n", $r->{client}{latency_ms}{p99} // "null", $m && $m->{low_ms} ? $m->{low_ms}{p99} : "null";
+        printf "files=%s\n", join(",", map { $_->{samples_file} } @p);
+        printf "reason=%s\n", $r->{reason} // "";
+    ' "$J" "$1"
+}
+val() { sed -n "s/^$1=//p" "$tmp/row"; }
+
+for spec in $rows; do
+    label=${spec%%:*}; rest=${spec#*:}; trees=${rest%%:*}; roles=${rest#*:}
+    row "$label" > "$tmp/row" || { ok 1 "$label: no row in run.json"; continue; }
+    is "$(val status)" ok "$label: status ok"
+    [ "$(val status)" = ok ] || diag "reason: $(val reason)"
+    is "$(val instances)" 2 "$label: 2 instances"
+    is "$(val trees)" "$trees" "$label: the footprint is $trees process trees"
+    is "$(val roles)" "$roles" "$label: their roles"
+    check "$label: the row's CPU is the sum of the trees' ($(val cpu) s)" \
+        perl -e 'exit !(abs($ARGV[0] - $ARGV[1]) < 1e-6)' -- "$(val cpu)" "$(val parts_sum)"
+    check "$label: and more than one tree's ($(val parts_max) s)" \
+        perl -e 'exit !($ARGV[0] > $ARGV[1] && $ARGV[1] > 0)' -- "$(val cpu)" "$(val parts_max)"
+    v=$(val verdict)
+    check "$label: reconciled with the server ($v: client $(val client), server $(val server), bound $(val bound))" \
+        sh -c "[ '$v' = exact ] || [ '$v' = explained ]"
+    check "$label: the server saw the load ($(val server) requests)" test "$(val server)" -gt 100
+    n=0
+    for f in $(val files | tr , ' '); do
+        check "$label: tree $n has its own series ($f)" test "$(wc -l < "$tmp/run/$f")" -ge 2
+        check "$label: tree $n has its own folder" test -f "$tmp/run/$label/p$n/stdout.txt"
+        n=$((n + 1))
+    done
+    is "$n" "$trees" "$label: a series per tree"
+done
+
+# lb-gen: the copies' shares and the exact merge.
+row lbgen2 > "$tmp/row"
+is "$(val exact)" true "lb-gen: the copies' latency distributions are merged exactly"
+args=$(jget "$J" runs.0.identity.processes)
+check "lb-gen: 9 connections split 5 and 4" sh -c "echo '$args' | grep -q -- '--connections=5' && echo '$args' | grep -q -- '--connections=4'"
+row wrk2 > "$tmp/row"
+is "$(val exact)" false "wrk: percentiles from percentiles are marked not exact"
+check "wrk: the row's p99 is the highest copy's, the lowest beside it ($(val p99) >= $(val low_p99))" \
+    perl -e 'exit !($ARGV[0] >= $ARGV[1] && $ARGV[1] > 0)' -- "$(val p99)" "$(val low_p99)"
+done_testing
