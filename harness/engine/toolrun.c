@@ -119,9 +119,10 @@ static void pathf(char *out, size_t len, const char *fmt, ...)
 
 static json_t *summary_json(const struct sampler_summary *s)
 {
-    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:i, s:i, s:f}", "points", s->npoints, "cpu_avg_pct", s->cpu_avg_pct,
+    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "points", s->npoints, "cpu_avg_pct", s->cpu_avg_pct,
                      "cpu_peak_pct", s->cpu_peak_pct, "rss_peak_mb", s->rss_peak_mb, "rss_avg_mb", s->rss_avg_mb,
-                     "procs_peak", s->procs_peak, "threads_peak", s->threads_peak, "write_mb", s->write_mb);
+                     "procs_peak", s->procs_peak, "threads_peak", s->threads_peak, "write_mb", s->write_mb,
+                     "thread_max_peak_pct", s->thread_max_peak_pct);
 }
 
 static json_t *latency_json(const struct adapter_latency *l)
@@ -558,14 +559,14 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
         r->gpts = util_xrealloc(r->gpts, r->cap_pts * sizeof *r->gpts);
     }
     if (r->tool->ex->sample(r->tool, &rd, &pt) == 1) {
-        r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
+        r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct};
         if (r->tcsv)
             sampler_csv_row(r->tcsv, &pt);
         r->cur_cpu = pt.cpu_pct;
         r->cur_rss = pt.rss_mb;
     }
     if (r->gtree && sampler_tree_sample(r->gtree, &r->trd1, &pt) == 1) {
-        r->gpts[r->ngp++] = (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
+        r->gpts[r->ngp++] = (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct};
         if (r->gcsv)
             sampler_csv_row(r->gcsv, &pt);
     }
