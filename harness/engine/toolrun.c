@@ -6,6 +6,7 @@
 #include "common/fsutil.h"
 #include "common/jsonutil.h"
 #include "engine/netstat.h"
+#include "engine/quiet.h"
 #include "engine/sampler.h"
 #include "common/sha256.h"
 #include "engine/target.h"
@@ -94,6 +95,8 @@ struct tool_run {
     FILE *tcsv, *gcsv;
     FILE *mcsv;                         /* the machine, per CPU, per interval */
     struct sampler_machine mprev[64], m0, m1;
+    struct quiet_gate gate;             /* the wait for a quiet machine before the spawn */
+    struct quiet_psi psi1;              /* CPU pressure when the tool had stopped */
     int nmcpu;
     struct crosscheck_point *tpts, *gpts; /* the sampled series, for window averages */
     size_t ntp, ngp, cap_pts;
@@ -446,12 +449,22 @@ static void tool_run_cgroup_warnings(struct tool_run *r)
         json_array_append_new(r->warnings, json_string("memory_limit not enforced: no writable memory cgroup"));
 }
 
+/* The profile's quiet gate; a profile built without parse_profile (all
+ * zeros) gets the defaults without the wait. */
+static const struct profile_quiet *tool_run_quiet(const struct tool_run *r)
+{
+    static const struct profile_quiet dflt = {.busy_below_pct = PROFILE_QUIET_BUSY_PCT,
+                                              .interval_ns = PROFILE_QUIET_INTERVAL_NS};
+    return r->p->quiet.busy_below_pct > 0 ? &r->p->quiet : &dflt;
+}
+
 /* The server's window opens and the machine's counters are read just
  * before the tool starts, in its own clean environment, through the
  * executor. */
 static int tool_run_spawn(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
+    quiet_gate_wait(tool_run_quiet(r), r->o->stop, &r->gate);
     r->before = target_window(&r->tgt, err);
     if (!r->before) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target control channel: %s", err);
@@ -669,6 +682,7 @@ static void tool_run_stop(struct tool_run *r)
     finish_output(r, EXEC_STDOUT);
     finish_output(r, EXEC_STDERR);
     sampler_machine_read(&r->m1, NULL);
+    quiet_psi_read(&r->psi1);
     netstat_read(&r->ns1, NULL);
     json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
     r->self1 = sampler_self_cpu_s();
@@ -805,6 +819,10 @@ static void tool_run_collect(struct tool_run *r)
     tool_run_footprint(r);
     json_object_set_new(r->res, "machine_cpu", crosscheck_machine_json(&r->m0, &r->m1, r->cpu_s, r->target_cpu_s,
                                                                        r->self1 - r->self0, r->warnings));
+    int disturbed;
+    json_object_set_new(r->res, "quiet", quiet_run_json(tool_run_quiet(r), &r->gate, &r->m0, &r->m1,
+                                                        r->cpu_s + r->target_cpu_s + r->self1 - r->self0, &r->psi1,
+                                                        r->warnings, &disturbed));
     tool_run_collect_client(r);
 }
 

@@ -178,6 +178,7 @@ static size_t utf8_chars(const char *s)
 const struct charts_caveat charts_caveats[] = {
     {"target", 8, "△", "target-bound: the server's ceiling", NULL},
     {"below-floor", 12, "◇", "latency below the server's floor", "p50 p99"},
+    {"disturbed", 4, "□", "disturbed: the machine was busy outside loadbench", NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
 #define NCAVEATS (sizeof charts_caveats / sizeof *charts_caveats - 1)
@@ -188,6 +189,8 @@ static int caveat_has(json_t *row, size_t k)
         return !strcmp(stats_json_str(row, "limits", "bottleneck") ?: "", "target");
     if (!strcmp(charts_caveats[k].key, "below-floor"))
         return json_is_true(json_object_get(json_object_get(row, "latency_check"), "below_floor"));
+    if (!strcmp(charts_caveats[k].key, "disturbed"))
+        return json_is_true(json_object_get(json_object_get(row, "quiet"), "disturbed"));
     return 0;
 }
 
