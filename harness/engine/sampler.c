@@ -69,6 +69,7 @@ struct sampler_tree {
      * complete, and the largest CPU any one thread used in between. */
     struct thr *thr, *thr_prev;
     int nthr, nthr_prev, thr_cap, thr_prev_cap;
+    int thr_prev_all;   /* the last reading exists and read every thread */
     uint64_t thr_max_ns;
 
     int have_prev;
@@ -244,18 +245,21 @@ static int thr_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The largest CPU one thread used since the last reading (threads new
- * since then are left out: nothing to subtract), then this reading's
- * table becomes the last one. */
-static void threads_busiest(struct sampler_tree *t)
+/* The largest CPU one thread used since the last reading, then this
+ * reading's table becomes the last one. A thread the last reading did not
+ * see was born since, when that reading saw every thread: all its CPU is
+ * the interval's (else it is left out: nothing to subtract). */
+static void threads_busiest(struct sampler_tree *t, const struct sampler_reading *r)
 {
     qsort(t->thr, (size_t)t->nthr, sizeof *t->thr, thr_cmp);
     t->thr_max_ns = 0;
     for (int i = 0; i < t->nthr; i++) {
         const struct thr *p = bsearch(&t->thr[i], t->thr_prev, (size_t)t->nthr_prev, sizeof *t->thr_prev, thr_cmp);
-        if (p && t->thr[i].cpu_ns > p->cpu_ns && t->thr[i].cpu_ns - p->cpu_ns > t->thr_max_ns)
-            t->thr_max_ns = t->thr[i].cpu_ns - p->cpu_ns;
+        uint64_t was = p ? p->cpu_ns : t->thr_prev_all ? 0 : UINT64_MAX;
+        if (was != UINT64_MAX && t->thr[i].cpu_ns > was && t->thr[i].cpu_ns - was > t->thr_max_ns)
+            t->thr_max_ns = t->thr[i].cpu_ns - was;
     }
+    t->thr_prev_all = r->threads_unscanned == 0;
     struct thr *swap = t->thr_prev;
     int cap = t->thr_prev_cap;
     t->thr_prev = t->thr;
@@ -588,7 +592,7 @@ int sampler_tree_sample(struct sampler_tree *t, struct sampler_reading *r, struc
     sample_queue(t);
     int live = sample_members(t, r);
     r->t_ns = util_now_ns();
-    threads_busiest(t);
+    threads_busiest(t, r);
     sample_totals(t, r);
     if (!live)
         return -1;

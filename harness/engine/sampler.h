@@ -51,8 +51,8 @@ struct sampler_point {
     int nthreads;
     double write_mb_s;
     double thread_max_pct;  /* the busiest single thread of the tree over the interval (100 = one
-                             * core), from /proc/PID/task/TID/schedstat (ns); 0 for threads that
-                             * appeared during it (no earlier reading to subtract) */
+                             * core), from /proc/PID/task/TID/schedstat (ns); a thread born
+                             * during it counts with all its CPU */
 };
 
 /* Tracks one tree across readings. CPU of members that exited between two
