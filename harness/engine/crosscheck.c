@@ -66,11 +66,6 @@ double crosscheck_window_thread(const struct crosscheck_point *pts, size_t n, ui
     return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, thread_pct));
 }
 
-double crosscheck_window_softirq(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
-{
-    return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, softirq_pct));
-}
-
 /* ---- compute ---- */
 
 /* The whole window from the server's first request and last response. */
@@ -362,11 +357,11 @@ static void limits_basis(const struct crosscheck_in *in, const struct crosscheck
         sampler_tree_summary(in->target_samples, &gs);
     l->tool_cpu_pct = ts.cpu_avg_pct;
     l->target_cpu_pct = gs.cpu_avg_pct;
-    uint64_t from = 0, to = 0;
-    if (in->ntool_pts) {
-        from = in->tool_pts[0].end_ns - (uint64_t)(in->tool_pts[0].interval_s * 1e9);
-        to = in->tool_pts[in->ntool_pts - 1].end_ns;
-    }
+    l->tool_thread_pct = NAN;
+    if (in->ntool_pts)
+        l->tool_thread_pct = crosscheck_window_thread(
+            in->tool_pts, in->ntool_pts, in->tool_pts[0].end_ns - (uint64_t)(in->tool_pts[0].interval_s * 1e9),
+            in->tool_pts[in->ntool_pts - 1].end_ns);
     l->hold_basis = 0;
     if (w->hold_to_ns > w->hold_from_ns) {
         double a = crosscheck_window_cpu(in->tool_pts, in->ntool_pts, w->hold_from_ns, w->hold_to_ns);
@@ -374,13 +369,10 @@ static void limits_basis(const struct crosscheck_in *in, const struct crosscheck
         if (!isnan(a) && !isnan(b)) {
             l->tool_cpu_pct = a;
             l->target_cpu_pct = b;
-            from = w->hold_from_ns;
-            to = w->hold_to_ns;
+            l->tool_thread_pct = crosscheck_window_thread(in->tool_pts, in->ntool_pts, w->hold_from_ns, w->hold_to_ns);
             l->hold_basis = 1;
         }
     }
-    l->tool_thread_pct = to > from ? crosscheck_window_thread(in->tool_pts, in->ntool_pts, from, to) : NAN;
-    l->tool_softirq_pct = to > from ? crosscheck_window_softirq(in->tool_pts, in->ntool_pts, from, to) : NAN;
 }
 
 /* The witnesses in order: the target's CPU set, the tool's CPU set, one
@@ -393,15 +385,12 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
     limits_basis(in, &r->windows, l);
     l->tool_cpu_share = l->tool_cpu_pct / (100.0 * l->tool_cpus);
     l->target_cpu_share = l->target_cpu_pct / (100.0 * l->target_cpus);
-    /* The kernel's network work on the tool's own CPUs is not in its
-     * process time, but it takes the CPU the tool was given. */
-    l->tool_cpuset_share = l->tool_cpu_share + (isnan(l->tool_softirq_pct) ? 0 : l->tool_softirq_pct / (100.0 * l->tool_cpus));
     l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
     l->witness = CROSSCHECK_WITNESS_CPU;
     compute_queueing(in, r, &l->queueing);
     if (l->target_cpu_share >= 0.9)
         l->bottleneck = CROSSCHECK_BOTTLENECK_TARGET;
-    else if (l->tool_cpuset_share >= 0.9)
+    else if (l->tool_cpu_share >= 0.9)
         ;
     else if (l->tool_thread_pct >= CROSSCHECK_THREAD_SATURATED_PCT)
         l->witness = CROSSCHECK_WITNESS_THREAD;
@@ -600,9 +589,6 @@ static json_t *limits_reason(const struct crosscheck_limits *l)
     if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
         return json_sprintf("target (cpu: %.0f%% of its %d CPU%s)", l->target_cpu_share * 100, l->target_cpus,
                             l->target_cpus == 1 ? "" : "s");
-    if (l->tool_cpuset_share - l->tool_cpu_share >= 0.005)
-        return json_sprintf("tool (cpu: %.0f%% of its %d CPU%s, %.0f points of it network softirq)", l->tool_cpuset_share * 100,
-                            l->tool_cpus, l->tool_cpus == 1 ? "" : "s", (l->tool_cpuset_share - l->tool_cpu_share) * 100);
     return json_sprintf("tool (cpu: %.0f%% of its %d CPU%s)", l->tool_cpu_share * 100, l->tool_cpus, l->tool_cpus == 1 ? "" : "s");
 }
 
@@ -637,11 +623,8 @@ static json_t *limits_json(const struct crosscheck_limits *l, json_t *warnings)
                           "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
                           l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
                           "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
-    if (o) {
+    if (o)
         json_object_set_new(o, "tool_thread_pct", jsonutil_num(l->tool_thread_pct));
-        json_object_set_new(o, "tool_softirq_pct", jsonutil_num(l->tool_softirq_pct));
-        json_object_set_new(o, "tool_cpuset_share", jsonutil_num(l->tool_cpuset_share));
-    }
     if (o && l->witness != CROSSCHECK_WITNESS_NONE) {
         json_object_set_new(o, "witness", json_string(witness_name(l->witness)));
         json_object_set_new(o, "reason", limits_reason(l));

@@ -19,8 +19,6 @@ struct crosscheck_point {
     double cpu_pct;
     double rss_mb;
     double thread_pct;              /* the busiest single thread over the interval (100 = one core) */
-    double softirq_pct;             /* the kernel's network work on the tree's own CPUs (pinned apart
-                                     * from the target's), % of a core; NAN when not apart */
 };
 
 struct crosscheck_in {
@@ -154,9 +152,6 @@ struct crosscheck_limits {
     double tool_cpu_pct, target_cpu_pct;        /* 100 = one core */
     double tool_thread_pct;                     /* the tool's busiest thread, the average over the same
                                                  * basis of each interval's busiest (NAN: no samples) */
-    double tool_softirq_pct;                    /* softirq on the tool's own CPUs (NAN: not pinned apart) */
-    double tool_cpuset_share;                   /* (tool + that softirq) / its CPU set: what the cpu
-                                                 * witness reads */
     double tool_cpu_share, target_cpu_share;    /* of the CPU set */
     int tool_cpus, target_cpus;
     int hold_basis;                 /* 1: averaged over the hold window; 0: the whole run */
@@ -209,9 +204,8 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
  * when samples cover less than half of it. */
 double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
 
-/* The same for the busiest thread's % (thread_pct), and for softirq_pct. */
+/* The same for the busiest thread's % (thread_pct). */
 double crosscheck_window_thread(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
-double crosscheck_window_softirq(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
 
 /* responses_completed(after) - responses_completed(before). */
 uint64_t crosscheck_server_requests(json_t *before, json_t *after);

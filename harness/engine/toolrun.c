@@ -278,21 +278,17 @@ static void write_server_series(const char *path, json_t *series)
 }
 
 /* One row per CPU for the interval since prev (updated): where the machine's
- * time went, including softirq (loopback network work) and steal. Returns
- * the softirq of the CPUs in mask (% of a core), NAN when mask is 0. */
-static double machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n, uint64_t mask)
+ * time went, including softirq (loopback network work) and steal. */
+static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n)
 {
     struct sampler_machine cur[64];
-    double softirq = mask ? 0 : NAN;
     int got = sampler_machine_read_cpus(cur, 64, NULL);
     if (got < n)
-        return NAN;
+        return;
     for (int c = 0; c < n; c++) {
         double total = (double)(cur[c].total - prev[c].total);
         if (total <= 0)
             continue;
-        if (mask >> c & 1)
-            softirq += (double)(cur[c].softirq - prev[c].softirq) / total * 100;
         double idle = (double)((cur[c].idle + cur[c].iowait) - (prev[c].idle + prev[c].iowait));
         fprintf(f, "%.3f,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", t_s, c, (total - idle) / total * 100,
                 (double)(cur[c].user + cur[c].nice - prev[c].user - prev[c].nice) / total * 100,
@@ -301,7 +297,6 @@ static double machine_row(FILE *f, double t_s, struct sampler_machine *prev, int
                 (double)(cur[c].steal - prev[c].steal) / total * 100);
         prev[c] = cur[c];
     }
-    return softirq;
 }
 
 /* Ends the capture of one of the tool's output files (once; later calls do
@@ -576,28 +571,20 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
         r->tpts = util_xrealloc(r->tpts, r->cap_pts * sizeof *r->tpts);
         r->gpts = util_xrealloc(r->gpts, r->cap_pts * sizeof *r->gpts);
     }
-    /* The tool's own CPUs' softirq, when they are apart from the target's
-     * (on shared CPUs it is the target's network work too). */
-    uint64_t tc = r->p->tool_cpus, gc = r->p->target_cpus;
-    double softirq = r->mcsv ? machine_row(r->mcsv, (double)(now - r->spawned) / 1e9, r->mprev, r->nmcpu,
-                                           tc && gc && !(tc & gc) ? tc : 0)
-                             : NAN;
     if (r->tool->ex->sample(r->tool, &rd, &pt) == 1) {
-        r->tpts[r->ntp++] = (struct crosscheck_point){.end_ns = rd.t_ns, .interval_s = pt.interval_s, .cpu_pct = pt.cpu_pct,
-                                                      .rss_mb = pt.rss_mb, .thread_pct = pt.thread_max_pct,
-                                                      .softirq_pct = softirq};
+        r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct};
         if (r->tcsv)
             sampler_csv_row(r->tcsv, &pt);
         r->cur_cpu = pt.cpu_pct;
         r->cur_rss = pt.rss_mb;
     }
     if (r->gtree && sampler_tree_sample(r->gtree, &r->trd1, &pt) == 1) {
-        r->gpts[r->ngp++] = (struct crosscheck_point){.end_ns = r->trd1.t_ns, .interval_s = pt.interval_s,
-                                                      .cpu_pct = pt.cpu_pct, .rss_mb = pt.rss_mb,
-                                                      .thread_pct = pt.thread_max_pct, .softirq_pct = NAN};
+        r->gpts[r->ngp++] = (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct};
         if (r->gcsv)
             sampler_csv_row(r->gcsv, &pt);
     }
+    if (r->mcsv)
+        machine_row(r->mcsv, (double)(now - r->spawned) / 1e9, r->mprev, r->nmcpu);
     tool_run_sample_target(r);
     if (r->o->progress)
         r->o->progress(r->o->progress_arg, r->pt->label, (double)(now - r->spawned) / 1e9,

@@ -271,37 +271,6 @@ static void test_thread_witness(void)
     json_decref(f.root);
 }
 
-/* The cpu witness counts the kernel's network work on the tool's own CPUs
- * (pinned apart from the target's): k6 at 87 % of its CPU plus softirq. */
-static void test_softirq(void)
-{
-    struct fx f;
-    struct crosscheck_result r;
-    if (fx_load(&f))
-        return;
-    fx_cpu(&f, 87, 10, 20, 20);
-    crosscheck_compute(&f.in, &r);
-    ok(r.limits.witness == CROSSCHECK_WITNESS_NONE, "the tool at 87 %% of its one CPU, no softirq: none");
-    for (size_t i = 0; i < f.in.ntool_pts; i++)
-        f.tool_pts[i].softirq_pct = 11;
-    crosscheck_compute(&f.in, &r);
-    ok(r.limits.witness == CROSSCHECK_WITNESS_CPU && r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TOOL &&
-           near(r.limits.tool_cpuset_share, 0.98) && near(r.limits.tool_cpu_share, 0.87),
-       "87 %% plus 11 %% softirq on its CPU: tool, by cpu (0.98 of its set)");
-    json_t *res = json_object(), *warnings = json_array();
-    crosscheck_to_json(&r, res, warnings);
-    is_str(json_string_value(json_object_get(json_object_get(res, "limits"), "reason")),
-           "tool (cpu: 98% of its 1 CPU, 11 points of it network softirq)", "limits.reason names the softirq");
-    json_decref(res);
-    json_decref(warnings);
-    for (size_t i = 0; i < f.in.ntool_pts; i++)
-        f.tool_pts[i].softirq_pct = NAN;
-    crosscheck_compute(&f.in, &r);
-    ok(r.limits.witness == CROSSCHECK_WITNESS_NONE && isnan(r.limits.tool_softirq_pct),
-       "softirq unknown (CPUs not apart from the target's): none");
-    json_decref(f.root);
-}
-
 static void test_latency_and_workload(void)
 {
     struct fx f;
@@ -587,7 +556,6 @@ int main(void)
     test_windows();
     test_limits();
     test_thread_witness();
-    test_softirq();
     test_latency_and_workload();
     test_steady_rules();
     json_error_t je;
