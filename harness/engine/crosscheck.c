@@ -6,6 +6,7 @@
 #include "common/util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@ const char *crosscheck_verdict_name(enum crosscheck_verdict v)
     return "no client count";
 }
 
-double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
+/* The time-weighted average of the double at offset `field` of each point. */
+static double window_avg(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns, size_t field)
 {
     double weight = 0, sum = 0;
     for (size_t i = 0; i < n; i++) {
@@ -46,13 +48,23 @@ double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint6
         if (b <= a)
             continue;
         double w = (double)(b - a);
-        sum += pts[i].cpu_pct * w;
+        sum += *(const double *)((const char *)&pts[i] + field) * w;
         weight += w;
     }
     /* Less than half the window covered by samples is no average. */
     if (weight < 0.5 * (double)(to_ns - from_ns))
         return NAN;
     return sum / weight;
+}
+
+double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
+{
+    return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, cpu_pct));
+}
+
+double crosscheck_window_thread(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
+{
+    return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, thread_pct));
 }
 
 /* ---- compute ---- */
@@ -332,9 +344,11 @@ static void compute_queueing(const struct crosscheck_in *in, const struct crossc
                q->tool_p50_ms >= CROSSCHECK_QUEUE_LATENCY * q->server_p50_ms;
 }
 
-static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_limits *l)
+/* The tool's and the target's CPU and the tool's busiest thread over the
+ * hold window where samples cover it (start-up is not load), else over
+ * the whole run. */
+static void limits_basis(const struct crosscheck_in *in, const struct crosscheck_windows *w, struct crosscheck_limits *l)
 {
-    const struct crosscheck_windows *w = &r->windows;
     struct sampler_summary ts, gs;
     memset(&ts, 0, sizeof ts);
     memset(&gs, 0, sizeof gs);
@@ -346,13 +360,13 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
         gs = *in->target_summary;
     else if (in->target_samples)
         sampler_tree_summary(in->target_samples, &gs);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    l->tool_cpus = popcount(in->tool_cpus, (int)ncpu);
-    l->target_cpus = popcount(in->target_cpus, (int)ncpu);
-    /* Over the hold window where there is one (start-up is not load), else
-     * over the whole run. */
     l->tool_cpu_pct = ts.cpu_avg_pct;
     l->target_cpu_pct = gs.cpu_avg_pct;
+    l->tool_thread_pct = NAN;
+    if (in->ntool_pts)
+        l->tool_thread_pct = crosscheck_window_thread(
+            in->tool_pts, in->ntool_pts, in->tool_pts[0].end_ns - (uint64_t)(in->tool_pts[0].interval_s * 1e9),
+            in->tool_pts[in->ntool_pts - 1].end_ns);
     l->hold_basis = 0;
     if (w->hold_to_ns > w->hold_from_ns) {
         double a = crosscheck_window_cpu(in->tool_pts, in->ntool_pts, w->hold_from_ns, w->hold_to_ns);
@@ -360,23 +374,37 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
         if (!isnan(a) && !isnan(b)) {
             l->tool_cpu_pct = a;
             l->target_cpu_pct = b;
+            l->tool_thread_pct = crosscheck_window_thread(in->tool_pts, in->ntool_pts, w->hold_from_ns, w->hold_to_ns);
             l->hold_basis = 1;
         }
     }
+}
+
+/* The witnesses in order: the target's CPU set, the tool's CPU set, one
+ * thread of the tool, queueing inside the tool. */
+static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_limits *l)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    l->tool_cpus = popcount(in->tool_cpus, (int)ncpu);
+    l->target_cpus = popcount(in->target_cpus, (int)ncpu);
+    limits_basis(in, &r->windows, l);
     l->tool_cpu_share = l->tool_cpu_pct / (100.0 * l->tool_cpus);
     l->target_cpu_share = l->target_cpu_pct / (100.0 * l->target_cpus);
-    l->bottleneck = CROSSCHECK_BOTTLENECK_NONE;
+    l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
     l->witness = CROSSCHECK_WITNESS_CPU;
     compute_queueing(in, r, &l->queueing);
     if (l->target_cpu_share >= 0.9)
         l->bottleneck = CROSSCHECK_BOTTLENECK_TARGET;
     else if (l->tool_cpu_share >= 0.9)
-        l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
-    else if (l->queueing.fired) {
-        l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
+        ;
+    else if (l->tool_thread_pct >= CROSSCHECK_THREAD_SATURATED_PCT)
+        l->witness = CROSSCHECK_WITNESS_THREAD;
+    else if (l->queueing.fired)
         l->witness = CROSSCHECK_WITNESS_QUEUEING;
-    } else
+    else {
+        l->bottleneck = CROSSCHECK_BOTTLENECK_NONE;
         l->witness = CROSSCHECK_WITNESS_NONE;
+    }
 }
 
 static void compute_latency(const struct crosscheck_in *in, const struct crosscheck_server *s, struct crosscheck_latency *lc)
@@ -702,6 +730,11 @@ static const char *bottleneck_name(enum crosscheck_bottleneck b)
     return b == CROSSCHECK_BOTTLENECK_TARGET ? "target" : b == CROSSCHECK_BOTTLENECK_TOOL ? "tool" : "none";
 }
 
+static const char *witness_name(enum crosscheck_witness w)
+{
+    return w == CROSSCHECK_WITNESS_QUEUEING ? "queueing" : w == CROSSCHECK_WITNESS_THREAD ? "thread" : "cpu";
+}
+
 /* The row's bottleneck with the witness's figure, as summary.md shows it:
  * "tool (queueing: 200 asked, 8 in flight at the server)". */
 static json_t *limits_reason(const struct crosscheck_limits *l)
@@ -709,6 +742,8 @@ static json_t *limits_reason(const struct crosscheck_limits *l)
     const struct crosscheck_queueing *q = &l->queueing;
     if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
         return json_sprintf("tool (queueing: %.0f asked, %.0f in flight at the server)", q->asked, q->in_flight);
+    if (l->witness == CROSSCHECK_WITNESS_THREAD)
+        return json_sprintf("tool (one thread at %.0f%%)", l->tool_thread_pct);
     if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
         return json_sprintf("target (cpu: %.0f%% of its %d CPU%s)", l->target_cpu_share * 100, l->target_cpus,
                             l->target_cpus == 1 ? "" : "s");
@@ -737,12 +772,19 @@ static json_t *limits_json(const struct crosscheck_limits *l, json_t *warnings)
                                                      "requests wait inside the tool",
                                                      q->asked, q->in_flight, q->hold_rps, q->server_mean_ms, q->tool_p50_ms,
                                                      q->server_p50_ms));
+    if (l->witness == CROSSCHECK_WITNESS_THREAD)
+        json_array_append_new(warnings, json_sprintf("tool-bound (thread): one thread of the tool used %.0f%% of a core over the %s "
+                                                     "while its whole tree used %.0f%% of its %d CPU%s: a saturated event loop",
+                                                     l->tool_thread_pct, l->hold_basis ? "hold window" : "run",
+                                                     l->tool_cpu_share * 100, l->tool_cpus, l->tool_cpus == 1 ? "" : "s"));
     json_t *o = json_pack("{s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:s}", "bottleneck", bottleneck_name(l->bottleneck),
                           "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
                           l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
                           "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
+    if (o)
+        json_object_set_new(o, "tool_thread_pct", jsonutil_num(l->tool_thread_pct));
     if (o && l->witness != CROSSCHECK_WITNESS_NONE) {
-        json_object_set_new(o, "witness", json_string(l->witness == CROSSCHECK_WITNESS_QUEUEING ? "queueing" : "cpu"));
+        json_object_set_new(o, "witness", json_string(witness_name(l->witness)));
         json_object_set_new(o, "reason", limits_reason(l));
         if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
             json_object_set_new(o, "queueing", queueing_json(q));

@@ -18,6 +18,7 @@ struct crosscheck_point {
     double interval_s;
     double cpu_pct;
     double rss_mb;
+    double thread_pct;              /* the busiest single thread over the interval (100 = one core) */
 };
 
 struct crosscheck_in {
@@ -120,7 +121,12 @@ struct crosscheck_reconciliation {
 enum crosscheck_bottleneck { CROSSCHECK_BOTTLENECK_NONE, CROSSCHECK_BOTTLENECK_TOOL, CROSSCHECK_BOTTLENECK_TARGET };
 
 /* Which witness named the bottleneck. */
-enum crosscheck_witness { CROSSCHECK_WITNESS_NONE, CROSSCHECK_WITNESS_CPU, CROSSCHECK_WITNESS_QUEUEING };
+enum crosscheck_witness { CROSSCHECK_WITNESS_NONE, CROSSCHECK_WITNESS_CPU, CROSSCHECK_WITNESS_QUEUEING,
+                          CROSSCHECK_WITNESS_THREAD };
+
+/* The thread witness: one thread of the tool's tree at 90 % of a core or
+ * more, averaged over the hold window: a saturated event loop. */
+#define CROSSCHECK_THREAD_SATURATED_PCT 90.0
 
 /* The queueing witness thresholds: fewer than half the users asked for in
  * flight at the server, and the tool's p50 at least twice the server's. */
@@ -141,12 +147,15 @@ struct crosscheck_queueing {
 };
 
 /* Who limited the run: a CPU set used 90 % or more (target first), else
- * the tool's queueing witness. */
+ * one of the tool's threads at 90 % of a core, else the tool's queueing
+ * witness. */
 struct crosscheck_limits {
     enum crosscheck_bottleneck bottleneck;
     enum crosscheck_witness witness;
     struct crosscheck_queueing queueing;
     double tool_cpu_pct, target_cpu_pct;        /* 100 = one core */
+    double tool_thread_pct;                     /* the tool's busiest thread, the average over the same
+                                                 * basis of each interval's busiest (NAN: no samples) */
     double tool_cpu_share, target_cpu_share;    /* of the CPU set */
     int tool_cpus, target_cpus;
     int hold_basis;                 /* 1: averaged over the hold window; 0: the whole run */
@@ -252,8 +261,11 @@ void crosscheck_co_reference(json_t *runs);
 void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnings);
 
 /* The time-weighted average CPU % of pts over [from_ns, to_ns), or NAN
- * when no sample covers it. */
+ * when samples cover less than half of it. */
 double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
+
+/* The same for the busiest thread's % (thread_pct). */
+double crosscheck_window_thread(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
 
 /* responses_completed(after) - responses_completed(before). */
 uint64_t crosscheck_server_requests(json_t *before, json_t *after);

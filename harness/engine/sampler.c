@@ -12,6 +12,7 @@
 #include "common/fsutil.h"
 #include "common/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -31,6 +32,12 @@ struct member {
     uint64_t user_ticks, sys_ticks;
     uint64_t write_bytes, wchar_bytes;
     unsigned gen; /* reading in which it was last seen */
+};
+
+/* One thread's CPU so far, for the busiest-thread figure. */
+struct thr {
+    pid_t tid;
+    uint64_t cpu_ns;
 };
 
 struct sampler_tree {
@@ -58,6 +65,13 @@ struct sampler_tree {
      * user/system split) or v2 cpu.stat (cg_usage NULL). */
     char *cg_usage, *cg_stat;
 
+    /* This reading's threads and the last one's, both sorted by tid once
+     * complete, and the largest CPU any one thread used in between. */
+    struct thr *thr, *thr_prev;
+    int nthr, nthr_prev, thr_cap, thr_prev_cap;
+    int thr_prev_all;   /* the last reading exists and read every thread */
+    uint64_t thr_max_ns;
+
     int have_prev;
     struct sampler_reading prev, first;
 
@@ -66,6 +80,7 @@ struct sampler_tree {
     uint64_t sum_cpu_ns;
     double sum_s, cpu_peak_pct, rss_peak_mb, rss_mb_s, hwm_peak_mb;
     int procs_peak, threads_peak;
+    double thr_peak_pct;
 };
 
 static void q_push(struct sampler_tree *t, pid_t pid)
@@ -157,6 +172,102 @@ static void read_io(pid_t pid, uint64_t *write_bytes, uint64_t *wchar)
     p = strstr(buf, "\nwrite_bytes:");
     if (p)
         *write_bytes = strtoull(p + 13, NULL, 10);
+}
+
+/* A thread's CPU so far in ns, read relative to task, its process's
+ * /proc/PID/task (one path lookup less per thread): schedstat's first
+ * field, the scheduler's exact runtime; where the kernel has no schedstat,
+ * utime + stime from the thread's stat (10 ms ticks). Returns 0, or -1
+ * when it is gone. */
+static int read_thread_cpu(const struct sampler_tree *t, int task, const char *tid, uint64_t *ns)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "%s/schedstat", tid);
+    int fd = openat(task, path, O_RDONLY | O_CLOEXEC);
+    int stat = fd < 0;
+    if (stat) {
+        snprintf(path, sizeof path, "%s/stat", tid);
+        if ((fd = openat(task, path, O_RDONLY | O_CLOEXEC)) < 0)
+            return -1;
+    }
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    if (!stat) {
+        *ns = strtoull(buf, NULL, 10);
+        return 0;
+    }
+    unsigned long long ut, st;
+    const char *p = strrchr(buf, ')');
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return -1;
+    *ns = (ut + st) * 1000000000u / (uint64_t)t->hz;
+    return 0;
+}
+
+static void thr_add(struct sampler_tree *t, struct sampler_reading *r, int task, const char *tid)
+{
+    uint64_t ns;
+    if (t->nthr >= SAMPLER_THREADS_MAX) {
+        r->threads_unscanned++;
+        return;
+    }
+    if (read_thread_cpu(t, task, tid, &ns) < 0)
+        return;
+    if (t->nthr == t->thr_cap) {
+        t->thr_cap = t->thr_cap ? t->thr_cap * 2 : 64;
+        t->thr = util_xrealloc(t->thr, (size_t)t->thr_cap * sizeof *t->thr);
+    }
+    t->thr[t->nthr++] = (struct thr){(pid_t)atoi(tid), ns};
+}
+
+/* Every thread of pid into this reading's table (bounded by
+ * SAMPLER_THREADS_MAX for the whole tree). */
+static void scan_threads(struct sampler_tree *t, struct sampler_reading *r, pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+            thr_add(t, r, dirfd(d), e->d_name);
+    closedir(d);
+}
+
+static int thr_cmp(const void *a, const void *b)
+{
+    pid_t x = ((const struct thr *)a)->tid, y = ((const struct thr *)b)->tid;
+    return (x > y) - (x < y);
+}
+
+/* The largest CPU one thread used since the last reading, then this
+ * reading's table becomes the last one. A thread the last reading did not
+ * see was born since, when that reading saw every thread: all its CPU is
+ * the interval's (else it is left out: nothing to subtract). */
+static void threads_busiest(struct sampler_tree *t, const struct sampler_reading *r)
+{
+    qsort(t->thr, (size_t)t->nthr, sizeof *t->thr, thr_cmp);
+    t->thr_max_ns = 0;
+    for (int i = 0; i < t->nthr; i++) {
+        const struct thr *p = bsearch(&t->thr[i], t->thr_prev, (size_t)t->nthr_prev, sizeof *t->thr_prev, thr_cmp);
+        uint64_t was = p ? p->cpu_ns : t->thr_prev_all ? 0 : UINT64_MAX;
+        if (was != UINT64_MAX && t->thr[i].cpu_ns > was && t->thr[i].cpu_ns - was > t->thr_max_ns)
+            t->thr_max_ns = t->thr[i].cpu_ns - was;
+    }
+    t->thr_prev_all = r->threads_unscanned == 0;
+    struct thr *swap = t->thr_prev;
+    int cap = t->thr_prev_cap;
+    t->thr_prev = t->thr;
+    t->thr_prev_cap = t->thr_cap;
+    t->nthr_prev = t->nthr;
+    t->thr = swap;
+    t->thr_cap = cap;
+    t->nthr = 0;
 }
 
 static struct member *find_member(struct sampler_tree *t, pid_t pid)
@@ -302,6 +413,8 @@ void sampler_tree_free(struct sampler_tree *t)
     free(t->m);
     free(t->q);
     free(t->buf);
+    free(t->thr);
+    free(t->thr_prev);
     free(t);
 }
 
@@ -374,6 +487,7 @@ static int sample_members(struct sampler_tree *t, struct sampler_reading *r)
                 r->hwm_bytes = hwm;
             r->nprocs++;
             r->nthreads += ps.nthreads;
+            scan_threads(t, r, pid);
             live++;
             if (!t->cgroup_procs)
                 q_push_children(t, pid, ps.nthreads);
@@ -447,6 +561,10 @@ static int sample_point(struct sampler_tree *t, const struct sampler_reading *r,
             point->write_mb_s = (double)dw / 1e6 / dt;
         }
         point->cpu_pct = point->cpu_user_pct + point->cpu_sys_pct;
+        if (dt > 0)
+            point->thread_max_pct = 100.0 * (double)t->thr_max_ns / 1e9 / dt;
+        if (point->thread_max_pct > t->thr_peak_pct)
+            t->thr_peak_pct = point->thread_max_pct;
         point->rss_mb = rss_mb;
         point->nprocs = r->nprocs;
         point->nthreads = r->nthreads;
@@ -474,6 +592,7 @@ int sampler_tree_sample(struct sampler_tree *t, struct sampler_reading *r, struc
     sample_queue(t);
     int live = sample_members(t, r);
     r->t_ns = util_now_ns();
+    threads_busiest(t, r);
     sample_totals(t, r);
     if (!live)
         return -1;
@@ -493,6 +612,7 @@ void sampler_tree_summary(const struct sampler_tree *t, struct sampler_summary *
     s->max_proc_hwm_mb = t->hwm_peak_mb;
     s->procs_peak = t->procs_peak;
     s->threads_peak = t->threads_peak;
+    s->thread_max_peak_pct = t->thr_peak_pct;
     if (t->have_prev && t->prev.write_bytes > t->first.write_bytes)
         s->write_mb = (double)(t->prev.write_bytes - t->first.write_bytes) / 1e6;
 }
@@ -587,13 +707,13 @@ int sampler_wait_tick(uint64_t *deadline_ns, uint64_t interval_ns)
 
 void sampler_csv_header(FILE *f)
 {
-    fputs("t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s\n", f);
+    fputs("t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s,thread_max_pct\n", f);
 }
 
 void sampler_csv_row(FILE *f, const struct sampler_point *p)
 {
-    fprintf(f, "%.3f,%.4f,%.2f,%.2f,%.2f,%.3f,%d,%d,%.4f\n", p->t_s, p->interval_s, p->cpu_pct, p->cpu_user_pct,
-            p->cpu_sys_pct, p->rss_mb, p->nprocs, p->nthreads, p->write_mb_s);
+    fprintf(f, "%.3f,%.4f,%.2f,%.2f,%.2f,%.3f,%d,%d,%.4f,%.2f\n", p->t_s, p->interval_s, p->cpu_pct, p->cpu_user_pct,
+            p->cpu_sys_pct, p->rss_mb, p->nprocs, p->nthreads, p->write_mb_s, p->thread_max_pct);
 }
 
 double sampler_self_cpu_s(void)

@@ -31,7 +31,13 @@ struct sampler_reading {
     uint64_t wchar_bytes;   /* /proc/PID/io wchar, the same way */
     int nprocs;
     int nthreads;
+    int threads_unscanned;  /* threads past SAMPLER_THREADS_MAX, not read this time */
 };
+
+/* The per-thread scan reads at most this many threads per reading: a
+ * JMeter has hundreds, and a reading of 300 costs 2-8 ms of loadbench's
+ * CPU (test_sampler), so 1024 bound it near 25 ms. */
+#define SAMPLER_THREADS_MAX 1024
 
 /* One interval between two readings, as written to the time series. */
 struct sampler_point {
@@ -44,6 +50,9 @@ struct sampler_point {
     int nprocs;
     int nthreads;
     double write_mb_s;
+    double thread_max_pct;  /* the busiest single thread of the tree over the interval (100 = one
+                             * core), from /proc/PID/task/TID/schedstat (ns); a thread born
+                             * during it counts with all its CPU */
 };
 
 /* Tracks one tree across readings. CPU of members that exited between two
@@ -80,6 +89,7 @@ struct sampler_summary {
     double max_proc_hwm_mb;
     int procs_peak, threads_peak;
     double write_mb;
+    double thread_max_peak_pct;     /* the highest thread_max_pct of any point */
 };
 void sampler_tree_summary(const struct sampler_tree *t, struct sampler_summary *s);
 

@@ -8,6 +8,7 @@
 #include "common/jsonutil.h"
 #include "common/net.h"
 #include "engine/netstat.h"
+#include "engine/quiet.h"
 #include "engine/sampler.h"
 #include "common/sha256.h"
 #include "engine/target.h"
@@ -107,6 +108,8 @@ struct tool_run {
     FILE *tcsv, *gcsv;
     FILE *mcsv;                         /* the machine, per CPU, per interval */
     struct sampler_machine mprev[64], m0, m1;
+    struct quiet_gate gate;             /* the wait for a quiet machine before the spawn */
+    struct quiet_psi psi1;              /* CPU pressure when the tool had stopped */
     int nmcpu;
     struct crosscheck_point *tpts, *gpts; /* the sampled series, for window averages */
     size_t ntp, ngp, cap_pts;
@@ -145,9 +148,10 @@ static void pathf(char *out, size_t len, const char *fmt, ...)
 
 static json_t *summary_json(const struct sampler_summary *s)
 {
-    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:i, s:i, s:f}", "points", s->npoints, "cpu_avg_pct", s->cpu_avg_pct,
+    return json_pack("{s:i, s:f, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "points", s->npoints, "cpu_avg_pct", s->cpu_avg_pct,
                      "cpu_peak_pct", s->cpu_peak_pct, "rss_peak_mb", s->rss_peak_mb, "rss_avg_mb", s->rss_avg_mb,
-                     "procs_peak", s->procs_peak, "threads_peak", s->threads_peak, "write_mb", s->write_mb);
+                     "procs_peak", s->procs_peak, "threads_peak", s->threads_peak, "write_mb", s->write_mb,
+                     "thread_max_peak_pct", s->thread_max_peak_pct);
 }
 
 static json_t *latency_json(const struct adapter_latency *l)
@@ -624,12 +628,22 @@ static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
     return util_err(err, "loadbench was interrupted");
 }
 
+/* The profile's quiet gate; a profile built without parse_profile (all
+ * zeros) gets the defaults without the wait. */
+static const struct profile_quiet *tool_run_quiet(const struct tool_run *r)
+{
+    static const struct profile_quiet dflt = {.busy_below_pct = PROFILE_QUIET_BUSY_PCT,
+                                              .interval_ns = PROFILE_QUIET_INTERVAL_NS};
+    return r->p->quiet.busy_below_pct > 0 ? &r->p->quiet : &dflt;
+}
+
 /* The server's window opens and the machine's counters are read just
  * before the tool starts, in its own clean environment, through the
  * executor. */
 static int tool_run_spawn(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
+    quiet_gate_wait(tool_run_quiet(r), r->o->stop, &r->gate);
     r->before = target_window(&r->tgt, err);
     if (!r->before) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target control channel: %s", err);
@@ -765,6 +779,8 @@ static void point_add(struct sampler_point *a, const struct sampler_point *b, in
     a->nprocs += b->nprocs;
     a->nthreads += b->nthreads;
     a->write_mb_s += b->write_mb_s;
+    if (b->thread_max_pct > a->thread_max_pct) /* the busiest thread of any tree, not a sum */
+        a->thread_max_pct = b->thread_max_pct;
 }
 
 /* One reading of every tree, into sum (their total over the interval).
@@ -800,14 +816,14 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
         r->gpts = util_xrealloc(r->gpts, r->cap_pts * sizeof *r->gpts);
     }
     if (tool_run_sample_trees(r, &rd, &pt)) {
-        r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
+        r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct};
         if (r->tcsv)
             sampler_csv_row(r->tcsv, &pt);
         r->cur_cpu = pt.cpu_pct;
         r->cur_rss = pt.rss_mb;
     }
     if (tool_run_target_sample(r, &r->trd1, &pt) == 1) {
-        r->gpts[r->ngp++] = (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb};
+        r->gpts[r->ngp++] = (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct};
         if (r->gcsv)
             sampler_csv_row(r->gcsv, &pt);
     }
@@ -957,6 +973,7 @@ static void tool_run_stop(struct tool_run *r)
         finish_output(r, k, EXEC_STDERR);
     }
     sampler_machine_read(&r->m1, NULL);
+    quiet_psi_read(&r->psi1);
     netstat_read(&r->ns1, NULL);
     json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
     r->self1 = sampler_self_cpu_s();
@@ -1051,6 +1068,8 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
             sum->ss.procs_peak += u.ss.procs_peak;
             sum->ss.threads_peak += u.ss.threads_peak;
             sum->ss.write_mb += u.ss.write_mb;
+            if (u.ss.thread_max_peak_pct > sum->ss.thread_max_peak_pct)
+                sum->ss.thread_max_peak_pct = u.ss.thread_max_peak_pct;
         }
         cg += u.have_cu;
         if (parts)
@@ -1200,6 +1219,10 @@ static void tool_run_collect(struct tool_run *r)
     tool_run_footprint(r);
     json_object_set_new(r->res, "machine_cpu", crosscheck_machine_json(&r->m0, &r->m1, r->cpu_s, r->target_cpu_s,
                                                                        r->self1 - r->self0, r->warnings));
+    int disturbed;
+    json_object_set_new(r->res, "quiet", quiet_run_json(tool_run_quiet(r), &r->gate, &r->m0, &r->m1,
+                                                        r->cpu_s + r->target_cpu_s + r->self1 - r->self0, &r->psi1,
+                                                        r->warnings, &disturbed));
     tool_run_collect_client(r);
 }
 

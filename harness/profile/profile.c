@@ -850,8 +850,8 @@ static int parse_target_stall(struct yparse *y, const struct ynode *v, struct pr
     return 0;
 }
 
-static const char *const top_keys[] = {"name",     "description", "hosts", "target", "load", "tools", "sampling",
-                                       "repeat",   "cooldown",    "grace", "cpus",   NULL};
+static const char *const top_keys[] = {"name",   "description", "hosts", "target", "load",  "tools", "sampling",
+                                       "repeat", "cooldown",    "grace", "cpus",   "quiet", NULL};
 
 /* target: lb-target's settings and where it runs. */
 static int parse_target(struct yparse *y, const struct ynode *v, struct profile *p)
@@ -880,6 +880,45 @@ static int parse_target(struct yparse *y, const struct ynode *v, struct profile 
     }
     if ((w = get(v, "host")) && get_placement(y, p, w, &p->target_host))
         return -1;
+    return 0;
+}
+
+/* quiet: off, or {busy_below: 10%, wait_max: 30s, interval: 1s}. */
+static int parse_quiet(struct yparse *y, const struct ynode *v, struct profile_quiet *q)
+{
+    static const char *const keys[] = {"busy_below", "wait_max", "interval", NULL};
+    const struct ynode *w;
+    q->busy_below_pct = PROFILE_QUIET_BUSY_PCT;
+    q->wait_max_ns = PROFILE_QUIET_WAIT_NS;
+    q->interval_ns = PROFILE_QUIET_INTERVAL_NS;
+    if (!v)
+        return 0;
+    if (v->kind == Y_SCALAR && !strcmp(v->str, "off")) {
+        q->wait_max_ns = 0;
+        return 0;
+    }
+    if (want_kind(y, v, Y_MAP, "quiet (off, or a map)") || check_keys(y, v, "quiet", keys))
+        return -1;
+    if ((w = get(v, "busy_below"))) {
+        struct ynode n = *w;
+        char num[64];
+        snprintf(num, sizeof num, "%s", w->kind == Y_SCALAR ? w->str : "");
+        size_t len = strlen(num);
+        if (len && num[len - 1] == '%')
+            num[len - 1] = 0;
+        n.str = num;
+        if (get_number(y, &n, "quiet.busy_below (a percentage of the machine's CPUs, e.g. 10%)", 0.1, 100, 0,
+                       &q->busy_below_pct))
+            return -1;
+    }
+    if ((w = get(v, "wait_max")) && get_duration(y, w, "quiet.wait_max", 1, &q->wait_max_ns))
+        return -1;
+    if ((w = get(v, "interval"))) {
+        if (get_duration(y, w, "quiet.interval", 0, &q->interval_ns))
+            return -1;
+        if (q->interval_ns < 100000000ull)
+            return perr(y, w->line, w->col, "quiet.interval below 100ms reads noise; use 100ms or more");
+    }
     return 0;
 }
 
@@ -970,7 +1009,7 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
         if ((w = get(v, "tool")) && get_cpus(y, w, "cpus.tool", &p->tool_cpus, p->tool_cpus_pos))
             return -1;
     }
-    return 0;
+    return parse_quiet(y, get(root, "quiet"), &p->quiet);
 }
 
 static char *name_from_path(const char *path)
@@ -1297,6 +1336,12 @@ json_t *profile_to_json(const struct profile *p)
         json_object_set_new(o, "hosts", hosts_to_json(p));
     if (p->target_host)
         json_object_set_new(json_object_get(o, "target"), "host", json_string(p->target_host));
+    /* Only when not the defaults: a profile without quiet: hashes as before. */
+    const struct profile_quiet *q = &p->quiet;
+    if (q->busy_below_pct != PROFILE_QUIET_BUSY_PCT || q->wait_max_ns != PROFILE_QUIET_WAIT_NS ||
+        q->interval_ns != PROFILE_QUIET_INTERVAL_NS)
+        json_object_set_new(o, "quiet", json_pack("{s:f, s:I, s:I}", "busy_below_pct", q->busy_below_pct, "wait_max_ns",
+                                                  (json_int_t)q->wait_max_ns, "interval_ns", (json_int_t)q->interval_ns));
     return o;
 }
 
@@ -1304,6 +1349,8 @@ void profile_json_sha256(const json_t *resolved, char hex[65])
 {
     json_t *c = json_deep_copy(resolved);
     json_object_del(c, "path");
+    /* The quiet gate decides when a run starts, not what it does. */
+    json_object_del(c, "quiet");
     /* Reals at run.json's precision (fsutil_write_json): a profile read back
      * from run.json dumps as it did before it was written. */
     char *s = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);

@@ -93,12 +93,23 @@ struct profile {
     uint64_t tool_cpus;             /* bitmask; 0 = not pinned */
     int target_cpus_pos[2], tool_cpus_pos[2];   /* line, column of cpus.target and cpus.tool */
     double scale;                   /* durations multiplied by this (run --scale); 1 = as written */
+    struct profile_quiet {          /* the quiet gate before each tool run (docs/reports.md) */
+        double busy_below_pct;      /* the machine's CPU outside loadbench, % of all its CPUs: the gate's
+                                     * bar, and a run's bar for "disturbed" */
+        uint64_t wait_max_ns;       /* how long the gate may wait; 0 = no wait (quiet: off) */
+        uint64_t interval_ns;       /* one reading per interval; two in a row below the bar pass */
+    } quiet;
 };
 
 /* The shape as run.json records it: {"dist", parameters in ns, "seed"}
  * and/or "stall": {"every_ns","for_ns"}. Returns a new object, or NULL when
  * the shape is the fixed delay without stalls. */
 json_t *profile_shape_json(const struct profile_shape *s);
+
+/* The quiet gate's defaults: 10 %, 30 s, 1 s. */
+#define PROFILE_QUIET_BUSY_PCT 10.0
+#define PROFILE_QUIET_WAIT_NS 30000000000ull
+#define PROFILE_QUIET_INTERVAL_NS 1000000000ull
 
 /* Load and validate the profile at path. Returns a profile, or NULL with err
  * (UTIL_ERR_LEN bytes) set to "path:line:col: message". */

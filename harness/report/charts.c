@@ -179,6 +179,7 @@ const struct charts_caveat charts_caveats[] = {
     {"target", 8, "△", "target-bound: the server's ceiling", NULL},
     {"below-floor", 12, "◇", "latency below the server's floor", "p50 p99"},
     {"not-steady", 10, "▽", "hold not steady: the rate moved through it", "rps"},
+    {"disturbed", 4, "□", "disturbed: the machine was busy outside loadbench", NULL},
     {NULL, 0, NULL, NULL, NULL},
 };
 #define NCAVEATS (sizeof charts_caveats / sizeof *charts_caveats - 1)
@@ -191,6 +192,8 @@ static int caveat_has(json_t *row, size_t k)
         return json_is_true(json_object_get(json_object_get(row, "latency_check"), "below_floor"));
     if (!strcmp(charts_caveats[k].key, "not-steady"))   /* a flag is set for "not steady" and "not shown steady" */
         return json_is_string(json_object_get(json_object_get(json_object_get(row, "windows"), "hold_steady"), "flag"));
+    if (!strcmp(charts_caveats[k].key, "disturbed"))
+        return json_is_true(json_object_get(json_object_get(row, "quiet"), "disturbed"));
     return 0;
 }
 

@@ -327,6 +327,18 @@ static void placement_markdown(FILE *f, json_t *runs)
     }
 }
 
+/* RPS (server), marked when the machine was busy outside loadbench during
+ * the run (run.json's quiet.disturbed; rows without one print as before). */
+static const char *server_rps_cell(json_t *r, char *buf, size_t len)
+{
+    fmt_int(buf, len, num(r, "windows.whole_rps"));
+    if (json_is_true(json_object_get(json_object_get(r, "quiet"), "disturbed"))) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, " □ disturbed");
+    }
+    return buf;
+}
+
 void report_markdown(FILE *f, json_t *run)
 {
     json_t *runs = json_object_get(run, "runs"), *r;
@@ -356,12 +368,12 @@ void report_markdown(FILE *f, json_t *run)
     fprintf(f, "\n\n");
     fprintf(f, "| Tool | Status | Model | RPS (server) | RPS hold | P50 ms | P95 ms | P99 ms | Errors | CPU avg %% | CPU peak %% | RSS peak MB | Req/CPU-s | RPS/MB | Server count | Client count | Verdict | Bottleneck |\n");
     fprintf(f, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
-    int note = 0, moved = 0;
+    int note = 0, moved = 0, disturbed = 0;
     json_array_foreach(runs, i, r)
     {
         const char *st = str(r, "status") ?: "?";
         fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                row_name(r, b[0], 64), st, str(r, "identity.model") ?: "–", fmt_int(b[1], 64, num(r, "windows.whole_rps")),
+                row_name(r, b[0], 64), st, str(r, "identity.model") ?: "–", server_rps_cell(r, b[1], 64),
                 hold_cell(r, b[2], 64), fmt(b[3], 64, num(r, "client.latency_ms.p50"), 2),
                 fmt(b[4], 64, num(r, "client.latency_ms.p95"), 2), fmt(b[5], 64, num(r, "client.latency_ms.p99"), 2),
                 fmt_int(b[6], 64, num(r, "client.errors")), fmt(b[7], 64, num(r, "footprint.cpu_avg_pct"), 1),
@@ -374,6 +386,7 @@ void report_markdown(FILE *f, json_t *run)
         if (str(r, "reason") || json_array_size(w))
             note = 1;
         moved |= str(r, "windows.hold_steady.flag") != NULL;
+        disturbed |= json_is_true(json_object_get(json_object_get(r, "quiet"), "disturbed"));
     }
     fprintf(f, "\nRPS is counted by the server over the tool's whole load (first request to last response); "
                "RPS hold is the server's rate over the longest constant stage. CPU 100 %% = one core; "
@@ -381,6 +394,9 @@ void report_markdown(FILE *f, json_t *run)
     if (moved)
         fprintf(f, " ⚠ after RPS hold: the server-counted rate moved through the hold (Mann–Kendall with Sen's slope over "
                    "2-5 s blocks; the row's notes give the size): that figure is not a steady state.");
+    if (disturbed)
+        fprintf(f, " □ disturbed: the machine's CPU outside loadbench (other processes, steal) reached the profile's "
+                   "quiet bar during that run (run.json quiet.background_pct): every figure of the row shared the machine.");
     fprintf(f, "\n");
     if (note) {
         fprintf(f, "\n## Notes\n\n");

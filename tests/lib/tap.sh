@@ -4,6 +4,9 @@
 # and jget FILE PATH to read JSON with Perl's core JSON::PP (no jq needed).
 : "${LB_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
 LB_SRC=$(cd "$(dirname "$0")/../.." && pwd)
+# No quiet-gate wait before each tool run (a busy test machine would wait
+# at every one); run_quiet.t turns it back on for its own runs.
+export LOADBENCH_QUIET="${LOADBENCH_QUIET-off}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lb-e2e.XXXXXX")
 tracked=""
 tap_n=0

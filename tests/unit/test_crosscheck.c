@@ -217,6 +217,62 @@ static void test_limits(void)
     json_decref(f.root);
 }
 
+/* The busiest thread of the tool at pct inside the hold window, 0 outside. */
+static void fx_thread(struct fx *f, double pct)
+{
+    struct crosscheck_result r;
+    crosscheck_compute(&f->in, &r);
+    for (size_t i = 0; i < f->in.ntool_pts; i++) {
+        uint64_t end = f->tool_pts[i].end_ns;
+        f->tool_pts[i].thread_pct = end > r.windows.hold_from_ns && end - 250000000 < r.windows.hold_to_ns ? pct : 0;
+    }
+}
+
+/* The thread witness: one thread at 90 % of a core in the hold window,
+ * whatever the tree's share of its CPU set. */
+static void test_thread_witness(void)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    if (fx_load(&f))
+        return;
+    crosscheck_compute(&f.in, &r);
+    ok(isnan(r.limits.tool_thread_pct) && r.limits.witness == CROSSCHECK_WITNESS_NONE, "no samples: no thread figure");
+    f.in.tool_cpus = 0x3;
+    fx_cpu(&f, 105, 10, 20, 20);
+    fx_thread(&f, 99);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TOOL && r.limits.witness == CROSSCHECK_WITNESS_THREAD &&
+           near(r.limits.tool_thread_pct, 99) && near(r.limits.tool_cpu_share, 0.525),
+       "one thread at 99 %% while the tree uses 52.5 %% of its 2 CPUs: tool, by thread");
+    json_t *res = json_object(), *warnings = json_array();
+    crosscheck_to_json(&r, res, warnings);
+    json_t *lim = json_object_get(res, "limits");
+    is_str(json_string_value(json_object_get(lim, "witness")), "thread", "limits.witness");
+    is_str(json_string_value(json_object_get(lim, "reason")), "tool (one thread at 99%)", "limits.reason");
+    ok(json_array_size(warnings) == 1 && strstr(json_string_value(json_array_get(warnings, 0)), "saturated event loop"),
+       "one warning names the saturated event loop");
+    json_decref(res);
+    json_decref(warnings);
+    fx_thread(&f, 89.9);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.witness == CROSSCHECK_WITNESS_NONE && r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE,
+       "the busiest thread at 89.9 %%: none");
+    fx_cpu(&f, 190, 10, 20, 20);
+    fx_thread(&f, 99);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.witness == CROSSCHECK_WITNESS_CPU, "the tree at 95 %% of its CPU set as well: the cpu witness comes first");
+    fx_cpu(&f, 60, 10, 95, 95);
+    fx_thread(&f, 99);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TARGET, "a target-bound row stays target-bound");
+    fx_cpu(&f, 60, 10, 20, 20);
+    crosscheck_compute(&f.in, &r);
+    ok(near(r.limits.tool_thread_pct, 0) && r.limits.witness == CROSSCHECK_WITNESS_NONE,
+       "a thread busy only outside the hold window: none");
+    json_decref(f.root);
+}
+
 static void test_latency_and_workload(void)
 {
     struct fx f;
@@ -358,7 +414,7 @@ static void test_queueing_sample_run(json_t *root)
     struct crosscheck_result r;
     json_t *row;
     size_t i;
-    const char *wn[] = {"none", "cpu", "queueing"}, *bn[] = {"none", "tool", "target"};
+    const char *wn[] = {"none", "cpu", "queueing", "thread"}, *bn[] = {"none", "tool", "target"};
     json_array_foreach(json_object_get(root, "rows"), i, row)
     {
         const char *label = json_string_value(json_object_get(row, "label"));
@@ -621,6 +677,7 @@ int main(void)
     test_reconciliation();
     test_windows();
     test_limits();
+    test_thread_witness();
     test_latency_and_workload();
     test_steady_rules();
     test_co();

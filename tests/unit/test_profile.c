@@ -15,6 +15,38 @@ static struct profile *load(const char *text, char *err)
     return profile_load_string("t.yaml", text, strlen(text), err);
 }
 
+/* quiet: its defaults, a map, off; and it stays out of the hash. */
+static void quiet_keys(void)
+{
+    char err[UTIL_ERR_LEN], h1[65], h2[65];
+    const char *base = "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\n";
+    struct profile *p = load(base, err);
+    if (ok(p != NULL, "a profile without quiet: loads") &&
+        ok(p->quiet.busy_below_pct == 10 && p->quiet.wait_max_ns == 30000000000ull &&
+               p->quiet.interval_ns == 1000000000ull,
+           "without quiet: the gate is 10 %%, 30 s, 1 s")) {
+        json_t *j = profile_to_json(p);
+        ok(!json_object_get(j, "quiet"), "the defaults are not written into the resolved profile");
+        profile_json_sha256(j, h1);
+        json_decref(j);
+    }
+    profile_free(p);
+    p = load("quiet: {busy_below: 5%, wait_max: 1m, interval: 500ms}\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n",
+             err);
+    ok(p && p->quiet.busy_below_pct == 5 && p->quiet.wait_max_ns == 60000000000ull && p->quiet.interval_ns == 500000000ull,
+       "quiet: {busy_below: 5%%, wait_max: 1m, interval: 500ms}");
+    if (p) {
+        json_t *j = profile_to_json(p);
+        profile_json_sha256(j, h2);
+        ok(json_object_get(j, "quiet") && !strcmp(h1, h2), "written into the resolved profile, but not into its hash");
+        json_decref(j);
+    }
+    profile_free(p);
+    p = load("quiet: off\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", err);
+    ok(p && p->quiet.wait_max_ns == 0 && p->quiet.busy_below_pct == 10, "quiet: off: no wait, the 10 %% bar kept");
+    profile_free(p);
+}
+
 /* The profile must be rejected with an error starting "t.yaml:LINE:" and
  * containing needle. */
 static void bad(const char *why, const char *text, int line, const char *needle)
@@ -271,6 +303,14 @@ int main(void)
     bad("a tiny sampling interval", "sampling: {interval: 1ms}\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", 1,
         "sampling.interval");
     bad("two documents", "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\n---\nx: 1\n", 3, "one document");
+    bad("quiet: a word other than off", "quiet: on\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", 1, "quiet");
+    bad("quiet: an unknown key", "quiet: {busy: 5%}\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", 1,
+        "unknown key \"busy\"");
+    bad("quiet: a bar above 100 %", "quiet: {busy_below: 150%}\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", 1,
+        "quiet.busy_below");
+    bad("quiet: a tiny interval", "quiet: {interval: 10ms}\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", 1,
+        "quiet.interval below 100ms");
+    quiet_keys();
 
     /* Deep nesting is cut off, not a stack overflow. */
     char deep[4096] = "load: ";

@@ -379,8 +379,8 @@ static void io_and_format(void)
     buf[n] = '\0';
     fclose(f);
     is_str(buf,
-           "t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s\n"
-           "2.000,2.0010,50.50,40.25,10.25,100.500,4,7,0.5000\n",
+           "t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s,thread_max_pct\n"
+           "2.000,2.0010,50.50,40.25,10.25,100.500,4,7,0.5000,0.00\n",
            "CSV header and row");
 
     struct sampler_machine m, cpus[64];
@@ -393,6 +393,56 @@ static void io_and_format(void)
     uint64_t now = util_now_ns(), dl = now - 350000000ull;
     sampler_wait_tick(&dl, 100000000ull);
     ok(dl > now && dl <= now + 100000000ull, "sampler_wait_tick skips missed deadlines");
+}
+
+/* The busiest thread: a fault program with one spinning thread and 300
+ * idle ones (JMeter has hundreds). The spinner is nearly all of the
+ * tree's CPU, so its figure must match the tree's (both read the same
+ * CPU: the thread's from schedstat in ns, the tree's from stat's 10 ms
+ * ticks, +-2 ticks per process per point); and a reading of 300 threads
+ * must stay cheap: loadbench's own CPU per reading, not wall time. */
+static void busiest_thread(void)
+{
+    char exe[600], err[UTIL_ERR_LEN];
+    snprintf(exe, sizeof exe, "%s/fault-hot-thread", progs);
+    const char *argv[] = {exe, "300", "sleep", "20", NULL};
+    char **env = proc_clean_env("/tmp", "/tmp", NULL);
+    struct proc_spec spec = {.argv = argv, .envp = (const char *const *)env};
+    struct proc p;
+    if (proc_spawn(&p, &spec, err)) {
+        proc_env_free(env);
+        ok(0, "fault-hot-thread starts: %s", err);
+        return;
+    }
+    proc_env_free(env);
+    watch_pgid = p.pid;
+    struct sampler_tree *t = sampler_tree_new(p.pid, NULL, err);
+    struct sampler_reading r;
+    struct sampler_point pt;
+    /* Past the start-up: the threads' creation is the main thread's CPU. */
+    for (int i = 0; i < 100 && sampler_tree_sample(t, &r, &pt) >= 0 && r.nthreads < 302; i++)
+        nap_ms(100);
+    nap_ms(200);
+    sampler_tree_sample(t, &r, &pt);
+    double worst = 0, cpu0 = sampler_self_cpu_s();
+    int points = 0, readings = 0;
+    for (int i = 0; i < 4; i++) {
+        nap_ms(500);
+        readings++;
+        if (sampler_tree_sample(t, &r, &pt) != 1)
+            continue;
+        points++;
+        diag("  point %d: tree %.1f %%, busiest thread %.1f %%, %d threads", i, pt.cpu_pct, pt.thread_max_pct, r.nthreads);
+        if (fabs(pt.thread_max_pct - pt.cpu_pct) > worst)
+            worst = fabs(pt.thread_max_pct - pt.cpu_pct);
+    }
+    double per_ms = (sampler_self_cpu_s() - cpu0) / readings * 1e3;
+    ok(points == 4 && r.nthreads >= 302 && r.threads_unscanned == 0, "4 points of a tree of %d threads, all scanned", r.nthreads);
+    ok(worst <= 5, "the busiest thread is the tree's CPU, to 5 points (worst %.1f points apart)", worst);
+    ok(per_ms < 20, "a reading of %d threads costs %.2f ms of loadbench's CPU (< 20 ms)", r.nthreads, per_ms);
+    sampler_tree_free(t);
+    proc_stop_tree(&p, NULL, 0, 1000000000ull, err);
+    watch_pgid = 0;
 }
 
 int main(void)
@@ -414,6 +464,7 @@ int main(void)
     exited_members();
     accuracy("one process", "0.5", 0, 200);
     accuracy("tree of 4", "0.2", 3, 100);
+    busiest_thread();
 
     struct proc none = {.pid = -1};
     proc_stop_tree(&none, NULL, 0, 200000000ull, err);
