@@ -481,6 +481,25 @@ static void test_queueing_rules(void)
        "the hold window's server time when given (2.0 ms mean: %.3f in flight)", r.limits.queueing.in_flight);
     f.in.hold_server_time = NULL;
     json_decref(hold);
+    /* The milder form: 2.43 in flight of 3 (81 %), p50 unchanged. */
+    hold = json_pack("{s:f, s:f, s:f}", "mean", 2.0, "p50", 1.9, "p99", 2.2);
+    f.in.hold_server_time = hold;
+    f.stages[0].target = 3;
+    f.lat.p50 = 2.0;
+    f.lat.p99 = 3.4;
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.queueing.fired && r.limits.witness == CROSSCHECK_WITNESS_QUEUEING,
+       "3 asked, %.2f in flight (under 90 %%), p99 3.4 ms against 2.2 (1.5x or more): fired",
+       r.limits.queueing.in_flight);
+    f.lat.p99 = 3.2;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.limits.queueing.fired, "the same with p99 3.2 ms (under 1.5x 2.2): not fired");
+    f.lat.p99 = 3.4;
+    f.stages[0].target = 2.6;
+    crosscheck_compute(&f.in, &r);
+    ok(!r.limits.queueing.fired, "2.6 asked, %.2f in flight (over 90 %%): not fired", r.limits.queueing.in_flight);
+    f.in.hold_server_time = NULL;
+    json_decref(hold);
     f.in.delay_ns = 500000;
     crosscheck_compute(&f.in, &r);
     ok(!r.limits.queueing.judged, "a 0.5 ms delay: not judged (the loopback round trip is not small against it)");
