@@ -1,7 +1,7 @@
 # loadbench chart: CPU average (100 % = one core)
 # Render: gnuplot sweep_cpu.gp  (writes sweep_cpu.png and sweep_cpu.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:38 UTC · profile study3-low-concurrency-qps"
+footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 18:53 UTC · profile study3-low-concurrency-qps"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
@@ -29,10 +29,16 @@ do for [fmt in "png svg"] {
        "sweep_cpu.dat" index 2 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#009E73" title "go-fasthttp", \
        "sweep_cpu.dat" index 3 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#D55E00" title "k6", \
        "sweep_cpu.dat" index 4 using 1:2 with linespoints lw 2 pt 7 ps 1.2 lc rgb "#CC79A7" title "jmeter", \
+       "sweep_cpu.dat" index 0 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
        "sweep_cpu.dat" index 0 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#0072B2" notitle, \
+       "sweep_cpu.dat" index 1 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
        "sweep_cpu.dat" index 1 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#E69F00" notitle, \
+       "sweep_cpu.dat" index 2 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
        "sweep_cpu.dat" index 2 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#009E73" notitle, \
+       "sweep_cpu.dat" index 3 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
        "sweep_cpu.dat" index 3 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#D55E00" notitle, \
-       "sweep_cpu.dat" index 4 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#CC79A7" notitle
+       "sweep_cpu.dat" index 4 using 1:(strstrt(strcol(6), "target") ? $2 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
+       "sweep_cpu.dat" index 4 using 1:($1 == 20 ? $2 : NaN):7 with labels left offset 1,0 font ",9" tc rgb "#CC79A7" notitle, \
+       keyentry with points pt 8 ps 2 lw 1.5 lc rgb "#000000" title "target-bound: the server's ceiling"
   set output
 }

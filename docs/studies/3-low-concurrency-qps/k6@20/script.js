@@ -15,5 +15,5 @@ export const options = {
 const params = {};
 
 export default function () {
-  http.get('http://127.0.0.1:43471/', params);
+  http.get('http://127.0.0.1:34037/', params);
 }

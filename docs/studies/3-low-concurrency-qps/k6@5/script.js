@@ -15,5 +15,5 @@ export const options = {
 const params = {};
 
 export default function () {
-  http.get('http://127.0.0.1:40309/', params);
+  http.get('http://127.0.0.1:35723/', params);
 }
