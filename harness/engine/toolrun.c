@@ -1251,7 +1251,7 @@ static void tool_run_crosscheck(struct tool_run *r)
                                .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
                                .client_requests = r->ar.requests, .client_errors = r->ar.errors,
                                .open_at_stop = r->open_at_stop, .stopped_hard = r->stopped_by_us,
-                               .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = &r->ar.lat,
+                               .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = r->ar.parsed ? &r->ar.lat : NULL,
                                .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan->model,
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
                                .tool_samples = r->ntrees == 1 ? r->tool->samples : NULL,
