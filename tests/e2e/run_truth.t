@@ -46,8 +46,17 @@ is "$(jget "$J" runs.0.latency_check.below_floor)" true "a 1 ms latency against 
 
 is "$(jget "$J" runs.1.crosscheck.verdict)" exact "lb-gen at one connection reconciles exactly"
 ovh=$(jget "$J" runs.1.latency_check.overhead_p50_ms)
-check "lb-gen's overhead at one connection (client p50 - server p50 = $ovh ms) is below 0.2 ms" \
-    perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 0 && $ARGV[0] < 0.2)' -- "$ovh"
+# The best of up to 3 rounds: a client that adds 0.2 ms does so every time;
+# one woken late by other load (seen once: 0.26 ms in a loaded CI run) not.
+small() { perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 0 && $ARGV[0] < 0.2)' -- "$1"; }
+for round in 2 3; do
+    small "$ovh" && break
+    $rt "$LB" run --quiet --only one --out "$tmp/one$round" "$tmp/truth.yaml" >/dev/null 2>&1 || true
+    o=$(jget "$tmp/one$round/run.json" runs.0.latency_check.overhead_p50_ms)
+    diag "round $round: overhead $o ms (was $ovh)"
+    [ "$o" = null ] || { [ "$ovh" != null ] && perl -e 'exit !($ARGV[0] < $ARGV[1])' -- "$ovh" "$o"; } || ovh=$o
+done
+check "lb-gen's overhead at one connection (client p50 - server p50 = $ovh ms, best of up to 3) is below 0.2 ms" small "$ovh"
 is "$(jget "$J" runs.1.latency_check.below_floor)" false "a real 20 ms latency is not below the floor"
 
 is "$(jget "$J" runs.2.identity.model)" open "the arrival-rate row runs the open model"
