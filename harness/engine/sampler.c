@@ -251,10 +251,13 @@ static int thr_cmp(const void *a, const void *b)
  * the interval's (else it is left out: nothing to subtract). */
 static void threads_busiest(struct sampler_tree *t, const struct sampler_reading *r)
 {
-    qsort(t->thr, (size_t)t->nthr, sizeof *t->thr, thr_cmp);
+    if (t->nthr > 1) /* qsort and bsearch take no NULL table, even empty */
+        qsort(t->thr, (size_t)t->nthr, sizeof *t->thr, thr_cmp);
     t->thr_max_ns = 0;
     for (int i = 0; i < t->nthr; i++) {
-        const struct thr *p = bsearch(&t->thr[i], t->thr_prev, (size_t)t->nthr_prev, sizeof *t->thr_prev, thr_cmp);
+        const struct thr *p = t->nthr_prev > 0 ? bsearch(&t->thr[i], t->thr_prev, (size_t)t->nthr_prev,
+                                                         sizeof *t->thr_prev, thr_cmp)
+                                               : NULL;
         uint64_t was = p ? p->cpu_ns : t->thr_prev_all ? 0 : UINT64_MAX;
         if (was != UINT64_MAX && t->thr[i].cpu_ns > was && t->thr[i].cpu_ns - was > t->thr_max_ns)
             t->thr_max_ns = t->thr[i].cpu_ns - was;
