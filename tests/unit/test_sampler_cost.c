@@ -234,8 +234,14 @@ int main(int argc, char **argv)
     /* A loaded machine may skip a deadline or two. */
     ok(c.nprocs == 4 && c.samples >= 15, "%d samples of %d processes", c.samples, c.nprocs);
     double pct = c.wall_s > 0 ? 100.0 * c.cpu_s / c.wall_s : 100;
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan and UBSan slow every /proc read several times over: the cost
+     * goal is for the release build (make check, make bench). */
+    skip("own CPU %.3f %% of a core at 100 ms: not a cost under ASan (goal < 1 %% in the release build)", pct);
+#else
     ok(pct < 1.0, "own CPU %.3f %% of a core at 100 ms (goal < 1 %%; %.1f us per sample)", pct,
        c.samples ? 1e6 * c.cpu_s / c.samples : 0);
+#endif
     return done_testing();
 usage:
     fprintf(stderr, "usage: test_sampler_cost [--bench [--slow-for D] [--fast-for D] [--repeat N]] %s\n", err);
