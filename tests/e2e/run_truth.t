@@ -46,9 +46,14 @@ is "$(jget "$J" runs.0.latency_check.below_floor)" true "a 1 ms latency against 
 
 is "$(jget "$J" runs.1.crosscheck.verdict)" exact "lb-gen at one connection reconciles exactly"
 ovh=$(jget "$J" runs.1.latency_check.overhead_p50_ms)
-# The best of up to 3 rounds: a client that adds 0.2 ms does so every time;
-# one woken late by other load (seen once: 0.26 ms in a loaded CI run) not.
-small() { perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 0 && $ARGV[0] < 0.2)' -- "$1"; }
+# The best of up to 3 rounds against a bound sized from what machines
+# measured: 0.03-0.05 ms idle here, but 0.23 ms best of 3 on a CI machine
+# whose every wake-up is slow, and 0.26 ms in a loaded run. 1 ms still
+# catches what a generator defect adds to every request (Nagle with delayed
+# ACKs: 40 ms; a millisecond timer tick: 0.5 ms on average). The fine
+# comparison, lb-gen against wrk in the same run, is make bench's
+# (bench/overhead.sh).
+small() { perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 0 && $ARGV[0] < 1)' -- "$1"; }
 for round in 2 3; do
     small "$ovh" && break
     $rt "$LB" run --quiet --only one --out "$tmp/one$round" "$tmp/truth.yaml" >/dev/null 2>&1 || true
@@ -56,7 +61,7 @@ for round in 2 3; do
     diag "round $round: overhead $o ms (was $ovh)"
     [ "$o" = null ] || { [ "$ovh" != null ] && perl -e 'exit !($ARGV[0] < $ARGV[1])' -- "$ovh" "$o"; } || ovh=$o
 done
-check "lb-gen's overhead at one connection (client p50 - server p50 = $ovh ms, best of up to 3) is below 0.2 ms" small "$ovh"
+check "lb-gen's overhead at one connection (client p50 - server p50 = $ovh ms, best of up to 3) is below 1 ms" small "$ovh"
 is "$(jget "$J" runs.1.latency_check.below_floor)" false "a real 20 ms latency is not below the floor"
 
 is "$(jget "$J" runs.2.identity.model)" open "the arrival-rate row runs the open model"
