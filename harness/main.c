@@ -644,6 +644,59 @@ static int cmd_agent(int argc, char **argv)
     return rc;
 }
 
+/* The commands that take no getopt of their own: their usage, printed for
+ * --help/-h anywhere among their arguments (stdout, exit 0), and an
+ * option they do not know refused with it (stderr, exit 2), so that
+ * "loadbench report --help" is never read as a run directory. */
+static const struct {
+    const char *cmd, *usage, *options; /* options: the ones it takes, as "--a --b" */
+} plain_usage[] = {
+    {"validate", "usage: loadbench validate PROFILE.yaml...\n"
+                 "Checks each profile; errors as FILE:LINE:COL: message. Exit 2 if any is bad.\n", ""},
+    {"plan", "usage: loadbench plan [--scale F] [PROFILE.yaml]\n"
+             "Shows the resolved profile, each tool's generated config, argv and the time it\n"
+             "will take; sends no load. Without a profile: the built-in quick profile.\n", "--scale"},
+    {"report", "usage: loadbench report RUN_DIR\n"
+               "Regenerates summary.md, results.csv, stats.csv, charts/ and report.html from\n"
+               "RUN_DIR/run.json.\n", ""},
+    {"doctor", "usage: loadbench doctor [--results DIR]\n"
+               "Prints machine facts that distort benchmarks (JSON), with warnings on stderr;\n"
+               "marks runs in DIR (default results) whose loadbench died abandoned and removes\n"
+               "their cgroups.\n", "--results"},
+    {"tools", "usage: loadbench tools\n"
+              "Lists every adapter: found or not, version, load models, path or how to get it.\n", ""},
+};
+
+/* 0: go on; otherwise the exit code (help printed, or an unknown option). */
+static int plain_help(const char *cmd, int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof plain_usage / sizeof plain_usage[0]; i++) {
+        if (strcmp(cmd, plain_usage[i].cmd))
+            continue;
+        for (int a = 1; a < argc; a++)
+            if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+                fputs(plain_usage[i].usage, stdout);
+                return -1;
+            }
+        for (int a = 1; a < argc; a++) {
+            if (argv[a][0] != '-' || !argv[a][1])
+                continue;
+            if (!strcmp(argv[a], "--"))
+                break;
+            const char *o = strstr(plain_usage[i].options, argv[a]);
+            size_t n = strlen(argv[a]);
+            if (o && (o[n] == ' ' || !o[n]) && (o == plain_usage[i].options || o[-1] == ' ')) {
+                a++; /* its value */
+                continue;
+            }
+            fprintf(stderr, "loadbench %s: unknown option \"%s\"\n", cmd, argv[a]);
+            fputs(plain_usage[i].usage, stderr);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -653,14 +706,22 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "run") || !strcmp(argv[1], "agent"))
         catch_stop_signals();
     const char *cmd = argv[1];
+    int hrc = plain_help(cmd, argc - 1, argv + 1);
+    if (hrc)
+        return hrc < 0 ? 0 : hrc;
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "validate"))
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))
         return cmd_plan(argc - 1, argv + 1);
-    if (!strcmp(cmd, "tools"))
+    if (!strcmp(cmd, "tools")) {
+        if (argc > 2) {
+            fprintf(stderr, "loadbench tools: takes no arguments (got \"%s\")\n", argv[2]);
+            return 2;
+        }
         return cmd_tools();
+    }
     if (!strcmp(cmd, "report"))
         return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))

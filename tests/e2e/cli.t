@@ -68,4 +68,18 @@ rc=0; scripts/studies --scale >/dev/null 2>&1 || rc=$?
 is "$rc" 2 "scripts/studies --scale needs a factor"
 check "scripts/studies --help explains itself" sh -c "scripts/studies --help | grep -q 'quick look'"
 
+# Every command answers --help with its own usage (exit 0), never by
+# reading "--help" as a file, and refuses an option it does not know.
+for c in run validate plan tools report compare history doctor; do
+    rc=0; out=$("$LB" $c --help 2>&1) || rc=$?
+    is "$rc" 0 "loadbench $c --help exits 0"
+    check "loadbench $c --help prints its usage" sh -c 'printf "%s\n" "$1" | grep -q "usage: loadbench"' - "$out"
+    check "loadbench $c --help reads no file" sh -c '! printf "%s\n" "$1" | grep -q "cannot open\|unable to open"' - "$out"
+done
+for c in validate plan report doctor tools; do
+    rc=0; "$LB" $c --no-such-option >/dev/null 2>"$tmp/err" || rc=$?
+    is "$rc" 2 "loadbench $c refuses an unknown option"
+    check "and names it" grep -q 'unknown option "--no-such-option"' "$tmp/err"
+done
+
 done_testing
