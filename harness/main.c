@@ -11,6 +11,7 @@
 #include "engine/proc.h"
 #include "report/report.h"
 #include "engine/run.h"
+#include "engine/hosts.h"
 #include "engine/runlock.h"
 #include "common/util.h"
 
@@ -77,6 +78,9 @@ static void reap_dead(const char *results_root, const char *run_dir, int quiet)
         fprintf(stderr, "loadbench: warning: stale cgroups: %s\n", err);
     else if (c > 0 && !quiet)
         fprintf(stderr, "loadbench: removed %d stale cgroup(s) of a loadbench that died\n", c);
+    int s = hosts_sweep_stale_control_dirs();
+    if (s > 0 && !quiet)
+        fprintf(stderr, "loadbench: removed %d ssh control directory(ies) of a loadbench that died\n", s);
 }
 
 /* reap_dead where this run goes: the --into run, the directory --out is

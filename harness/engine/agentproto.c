@@ -257,9 +257,10 @@ void agentproto_reading_from(const json_t *j, struct sampler_reading *r)
 
 json_t *agentproto_point_json(const struct sampler_point *p)
 {
-    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:i,s:f}", "t_s", p->t_s, "interval_s", p->interval_s, "cpu_pct",
-                     p->cpu_pct, "cpu_user_pct", p->cpu_user_pct, "cpu_sys_pct", p->cpu_sys_pct, "rss_mb", p->rss_mb,
-                     "nprocs", p->nprocs, "nthreads", p->nthreads, "write_mb_s", p->write_mb_s);
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:i,s:f,s:f,s:f}", "t_s", p->t_s, "interval_s", p->interval_s,
+                     "cpu_pct", p->cpu_pct, "cpu_user_pct", p->cpu_user_pct, "cpu_sys_pct", p->cpu_sys_pct, "rss_mb",
+                     p->rss_mb, "nprocs", p->nprocs, "nthreads", p->nthreads, "write_mb_s", p->write_mb_s,
+                     "thread_max_pct", p->thread_max_pct, "wait_pct", p->wait_pct);
 }
 
 void agentproto_point_from(const json_t *j, struct sampler_point *p)
@@ -267,7 +268,8 @@ void agentproto_point_from(const json_t *j, struct sampler_point *p)
     *p = (struct sampler_point){.t_s = num(j, "t_s"), .interval_s = num(j, "interval_s"), .cpu_pct = num(j, "cpu_pct"),
                                 .cpu_user_pct = num(j, "cpu_user_pct"), .cpu_sys_pct = num(j, "cpu_sys_pct"),
                                 .rss_mb = num(j, "rss_mb"), .nprocs = i32(j, "nprocs"), .nthreads = i32(j, "nthreads"),
-                                .write_mb_s = num(j, "write_mb_s")};
+                                .write_mb_s = num(j, "write_mb_s"), .thread_max_pct = num(j, "thread_max_pct"),
+                                .wait_pct = num(j, "wait_pct")};
 }
 
 json_t *agentproto_summary_json(const struct sampler_summary *s)

@@ -67,6 +67,11 @@ double crosscheck_window_thread(const struct crosscheck_point *pts, size_t n, ui
     return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, thread_pct));
 }
 
+double crosscheck_window_wait(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
+{
+    return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, wait_pct));
+}
+
 /* ---- compute ---- */
 
 /* The whole window from the server's first request and last response. */
@@ -371,6 +376,12 @@ static void limits_basis(const struct crosscheck_in *in, const struct crosscheck
     l->tool_cpu_pct = ts.cpu_avg_pct;
     l->target_cpu_pct = gs.cpu_avg_pct;
     l->tool_thread_pct = NAN;
+    l->target_wait_pct = NAN;
+    if (in->ntarget_pts)
+        l->target_wait_pct = crosscheck_window_wait(
+            in->target_pts, in->ntarget_pts,
+            in->target_pts[0].end_ns - (uint64_t)(in->target_pts[0].interval_s * 1e9),
+            in->target_pts[in->ntarget_pts - 1].end_ns);
     if (in->ntool_pts)
         l->tool_thread_pct = crosscheck_window_thread(
             in->tool_pts, in->ntool_pts, in->tool_pts[0].end_ns - (uint64_t)(in->tool_pts[0].interval_s * 1e9),
@@ -383,13 +394,15 @@ static void limits_basis(const struct crosscheck_in *in, const struct crosscheck
             l->tool_cpu_pct = a;
             l->target_cpu_pct = b;
             l->tool_thread_pct = crosscheck_window_thread(in->tool_pts, in->ntool_pts, w->hold_from_ns, w->hold_to_ns);
+            l->target_wait_pct = crosscheck_window_wait(in->target_pts, in->ntarget_pts, w->hold_from_ns, w->hold_to_ns);
             l->hold_basis = 1;
         }
     }
 }
 
-/* The witnesses in order: the target's CPU set, the tool's CPU set, one
- * thread of the tool, queueing inside the tool. */
+/* The witnesses in order: the target's CPU set (used, or wanted while
+ * other work had it), the tool's CPU set, one thread of the tool,
+ * queueing inside the tool. */
 static void compute_limits(const struct crosscheck_in *in, const struct crosscheck_result *r, struct crosscheck_limits *l)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -398,11 +411,17 @@ static void compute_limits(const struct crosscheck_in *in, const struct crossche
     limits_basis(in, &r->windows, l);
     l->tool_cpu_share = l->tool_cpu_pct / (100.0 * l->tool_cpus);
     l->target_cpu_share = l->target_cpu_pct / (100.0 * l->target_cpus);
+    l->target_wait_share = l->target_wait_pct / (100.0 * l->target_cpus);
     l->bottleneck = CROSSCHECK_BOTTLENECK_TOOL;
     l->witness = CROSSCHECK_WITNESS_CPU;
     compute_queueing(in, r, &l->queueing);
     if (l->target_cpu_share >= 0.9)
         l->bottleneck = CROSSCHECK_BOTTLENECK_TARGET;
+    else if (l->target_wait_share >= CROSSCHECK_STARVED_WAIT &&
+             l->target_cpu_share + l->target_wait_share >= CROSSCHECK_STARVED_DEMAND) {
+        l->bottleneck = CROSSCHECK_BOTTLENECK_TARGET;
+        l->witness = CROSSCHECK_WITNESS_STARVED;
+    }
     else if (l->tool_cpu_share >= 0.9)
         ;
     else if (l->tool_thread_pct >= CROSSCHECK_THREAD_SATURATED_PCT)
@@ -740,7 +759,10 @@ static const char *bottleneck_name(enum crosscheck_bottleneck b)
 
 static const char *witness_name(enum crosscheck_witness w)
 {
-    return w == CROSSCHECK_WITNESS_QUEUEING ? "queueing" : w == CROSSCHECK_WITNESS_THREAD ? "thread" : "cpu";
+    return w == CROSSCHECK_WITNESS_QUEUEING  ? "queueing"
+           : w == CROSSCHECK_WITNESS_THREAD  ? "thread"
+           : w == CROSSCHECK_WITNESS_STARVED ? "starved"
+                                             : "cpu";
 }
 
 /* The row's bottleneck with the witness's figure, as summary.md shows it:
@@ -752,6 +774,9 @@ static json_t *limits_reason(const struct crosscheck_limits *l)
         return json_sprintf("tool (queueing: %.0f asked, %.0f in flight at the server)", q->asked, q->in_flight);
     if (l->witness == CROSSCHECK_WITNESS_THREAD)
         return json_sprintf("tool (one thread at %.0f%%)", l->tool_thread_pct);
+    if (l->witness == CROSSCHECK_WITNESS_STARVED)
+        return json_sprintf("target (starved: ran %.0f%%, waited %.0f%% of its %d CPU%s)", l->target_cpu_share * 100,
+                            l->target_wait_share * 100, l->target_cpus, l->target_cpus == 1 ? "" : "s");
     if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
         return json_sprintf("target (cpu: %.0f%% of its %d CPU%s)", l->target_cpu_share * 100, l->target_cpus,
                             l->target_cpus == 1 ? "" : "s");
@@ -777,7 +802,12 @@ static json_t *queueing_json(const struct crosscheck_queueing *q)
 static json_t *limits_json(const struct crosscheck_limits *l, json_t *warnings)
 {
     const struct crosscheck_queueing *q = &l->queueing;
-    if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
+    if (l->witness == CROSSCHECK_WITNESS_STARVED)
+        json_array_append_new(warnings, json_sprintf("target-bound (starved): lb-target ran %.0f%% of its CPU set and waited for it "
+                                                     "another %.0f%% while other work had it; this row measures the machine's "
+                                                     "other load, not the tool",
+                                                     l->target_cpu_share * 100, l->target_wait_share * 100));
+    else if (l->bottleneck == CROSSCHECK_BOTTLENECK_TARGET)
         json_array_append_new(warnings, json_sprintf("target-bound: lb-target used %.0f%% of its CPU set; this row measures the target, not the tool",
                                                      l->target_cpu_share * 100));
     if (l->witness == CROSSCHECK_WITNESS_QUEUEING)
@@ -795,8 +825,10 @@ static json_t *limits_json(const struct crosscheck_limits *l, json_t *warnings)
                           "tool_cpu_pct", l->tool_cpu_pct, "target_cpu_pct", l->target_cpu_pct, "tool_cpu_share",
                           l->tool_cpu_share, "target_cpu_share", l->target_cpu_share, "tool_cpus", l->tool_cpus,
                           "target_cpus", l->target_cpus, "basis", l->hold_basis ? "hold window" : "whole run");
-    if (o)
+    if (o) {
         json_object_set_new(o, "tool_thread_pct", jsonutil_num(l->tool_thread_pct));
+        json_object_set_new(o, "target_wait_pct", jsonutil_num(l->target_wait_pct));
+    }
     if (o && l->witness != CROSSCHECK_WITNESS_NONE) {
         json_object_set_new(o, "witness", json_string(witness_name(l->witness)));
         json_object_set_new(o, "reason", limits_reason(l));

@@ -19,6 +19,7 @@ struct crosscheck_point {
     double cpu_pct;
     double rss_mb;
     double thread_pct;              /* the busiest single thread over the interval (100 = one core) */
+    double wait_pct;                /* the tree's threads' run-queue wait over the interval, summed */
 };
 
 struct crosscheck_in {
@@ -122,7 +123,15 @@ enum crosscheck_bottleneck { CROSSCHECK_BOTTLENECK_NONE, CROSSCHECK_BOTTLENECK_T
 
 /* Which witness named the bottleneck. */
 enum crosscheck_witness { CROSSCHECK_WITNESS_NONE, CROSSCHECK_WITNESS_CPU, CROSSCHECK_WITNESS_QUEUEING,
-                          CROSSCHECK_WITNESS_THREAD };
+                          CROSSCHECK_WITNESS_THREAD, CROSSCHECK_WITNESS_STARVED };
+
+/* The starved witness: the target's CPU plus its threads' run-queue wait
+ * at 90 % or more of its CPU set (it was almost never idle: running, or
+ * runnable while something else had its CPU), of which at least 10 % of
+ * the set was waiting. Its CPU share alone misses a target whose pinned
+ * core other work takes (under a burner: 10 % of the core). */
+#define CROSSCHECK_STARVED_DEMAND 0.9
+#define CROSSCHECK_STARVED_WAIT 0.1
 
 /* The thread witness: one thread of the tool's tree at 90 % of a core or
  * more, averaged over the hold window: a saturated event loop. */
@@ -164,6 +173,9 @@ struct crosscheck_limits {
     double tool_thread_pct;                     /* the tool's busiest thread, the average over the same
                                                  * basis of each interval's busiest (NAN: no samples) */
     double tool_cpu_share, target_cpu_share;    /* of the CPU set */
+    double target_wait_pct;                     /* the target's threads' run-queue wait, summed, over
+                                                 * the same basis (100 = one core's worth) */
+    double target_wait_share;                   /* of the CPU set */
     int tool_cpus, target_cpus;
     int hold_basis;                 /* 1: averaged over the hold window; 0: the whole run */
 };
@@ -273,6 +285,9 @@ double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint6
 
 /* The same for the busiest thread's % (thread_pct). */
 double crosscheck_window_thread(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
+
+/* The same for the run-queue wait (wait_pct). */
+double crosscheck_window_wait(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
 
 /* responses_completed(after) - responses_completed(before). */
 uint64_t crosscheck_server_requests(json_t *before, json_t *after);

@@ -1,8 +1,10 @@
 #include "engine/hosts.h"
+#include "engine/runlock.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -56,8 +58,12 @@ void hosts_transport_argv(const struct profile_host *h, const char *control_dir,
 
 int hosts_control_dir(char *dir, char *err)
 {
-    /* /tmp, not TMPDIR: a socket path must fit in 108 bytes. */
-    snprintf(dir, PATH_MAX, "/tmp/loadbench-ssh-XXXXXX");
+    /* /tmp, not TMPDIR: a socket path must fit in 108 bytes (this name is
+     * about 55, the socket's %C 40 more). The owner's tag lets a later
+     * loadbench remove it once the owner is proven dead. */
+    char tag[96];
+    runlock_tag(tag, sizeof tag);
+    snprintf(dir, PATH_MAX, "%s%s-XXXXXX", HOSTS_CONTROL_PREFIX, tag);
     if (!mkdtemp(dir))
         return util_err(err, "cannot create a directory for ssh control sockets in /tmp: %s", strerror(errno));
     return 0;
@@ -77,6 +83,32 @@ void hosts_control_dir_remove(const char *dir)
         }
     closedir(d);
     rmdir(dir);
+}
+
+int hosts_sweep_stale_control_dirs(void)
+{
+    const char *base = HOSTS_CONTROL_PREFIX;
+    size_t plen = strlen(base) - strlen("/tmp/");
+    DIR *d = opendir("/tmp");
+    struct dirent *e;
+    int n = 0;
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        const char *rest;
+        if (strncmp(e->d_name, base + strlen("/tmp/"), plen) || runlock_tag_dead(e->d_name + plen, &rest) != 1 ||
+            *rest != '-')
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "/tmp/%s", e->d_name);
+        struct stat st;
+        if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        hosts_control_dir_remove(path);
+        n++;
+    }
+    closedir(d);
+    return n;
 }
 
 /* The last non-empty line of text (ssh's own message comes last), in place. */

@@ -24,10 +24,17 @@
 void hosts_transport_argv(const struct profile_host *h, const char *control_dir, struct strvec *out);
 
 /* A private directory (mode 0700) for the control sockets of one run,
- * into dir (PATH_MAX). Returns 0, or -1 with err. Remove it with
+ * into dir (PATH_MAX): HOSTS_CONTROL_PREFIX, the owner's runlock_tag,
+ * "-XXXXXX". Returns 0, or -1 with err. Remove it with
  * hosts_control_dir_remove once every ssh of the run has ended. */
+#define HOSTS_CONTROL_PREFIX "/tmp/loadbench-ssh-"
 int hosts_control_dir(char *dir, char *err);
 void hosts_control_dir_remove(const char *dir);
+
+/* Remove the control-socket directories (ours by uid) whose loadbench is
+ * proven dead by its tag (a SIGKILLed run leaves its directory behind).
+ * Returns how many. */
+int hosts_sweep_stale_control_dirs(void);
 
 /* Preflight: every host the run places something on (the target, and each
  * tool entry; only the entry labelled only when only is not NULL) answers

@@ -34,10 +34,12 @@ struct member {
     unsigned gen; /* reading in which it was last seen */
 };
 
-/* One thread's CPU so far, for the busiest-thread figure. */
+/* One thread's CPU so far, for the busiest-thread figure, and its time
+ * so far runnable but waiting for a CPU (schedstat's run_delay). */
 struct thr {
     pid_t tid;
     uint64_t cpu_ns;
+    uint64_t wait_ns;
 };
 
 struct sampler_tree {
@@ -71,6 +73,7 @@ struct sampler_tree {
     int nthr, nthr_prev, thr_cap, thr_prev_cap;
     int thr_prev_all;   /* the last reading exists and read every thread */
     uint64_t thr_max_ns;
+    uint64_t thr_wait_ns; /* the run-queue wait of every thread in between, summed */
 
     int have_prev;
     struct sampler_reading prev, first;
@@ -176,10 +179,11 @@ static void read_io(pid_t pid, uint64_t *write_bytes, uint64_t *wchar)
 
 /* A thread's CPU so far in ns, read relative to task, its process's
  * /proc/PID/task (one path lookup less per thread): schedstat's first
- * field, the scheduler's exact runtime; where the kernel has no schedstat,
- * utime + stime from the thread's stat (10 ms ticks). Returns 0, or -1
- * when it is gone. */
-static int read_thread_cpu(const struct sampler_tree *t, int task, const char *tid, uint64_t *ns)
+ * field, the scheduler's exact runtime, and its second, the time spent
+ * runnable on a run queue waiting for a CPU (*wait); where the kernel has
+ * no schedstat, utime + stime from the thread's stat (10 ms ticks) and no
+ * wait (0). Returns 0, or -1 when it is gone. */
+static int read_thread_cpu(const struct sampler_tree *t, int task, const char *tid, uint64_t *ns, uint64_t *wait)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "%s/schedstat", tid);
@@ -195,8 +199,11 @@ static int read_thread_cpu(const struct sampler_tree *t, int task, const char *t
     if (n <= 0)
         return -1;
     buf[n] = '\0';
+    *wait = 0;
     if (!stat) {
-        *ns = strtoull(buf, NULL, 10);
+        char *end;
+        *ns = strtoull(buf, &end, 10);
+        *wait = strtoull(end, NULL, 10);
         return 0;
     }
     unsigned long long ut, st;
@@ -209,18 +216,18 @@ static int read_thread_cpu(const struct sampler_tree *t, int task, const char *t
 
 static void thr_add(struct sampler_tree *t, struct sampler_reading *r, int task, const char *tid)
 {
-    uint64_t ns;
+    uint64_t ns, wait;
     if (t->nthr >= SAMPLER_THREADS_MAX) {
         r->threads_unscanned++;
         return;
     }
-    if (read_thread_cpu(t, task, tid, &ns) < 0)
+    if (read_thread_cpu(t, task, tid, &ns, &wait) < 0)
         return;
     if (t->nthr == t->thr_cap) {
         t->thr_cap = t->thr_cap ? t->thr_cap * 2 : 64;
         t->thr = util_xrealloc(t->thr, (size_t)t->thr_cap * sizeof *t->thr);
     }
-    t->thr[t->nthr++] = (struct thr){(pid_t)atoi(tid), ns};
+    t->thr[t->nthr++] = (struct thr){(pid_t)atoi(tid), ns, wait};
 }
 
 /* Every thread of pid into this reading's table (bounded by
@@ -245,15 +252,18 @@ static int thr_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The largest CPU one thread used since the last reading, then this
- * reading's table becomes the last one. A thread the last reading did not
- * see was born since, when that reading saw every thread: all its CPU is
- * the interval's (else it is left out: nothing to subtract). */
+/* The largest CPU one thread used since the last reading, and the
+ * threads' run-queue wait since then summed, then this reading's table
+ * becomes the last one. A thread the last reading did not see was born
+ * since, when that reading saw every thread: all its CPU and wait are the
+ * interval's (else it is left out: nothing to subtract). A thread that
+ * exited in between takes its last interval's wait with it. */
 static void threads_busiest(struct sampler_tree *t, const struct sampler_reading *r)
 {
     if (t->nthr > 1) /* qsort and bsearch take no NULL table, even empty */
         qsort(t->thr, (size_t)t->nthr, sizeof *t->thr, thr_cmp);
     t->thr_max_ns = 0;
+    t->thr_wait_ns = 0;
     for (int i = 0; i < t->nthr; i++) {
         const struct thr *p = t->nthr_prev > 0 ? bsearch(&t->thr[i], t->thr_prev, (size_t)t->nthr_prev,
                                                          sizeof *t->thr_prev, thr_cmp)
@@ -261,6 +271,9 @@ static void threads_busiest(struct sampler_tree *t, const struct sampler_reading
         uint64_t was = p ? p->cpu_ns : t->thr_prev_all ? 0 : UINT64_MAX;
         if (was != UINT64_MAX && t->thr[i].cpu_ns > was && t->thr[i].cpu_ns - was > t->thr_max_ns)
             t->thr_max_ns = t->thr[i].cpu_ns - was;
+        uint64_t waited = p ? p->wait_ns : 0;
+        if (was != UINT64_MAX && t->thr[i].wait_ns > waited)
+            t->thr_wait_ns += t->thr[i].wait_ns - waited;
     }
     t->thr_prev_all = r->threads_unscanned == 0;
     struct thr *swap = t->thr_prev;
@@ -564,8 +577,10 @@ static int sample_point(struct sampler_tree *t, const struct sampler_reading *r,
             point->write_mb_s = (double)dw / 1e6 / dt;
         }
         point->cpu_pct = point->cpu_user_pct + point->cpu_sys_pct;
-        if (dt > 0)
+        if (dt > 0) {
             point->thread_max_pct = 100.0 * (double)t->thr_max_ns / 1e9 / dt;
+            point->wait_pct = 100.0 * (double)t->thr_wait_ns / 1e9 / dt;
+        }
         if (point->thread_max_pct > t->thr_peak_pct)
             t->thr_peak_pct = point->thread_max_pct;
         point->rss_mb = rss_mb;
@@ -710,13 +725,14 @@ int sampler_wait_tick(uint64_t *deadline_ns, uint64_t interval_ns)
 
 void sampler_csv_header(FILE *f)
 {
-    fputs("t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s,thread_max_pct\n", f);
+    fputs("t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s,thread_max_pct,wait_pct\n", f);
 }
 
 void sampler_csv_row(FILE *f, const struct sampler_point *p)
 {
-    fprintf(f, "%.3f,%.4f,%.2f,%.2f,%.2f,%.3f,%d,%d,%.4f,%.2f\n", p->t_s, p->interval_s, p->cpu_pct, p->cpu_user_pct,
-            p->cpu_sys_pct, p->rss_mb, p->nprocs, p->nthreads, p->write_mb_s, p->thread_max_pct);
+    fprintf(f, "%.3f,%.4f,%.2f,%.2f,%.2f,%.3f,%d,%d,%.4f,%.2f,%.2f\n", p->t_s, p->interval_s, p->cpu_pct,
+            p->cpu_user_pct, p->cpu_sys_pct, p->rss_mb, p->nprocs, p->nthreads, p->write_mb_s, p->thread_max_pct,
+            p->wait_pct);
 }
 
 double sampler_self_cpu_s(void)

@@ -53,6 +53,9 @@ struct sampler_point {
     double thread_max_pct;  /* the busiest single thread of the tree over the interval (100 = one
                              * core), from /proc/PID/task/TID/schedstat (ns); a thread born
                              * during it counts with all its CPU */
+    double wait_pct;        /* the tree's threads' time runnable but waiting for a CPU over the
+                             * interval, summed (100 = one core's worth of waiting), from
+                             * schedstat's run_delay; 0 where the kernel has no schedstat */
 };
 
 /* Tracks one tree across readings. CPU of members that exited between two

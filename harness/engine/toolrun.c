@@ -781,6 +781,7 @@ static void point_add(struct sampler_point *a, const struct sampler_point *b, in
     a->write_mb_s += b->write_mb_s;
     if (b->thread_max_pct > a->thread_max_pct) /* the busiest thread of any tree, not a sum */
         a->thread_max_pct = b->thread_max_pct;
+    a->wait_pct += b->wait_pct;
 }
 
 /* One reading of every tree, into sum (their total over the interval).
@@ -816,14 +817,16 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
         r->gpts = util_xrealloc(r->gpts, r->cap_pts * sizeof *r->gpts);
     }
     if (tool_run_sample_trees(r, &rd, &pt)) {
-        r->tpts[r->ntp++] = (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct};
+        r->tpts[r->ntp++] =
+            (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct, pt.wait_pct};
         if (r->tcsv)
             sampler_csv_row(r->tcsv, &pt);
         r->cur_cpu = pt.cpu_pct;
         r->cur_rss = pt.rss_mb;
     }
     if (tool_run_target_sample(r, &r->trd1, &pt) == 1) {
-        r->gpts[r->ngp++] = (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct};
+        r->gpts[r->ngp++] =
+            (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct, pt.wait_pct};
         if (r->gcsv)
             sampler_csv_row(r->gcsv, &pt);
     }

@@ -149,9 +149,10 @@ static void report_stats_markdown(FILE *f, json_t *run)
  * where a reader would rank it. */
 static const char *bottleneck_cell(json_t *r)
 {
-    const char *b = str(r, "limits.bottleneck");
+    const char *b = str(r, "limits.bottleneck"), *w = str(r, "limits.witness");
     if (b && !strcmp(b, "target"))
-        return "**target-bound: not a tool result**";
+        return w && !strcmp(w, "starved") ? "**target-bound (starved of its CPU by other work): not a tool result**"
+                                          : "**target-bound: not a tool result**";
     /* The witness that fired, with its figure (run.json's limits.reason,
      * written since the queueing witness; older rows have none). */
     const char *reason = str(r, "limits.reason");
@@ -471,11 +472,12 @@ void report_csv(FILE *f, json_t *run)
         "server.server_time_ms.p50", "server.server_time_ms.p99", "footprint.cpu_seconds", "footprint.cpu_avg_pct",
         "footprint.cpu_peak_pct", "footprint.rss_peak_mb", "footprint.rss_avg_mb", "footprint.procs_peak",
         "footprint.threads_peak", "efficiency.requests_per_cpu_second", "efficiency.rps_per_mb",
-        "target_footprint.cpu_avg_pct", "machine_cpu.unattributed_pct", NULL};
+        "target_footprint.cpu_avg_pct", "machine_cpu.unattributed_pct", "quiet.background_pct", NULL};
     fprintf(f, "label,tool,version,level,repeat,status,model,verdict,bottleneck");
     for (const char *const *c = cols; *c; c++)
         fprintf(f, ",%s", *c);
-    fputc('\n', f);
+    /* Appended last, so that older readers' column numbers still hold. */
+    fprintf(f, ",witness,hold_steady,disturbed\n");
     json_t *r;
     size_t i;
     json_array_foreach(json_object_get(run, "runs"), i, r)
@@ -501,7 +503,12 @@ void report_csv(FILE *f, json_t *run)
             fputc(',', f);
             csv_num(f, num(r, *c));
         }
-        fputc('\n', f);
+        fputc(',', f);
+        report_csv_str(f, str(r, "limits.witness"));
+        fputc(',', f);
+        report_csv_str(f, str(r, "windows.hold_steady.verdict"));
+        json_t *q = json_object_get(r, "quiet");
+        fprintf(f, ",%s\n", json_is_object(q) ? (json_is_true(json_object_get(q, "disturbed")) ? "true" : "false") : "");
     }
 }
 

@@ -82,4 +82,22 @@ for c in validate plan report doctor tools; do
     check "and names it" grep -q 'unknown option "--no-such-option"' "$tmp/err"
 done
 
+# doctor removes the ssh control-socket directory of a loadbench proven
+# dead (a SIGKILLed multi-host run leaves /tmp/loadbench-ssh-TAG-XXXXXX),
+# and nothing else: not a live owner's, not one without a tag.
+ns=$(stat -L -c %i /proc/self/ns/pid)
+sh -c 'exit 0' & dead=$!; wait "$dead" || true
+mine=$(perl -e 'open my $f, "<", "/proc/$ARGV[0]/stat" or die; my $s = <$f>; $s =~ s/.*\) //; print((split " ", $s)[19])' $$)
+d_dead=$(mktemp -d "/tmp/loadbench-ssh-$dead.1.$ns-XXXXXX")
+d_live=$(mktemp -d "/tmp/loadbench-ssh-$$.$mine.$ns-XXXXXX")
+d_plain=$(mktemp -d "/tmp/loadbench-ssh-XXXXXX")
+: > "$d_dead/0123456789abcdef"
+mkdir -p "$tmp/noresults"
+"$LB" doctor --results "$tmp/noresults" >/dev/null 2>"$tmp/doctor.err" || true
+check "doctor removes a dead loadbench's ssh control directory" test ! -e "$d_dead"
+check "and says so" grep -q 'removed 1 ssh control directory' "$tmp/doctor.err"
+check "it keeps a live loadbench's" test -d "$d_live"
+check "and one whose name carries no owner" test -d "$d_plain"
+rm -rf "$d_dead" "$d_live" "$d_plain"
+
 done_testing

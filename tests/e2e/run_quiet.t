@@ -41,6 +41,8 @@ check "gate: summary.md marks the RPS (server) cell" grep -Eq '^\| lb-gen \| ok 
 check "gate: and explains the mark under the table" grep -q '□ disturbed: the machine' "$tmp/gate/summary.md"
 check "gate: the charts' bar data carry the disturbed caveat" grep -q 'disturbed' "$tmp/gate/charts/bars_rps.dat"
 check "gate: report.html draws the caveat" grep -q 'data-caveat="disturbed"' "$tmp/gate/report.html"
+check "gate: results.csv's disturbed column says true" \
+    perl -F, -lane 'if ($. == 1) { %c = map { $F[$_] => $_ } 0 .. $#F; next } exit !($F[$c{disturbed}] eq "true" && $F[$c{"quiet.background_pct"}] > 0)' "$tmp/gate/results.csv"
 
 sed 's/^quiet: .*/quiet: off/' "$tmp/gate.yaml" > "$tmp/off.yaml"
 "$LB" run --quiet --out "$tmp/off" "$tmp/off.yaml" >/dev/null 2>&1 || true

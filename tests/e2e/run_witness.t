@@ -11,6 +11,11 @@
 # - queueing: tests/faults/fault-holdback.sh takes 200 closed-model users
 #   but keeps 8 requests in flight, the rest queued inside the client:
 #   the server sees 8 in flight, the client's latency is seconds.
+# - starved: lb-target burning 300 us per request on CPU 1, where our CPU
+#   burner (tests/progs/lb-burner, a fault on purpose) spins too: the
+#   target gets about half the core and waits for it the rest of the time.
+#   Its CPU share alone (~50 %) names nobody; its run-queue wait
+#   (schedstat) says it was never idle.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -45,7 +50,7 @@ share=$(sed -n 's/^fault-hot-thread: hot thread .*share=\([0-9.]*\).*/\1/p' "$tm
 fig=$(jget "$J" runs.0.limits.tool_thread_pct)
 cpu=$(jget "$J" runs.0.limits.tool_cpu_share)
 diag "hot thread's own share ${share:-?}; the row: busiest thread $fig %, tree $cpu of 2 CPUs"
-check "the series has a thread_max_pct column" grep -q '^t_s,.*,thread_max_pct$' "$tmp/run/samples/hot-thread.csv"
+check "the series has thread_max_pct and wait_pct columns" grep -q '^t_s,.*,thread_max_pct,wait_pct$' "$tmp/run/samples/hot-thread.csv"
 # The hold is the whole 6 s load, the thread's life is a little longer
 # (start-up and stop): 10 points of margin.
 check "the busiest thread's figure ($fig %) is the hot thread's own share (${share:-?}) within 10 points" \
@@ -76,4 +81,32 @@ check "at most 8 in flight at the server ($inflight), of 200 asked" \
     perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] <= 8.5)' -- "$inflight"
 check "the Bottleneck cell names the queueing witness" \
     grep -Eq '^\| holdback \| .* \| tool \(queueing: 200 asked, [0-9] in flight at the server\) \|$' "$tmp/run/summary.md"
+# --- starved -----------------------------------------------------------------
+cat > "$tmp/starved.yaml" <<Y
+name: starved
+target: {work: 300us}
+load: {connections: 20, duration: 4s}
+sampling: {interval: 500ms}
+cpus: {target: [1], tool: [0]}
+tools: [lb-gen]
+Y
+taskset -c 1 "$LB_BUILD/tests/progs/lb-burner" --cpu 1 --duration 30s --exit-with-parent >"$tmp/burner.out" 2>&1 &
+bpid=$!
+i=0; while ! grep -q ready "$tmp/burner.out" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+"$LB" run --quiet --out "$tmp/starved" "$tmp/starved.yaml" >/dev/null 2>&1 || true
+kill -TERM "$bpid" 2>/dev/null || true
+wait "$bpid" 2>/dev/null || true
+S=$tmp/starved/run.json
+ran=$(jget "$S" runs.0.limits.target_cpu_share); waited=$(jget "$S" runs.0.limits.target_wait_pct)
+diag "starved: the target ran $ran of its CPU and waited $waited % of a core; burner: $(tail -1 "$tmp/burner.out")"
+check "the target's series has a wait_pct column" grep -q ',wait_pct$' "$tmp/starved/samples/lb-gen.target.csv"
+check "the target got less than 90 % of its core beside the burner ($ran): its CPU share alone names nobody" \
+    perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] < 0.9)' -- "$ran"
+is "$(jget "$S" runs.0.limits.bottleneck)" target "a target starved of its core is the bottleneck"
+is "$(jget "$S" runs.0.limits.witness)" starved "by the starved witness (ran $ran, waited $waited % of a core)"
+is "$(jget "$S" runs.0.limits.reason | sed 's/[0-9][0-9]*%/N%/g')" "target (starved: ran N%, waited N% of its 1 CPU)" \
+    "limits.reason gives both figures"
+check "summary.md marks the row as not a tool result, starved" \
+    grep -q 'target-bound (starved of its CPU by other work): not a tool result' "$tmp/starved/summary.md"
+check "and its notes say what the target ran and waited" grep -q 'target-bound (starved): lb-target ran [0-9]*% of its CPU set and waited' "$tmp/starved/summary.md"
 done_testing

@@ -217,6 +217,60 @@ static void test_limits(void)
     json_decref(f.root);
 }
 
+/* The target's run-queue wait at pct inside the hold window, 0 outside. */
+static void fx_target_wait(struct fx *f, double pct)
+{
+    struct crosscheck_result r;
+    crosscheck_compute(&f->in, &r);
+    for (size_t i = 0; i < f->in.ntarget_pts; i++) {
+        uint64_t end = f->target_pts[i].end_ns;
+        f->target_pts[i].wait_pct = end > r.windows.hold_from_ns && end - 250000000 < r.windows.hold_to_ns ? pct : 0;
+    }
+}
+
+/* The starved witness: a target that ran little of its pinned CPU but
+ * waited for it the rest of the time (other work had the core) is the
+ * bottleneck, which its CPU share alone does not show. */
+static void test_starved_witness(void)
+{
+    struct fx f;
+    struct crosscheck_result r;
+    if (fx_load(&f))
+        return;
+    fx_cpu(&f, 40, 40, 12, 12);
+    fx_target_wait(&f, 85);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_TARGET && r.limits.witness == CROSSCHECK_WITNESS_STARVED &&
+           near(r.limits.target_wait_share, 0.85),
+       "target ran 12 %% and waited 85 %% of its one CPU: target, starved");
+    json_t *res = json_object(), *warnings = json_array();
+    crosscheck_to_json(&r, res, warnings);
+    json_t *lim = json_object_get(res, "limits");
+    is_str(json_string_value(json_object_get(lim, "witness")), "starved", "limits.witness");
+    is_str(json_string_value(json_object_get(lim, "reason")), "target (starved: ran 12%, waited 85% of its 1 CPU)",
+           "limits.reason");
+    ok(near(json_number_value(json_object_get(lim, "target_wait_pct")), 85), "limits.target_wait_pct");
+    ok(json_array_size(warnings) == 1 && strstr(json_string_value(json_array_get(warnings, 0)), "starved"),
+       "one warning says the target was starved");
+    json_decref(res);
+    json_decref(warnings);
+    fx_target_wait(&f, 70);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE, "ran 12 %% and waited 70 %%: idle 18 %% of the time, none");
+    fx_cpu(&f, 40, 40, 85, 85);
+    fx_target_wait(&f, 8);
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.bottleneck == CROSSCHECK_BOTTLENECK_NONE,
+       "ran 85 %% and waited 8 %%: 93 %% but less than 10 %% waiting, none (the wake-ups of a busy server)");
+    fx_cpu(&f, 40, 40, 12, 12);
+    fx_target_wait(&f, 0);
+    for (size_t i = 0; i < f.in.ntarget_pts; i++)
+        f.target_pts[i].wait_pct = 90;
+    crosscheck_compute(&f.in, &r);
+    ok(r.limits.witness == CROSSCHECK_WITNESS_STARVED, "waiting all the time, the hold window included: starved");
+    json_decref(f.root);
+}
+
 /* The busiest thread of the tool at pct inside the hold window, 0 outside. */
 static void fx_thread(struct fx *f, double pct)
 {
@@ -697,6 +751,7 @@ int main(void)
     test_windows();
     test_limits();
     test_thread_witness();
+    test_starved_witness();
     test_latency_and_workload();
     test_steady_rules();
     test_co();

@@ -379,7 +379,7 @@ static void io_and_format(void)
     buf[n] = '\0';
     fclose(f);
     is_str(buf,
-           "t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s,thread_max_pct\n"
+           "t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s,thread_max_pct,wait_pct\n"
            "2.000,2.0010,50.50,40.25,10.25,100.500,4,7,0.5000,0.00\n",
            "CSV header and row");
 
@@ -401,21 +401,31 @@ static void io_and_format(void)
  * CPU: the thread's from schedstat in ns, the tree's from stat's 10 ms
  * ticks, +-2 ticks per process per point); and a reading of 300 threads
  * must stay cheap: loadbench's own CPU per reading, not wall time. */
+/* Spawn argv in a clean environment, watched by the alarm (watch_pgid).
+ * Returns 0, or -1 after a failed check named what. */
+static int spawn_watched(const char *const *argv, struct proc *p, const char *what)
+{
+    char err[UTIL_ERR_LEN];
+    char **env = proc_clean_env("/tmp", "/tmp", NULL);
+    struct proc_spec spec = {.argv = argv, .envp = (const char *const *)env};
+    int rc = proc_spawn(p, &spec, err);
+    proc_env_free(env);
+    if (rc) {
+        ok(0, "%s: %s", what, err);
+        return -1;
+    }
+    watch_pgid = p->pid;
+    return 0;
+}
+
 static void busiest_thread(void)
 {
     char exe[600], err[UTIL_ERR_LEN];
     snprintf(exe, sizeof exe, "%s/fault-hot-thread", progs);
     const char *argv[] = {exe, "300", "sleep", "20", NULL};
-    char **env = proc_clean_env("/tmp", "/tmp", NULL);
-    struct proc_spec spec = {.argv = argv, .envp = (const char *const *)env};
     struct proc p;
-    if (proc_spawn(&p, &spec, err)) {
-        proc_env_free(env);
-        ok(0, "fault-hot-thread starts: %s", err);
+    if (spawn_watched(argv, &p, "fault-hot-thread starts"))
         return;
-    }
-    proc_env_free(env);
-    watch_pgid = p.pid;
     struct sampler_tree *t = sampler_tree_new(p.pid, NULL, err);
     struct sampler_reading r;
     struct sampler_point pt;
@@ -445,6 +455,46 @@ static void busiest_thread(void)
     watch_pgid = 0;
 }
 
+/* Run-queue wait: two processes of our burner spin on one CPU (taskset
+ * -c 0, --cpu 1 --children 1), so each is always runnable and runs about
+ * half the time. Whatever else the machine does, each one's time is spent
+ * running or waiting: the tree's CPU plus its wait is two cores' worth of
+ * each interval, and it can never run more than the one CPU. */
+static void run_queue_wait(void)
+{
+    char exe[600], err[UTIL_ERR_LEN];
+    if (access("/proc/self/schedstat", R_OK)) {
+        skip("run-queue wait: this kernel has no schedstat");
+        return;
+    }
+    snprintf(exe, sizeof exe, "%s/lb-burner", progs);
+    const char *argv[] = {"taskset", "-c", "0", exe, "--cpu", "1", "--children", "1", "--duration", "4s", NULL};
+    struct proc p;
+    if (spawn_watched(argv, &p, "two burners on CPU 0 start"))
+        return;
+    struct sampler_tree *t = sampler_tree_new(p.pid, NULL, err);
+    struct sampler_reading r;
+    struct sampler_point pt;
+    for (int i = 0; i < 50 && sampler_tree_sample(t, &r, &pt) >= 0 && r.nprocs < 2; i++)
+        nap_ms(50);
+    nap_ms(300);
+    sampler_tree_sample(t, &r, &pt);
+    int good = 0, points = 0;
+    for (int i = 0; i < 4; i++) {
+        nap_ms(500);
+        if (sampler_tree_sample(t, &r, &pt) != 1)
+            continue;
+        points++;
+        diag("  point %d: %d processes ran %.1f %% and waited %.1f %% of a core", i, r.nprocs, pt.cpu_pct, pt.wait_pct);
+        good += r.nprocs == 2 && pt.cpu_pct <= 105 && pt.cpu_pct + pt.wait_pct >= 170 && pt.cpu_pct + pt.wait_pct <= 215;
+    }
+    ok(points == 4 && good == 4, "two always-runnable processes on one CPU: ran <= 105 %%, ran + waited 170-215 %% (%d of %d points)",
+       good, points);
+    sampler_tree_free(t);
+    proc_stop_tree(&p, NULL, 0, 1000000000ull, err);
+    watch_pgid = 0;
+}
+
 int main(void)
 {
     const char *b = getenv("LB_BUILD");
@@ -465,6 +515,7 @@ int main(void)
     accuracy("one process", "0.5", 0, 200);
     accuracy("tree of 4", "0.2", 3, 100);
     busiest_thread();
+    run_queue_wait();
 
     struct proc none = {.pid = -1};
     proc_stop_tree(&none, NULL, 0, 200000000ull, err);
