@@ -511,10 +511,10 @@ static void compute_truth(const struct crosscheck_in *in, struct crosscheck_trut
 }
 
 /* Arrivals (requests parsed) in the series' whole seconds: inside the
- * stalls of the load (summed with their accepts), and the median of those
- * outside any stall. Returns the seconds found inside. */
+ * stalls of the load (summed with their accepts), and the median and mean
+ * of those outside any stall. Returns the seconds found inside. */
 static int co_seconds(const struct crosscheck_in *in, uint64_t from, uint64_t to, double *in_req, double *in_acc,
-                      double *median_out)
+                      double *median_out, double *mean_out)
 {
     json_t *secs = json_object_get(in->series, "seconds"), *sec, *st;
     json_t *stalls = json_object_get(in->stalls, "stalls");
@@ -546,6 +546,7 @@ static int co_seconds(const struct crosscheck_in *in, uint64_t from, uint64_t to
     struct stats_summary sum;
     stats_summarize(out, nout, &sum);
     *median_out = sum.median;
+    *mean_out = sum.mean;
     free(out);
     return nin;
 }
@@ -593,11 +594,20 @@ static void compute_co(const struct crosscheck_in *in, struct crosscheck_co *c)
     size_t k;
     json_array_foreach(json_object_get(in->stalls, "stalls"), k, st)
         c->stalls += target_u64(st, "start_ns") >= from && target_u64(st, "end_ns") <= to;
-    double req = 0, acc = 0, median = NAN;
-    int nin = c->stalls && in->series ? co_seconds(in, from, to, &req, &acc, &median) : 0;
-    c->why_not = !c->stalls ? "no stall inside the tool's load" : !nin ? "no whole second of the server's series inside a stall"
-                 : isnan(median) || median <= 0 ? "no arrivals outside the stalls" : NULL;
-    if (c->why_not)
+    double req = 0, acc = 0, median = NAN, mean = NAN;
+    int nin = c->stalls && in->series ? co_seconds(in, from, to, &req, &acc, &median, &mean) : 0;
+    c->outside_mean_rps = mean;
+    if (!c->stalls)
+        snprintf(c->why_not, sizeof c->why_not, "no stall inside the tool's load");
+    else if (!nin)
+        snprintf(c->why_not, sizeof c->why_not, "no whole second of the server's series inside a stall");
+    else if (isnan(mean) || mean <= 0)
+        snprintf(c->why_not, sizeof c->why_not, "no arrivals outside the stalls");
+    else if (isnan(median) || median < CROSSCHECK_CO_BURSTY * mean)
+        snprintf(c->why_not, sizeof c->why_not,
+                 "its arrivals come in bursts (outside the stalls a median second has %.0f requests, the mean %.0f): "
+                 "no steady schedule to judge a stall by", isnan(median) ? 0 : median, mean);
+    if (c->why_not[0])
         return;
     c->judged = 1;
     c->in_stall_rps = req / nin;

@@ -221,14 +221,18 @@ struct crosscheck_truth {
 enum crosscheck_sending { CROSSCHECK_SENDING_KEPT, CROSSCHECK_SENDING_SLOWED, CROSSCHECK_SENDING_STOPPED };
 #define CROSSCHECK_CO_KEPT 0.8          /* arrivals in stalls at 80 % of outside or more: kept its schedule */
 #define CROSSCHECK_CO_STOPPED 0.2       /* below 20 %: stopped sending */
+#define CROSSCHECK_CO_BURSTY 0.5        /* outside the stalls, a median second below half the mean one:
+                                         * arrivals in bursts (2000 clients paced at one request per 4 s
+                                         * all fire together), no steady schedule to judge a stall by */
 
 struct crosscheck_co {
     int present;                    /* the target stalled */
     int judged;                     /* stalls inside the load with whole seconds in them, and a rate outside */
-    const char *why_not;            /* when present but not judged */
+    char why_not[200];              /* when present but not judged ("" otherwise) */
     int stalls;                     /* stalls inside the tool's load */
     double stall_s, every_s;
     double in_stall_rps, outside_rps;           /* server-counted arrivals per second (median outside) */
+    double outside_mean_rps;                    /* the mean outside: far above the median, arrivals come in bursts */
     double accepts_in_stall_per_s;              /* new connections per second inside stalls */
     double kept;                                /* in_stall_rps / outside_rps */
     enum crosscheck_sending sending;

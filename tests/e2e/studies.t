@@ -135,6 +135,9 @@ for page in docs/studies/[0-9]-*.md; do
     check "$page is exactly what its template and run.json produce" \
         scripts/study-page --check "docs/studies/src/$name.md.in" "docs/studies/$name" "$page"
     check "$name's run directory holds the run.json it came from" test -s "docs/studies/$name/run.json"
+    # "≈" twice encoded reads "â‰ˆ" (bytes C3 A2 C2 89 C2 88): a page is UTF-8 once.
+    check "$page is UTF-8 encoded once (no double-encoded characters)" \
+        perl -0777 -ne 'exit(/\xc3[\x80-\xbf]\xc2[\x80-\xbf]/ ? 1 : 0)' "$page"
 done
 
 done_testing
