@@ -67,6 +67,9 @@ check "and says which" grep -q "no profile profiles/studies/9-" "$tmp/s.err"
 rc=0; scripts/studies --scale >/dev/null 2>&1 || rc=$?
 is "$rc" 2 "scripts/studies --scale needs a factor"
 check "scripts/studies --help explains itself" sh -c "scripts/studies --help | grep -q 'quick look'"
+rc=0; scripts/studies --rerun lb-gen >/dev/null 2>&1 || rc=$?
+is "$rc" 2 "scripts/studies --rerun needs a label and a study number"
+check "scripts/studies --help explains --rerun" sh -c "scripts/studies --help | grep -q 'rerun LABEL N'"
 
 # Every command answers --help with its own usage (exit 0), never by
 # reading "--help" as a file, and refuses an option it does not know.
