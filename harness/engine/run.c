@@ -668,6 +668,9 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
               json_number_value(json_object_get(json_object_get(res, "windows"), "whole_rps")),
               json_string_value(json_object_get(json_object_get(res, "crosscheck"), "verdict")) ?: "-");
     int rc = !strcmp(st, "interrupted") ? 130 : strcmp(st, "ok") && strcmp(st, "skipped") ? 1 : 0;
+    if (R->o->into_dir) /* a row added later says which build made it and when */
+        json_object_set_new(res, "rerun", json_pack("{s:s, s:s, s:s, s:I}", "version", LB_VERSION, "git", LB_GIT_REV,
+                                                    "build", LB_BUILD_TYPE, "at_ms", (json_int_t)util_wall_ms()));
     if (replace_at >= 0)
         json_array_set_new(R->runs, (size_t)replace_at, res);
     else

@@ -97,6 +97,8 @@ is "$(jget "$tmp/run2/run.json" runs.0.started_at_ms)" "$first_before" "the othe
 is "$(jget "$tmp/run2/run.json" runs.1.label)" second "the rerun row replaces the old one"
 check "and is new" test "$(jget "$tmp/run2/run.json" runs.1.started_at_ms)" -gt "$second_before"
 is "$(jget "$tmp/run2/run.json" runs.1.status)" ok "and ok"
+check "the rerun row names the build that made it" test "$(jget "$tmp/run2/run.json" runs.1.rerun.git)" = "$(jget "$tmp/run2/run.json" loadbench.git)"
+is "$(jget "$tmp/run2/run.json" runs.0.rerun)" null "the kept row has no rerun record"
 rc=0; "$LB" run --quiet --only nosuch --into "$tmp/run2" "$tmp/two.yaml" >/dev/null 2>&1 || rc=$?
 is "$rc" 2 "--only with an unknown label is refused"
 
