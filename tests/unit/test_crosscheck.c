@@ -730,6 +730,15 @@ static void test_co(void)
         json_object_get(json_object_get(res[1], "latency_check"), "coordinated_omission"), "verdict"));
     ok(v && strstr(v, "stopped sending for 1.0 s per stall") && strstr(v, "lb-gen open at the same rate: p99 540 ms"),
        "wrk's verdict names lb-gen's open p99: %s", v ? v : "(none)");
+    /* A row of the reference rerun (--into): the verdicts quote its new p99, once. */
+    json_object_set_new(json_object_get(json_object_get(res[0], "latency_check"), "coordinated_omission"), "tool_p99_ms",
+                        json_real(610));
+    crosscheck_co_reference(runs);
+    v = json_string_value(json_object_get(
+        json_object_get(json_object_get(res[1], "latency_check"), "coordinated_omission"), "verdict"));
+    ok(v && strstr(v, "p99 610 ms") && !strstr(v, "540") && strstr(v, "open at the same rate") == strstr(v, "; lb-gen open at the same rate: p99 610 ms") + 9 &&
+           !strstr(strstr(v, "open at the same rate") + 1, "open at the same rate"),
+       "after a rerun of the reference, wrk's verdict quotes its new p99 once: %s", v ? v : "(none)");
     json_decref(runs);
     json_decref(after);
     json_decref(stalls);
