@@ -1,7 +1,7 @@
 # loadbench chart: Latency p99 (tool-reported)
 # Render: gnuplot bars_p99.gp  (writes bars_p99.png and bars_p99.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:26 UTC · profile study1-three-tool-footprint"
+footer = "loadbench 0.1.0 (release, git c5a5b41) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 20:33 UTC · profile study1-three-tool-footprint"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced background "white"

@@ -1,7 +1,7 @@
 # loadbench chart: time series
 # Render: gnuplot ts_artillery-7450.gp  (writes ts_artillery-7450.png and ts_artillery-7450.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:26 UTC · profile study1-three-tool-footprint"
+footer = "loadbench 0.1.0 (release, git c5a5b41) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 20:33 UTC · profile study1-three-tool-footprint"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,820 font "DejaVu Sans,11" noenhanced background "white"
@@ -15,12 +15,12 @@ do for [fmt in "png svg"] {
   set tics nomirror
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
-  set object 1 rect from first 6.151, graph 0 to first 36.151, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 42 "ramp → 7450" at first 6.252, graph 0.97 font ",8" tc rgb "#888888"
-  set object 2 rect from first 36.151, graph 0 to first 96.151, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
-  set label 43 "hold 7450" at first 36.252, graph 0.97 font ",8" tc rgb "#888888"
-  set object 3 rect from first 96.151, graph 0 to first 106.151, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 44 "→0" at first 96.252, graph 0.97 font ",8" tc rgb "#888888"
+  set object 1 rect from first 5.301, graph 0 to first 35.301, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
+  set label 42 "ramp → 7450" at first 5.402, graph 0.97 font ",8" tc rgb "#888888"
+  set object 2 rect from first 35.301, graph 0 to first 95.301, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
+  set label 43 "hold 7450" at first 35.402, graph 0.97 font ",8" tc rgb "#888888"
+  set object 3 rect from first 95.301, graph 0 to first 105.301, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
+  set label 44 "→0" at first 95.402, graph 0.97 font ",8" tc rgb "#888888"
   set datafile separator ","
   set multiplot layout 3,1 title "artillery-7450: CPU, memory and server-counted requests/s over time (load stages shaded)" font ",13" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05
   set xrange [0:176]
@@ -34,7 +34,7 @@ do for [fmt in "png svg"] {
   set ylabel "requests/s (server)"
   set xlabel "seconds since the tool started"
   set format x "%g"
-  plot "../samples/artillery-7450.server.csv" using ($1+0.651):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#CC79A7" title "completed/s"
+  plot "../samples/artillery-7450.server.csv" using ($1+-1.199):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#CC79A7" title "completed/s"
   unset multiplot
   set output
 }

@@ -1,7 +1,7 @@
 # loadbench chart: time series
 # Render: gnuplot ts_k6.gp  (writes ts_k6.png and ts_k6.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:26 UTC · profile study1-three-tool-footprint"
+footer = "loadbench 0.1.0 (release, git c5a5b41) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 20:33 UTC · profile study1-three-tool-footprint"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,820 font "DejaVu Sans,11" noenhanced background "white"
@@ -15,15 +15,15 @@ do for [fmt in "png svg"] {
   set tics nomirror
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
-  set object 1 rect from first 1.652, graph 0 to first 31.652, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 42 "ramp → 200" at first 1.711, graph 0.97 font ",8" tc rgb "#888888"
-  set object 2 rect from first 31.652, graph 0 to first 91.652, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
-  set label 43 "hold 200" at first 31.711, graph 0.97 font ",8" tc rgb "#888888"
-  set object 3 rect from first 91.652, graph 0 to first 101.652, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
-  set label 44 "ramp → 0" at first 91.711, graph 0.97 font ",8" tc rgb "#888888"
+  set object 1 rect from first 0.850, graph 0 to first 30.850, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
+  set label 42 "ramp → 200" at first 0.908, graph 0.97 font ",8" tc rgb "#888888"
+  set object 2 rect from first 30.850, graph 0 to first 90.850, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
+  set label 43 "hold 200" at first 30.908, graph 0.97 font ",8" tc rgb "#888888"
+  set object 3 rect from first 90.850, graph 0 to first 100.850, graph 1 behind fc rgb "#e4e4e4" fs solid 0.6 noborder
+  set label 44 "ramp → 0" at first 90.908, graph 0.97 font ",8" tc rgb "#888888"
   set datafile separator ","
   set multiplot layout 3,1 title "k6: CPU, memory and server-counted requests/s over time (load stages shaded)" font ",13" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05
-  set xrange [0:103]
+  set xrange [0:102]
   set yrange [0:*]
   set key outside right top vertical Left reverse
   set ylabel "CPU % (100 = one core)"
@@ -34,7 +34,7 @@ do for [fmt in "png svg"] {
   set ylabel "requests/s (server)"
   set xlabel "seconds since the tool started"
   set format x "%g"
-  plot "../samples/k6.server.csv" using ($1+1.152):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#E69F00" title "completed/s"
+  plot "../samples/k6.server.csv" using ($1+-0.650):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#E69F00" title "completed/s"
   unset multiplot
   set output
 }

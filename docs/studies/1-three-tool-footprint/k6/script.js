@@ -19,5 +19,5 @@ export const options = {
 const params = {};
 
 export default function () {
-  http.get('http://127.0.0.1:36673/', params);
+  http.get('http://127.0.0.1:39235/', params);
 }

@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" '/work/main/tools/npm/node_modules/autocannon/autocannon.js' '-j' '-c' '1000' '-d' '60' 'http://127.0.0.1:37921/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" '$LB_ROOT/tools/npm/node_modules/autocannon/autocannon.js' '-j' '-c' '1000' '-d' '60' 'http://127.0.0.1:42929/'

@@ -1,7 +1,7 @@
 # loadbench chart: Peak RSS
 # Render: gnuplot bars_rss.gp  (writes bars_rss.png and bars_rss.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:50 UTC · profile study2-seven-tool-ranking"
+footer = "loadbench 0.1.0 (release, git c5a5b41) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 20:46 UTC · profile study2-seven-tool-ranking"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced background "white"
@@ -26,7 +26,8 @@ do for [fmt in "png svg"] {
   set bmargin 8
   set key outside right top vertical Left reverse noautotitle
   plot "bars_rss.dat" using 1:(strcol(8) eq "ok" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle, \
-       "bars_rss.dat" using 1:5:10 with labels left rotate by 90 offset 0,0.4 font ",9" tc rgb "#222222" notitle, \
+       "bars_rss.dat" using 1:(strstrt(strcol(9), "target") ? $5 : NaN) with points pt 8 ps 2.4 lw 1.5 lc rgb "#000000" notitle, \
+       "bars_rss.dat" using 1:5:10 with labels left rotate by 90 offset 0,1.4 font ",9" tc rgb "#222222" notitle, \
        keyentry with boxes lc rgb "#0072B2" title "lb-gen", \
        keyentry with boxes lc rgb "#E69F00" title "wrk", \
        keyentry with boxes lc rgb "#009E73" title "hey", \
@@ -40,6 +41,7 @@ do for [fmt in "png svg"] {
        keyentry with boxes lc rgb "#17BECF" title "jmeter", \
        keyentry with boxes lc rgb "#7F0000" title "locust", \
        keyentry with boxes lc rgb "#F0027F" title "py-aiohttp", \
-       keyentry with boxes lc rgb "#F0E442" title "artillery"
+       keyentry with boxes lc rgb "#F0E442" title "artillery", \
+       keyentry with points pt 8 ps 2 lw 1.5 lc rgb "#000000" title "target-bound: the server's ceiling"
   set output
 }

@@ -1,7 +1,7 @@
 # loadbench chart: time series
 # Render: gnuplot ts_bombardier.gp  (writes ts_bombardier.png and ts_bombardier.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:50 UTC · profile study2-seven-tool-ranking"
+footer = "loadbench 0.1.0 (release, git c5a5b41) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 20:46 UTC · profile study2-seven-tool-ranking"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,820 font "DejaVu Sans,11" noenhanced background "white"
@@ -15,8 +15,8 @@ do for [fmt in "png svg"] {
   set tics nomirror
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
-  set object 1 rect from first 0.189, graph 0 to first 60.189, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
-  set label 42 "hold 1000" at first 0.224, graph 0.97 font ",8" tc rgb "#888888"
+  set object 1 rect from first 0.053, graph 0 to first 60.053, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
+  set label 42 "hold 1000" at first 0.088, graph 0.97 font ",8" tc rgb "#888888"
   set datafile separator ","
   set multiplot layout 3,1 title "bombardier: CPU, memory and server-counted requests/s over time (load stages shaded)" font ",13" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05
   set xrange [0:61]
@@ -30,7 +30,7 @@ do for [fmt in "png svg"] {
   set ylabel "requests/s (server)"
   set xlabel "seconds since the tool started"
   set format x "%g"
-  plot "../samples/bombardier.server.csv" using ($1+0.689):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#9467BD" title "completed/s"
+  plot "../samples/bombardier.server.csv" using ($1+-1.447):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#9467BD" title "completed/s"
   unset multiplot
   set output
 }

@@ -1,7 +1,7 @@
 # loadbench chart: time series
 # Render: gnuplot ts_hey.gp  (writes ts_hey.png and ts_hey.svg; edit freely)
 set encoding utf8
-footer = "loadbench 0.1.0 (release, git e3ae974) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 17:50 UTC · profile study2-seven-tool-ranking"
+footer = "loadbench 0.1.0 (release, git c5a5b41) · AMD EPYC, 2 cores, 24105 MB, kernel 6.18.44-fc-v1045 · 2026-12-01 20:46 UTC · profile study2-seven-tool-ranking"
 do for [fmt in "png svg"] {
   if (fmt eq "png") {
     set terminal pngcairo size 1000,820 font "DejaVu Sans,11" noenhanced background "white"
@@ -16,7 +16,7 @@ do for [fmt in "png svg"] {
   set grid ytics lc rgb "#dddddd"
   set label 99 footer at screen 0.01, screen 0.015 font ",8" tc rgb "#666666"
   set object 1 rect from first 0.154, graph 0 to first 60.154, graph 1 behind fc rgb "#f3f3f3" fs solid 0.6 noborder
-  set label 42 "hold 1000" at first 0.190, graph 0.97 font ",8" tc rgb "#888888"
+  set label 42 "hold 1000" at first 0.189, graph 0.97 font ",8" tc rgb "#888888"
   set datafile separator ","
   set multiplot layout 3,1 title "hey: CPU, memory and server-counted requests/s over time (load stages shaded)" font ",13" margins screen 0.1, screen 0.8, screen 0.1, screen 0.92 spacing screen 0.05
   set xrange [0:62]
@@ -30,7 +30,7 @@ do for [fmt in "png svg"] {
   set ylabel "requests/s (server)"
   set xlabel "seconds since the tool started"
   set format x "%g"
-  plot "../samples/hey.server.csv" using ($1+0.654):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#009E73" title "completed/s"
+  plot "../samples/hey.server.csv" using ($1+-1.346):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb "#009E73" title "completed/s"
   unset multiplot
   set output
 }

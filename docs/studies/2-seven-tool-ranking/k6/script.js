@@ -15,5 +15,5 @@ export const options = {
 const params = {};
 
 export default function () {
-  http.get('http://127.0.0.1:44779/', params);
+  http.get('http://127.0.0.1:46703/', params);
 }

@@ -108,3 +108,42 @@ def _on_quitting(environment, **_kw):
 @events.quit.add_listener
 def _on_quit(exit_code, **_kw):
     _write("quit", exit_code)
+
+
+# Distributed mode (--master): Locust 2.12's master quits at the run-time
+# limit by sending "quit" to its workers and waiting 0.5 s for their final
+# statistics; a worker first stops its users (up to --stop-timeout) and
+# only then sends its last report, which then arrives after the master has
+# written its totals (seen: 19858 counted, 21074 served). The master here
+# waits instead until every worker has reported with no user left (its
+# report after its users stopped: all it counted), at most --stop-timeout
+# + 5 s, before it quits.
+_final = {"quit_sent": False, "done": set()}
+
+
+@events.worker_report.add_listener
+def _on_worker_report(client_id, data, **_kw):
+    if _final["quit_sent"] and data.get("user_count") == 0:
+        _final["done"].add(client_id)
+
+
+def _patch_master_quit():
+    import gevent
+    from locust.rpc import Message
+    from locust.runners import MasterRunner
+
+    def quit(self):
+        self.stop(send_stop_to_client=False)
+        ids = {c.id for c in self.clients.all}
+        _final["quit_sent"] = True
+        for cid in ids:
+            self.server.send_to_client(Message("quit", None, cid))
+        limit = time.monotonic() + (self.environment.stop_timeout or 0) + 5
+        while not ids <= _final["done"] and time.monotonic() < limit:
+            gevent.sleep(0.1)
+        self.greenlet.kill(block=True)
+
+    MasterRunner.quit = quit
+
+
+_patch_master_quit()
