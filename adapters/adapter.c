@@ -300,22 +300,25 @@ uint64_t adapter_json_uint(json_t *o, const char *key)
 
 #define LATENCY_MAX_MS 86400000.0   /* a day: no request of a benchmark takes longer */
 
-static int check_latency(const struct adapter_latency *l, const char *which, double resolution_ms, char *err)
+static int check_latency(const struct adapter_latency *l, const char *which, double resolution_ms, double rounding_pct,
+                         char *err)
 {
+    double rel = rounding_pct / 100 > 0.02 ? rounding_pct / 100 : 0.02;
     const double *v = &l->min;
     static const char *const names[] = {"min", "mean", "p50", "p90", "p95", "p99", "p99.9", "max"};
     for (size_t i = 0; i < sizeof *l / sizeof(double); i++)
         if (!isnan(v[i]) && !(v[i] >= 0 && v[i] < LATENCY_MAX_MS))
             return util_err(err, "the tool reported %s latency %s = %.6g ms, outside 0 ms to a day", which, names[i], v[i]);
     /* In order, with room for the tool's rounding (a percentile from a
-     * histogram bucket may read above the exact max by the bucket's width). */
+     * histogram bucket may read above the exact max by the bucket's width;
+     * Locust's p50 of rounded times may read below its exact min). */
     const double order[] = {l->min, l->p50, l->p90, l->p95, l->p99, l->p999, l->max};
     static const char *const onames[] = {"min", "p50", "p90", "p95", "p99", "p99.9", "max"};
     size_t prev = SIZE_MAX;
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         if (isnan(order[i]))
             continue;
-        if (prev != SIZE_MAX && order[i] < order[prev] - resolution_ms - 0.02 * order[prev])
+        if (prev != SIZE_MAX && order[i] < order[prev] - resolution_ms - rel * order[prev])
             return util_err(err, "the tool reported %s latency %s = %.6g ms below %s = %.6g ms: percentiles out of order",
                             which, onames[i], order[i], onames[prev], order[prev]);
         prev = i;
@@ -327,7 +330,7 @@ static int check_latency(const struct adapter_latency *l, const char *which, dou
     return 0;
 }
 
-int adapter_result_check(const struct adapter_result *r, double resolution_ms, char *err)
+int adapter_result_check(const struct adapter_result *r, double resolution_ms, double rounding_pct, char *err)
 {
     const struct {
         const char *name;
@@ -347,8 +350,8 @@ int adapter_result_check(const struct adapter_result *r, double resolution_ms, c
         return util_err(err, "the tool reported a duration of %.6g s", r->duration_s);
     if (!isnan(r->rps) && !(r->rps >= 0 && isfinite(r->rps)))
         return util_err(err, "the tool reported a rate of %.6g requests/s", r->rps);
-    if (check_latency(&r->lat, "its", resolution_ms, err) ||
-        check_latency(&r->lat_uncorrected, "its uncorrected", resolution_ms, err))
+    if (check_latency(&r->lat, "its", resolution_ms, rounding_pct, err) ||
+        check_latency(&r->lat_uncorrected, "its uncorrected", resolution_ms, rounding_pct, err))
         return -1;
     return 0;
 }
@@ -358,7 +361,7 @@ int adapter_parse(const struct adapter *a, const struct adapter_ctx *ctx, struct
     if (a->parse(ctx, r, err))
         return -1;
     char why[UTIL_ERR_LEN];
-    if (r->parsed && adapter_result_check(r, a->latency_resolution_ms, why)) {
+    if (r->parsed && adapter_result_check(r, a->latency_resolution_ms, a->latency_rounding_pct, why)) {
         r->parsed = 0;
         return util_err(err, "unparseable output: %s", why);
     }

@@ -132,6 +132,10 @@ struct adapter {
     unsigned caps;
     const char *latency_measures;   /* from which event to which */
     double latency_resolution_ms;   /* smallest step the tool reports */
+    double latency_rounding_pct;    /* how far a reported latency may sit below the value it
+                                     * rounds, in % of it (Locust keeps two significant digits
+                                     * from 100 ms up: 1149 -> 1100, up to 5 %); 0: no more than
+                                     * the bounds check's own 2 % */
     const char *const *options;     /* option keys the adapter accepts (NULL-terminated), or NULL */
     enum adapter_spread spread;     /* how instances: N runs it */
     const char *spread_note;        /* with instances > 1: what the mode changes in what is
@@ -225,15 +229,17 @@ uint64_t adapter_json_uint(json_t *o, const char *key);
  * ADAPTER_COUNT_MAX (a negative count read as unsigned lands above it);
  * every latency absent (NAN) or finite, >= 0 and below a day, in order
  * (min <= p50 <= p90 <= p95 <= p99 <= p99.9 <= max, mean within [min, max],
- * allowing the tool's resolution and 2 % of rounding); duration and rate
+ * allowing the tool's resolution and 2 % of rounding, or the adapter's
+ * latency_rounding_pct where larger); duration and rate
  * absent or finite and >= 0. Returns 0 with r->parsed set, or -1 with err
  * saying what was unparseable or impossible (r->parsed is then 0, so no
  * client figures are reported). */
 int adapter_parse(const struct adapter *a, const struct adapter_ctx *ctx, struct adapter_result *r, char *err);
 
 /* The bounds check of adapter_parse alone, on a result r of a tool whose
- * latency resolution is resolution_ms. Returns 0, or -1 with err. */
-int adapter_result_check(const struct adapter_result *r, double resolution_ms, char *err);
+ * latency resolution is resolution_ms and whose rounding may take a value
+ * rounding_pct % below the true one. Returns 0, or -1 with err. */
+int adapter_result_check(const struct adapter_result *r, double resolution_ms, double rounding_pct, char *err);
 
 /* A JSON string of free text from a tool or the system (a reason, a
  * warning, a version, a path), which may hold any bytes: valid UTF-8 is

@@ -370,7 +370,7 @@ static void io_and_format(void)
     snprintf(path, sizeof path, "%s/s.csv", tmpdir);
     FILE *f = fopen(path, "w+");
     struct sampler_point q = {.t_s = 2.0, .interval_s = 2.001, .cpu_pct = 50.5, .cpu_user_pct = 40.25, .cpu_sys_pct = 10.25,
-                              .rss_mb = 100.5, .nprocs = 4, .nthreads = 7, .write_mb_s = 0.5};
+                              .rss_mb = 100.5, .nprocs = 4, .nthreads = 7, .write_mb_s = 0.5, .wait_pct = 3.25};
     sampler_csv_header(f);
     sampler_csv_row(f, &q);
     rewind(f);
@@ -380,7 +380,7 @@ static void io_and_format(void)
     fclose(f);
     is_str(buf,
            "t_s,interval_s,cpu_pct,cpu_user_pct,cpu_sys_pct,rss_mb,nprocs,nthreads,write_mb_s,thread_max_pct,wait_pct\n"
-           "2.000,2.0010,50.50,40.25,10.25,100.500,4,7,0.5000,0.00\n",
+           "2.000,2.0010,50.50,40.25,10.25,100.500,4,7,0.5000,0.00,3.25\n",
            "CSV header and row");
 
     struct sampler_machine m, cpus[64];
