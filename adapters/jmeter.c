@@ -425,7 +425,8 @@ static void jm_engine_argv(const struct adapter_ctx *c, struct adapter_plan *p, 
     for (size_t i = 0; i < gs->n; i++) {
         struct jm_group s = engine_share(&gs->g[i], c->instance, c->instances);
         strvec_pushf(&p->argv, "-Jlb.g%zu.threads=%llu", i + 1, (unsigned long long)s.threads);
-        strvec_pushf(&p->argv, "-Jlb.g%zu.rate_per_min=%.10g", i + 1, s.rate_per_s * 60);
+        if (gs->g[i].rate_per_s > 0) /* the group has a timer */
+            strvec_pushf(&p->argv, "-Jlb.g%zu.rate_per_min=%.10g", i + 1, s.rate_per_s * 60);
         json_array_append_new(share, json_pack("{s:I, s:f}", "threads", (json_int_t)s.threads, "rate_per_s",
                                                s.rate_per_s));
     }

@@ -125,7 +125,7 @@ check "the controller's result file holds the samples" test "$(wc -l < "$tmp/run
 for port in $(val ports | tr , ' '); do
     check "an engine listened on its port $port" grep -q " $port\$" "$tmp/listen.txt"
 done
-others=$(perl -ne 'my ($a) = split; print unless $a =~ /^(0100007F|0000000000000000FFFF00000100007F|00000000000000000000000001000000)$/i' \
+others=$(perl -ne 'my ($x) = split; print unless $x =~ /^(0100007F|0000000000000000FFFF00000100007F|00000000000000000000000001000000)$/i' \
     "$tmp/listen.txt")
 is "$others" "" "no process of the run listened on an address other than loopback"
 [ -z "$others" ] || diag "listened: $others"
