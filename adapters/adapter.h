@@ -63,6 +63,9 @@ struct adapter_ctx {
                                          * (adapters/group.h): instance of instances; 0 of 1 alone */
     int group_port;                     /* several processes of a master's tool: a free TCP port on
                                          * host where the workers meet the master; 0 otherwise */
+    const int *engine_ports;            /* several processes of a controller's tool: instances free TCP
+                                         * ports on host, engine k (process k, 1..instances) listening
+                                         * on engine_ports[k - 1]; NULL otherwise */
 };
 
 /* What prepare() decides. */
@@ -123,6 +126,11 @@ enum adapter_spread {
                                      * segments); results summed */
     ADAPTER_SPREAD_MASTER,          /* process 0 a master that sends no load and holds the
                                      * results, 1..N workers (Locust) */
+    ADAPTER_SPREAD_ENGINES,         /* process 0 a controller that sends no load and holds the
+                                     * results, 1..N engines: servers started first, each ready once
+                                     * it listens on its ready_port, then the controller, which hands
+                                     * them the test and collects their samples (JMeter's remote
+                                     * engines); each engine's share of the load is its own */
 };
 
 struct adapter {

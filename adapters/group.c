@@ -9,6 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+/* 1 when process 0 of spread s leads the others and sends no load (a
+ * master, a controller): the group has one process more than instances. */
+static int spread_led(enum adapter_spread s)
+{
+    return s == ADAPTER_SPREAD_MASTER || s == ADAPTER_SPREAD_ENGINES;
+}
+
 /* The role of process k of n under spread s. */
 static const char *proc_role(enum adapter_spread s, size_t k, size_t n)
 {
@@ -16,6 +23,8 @@ static const char *proc_role(enum adapter_spread s, size_t k, size_t n)
         return "tool";
     if (s == ADAPTER_SPREAD_MASTER)
         return k == 0 ? "master" : "worker";
+    if (s == ADAPTER_SPREAD_ENGINES)
+        return k == 0 ? "controller" : "engine";
     return s == ADAPTER_SPREAD_SEGMENTS ? "segment" : "copy";
 }
 
@@ -28,7 +37,7 @@ static int proc_setup(const struct adapter *a, const struct adapter_ctx *base, s
     adapter_plan_init(&pr->plan);
     adapter_result_init(&pr->ar);
     pr->role = proc_role(a->spread, k, g->n);
-    pr->has_result = a->spread != ADAPTER_SPREAD_MASTER || k == 0;
+    pr->has_result = !spread_led(a->spread) || k == 0;
     if (g->n == 1)
         snprintf(pr->dir, sizeof pr->dir, "%s", base->dir);
     else if (snprintf(pr->dir, sizeof pr->dir, "%s/p%zu", base->dir, k) >= (int)sizeof pr->dir)
@@ -73,36 +82,56 @@ static void group_notes(const struct adapter *a, struct adapter_group *g)
     if (a->spread == ADAPTER_SPREAD_COPIES)
         strvec_pushf(w, "%u copies, each with its share of the load (connections or rate split, the remainder "
                         "one each to the first), their counts summed", g->instances);
-    if (!a->merge_latency && a->spread != ADAPTER_SPREAD_MASTER)
+    if (!a->merge_latency && !spread_led(a->spread))
         strvec_pushf(w, "the %u instances give percentiles only: the row's percentiles are bounds, not exact "
                         "(each the highest instance's)", g->instances);
 }
 
-/* A TCP port free on 127.0.0.1 now, for a master and its workers to meet
- * on (another process may take it before the master binds it: the run
- * then fails with the master's own message). Returns it, or -1 with err. */
-static int free_port(char *err)
+/* n TCP ports free on 127.0.0.1 now, all different (each held until
+ * all are found), for a master and its workers to meet on, or for
+ * engines to listen on (another process may take one before the tool
+ * binds it: the run then fails with the tool's own message). Returns 0,
+ * or -1 with err. */
+static int free_ports(int *ports, size_t n, char *err)
 {
     struct sockaddr_in a;
     if (net_parse_addr("127.0.0.1:0", &a, err))
         return -1;
-    int fd = net_listen(&a, 1, 0, err);
-    if (fd < 0)
-        return -1;
-    int port = net_local_port(fd);
-    close(fd);
-    return port > 0 ? port : util_err(err, "no free port for the master on 127.0.0.1");
+    int *fds = util_xcalloc(n, sizeof *fds);
+    size_t got = 0;
+    int rc = 0;
+    while (got < n && !rc) {
+        int fd = net_listen(&a, 1, 0, err);
+        if (fd < 0) {
+            rc = -1;
+            break;
+        }
+        fds[got++] = fd;
+        if ((ports[got - 1] = net_local_port(fd)) <= 0)
+            rc = util_err(err, "no free port for the tool's processes on 127.0.0.1");
+    }
+    for (size_t i = 0; i < got; i++)
+        close(fds[i]);
+    free(fds);
+    return rc;
 }
 
 int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *base, struct adapter_group *g, char *err)
 {
     memset(g, 0, sizeof *g);
     g->instances = base->tool && base->tool->instances ? base->tool->instances : 1;
-    g->n = g->instances + (a->spread == ADAPTER_SPREAD_MASTER && g->instances > 1 ? 1 : 0);
+    g->n = g->instances + (spread_led(a->spread) && g->instances > 1 ? 1 : 0);
     g->procs = util_xcalloc(g->n, sizeof *g->procs);
     struct adapter_ctx meet = *base;
-    if (a->spread == ADAPTER_SPREAD_MASTER && g->n > 1 && (meet.group_port = free_port(err)) < 0)
-        return -1;
+    if (a->spread == ADAPTER_SPREAD_MASTER && g->n > 1) {
+        if (free_ports(&meet.group_port, 1, err))
+            return -1;
+    } else if (a->spread == ADAPTER_SPREAD_ENGINES && g->n > 1) {
+        g->ports = util_xcalloc(g->instances, sizeof *g->ports);
+        if (free_ports(g->ports, g->instances, err))
+            return -1;
+        meet.engine_ports = g->ports;
+    }
     for (size_t k = 0; k < g->n; k++)
         if (proc_setup(a, &meet, g, k, err))
             return -1;
@@ -252,6 +281,9 @@ int adapter_group_parse(const struct adapter *a, struct adapter_group *g, struct
         adapter_group_merge(parts, np, sum);
         if (np > 1 && a->merge_latency)
             merge_exact(a, g, sum);
+        /* A controller's result holds every engine's samples, one by one. */
+        if (a->spread == ADAPTER_SPREAD_ENGINES && g->n > 1 && np == 1)
+            sum->lat_merged = 1;
         if (sum->lat_merged < 0)
             strvec_pushf(&sum->warnings, "the latency percentiles of %zu instances are bounds, not exact: each is the "
                                          "highest instance's (client.latency_merge)", np);
@@ -268,5 +300,6 @@ void adapter_group_free(struct adapter_group *g)
         profile_load_free(g->procs[k].share);
     }
     free(g->procs);
+    free(g->ports);
     memset(g, 0, sizeof *g);
 }

@@ -14,7 +14,8 @@
 /* One process of the group. */
 struct adapter_proc {
     char dir[PATH_MAX];             /* its directory and cwd */
-    const char *role;               /* "tool" (alone), "copy", "segment", "master" or "worker" */
+    const char *role;               /* "tool" (alone), "copy", "segment", "master", "worker",
+                                     * "controller" or "engine" */
     int has_result;                 /* 1: parse reads this one */
     struct profile_load *share;     /* its share of the load (copies), or NULL: the whole load */
     struct adapter_ctx ctx;
@@ -24,8 +25,10 @@ struct adapter_proc {
 
 struct adapter_group {
     struct adapter_proc *procs;
-    size_t n;                       /* processes: instances, or instances + 1 with a master */
+    size_t n;                       /* processes: instances, or instances + 1 with a master or
+                                     * a controller */
     unsigned instances;
+    int *ports;                     /* engines: their ports (ctx.engine_ports), or NULL */
 };
 
 /* Prepare every process of tool entry base->tool (instances from it, 0
@@ -36,8 +39,9 @@ struct adapter_group {
 int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *base, struct adapter_group *g, char *err);
 
 /* Parse every process that holds a result (adapter_parse, bounds
- * checked) and merge them into sum (adapter_group_merge). Returns 0 with
- * sum->parsed set, or -1 with err naming the process whose result could
+ * checked) and merge them into sum (adapter_group_merge; a controller's
+ * result, which holds every engine's samples, is marked exact). Returns 0
+ * with sum->parsed set, or -1 with err naming the process whose result could
  * not be read (sum then holds no figures). */
 int adapter_group_parse(const struct adapter *a, struct adapter_group *g, struct adapter_result *sum, char *err);
 

@@ -10,7 +10,14 @@
  * ConstantThroughputTimer for a rate (paced). Results come from the JTL CSV
  * (-q adapters/jmeter/lb-jtl.properties); counts and percentiles are
  * computed here from its rows. A run that did not load its plan is never
- * ok, whatever JMeter's exit status. */
+ * ok, whatever JMeter's exit status.
+ *
+ * instances: N runs JMeter's own distributed mode: N jmeter-server engines
+ * on free ports of 127.0.0.1 (processes 1..N, started first) and a
+ * controller (process 0, -R) that hands them the plan and writes the
+ * result file from the samples they send back. Every engine runs the whole
+ * plan it is sent, so the plan takes each group's threads and rate from
+ * properties that each engine is started with, its share. */
 #include "adapters/adapter.h"
 #include "common/hist.h"
 #include "common/units.h"
@@ -28,6 +35,7 @@
 #define JM_PLAN "plan.jmx"
 #define JM_JTL "results.jtl"
 #define JM_LOG "jmeter.log"
+#define JM_SERVER_LOG "jmeter-server.log"
 #define JM_HOME_DEFAULT "/usr/share/jmeter"
 
 /* heap: "1g" -> -Xms1g -Xmx1g (LB_JMETER_HEAP); jvm_args: appended (JVM_ARGS),
@@ -160,10 +168,24 @@ static void closed_groups(const struct profile_load *l, struct jm_groups *gs)
             gs->g[k].end_s = secs(gs, total);
 }
 
-static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, const struct adapter_ctx *c)
+/* One ThreadGroup with its sampler (and timer). by_property: its threads
+ * and rate are ${__P(lb.g<idx>.threads)} and ${__P(lb.g<idx>.rate_per_min)},
+ * which each remote engine resolves from its own -J properties (2.13
+ * compiles the tree on the engine: the controller resolves only its
+ * result collectors), so that each runs its own share. */
+static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, const struct adapter_ctx *c,
+                      int by_property)
 {
     const struct profile_load *l = c->load;
     uint64_t dur = g->end_s > g->delay_s ? g->end_s - g->delay_s : 1;
+    char threads[64], rate[64];
+    if (by_property) {
+        snprintf(threads, sizeof threads, "${__P(lb.g%zu.threads)}", idx);
+        snprintf(rate, sizeof rate, "${__P(lb.g%zu.rate_per_min)}", idx);
+    } else {
+        snprintf(threads, sizeof threads, "%llu", (unsigned long long)g->threads);
+        snprintf(rate, sizeof rate, "%.10g", g->rate_per_s * 60);
+    }
     textbuf_printf(b,
             "      <ThreadGroup guiclass=\"ThreadGroupGui\" testclass=\"ThreadGroup\" testname=\"lb-%zu\" enabled=\"true\">\n"
             "        <stringProp name=\"ThreadGroup.on_sample_error\">continue</stringProp>\n"
@@ -171,7 +193,7 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
             "          <boolProp name=\"LoopController.continue_forever\">false</boolProp>\n"
             "          <intProp name=\"LoopController.loops\">-1</intProp>\n"
             "        </elementProp>\n"
-            "        <stringProp name=\"ThreadGroup.num_threads\">%llu</stringProp>\n"
+            "        <stringProp name=\"ThreadGroup.num_threads\">%s</stringProp>\n"
             "        <stringProp name=\"ThreadGroup.ramp_time\">%llu</stringProp>\n"
             "        <longProp name=\"ThreadGroup.start_time\">0</longProp>\n"
             "        <longProp name=\"ThreadGroup.end_time\">0</longProp>\n"
@@ -180,7 +202,7 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
             "        <stringProp name=\"ThreadGroup.delay\">%llu</stringProp>\n"
             "      </ThreadGroup>\n"
             "      <hashTree>\n",
-            idx, (unsigned long long)g->threads, (unsigned long long)g->ramp_s, (unsigned long long)dur,
+            idx, threads, (unsigned long long)g->ramp_s, (unsigned long long)dur,
             (unsigned long long)g->delay_s);
     char tmo[32] = "";
     if (l->request_timeout_ns)
@@ -214,26 +236,23 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
         textbuf_printf(b,
                 "        <ConstantThroughputTimer guiclass=\"TestBeanGUI\" testclass=\"ConstantThroughputTimer\" testname=\"rate\" enabled=\"true\">\n"
                 "          <intProp name=\"calcMode\">2</intProp>\n"
-                "          <stringProp name=\"throughput\">%.10g</stringProp>\n"
+                "          <stringProp name=\"throughput\">%s</stringProp>\n"
                 "        </ConstantThroughputTimer>\n"
                 "        <hashTree/>\n",
-                g->rate_per_s * 60);
+                rate);
     textbuf_printf(b, "      </hashTree>\n");
 }
 
-static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+/* The profile's load as thread groups (the whole load, all engines
+ * together), with what JMeter cannot express as warnings. Returns 0, or
+ * -1 with err (gs is then empty). */
+static int jm_groups_for(const struct adapter_ctx *c, struct adapter_plan *p, struct jm_groups *gs, char *err)
 {
     const struct profile_load *l = c->load;
-    struct jm_groups gs = {0};
-    const char *heap = adapter_option(c, "heap");
-    const char *jvm_args = adapter_option(c, "jvm_args");
     const char *topt = adapter_option(c, "threads");
-    if (heap && (!*heap || strspn(heap, "0123456789kKmMgG") != strlen(heap) || !strchr("0123456789", heap[0])))
-        return util_err(err, "jmeter option heap=\"%s\": want a JVM size such as 512m or 2g", heap);
-
     if (l->model == LOAD_CLOSED) {
         p->model = "closed";
-        closed_groups(l, &gs);
+        closed_groups(l, gs);
         if (topt)
             strvec_push(&p->warnings, "jmeter option threads ignored: the closed model's threads are the profile's "
                                       "connections");
@@ -244,7 +263,7 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
             strvec_pushf(&p->warnings,
                          "stages as %zu JMeter thread group(s): each rising stage starts its threads evenly over the "
                          "stage%s",
-                         gs.n, falls ? "; JMeter 2.13 has no ramp-down: a falling stage stops its threads together "
+                         gs->n, falls ? "; JMeter 2.13 has no ramp-down: a falling stage stops its threads together "
                                        "at the stage's midpoint (same thread-seconds as the linear ramp)" : "");
         if (!falls)
             strvec_push(&p->warnings, "JMeter 2.13 has no ramp-down: all threads of a thread group stop together at "
@@ -274,8 +293,8 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
             double mean = (from + to) / 2;
             uint64_t n = (uint64_t)ceil((double)threads * (from > to ? from : to) / peak);
             if (mean > 0 && n > 0)
-                group_add(&gs, (struct jm_group){.threads = n, .delay_s = secs(&gs, t), .ramp_s = 0,
-                                                 .end_s = secs(&gs, t + d), .rate_per_s = mean});
+                group_add(gs, (struct jm_group){.threads = n, .delay_s = secs(gs, t), .ramp_s = 0,
+                                                 .end_s = secs(gs, t + d), .rate_per_s = mean});
             t += d;
             from = to;
         }
@@ -286,11 +305,21 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
         if (l->ramped && l->nstages > 1)
             strvec_pushf(&p->warnings, "rate stages as %zu JMeter thread groups, each at its stage's mean rate (the "
                                        "timer's rate is fixed per group): ramps become steps",
-                         gs.n);
+                         gs->n);
         json_object_set_new(p->settings, "threads", json_integer((json_int_t)threads));
     }
-    if (gs.rounded)
+    if (gs->rounded)
         strvec_push(&p->warnings, "JMeter's thread group times are whole seconds: some were rounded");
+    return 0;
+}
+
+/* Write plan.jmx: the thread groups of gs, their threads and rates as
+ * numbers, or (by_property, a controller's) as properties each engine
+ * gives its own share of. The groups go into the settings. Returns 0, or
+ * -1 with err. */
+static int jm_write_plan(const struct adapter_ctx *c, struct adapter_plan *p, const struct jm_groups *gs,
+                         int by_property, char *err)
+{
 
     /* The profile's name in an XML comment: no "--", no markup. */
     char name[128];
@@ -315,41 +344,32 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
             "    </TestPlan>\n"
             "    <hashTree>\n",
             name);
-    for (size_t i = 0; i < gs.n; i++)
-        xml_group(&b, i + 1, &gs.g[i], c);
+    for (size_t i = 0; i < gs->n; i++)
+        xml_group(&b, i + 1, &gs->g[i], c, by_property);
     textbuf_printf(&b, "    </hashTree>\n  </hashTree>\n</jmeterTestPlan>\n");
     json_t *groups = json_array();
-    for (size_t i = 0; i < gs.n; i++) {
-        json_t *g = json_pack("{s:I, s:I, s:I, s:I}", "threads", (json_int_t)gs.g[i].threads, "delay_s",
-                              (json_int_t)gs.g[i].delay_s, "ramp_s", (json_int_t)gs.g[i].ramp_s, "end_s",
-                              (json_int_t)gs.g[i].end_s);
-        if (gs.g[i].rate_per_s > 0)
-            json_object_set_new(g, "rate_per_s", json_real(gs.g[i].rate_per_s));
+    for (size_t i = 0; i < gs->n; i++) {
+        const struct jm_group *jg = &gs->g[i];
+        json_t *g = json_pack("{s:I, s:I, s:I, s:I}", "threads", (json_int_t)jg->threads, "delay_s",
+                              (json_int_t)jg->delay_s, "ramp_s", (json_int_t)jg->ramp_s, "end_s", (json_int_t)jg->end_s);
+        if (jg->rate_per_s > 0)
+            json_object_set_new(g, "rate_per_s", json_real(jg->rate_per_s));
         json_array_append_new(groups, g);
     }
     json_object_set_new(p->settings, "thread_groups", groups);
-    free(gs.g);
     int rc = adapter_write(c->dir, JM_PLAN, b.s, err);
     textbuf_free(&b);
     if (rc)
         return -1;
     strvec_push(&p->files, JM_PLAN);
+    return 0;
+}
 
-    char props[PATH_MAX + 64];
-    snprintf(props, sizeof props, "%s/adapters/jmeter/lb-jtl.properties", adapter_datadir());
-    if (access(props, R_OK))
-        return util_err(err, "%s is missing (set LOADBENCH_DATA to the source tree)", props);
-    strvec_push(&p->argv, c->found->path);
-    strvec_push(&p->argv, "-n");
-    strvec_push(&p->argv, "-t");
-    strvec_push(&p->argv, JM_PLAN);
-    strvec_push(&p->argv, "-l");
-    strvec_push(&p->argv, JM_JTL);
-    strvec_push(&p->argv, "-j");
-    strvec_push(&p->argv, JM_LOG);
-    strvec_push(&p->argv, "-q");
-    strvec_push(&p->argv, props);
-
+/* The launcher's environment and the JVM settings, the same for every
+ * process: heap, young generation, collector, extra JVM arguments. */
+static void jm_jvm(const struct adapter_ctx *c, struct adapter_plan *p, const char *heap)
+{
+    const char *jvm_args = adapter_option(c, "jvm_args");
     /* The launcher's flags (adapters/jmeter/lb-jmeter): JMeter 2.13's own
      * start-script heap and young generation; no collector named, so the
      * JVM's default (G1 on Java 17 with 2+ CPUs); stdout's first line has
@@ -373,9 +393,125 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     if (jvm_args)
         json_object_set_new(p->settings, "jvm_args", json_string(jvm_args));
     json_object_set_new(p->settings, "http_implementation", json_string("HttpClient4, keep-alive"));
-    p->load_ns = profile_load_duration_ns(l);
-    /* JVM start (and the launcher's javac on its first run) on a busy core. */
-    p->startup_allowance_ns = 20000000000ull;
+}
+
+/* Engine k's (1..n) share of group g: its threads (the remainder one
+ * each to the first engines) and the group's rate in proportion, so that
+ * the n engines together run exactly g. */
+static struct jm_group engine_share(const struct jm_group *g, unsigned k, unsigned n)
+{
+    struct jm_group s = *g;
+    s.threads = g->threads / n + (k - 1 < g->threads % n ? 1 : 0);
+    s.rate_per_s = g->threads ? g->rate_per_s * (double)s.threads / (double)g->threads : 0;
+    return s;
+}
+
+/* A remote engine, as jmeter-server starts one (2.13's script: jmeter
+ * -Dserver_port=PORT -s -j jmeter-server.log): its RMI registry on its
+ * own port of 127.0.0.1; its share of every thread group as the
+ * properties the controller's plan names; it exits by itself once its
+ * test has ended (server.exitaftertest, and jmeterengine.remote.system.exit
+ * for a System.exit: RMI's exported objects would keep the JVM alive). */
+static void jm_engine_argv(const struct adapter_ctx *c, struct adapter_plan *p, const struct jm_groups *gs)
+{
+    int port = c->engine_ports[c->instance - 1];
+    strvec_pushf(&p->argv, "-Dserver_port=%d", port);
+    strvec_push(&p->argv, "-s");
+    strvec_push(&p->argv, "-j");
+    strvec_push(&p->argv, JM_SERVER_LOG);
+    strvec_push(&p->argv, "-Jserver.exitaftertest=true");
+    strvec_push(&p->argv, "-Jjmeterengine.remote.system.exit=true");
+    json_t *share = json_array();
+    for (size_t i = 0; i < gs->n; i++) {
+        struct jm_group s = engine_share(&gs->g[i], c->instance, c->instances);
+        strvec_pushf(&p->argv, "-Jlb.g%zu.threads=%llu", i + 1, (unsigned long long)s.threads);
+        if (gs->g[i].rate_per_s > 0) /* the group has a timer */
+            strvec_pushf(&p->argv, "-Jlb.g%zu.rate_per_min=%.10g", i + 1, s.rate_per_s * 60);
+        json_array_append_new(share, json_pack("{s:I, s:f}", "threads", (json_int_t)s.threads, "rate_per_s",
+                                               s.rate_per_s));
+    }
+    json_object_set_new(p->settings, "engine_share", share);
+    json_object_set_new(p->settings, "rmi_port", json_integer(port));
+    p->ready_port = port;
+}
+
+/* The controller of n engines: -R names them all; it sends them the
+ * plan and writes the samples they send back. */
+static void jm_controller_argv(const struct adapter_ctx *c, struct adapter_plan *p)
+{
+    struct textbuf hosts = {0};
+    for (unsigned k = 0; k < c->instances; k++)
+        textbuf_printf(&hosts, "%s%s:%d", k ? "," : "", c->host, c->engine_ports[k]);
+    strvec_push(&p->argv, "-R");
+    strvec_push(&p->argv, hosts.s);
+    json_object_set_new(p->settings, "remote_engines", json_string(hosts.s));
+    /* 2.13's default (SampleSenderFactory): batches of 100 samples or 60 s,
+     * response data stripped. */
+    json_object_set_new(p->settings, "sample_sender", json_string("StrippedBatch (JMeter 2.13's default mode)"));
+    textbuf_free(&hosts);
+}
+
+/* Each engine must run at least one thread: the load needs as many as
+ * there are engines. Returns 0, or -1 with err. */
+static int jm_check_engines(const struct adapter_ctx *c, const struct adapter_plan *p, char *err)
+{
+    uint64_t threads = 0;
+    if (c->load->model == LOAD_CLOSED)
+        threads = (uint64_t)profile_load_peak(c->load);
+    else
+        threads = (uint64_t)json_integer_value(json_object_get(p->settings, "threads"));
+    if (threads < c->instances)
+        return util_err(err, "%u JMeter engines need at least %u threads (one each); the load gives %llu%s",
+                        c->instances, c->instances, (unsigned long long)threads,
+                        c->load->model == LOAD_CLOSED ? "" : " (jmeter option threads)");
+    return 0;
+}
+
+static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    struct jm_groups gs = {0};
+    const char *heap = adapter_option(c, "heap");
+    int engines = c->instances > 1 && c->engine_ports;
+    if (heap && (!*heap || strspn(heap, "0123456789kKmMgG") != strlen(heap) || !strchr("0123456789", heap[0])))
+        return util_err(err, "jmeter option heap=\"%s\": want a JVM size such as 512m or 2g", heap);
+    char props[PATH_MAX + 64];
+    snprintf(props, sizeof props, "%s/adapters/jmeter/lb-jtl.properties", adapter_datadir());
+    if (access(props, R_OK))
+        return util_err(err, "%s is missing (set LOADBENCH_DATA to the source tree)", props);
+    if (jm_groups_for(c, p, &gs, err) || (engines && jm_check_engines(c, p, err)) ||
+        (c->instance == 0 && jm_write_plan(c, p, &gs, engines, err))) {
+        free(gs.g);
+        return -1;
+    }
+    strvec_push(&p->argv, c->found->path);
+    if (engines && c->instance > 0) {
+        jm_engine_argv(c, p, &gs);
+    } else {
+        strvec_push(&p->argv, "-n");
+        strvec_push(&p->argv, "-t");
+        strvec_push(&p->argv, JM_PLAN);
+        strvec_push(&p->argv, "-l");
+        strvec_push(&p->argv, JM_JTL);
+        strvec_push(&p->argv, "-j");
+        strvec_push(&p->argv, JM_LOG);
+        if (engines)
+            jm_controller_argv(c, p);
+    }
+    free(gs.g);
+    strvec_push(&p->argv, "-q");
+    strvec_push(&p->argv, props);
+    /* Every RMI socket of a distributed run on the loopback address: the
+     * launcher binds them there and names it in the stubs
+     * (java.rmi.server.hostname, also what 2.13's server needs to start on
+     * a loopback address at all). */
+    if (engines)
+        strvec_pushf(&p->env, "LB_JMETER_RMI_HOST=%s", c->host);
+    jm_jvm(c, p, heap);
+    p->load_ns = profile_load_duration_ns(c->load);
+    /* JVM start (and the launcher's javac on its first run) on a busy
+     * core; a controller then waits 5 s for its listeners after the
+     * engines' end (2.13's ListenToTest). */
+    p->startup_allowance_ns = engines ? 25000000000ull : 20000000000ull;
     return 0;
 }
 
@@ -670,6 +806,13 @@ const struct adapter adapter_jmeter = {
                         "byte, including connect; whole ms; percentiles computed by loadbench from every sample",
     .latency_resolution_ms = 1,
     .options = jm_options,
+    .spread = ADAPTER_SPREAD_ENGINES,
+    .spread_note = "JMeter 2.13 in its distributed mode: the controller (jmeter -n -R) sends no load: it sends the "
+                   "plan to the jmeter-server engines over RMI, each engine runs its share of the threads and rate "
+                   "(the plan's ${__P()} properties, set on each engine), and the engines send every sample back over "
+                   "RMI in 2.13's default mode StrippedBatch (every 100 samples or 60 s) to the controller, which "
+                   "writes the result file: the row's counts and latency are the controller's (every engine's "
+                   "samples, so its percentiles are exact), its footprint every process's",
     .detect = jm_detect,
     .prepare = jm_prepare,
     .parse = jm_parse,

@@ -22,6 +22,13 @@
  *   javac -d DIR -cp /usr/share/jmeter/bin/ApacheJMeter.jar:/usr/share/java/xstream.jar:/usr/share/java/excalibur-logkit.jar LbJMeter.java
  * Run: see adapters/jmeter/lb-jmeter and README.md.
  *
+ * Distributed runs: with the system property lb.rmi.bind=ADDRESS (set by
+ * lb-jmeter from LB_JMETER_RMI_HOST), every RMI server socket of this JVM
+ * binds to ADDRESS only: a jmeter-server's registry and engine, a
+ * controller's sample listener. JMeter 2.13 has no setting for it (its
+ * registry, LocateRegistry.createRegistry(port), listens on every
+ * address), and RMI takes its sockets from the global RMISocketFactory.
+ *
  * Exit status: JMeter's own (it calls System.exit), or 70 when JMeter's
  * classes cannot be found or patched (message on stderr, "lb-jmeter:").
  */
@@ -33,9 +40,15 @@ import org.apache.log.Logger;
 import org.apache.log.Priority;
 
 import java.io.File;
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.rmi.server.RMISocketFactory;
 
 public final class LbJMeter {
     private static final String[] ALLOWED = {
@@ -49,7 +62,12 @@ public final class LbJMeter {
     public static void main(String[] args) throws Throwable {
         Method driverMain;
         try {
+            bindRmi(System.getProperty("lb.rmi.bind"));
             driverMain = prepare();
+        } catch (IOException e) {
+            System.err.println("lb-jmeter: cannot bind RMI to lb.rmi.bind: " + e);
+            System.exit(70);
+            return;
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
             System.err.println("lb-jmeter: cannot prepare JMeter's XStream permissions: " + cause);
@@ -60,6 +78,44 @@ public final class LbJMeter {
             driverMain.invoke(null, (Object) args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
+        }
+    }
+
+    /* With an address, every RMI server socket of this JVM listens on it
+     * alone (client sockets are plain); without, RMI's default. */
+    private static void bindRmi(String address) throws IOException {
+        if (address == null || address.isEmpty()) {
+            return;
+        }
+        RMISocketFactory.setSocketFactory(new BoundRmi(InetAddress.getByName(address)));
+        System.err.println("lb-jmeter: RMI listens on " + address + " only");
+    }
+
+    private static final class BoundRmi extends RMISocketFactory {
+        private final InetAddress address;
+
+        BoundRmi(InetAddress address) {
+            this.address = address;
+        }
+
+        /* A server's own registry calls come through
+         * LocateRegistry.getRegistry(port), which dials
+         * InetAddress.getLocalHost() (127.0.1.1 on Debian, or the
+         * machine's address): every RMI server of this machine's run
+         * listens on address alone, so an address of this machine is
+         * reached there. */
+        @Override
+        public Socket createSocket(String host, int port) throws IOException {
+            InetAddress to = InetAddress.getByName(host);
+            if (to.isAnyLocalAddress() || to.isLoopbackAddress() || NetworkInterface.getByInetAddress(to) != null) {
+                to = address;
+            }
+            return new Socket(to, port);
+        }
+
+        @Override
+        public ServerSocket createServerSocket(int port) throws IOException {
+            return new ServerSocket(port, 50, address);
         }
     }
 

@@ -551,13 +551,19 @@ static void tool_run_cgroup_warnings(struct tool_run *r)
         json_array_append_new(r->warnings, json_string("memory_limit not enforced: no writable memory cgroup"));
 }
 
-/* The CPUs for process k: a Locust-style worker gets one CPU of its own
- * when the tool's CPU set (or loadbench's own) has one for each worker;
- * everything else the whole set. */
+/* 1 when process 0 leads the others (a master, a controller). */
+static int tool_run_led(const struct tool_run *r)
+{
+    return r->g.n > 1 && (r->a->spread == ADAPTER_SPREAD_MASTER || r->a->spread == ADAPTER_SPREAD_ENGINES);
+}
+
+/* The CPUs for process k: a Locust-style worker or a JMeter engine gets
+ * one CPU of its own when the tool's CPU set (or loadbench's own) has one
+ * for each; everything else the whole set. */
 static uint64_t tool_run_cpus(const struct tool_run *r, size_t k)
 {
     uint64_t set = r->p->tool_cpus;
-    if (r->a->spread != ADAPTER_SPREAD_MASTER || r->g.n < 2 || k == 0)
+    if (!tool_run_led(r) || k == 0)
         return set;
     if (!set) {
         cpu_set_t cs;
@@ -594,16 +600,17 @@ static int tool_run_spawn_one(struct tool_run *r, size_t k, char *err)
     return r->o->ex->spawn(r->o->ex, &spec, &r->trees[k].t, err);
 }
 
-/* A process whose plan names a ready port (a master) is waited for until
- * that port accepts a connection, so that the processes started after it
- * find it: at most the start-up allowance and grace (the deadline counts
- * from the master's start, so this time is within it). Returns 0, or -1
- * with err when it exits or does not listen in time. */
+/* A process whose plan names a ready port (a master, an engine) is
+ * waited for until that port accepts a connection, so that the processes
+ * started after it find it: at most the start-up allowance and grace
+ * (the deadline counts from the first process's start, so a master's
+ * wait is within it; engines start before it). Returns 0, or -1 with err
+ * when it exits or does not listen in time. */
 static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
 {
     const struct adapter_proc *pr = &r->g.procs[k];
     struct exec_tree *t = r->trees[k].t;
-    if (pr->plan.ready_port <= 0 || k + 1 == r->ntrees)
+    if (pr->plan.ready_port <= 0 || r->ntrees == 1)
         return 0;
     char addr[80];
     struct sockaddr_in sa;
@@ -616,7 +623,12 @@ static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
         int fd = net_connect_blocking(&sa, NULL);
         if (fd >= 0) {
             close(fd);
-            json_object_set_new(r->res, "master_ready_s", json_real((double)(util_now_ns() - t->started_ns) / 1e9));
+            /* Engines: the slowest one's, each from its own start. */
+            char key[32];
+            double s = (double)(util_now_ns() - t->started_ns) / 1e9;
+            snprintf(key, sizeof key, "%s_ready_s", pr->role);
+            if (json_real_value(json_object_get(r->res, key)) < s)
+                json_object_set_new(r->res, key, json_real(s));
             return 0;
         }
         if (t->ex->poll(t))
@@ -626,6 +638,28 @@ static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
         util_sleep_until_ns(util_now_ns() + 50000000ull);
     }
     return util_err(err, "loadbench was interrupted");
+}
+
+/* Every process of the group, in the order its mode needs: a master
+ * first and its workers once it listens; engines first, together, and
+ * their controller once each of them listens; anything else in order.
+ * Returns 0, or -1 with err (the trees started so far are stopped by the
+ * run's clean-up). */
+static int tool_run_spawn_all(struct tool_run *r, char *err)
+{
+    if (r->a->spread == ADAPTER_SPREAD_ENGINES && r->ntrees > 1) {
+        for (size_t k = 1; k < r->ntrees; k++)
+            if (tool_run_spawn_one(r, k, err))
+                return -1;
+        for (size_t k = 1; k < r->ntrees; k++)
+            if (tool_run_wait_ready(r, k, err))
+                return -1;
+        return tool_run_spawn_one(r, 0, err);
+    }
+    for (size_t k = 0; k < r->ntrees; k++)
+        if (tool_run_spawn_one(r, k, err) || tool_run_wait_ready(r, k, err))
+            return -1;
+    return 0;
 }
 
 /* The profile's quiet gate; a profile built without parse_profile (all
@@ -658,11 +692,9 @@ static int tool_run_spawn(struct tool_run *r)
         r->hold_h0 = target_histogram(&r->tgt, NULL);
     r->ntrees = r->g.n;
     r->trees = util_xcalloc(r->ntrees, sizeof *r->trees);
-    for (size_t k = 0; k < r->ntrees; k++) {
-        if (tool_run_spawn_one(r, k, err) || tool_run_wait_ready(r, k, err)) {
-            tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
-            return -1;
-        }
+    if (tool_run_spawn_all(r, err)) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
+        return -1;
     }
     r->tool = r->trees[0].t;
     tool_run_cgroup_warnings(r);
@@ -868,9 +900,10 @@ static uint64_t tool_run_hold_edges(struct tool_run *r, uint64_t now)
     return wake;
 }
 
-/* 1 once every tree's root has exited, or, with a master, 10 s after
- * the master did (it told its workers to quit: the stop ends those that
- * did not, with a warning). */
+/* 1 once every tree's root has exited, or, with a master or a
+ * controller, 10 s after it did (a master told its workers to quit; a
+ * JMeter engine exits by itself after its test: the stop ends those
+ * that did not, with a warning). */
 static int tool_run_all_ended(struct tool_run *r)
 {
     int all = 1;
@@ -881,7 +914,7 @@ static int tool_run_all_ended(struct tool_run *r)
         else if (!tt->seen_ended++)
             tt->open_before_end = r->open_at_stop;
     }
-    if (all || r->a->spread != ADAPTER_SPREAD_MASTER || !r->tool->ended)
+    if (all || !tool_run_led(r) || !r->tool->ended)
         return all;
     uint64_t now = util_now_ns();
     if (!r->master_ended_ns)
@@ -1169,6 +1202,10 @@ static json_t *tool_run_merge_json(const struct tool_run *r)
     size_t n = 0;
     for (size_t k = 0; k < r->g.n; k++)
         n += r->g.procs[k].has_result;
+    if (ar->lat_merged > 0 && r->a->spread == ADAPTER_SPREAD_ENGINES)
+        return json_pack("{s:b, s:i, s:s}", "exact", 1, "instances", (int)r->g.instances, "how",
+                         "every engine's samples as the controller received them (its result file, one row per "
+                         "sample): the percentiles are computed from all of them");
     if (ar->lat_merged > 0)
         return json_pack("{s:b, s:i, s:s}", "exact", 1, "instances", (int)n, "how",
                          "the instances' full latency distributions merged into one histogram");

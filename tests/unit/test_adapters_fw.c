@@ -5,6 +5,7 @@
  * counts.tsv give; and every generated config checked by a parser of its
  * own language where one is installed (node --check, xmllint, python3). */
 #include "adapters/adapter.h"
+#include "adapters/group.h"
 #include "profile/profile.h"
 #include "tests/tap.h"
 #include "tests/adapter_test.h"
@@ -786,6 +787,104 @@ static void jm_generated(void)
     profile_free(p);
 }
 
+/* 1 when plan's argv holds arg. */
+static int argv_has(const struct adapter_plan *plan, const char *arg)
+{
+    for (size_t i = 0; i < plan->argv.n; i++)
+        if (!strcmp(plan->argv.v[i], arg))
+            return 1;
+    return 0;
+}
+
+/* JMeter's distributed mode (instances: N): a controller and N engines
+ * prepared as a group; yaml's one tool entry is jmeter. Returns 0 when the
+ * group was prepared (g then needs adapter_group_free), -1 with err. */
+static int jm_group(const char *yaml, const char *dname, struct profile **pp, struct adapter_group *g, char *err)
+{
+    static struct adapter_found found = {.path = "/usr/bin/jmeter", .version = "2.13"};
+    *pp = profile_text(yaml);
+    memset(g, 0, sizeof *g);
+    if (!*pp)
+        return util_err(err, "bad profile");
+    struct profile *p = *pp;
+    struct adapter_ctx c = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                            .found = &found, .dir = fresh_dir(dname), .host = "127.0.0.1", .port = 18080,
+                            .url = "http://127.0.0.1:18080/", .instances = 1};
+    return adapter_group_prepare(&adapter_jmeter, &c, g, err);
+}
+
+static void jm_engines(void)
+{
+    struct profile *p;
+    struct adapter_group g;
+    char err[UTIL_ERR_LEN] = "", want[128];
+    int rc = jm_group("load: {connections: 9, duration: 3s}\ntools: [{tool: jmeter, instances: 2}]\n", "jm-eng", &p, &g,
+                      err);
+    if (!ok(rc == 0 && g.n == 3, "jmeter 2 engines: a controller and 2 engines (%s)", err))
+        goto out;
+    is_str(g.procs[0].role, "controller", "jmeter 2 engines: process 0 is the controller");
+    ok(!strcmp(g.procs[1].role, "engine") && !strcmp(g.procs[2].role, "engine"), "jmeter 2 engines: 1 and 2 are engines");
+    ok(g.procs[0].has_result && !g.procs[1].has_result && !g.procs[2].has_result,
+       "jmeter 2 engines: only the controller holds a result");
+    int p1 = g.procs[1].plan.ready_port, p2 = g.procs[2].plan.ready_port;
+    ok(p1 > 0 && p2 > 0 && p1 != p2, "jmeter 2 engines: each listens on a port of its own (%d, %d)", p1, p2);
+    ok(g.procs[0].plan.ready_port == 0, "jmeter 2 engines: the controller waits for no one");
+    snprintf(want, sizeof want, "127.0.0.1:%d,127.0.0.1:%d", p1, p2);
+    ok(argv_has(&g.procs[0].plan, "-R") && argv_has(&g.procs[0].plan, want), "jmeter 2 engines: the controller's -R %s",
+       want);
+    ok(argv_has(&g.procs[0].plan, "-n") && argv_has(&g.procs[0].plan, "results.jtl"),
+       "jmeter 2 engines: the controller runs non-GUI and writes the result file");
+    for (int k = 1; k <= 2; k++) {
+        const struct adapter_plan *e = &g.procs[k].plan;
+        snprintf(want, sizeof want, "-Dserver_port=%d", e->ready_port);
+        ok(argv_has(e, want) && argv_has(e, "-s") && !argv_has(e, "-n"), "jmeter engine %d: jmeter-server's %s -s", k,
+           want);
+        ok(argv_has(e, "-Jserver.exitaftertest=true") && argv_has(e, "-Jjmeterengine.remote.system.exit=true"),
+           "jmeter engine %d: exits after its test", k);
+        snprintf(want, sizeof want, "-Jlb.g1.threads=%d", k == 1 ? 5 : 4);
+        ok(argv_has(e, want), "jmeter engine %d: its share of 9 threads, %s", k, want);
+    }
+    for (size_t k = 0; k < g.n; k++) {
+        const struct adapter_plan *pl = &g.procs[k].plan;
+        int rmi = 0;
+        for (size_t i = 0; i < pl->env.n; i++)
+            rmi |= !strcmp(pl->env.v[i], "LB_JMETER_RMI_HOST=127.0.0.1");
+        ok(rmi, "jmeter process %zu: RMI on 127.0.0.1 only (LB_JMETER_RMI_HOST)", k);
+    }
+    char *x = slurp(g.procs[0].dir, "plan.jmx");
+    ok(x && strstr(x, "<stringProp name=\"ThreadGroup.num_threads\">${__P(lb.g1.threads)}</stringProp>"),
+       "jmeter 2 engines: the plan's threads are each engine's property");
+    free(x);
+    ok(has_warning(&g.procs[0].plan.warnings, "the controller (jmeter -n -R) sends no load"),
+       "jmeter 2 engines: the plan warns that the controller sends no load");
+    adapter_group_free(&g);
+    profile_free(p);
+
+    rc = jm_group("target: {delay: 20ms}\nload: {model: open, rate: 100, duration: 3s}\n"
+                  "tools: [{tool: jmeter, instances: 2, options: {threads: \"3\"}}]\n",
+                  "jm-eng-paced", &p, &g, err);
+    if (!ok(rc == 0 && g.n == 3, "jmeter 2 engines paced: prepared (%s)", err))
+        goto out;
+    ok(argv_has(&g.procs[1].plan, "-Jlb.g1.threads=2") && argv_has(&g.procs[1].plan, "-Jlb.g1.rate_per_min=4000"),
+       "jmeter 2 engines paced: engine 1 runs 2 of 3 threads at 2/3 of 6000/min");
+    ok(argv_has(&g.procs[2].plan, "-Jlb.g1.threads=1") && argv_has(&g.procs[2].plan, "-Jlb.g1.rate_per_min=2000"),
+       "jmeter 2 engines paced: engine 2 runs 1 thread at 1/3");
+    x = slurp(g.procs[0].dir, "plan.jmx");
+    ok(x && strstr(x, "<stringProp name=\"throughput\">${__P(lb.g1.rate_per_min)}</stringProp>"),
+       "jmeter 2 engines paced: the timer's rate is each engine's property");
+    free(x);
+    adapter_group_free(&g);
+    profile_free(p);
+
+    rc = jm_group("load: {connections: 2, duration: 3s}\ntools: [{tool: jmeter, instances: 3}]\n", "jm-eng-few", &p, &g,
+                  err);
+    ok(rc == -1 && strstr(err, "3 JMeter engines need at least 3 threads"), "jmeter 3 engines, 2 threads: refused (%s)",
+       err);
+out:
+    adapter_group_free(&g);
+    profile_free(p);
+}
+
 /* Locust's -t reads "1500ms" as 1500 minutes: a sub-second duration must
  * reach it as whole seconds (a --scale'd run hung to its deadline). */
 static void loc_seconds(void)
@@ -823,6 +922,7 @@ int main(void)
     loc_seconds();
     jm_parsers();
     jm_generated();
+    jm_engines();
     if (!getenv("LB_KEEP_TMP"))
         sh("rm -rf '%s'", tmproot);
     return done_testing();
