@@ -371,8 +371,8 @@ static void agents_record(struct runner *R)
             json_t *m = exec_remote_machine(a, e);
             json_object_set_new(h, "clock", json_pack("{s:I, s:I, s:i}", "offset_ns", (json_int_t)c.offset_ns, "rtt_ns",
                                                       (json_int_t)c.rtt_ns, "pings", c.pings));
-            json_object_set_new(h, "agent", json_pack("{s:s, s:s, s:i}", "version", id.version, "hostname", id.hostname,
-                                                      "pid", (int)id.pid));
+            json_object_set_new(h, "agent", json_pack("{s:s, s:s, s:i, s:s}", "version", id.version, "hostname",
+                                                      id.hostname, "pid", (int)id.pid, "path", id.path));
             json_object_set_new(h, "machine", m ? m : json_string(e));
         }
         json_object_set_new(o, R->p->hosts[i].name, h);
