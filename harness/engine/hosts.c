@@ -346,13 +346,13 @@ static ssize_t install_files(struct install_file **files, char *err)
         size_t i;
         json_array_foreach(list, i, x)
         {
-            const char *path = json_string_value(json_object_get(x, "path")), *rel = path + strlen(dir) + 1;
-            if (strncmp(path, dir, strlen(dir)) || !strchr(rel, '/'))
+            const char *path = json_string_value(json_object_get(x, "path"));
+            if (strncmp(path, dir, strlen(dir)) || path[strlen(dir)] != '/' || !strchr(path + strlen(dir) + 1, '/'))
                 continue; /* the adapters' own .c files: sources, not support files */
             if (n == cap)
                 f = util_xrealloc(f, (cap *= 2) * sizeof *f);
             snprintf(f[n].src, sizeof f[n].src, "%s", path);
-            snprintf(f[n].rel, sizeof f[n].rel, "share/loadbench/%s/%s", data[d], rel);
+            snprintf(f[n].rel, sizeof f[n].rel, "share/loadbench/%s/%s", data[d], path + strlen(dir) + 1);
             n++;
         }
         json_decref(list); /* a directory that is not there has nothing to copy */
@@ -386,6 +386,8 @@ static int install_put(const struct profile_host *h, const char *control_dir, co
                        char *err)
 {
     struct stat st;
+    if (!sh_plain(path))
+        return util_err(err, "%s: a name the remote shell would misread (no ' \" $ ` \\ there)", path);
     int fd = open(src, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st)) {
         if (fd >= 0)
