@@ -698,9 +698,12 @@ static int agent_read(struct agent *a)
         return util_err(a->why, "the controller's link closed (%s)", n < 0 ? strerror(errno) : "end of input");
     char *line;
     while (!a->done && (line = agentproto_line(&a->rd, &too_long))) {
-        a->last_rx_ns = util_now_ns();
         if (*line)
             agent_request(a, line);
+        /* A line is a sign of life, and the time spent serving it (a
+         * `tools` probing every tool) is not the controller's silence:
+         * its heartbeats are waiting unread. */
+        a->last_rx_ns = util_now_ns();
     }
     if (too_long)
         return util_err(a->why, "a request longer than %u bytes: not the protocol", AGENTPROTO_LINE_MAX_BYTES);
