@@ -27,6 +27,22 @@ static const char *const nic_counters[] = {"rx_bytes", "tx_bytes", "rx_packets",
     "sh -c 'cd /sys/class/net && for i in *; do s=$i/statistics; echo \"lb-nic $i $(cat $s/rx_bytes "    \
     "$s/tx_bytes $s/rx_packets $s/tx_packets $s/rx_dropped $s/tx_dropped | tr \"\\n\" \" \")\"; done'"
 
+/* The control socket's name for h: a 64-bit FNV-1a of its destination.
+ * Not ssh's %C (40 hex digits): the master binds its socket first under
+ * a 17-character temporary suffix, and with the directory's name (about
+ * 60 bytes: pid, start time, pid namespace) that passed the 108 bytes of
+ * a socket path ("unix_listener: path ... too long") once the machine's
+ * uptime made the start time 7 digits long. */
+static uint64_t control_name(const struct profile_host *h)
+{
+    char dest[300];
+    uint64_t x = 14695981039346656037ull;
+    profile_host_destination(h, dest, sizeof dest);
+    for (const char *c = dest; *c; c++)
+        x = (x ^ (unsigned char)*c) * 1099511628211ull;
+    return x;
+}
+
 void hosts_transport_argv(const struct profile_host *h, const char *control_dir, struct strvec *out)
 {
     if (!h || h->local)
@@ -52,7 +68,7 @@ void hosts_transport_argv(const struct profile_host *h, const char *control_dir,
         strvec_push(out, "-o");
         strvec_push(out, "ControlPersist=no");
         strvec_push(out, "-o");
-        strvec_pushf(out, "ControlPath=%s/%%C", control_dir);
+        strvec_pushf(out, "ControlPath=%s/%016" PRIx64, control_dir, control_name(h));
     }
     if (h->user)
         strvec_pushf(out, "%s@%s", h->user, h->ssh_host);
@@ -63,7 +79,8 @@ void hosts_transport_argv(const struct profile_host *h, const char *control_dir,
 int hosts_control_dir(char *dir, char *err)
 {
     /* /tmp, not TMPDIR: a socket path must fit in 108 bytes (this name is
-     * about 55, the socket's %C 40 more). The owner's tag lets a later
+     * about 60, the socket's 16 more and ssh's temporary suffix 17). The
+     * owner's tag lets a later
      * loadbench remove it once the owner is proven dead. */
     char tag[96];
     runlock_tag(tag, sizeof tag);

@@ -20,7 +20,8 @@
  * NULL or local; otherwise ssh in batch mode (no password prompt, no tty),
  * with h's port, a 5 s connect timeout, keepalives, `-F
  * $LOADBENCH_SSH_CONFIG` when that is set, and, when control_dir is not
- * NULL, the ControlMaster/ControlPath options (socket DIR/%C). */
+ * NULL, the ControlMaster/ControlPath options (socket DIR/HASH, 16 hex
+ * digits of the destination). */
 void hosts_transport_argv(const struct profile_host *h, const char *control_dir, struct strvec *out);
 
 /* A private directory (mode 0700) for the control sockets of one run,
