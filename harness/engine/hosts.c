@@ -426,6 +426,32 @@ static int install_put(const struct profile_host *h, const char *control_dir, co
     return 0;
 }
 
+/* files[0] (loadbench) by one `ssh ... cat`, then the others through an
+ * agent started from that copy (one session, its puts multiplexed: a
+ * login per file took about a second each on a busy machine). Returns 0,
+ * or -1 with err. */
+static int install_copy(const struct profile_host *h, const char *control_dir, const struct install_file *files,
+                        size_t n, const char *stage, char *err)
+{
+    char *bin = util_xasprintf("%s/%s", stage, files[0].rel);
+    int rc = install_put(h, control_dir, files[0].src, bin, err);
+    struct strvec tr = {0};
+    hosts_transport_argv(h, control_dir, &tr);
+    struct exec_remote_opts eo = {.name = h->name ? h->name : h->ssh_host, .transport = (const char *const *)tr.v,
+                                  .agent_bin = bin};
+    struct exec_host *a = rc ? NULL : exec_remote_open(&eo, err);
+    rc = a ? 0 : -1;
+    for (size_t i = 1; i < n && !rc; i++) {
+        char *path = util_xasprintf("%s/%s", stage, files[i].rel);
+        rc = exec_remote_put(a, files[i].src, path, err);
+        free(path);
+    }
+    exec_remote_close(a);
+    strvec_free(&tr);
+    free(bin);
+    return rc;
+}
+
 int hosts_install(const struct profile *p, const struct profile_host *h, const char *control_dir, char *where_dir,
                   char *err)
 {
@@ -445,13 +471,7 @@ int hosts_install(const struct profile *p, const struct profile_host *h, const c
         return -1;
     char *stage = util_xasprintf("%s/%s.lb-part-%d", cache, id, (int)getpid());
     snprintf(where_dir, PATH_MAX, "%s/%s", cache, id);
-    int rc = 0;
-    for (ssize_t i = 0; i < n && !rc; i++) {
-        char *path = util_xasprintf("%s/%s", stage, files[i].rel);
-        if (install_put(h, control_dir, files[i].src, path, e))
-            rc = util_err(err, "%s: %s", where, e);
-        free(path);
-    }
+    int rc = install_copy(h, control_dir, files, (size_t)n, stage, e) ? util_err(err, "%s: %s", where, e) : 0;
     /* The whole build appears at once: an agent never starts from half. */
     char *fin = rc ? util_xasprintf("sh -c 'rm -rf \"%s\"'", stage)
                    : util_xasprintf("sh -c 'rm -rf \"%s\" && mv \"%s\" \"%s\"'", where_dir, stage, where_dir);
