@@ -156,6 +156,11 @@ int adapter_which(const char *name, char *out, size_t outlen)
 
 int adapter_capture(const char *const *argv, char *out, size_t outlen)
 {
+    return adapter_capture_in(argv, -1, out, outlen);
+}
+
+int adapter_capture_in(const char *const *argv, int in_fd, char *out, size_t outlen)
+{
     int pfd[2];
     if (outlen)
         out[0] = 0;
@@ -171,9 +176,9 @@ int adapter_capture(const char *const *argv, char *out, size_t outlen)
     if (pid == 0) {
         setpgid(0, 0);
         guard_child(gparent); /* guard hook (#18): a version probe dies with us */
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, 0);
+        int in = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
+        if (in >= 0)
+            dup2(in, 0);
         dup2(pfd[1], 1);
         dup2(pfd[1], 2);
         execvp(argv[0], (char *const *)argv);

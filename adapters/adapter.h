@@ -173,6 +173,12 @@ extern const struct adapter *const adapter_registry[];
 /* The adapter named name, or NULL. */
 const struct adapter *adapter_by_name(const char *name);
 
+/* Every adapter's detection here, in registry order (what `loadbench
+ * tools` lists, and the agent's `tools` reply): [{"tool", "found" (bool),
+ * "version" and "path" when found, "models" (e.g. "closed paced"),
+ * "install_hint"}]. Returns a new reference. */
+json_t *adapter_detect_all(void);
+
 void adapter_plan_init(struct adapter_plan *p);
 
 /* Record that the tool applies one constant stage of level for
@@ -189,6 +195,10 @@ int adapter_which(const char *name, char *out, size_t outlen);
 /* Run argv (no shell) with a 10 s limit and capture its stdout+stderr
  * (at most outlen-1 bytes). Returns the exit status (0-255), or -1. */
 int adapter_capture(const char *const *argv, char *out, size_t outlen);
+
+/* The same with in_fd as its stdin (-1: /dev/null), e.g. a file sent
+ * through `ssh HOST 'cat > FILE'`. */
+int adapter_capture_in(const char *const *argv, int in_fd, char *out, size_t outlen);
 
 /* The Debian version of package (dpkg-query), for tools without a usable
  * version flag, into found->version. Returns 0, or -1 (version untouched)

@@ -1,5 +1,7 @@
 #include "adapters/adapter.h"
+#include "common/util.h"
 
+#include <stdio.h>
 #include <string.h>
 
 extern const struct adapter adapter_lbgen;
@@ -41,4 +43,29 @@ const struct adapter *adapter_by_name(const char *name)
         if (!strcmp((*a)->name, name))
             return *a;
     return NULL;
+}
+
+json_t *adapter_detect_all(void)
+{
+    json_t *all = json_array();
+    for (const struct adapter *const *a = adapter_registry; *a; a++) {
+        struct adapter_found f;
+        char err[UTIL_ERR_LEN], models[64] = "";
+        memset(&f, 0, sizeof f);
+        int found = (*a)->detect(NULL, &f, err) == 0;
+        static const struct { unsigned cap; const char *name; } caps[] = {
+            {ADAPTER_CLOSED, "closed"}, {ADAPTER_PACED, "paced"}, {ADAPTER_OPEN, "open"}, {ADAPTER_RAMP, "ramp"}};
+        for (size_t i = 0; i < sizeof caps / sizeof *caps; i++)
+            if ((*a)->caps & caps[i].cap)
+                snprintf(models + strlen(models), sizeof models - strlen(models), "%s%s", models[0] ? " " : "",
+                         caps[i].name);
+        json_t *t = json_pack("{s:s, s:b, s:s, s:s}", "tool", (*a)->name, "found", found, "models", models,
+                              "install_hint", (*a)->install_hint ? (*a)->install_hint : "");
+        if (found) {
+            json_object_set_new(t, "version", adapter_json_text(f.version));
+            json_object_set_new(t, "path", adapter_json_text(f.path));
+        }
+        json_array_append_new(all, t);
+    }
+    return all;
 }

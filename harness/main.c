@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "engine/run.h"
 #include "engine/hosts.h"
+#include "engine/exec_remote.h"
 #include "engine/runlock.h"
 #include "common/util.h"
 
@@ -120,7 +121,7 @@ static void usage(FILE *f)
             "                         for a quick look; run.json records the factor\n"
             "  validate PROFILE...    check profiles; errors as FILE:LINE:COL: message\n"
             "  plan [--scale F] PROFILE  show resolved profile, generated configs, argv and time; sends no load\n"
-            "  tools                  list adapters: found or not, version, path\n"
+            "  tools [--host H [PROFILE]]  list adapters: found or not, version, path (on host H)\n"
             "  report RUN_DIR         regenerate summary.md, results.csv, stats.csv, charts/ and report.html from run.json\n"
             "  compare BASE CURRENT   compare two runs per tool x level x metric; exit 1 on a regression,\n"
             "      --threshold 10%%    2 when not comparable (machine, build, profile, another tool's binary)\n"
@@ -134,6 +135,10 @@ static void usage(FILE *f)
             "                         DIR/history.md, history.csv, charts/history_*.png/.svg (DIR: ./history)\n"
             "  doctor [--results DIR] machine facts that distort benchmarks, with warnings; marks runs in DIR\n"
             "                         (default results) whose loadbench died abandoned, removes their cgroups\n"
+            "      --host H [PROFILE] the facts of host H instead: a host of PROFILE's hosts:, or without a\n"
+            "                         profile an ssh destination [user@]host[:port] (docs/multihost.md)\n"
+            "  hosts install H [PROFILE]  copy this build into host H's cache (~/.cache/loadbench/), where\n"
+            "                         a run's agent is looked for first\n"
             "  agent                  serve a remote loadbench on stdin/stdout (docs/agent-protocol.md);\n"
             "                         started through ssh by loadbench itself\n"
             "  version                print the version\n"
@@ -348,25 +353,20 @@ static int cmd_plan(int argc, char **argv)
     return rc ? 2 : 0;
 }
 
-static int cmd_tools(void)
+/* The tools table of `loadbench tools` from adapter_detect_all's list
+ * (this machine's, or a host's through its agent). */
+static void tools_print(const json_t *tools)
 {
     printf("%-12s %-6s %-26s %-24s %s\n", "TOOL", "FOUND", "VERSION", "MODELS", "PATH / HOW TO GET IT");
-    for (const struct adapter *const *a = adapter_registry; *a; a++) {
-        struct adapter_found f;
-        char err[UTIL_ERR_LEN];
-        memset(&f, 0, sizeof f);
-        int found = (*a)->detect(NULL, &f, err) == 0;
-        char models[64] = "";
-        if ((*a)->caps & ADAPTER_CLOSED)
-            strcat(models, "closed ");
-        if ((*a)->caps & ADAPTER_PACED)
-            strcat(models, "paced ");
-        if ((*a)->caps & ADAPTER_OPEN)
-            strcat(models, "open ");
-        if ((*a)->caps & ADAPTER_RAMP)
-            strcat(models, "ramp");
-        printf("%-12s %-6s %-26.26s %-24s %s\n", (*a)->name, found ? "yes" : "no", found ? f.version : "-", models,
-               found ? f.path : (*a)->install_hint);
+    size_t i;
+    json_t *t;
+    json_array_foreach(tools, i, t)
+    {
+        int found = json_is_true(json_object_get(t, "found"));
+        const char *get = json_string_value(json_object_get(t, found ? "path" : "install_hint"));
+        printf("%-12s %-6s %-26.26s %-24s %s\n", json_string_value(json_object_get(t, "tool")), found ? "yes" : "no",
+               found ? json_string_value(json_object_get(t, "version")) : "-",
+               json_string_value(json_object_get(t, "models")), get ? get : "");
     }
     printf("\nper-tool options (a tool entry's `options:` in a profile; see docs/profiles.md):\n");
     for (const struct adapter *const *a = adapter_registry; *a; a++) {
@@ -377,7 +377,155 @@ static int cmd_tools(void)
             printf(" %s", *o);
         printf("\n");
     }
+}
+
+/* The machine --host names: a hosts: entry of the profile (with one), or
+ * an ssh destination (without). p and own are released by host_arg_free. */
+struct host_arg {
+    struct profile *p;
+    struct profile_host own;            /* a destination given on the command line */
+    const struct profile_host *h;
+    char ssh_dir[PATH_MAX];             /* its ssh control sockets ("" none yet) */
+};
+
+/* Resolve --host ARG [PROFILE]. Returns 0, or 2 with the error printed. */
+static int host_arg_resolve(const char *cmd, const char *arg, const char *profile_path, struct host_arg *ha)
+{
+    char err[UTIL_ERR_LEN];
+    memset(ha, 0, sizeof *ha);
+    if (profile_path) {
+        if (!(ha->p = profile_load(profile_path, err))) {
+            fprintf(stderr, "loadbench %s: %s\n", cmd, err);
+            return 2;
+        }
+        if ((ha->h = profile_host_by_name(ha->p, arg)))
+            return 0;
+        char list[200] = "";
+        for (size_t i = 0; i < ha->p->nhosts; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", ha->p->hosts[i].name);
+        fprintf(stderr,
+                "loadbench %s: %s has no host \"%s\" in hosts: (%s); to reach an ssh destination, give it without "
+                "the profile\n",
+                cmd, profile_path, arg, list[0] ? list : "it has no hosts: map");
+        return 2;
+    }
+    const char *why = NULL;
+    if (!strcmp(arg, "local"))
+        ha->own.local = 1;
+    else if (profile_host_parse(arg, &ha->own, &why)) {
+        fprintf(stderr,
+                "loadbench %s: \"%s\" is not an ssh destination [user@]host[:port]: %s (a host of a profile's "
+                "hosts: is named with the profile: --host NAME PROFILE.yaml)\n",
+                cmd, arg, why);
+        return 2;
+    }
+    ha->h = &ha->own;
     return 0;
+}
+
+static void host_arg_free(struct host_arg *ha)
+{
+    if (ha->ssh_dir[0])
+        hosts_control_dir_remove(ha->ssh_dir);
+    profile_host_clear(&ha->own);
+    profile_free(ha->p);
+}
+
+/* The agent on ha's host, reached first with a plain login (so that an
+ * unreachable host gets the located message of `loadbench run`). Says on
+ * stderr which machine answered. Returns it, or NULL with the error
+ * printed. */
+static struct exec_host *host_arg_agent(const char *cmd, struct host_arg *ha)
+{
+    char err[UTIL_ERR_LEN], where[600];
+    struct exec_host *a = NULL;
+    signal(SIGPIPE, SIG_IGN);
+    hosts_sweep_stale_control_dirs(); /* those of a loadbench that died */
+    if (hosts_control_dir(ha->ssh_dir, err) == 0 && hosts_reach(ha->p, ha->h, ha->ssh_dir, err) == 0 &&
+        !(a = hosts_agent_open(ha->h, ha->ssh_dir, err))) {
+        hosts_where(ha->p, ha->h, where, sizeof where);
+        fprintf(stderr, "loadbench %s: %s: %s\n", cmd, where, err);
+        return NULL;
+    }
+    if (!a) {
+        const char *hint = !ha->p && !strchr(ha->h->ssh_host, '.') && !ha->h->user
+                               ? " (a host of a profile's hosts: is named with the profile: --host NAME PROFILE.yaml)"
+                               : "";
+        fprintf(stderr, "loadbench %s: %s%s\n", cmd, err, hint);
+        return NULL;
+    }
+    struct exec_remote_ident id;
+    exec_remote_ident(a, &id);
+    hosts_where(ha->p, ha->h, where, sizeof where);
+    fprintf(stderr, "loadbench %s: %s: hostname %s, loadbench agent %s (pid %d)\n", cmd, where, id.hostname, id.path,
+            (int)id.pid);
+    return a;
+}
+
+/* --host ARG and at most one PROFILE among argv[1..argc): 0 with them
+ * set, or 2 with the usage printed. results: --results DIR (doctor's),
+ * or NULL where it is not taken. */
+static int host_opts(const char *cmd, int argc, char **argv, const char **host, const char **profile,
+                     const char **results)
+{
+    *host = *profile = NULL;
+    for (int i = 1; i < argc; i++) {
+        if ((!strcmp(argv[i], "--host") || (results && !strcmp(argv[i], "--results"))) && i + 1 == argc) {
+            fprintf(stderr, "loadbench %s: %s needs a value\n", cmd, argv[i]);
+            return 2;
+        }
+        if (!strcmp(argv[i], "--host"))
+            *host = argv[++i];
+        else if (results && !strcmp(argv[i], "--results"))
+            *results = argv[++i];
+        else if (argv[i][0] != '-' && !*profile)
+            *profile = argv[i];
+        else {
+            fprintf(stderr, "loadbench %s: unexpected \"%s\"\n", cmd, argv[i]);
+            return 2;
+        }
+    }
+    if (*profile && !*host) {
+        fprintf(stderr, "loadbench %s: a profile goes with --host NAME (the host of its hosts: to ask)\n", cmd);
+        return 2;
+    }
+    if (results && *results && *host) {
+        fprintf(stderr, "loadbench %s: give --results or --host, not both (--results is about this machine)\n", cmd);
+        return 2;
+    }
+    return 0;
+}
+
+static int cmd_tools(int argc, char **argv)
+{
+    const char *host, *profile;
+    struct host_arg ha;
+    if (host_opts("tools", argc, argv, &host, &profile, NULL))
+        return 2;
+    int rc = host ? host_arg_resolve("tools", host, profile, &ha) : 0;
+    json_t *tools = NULL, *rep = NULL;
+    if (rc) {
+        host_arg_free(&ha);
+        return rc;
+    }
+    if (!host || ha.h->local) {
+        tools = adapter_detect_all();
+    } else {
+        char err[UTIL_ERR_LEN];
+        struct exec_host *a = host_arg_agent("tools", &ha);
+        if (a && !(rep = exec_remote_call(a, json_pack("{s:s}", "op", "tools"), err)))
+            fprintf(stderr, "loadbench tools: host %s: %s\n", ha.h->name ? ha.h->name : host, err);
+        exec_remote_close(a);
+        tools = json_incref(json_object_get(rep, "tools"));
+        rc = tools ? 0 : 2;
+    }
+    if (tools)
+        tools_print(tools);
+    json_decref(tools);
+    json_decref(rep);
+    if (host)
+        host_arg_free(&ha);
+    return rc;
 }
 
 /* Why path's JSON did not load. jansson gives line -1 when the error has
@@ -604,25 +752,82 @@ static int cmd_history(int argc, char **argv)
     return rc;
 }
 
-static int cmd_doctor(int argc, char **argv)
+/* Machine facts as `doctor` prints them: JSON on stdout, each warning a
+ * line on stderr. */
+static void machine_print(const json_t *m)
 {
-    if (argc == 3 && !strcmp(argv[1], "--results")) {
-        reap_dead(argv[2], NULL, 0);
-    } else if (argc == 1) {
-        reap_dead("results", NULL, 0);
-    } else {
-        fprintf(stderr, "usage: loadbench doctor [--results DIR]\n");
-        return 2;
-    }
-    json_t *m = run_machine_info();
     char *s = json_dumps(m, JSON_INDENT(2));
     printf("%s\n", s);
     free(s);
     json_t *w = json_object_get(m, "warnings"), *x;
     size_t i;
     json_array_foreach(w, i, x) fprintf(stderr, "warning: %s\n", json_string_value(x));
+}
+
+static int cmd_doctor(int argc, char **argv)
+{
+    const char *host, *profile, *results = NULL;
+    if (host_opts("doctor", argc, argv, &host, &profile, &results))
+        return 2;
+    struct host_arg ha;
+    int rc = host ? host_arg_resolve("doctor", host, profile, &ha) : 0;
+    json_t *m = NULL;
+    if (rc) {
+        host_arg_free(&ha);
+        return rc;
+    }
+    if (!host || ha.h->local) {
+        if (!host)
+            reap_dead(results ? results : "results", NULL, 0);
+        m = run_machine_info();
+    } else {
+        char err[UTIL_ERR_LEN];
+        struct exec_host *a = host_arg_agent("doctor", &ha);
+        if (a && !(m = exec_remote_machine(a, err)))
+            fprintf(stderr, "loadbench doctor: host %s: %s\n", ha.h->name ? ha.h->name : host, err);
+        exec_remote_close(a);
+        rc = m ? 0 : 2;
+    }
+    if (m)
+        machine_print(m);
     json_decref(m);
-    return 0;
+    if (host)
+        host_arg_free(&ha);
+    return rc;
+}
+
+static const char hosts_usage[] =
+    "usage: loadbench hosts install NAME PROFILE.yaml\n"
+    "       loadbench hosts install [USER@]HOST[:PORT]\n"
+    "Copies this build (loadbench, lb-target, lb-gen and the adapters' support files) over ssh\n"
+    "into ${XDG_CACHE_HOME:-~/.cache}/loadbench/VERSION-REV-SHA/ on the host (NAME of the\n"
+    "profile's hosts:, or an ssh destination), where a run's agent is looked for first.\n"
+    "Refuses a host of another architecture.\n";
+
+static int cmd_hosts(int argc, char **argv)
+{
+    if (argc < 3 || argc > 4 || strcmp(argv[1], "install") || argv[2][0] == '-') {
+        fputs(hosts_usage, stderr);
+        return 2;
+    }
+    struct host_arg ha;
+    char err[UTIL_ERR_LEN], where[PATH_MAX];
+    int rc = host_arg_resolve("hosts install", argv[2], argc == 4 ? argv[3] : NULL, &ha);
+    if (rc == 0 && ha.h->local) {
+        fprintf(stderr, "loadbench hosts install: %s is this machine (local): nothing to copy\n", argv[2]);
+        rc = 2;
+    } else if (rc == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        hosts_sweep_stale_control_dirs();
+        if (hosts_control_dir(ha.ssh_dir, err) || hosts_install(ha.p, ha.h, ha.ssh_dir, where, err)) {
+            fprintf(stderr, "loadbench hosts install: %s\n", err);
+            rc = 2;
+        } else {
+            printf("%s\n", where);
+        }
+    }
+    host_arg_free(&ha);
+    return rc;
 }
 
 /* The far end of a remote executor (docs/agent-protocol.md): stdin and
@@ -664,11 +869,16 @@ static const struct {
                "Regenerates summary.md, results.csv, stats.csv, charts/ and report.html from\n"
                "RUN_DIR/run.json.\n", ""},
     {"doctor", "usage: loadbench doctor [--results DIR]\n"
+               "       loadbench doctor --host NAME PROFILE.yaml | --host [USER@]HOST[:PORT]\n"
                "Prints machine facts that distort benchmarks (JSON), with warnings on stderr;\n"
                "marks runs in DIR (default results) whose loadbench died abandoned and removes\n"
-               "their cgroups.\n", "--results"},
-    {"tools", "usage: loadbench tools\n"
-              "Lists every adapter: found or not, version, load models, path or how to get it.\n", ""},
+               "their cgroups. With --host: the facts of that machine, read by a loadbench agent\n"
+               "over ssh (NAME: a host of the profile's hosts:; without a profile, an ssh\n"
+               "destination). An unreachable host exits 2.\n", "--results --host"},
+    {"tools", "usage: loadbench tools [--host NAME PROFILE.yaml | --host [USER@]HOST[:PORT]]\n"
+              "Lists every adapter: found or not, version, load models, path or how to get it.\n"
+              "With --host: as found on that machine, by a loadbench agent over ssh.\n", "--host"},
+    {"hosts", hosts_usage, ""},
 };
 
 /* 0: go on; otherwise the exit code (help printed, or an unknown option). */
@@ -719,13 +929,10 @@ int main(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "plan"))
         return cmd_plan(argc - 1, argv + 1);
-    if (!strcmp(cmd, "tools")) {
-        if (argc > 2) {
-            fprintf(stderr, "loadbench tools: takes no arguments (got \"%s\")\n", argv[2]);
-            return 2;
-        }
-        return cmd_tools();
-    }
+    if (!strcmp(cmd, "tools"))
+        return cmd_tools(argc - 1, argv + 1);
+    if (!strcmp(cmd, "hosts"))
+        return cmd_hosts(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))

@@ -46,6 +46,7 @@ struct agent {
     struct agentproto_reader rd;
     struct agentproto_writer wr;
     char sha[65];
+    char *peer_bindir, *peer_datadir;           /* the controller's (its hello), for paths of its build */
     int hello_done;
     uint64_t timeout_ns, hb_ns, last_rx_ns;
     struct agent_tree *trees;
@@ -230,6 +231,12 @@ static int op_hello(struct agent *a, const json_t *req, json_t *rep, char *err)
         return -1;
     }
     uint64_t t = agentproto_u64(req, "timeout_ns"), hb = agentproto_u64(req, "heartbeat_ns");
+    free(a->peer_bindir);
+    free(a->peer_datadir);
+    const char *bd = json_string_value(json_object_get(req, "bindir"));
+    const char *dd = json_string_value(json_object_get(req, "datadir"));
+    a->peer_bindir = bd && *bd ? util_xstrdup(bd) : NULL;
+    a->peer_datadir = dd && *dd ? util_xstrdup(dd) : NULL;
     a->timeout_ns = t ? t : 5000000000ull;
     a->hb_ns = hb ? hb : a->timeout_ns / 3;
     a->hello_done = 1;
@@ -255,9 +262,53 @@ static const char **strv(const json_t *arr)
     return v;
 }
 
+/* arg under the controller's directory peer ("PEER/REST", REST starting
+ * with one of subs) as the same file of this agent's build ("MINE/REST"),
+ * when the two directories differ and that file exists here: the
+ * controller names its lb-gen, or a support file of its data directory,
+ * and this host runs the copy beside the agent (the same build: the
+ * handshake checked it), e.g. the one `loadbench hosts install` put in
+ * the host's cache. Returns a new string, or NULL: keep arg. */
+static char *own_copy(const char *arg, const char *peer, const char *mine, const char *const *subs)
+{
+    size_t n = peer ? strlen(peer) : 0;
+    if (!n || strncmp(arg, peer, n) || arg[n] != '/' || !strcmp(peer, mine))
+        return NULL;
+    while (*subs && strncmp(arg + n, *subs, strlen(*subs)))
+        subs++;
+    if (!*subs)
+        return NULL;
+    char *p = util_xasprintf("%s%s", mine, arg + n);
+    if (access(p, F_OK) == 0)
+        return p;
+    free(p);
+    return NULL;
+}
+
+/* argv with the controller's build paths made this host's (own_copy): a
+ * program of its bindir, a file of its data directory's adapters/ or
+ * refgen/ (never a run directory that happens to lie below it). The new
+ * strings go into keep (freed by the caller). */
+static void own_paths(const struct agent *a, const char **argv, struct strvec *keep)
+{
+    static const char *const any[] = {"/", NULL}, *const data[] = {"/adapters/", "/refgen/", NULL};
+    for (size_t i = 0; argv[i]; i++) {
+        char *p = own_copy(argv[i], a->peer_bindir, adapter_bindir(), any);
+        if (!p)
+            p = own_copy(argv[i], a->peer_datadir, adapter_datadir(), data);
+        if (p) {
+            strvec_push(keep, p);
+            argv[i] = keep->v[keep->n - 1];
+            free(p);
+        }
+    }
+}
+
 static int op_spawn(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     const char **argv = strv(json_object_get(req, "argv")), **env = strv(json_object_get(req, "env"));
+    struct strvec keep = {0};
+    own_paths(a, argv, &keep);
     const char *dir = json_string_value(json_object_get(req, "dir"));
     struct exec_spec spec = {.name = json_string_value(json_object_get(req, "name")), .argv = argv, .env = env,
                              .dir = dir, .cpus_mask = agentproto_u64(req, "cpus_mask"),
@@ -272,6 +323,7 @@ static int op_spawn(struct agent *a, const json_t *req, json_t *rep, char *err)
         rc = 0;
     free(argv);
     free(env);
+    strvec_free(&keep);
     if (rc)
         return -1;
     struct agent_tree *at = agent_tree_add(a);
@@ -550,6 +602,13 @@ static int op_machine(struct agent *a, const json_t *req, json_t *rep, char *err
     return 0;
 }
 
+static int op_tools(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a, (void)req, (void)err;
+    json_object_set_new(rep, "tools", adapter_detect_all());
+    return 0;
+}
+
 static int op_bye(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)req, (void)rep, (void)err;
@@ -565,7 +624,7 @@ static const struct agent_op {
     {"hello", op_hello}, {"ping", op_ping},   {"spawn", op_spawn}, {"stop", op_stop}, {"output", op_output},
     {"usage", op_usage}, {"free", op_free},   {"list", op_list},   {"get", op_get},   {"put", op_put},
     {"http", op_http},   {"machine", op_machine}, {"bye", op_bye},     {"target_start", op_target_start},
-    {"target_stop", op_target_stop},
+    {"target_stop", op_target_stop}, {"tools", op_tools},
 };
 
 static void agent_reply(struct agent *a, json_t *rep, int rc, const char *err)
@@ -639,9 +698,12 @@ static int agent_read(struct agent *a)
         return util_err(a->why, "the controller's link closed (%s)", n < 0 ? strerror(errno) : "end of input");
     char *line;
     while (!a->done && (line = agentproto_line(&a->rd, &too_long))) {
-        a->last_rx_ns = util_now_ns();
         if (*line)
             agent_request(a, line);
+        /* A line is a sign of life, and the time spent serving it (a
+         * `tools` probing every tool) is not the controller's silence:
+         * its heartbeats are waiting unread. */
+        a->last_rx_ns = util_now_ns();
     }
     if (too_long)
         return util_err(a->why, "a request longer than %u bytes: not the protocol", AGENTPROTO_LINE_MAX_BYTES);
@@ -655,9 +717,12 @@ static void agent_hello(struct agent *a)
     static const char magic[] = AGENTPROTO_MAGIC "\n";
     if (write(a->o->out_fd, magic, sizeof magic - 1) < 0)
         return;
-    json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:I}", "agent", "loadbench", "proto", AGENTPROTO_VERSION,
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:I, s:s}", "agent", "loadbench", "proto", AGENTPROTO_VERSION,
                           "version", LB_VERSION, "sha256", a->sha, "hostname", host, "pid", (int)getpid(), "now_ns",
-                          (json_int_t)util_now_ns());
+                          (json_int_t)util_now_ns(), "path", exe);
     agentproto_send(&a->wr, h);
     json_decref(h);
 }
@@ -704,6 +769,8 @@ int agent_serve(const struct agent_opts *o, char *err)
     }
     free(a.trees);
     free(a.timed);
+    free(a.peer_bindir);
+    free(a.peer_datadir);
     agentproto_reader_free(&a.rd);
     agentproto_writer_destroy(&a.wr);
     snprintf(err, UTIL_ERR_LEN, "%s", a.why);

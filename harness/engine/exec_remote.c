@@ -4,6 +4,7 @@
  * whenever the caller waits or polls; a thread of our own sends the
  * heartbeats, so the agent hears from us between tool runs too. */
 #include "engine/exec_remote.h"
+#include "adapters/adapter.h"
 #include "engine/agentproto.h"
 #include "engine/proc.h"
 #include "common/fsutil.h"
@@ -374,6 +375,8 @@ static int host_hello_in(struct exec_host *h, uint64_t deadline, char *err)
         const char *hn = json_string_value(json_object_get(hello, "hostname"));
         snprintf(h->ident.hostname, sizeof h->ident.hostname, "%s", hn ? hn : "");
         h->ident.pid = (pid_t)json_integer_value(json_object_get(hello, "pid"));
+        const char *path = json_string_value(json_object_get(hello, "path"));
+        snprintf(h->ident.path, sizeof h->ident.path, "%s", path ? path : "");
     }
     json_decref(hello);
     return rc;
@@ -593,9 +596,12 @@ static int host_handshake(struct exec_host *h, const struct exec_remote_opts *o,
     if (host_hello_in(h, util_now_ns() + ct, err))
         return -1;
     h->last_rx_ns = util_now_ns();
-    json_t *hello = json_pack("{s:s, s:i, s:s, s:s, s:I, s:I}", "op", "hello", "proto", AGENTPROTO_VERSION, "version",
-                              LB_VERSION, "sha256", h->sha, "heartbeat_ns", (json_int_t)h->hb_ns, "timeout_ns",
-                              (json_int_t)h->timeout_ns);
+    /* bindir, datadir: the agent runs its own copy of a file of ours
+     * (lb-gen, a support file) that an argv names (agent-protocol.md). */
+    json_t *hello = json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:s, s:s}", "op", "hello", "proto", AGENTPROTO_VERSION,
+                              "version", LB_VERSION, "sha256", h->sha, "heartbeat_ns", (json_int_t)h->hb_ns,
+                              "timeout_ns", (json_int_t)h->timeout_ns, "bindir", adapter_bindir(), "datadir",
+                              adapter_datadir());
     if (host_do(h, hello, err) || host_clock(h, err))
         return -1;
     if (pthread_create(&h->hb, NULL, host_hb_main, h) == 0)

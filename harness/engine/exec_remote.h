@@ -73,6 +73,7 @@ struct exec_remote_ident {
     char sha256[65];
     char hostname[128];
     pid_t pid;                          /* the agent's pid there */
+    char path[1024];                    /* the agent's binary there ("": not said) */
 };
 
 struct exec_host;

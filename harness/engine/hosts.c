@@ -1,11 +1,15 @@
 #include "engine/hosts.h"
+#include "engine/agentproto.h"
+#include "engine/exec_remote.h"
 #include "engine/runlock.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,6 +26,22 @@ static const char *const nic_counters[] = {"rx_bytes", "tx_bytes", "rx_packets",
 #define NIC_REMOTE_CMD                                                                                    \
     "sh -c 'cd /sys/class/net && for i in *; do s=$i/statistics; echo \"lb-nic $i $(cat $s/rx_bytes "    \
     "$s/tx_bytes $s/rx_packets $s/tx_packets $s/rx_dropped $s/tx_dropped | tr \"\\n\" \" \")\"; done'"
+
+/* The control socket's name for h: a 64-bit FNV-1a of its destination.
+ * Not ssh's %C (40 hex digits): the master binds its socket first under
+ * a 17-character temporary suffix, and with the directory's name (about
+ * 60 bytes: pid, start time, pid namespace) that passed the 108 bytes of
+ * a socket path ("unix_listener: path ... too long") once the machine's
+ * uptime made the start time 7 digits long. */
+static uint64_t control_name(const struct profile_host *h)
+{
+    char dest[300];
+    uint64_t x = 14695981039346656037ull;
+    profile_host_destination(h, dest, sizeof dest);
+    for (const char *c = dest; *c; c++)
+        x = (x ^ (unsigned char)*c) * 1099511628211ull;
+    return x;
+}
 
 void hosts_transport_argv(const struct profile_host *h, const char *control_dir, struct strvec *out)
 {
@@ -48,7 +68,7 @@ void hosts_transport_argv(const struct profile_host *h, const char *control_dir,
         strvec_push(out, "-o");
         strvec_push(out, "ControlPersist=no");
         strvec_push(out, "-o");
-        strvec_pushf(out, "ControlPath=%s/%%C", control_dir);
+        strvec_pushf(out, "ControlPath=%s/%016" PRIx64, control_dir, control_name(h));
     }
     if (h->user)
         strvec_pushf(out, "%s@%s", h->user, h->ssh_host);
@@ -59,7 +79,8 @@ void hosts_transport_argv(const struct profile_host *h, const char *control_dir,
 int hosts_control_dir(char *dir, char *err)
 {
     /* /tmp, not TMPDIR: a socket path must fit in 108 bytes (this name is
-     * about 55, the socket's %C 40 more). The owner's tag lets a later
+     * about 60, the socket's 16 more and ssh's temporary suffix 17). The
+     * owner's tag lets a later
      * loadbench remove it once the owner is proven dead. */
     char tag[96];
     runlock_tag(tag, sizeof tag);
@@ -133,20 +154,30 @@ static int run_on(const struct profile_host *h, const char *control_dir, const c
     return rc;
 }
 
-static int check_one(const struct profile *p, const struct profile_host *h, const char *control_dir, char *err)
+void hosts_where(const struct profile *p, const struct profile_host *h, char *out, size_t outlen)
 {
-    char out[4096], dest[300], port[16] = "";
+    char dest[300];
+    profile_host_destination(h, dest, sizeof dest);
+    if (p)
+        snprintf(out, outlen, "%s:%d:%d: host %s (%s)", p->path, h->line, h->col, h->name, dest);
+    else
+        snprintf(out, outlen, "host %s", dest);
+}
+
+int hosts_reach(const struct profile *p, const struct profile_host *h, const char *control_dir, char *err)
+{
+    char out[4096], where[600], port[16] = "";
     if (!h || h->local)
         return 0;
     if (run_on(h, control_dir, "exit 0", out, sizeof out) == 0)
         return 0;
-    profile_host_destination(h, dest, sizeof dest);
+    hosts_where(p, h, where, sizeof where);
     if (h->port)
         snprintf(port, sizeof port, " -p %u", h->port);
-    return util_err(err, "%s:%d:%d: host %s (%s) cannot be reached over ssh: %s (try `ssh -o BatchMode=yes%s %s%s%s "
-                    "true`: a key login, no prompt)",
-                    p->path, h->line, h->col, h->name, dest, out[0] ? last_line(out) : "no answer", port,
-                    h->user ? h->user : "", h->user ? "@" : "", h->ssh_host);
+    return util_err(err, "%s cannot be reached over ssh: %s (try `ssh -o BatchMode=yes%s %s%s%s true`: a key login, "
+                    "no prompt)",
+                    where, out[0] ? last_line(out) : "no answer", port, h->user ? h->user : "", h->user ? "@" : "",
+                    h->ssh_host);
 }
 
 int hosts_check_reachable(const struct profile *p, const char *only, const char *control_dir, char *err)
@@ -158,7 +189,7 @@ int hosts_check_reachable(const struct profile *p, const char *only, const char 
         for (size_t t = 0; t < p->ntools && !used; t++)
             used = p->tools[t].host && !strcmp(p->tools[t].host, h->name) &&
                    (!only || !strcmp(p->tools[t].label, only));
-        if (used && check_one(p, h, control_dir, err))
+        if (used && hosts_reach(p, h, control_dir, err))
             return -1;
     }
     return 0;
@@ -241,4 +272,213 @@ json_t *hosts_nic_delta(const json_t *before, const json_t *after)
         json_object_set_new(d, iface, c);
     }
     return d;
+}
+
+/* ---- this build on a host: its cache, the agent's command ------------------------ */
+
+int hosts_build_id(char *out, size_t outlen, char *err)
+{
+    char sha[65];
+    if (agentproto_identity(NULL, sha, err))
+        return -1;
+    snprintf(out, outlen, "%s-%s-%.12s", LB_VERSION, LB_GIT_REV, sha);
+    return 0;
+}
+
+/* s can go between double quotes inside single quotes (the remote
+ * commands here): none of ' " $ ` \\ or a control character. */
+static int sh_plain(const char *s)
+{
+    for (; *s; s++)
+        if (strchr("'\"$`\\", *s) || (unsigned char)*s < 0x20)
+            return 0;
+    return 1;
+}
+
+char *hosts_agent_command(char *err)
+{
+    char id[128], self[PATH_MAX];
+    if (hosts_build_id(id, sizeof id, err))
+        return NULL;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    if (!sh_plain(self)) /* a path the remote shell would misread is left out, not quoted */
+        self[0] = 0;
+    /* ssh hands the words to the remote user's shell, whatever it is:
+     * one sh -c '...' is read alike by all of them. The word "agent"
+     * exec_remote appends becomes the script's $0. */
+    return util_xasprintf("sh -c 'for c in \"" HOSTS_CACHE_SH "/%s/bin/loadbench\" \"%s\" \"$(command -v loadbench)\"; "
+                          "do [ -n \"$c\" ] && [ -x \"$c\" ] && exec \"$c\" agent; done; "
+                          "echo \"no loadbench here: not in " HOSTS_CACHE_SH "/%s (loadbench hosts install), "
+                          "not at %s, not on PATH\" >&2; exit 127'",
+                          id, self, id, self[0] ? self : "this path");
+}
+
+struct exec_host *hosts_agent_open(const struct profile_host *h, const char *control_dir, char *err)
+{
+    struct strvec tr = {0};
+    char *cmd = hosts_agent_command(err);
+    if (!cmd)
+        return NULL;
+    hosts_transport_argv(h, control_dir, &tr);
+    struct exec_remote_opts eo = {.name = h->name ? h->name : h->ssh_host, .transport = (const char *const *)tr.v,
+                                  .agent_bin = cmd};
+    struct exec_host *a = exec_remote_open(&eo, err);
+    strvec_free(&tr);
+    free(cmd);
+    return a;
+}
+
+/* ---- hosts install ---------------------------------------------------------------- */
+
+/* One file of the build and where it goes below the cache directory. */
+struct install_file {
+    char src[PATH_MAX];
+    char rel[PATH_MAX];
+};
+
+/* The files to copy: our three programs, then every file in a
+ * subdirectory of DATADIR/adapters and DATADIR/refgen (what `make install`
+ * puts in share/loadbench). Returns how many (into *files), or -1 with
+ * err. */
+static ssize_t install_files(struct install_file **files, char *err)
+{
+    static const char *const progs[] = {"loadbench", "lb-target", "lb-gen"};
+    static const char *const data[] = {"adapters", "refgen"};
+    size_t n = 0, cap = 16;
+    struct install_file *f = util_xcalloc(cap, sizeof *f);
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++, n++) {
+        snprintf(f[n].src, sizeof f[n].src, "%s/%s", adapter_bindir(), progs[i]);
+        snprintf(f[n].rel, sizeof f[n].rel, "bin/%s", progs[i]);
+        if (access(f[n].src, X_OK)) {
+            util_err(err, "%s: %s (build it first: make)", f[n].src, strerror(errno));
+            free(f);
+            return -1;
+        }
+    }
+    for (size_t d = 0; d < sizeof data / sizeof *data; d++) {
+        char dir[PATH_MAX], e[UTIL_ERR_LEN];
+        snprintf(dir, sizeof dir, "%s/%s", adapter_datadir(), data[d]);
+        json_t *list = agentproto_list(dir, e), *x;
+        size_t i;
+        json_array_foreach(list, i, x)
+        {
+            const char *path = json_string_value(json_object_get(x, "path"));
+            if (strncmp(path, dir, strlen(dir)) || path[strlen(dir)] != '/' || !strchr(path + strlen(dir) + 1, '/'))
+                continue; /* the adapters' own .c files: sources, not support files */
+            if (n == cap)
+                f = util_xrealloc(f, (cap *= 2) * sizeof *f);
+            snprintf(f[n].src, sizeof f[n].src, "%s", path);
+            snprintf(f[n].rel, sizeof f[n].rel, "share/loadbench/%s/%s", data[d], path + strlen(dir) + 1);
+            n++;
+        }
+        json_decref(list); /* a directory that is not there has nothing to copy */
+    }
+    *files = f;
+    return (ssize_t)n;
+}
+
+/* The host's architecture and cache directory, from one login. Returns
+ * 0, or -1 with err. */
+static int install_probe(const struct profile_host *h, const char *control_dir, const char *where, char *arch,
+                         char *cache, char *err)
+{
+    char out[4096];
+    int rc = run_on(h, control_dir, "sh -c 'echo lb-arch $(uname -m); echo lb-cache \"" HOSTS_CACHE_SH "\"'", out,
+                    sizeof out);
+    const char *a = strstr(out, "lb-arch "), *c = strstr(out, "lb-cache ");
+    if (rc || !a || !c)
+        return util_err(err, "%s: cannot read its architecture and home: %s", where,
+                        out[0] ? last_line(out) : "no answer");
+    sscanf(a, "lb-arch %63s", arch);
+    sscanf(c, "lb-cache %1023[^\n]", cache);
+    if (cache[0] != '/' || !sh_plain(cache))
+        return util_err(err, "%s: its cache directory \"%s\" is not a plain absolute path (set XDG_CACHE_HOME there)",
+                        where, cache);
+    return 0;
+}
+
+/* Send the file src to path on h (its directory made, mode of src). */
+static int install_put(const struct profile_host *h, const char *control_dir, const char *src, const char *path,
+                       char *err)
+{
+    struct stat st;
+    if (!sh_plain(path))
+        return util_err(err, "%s: a name the remote shell would misread (no ' \" $ ` \\ there)", path);
+    int fd = open(src, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st)) {
+        if (fd >= 0)
+            close(fd);
+        return util_err(err, "cannot read %s: %s", src, strerror(errno));
+    }
+    char *cmd = util_xasprintf("sh -c 'mkdir -p \"$(dirname \"%s\")\" && cat > \"%s\" && chmod %o \"%s\"'", path, path,
+                               (unsigned)(st.st_mode & 0777), path);
+    struct strvec argv = {0};
+    char out[4096];
+    hosts_transport_argv(h, control_dir, &argv);
+    strvec_push(&argv, cmd);
+    int rc = adapter_capture_in((const char *const *)argv.v, fd, out, sizeof out);
+    strvec_free(&argv);
+    free(cmd);
+    close(fd);
+    if (rc)
+        return util_err(err, "cannot write %s there: %s", path, out[0] ? last_line(out) : "ssh failed");
+    return 0;
+}
+
+/* files[0] (loadbench) by one `ssh ... cat`, then the others through an
+ * agent started from that copy (one session, its puts multiplexed: a
+ * login per file took about a second each on a busy machine). Returns 0,
+ * or -1 with err. */
+static int install_copy(const struct profile_host *h, const char *control_dir, const struct install_file *files,
+                        size_t n, const char *stage, char *err)
+{
+    char *bin = util_xasprintf("%s/%s", stage, files[0].rel);
+    int rc = install_put(h, control_dir, files[0].src, bin, err);
+    struct strvec tr = {0};
+    hosts_transport_argv(h, control_dir, &tr);
+    struct exec_remote_opts eo = {.name = h->name ? h->name : h->ssh_host, .transport = (const char *const *)tr.v,
+                                  .agent_bin = bin};
+    struct exec_host *a = rc ? NULL : exec_remote_open(&eo, err);
+    rc = a ? 0 : -1;
+    for (size_t i = 1; i < n && !rc; i++) {
+        char *path = util_xasprintf("%s/%s", stage, files[i].rel);
+        rc = exec_remote_put(a, files[i].src, path, err);
+        free(path);
+    }
+    exec_remote_close(a);
+    strvec_free(&tr);
+    free(bin);
+    return rc;
+}
+
+int hosts_install(const struct profile *p, const struct profile_host *h, const char *control_dir, char *where_dir,
+                  char *err)
+{
+    char where[600], arch[64] = "", cache[1024] = "", id[128], out[4096], e[UTIL_ERR_LEN];
+    struct utsname u;
+    struct install_file *files = NULL;
+    hosts_where(p, h, where, sizeof where);
+    if (hosts_build_id(id, sizeof id, err) || hosts_reach(p, h, control_dir, err) ||
+        install_probe(h, control_dir, where, arch, cache, err))
+        return -1;
+    uname(&u);
+    if (strcmp(arch, u.machine))
+        return util_err(err, "%s is %s but this build is %s: build loadbench there (make install) instead", where, arch,
+                        u.machine);
+    ssize_t n = install_files(&files, err);
+    if (n < 0)
+        return -1;
+    char *stage = util_xasprintf("%s/%s.lb-part-%d", cache, id, (int)getpid());
+    snprintf(where_dir, PATH_MAX, "%s/%s", cache, id);
+    int rc = install_copy(h, control_dir, files, (size_t)n, stage, e) ? util_err(err, "%s: %s", where, e) : 0;
+    /* The whole build appears at once: an agent never starts from half. */
+    char *fin = rc ? util_xasprintf("sh -c 'rm -rf \"%s\"'", stage)
+                   : util_xasprintf("sh -c 'rm -rf \"%s\" && mv \"%s\" \"%s\"'", where_dir, stage, where_dir);
+    if (run_on(h, control_dir, fin, out, sizeof out) && !rc)
+        rc = util_err(err, "%s: cannot move the copy into %s: %s", where, where_dir, last_line(out));
+    free(fin);
+    free(stage);
+    free(files);
+    return rc;
 }

@@ -20,7 +20,8 @@
  * NULL or local; otherwise ssh in batch mode (no password prompt, no tty),
  * with h's port, a 5 s connect timeout, keepalives, `-F
  * $LOADBENCH_SSH_CONFIG` when that is set, and, when control_dir is not
- * NULL, the ControlMaster/ControlPath options (socket DIR/%C). */
+ * NULL, the ControlMaster/ControlPath options (socket DIR/HASH, 16 hex
+ * digits of the destination). */
 void hosts_transport_argv(const struct profile_host *h, const char *control_dir, struct strvec *out);
 
 /* A private directory (mode 0700) for the control sockets of one run,
@@ -53,5 +54,45 @@ json_t *hosts_nic_read(const struct profile_host *h, const char *control_dir, ch
  * counter that went backwards, e.g. an interface re-created, is left out).
  * Returns a new reference. */
 json_t *hosts_nic_delta(const json_t *before, const json_t *after);
+
+/* "PROFILE:LINE:COL: host NAME (DEST)" for a hosts: entry of p, or "host
+ * DEST" for p NULL (a destination given on the command line), into out:
+ * how messages about h begin. */
+void hosts_where(const struct profile *p, const struct profile_host *h, char *out, size_t outlen);
+
+/* h answers over ssh (a login that runs `exit 0`). p may be NULL (see
+ * hosts_where). Returns 0 (also for NULL or local), or -1 with err
+ * "WHERE cannot be reached over ssh: WHAT SSH SAID (hint)". */
+int hosts_reach(const struct profile *p, const struct profile_host *h, const char *control_dir, char *err);
+
+/* Where `loadbench hosts install` keeps builds on a host, for its shell. */
+#define HOSTS_CACHE_SH "${XDG_CACHE_HOME:-$HOME/.cache}/loadbench"
+
+/* This build's directory name in that cache, "VERSION-GITREV-SHA12" (the
+ * binary's sha256 tells two builds of one commit apart), into out (at
+ * least 96 bytes). Returns 0, or -1 with err. */
+int hosts_build_id(char *out, size_t outlen, char *err);
+
+/* The command (for a remote shell) that starts this build's `loadbench
+ * agent` there: the first executable of HOSTS_CACHE_SH/ID/bin/loadbench
+ * (hosts_install's copy), this binary's own path, `loadbench` on PATH;
+ * none: exit 127 with a message naming them. The handshake then checks
+ * that it is this build. Returns a new string, or NULL with err. */
+char *hosts_agent_command(char *err);
+
+/* A `loadbench agent` on h (not local) over its ssh transport, located
+ * by hosts_agent_command, handshake and clock done (exec_remote_open).
+ * Returns it, or NULL with err. */
+struct exec_host *hosts_agent_open(const struct profile_host *h, const char *control_dir, char *err);
+
+/* Copy this build to h (not local): loadbench, lb-target and lb-gen into
+ * HOSTS_CACHE_SH/ID/bin/ and the adapters' support files (every file in
+ * a subdirectory of DATADIR/adapters and DATADIR/refgen, as `make
+ * install`) into ID/share/loadbench/, through a staging directory renamed
+ * at the end, so an agent never starts from half a copy. Refuses a host
+ * of another architecture (uname -m). p may be NULL (hosts_where). Fills
+ * where (PATH_MAX) with the directory there. Returns 0, or -1 with err. */
+int hosts_install(const struct profile *p, const struct profile_host *h, const char *control_dir, char *where,
+                  char *err);
 
 #endif

@@ -312,17 +312,12 @@ static long host_index(const struct profile *p, const struct profile_host *h)
     return h ? (long)(h - p->hosts) : -1;
 }
 
-/* Start the agent on hosts entry i (through its ssh transport; the same
- * loadbench binary path there) and record its clock and machine in
- * run.json's "hosts" once that exists. Returns 0, or -1 with err. */
+/* Start the agent on hosts entry i (through its ssh transport; this
+ * build from the host's cache, else this binary's path there, else
+ * loadbench on its PATH: hosts_agent_command). Returns 0, or -1 with err. */
 static int agent_open(struct runner *R, size_t i, char *err)
 {
-    const struct profile_host *h = &R->p->hosts[i];
-    struct strvec tr = {0};
-    hosts_transport_argv(h, R->ssh_dir, &tr);
-    struct exec_remote_opts eo = {.name = h->name, .transport = (const char *const *)tr.v};
-    R->agents[i] = exec_remote_open(&eo, err);
-    strvec_free(&tr);
+    R->agents[i] = hosts_agent_open(&R->p->hosts[i], R->ssh_dir, err);
     return R->agents[i] ? 0 : -1;
 }
 
@@ -371,8 +366,8 @@ static void agents_record(struct runner *R)
             json_t *m = exec_remote_machine(a, e);
             json_object_set_new(h, "clock", json_pack("{s:I, s:I, s:i}", "offset_ns", (json_int_t)c.offset_ns, "rtt_ns",
                                                       (json_int_t)c.rtt_ns, "pings", c.pings));
-            json_object_set_new(h, "agent", json_pack("{s:s, s:s, s:i}", "version", id.version, "hostname", id.hostname,
-                                                      "pid", (int)id.pid));
+            json_object_set_new(h, "agent", json_pack("{s:s, s:s, s:i, s:s}", "version", id.version, "hostname",
+                                                      id.hostname, "pid", (int)id.pid, "path", id.path));
             json_object_set_new(h, "machine", m ? m : json_string(e));
         }
         json_object_set_new(o, R->p->hosts[i].name, h);

@@ -579,9 +579,7 @@ static int host_chars_ok(const char *s, int colon_ok)
     return 1;
 }
 
-/* "[user@]host[:port]" or "[user@][v6addr]:port" into h. Returns 0, or -1
- * with why (a phrase) set. */
-static int parse_destination(const char *s, struct profile_host *h, const char **why)
+int profile_host_parse(const char *s, struct profile_host *h, const char **why)
 {
     char *d = util_xstrdup(s), *hostpart = d, *port = NULL;
     char *at = strrchr(d, '@');
@@ -650,7 +648,7 @@ static int parse_host(struct yparse *y, const struct ynode *key, const struct yn
     const char *why = NULL;
     if (!strcmp(dest->str, "local"))
         h->local = 1;
-    else if (parse_destination(dest->str, h, &why))
+    else if (profile_host_parse(dest->str, h, &why))
         return perr(y, dest->line, dest->col, "host %s: \"%s\" is not an SSH destination user@host[:port] or local: %s",
                     h->name, dest->str, why);
     if (addr) {
@@ -709,14 +707,19 @@ static int parse_tool_hosts(struct yparse *y, const struct ynode *tools, struct 
     return 0;
 }
 
+void profile_host_clear(struct profile_host *h)
+{
+    free(h->name);
+    free(h->user);
+    free(h->ssh_host);
+    free(h->address);
+    memset(h, 0, sizeof *h);
+}
+
 static void hosts_free(struct profile *p)
 {
-    for (size_t i = 0; i < p->nhosts; i++) {
-        free(p->hosts[i].name);
-        free(p->hosts[i].user);
-        free(p->hosts[i].ssh_host);
-        free(p->hosts[i].address);
-    }
+    for (size_t i = 0; i < p->nhosts; i++)
+        profile_host_clear(&p->hosts[i]);
     free(p->hosts);
     free(p->target_host);
 }

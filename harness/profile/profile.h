@@ -138,6 +138,15 @@ const char *profile_host_load_address(const struct profile_host *h);
  * "local"; "local" also for h NULL), into out. */
 void profile_host_destination(const struct profile_host *h, char *out, size_t outlen);
 
+/* An SSH destination "[user@]host[:port]" or "[user@][v6addr]:port" (as
+ * in hosts:) into h's user, ssh_host and port (h zeroed first by the
+ * caller; h->name is left alone). Returns 0, or -1 with why (a phrase)
+ * set. */
+int profile_host_parse(const char *dest, struct profile_host *h, const char **why);
+
+/* Free what h owns and zero it. */
+void profile_host_clear(struct profile_host *h);
+
 /* Total duration of a load (sum of its stages). */
 uint64_t profile_load_duration_ns(const struct profile_load *l);
 

@@ -73,13 +73,13 @@ check "scripts/studies --help explains --rerun" sh -c "scripts/studies --help | 
 
 # Every command answers --help with its own usage (exit 0), never by
 # reading "--help" as a file, and refuses an option it does not know.
-for c in run validate plan tools report compare history doctor; do
+for c in run validate plan tools report compare history doctor hosts; do
     rc=0; out=$("$LB" $c --help 2>&1) || rc=$?
     is "$rc" 0 "loadbench $c --help exits 0"
     check "loadbench $c --help prints its usage" sh -c 'printf "%s\n" "$1" | grep -q "usage: loadbench"' - "$out"
     check "loadbench $c --help reads no file" sh -c '! printf "%s\n" "$1" | grep -q "cannot open\|unable to open"' - "$out"
 done
-for c in validate plan report doctor tools; do
+for c in validate plan report doctor tools hosts; do
     rc=0; "$LB" $c --no-such-option >/dev/null 2>"$tmp/err" || rc=$?
     is "$rc" 2 "loadbench $c refuses an unknown option"
     check "and names it" grep -q 'unknown option "--no-such-option"' "$tmp/err"
@@ -102,5 +102,22 @@ check "and says so" grep -q 'removed 1 ssh control directory' "$tmp/doctor.err"
 check "it keeps a live loadbench's" test -d "$d_live"
 check "and one whose name carries no owner" test -d "$d_plain"
 rm -rf "$d_dead" "$d_live" "$d_plain"
+
+# --host (doctor, tools) and hosts install: what is refused before any ssh
+# (tests/e2e/multihost.t reaches real hosts). A name is looked up in the
+# profile's hosts:, never guessed to be a destination, nor the reverse.
+printf 'hosts:\n  gen: bench@192.0.2.1\nload: {connections: 1, duration: 1s}\ntools: [{tool: lb-gen, host: gen}]\n' > "$tmp/h.yaml"
+for cmd in "doctor --host srv $tmp/h.yaml" "tools --host bench@192.0.2.1 $tmp/h.yaml" "hosts install srv $tmp/h.yaml"; do
+    rc=0; "$LB" $cmd >/dev/null 2>"$tmp/h.err" || rc=$?
+    is "$rc" 2 "${cmd%% $tmp*}: a name the profile's hosts: lacks is refused"
+    check "${cmd%% $tmp*}: naming the hosts it has" grep -q 'h.yaml has no host ".*" in hosts: (gen)' "$tmp/h.err"
+done
+for cmd in "doctor --host -oProxyCommand=x" "tools --host a@b@c:0" "doctor --results $tmp --host gen $tmp/h.yaml" \
+           "doctor $tmp/h.yaml" "tools extra" "doctor --host" "hosts install local" "hosts uninstall gen"; do
+    rc=0; "$LB" $cmd >/dev/null 2>"$tmp/h.err" || rc=$?
+    is "$rc" 2 "loadbench $cmd: refused ($(head -1 "$tmp/h.err"))"
+done
+rc=0; "$LB" doctor --host local > "$tmp/local.json" 2>/dev/null || rc=$?
+is "$rc/$(jget "$tmp/local.json" hostname)" "0/$(cat /proc/sys/kernel/hostname)" "doctor --host local: this machine's facts"
 
 done_testing

@@ -16,6 +16,7 @@ LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 [ "$(id -u)" = 0 ] || skip_all "needs root to make network namespaces (CI runs as root)"
 command -v ip >/dev/null || skip_all "ip (iproute2) is not installed (scripts/deps test)"
+command -v unshare >/dev/null || skip_all "unshare (util-linux) is not installed"
 [ -x /usr/sbin/sshd ] || skip_all "sshd is not installed (openssh-server: scripts/deps test)"
 command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || skip_all "ssh is not installed (openssh-client)"
 cd "$LB_SRC"
@@ -79,7 +80,12 @@ StrictModes no
 LogLevel ERROR
 EOF
 done
-ip netns exec "$A" /usr/sbin/sshd -D -e -f "$k/sshd2.conf" 2>"$tmp/sshd2.log" &
+# Host a's sessions keep their cache (loadbench hosts install) in the
+# test's directory, and a's sshd runs in a UTS namespace of its own: its
+# hostname is not the controller's, so doctor --host shows whose facts.
+echo "SetEnv XDG_CACHE_HOME=$tmp/cache-a" >> "$k/sshd2.conf"
+ip netns exec "$A" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec /usr/sbin/sshd -D -e -f "$1"' \
+    "$tag-a" "$k/sshd2.conf" 2>"$tmp/sshd2.log" &
 track $!
 ip netns exec "$B" /usr/sbin/sshd -D -e -f "$k/sshd3.conf" 2>"$tmp/sshd3.log" &
 track $!
@@ -145,6 +151,64 @@ for i in 0 1; do
     is "$(jget "$T" runs.$i.status)/$(jget "$T" runs.$i.crosscheck.verdict | sed 's/explained/exact/')/$(jget "$T" runs.$i.placement.target.host)" \
         ok/exact/a "row $i: ok, counts reconcile, the target ran on a"
 done
+
+agent_a=$(jget "$T" hosts.a.agent.path)
+is "$agent_a" "$(readlink -f "$LB")" "with nothing in a's cache, a's agent is this binary's path there"
+
+# --- doctor, tools and hosts install on host a ------------------------------
+rc=0; in_c "$LB" doctor --host a "$tmp/two.yaml" > "$tmp/doc.json" 2>"$tmp/doc.err" || rc=$?
+is "$rc" 0 "doctor --host a PROFILE: exit 0"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/doc.err"
+[ -s "$tmp/doc.json" ] || echo '{}' > "$tmp/doc.json"
+is "$(jget "$tmp/doc.json" hostname)" "$tag-a" "its facts are host a's (hostname), not the controller's ($(cat /proc/sys/kernel/hostname))"
+check "stderr names the machine that answered" \
+    grep -q "two.yaml:3:3: host a (root@198.18.0.2:2202): hostname $tag-a, loadbench agent /" "$tmp/doc.err"
+rc=0; in_c "$LB" doctor --host root@198.18.0.2:2202 > "$tmp/doc2.json" 2>/dev/null || rc=$?
+[ -s "$tmp/doc2.json" ] || echo '{}' > "$tmp/doc2.json"
+is "$rc/$(jget "$tmp/doc2.json" hostname)" "0/$tag-a" "doctor --host with an ssh destination and no profile"
+rc=0; in_c "$LB" tools --host a "$tmp/two.yaml" > "$tmp/tools.out" 2>"$tmp/tools.err" || rc=$?
+is "$rc" 0 "tools --host a PROFILE: exit 0"
+check "its table finds lb-gen there" grep -Eq '^lb-gen +yes ' "$tmp/tools.out"
+check "as host a's agent saw it" grep -q "host a (root@198.18.0.2:2202): hostname $tag-a" "$tmp/tools.err"
+rc=0; in_c "$LB" doctor --host c "$tmp/two.yaml" >/dev/null 2>"$tmp/noname.err" || rc=$?
+is "$rc" 2 "doctor --host with a name the profile lacks: exit 2"
+check "the error lists the profile's hosts" grep -q 'has no host "c" in hosts: (a, b)' "$tmp/noname.err"
+printf 'hosts:\n  ctl: local\n  d: root@198.18.0.3:2299\ntarget: {host: ctl}\nload: {connections: 1, duration: 1s}\ntools: [{tool: lb-gen, host: d}]\n' \
+    > "$tmp/d.yaml"
+for c in doctor tools; do
+    rc=0; in_c "$LB" $c --host d "$tmp/d.yaml" >/dev/null 2>"$tmp/d.err" || rc=$?
+    is "$rc" 2 "$c --host on a host that is down: exit 2"
+    check "$c: the error is located at the host's entry" \
+        grep -q "d.yaml:3:3: host d (root@198.18.0.3:2299) cannot be reached over ssh: ." "$tmp/d.err"
+done
+sha=$(sha256sum "$LB" | cut -c1-12)
+rc=0; in_c "$LB" hosts install a "$tmp/two.yaml" > "$tmp/inst.out" 2>"$tmp/inst.err" || rc=$?
+is "$rc" 0 "hosts install a PROFILE: exit 0"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/inst.err"
+cache=$(cat "$tmp/inst.out")
+check "it names a's cache of this build ($cache)" \
+    sh -c 'case $1 in "$2"/loadbench/*-"$3") exit 0 ;; esac; exit 1' sh "$cache" "$tmp/cache-a" "$sha"
+check "the copy holds this build's programs" \
+    sh -c 'cmp -s "$1/bin/loadbench" "$2/loadbench" && cmp -s "$1/bin/lb-target" "$2/lb-target" && cmp -s "$1/bin/lb-gen" "$2/lb-gen"' \
+    sh "$cache" "$LB_BUILD/bin"
+check "and the adapters' support files (wrk's Lua hook)" test -f "$cache/share/loadbench/adapters/wrk/done.lua"
+check "and no staging directory is left" test -z "$(ls -d "$tmp/cache-a/loadbench/"*.lb-part-* 2>/dev/null)"
+cat > "$tmp/cached.yaml" <<'Y'
+name: cached
+hosts: {a: 'root@198.18.0.2:2202'}
+target: {host: a, delay: 1ms}
+load: {connections: 2, duration: 1s}
+tools: [{tool: lb-gen, host: a}]
+sampling: {interval: 500ms}
+Y
+rc=0; in_c "$LB" run --quiet --out "$tmp/cached" "$tmp/cached.yaml" >/dev/null 2>"$tmp/cached.err" || rc=$?
+is "$rc" 0 "a run after hosts install: exit 0"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/cached.err"
+J=$tmp/cached/run.json
+[ -f "$J" ] || { echo '{}' > "$tmp/cached.none"; J=$tmp/cached.none; }
+is "$(jget "$J" hosts.a.agent.path)" "$cache/bin/loadbench" "its agent on a ran from the cache hosts install filled"
+is "$(jget "$J" runs.0.status)/$(jget "$J" runs.0.crosscheck.verdict)" ok/exact \
+    "lb-gen and lb-target on a, from the cache: ok, counts reconcile"
 
 # --- local placement: the whole run, with the record of where it ran -------
 cat > "$tmp/here.yaml" <<'Y'

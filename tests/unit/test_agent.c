@@ -5,6 +5,7 @@
  * build, spawn and wait, streamed samples, file copies, a lost host, and
  * a whole tool run with lb-gen against lb-target whose counts reconcile). */
 #include "tests/tap.h"
+#include "adapters/adapter.h"
 #include "engine/agentproto.h"
 #include "engine/exec_remote.h"
 #include "engine/target.h"
@@ -263,6 +264,44 @@ static void test_spawn_wait(struct exec_host *h)
     ex->free(t);
 }
 
+/* The agent's hello says which binary answered; its tools reply is the
+ * `loadbench tools` list there; a spawn naming a program of our build
+ * directory (this test's, build/tests/) that is not there runs the
+ * agent's own copy beside it (build/bin/lb-gen). */
+static void test_tools_and_own_copies(struct exec_host *h)
+{
+    struct exec_remote_ident id;
+    char real[PATH_MAX], err[UTIL_ERR_LEN] = "";
+    exec_remote_ident(h, &id);
+    is_str(id.path, realpath(lb, real) ? real : lb, "the hello names the agent's binary");
+    json_t *rep = exec_remote_call(h, json_pack("{s:s}", "op", "tools"), err);
+    json_t *first = json_array_get(json_object_get(rep, "tools"), 0);
+    ok(rep && json_array_size(json_object_get(rep, "tools")) >= 10 &&
+           !strcmp(json_string_value(json_object_get(first, "tool")), "lb-gen") &&
+           json_is_true(json_object_get(first, "found")),
+       "tools: every adapter, lb-gen found beside the agent: %s", err);
+    json_decref(rep);
+    const struct executor *ex = exec_remote_executor(h);
+    char dir[PATH_MAX], prog[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/owncopy", tmp);
+    snprintf(prog, sizeof prog, "%s/lb-gen", adapter_bindir());
+    fsutil_mkdir_p(dir, NULL);
+    ok(access(prog, F_OK) != 0, "no lb-gen in this test's own directory (%s)", prog);
+    const char *argv[] = {prog, "--version", NULL};
+    struct exec_spec spec = {.name = "owncopy", .argv = argv, .dir = dir, .sample_interval_ns = 100000000};
+    struct exec_tree *t = NULL;
+    uint64_t t0 = util_now_ns();
+    if (ex->spawn(ex, &spec, &t, err)) {
+        ok(0, "spawn lb-gen --version: %s", err);
+        return;
+    }
+    while (!ex->poll(t) && util_now_ns() - t0 < 30000000000ull)
+        util_sleep_until_ns(util_now_ns() + 10000000);
+    ok(t->ended && t->exit.exited && t->exit.code == 0, "it ran the agent's own lb-gen (exit %d, 127: not found)",
+       t->exit.code);
+    ex->free(t);
+}
+
 /* A tree of three processes, sampled on the agent's side every 100 ms. */
 static void test_samples(struct exec_host *h)
 {
@@ -491,6 +530,7 @@ int main(void)
            "clock: offset %lld ns within rtt/2 (rtt %llu ns, %d pings)", (long long)c.offset_ns,
            (unsigned long long)c.rtt_ns, c.pings);
         test_spawn_wait(h);
+        test_tools_and_own_copies(h);
         test_samples(h);
         test_files(h);
         test_target(h);
