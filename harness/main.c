@@ -462,6 +462,31 @@ static struct exec_host *host_arg_agent(const char *cmd, struct host_arg *ha)
     return a;
 }
 
+/* What fetch brings from ha's agent (NULL with the error printed): the
+ * one remote step `doctor --host` and `tools --host` share. */
+static json_t *host_arg_fetch(const char *cmd, struct host_arg *ha, const char *arg,
+                              json_t *(*fetch)(struct exec_host *, char *))
+{
+    char err[UTIL_ERR_LEN];
+    json_t *v = NULL;
+    struct exec_host *a = host_arg_agent(cmd, ha);
+    if (a && !(v = fetch(a, err)))
+        fprintf(stderr, "loadbench %s: host %s: %s\n", cmd, ha->h->name ? ha->h->name : arg, err);
+    exec_remote_close(a);
+    return v;
+}
+
+/* The agent's tools table (adapter_detect_all there). */
+static json_t *remote_tools(struct exec_host *a, char *err)
+{
+    json_t *rep = exec_remote_call(a, json_pack("{s:s}", "op", "tools"), err);
+    json_t *tools = json_incref(json_object_get(rep, "tools"));
+    if (rep && !tools)
+        util_err(err, "the agent's reply has no tools list");
+    json_decref(rep);
+    return tools;
+}
+
 /* --host ARG and at most one PROFILE among argv[1..argc): 0 with them
  * set, or 2 with the usage printed. results: --results DIR (doctor's),
  * or NULL where it is not taken. */
@@ -503,7 +528,7 @@ static int cmd_tools(int argc, char **argv)
     if (host_opts("tools", argc, argv, &host, &profile, NULL))
         return 2;
     int rc = host ? host_arg_resolve("tools", host, profile, &ha) : 0;
-    json_t *tools = NULL, *rep = NULL;
+    json_t *tools = NULL;
     if (rc) {
         host_arg_free(&ha);
         return rc;
@@ -511,18 +536,12 @@ static int cmd_tools(int argc, char **argv)
     if (!host || ha.h->local) {
         tools = adapter_detect_all();
     } else {
-        char err[UTIL_ERR_LEN];
-        struct exec_host *a = host_arg_agent("tools", &ha);
-        if (a && !(rep = exec_remote_call(a, json_pack("{s:s}", "op", "tools"), err)))
-            fprintf(stderr, "loadbench tools: host %s: %s\n", ha.h->name ? ha.h->name : host, err);
-        exec_remote_close(a);
-        tools = json_incref(json_object_get(rep, "tools"));
+        tools = host_arg_fetch("tools", &ha, host, remote_tools);
         rc = tools ? 0 : 2;
     }
     if (tools)
         tools_print(tools);
     json_decref(tools);
-    json_decref(rep);
     if (host)
         host_arg_free(&ha);
     return rc;
@@ -781,11 +800,7 @@ static int cmd_doctor(int argc, char **argv)
             reap_dead(results ? results : "results", NULL, 0);
         m = run_machine_info();
     } else {
-        char err[UTIL_ERR_LEN];
-        struct exec_host *a = host_arg_agent("doctor", &ha);
-        if (a && !(m = exec_remote_machine(a, err)))
-            fprintf(stderr, "loadbench doctor: host %s: %s\n", ha.h->name ? ha.h->name : host, err);
-        exec_remote_close(a);
+        m = host_arg_fetch("doctor", &ha, host, exec_remote_machine);
         rc = m ? 0 : 2;
     }
     if (m)

@@ -57,6 +57,15 @@ static double window_avg(const struct crosscheck_point *pts, size_t n, uint64_t 
     return sum / weight;
 }
 
+/* window_avg over the whole series, from its first interval's start to
+ * its last point (NAN without points). */
+static double series_avg(const struct crosscheck_point *pts, size_t n, size_t field)
+{
+    if (!n)
+        return NAN;
+    return window_avg(pts, n, pts[0].end_ns - (uint64_t)(pts[0].interval_s * 1e9), pts[n - 1].end_ns, field);
+}
+
 double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
 {
     return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, cpu_pct));
@@ -375,17 +384,8 @@ static void limits_basis(const struct crosscheck_in *in, const struct crosscheck
         sampler_tree_summary(in->target_samples, &gs);
     l->tool_cpu_pct = ts.cpu_avg_pct;
     l->target_cpu_pct = gs.cpu_avg_pct;
-    l->tool_thread_pct = NAN;
-    l->target_wait_pct = NAN;
-    if (in->ntarget_pts)
-        l->target_wait_pct = crosscheck_window_wait(
-            in->target_pts, in->ntarget_pts,
-            in->target_pts[0].end_ns - (uint64_t)(in->target_pts[0].interval_s * 1e9),
-            in->target_pts[in->ntarget_pts - 1].end_ns);
-    if (in->ntool_pts)
-        l->tool_thread_pct = crosscheck_window_thread(
-            in->tool_pts, in->ntool_pts, in->tool_pts[0].end_ns - (uint64_t)(in->tool_pts[0].interval_s * 1e9),
-            in->tool_pts[in->ntool_pts - 1].end_ns);
+    l->tool_thread_pct = series_avg(in->tool_pts, in->ntool_pts, offsetof(struct crosscheck_point, thread_pct));
+    l->target_wait_pct = series_avg(in->target_pts, in->ntarget_pts, offsetof(struct crosscheck_point, wait_pct));
     l->hold_basis = 0;
     if (w->hold_to_ns > w->hold_from_ns) {
         double a = crosscheck_window_cpu(in->tool_pts, in->ntool_pts, w->hold_from_ns, w->hold_to_ns);
