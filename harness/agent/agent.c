@@ -570,6 +570,38 @@ static int op_target_stop(struct agent *a, const json_t *req, json_t *rep, char 
     return 0;
 }
 
+/* target_rebase: lb-target's sampling starts again now, as a tool run's
+ * sampling starts (its points and aggregates so far are dropped: they
+ * precede the tool). The reply carries the first reading; points stream
+ * one interval on. */
+static int op_target_rebase(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    struct agent_tree *at = agent_tree_find(a, req, err);
+    if (!at || !at->tgt)
+        return at ? util_err(err, "tree %d is not lb-target", at->id) : -1;
+    sampler_tree_free(at->st);
+    at->st = sampler_tree_new(at->tgt->proc.pid, NULL, NULL);
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    at_sample(at, &rd, &pt);
+    at->last_ns = rd.t_ns;
+    at->next_ns = rd.t_ns + at->interval_ns;
+    json_object_set_new(rep, "reading", agentproto_reading_json(&rd));
+    return 0;
+}
+
+/* target_sample: one reading of lb-target now, streamed as a sample event
+ * before this reply (the last reading of a tool run). */
+static int op_target_sample(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)rep;
+    struct agent_tree *at = agent_tree_find(a, req, err);
+    if (!at || !at->tgt)
+        return at ? util_err(err, "tree %d is not lb-target", at->id) : -1;
+    agent_sample(a, at);
+    return 0;
+}
+
 static int op_http(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     uint64_t at_ns = agentproto_u64(req, "at_ns");
@@ -624,7 +656,8 @@ static const struct agent_op {
     {"hello", op_hello}, {"ping", op_ping},   {"spawn", op_spawn}, {"stop", op_stop}, {"output", op_output},
     {"usage", op_usage}, {"free", op_free},   {"list", op_list},   {"get", op_get},   {"put", op_put},
     {"http", op_http},   {"machine", op_machine}, {"bye", op_bye},     {"target_start", op_target_start},
-    {"target_stop", op_target_stop}, {"tools", op_tools},
+    {"target_stop", op_target_stop}, {"tools", op_tools}, {"target_rebase", op_target_rebase},
+    {"target_sample", op_target_sample},
 };
 
 static void agent_reply(struct agent *a, json_t *rep, int rc, const char *err)

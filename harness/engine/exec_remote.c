@@ -758,6 +758,30 @@ int exec_remote_tree_id(const struct exec_tree *t)
     return ((const struct remote_tree *)t)->id;
 }
 
+int exec_remote_rebase(struct exec_tree *t, struct sampler_reading *rd, char *err)
+{
+    struct remote_tree *r = rtree(t);
+    json_t *rep = host_call(r->h, json_pack("{s:s, s:i}", "op", "target_rebase", "tree", r->id), err);
+    if (!rep)
+        return -1;
+    /* Every point streamed before the reply came before it: dropped. */
+    r->qhead = r->qn = 0;
+    memset(&r->sum, 0, sizeof r->sum);
+    r->primed = 1;
+    agentproto_reading_from(json_object_get(rep, "reading"), rd);
+    rd->t_ns = exec_remote_to_local_ns(r->h, rd->t_ns);
+    json_decref(rep);
+    return 0;
+}
+
+int exec_remote_sample_now(struct exec_tree *t, char *err)
+{
+    struct remote_tree *r = rtree(t);
+    json_t *rep = host_call(r->h, json_pack("{s:s, s:i}", "op", "target_sample", "tree", r->id), err);
+    json_decref(rep);
+    return rep ? 0 : -1;
+}
+
 json_t *exec_remote_machine(struct exec_host *h, char *err)
 {
     json_t *rep = host_call(h, json_pack("{s:s}", "op", "machine"), err);

@@ -126,6 +126,17 @@ void exec_remote_forget(struct exec_tree *t);
 /* The agent's id of a tree of h, for raw requests. */
 int exec_remote_tree_id(const struct exec_tree *t);
 
+/* lb-target's tree t (adopted): its sampling starts again now, as a tool
+ * run's does (the points streamed so far and the aggregates are dropped:
+ * they came before the tool). Fills rd with the first reading, on this
+ * machine's clock. Returns 0, or -1 with err. */
+int exec_remote_rebase(struct exec_tree *t, struct sampler_reading *rd, char *err);
+
+/* A reading of lb-target's tree t now, queued behind the points streamed
+ * before it: the next `sample` calls return them, this one last. Returns
+ * 0, or -1 with err. */
+int exec_remote_sample_now(struct exec_tree *t, char *err);
+
 /* The host's machine facts (run_machine_info there). Returns a new
  * reference, or NULL with err. */
 json_t *exec_remote_machine(struct exec_host *h, char *err);

@@ -386,6 +386,20 @@ int target_stop(struct target *t, char *err)
     return util_err(err, "lb-target did not stop within 3 s of SIGTERM and was killed");
 }
 
+int target_rebase(struct target *t, struct sampler_reading *rd, char *err)
+{
+    if (!t->tree)
+        return util_err(err, "lb-target runs here: sample it directly");
+    return exec_remote_rebase(t->tree, rd, err);
+}
+
+int target_sample_now(struct target *t, char *err)
+{
+    if (!t->tree)
+        return util_err(err, "lb-target runs here: sample it directly");
+    return exec_remote_sample_now(t->tree, err);
+}
+
 uint64_t target_u64(json_t *stats, const char *key)
 {
     json_t *v = json_object_get(stats, key);

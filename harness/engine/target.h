@@ -97,6 +97,15 @@ int target_alive(struct target *t);
  * agent does it, then its stdout and stderr files are copied back. */
 int target_stop(struct target *t, char *err);
 
+/* On a host (t->tree): the agent's sampling of lb-target starts again now,
+ * for a tool run (what it streamed before is dropped: it came before the
+ * tool), rd the first reading; and a reading now, the last of a tool run,
+ * queued behind the points streamed before it (t->tree->ex->sample takes
+ * them in order). Each returns 0, or -1 with err. Here, lb-target is
+ * sampled directly (sampler_tree_new on t->proc.pid). */
+int target_rebase(struct target *t, struct sampler_reading *rd, char *err);
+int target_sample_now(struct target *t, char *err);
+
 /* A uint64 field of a stats object (0 when absent). */
 uint64_t target_u64(json_t *stats, const char *key);
 

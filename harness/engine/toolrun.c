@@ -838,16 +838,39 @@ static int tool_run_sample_trees(struct tool_run *r, struct sampler_reading *rd,
     return got;
 }
 
-/* One sample of everything, at now. */
-static void tool_run_tick(struct tool_run *r, uint64_t now)
+/* Room for one more point in each series. */
+static void tool_run_points_room(struct tool_run *r)
 {
-    struct sampler_reading rd;
-    struct sampler_point pt;
     if ((r->ntp > r->ngp ? r->ntp : r->ngp) + 1 >= r->cap_pts) {
         r->cap_pts = r->cap_pts ? r->cap_pts * 2 : 64;
         r->tpts = util_xrealloc(r->tpts, r->cap_pts * sizeof *r->tpts);
         r->gpts = util_xrealloc(r->gpts, r->cap_pts * sizeof *r->gpts);
     }
+}
+
+/* lb-target's points since the last tick: one reading here; on a host,
+ * every point its agent streamed since (one per interval, so a slow tick
+ * does not leave the series behind), r->trd1 the latest. */
+static void tool_run_target_points(struct tool_run *r)
+{
+    struct sampler_point pt;
+    while (tool_run_target_sample(r, &r->trd1, &pt) == 1) {
+        tool_run_points_room(r);
+        r->gpts[r->ngp++] =
+            (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct, pt.wait_pct};
+        if (r->gcsv)
+            sampler_csv_row(r->gcsv, &pt);
+        if (!r->tgt.tree)
+            break;
+    }
+}
+
+/* One sample of everything, at now. */
+static void tool_run_tick(struct tool_run *r, uint64_t now)
+{
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    tool_run_points_room(r);
     if (tool_run_sample_trees(r, &rd, &pt)) {
         r->tpts[r->ntp++] =
             (struct crosscheck_point){rd.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct, pt.wait_pct};
@@ -856,12 +879,7 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
         r->cur_cpu = pt.cpu_pct;
         r->cur_rss = pt.rss_mb;
     }
-    if (tool_run_target_sample(r, &r->trd1, &pt) == 1) {
-        r->gpts[r->ngp++] =
-            (struct crosscheck_point){r->trd1.t_ns, pt.interval_s, pt.cpu_pct, pt.rss_mb, pt.thread_max_pct, pt.wait_pct};
-        if (r->gcsv)
-            sampler_csv_row(r->gcsv, &pt);
-    }
+    tool_run_target_points(r);
     if (r->mcsv)
         machine_row(r->mcsv, (double)(now - r->spawned) / 1e9, r->mprev, r->nmcpu);
     tool_run_sample_target(r);
@@ -929,10 +947,17 @@ static void tool_run_sample(struct tool_run *r)
     struct sampler_reading rd;
     struct sampler_point pt;
     tool_run_open_series(r);
+    /* lb-target's sampling starts with the tool's, here or on its host. */
     if (!r->tgt.host)
         r->gtree = sampler_tree_new(r->tgt.proc.pid, NULL, NULL);
     tool_run_sample_trees(r, &rd, &pt);
-    tool_run_target_sample(r, &r->trd0, &pt);
+    if (r->tgt.tree) {
+        char err[UTIL_ERR_LEN];
+        if (target_rebase(&r->tgt, &r->trd0, err))
+            json_array_append_new(r->warnings, json_sprintf("lb-target's samples: %s", err));
+    } else {
+        tool_run_target_sample(r, &r->trd0, &pt);
+    }
     r->trd1 = r->trd0;
     r->next = r->spawned + r->p->sample_interval_ns;
     r->last_tick_ns = r->spawned;
@@ -971,6 +996,31 @@ static void tool_run_open_bound(struct tool_run *r)
     r->open_at_stop = sum;
 }
 
+/* lb-target's last reading, now: its points are written but the last,
+ * which is only when its interval is full (as the tool's). On a host, the
+ * points streamed before it come first. */
+static void tool_run_target_last(struct tool_run *r, int full)
+{
+    struct sampler_point pt, last;
+    char err[UTIL_ERR_LEN];
+    if (!r->tgt.tree) {
+        if (tool_run_target_sample(r, &r->trd1, &pt) == 1 && full && r->gcsv)
+            sampler_csv_row(r->gcsv, &pt);
+        return;
+    }
+    if (target_sample_now(&r->tgt, err))
+        json_array_append_new(r->warnings, json_sprintf("lb-target's last sample: %s", err));
+    int have = 0;
+    while (tool_run_target_sample(r, &r->trd1, &pt) == 1) {
+        if (have && r->gcsv)
+            sampler_csv_row(r->gcsv, &last);
+        last = pt;
+        have = 1;
+    }
+    if (have && r->gcsv && last.interval_s * 2e9 >= (double)r->p->sample_interval_ns)
+        sampler_csv_row(r->gcsv, &last);
+}
+
 static void tool_run_stop(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
@@ -988,8 +1038,7 @@ static void tool_run_stop(struct tool_run *r)
     int full = r->ended - r->last_tick_ns >= r->p->sample_interval_ns / 2;
     if (full && tool_run_sample_trees(r, &rd, &pt) && r->tcsv)
         sampler_csv_row(r->tcsv, &pt);
-    if (tool_run_target_sample(r, &r->trd1, &pt) == 1 && full && r->gcsv)
-        sampler_csv_row(r->gcsv, &pt);
+    tool_run_target_last(r, full);
     r->target_cpu_s = (double)(r->trd1.cpu_ns - r->trd0.cpu_ns) / 1e9;
     json_t *s = target_stats(&r->tgt, NULL);
     if (s && r->stopped_by_us)

@@ -399,6 +399,42 @@ static void test_lost(void)
 
 /* lb-target started by the agent: its control calls go through it, one
  * at a time T, its samples stream, its files come back. */
+/* A tool run's sampling of a remote lb-target starts at the tool's start:
+ * the points streamed before (while the run waited, e.g. for a quiet
+ * machine) are dropped, not taken as the run's; its last reading is one
+ * made then, not the oldest point still queued. (Taken one per tick from
+ * the oldest, they gave the run the target's idle CPU: 0.000 s.) */
+static void test_target_rebase(struct target *t)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct sampler_reading rd0, rd;
+    struct sampler_point pt;
+    util_sleep_until_ns(util_now_ns() + 600000000ull); /* ~6 points queue up */
+    uint64_t asked = util_now_ns();
+    int rc = target_rebase(t, &rd0, err);
+    ok(rc == 0 && rd0.t_ns + 50000000ull >= asked, "rebase: a first reading made when asked (%.1f ms after): %s",
+       ((double)rd0.t_ns - (double)asked) / 1e6, rc ? err : "ok");
+    int early = 0, n = 0;
+    uint64_t t_last = 0;
+    while (t->tree->ex->sample(t->tree, &rd, &pt) == 1) {
+        early += rd.t_ns < rd0.t_ns;
+        n++;
+    }
+    ok(early == 0, "rebase: no point from before it is left (%d before, %d after)", early, n);
+    util_sleep_until_ns(util_now_ns() + 250000000ull);
+    asked = util_now_ns();
+    rc = target_sample_now(t, err);
+    while (t->tree->ex->sample(t->tree, &rd, &pt) == 1) {
+        t_last = rd.t_ns;
+        n++;
+    }
+    ok(rc == 0 && t_last + 50000000ull >= asked, "sample_now: the last point taken is a reading made then (%.1f ms after)",
+       ((double)t_last - (double)asked) / 1e6);
+    struct sampler_summary s;
+    t->tree->ex->summary(t->tree, &s);
+    ok(s.npoints == n, "the aggregates count only the points since the rebase (%d, %d taken)", s.npoints, n);
+}
+
 static void test_target(struct exec_host *h)
 {
     char err[UTIL_ERR_LEN] = "", dir[PATH_MAX];
@@ -432,6 +468,7 @@ static void test_target(struct exec_host *h)
     while (t.tree->ex->sample(t.tree, &rd, &pt) >= 0 && n < 3 && util_now_ns() < at + 5000000000ull)
         n += t.tree->ex->sample(t.tree, &rd, &pt) == 1;
     ok(n >= 3 && target_alive(&t), "its samples stream (%d points) and it is alive", n);
+    test_target_rebase(&t);
     pid_t pid = t.pid;
     int rc = target_stop(&t, err);
     ok(rc == 0, "target_stop through the agent: %s", rc ? err : "ok");
@@ -480,6 +517,10 @@ static void test_tool_run(struct exec_host *h, int with_target)
        "the tool's samples came from the agent (%lld points)",
        (long long)json_integer_value(json_object_get(json_object_get(fp, "samples"), "points")));
     json_t *tf = json_object_get(res, "target_footprint");
+    double wall = json_real_value(json_object_get(fp, "wall_s"));
+    json_int_t tpts = json_integer_value(json_object_get(tf, "points"));
+    ok(tpts <= (json_int_t)(wall / 0.2) + 2, "%s: lb-target's points are the tool run's (%lld in %.1f s at 200 ms)", what,
+       (long long)tpts, wall);
     ok(json_integer_value(json_object_get(tf, "points")) >= 5 && json_real_value(json_object_get(tf, "cpu_seconds")) > 0,
        "%s: lb-target sampled (%lld points, %.3f CPU s)", what, (long long)json_integer_value(json_object_get(tf, "points")),
        json_real_value(json_object_get(tf, "cpu_seconds")));
