@@ -596,13 +596,17 @@ static int tool_run_spawn_one(struct tool_run *r, size_t k, char *err)
                              .env = (const char *const *)pr->plan.env.v, .dir = pr->dir, .cpus_mask = tool_run_cpus(r, k),
                              .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes,
                              .sample_interval_ns = r->p->sample_interval_ns};
+    const struct executor *ex = r->o->host_ex ? r->o->host_ex[pr->host_index] : r->o->ex;
     r->trees[k].proc = pr;
-    return r->o->ex->spawn(r->o->ex, &spec, &r->trees[k].t, err);
+    return ex->spawn(ex, &spec, &r->trees[k].t, err);
 }
 
 /* A process whose plan names a ready port (a master, an engine) is
  * waited for until that port accepts a connection, so that the processes
- * started after it find it: at most the start-up allowance and grace
+ * started after it find it. The connection is made from here to the
+ * group's host (ctx.group_host: a master on another host listens on that
+ * host's load address, which this machine must reach): at most the
+ * start-up allowance and grace
  * (the deadline counts from the first process's start, so a master's
  * wait is within it; engines start before it). Returns 0, or -1 with err
  * when it exits or does not listen in time. */
@@ -614,7 +618,7 @@ static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
         return 0;
     char addr[80];
     struct sockaddr_in sa;
-    snprintf(addr, sizeof addr, "%s:%d", pr->ctx.host, pr->plan.ready_port);
+    snprintf(addr, sizeof addr, "%s:%d", pr->ctx.group_host ? pr->ctx.group_host : "127.0.0.1", pr->plan.ready_port);
     if (net_parse_addr(addr, &sa, err))
         return -1;
     uint64_t limit = r->startup_ns + (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
@@ -1115,6 +1119,8 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
                                                    "source", u.source, "samples", summary_json(&u.ss), "samples_file",
                                                    r->trees[k].path + strlen(r->o->run_dir) + 1,
                                                    "exit", tool_run_exit_json(r->trees[k].t)));
+        if (parts && r->trees[k].proc->host)
+            json_object_set_new(json_array_get(parts, k), "host", json_string(r->trees[k].proc->host));
     }
     sum->have_cu = cg == (int)r->ntrees;
     sum->source = sum->have_cu ? "cgroup" : cg ? "cgroup and rusage" : "rusage";
