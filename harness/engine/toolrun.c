@@ -559,12 +559,20 @@ static int tool_run_led(const struct tool_run *r)
 
 /* The CPUs for process k: a Locust-style worker or a JMeter engine gets
  * one CPU of its own when the tool's CPU set (or loadbench's own) has one
- * for each; everything else the whole set. */
+ * for each worker on its host (with host: [a, b], a's workers and b's
+ * are counted apart); everything else the whole set. */
 static uint64_t tool_run_cpus(const struct tool_run *r, size_t k)
 {
     uint64_t set = r->p->tool_cpus;
     if (!tool_run_led(r) || k == 0)
         return set;
+    size_t rank = 0, here = 0; /* k's place among its host's workers, and how many there are */
+    for (size_t j = 1; j < r->g.n; j++) {
+        if (r->g.procs[j].host_index != r->g.procs[k].host_index)
+            continue;
+        rank += j < k;
+        here++;
+    }
     if (!set) {
         cpu_set_t cs;
         CPU_ZERO(&cs);
@@ -574,10 +582,10 @@ static uint64_t tool_run_cpus(const struct tool_run *r, size_t k)
             if (CPU_ISSET(c, &cs))
                 set |= 1ull << c;
     }
-    if ((size_t)__builtin_popcountll(set) < r->g.n - 1)
+    if ((size_t)__builtin_popcountll(set) < here)
         return r->p->tool_cpus;
-    /* The (k-1)th CPU of the set. */
-    for (size_t skip = k - 1; set; set &= set - 1)
+    /* The rank-th CPU of the set. */
+    for (size_t skip = rank; set; set &= set - 1)
         if (!skip--)
             return set & -set;
     return r->p->tool_cpus;
