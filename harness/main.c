@@ -190,6 +190,10 @@ static int check_spread_hosts(const struct profile *p, const struct profile_tool
         return util_err(err, "%s:%d:%d: %s's master on host %s listens on its load address \"%s\", which must be an "
                         "IPv4 address for the workers and loadbench to reach it (give %s an address:)",
                         p->path, t->line, t->col, t->label, h->name, addr, h->name);
+    if (a->spread == ADAPTER_SPREAD_MASTER && t->nhosts > 1 && !strncmp(addr, "127.", 4))
+        return util_err(err, "%s:%d:%d: %s's master on host %s listens on %s, which its workers on %s cannot reach "
+                        "(give %s an address: on the network they share)",
+                        p->path, t->line, t->col, t->label, h->name, addr, t->hosts[1], h->name);
     if (a->spread != ADAPTER_SPREAD_ENGINES)
         return 0;
     if (t->nhosts > 1)
