@@ -62,9 +62,11 @@ struct adapter_ctx {
     unsigned instance, instances;       /* this process's place in a tool run of several
                                          * (adapters/group.h): instance of instances; 0 of 1 alone */
     int group_port;                     /* several processes of a master's tool: a free TCP port on
-                                         * host where the workers meet the master; 0 otherwise */
+                                         * group_host where the workers meet the master; 0 otherwise */
+    const char *group_host;             /* where a master or engines listen and the group's other
+                                         * processes reach them (adapters/group.h); NULL: 127.0.0.1 */
     const int *engine_ports;            /* several processes of a controller's tool: instances free TCP
-                                         * ports on host, engine k (process k, 1..instances) listening
+                                         * ports on group_host, engine k (process k, 1..instances) listening
                                          * on engine_ports[k - 1]; NULL otherwise */
 };
 

@@ -28,6 +28,21 @@ static const char *proc_role(enum adapter_spread s, size_t k, size_t n)
     return s == ADAPTER_SPREAD_SEGMENTS ? "segment" : "copy";
 }
 
+size_t adapter_group_size(const struct adapter *a, const struct profile_tool *t)
+{
+    unsigned n = t && t->instances ? t->instances : 1;
+    return n + (spread_led(a->spread) && n > 1 ? 1 : 0);
+}
+
+const char *adapter_group_place(const struct adapter *a, const struct profile_tool *t, size_t k, unsigned *host)
+{
+    size_t n = adapter_group_size(a, t);
+    /* Led: process 0 leads, process k >= 1 is instance k - 1. */
+    size_t instance = spread_led(a->spread) && n > 1 && k > 0 ? k - 1 : k;
+    *host = t && t->nhosts ? (unsigned)(instance % t->nhosts) : 0;
+    return proc_role(a->spread, k, n);
+}
+
 /* Process k's context: its own folder (the run's folder when alone), its
  * share of the load for copies, its place among the instances. */
 static int proc_setup(const struct adapter *a, const struct adapter_ctx *base, struct adapter_group *g, size_t k,
@@ -36,7 +51,8 @@ static int proc_setup(const struct adapter *a, const struct adapter_ctx *base, s
     struct adapter_proc *pr = &g->procs[k];
     adapter_plan_init(&pr->plan);
     adapter_result_init(&pr->ar);
-    pr->role = proc_role(a->spread, k, g->n);
+    pr->role = adapter_group_place(a, base->tool, k, &pr->host_index);
+    pr->host = base->tool && base->tool->nhosts ? base->tool->hosts[pr->host_index] : NULL;
     pr->has_result = !spread_led(a->spread) || k == 0;
     if (g->n == 1)
         snprintf(pr->dir, sizeof pr->dir, "%s", base->dir);
@@ -120,10 +136,15 @@ int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *bas
 {
     memset(g, 0, sizeof *g);
     g->instances = base->tool && base->tool->instances ? base->tool->instances : 1;
-    g->n = g->instances + (spread_led(a->spread) && g->instances > 1 ? 1 : 0);
+    g->n = adapter_group_size(a, base->tool);
     g->procs = util_xcalloc(g->n, sizeof *g->procs);
     struct adapter_ctx meet = *base;
+    meet.group_host = "127.0.0.1";
     if (a->spread == ADAPTER_SPREAD_MASTER && g->n > 1) {
+        /* Where the workers reach it, whichever host they are on (and
+         * the controller checks that it listens). */
+        if (base->tool && base->tool->host && base->profile)
+            meet.group_host = profile_host_load_address(profile_host_by_name(base->profile, base->tool->host));
         if (free_ports(&meet.group_port, 1, err))
             return -1;
     } else if (a->spread == ADAPTER_SPREAD_ENGINES && g->n > 1) {

@@ -17,6 +17,9 @@ struct adapter_proc {
     const char *role;               /* "tool" (alone), "copy", "segment", "master", "worker",
                                      * "controller" or "engine" */
     int has_result;                 /* 1: parse reads this one */
+    const char *host;               /* the hosts: entry it runs on (adapter_group_place), or NULL:
+                                     * this machine */
+    unsigned host_index;            /* host's index in the tool entry's hosts (0 without host:) */
     struct profile_load *share;     /* its share of the load (copies), or NULL: the whole load */
     struct adapter_ctx ctx;
     struct adapter_plan plan;
@@ -31,11 +34,28 @@ struct adapter_group {
     int *ports;                     /* engines: their ports (ctx.engine_ports), or NULL */
 };
 
+/* How many processes tool entry t runs under a: its instances, one more
+ * for a master or a controller. */
+size_t adapter_group_size(const struct adapter *a, const struct profile_tool *t);
+
+/* Where process k of tool entry t runs: returns its role ("tool" alone,
+ * "copy", "segment", "master", "worker", "controller", "engine") and sets
+ * *host to the index in t->hosts of its host (0 without host:). Instance
+ * i runs on t->hosts[i % t->nhosts] (profile_tool_host); a master or a
+ * controller, which sends no load, runs with instance 0 (so with host:
+ * [a, b], Locust's master and its first worker on a, the second on b). */
+const char *adapter_group_place(const struct adapter *a, const struct profile_tool *t, size_t k, unsigned *host);
+
 /* Prepare every process of tool entry base->tool (instances from it, 0
  * read as 1) from base (the one-process context: dir, load, url, ...):
  * directories made, loads split, a->prepare called for each. Returns 0,
  * or -1 with err naming the process that could not be prepared (g is
- * filled as far as it got; free it either way). */
+ * filled as far as it got; free it either way). Each process gets its
+ * host (adapter_group_place); a master or engines listen on the group's
+ * host (ctx.group_host): the load address of the master's host when the
+ * tool entry names hosts, else 127.0.0.1; engines always on 127.0.0.1
+ * (JMeter's RMI is bound to loopback: engines run where their controller
+ * does). */
 int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *base, struct adapter_group *g, char *err);
 
 /* Parse every process that holds a result (adapter_parse, bounds

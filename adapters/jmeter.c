@@ -441,7 +441,8 @@ static void jm_controller_argv(const struct adapter_ctx *c, struct adapter_plan 
 {
     struct textbuf hosts = {0};
     for (unsigned k = 0; k < c->instances; k++)
-        textbuf_printf(&hosts, "%s%s:%d", k ? "," : "", c->host, c->engine_ports[k]);
+        textbuf_printf(&hosts, "%s%s:%d", k ? "," : "", c->group_host ? c->group_host : "127.0.0.1",
+                       c->engine_ports[k]);
     strvec_push(&p->argv, "-R");
     strvec_push(&p->argv, hosts.s);
     json_object_set_new(p->settings, "remote_engines", json_string(hosts.s));

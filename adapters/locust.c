@@ -105,20 +105,21 @@ static void loc_version_patch(struct textbuf *y, const char *version)
 }
 
 /* Locust's own distributed mode: instance 0 is the master (it binds the
- * group's port on 127.0.0.1 and waits for every worker before it starts
- * the users), 1..N are workers that connect to it. */
+ * group's port on the group's host, 127.0.0.1 or its host's load address
+ * when it runs on a hosts: entry, and waits for every worker before it
+ * starts the users), 1..N are workers that connect to it there. */
 static void loc_distributed_args(const struct adapter_ctx *c, struct adapter_plan *p)
 {
     if (c->instance == 0) {
         strvec_push(&p->argv, "--master");
         strvec_pushf(&p->argv, "--expect-workers=%u", c->instances);
-        strvec_pushf(&p->argv, "--master-bind-host=%s", c->host);
+        strvec_pushf(&p->argv, "--master-bind-host=%s", c->group_host ? c->group_host : "127.0.0.1");
         strvec_pushf(&p->argv, "--master-bind-port=%d", c->group_port);
         p->ready_port = c->group_port;
         json_object_set_new(p->settings, "workers", json_integer(c->instances));
     } else {
         strvec_push(&p->argv, "--worker");
-        strvec_pushf(&p->argv, "--master-host=%s", c->host);
+        strvec_pushf(&p->argv, "--master-host=%s", c->group_host ? c->group_host : "127.0.0.1");
         strvec_pushf(&p->argv, "--master-port=%d", c->group_port);
     }
 }

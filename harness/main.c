@@ -16,6 +16,7 @@
 #include "engine/runlock.h"
 #include "common/util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -171,6 +172,40 @@ static int parse_scale(const char *s, double *f, char *err)
     return 0;
 }
 
+/* Instances on hosts: what a tool's spread needs of its hosts. A master
+ * listens on its host's load address (adapters/group.h), which its
+ * workers and this machine's readiness check reach by number: an IPv4
+ * address. JMeter's engines bind RMI to loopback, so they must run with
+ * their controller on this machine. Returns 0, or -1 with err located at
+ * the tool entry. */
+static int check_spread_hosts(const struct profile *p, const struct profile_tool *t, const struct adapter *a,
+                              char *err)
+{
+    struct in_addr in;
+    if (t->instances < 2 || !t->nhosts)
+        return 0;
+    const struct profile_host *h = profile_host_by_name(p, t->host);
+    const char *addr = profile_host_load_address(h);
+    if (a->spread == ADAPTER_SPREAD_MASTER && inet_pton(AF_INET, addr, &in) != 1)
+        return util_err(err, "%s:%d:%d: %s's master on host %s listens on its load address \"%s\", which must be an "
+                        "IPv4 address for the workers and loadbench to reach it (give %s an address:)",
+                        p->path, t->line, t->col, t->label, h->name, addr, h->name);
+    if (a->spread == ADAPTER_SPREAD_MASTER && t->nhosts > 1 && !strncmp(addr, "127.", 4))
+        return util_err(err, "%s:%d:%d: %s's master on host %s listens on %s, which its workers on %s cannot reach "
+                        "(give %s an address: on the network they share)",
+                        p->path, t->line, t->col, t->label, h->name, addr, t->hosts[1], h->name);
+    if (a->spread != ADAPTER_SPREAD_ENGINES)
+        return 0;
+    if (t->nhosts > 1)
+        return util_err(err, "%s:%d:%d: %s engines on several hosts: not supported yet (RMI is bound to loopback)",
+                        p->path, t->line, t->col, t->label);
+    if (!h->local)
+        return util_err(err, "%s:%d:%d: %s engines on host %s: not supported yet (RMI is bound to loopback there, "
+                        "out of this machine's reach; run them here, or instances: 1 there)",
+                        p->path, t->line, t->col, t->label, h->name);
+    return 0;
+}
+
 /* Every tool named in the profile has an adapter, and its options are ones
  * the adapter knows; every CPU it pins to is one this process may use. */
 static int check_tools(const struct profile *p, char *err)
@@ -199,6 +234,8 @@ static int check_tools(const struct profile *p, char *err)
             if (!ok)
                 return util_err(err, "%s:%d:%d: %s has no option \"%s\"", p->path, t->line, t->col, t->tool, key);
         }
+        if (check_spread_hosts(p, t, a, err))
+            return -1;
         const struct profile_load *l = profile_tool_load(p, t);
         if (l->model == LOAD_OPEN && !(a->caps & (ADAPTER_OPEN | ADAPTER_PACED)))
             return util_err(err, "%s:%d:%d: %s cannot run the open model (arrivals per second); give it a closed load",

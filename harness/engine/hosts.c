@@ -187,8 +187,8 @@ int hosts_check_reachable(const struct profile *p, const char *only, const char 
         const struct profile_host *h = &p->hosts[i];
         int used = p->target_host && !strcmp(p->target_host, h->name);
         for (size_t t = 0; t < p->ntools && !used; t++)
-            used = p->tools[t].host && !strcmp(p->tools[t].host, h->name) &&
-                   (!only || !strcmp(p->tools[t].label, only));
+            for (unsigned k = 0; k < p->tools[t].nhosts && !used; k++)
+                used = !strcmp(p->tools[t].hosts[k], h->name) && (!only || !strcmp(p->tools[t].label, only));
         if (used && hosts_reach(p, h, control_dir, err))
             return -1;
     }

@@ -242,14 +242,20 @@ static int save(struct runner *R, char *err)
 
 /* ---- placement: where the target and each tool run ------------------------- */
 
-/* The hosts whose NIC counters a tool run reads: the tool's, and the
- * target's when that is another. */
-static void placement_hosts(const struct runner *R, const struct profile_tool *t, const struct profile_host *h[2],
-                            int *n)
+/* The hosts whose NIC counters a tool run reads: each of the tool's
+ * (in the order of its host:), and the target's when that is another;
+ * NULL is this machine. h has room for t->nhosts + 1. Returns how many. */
+static int placement_hosts(const struct runner *R, const struct profile_tool *t, const struct profile_host **h)
 {
-    h[0] = profile_host_by_name(R->p, t->host);
-    h[1] = profile_host_by_name(R->p, R->p->target_host);
-    *n = h[1] == h[0] ? 1 : 2;
+    int n = 0;
+    for (unsigned k = 0; k < (t->nhosts ? t->nhosts : 1); k++)
+        h[n++] = profile_host_by_name(R->p, profile_tool_host(t, k));
+    const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
+    for (int k = 0; k < n; k++)
+        if (h[k] == th)
+            return n;
+    h[n++] = th;
+    return n;
 }
 
 /* The NIC counters of the tool's and the target's hosts now, as an array
@@ -258,11 +264,10 @@ static void placement_hosts(const struct runner *R, const struct profile_tool *t
  * NULL without hosts: (nothing is read: today's record). */
 static json_t *placement_nic_read(struct runner *R, const struct profile_tool *t, const json_t *before)
 {
-    const struct profile_host *h[2];
-    int n;
+    const struct profile_host *h[PROFILE_MAX_INSTANCES + 1];
     if (!R->p->nhosts)
         return NULL;
-    placement_hosts(R, t, h, &n);
+    int n = placement_hosts(R, t, h);
     json_t *out = json_array();
     for (int i = 0; i < n; i++) {
         char err[UTIL_ERR_LEN];
@@ -293,15 +298,23 @@ static json_t *placement_json(const struct profile_host *h)
 }
 
 /* The row's "placement" (which host the target's and the tool's trees ran
- * on: host null is this machine) and "nic" (each host's counters over the
- * tool run). Nothing without hosts:. Takes nic_before. */
+ * on: host null is this machine; "tool" is the first of the tool's hosts,
+ * where its first process runs, and "tools" all of them when it names
+ * several) and "nic" (each host's counters over the tool run). Nothing
+ * without hosts:. Takes nic_before. */
 static void placement_record(struct runner *R, const struct profile_tool *t, json_t *row, json_t *nic_before)
 {
     if (!R->p->nhosts)
         return;
-    json_object_set_new(row, "placement",
-                        json_pack("{s:o, s:o}", "target", placement_json(profile_host_by_name(R->p, R->p->target_host)),
-                                  "tool", placement_json(profile_host_by_name(R->p, t->host))));
+    json_t *pl = json_pack("{s:o, s:o}", "target", placement_json(profile_host_by_name(R->p, R->p->target_host)),
+                           "tool", placement_json(profile_host_by_name(R->p, t->host)));
+    if (t->nhosts > 1) {
+        json_t *all = json_array();
+        for (unsigned k = 0; k < t->nhosts; k++)
+            json_array_append_new(all, placement_json(profile_host_by_name(R->p, t->hosts[k])));
+        json_object_set_new(pl, "tools", all);
+    }
+    json_object_set_new(row, "placement", pl);
     json_object_set_new(row, "nic", placement_nic_read(R, t, nic_before));
     json_decref(nic_before);
 }
@@ -330,12 +343,16 @@ static int agents_open(struct runner *R, char *err)
     if (th && !th->local && agent_open(R, (size_t)host_index(p, th), err))
         return -1;
     for (size_t t = 0; t < p->ntools; t++) {
-        const struct profile_host *h = profile_host_by_name(p, p->tools[t].host);
-        long i = host_index(p, h);
-        if (!h || h->local || R->agents[i] || (R->o->only && strcmp(p->tools[t].label, R->o->only)))
+        if (R->o->only && strcmp(p->tools[t].label, R->o->only))
             continue;
-        if (agent_open(R, (size_t)i, err))
-            return -1;
+        for (unsigned k = 0; k < p->tools[t].nhosts; k++) {
+            const struct profile_host *h = profile_host_by_name(p, p->tools[t].hosts[k]);
+            long i = host_index(p, h);
+            if (!h || h->local || R->agents[i])
+                continue;
+            if (agent_open(R, (size_t)i, err))
+                return -1;
+        }
     }
     return 0;
 }
@@ -375,13 +392,13 @@ static void agents_record(struct runner *R)
     json_object_set_new(R->run, "hosts", o);
 }
 
-/* The executor for tool t: this machine's, or its host's agent. An agent
- * whose link was lost (a row before failed as "host lost") is opened
- * again; when that fails, the lost one stays and the row fails at spawn
- * with its reason. */
-static const struct executor *placement_executor(struct runner *R, const struct profile_tool *t)
+/* The executor for processes on hosts: entry name: this machine's (name
+ * NULL, or a local host), or that host's agent. An agent whose link was
+ * lost (a row before failed as "host lost") is opened again; when that
+ * fails, the lost one stays and the row fails at spawn with its reason. */
+static const struct executor *placement_executor(struct runner *R, const char *name)
 {
-    const struct profile_host *h = profile_host_by_name(R->p, t->host);
+    const struct profile_host *h = profile_host_by_name(R->p, name);
     if (!h || h->local || !R->agents)
         return &exec_local;
     size_t i = (size_t)host_index(R->p, h);
@@ -649,7 +666,11 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     long replace_at = row_index(R, sub);
     logf_(R, "%s: starting", sub);
     struct tool_run_opts here = *to;
-    here.ex = placement_executor(R, t);
+    here.ex = placement_executor(R, t->host);
+    const struct executor *host_ex[PROFILE_MAX_INSTANCES];
+    for (unsigned k = 0; k < t->nhosts && t->nhosts > 1; k++)
+        host_ex[k] = placement_executor(R, t->hosts[k]);
+    here.host_ex = t->nhosts > 1 ? host_ex : NULL;
     const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
     here.target_host = th && !th->local && R->agents ? R->agents[host_index(R->p, th)] : NULL;
     json_t *nic = placement_nic_read(R, t, NULL);
@@ -817,6 +838,31 @@ static void print_config(FILE *out, const char *dir, const char *name)
     free(text);
 }
 
+/* "host NAME (DEST)" or "this machine (no host:)" into out. */
+static void placement_where(const struct profile_host *h, char *out, size_t len)
+{
+    char dest[300];
+    profile_host_destination(h, dest, sizeof dest);
+    if (h)
+        snprintf(out, len, "host %s (%s)", h->name, dest);
+    else
+        snprintf(out, len, "this machine (no host:)");
+}
+
+/* A tool entry on several hosts: each of its processes, its role and its
+ * host (adapter_group_place). */
+static void print_placement_procs(FILE *out, const struct profile *p, const struct profile_tool *t)
+{
+    const struct adapter *a = adapter_by_name(t->tool);
+    for (size_t k = 0; a && k < adapter_group_size(a, t); k++) {
+        unsigned hi;
+        const char *role = adapter_group_place(a, t, k, &hi);
+        char where[400];
+        placement_where(profile_host_by_name(p, t->hosts[hi]), where, sizeof where);
+        fprintf(out, "    p%zu %-10s %s\n", k, role, where);
+    }
+}
+
 /* Where the target and each tool run, for the plan (only with hosts:). */
 static void print_placement(FILE *out, const struct profile *p)
 {
@@ -824,15 +870,19 @@ static void print_placement(FILE *out, const struct profile *p)
         return;
     fprintf(out, "# placement\n");
     for (size_t i = 0; i <= p->ntools; i++) {
-        const char *who = i ? p->tools[i - 1].label : "lb-target";
-        const struct profile_host *h = profile_host_by_name(p, i ? p->tools[i - 1].host : p->target_host);
-        char dest[300];
-        profile_host_destination(h, dest, sizeof dest);
-        if (!h)
-            fprintf(out, "  %-16s this machine (no host:)\n", who);
+        const struct profile_tool *t = i ? &p->tools[i - 1] : NULL;
+        const struct profile_host *h = profile_host_by_name(p, t ? t->host : p->target_host);
+        char where[400];
+        placement_where(h, where, sizeof where);
+        if (!t)
+            fprintf(out, "  %-16s %s%s%s\n", "lb-target", where, h ? ", load sent to " : "",
+                    h ? profile_host_load_address(h) : "");
+        else if (t->nhosts < 2)
+            fprintf(out, "  %-16s %s\n", t->label, where);
         else
-            fprintf(out, "  %-16s host %s (%s)%s%s\n", who, h->name, dest, i ? "" : ", load sent to ",
-                    i ? "" : profile_host_load_address(h));
+            fprintf(out, "  %-16s %u hosts, instances dealt out in turn:\n", t->label, t->nhosts);
+        if (t && t->nhosts > 1)
+            print_placement_procs(out, p, t);
     }
     fputc('\n', out);
 }

@@ -559,12 +559,20 @@ static int tool_run_led(const struct tool_run *r)
 
 /* The CPUs for process k: a Locust-style worker or a JMeter engine gets
  * one CPU of its own when the tool's CPU set (or loadbench's own) has one
- * for each; everything else the whole set. */
+ * for each worker on its host (with host: [a, b], a's workers and b's
+ * are counted apart); everything else the whole set. */
 static uint64_t tool_run_cpus(const struct tool_run *r, size_t k)
 {
     uint64_t set = r->p->tool_cpus;
     if (!tool_run_led(r) || k == 0)
         return set;
+    size_t rank = 0, here = 0; /* k's place among its host's workers, and how many there are */
+    for (size_t j = 1; j < r->g.n; j++) {
+        if (r->g.procs[j].host_index != r->g.procs[k].host_index)
+            continue;
+        rank += j < k;
+        here++;
+    }
     if (!set) {
         cpu_set_t cs;
         CPU_ZERO(&cs);
@@ -574,10 +582,10 @@ static uint64_t tool_run_cpus(const struct tool_run *r, size_t k)
             if (CPU_ISSET(c, &cs))
                 set |= 1ull << c;
     }
-    if ((size_t)__builtin_popcountll(set) < r->g.n - 1)
+    if ((size_t)__builtin_popcountll(set) < here)
         return r->p->tool_cpus;
-    /* The (k-1)th CPU of the set. */
-    for (size_t skip = k - 1; set; set &= set - 1)
+    /* The rank-th CPU of the set. */
+    for (size_t skip = rank; set; set &= set - 1)
         if (!skip--)
             return set & -set;
     return r->p->tool_cpus;
@@ -596,13 +604,17 @@ static int tool_run_spawn_one(struct tool_run *r, size_t k, char *err)
                              .env = (const char *const *)pr->plan.env.v, .dir = pr->dir, .cpus_mask = tool_run_cpus(r, k),
                              .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes,
                              .sample_interval_ns = r->p->sample_interval_ns};
+    const struct executor *ex = r->o->host_ex ? r->o->host_ex[pr->host_index] : r->o->ex;
     r->trees[k].proc = pr;
-    return r->o->ex->spawn(r->o->ex, &spec, &r->trees[k].t, err);
+    return ex->spawn(ex, &spec, &r->trees[k].t, err);
 }
 
 /* A process whose plan names a ready port (a master, an engine) is
  * waited for until that port accepts a connection, so that the processes
- * started after it find it: at most the start-up allowance and grace
+ * started after it find it. The connection is made from here to the
+ * group's host (ctx.group_host: a master on another host listens on that
+ * host's load address, which this machine must reach): at most the
+ * start-up allowance and grace
  * (the deadline counts from the first process's start, so a master's
  * wait is within it; engines start before it). Returns 0, or -1 with err
  * when it exits or does not listen in time. */
@@ -614,7 +626,7 @@ static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
         return 0;
     char addr[80];
     struct sockaddr_in sa;
-    snprintf(addr, sizeof addr, "%s:%d", pr->ctx.host, pr->plan.ready_port);
+    snprintf(addr, sizeof addr, "%s:%d", pr->ctx.group_host ? pr->ctx.group_host : "127.0.0.1", pr->plan.ready_port);
     if (net_parse_addr(addr, &sa, err))
         return -1;
     uint64_t limit = r->startup_ns + (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
@@ -1164,6 +1176,8 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
                                                    "source", u.source, "samples", summary_json(&u.ss), "samples_file",
                                                    r->trees[k].path + strlen(r->o->run_dir) + 1,
                                                    "exit", tool_run_exit_json(r->trees[k].t)));
+        if (parts && r->trees[k].proc->host)
+            json_object_set_new(json_array_get(parts, k), "host", json_string(r->trees[k].proc->host));
     }
     sum->have_cu = cg == (int)r->ntrees;
     sum->source = sum->have_cu ? "cgroup" : cg ? "cgroup and rusage" : "rusage";

@@ -48,6 +48,9 @@ struct tool_run_opts {
     const char *target_bin;         /* lb-target */
     volatile sig_atomic_t *stop;    /* set by the caller's SIGINT/SIGTERM handler */
     const struct executor *ex;      /* where the tool runs (exec_local, or a host's exec_remote) */
+    const struct executor *const *host_ex; /* a tool entry on several hosts: the executor of each of
+                                     * its hosts, parallel to pt->hosts, process k on
+                                     * host_ex[its host_index]; NULL: ex for every process */
     struct exec_host *target_host;  /* where lb-target runs (NULL: here) */
     const char *target_addr;        /* the address it serves load on, which the tool is given
                                      * (NULL: 127.0.0.1) */

@@ -695,16 +695,45 @@ static int get_placement(struct yparse *y, const struct profile *p, const struct
     return perr(y, v->line, v->col, "unknown host \"%s\" (hosts: %s)", *out, list);
 }
 
+/* A tool entry's `host:`: one hosts: entry, or a list of them that its
+ * instances are dealt out to (profile_tool_host): at most one per
+ * instance, each named once. */
+static int get_tool_hosts(struct yparse *y, const struct profile *p, const struct ynode *v, struct profile_tool *t)
+{
+    size_t n = v->kind == Y_SEQ ? v->n : 1;
+    if (v->kind == Y_SEQ && !n)
+        return perr(y, v->line, v->col, "host: an empty list (name a hosts: entry, or several for the instances)");
+    if (n > t->instances)
+        return perr(y, v->line, v->col, "host: %zu hosts for %u instance%s (at most one host per instance; raise "
+                    "instances: or name fewer hosts)", n, t->instances, t->instances == 1 ? "" : "s");
+    t->hosts = util_xcalloc(n, sizeof *t->hosts);
+    for (size_t k = 0; k < n; k++) {
+        const struct ynode *e = v->kind == Y_SEQ ? v->kids[k] : v;
+        t->nhosts = (unsigned)k + 1; /* freed with the profile, even when refused */
+        if (get_placement(y, p, e, &t->hosts[k]))
+            return -1;
+        for (size_t j = 0; j < k; j++)
+            if (!strcmp(t->hosts[j], t->hosts[k]))
+                return perr(y, e->line, e->col, "host \"%s\" is named twice in this host: list", t->hosts[k]);
+    }
+    t->host = t->hosts[0];
+    return 0;
+}
+
 /* The tool entries' `host:` keys (checked once hosts: is known). */
 static int parse_tool_hosts(struct yparse *y, const struct ynode *tools, struct profile *p)
 {
     for (size_t i = 0; i < tools->n; i++) {
         const struct ynode *v;
-        if (tools->kids[i]->kind == Y_MAP && (v = get(tools->kids[i], "host")) &&
-            get_placement(y, p, v, &p->tools[i].host))
+        if (tools->kids[i]->kind == Y_MAP && (v = get(tools->kids[i], "host")) && get_tool_hosts(y, p, v, &p->tools[i]))
             return -1;
     }
     return 0;
+}
+
+const char *profile_tool_host(const struct profile_tool *t, unsigned instance)
+{
+    return t->nhosts ? t->hosts[instance % t->nhosts] : NULL;
 }
 
 void profile_host_clear(struct profile_host *h)
@@ -1107,7 +1136,9 @@ void profile_free(struct profile *p)
         free(t->bin);
         profile_load_free(t->load);
         json_decref(t->options);
-        free(t->host);
+        for (unsigned k = 0; k < t->nhosts; k++)
+            free(t->hosts[k]);
+        free(t->hosts);
     }
     free(p->tools);
     hosts_free(p);
@@ -1308,8 +1339,14 @@ json_t *profile_to_json(const struct profile *p)
             json_object_set_new(o, "memory_limit_bytes", json_integer((json_int_t)t->memory_limit_bytes));
         if (t->timeout_ns)
             json_object_set_new(o, "timeout_ns", json_integer((json_int_t)t->timeout_ns));
-        if (t->host)
+        if (t->nhosts == 1) /* as before the lists: one host hashes as it did */
             json_object_set_new(o, "host", json_string(t->host));
+        if (t->nhosts > 1) {
+            json_t *hl = json_array();
+            for (unsigned k = 0; k < t->nhosts; k++)
+                json_array_append_new(hl, json_string(t->hosts[k]));
+            json_object_set_new(o, "host", hl);
+        }
         /* Only when several: a profile without instances hashes as before. */
         if (t->instances > 1)
             json_object_set_new(o, "instances", json_integer(t->instances));

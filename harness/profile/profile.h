@@ -50,7 +50,11 @@ struct profile_tool {
     unsigned instances;             /* processes sending the load (1-PROFILE_MAX_INSTANCES): the tool's
                                      * distributed mode, or copies with the load split */
     int line, col;                  /* where the entry is, for adapter option errors */
-    char *host;                     /* the hosts: entry it runs on, or NULL: this machine */
+    char *host;                     /* the hosts: entry it runs on (the first of several), or NULL:
+                                     * this machine; hosts[0], not owned */
+    char **hosts;                   /* host: as written, one entry or a list (1 to instances of
+                                     * them, owned); NULL with nhosts 0 */
+    unsigned nhosts;
 };
 
 /* One machine of the profile's hosts: map, reached over SSH (or this one). */
@@ -129,6 +133,12 @@ int profile_scale(struct profile *p, double factor, char *err);
 
 /* The hosts: entry called name, or NULL (also for name NULL: this machine). */
 const struct profile_host *profile_host_by_name(const struct profile *p, const char *name);
+
+/* The hosts: entry instance i (0-based) of t runs on: hosts[i % nhosts],
+ * instances dealt out round-robin in the order written; NULL without
+ * host: (this machine). A master or controller that sends no load runs
+ * where instance 0 does (adapters/group.h). */
+const char *profile_tool_host(const struct profile_tool *t, unsigned instance);
 
 /* Where load for a process on h is sent: its address:, else its SSH host,
  * else (local, or h NULL) 127.0.0.1. */

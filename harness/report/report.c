@@ -275,6 +275,24 @@ static const char *where_cell(json_t *pl, char *buf, size_t len)
     return buf;
 }
 
+/* Where the tool ran: its one host, or each of them ("a (DEST), b
+ * (DEST)") for instances on several (placement.tools). */
+static const char *tool_where_cell(json_t *pl, char *buf, size_t len)
+{
+    json_t *all = json_object_get(pl, "tools"), *e;
+    size_t i;
+    if (json_array_size(all) < 2)
+        return where_cell(json_object_get(pl, "tool"), buf, len);
+    buf[0] = 0;
+    json_array_foreach(all, i, e)
+    {
+        char one[256];
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "%s%s", i ? ", " : "", where_cell(e, one, sizeof one));
+    }
+    return buf;
+}
+
 /* Bytes received and sent over a tool run on the interfaces of one nic
  * entry ({host, interfaces}), loopback apart. */
 static void nic_cell(json_t *e, char *buf, size_t len)
@@ -323,7 +341,7 @@ static void placement_markdown(FILE *f, json_t *runs)
             nic_cell(e, one, sizeof one);
             snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "%s%s", k ? "; " : "", one);
         }
-        fprintf(f, "| %s | %s | %s | %s |\n", row_name(r, b[0], 256), where_cell(json_object_get(pl, "tool"), b[1], 256),
+        fprintf(f, "| %s | %s | %s | %s |\n", row_name(r, b[0], 256), tool_where_cell(pl, b[1], 256),
                 where_cell(json_object_get(pl, "target"), b[2], 256), cell[0] ? cell : "–");
     }
 }

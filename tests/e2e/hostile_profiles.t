@@ -63,6 +63,9 @@ else
 fi
 check "sampling.interval 3s over a 1 s load is refused as such" \
     sh -c "\"$lb\" validate '$gen/interval-over-load.yaml' 2>&1 | grep -q 'interval-over-load.yaml:3:22: sampling.interval 3s is longer than the shortest tool load (1 s)'"
+# Instances on several hosts (#16): what is refused says why.
+check "JMeter's engines on two hosts are refused as not supported yet" \
+    sh -c "\"$lb\" validate '$dir/jmeter-engines-two-hosts.yaml' 2>&1 | grep -q 'jmeter-engines-two-hosts.yaml:4:9: jmeter engines on several hosts: not supported yet (RMI is bound to loopback)'"
 
 # A FIFO as the profile: refused at once, never a hang in open().
 mkfifo "$tmp/fifo.yaml"

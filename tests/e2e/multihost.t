@@ -274,6 +274,90 @@ check "run.json records b's clock (rtt $rtt ns)" test "$rtt" -gt 0
 check "summary.md says the tools ran on b" grep -q '^| wrk | b (root@198.18.0.3:2203) | ctl (local) |' "$tmp/remote/summary.md"
 check "nothing of the run is left on b" test -z "$(others "$B" "$sshd_b")"
 
+# --- instances on two hosts: each tool's processes dealt out to a and b ----
+# lb-target on the controller; lb-gen and wrk as 2 copies, Locust as a
+# master and 2 workers, k6 as 2 segments (when found), each with host:
+# [a, b]. Every row ok and reconciled with the server, its footprint made
+# of one tree per process, the parts on both hosts.
+spread_tools="  - {tool: lb-gen, instances: 2, host: [a, b]}
+  - {tool: wrk, instances: 2, host: [a, b]}"
+spread_rows="lb-gen:2 wrk:2"
+# found TOOL: true when loadbench would run TOOL here.
+found() {
+    printf 'load: {connections: 1, duration: 1s}\ntools: [%s]\n' "$1" > "$tmp/find-$1.yaml"
+    "$LB" plan "$tmp/find-$1.yaml" 2>&1 | grep -q '^  binary: '
+}
+if found locust; then
+    spread_tools="$spread_tools
+  - {tool: locust, instances: 2, host: [a, b]}"
+    spread_rows="$spread_rows locust:3"
+else
+    skip "locust not found: no Locust row across hosts"
+fi
+if found k6; then
+    spread_tools="$spread_tools
+  - {tool: k6, instances: 2, host: [a, b]}"
+    spread_rows="$spread_rows k6:2"
+else
+    skip "k6 not found (scripts/install-tools --k6-release): no k6 row across hosts"
+fi
+cat > "$tmp/spread.yaml" <<Y
+name: spread
+hosts:
+  ctl: {ssh: local, address: 198.18.0.1}
+  a: root@198.18.0.2:2202
+  b: root@198.18.0.3:2203
+target: {host: ctl, delay: 1ms}
+load: {connections: 4, duration: 2s}
+tools:
+$spread_tools
+sampling: {interval: 500ms}
+grace: 60s
+Y
+in_c "$LB" plan "$tmp/spread.yaml" > "$tmp/spread-plan.out" 2>&1 || true
+check "plan: lb-gen's copies, p0 on a and p1 on b" \
+    sh -c 'grep -Eq "^    p0 copy +host a " "$1" && grep -Eq "^    p1 copy +host b " "$1"' sh "$tmp/spread-plan.out"
+case $spread_rows in *locust*)
+    check "plan: Locust's master binds a's address, its workers are sent there" \
+        sh -c 'grep -q -- "--master-bind-host=198.18.0.2" "$1" && grep -q -- "--master-host=198.18.0.2" "$1" &&
+               grep -Eq "^    p2 worker +host b " "$1"' sh "$tmp/spread-plan.out" ;;
+esac
+t0=$(date +%s)
+rc=0; in_c "$LB" run --quiet --out "$tmp/spread" "$tmp/spread.yaml" >/dev/null 2>"$tmp/spread.err" || rc=$?
+is "$rc" 0 "instances on a and b against lb-target on the controller: exit 0 ($(($(date +%s) - t0)) s)"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/spread.err"
+J=$tmp/spread/run.json
+[ -f "$J" ] || J=$tmp/none.json
+i=0
+for spec in $spread_rows; do
+    tool=${spec%%:*} trees=${spec#*:}
+    v=$(jget "$J" runs.$i.crosscheck.verdict)
+    is "$(jget "$J" runs.$i.tool)/$(jget "$J" runs.$i.status)/$(echo "$v" | sed 's/explained/exact/')" "$tool/ok/exact" \
+        "$tool on [a, b]: ok, counts reconcile ($v: client $(jget "$J" runs.$i.crosscheck.client), server $(jget "$J" runs.$i.crosscheck.server))"
+    [ "$(jget "$J" runs.$i.status)" = ok ] || diag "reason: $(jget "$J" runs.$i.reason)"
+    is "$(jget "$J" runs.$i.footprint.trees)" "$trees" "$tool: the footprint is $trees process trees"
+    hosts=$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or exit; my $d = decode_json(<$f>);
+        print join " ", map { ($_->{role} // "?") . "@" . ($_->{host} // "here") . sprintf(" %.2fs", $_->{cpu_seconds} // 0) }
+            @{$d->{runs}[$ARGV[1]]{footprint}{parts} || []}' "$J" $i)
+    check "$tool: its parts ran on both hosts ($hosts)" sh -c 'case " $1" in *@a*) ;; *) exit 1 ;; esac; case " $1" in *@b*) ;; *) exit 1 ;; esac' sh "$hosts"
+    is "$(jget "$J" runs.$i.placement.tools.0.host)/$(jget "$J" runs.$i.placement.tools.1.host)/$(jget "$J" runs.$i.placement.tool.host)" \
+        a/b/a "$tool: the row's placement names both hosts, the first as its tool host"
+    nic=$(jget "$J" runs.$i.nic.0.host)/$(jget "$J" runs.$i.nic.1.host)/$(jget "$J" runs.$i.nic.2.host)
+    is "$nic" a/b/ctl "$tool: NIC counters of a, b and the target's host"
+    srv=$(jget "$J" runs.$i.server.requests | tr -dc 0-9); srv=${srv:-1}
+    for n in 0 1; do
+        h=$(jget "$J" runs.$i.nic.$n.host)
+        rx=$(jget "$J" runs.$i.nic.$n.interfaces.eth0.rx_bytes | tr -dc 0-9); rx=${rx:-0}
+        check "$tool: $h's eth0 received its share of the responses ($rx bytes for $srv requests in all, >= 25 B each)" \
+            test "$rx" -ge $((srv * 25))
+    done
+    diag "$tool: $(jget "$J" runs.$i.windows.whole_rps) req/s (server), $(jget "$J" runs.$i.footprint.cpu_seconds) CPU-s; $hosts"
+    i=$((i + 1))
+done
+check "summary.md says the tools ran on a and b" \
+    grep -q '^| lb-gen | a (root@198.18.0.2:2202), b (root@198.18.0.3:2203) | ctl (local) |' "$tmp/spread/summary.md"
+check "nothing of the run is left on b" test -z "$(others "$B" "$sshd_b")"
+
 # wait_line FILE PATTERN: up to 60 s for a line.
 wait_line() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 extern const struct adapter adapter_lbgen;
+extern const struct adapter adapter_locust;
 
 static void test_share(void)
 {
@@ -153,8 +154,42 @@ static void test_lbgen_exact(void)
     ok(lat.max == b[n - 1].ms, "the merged max is the larger max (%.6f)", lat.max);
 }
 
+/* host: [a, b]: which host each process runs on (adapter_group_place):
+ * copies in turn, a master with the first worker. */
+static void test_place(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    static const char text[] = "hosts: {a: x@h, b: y@h}\n"
+                               "load: {connections: 4, duration: 1s}\n"
+                               "tools: [{tool: lb-gen, instances: 3, host: [a, b]}, {tool: locust, instances: 2, "
+                               "host: [a, b]}, {tool: lb-gen, label: one}]\n";
+    struct profile *p = profile_load_string("t.yaml", text, strlen(text), err);
+    if (!ok(p != NULL, "a profile with host lists loads")) {
+        diag("  got: %s", err);
+        return;
+    }
+    char got[128] = "";
+    unsigned h;
+    for (size_t k = 0; k < adapter_group_size(&adapter_lbgen, &p->tools[0]); k++) {
+        const char *role = adapter_group_place(&adapter_lbgen, &p->tools[0], k, &h);
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s@%s", k ? " " : "", role, p->tools[0].hosts[h]);
+    }
+    is_str(got, "copy@a copy@b copy@a", "3 copies on [a, b]: a, b, a");
+    got[0] = 0;
+    for (size_t k = 0; k < adapter_group_size(&adapter_locust, &p->tools[1]); k++) {
+        const char *role = adapter_group_place(&adapter_locust, &p->tools[1], k, &h);
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s@%s", k ? " " : "", role, p->tools[1].hosts[h]);
+    }
+    is_str(got, "master@a worker@a worker@b", "Locust on [a, b]: the master with the first worker on a");
+    const char *role = adapter_group_place(&adapter_lbgen, &p->tools[2], 0, &h);
+    ok(!strcmp(role, "tool") && h == 0 && adapter_group_size(&adapter_lbgen, &p->tools[2]) == 1,
+       "no host:, one instance: one process, host index 0");
+    profile_free(p);
+}
+
 int main(void)
 {
+    test_place();
     test_share();
     test_merge();
     test_lbgen_exact();

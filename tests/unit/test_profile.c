@@ -145,6 +145,30 @@ static void test_hosts(void)
     }
     profile_free(p);
 
+    /* host: [a, b]: the instances dealt out round-robin in that order. */
+    p = load("hosts: {a: x@h, b: y@h, here: local}\n"
+             "load: {connections: 4, duration: 1s}\n"
+             "tools: [{tool: wrk, instances: 3, host: [a, b]}, {tool: lb-gen, host: here}]\n",
+             err);
+    if (ok(p != NULL, "a tool entry may name several hosts for its instances")) {
+        const struct profile_tool *t = &p->tools[0];
+        is_u64(t->nhosts, 2, "two hosts");
+        ok(!strcmp(t->host, "a"), "host is the first of them");
+        ok(!strcmp(profile_tool_host(t, 0), "a") && !strcmp(profile_tool_host(t, 1), "b") &&
+               !strcmp(profile_tool_host(t, 2), "a"),
+           "instance i on hosts[i %% 2]: a, b, a");
+        ok(p->tools[1].nhosts == 1 && !strcmp(profile_tool_host(&p->tools[1], 5), "here"), "one host: every instance there");
+        json_t *j = profile_to_json(p), *tools = json_object_get(j, "tools");
+        json_t *h0 = json_object_get(json_array_get(tools, 0), "host"), *h1 = json_object_get(json_array_get(tools, 1), "host");
+        ok(json_array_size(h0) == 2 && !strcmp(json_string_value(json_array_get(h0, 1)), "b") &&
+               json_is_string(h1) && !strcmp(json_string_value(h1), "here"),
+           "run.json's profile: a list for several hosts, a name for one (as before)");
+        json_decref(j);
+    } else {
+        diag("  got: %s", err);
+    }
+    profile_free(p);
+
     /* Without hosts: the resolved profile (and its hash) is what it was. */
     p = load("load: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", err);
     json_t *j = profile_to_json(p);
@@ -171,6 +195,14 @@ static void test_hosts(void)
         {"empty hosts:", "hosts: {}\n", "[lb-gen]", 1, "hosts is empty"},
         {"an address starting with -", "hosts: {a: {ssh: x@h, address: '-x'}}\n", "[lb-gen]", 1,
          "must be a host name or an IP address"},
+        {"more hosts than instances", "hosts: {a: x@h, b: y@h}\n", "[{tool: wrk, host: [a, b]}]", 3,
+         "2 hosts for 1 instance (at most one host per instance"},
+        {"an unknown host in a list", "hosts: {a: x@h, b: y@h}\n", "[{tool: wrk, instances: 3, host: [a, c]}]", 3,
+         "unknown host \"c\" (hosts: a, b)"},
+        {"a host named twice in a list", "hosts: {a: x@h, b: y@h}\n", "[{tool: wrk, instances: 3, host: [a, b, a]}]", 3,
+         "host \"a\" is named twice"},
+        {"an empty host list", "hosts: {a: x@h}\n", "[{tool: wrk, instances: 2, host: []}]", 3, "an empty list"},
+        {"a list in a host list", "hosts: {a: x@h}\n", "[{tool: wrk, instances: 2, host: [[a]]}]", 3, "host"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char text[512];
