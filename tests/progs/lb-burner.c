@@ -18,8 +18,9 @@
  * allocation) and their ratio (share), its resident memory before the
  * allocation (base_rss_kb), and proc_cpu_s: all the CPU this process used,
  * allocation and start-up included (what wait4 or a cgroup sees of it). SIGTERM ends the
- * burn early but cleanly (the report is printed, the exit status is 0).
- * The parent waits for its children and exits 0 (1 if a child failed).
+ * burn early but cleanly (the report is printed, the exit status is 0);
+ * the parent, told so, tells its children. It waits for them and exits 0
+ * (1 if a child failed).
  *
  * It is also the CPU burner that `make check-busy` runs the suite under
  * (--cpu 1: one core kept busy): --exit-with-parent makes it (and its
@@ -183,8 +184,11 @@ int main(int argc, char **argv)
     uint64_t end = start + duration_ns;
     struct sigaction sa = {.sa_handler = on_term};
     sigaction(SIGTERM, &sa, NULL); /* inherited by the children */
+    pid_t kids[256];
+    if (nchildren > sizeof kids / sizeof kids[0])
+        nchildren = sizeof kids / sizeof kids[0];
     for (uint64_t c = 0; c < nchildren; c++) {
-        pid_t pid = fork();
+        pid_t pid = kids[c] = fork();
         if (pid < 0) {
             fprintf(stderr, "lb-burner: fork: %s\n", strerror(errno));
             return 1;
@@ -196,6 +200,11 @@ int main(int argc, char **argv)
         }
     }
     int rc = burn(share, mem_mb * 1000000u, end, period_ns);
+    /* A SIGTERM to the parent alone (kill PID) ends the children too: it
+     * waits for them, and they would burn to the end of --duration. */
+    if (stop)
+        for (uint64_t c = 0; c < nchildren; c++)
+            kill(kids[c], SIGTERM);
     int status;
     while (wait(&status) > 0)
         if (!WIFEXITED(status) || WEXITSTATUS(status))
