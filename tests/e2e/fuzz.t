@@ -1,13 +1,13 @@
 #!/bin/sh
 # fuzz.t: build the libFuzzer targets of fuzz/ (make fuzz-build, clang with
 # ASan+UBSan into build-fuzz/) and run each for LB_FUZZ_SECONDS (default
-# 20 s) on its committed seed corpus fuzz/corpus/NAME, which holds every
+# 10 s) on its committed seed corpus fuzz/corpus/NAME, which holds every
 # crash found so far; no crash, and the executions as a diagnostic. SKIP
 # when clang or its libFuzzer runtime is missing.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 
-secs=${LB_FUZZ_SECONDS:-20}
+secs=${LB_FUZZ_SECONDS:-10}
 cc=${FUZZ_CC:-clang}
 command -v "$cc" >/dev/null 2>&1 || skip_all "$cc not installed (apt-get install clang)"
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$tmp/probe.c"
