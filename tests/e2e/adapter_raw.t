@@ -31,6 +31,22 @@ run_profile "$tmp/raw.yaml"
 
 i=0
 for t in $tools; do
+    # Siege 4.0.x can hang for good once its timed run is over ("Lifting
+    # the server siege...", JoeDog/siege#66); seen here at 50 users beside
+    # make check-busy's burner. loadbench must then stop it at the
+    # deadline and make up no count: that is what is checked, the rest of
+    # its row is skipped with the reason.
+    if [ "$t" = siege ] && [ "$(jget "$J" runs.$i.status)" = timeout ]; then
+        is "$(jget "$J" runs.$i.client.requests)" null "siege hung at the end of its run and was stopped at the deadline: no count made up"
+        reason=$(jget "$J" runs.$i.reason)
+        case $reason in
+        *"after start (load "*"): stopped"*) ok 0 "the row's reason says it was stopped at the deadline" ;;
+        *) ok 1 "the row's reason says it was stopped at the deadline ($reason)" ;;
+        esac
+        skip "siege's counts and verdict: siege hung (JoeDog/siege#66): $reason"
+        i=$((i + 1))
+        continue
+    fi
     if ! row_checks $i "$t" "$t" bound; then
         i=$((i + 1))
         continue
