@@ -545,13 +545,21 @@ static void nap_ms(long ms)
 }
 
 /* Refresh pv with what is now below us, reap what has exited (p too) and
- * return how many are left. */
+ * return how many are left. The children files are not exact while a task
+ * is re-parented: a walk that reads our own list before the tool's
+ * children move to us, and the tool's list after they left it, misses
+ * them (once in a CI run, under ASan: an unreaped zombie after "none
+ * left"). So a zero is only believed when a second walk agrees; the move
+ * is over by the time the first walk has read the emptied list. */
 static int still_there(struct proc *p, const pid_t *keep, int nkeep, struct pidvec *pv)
 {
-    targets(keep, nkeep, pv);
-    int left = reap_and_count(p, pv);
-    if (p->pid > 0 && !p->reaped)
-        left += !reap_one(p, p->pid);
+    int left = 0;
+    for (int round = 0; round < 2 && !left; round++) {
+        targets(keep, nkeep, pv);
+        left = reap_and_count(p, pv);
+        if (p->pid > 0 && !p->reaped)
+            left += !reap_one(p, p->pid);
+    }
     return left;
 }
 
