@@ -13,33 +13,26 @@
 # depends on this machine's speed.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
 
-# found TOOL: true when loadbench would run TOOL here.
-found() {
-    printf 'load: {connections: 1, duration: 1s}\ntools: [%s]\n' "$1" > "$tmp/find-$1.yaml"
-    "$LB" plan "$tmp/find-$1.yaml" 2>&1 | grep -q '^  binary: '
-}
-
 tools="  - {tool: lb-gen, label: lbgen2, instances: 2}
   - {tool: wrk, label: wrk2, instances: 2}"
 rows="lbgen2:2:copy,copy wrk2:2:copy,copy"
-if found locust; then
-    tools="$tools
-  - {tool: locust, label: locust2, instances: 2}"
-    rows="$rows locust2:3:master,worker,worker"
-else
-    skip "locust not found: no distributed Locust row"
-fi
-if found k6; then
-    tools="$tools
-  - {tool: k6, label: k6x2, instances: 2}"
-    rows="$rows k6x2:2:segment,segment"
-else
-    skip "k6 not found (scripts/install-tools --k6-release): no k6 segments row"
-fi
+# Locust as a master and 2 workers, k6 as 2 segments, where loadbench finds them.
+for t in locust:locust2:master,worker,worker k6:k6x2:segment,segment; do
+    tool=${t%%:*} rest=${t#*:}
+    label=${rest%%:*} roles=${rest#*:}
+    if look_for "$tool"; then
+        tools="$tools
+  - {tool: $tool, label: $label, instances: 2}"
+        rows="$rows $label:$(echo "$roles" | tr ',' '\n' | wc -l):$roles"
+    else
+        skip "$tool not found, no $label row: $why"
+    fi
+done
 cat > "$tmp/d.yaml" <<Y
 name: distributed
 target: {delay: 1ms}

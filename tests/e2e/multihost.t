@@ -12,6 +12,7 @@
 # process left in a namespace by pid (ip netns pids), then the namespaces.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 [ "$(id -u)" = 0 ] || skip_all "needs root to make network namespaces (CI runs as root)"
@@ -282,25 +283,15 @@ check "nothing of the run is left on b" test -z "$(others "$B" "$sshd_b")"
 spread_tools="  - {tool: lb-gen, instances: 2, host: [a, b]}
   - {tool: wrk, instances: 2, host: [a, b]}"
 spread_rows="lb-gen:2 wrk:2"
-# found TOOL: true when loadbench would run TOOL here.
-found() {
-    printf 'load: {connections: 1, duration: 1s}\ntools: [%s]\n' "$1" > "$tmp/find-$1.yaml"
-    "$LB" plan "$tmp/find-$1.yaml" 2>&1 | grep -q '^  binary: '
-}
-if found locust; then
-    spread_tools="$spread_tools
-  - {tool: locust, instances: 2, host: [a, b]}"
-    spread_rows="$spread_rows locust:3"
-else
-    skip "locust not found: no Locust row across hosts"
-fi
-if found k6; then
-    spread_tools="$spread_tools
-  - {tool: k6, instances: 2, host: [a, b]}"
-    spread_rows="$spread_rows k6:2"
-else
-    skip "k6 not found (scripts/install-tools --k6-release): no k6 row across hosts"
-fi
+for t in locust:3 k6:2; do
+    if look_for "${t%:*}"; then
+        spread_tools="$spread_tools
+  - {tool: ${t%:*}, instances: 2, host: [a, b]}"
+        spread_rows="$spread_rows $t"
+    else
+        skip "${t%:*} not found, no row across hosts: $why"
+    fi
+done
 cat > "$tmp/spread.yaml" <<Y
 name: spread
 hosts:
