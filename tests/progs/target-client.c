@@ -3,7 +3,9 @@
  *   target-client keepalive ADDR N            N requests, one keep-alive connection
  *   target-client pipeline ADDR N DEPTH       N requests, DEPTH in flight at a time
  *   target-client newconn ADDR N              N requests, a new connection each (Connection: close)
- *   target-client latency ADDR N              like keepalive, reports mean/median latency
+ *   target-client latency ADDR N [GAP_MS]     like keepalive, reports mean/median latency;
+ *                                             with GAP_MS, sleeps that long before each
+ *                                             request (untimed), so the server idles between
  *   target-client raw ADDR [--shutdown|--close] [--hold MS] [--pad N] TEXT
  *                                             send TEXT (\r \n \xHH escapes; --pad adds an
  *                                             N-byte header), wait MS, then half-close
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <dirent.h>
 #include <sys/time.h>
@@ -141,12 +144,16 @@ static void report(const char *mode, uint64_t n, uint64_t ok, uint64_t t0)
            (unsigned long long)el, (double)ok / secs(el));
 }
 
-static uint64_t run_keepalive(const struct sockaddr_in *a, uint64_t n, uint64_t *lat_ns)
+static uint64_t run_keepalive(const struct sockaddr_in *a, uint64_t n, uint64_t *lat_ns, long gap_ms)
 {
     struct reader *r = util_xcalloc(1, sizeof *r);
     r->fd = dial(a);
     uint64_t ok = 0;
     for (uint64_t i = 0; i < n; i++) {
+        if (gap_ms > 0) {
+            struct timespec ts = {.tv_sec = gap_ms / 1000, .tv_nsec = (gap_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
         uint64_t t = lat_ns ? util_now_ns() : 0;
         send_all(r->fd, REQ, sizeof REQ - 1);
         int st = read_response(r);
@@ -206,7 +213,7 @@ static struct phase best_phase(const struct sockaddr_in *a, uint64_t n, pid_t se
     struct phase best = {0, 0};
     for (int i = 0; i < 2; i++) {
         uint64_t c0 = server > 0 ? task_cpu_ns(server) : 0, t0 = util_now_ns();
-        uint64_t ok = run_keepalive(a, n / 2, NULL);
+        uint64_t ok = run_keepalive(a, n / 2, NULL, 0);
         double r = (double)ok / secs(util_now_ns() - t0);
         double c = server > 0 && ok ? (double)(task_cpu_ns(server) - c0) / (double)ok : 0;
         if (r > best.rps)
@@ -424,7 +431,8 @@ int main(int argc, char **argv)
         int lat = !strcmp(mode, "latency");
         uint64_t *l = lat ? util_xcalloc(n, sizeof *l) : NULL;
         uint64_t t0 = util_now_ns();
-        uint64_t ok = run_keepalive(&a, n, l);
+        long gap_ms = lat && argc > 4 ? atol(argv[4]) : 0;
+        uint64_t ok = run_keepalive(&a, n, l, gap_ms);
         report(mode, n, ok, t0);
         if (lat) {
             long double sum = 0;
