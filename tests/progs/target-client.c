@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/socket.h>
 #include <dirent.h>
 #include <sys/time.h>
@@ -150,10 +149,8 @@ static uint64_t run_keepalive(const struct sockaddr_in *a, uint64_t n, uint64_t 
     r->fd = dial(a);
     uint64_t ok = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (gap_ms > 0) {
-            struct timespec ts = {.tv_sec = gap_ms / 1000, .tv_nsec = (gap_ms % 1000) * 1000000L};
-            nanosleep(&ts, NULL);
-        }
+        if (gap_ms > 0)
+            util_sleep_until_ns(util_now_ns() + (uint64_t)gap_ms * 1000000ull);
         uint64_t t = lat_ns ? util_now_ns() : 0;
         send_all(r->fd, REQ, sizeof REQ - 1);
         int st = read_response(r);
