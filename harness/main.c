@@ -345,12 +345,17 @@ static int cmd_run(int argc, char **argv)
 
 static int cmd_validate(int argc, char **argv)
 {
-    if (argc < 2) {
+    int dashdash = 0; /* the first "--" ends the options: not a file */
+    for (int i = 1; i < argc && !dashdash; i++)
+        dashdash = !strcmp(argv[i], "--") ? i : 0;
+    if (argc - (dashdash > 0) < 2) {
         fprintf(stderr, "usage: loadbench validate PROFILE.yaml...\n");
         return 2;
     }
     int bad = 0;
     for (int i = 1; i < argc; i++) {
+        if (i == dashdash)
+            continue;
         char err[UTIL_ERR_LEN];
         struct profile *p = profile_load(argv[i], err);
         if (!p || check_tools(p, err)) {

@@ -26,6 +26,15 @@ printf 'load: {connections: 1, duration: 1s}\ntools: [{tool: ab, options: {pool:
 rc=0; "$LB" validate "$tmp/bad.yaml" >/dev/null 2>"$tmp/bad.err" || rc=$?
 is "$rc" 2 "an option the tool does not have is refused"
 check "with its location" grep -q 'bad.yaml:2:9: ab has no option "pool"' "$tmp/bad.err"
+# "--" ends the options: it is not a profile, and a file named like an
+# option may follow it.
+cp "$tmp/o.yaml" "$tmp/-o.yaml"
+rc=0; (cd "$tmp" && "$LB" validate -- -o.yaml) >"$tmp/dd.out" 2>"$tmp/dd.err" || rc=$?
+is "$rc" 0 "validate -- FILE: ok"
+check "and reads no file named --" sh -c '! grep -q -- "^--" "$1"' - "$tmp/dd.err"
+rc=0; "$LB" validate -- >/dev/null 2>"$tmp/dd.err" || rc=$?
+is "$rc" 2 "validate -- alone: no profile given"
+check "and says how to use it" grep -q '^usage: loadbench validate' "$tmp/dd.err"
 
 "$LB" --help > "$tmp/help.txt"
 for c in run validate plan tools report compare doctor version --scale; do
