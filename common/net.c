@@ -58,7 +58,9 @@ int net_listen(const struct sockaddr_in *addr, int backlog, int reuseport, char 
         goto err;
     }
     if (bind(fd, (const struct sockaddr *)addr, sizeof *addr) < 0) {
-        if (errno == EADDRINUSE)
+        if (errno == EADDRINUSE && !addr->sin_port)
+            util_err(err, "no free port on %s to pick: every port of net.ipv4.ip_local_port_range is taken", ip);
+        else if (errno == EADDRINUSE)
             util_err(err, "port %d on %s is already in use: stop what holds it or choose another port (0 picks a free one)",
                      ntohs(addr->sin_port), ip);
         else
