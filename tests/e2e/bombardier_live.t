@@ -50,15 +50,15 @@ b_run() {
     timeout 30 "$BOMB" -c 2 -d 1s -l -o json -p r "$2" >"$tmp/$1.json" 2>"$tmp/$1.err" || rc=$?
 }
 
-start_target bt || { done_testing; exit 1; }
-b_run notfound "http://127.0.0.1:$CPORT/no-such-path"
+start_target bt
+b_run notfound "http://127.0.0.1:$T_CTL/no-such-path"
 is "$rc" 0 "404: bombardier exits 0"
 n=$(jget "$tmp/notfound.json" result.req4xx)
 check "404: responses in req4xx ($n)" test "${n:-0}" -gt 0
 is "$(jget "$tmp/notfound.json" result.req2xx)" 0 "404: none in req2xx"
 
-kill "$TPID"; wait "$TPID" 2>/dev/null || true
-b_run refused "http://127.0.0.1:$PORT/"
+kill "$T_PID"; wait "$T_PID" 2>/dev/null || true
+b_run refused "http://127.0.0.1:$T_PORT/"
 is "$rc" 0 "refused: bombardier exits 0"
 n=$(jget "$tmp/refused.json" result.others)
 check "refused: the failed requests are in others ($n)" test "${n:-0}" -gt 0

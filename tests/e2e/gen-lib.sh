@@ -4,6 +4,7 @@
 # their control channel, reads several JSON paths at once.
 : "${LB_BUILD:?LB_BUILD must name the build directory (make check sets it)}"
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/target.sh"
 GEN=$LB_BUILD/bin/lb-gen
 TARGET=$LB_BUILD/bin/lb-target
 FAULTS=$LB_BUILD/tests/progs/gen-faults
@@ -31,35 +32,6 @@ ctl() {
         my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $port, Timeout => 5) or die "connect: $!\n";
         print $s "$m $path HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
         local $/; my $r = <$s>; $r =~ s/^.*?\r\n\r\n//s; print $r;' "$@"
-}
-
-# start_target NAME ARGS...: an lb-target on free ports; sets T_PORT, T_CTL,
-# T_PID and T_URL. TARGET_WRAP (e.g. "chrt -f 10", which execs) prefixes it.
-start_target() {
-    name=$1
-    shift
-    ${TARGET_WRAP:-} "$TARGET" --port 0 --control-port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    T_PID=$!
-    track "$T_PID"
-    i=0
-    while ! grep -q '"event":"listening"' "$tmp/$name.out" 2>/dev/null; do
-        i=$((i + 1))
-        if [ $i -gt 100 ] || ! kill -0 "$T_PID" 2>/dev/null; then
-            echo "Bail out! lb-target did not start: $(cat "$tmp/$name.err")"
-            exit 1
-        fi
-        sleep 0.05
-    done
-    line=$(head -n 1 "$tmp/$name.out")
-    T_PORT=$(echo "$line" | sed -n 's/.*"port":\([0-9]*\).*/\1/p')
-    T_CTL=$(echo "$line" | sed -n 's/.*"control_port":\([0-9]*\).*/\1/p')
-    T_URL="http://127.0.0.1:$T_PORT/"
-}
-
-# stop_target PID: SIGTERM and reap.
-stop_target() {
-    kill "$1" 2>/dev/null || true
-    wait "$1" 2>/dev/null || true
 }
 
 # served CTLPORT: the target's responses_completed so far.

@@ -92,8 +92,8 @@ JS
         --summary-export "$1.json" "$1.js") >"$tmp/$1.log" 2>&1 || rc=$?
 }
 
-start_target lt --delay 20ms || { done_testing; exit 1; }
-k6_run threshold "http://127.0.0.1:$PORT/" "vus: 2, duration: '2s', thresholds: { http_req_duration: ['p(95)<1'] }" ""
+start_target lt --delay 20ms
+k6_run threshold "http://127.0.0.1:$T_PORT/" "vus: 2, duration: '2s', thresholds: { http_req_duration: ['p(95)<1'] }" ""
 is "$rc" 99 "threshold: k6 exits 99 when a threshold is crossed"
 check "threshold: k6 says so in its log" grep -q "thresholds on metrics 'http_req_duration' have been crossed" \
     "$tmp/threshold.log"
@@ -101,7 +101,7 @@ is "$(jget "$tmp/threshold.json" 'metrics.http_req_duration.thresholds.p(95)<1')
     "threshold: the summary export marks p(95)<1 as crossed (true)"
 
 # The 404: an unknown path on lb-target's control port.
-k6_run notfound "http://127.0.0.1:$CPORT/no-such-path" "vus: 2, duration: '2s'" "sleep(0.05);"
+k6_run notfound "http://127.0.0.1:$T_CTL/no-such-path" "vus: 2, duration: '2s'" "sleep(0.05);"
 is "$rc" 0 "404: k6 exits 0"
 n=$(jget "$tmp/notfound.json" metrics.http_reqs.count)
 check "404: requests were made ($n)" test "${n:-0}" -gt 0
@@ -110,8 +110,8 @@ is "$(jget "$tmp/notfound.json" 'metrics.http_req_duration{expected_response:tru
     "404: no expected_response metric"
 
 # Refused: the port of a target that has stopped.
-kill "$TPID"; wait "$TPID" 2>/dev/null || true
-k6_run refused "http://127.0.0.1:$PORT/" "vus: 2, duration: '2s'" "sleep(0.1);"
+kill "$T_PID"; wait "$T_PID" 2>/dev/null || true
+k6_run refused "http://127.0.0.1:$T_PORT/" "vus: 2, duration: '2s'" "sleep(0.1);"
 is "$rc" 0 "refused: k6 exits 0"
 n=$(jget "$tmp/refused.json" metrics.http_reqs.count)
 check "refused: the attempts are in http_reqs ($n)" test "${n:-0}" -gt 0

@@ -3,6 +3,7 @@
 # fault programs standing in for tools that hang, crash, lie or daemonize.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/target.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
@@ -50,12 +51,8 @@ check "reproduce.sh written" test -x "$tmp/run1/lb-gen/reproduce.sh"
 # (against a fresh lb-target, the port edited in as its comment says).
 cp -R "$tmp/run1/lb-gen" "$tmp/moved"
 check "reproduce.sh names no absolute path of its run directory" sh -c "! grep -q '$tmp/run1' '$tmp/moved/reproduce.sh'"
-"$LB_BUILD/bin/lb-target" --port 0 --control-port 0 --delay 1ms >"$tmp/rt.out" 2>&1 &
-track $!
-i=0
-while ! grep -q '"event":"listening"' "$tmp/rt.out" && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
-port=$(sed -n '1s/.*"port":\([0-9]*\).*/\1/p' "$tmp/rt.out")
-sed -i "s#127\.0\.0\.1:[0-9]*/#127.0.0.1:$port/#" "$tmp/moved/reproduce.sh"
+start_target rt --delay 1ms
+sed -i "s#127\.0\.0\.1:[0-9]*/#127.0.0.1:$T_PORT/#" "$tmp/moved/reproduce.sh"
 rm -rf "$tmp/moved/summary.json" "$tmp/moved/home"
 rc=0; "$tmp/moved/reproduce.sh" >"$tmp/moved.out" 2>&1 || rc=$?
 is "$rc" 0 "the copied reproduce.sh reruns lb-gen"

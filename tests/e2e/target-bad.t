@@ -7,7 +7,7 @@ set -eu
 . "$(dirname "$0")/target-lib.sh"
 
 start_target t --body 64B
-A=127.0.0.1:$PORT
+A=127.0.0.1:$T_PORT
 GOOD=30000
 
 "$CLIENT" keepalive "$A" $GOOD >"$tmp/good" 2>&1 &

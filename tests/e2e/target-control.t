@@ -33,7 +33,7 @@ read_stats 20
 diag "20 reads of /stats alone: slowest $WORST_MS ms"
 
 mkfifo "$tmp/go"
-"$HOSTILE" silent "127.0.0.1:$CPORT" $SILENT <"$tmp/go" >"$tmp/silent.out" &
+"$HOSTILE" silent "127.0.0.1:$T_CTL" $SILENT <"$tmp/go" >"$tmp/silent.out" &
 spid=$!
 track $spid
 exec 3>"$tmp/go"

@@ -6,7 +6,7 @@ set -eu
 . "$(dirname "$0")/target-lib.sh"
 
 start_target t --body 800B --stats-out "$tmp/final.json"
-A=127.0.0.1:$PORT
+A=127.0.0.1:$T_PORT
 N=100000
 
 # The three modes at once; keep-alive over 4 connections and new
@@ -37,25 +37,25 @@ is "$7" 0 "no connection left open"
 # Control reads change nothing.
 before=$(stats connections_accepted requests_parsed responses_completed bytes_in bytes_out | tr '\n' ' ')
 for i in 1 2 3 4 5; do stats >/dev/null; done
-"$CLIENT" control "127.0.0.1:$CPORT" GET "/series?since=0" >/dev/null
-"$CLIENT" control "127.0.0.1:$CPORT" POST /window >/dev/null
+"$CLIENT" control "127.0.0.1:$T_CTL" GET "/series?since=0" >/dev/null
+"$CLIENT" control "127.0.0.1:$T_CTL" POST /window >/dev/null
 after=$(stats connections_accepted requests_parsed responses_completed bytes_in bytes_out | tr '\n' ' ')
 is "$after" "$before" "reading /stats, /series and POST /window change no count"
 
 # The per-second series adds up to the totals.
-series=$("$CLIENT" control "127.0.0.1:$CPORT" GET "/series?since=0" seconds)
+series=$("$CLIENT" control "127.0.0.1:$T_CTL" GET "/series?since=0" seconds)
 sum=$(echo "$series" | tr '{' '\n' | sed -n 's/.*"completions":\([0-9]*\).*/\1/p' | awk '{s+=$1} END {print s}')
 is "$sum" $((3 * N)) "per-second completions add up to the total"
 
 # A new window sees only what came after it.
-"$CLIENT" control "127.0.0.1:$CPORT" POST /window >/dev/null
+"$CLIENT" control "127.0.0.1:$T_CTL" POST /window >/dev/null
 "$CLIENT" keepalive "$A" 1000 >/dev/null
 set -- $(stats window.server_time_ns.count server_time_ns.count)
 is "$1" 1000 "window histogram counts only requests since POST /window"
 is "$2" $((3 * N + 1000)) "total histogram counts every request"
 
-kill -TERM "$TPID"
-rc=0; wait "$TPID" || rc=$?
+kill -TERM "$T_PID"
+rc=0; wait "$T_PID" || rc=$?
 is "$rc" 0 "SIGTERM: exit status 0"
 got=$(sed -n 's/.*"responses_completed":\([0-9]*\).*/\1/p' "$tmp/final.json")
 is "$got" $((3 * N + 1000)) "SIGTERM: final stats written to --stats-out"
@@ -64,8 +64,8 @@ is "$got" $((3 * N + 1000)) "SIGTERM: final stats written to --stats-out"
 # reads paused meanwhile) are counted exactly too.
 start_target big --body 256KiB
 r=0
-"$CLIENT" pipeline "127.0.0.1:$PORT" 2000 16 >/dev/null || r=1
-"$CLIENT" keepalive "127.0.0.1:$PORT" 500 >/dev/null || r=1
+"$CLIENT" pipeline "127.0.0.1:$T_PORT" 2000 16 >/dev/null || r=1
+"$CLIENT" keepalive "127.0.0.1:$T_PORT" 500 >/dev/null || r=1
 ok $r "256 KiB bodies: pipelined and keep-alive clients got every response"
 set -- $(stats responses_completed responses_aborted inflight)
 is "$1/$2/$3" "2500/0/0" "256 KiB bodies: 2500 responses counted, none aborted or left in flight"

@@ -25,9 +25,10 @@ best_median() {
     min_all=999999999
     for r in 1 2 3; do
         out=$($rt "$CLIENT" latency "$1" 75 ${2:-})
-        echo "# run $r: $(echo "$out" | tail -n1)"
-        medians="$medians $(kv median_ns "$(echo "$out" | tail -n1)")"
-        m=$(kv min_ns "$(echo "$out" | tail -n1)")
+        last=$(echo "$out" | tail -n1)
+        echo "# run $r: $last"
+        medians="$medians $(kv median_ns "$last")"
+        m=$(kv min_ns "$last")
         [ "$m" -lt "$min_all" ] && min_all=$m
     done
     best=$(echo $medians | tr ' ' '\n' | sort -n | sed -n 1p)
@@ -42,11 +43,11 @@ best_median() {
 # the median less it 19.94-20.00 ms, in 6 runs beside the burner; on the
 # quiet machine 0.35-0.46 ms, and 19.80-19.94 ms.
 TARGET_WRAP=$rt start_target t0 --body 800B
-best_median "127.0.0.1:$PORT" 20
+best_median "127.0.0.1:$T_PORT" 20
 rtt=$best
-kill "$TPID"
+stop_target "$T_PID"
 TARGET_WRAP=$rt start_target t --delay 20ms --body 800B
-A=127.0.0.1:$PORT
+A=127.0.0.1:$T_PORT
 best_median "$A"
 # The best of the three runs' medians: other work on a shared machine only
 # ever adds latency, never removes it, so the best run is the closest look

@@ -27,7 +27,7 @@ RSS_MAX_KB=65536
 flood() {
     name=$1 n=$2 good=$3; shift 3
     start_target "$name" "$@"
-    A=127.0.0.1:$PORT
+    A=127.0.0.1:$T_PORT
     rss0=$(rss_kb VmRSS)
     mkfifo "$tmp/$name.go"
     "$HOSTILE" flood "$A" "$n" 1000 <"$tmp/$name.go" >"$tmp/$name.flood" &
@@ -52,7 +52,7 @@ flood() {
     [ "$rss1" -le "$rss2" ] || rss2=$rss1   # VmHWM is synced lazily
     diag "$name: server RSS ${rss0} kB at start, ${rss1} kB while the client did not read, peak ${rss2} kB"
     ok $(lt "$rss2" $RSS_MAX_KB) "$name: server memory stayed bounded (peak RSS $rss2 kB < $RSS_MAX_KB kB)"
-    ok $(kill -0 "$TPID" 2>/dev/null && echo 0 || echo 1) "$name: lb-target still up"
+    ok $(kill -0 "$T_PID" 2>/dev/null && echo 0 || echo 1) "$name: lb-target still up"
     settle
     set -- $(stats responses_completed requests_parsed responses_aborted inflight bad_requests)
     is "$1" $((n + good)) "$name: responses_completed = the $n the flood read + the $good of the other client"
@@ -75,7 +75,7 @@ flood dflood 10000 100 --body 64KiB --delay 20ms
 # runnable task waits some tens of milliseconds at most: hence 200 ms.)
 RESETS=2000
 start_target rstb --delay 200ms --body 1MiB
-A=127.0.0.1:$PORT
+A=127.0.0.1:$T_PORT
 fd0=$(nfds)
 "$CLIENT" keepalive "$A" 10 >"$tmp/rst.good" 2>&1 &
 gpid=$!
@@ -93,7 +93,7 @@ is "$1" "$good" "responses_completed = $good, exactly the other client's"
 is "$2/$3" "$((3 * RESETS))/$((good + 3 * RESETS))" "responses_aborted = $((3 * RESETS)): every reset request was parsed, none answered"
 is "$4/$5" "0/0" "nothing in flight, no response flagged unread"
 is "$(nfds)" "$fd0" "no fd leaked: $fd0 open before and after the resets"
-kill "$TPID"; wait "$TPID" 2>/dev/null || true
+kill "$T_PID"; wait "$T_PID" 2>/dev/null || true
 
 # During: each connection (announcing a small receive window) pipelines
 # more 1 MiB responses than the kernel's largest send buffer holds and
@@ -105,7 +105,7 @@ wmem=$(awk '{print $3}' /proc/sys/net/ipv4/tcp_wmem 2>/dev/null || echo 4194304)
 DEPTH=$((wmem / 1048576 + 2))
 DURING=1000
 start_target rst --delay 20ms --body 1MiB
-A=127.0.0.1:$PORT
+A=127.0.0.1:$T_PORT
 fd0=$(nfds)
 "$CLIENT" keepalive "$A" 100 >"$tmp/rst.good2" 2>&1 &
 gpid=$!
@@ -117,7 +117,7 @@ is "$rc/$(kv reset "$line")" "0/$DURING" "$DURING connections reset while $DEPTH
 rc=0; wait $gpid || rc=$?
 good2=$(kv ok "$(cat "$tmp/rst.good2")")
 is "$rc/$good2" "0/100" "the keep-alive client beside them got its 100 responses"
-ok $(kill -0 "$TPID" 2>/dev/null && echo 0 || echo 1) "lb-target still up after $DURING resets"
+ok $(kill -0 "$T_PID" 2>/dev/null && echo 0 || echo 1) "lb-target still up after $DURING resets"
 settle
 fd1=$(nfds)
 diag "server fds: $fd0 before the resets, $fd1 after"
@@ -137,7 +137,7 @@ ok $([ "$ab" -ge $DURING ] && [ "$c" -ge "$good2" ] && [ "$u" -le $DURING ] && e
 # Without a delay the same: a reset while pipelined answers over 256 KiB
 # wait (input held unparsed) is no bad request.
 start_target rst0 --body 1MiB
-rc=0; "$HOSTILE" resets-during "127.0.0.1:$PORT" 200 25 $DEPTH >/dev/null || rc=$?
+rc=0; "$HOSTILE" resets-during "127.0.0.1:$T_PORT" 200 25 $DEPTH >/dev/null || rc=$?
 settle
 set -- $(stats bad_requests inflight connections_open)
 is "$rc/$1/$2/$3" "0/0/0/0" "no delay: 200 resets during pipelined 1 MiB responses: no bad request, nothing in flight or open"
@@ -145,7 +145,7 @@ is "$rc/$1/$2/$3" "0/0/0/0" "no delay: 200 resets during pipelined 1 MiB respons
 # 3. Slowloris: $SLOW connections send a byte of a request head each
 # second; a keep-alive client is still answered at once.
 start_target slow
-A=127.0.0.1:$PORT
+A=127.0.0.1:$T_PORT
 "$HOSTILE" slowloris "$A" $SLOW 5 >"$tmp/slow.out" &
 spid=$!
 track $spid
@@ -174,7 +174,7 @@ is "$1/$2/$3" "$((20000 + SLOW))/0/0" "responses_completed = 20000 + $SLOW; noth
 # 4. Half-closed clients and clients that close before the delay fires.
 HALF=500
 start_target hc --delay 20ms
-A=127.0.0.1:$PORT
+A=127.0.0.1:$T_PORT
 rc=0; "$HOSTILE" halfclose "$A" $HALF >"$tmp/hc.out" || rc=$?
 is "$rc/$(kv ok "$(cat "$tmp/hc.out")")" "0/$HALF" "$HALF half-closed clients (SHUT_WR after the request) each got a whole 200, then EOF"
 "$HOSTILE" closers "$A" $HALF >/dev/null
@@ -196,7 +196,7 @@ stalled() {
     n=$1
     start_target "st$n" --delay 20ms --body 1MiB
     mkfifo "$tmp/st$n.go"
-    "$HOSTILE" stalled "127.0.0.1:$PORT" "$n" 3 <"$tmp/st$n.go" >"$tmp/st$n.out" &
+    "$HOSTILE" stalled "127.0.0.1:$T_PORT" "$n" 3 <"$tmp/st$n.go" >"$tmp/st$n.out" &
     spid=$!
     track $spid
     exec 3>"$tmp/st$n.go"
@@ -219,7 +219,7 @@ stalled() {
     settle
     set -- $(stats responses_completed requests_parsed responses_aborted inflight bad_requests)
     is "$1/$2/$3/$4/$5" "$((3 * n))/$((3 * n))/0/0/0" "$n stalled readers: $((3 * n)) completed and parsed; nothing aborted, in flight or bad"
-    kill "$TPID"; wait "$TPID" 2>/dev/null || true
+    kill "$T_PID"; wait "$T_PID" 2>/dev/null || true
 }
 stalled 50
 p50=$PEAK_KB s50=$STALL_KB

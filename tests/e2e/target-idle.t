@@ -13,12 +13,12 @@ if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((IDLE + 100)) ]; th
     ulimit -n $((IDLE + 100)) 2>/dev/null || { echo "1..0 # SKIP ulimit -n is $(ulimit -n), need $((IDLE + 100))"; exit 0; }
 fi
 start_target t --body 800B
-A=127.0.0.1:$PORT
+A=127.0.0.1:$T_PORT
 
 # The client prints holding=N while its idle connections are open in the
 # last round and waits for a line on stdin before closing them.
 mkfifo "$tmp/go"
-"$CLIENT" idlecheck "$A" $IDLE 20000 3 "$TPID" <"$tmp/go" >"$tmp/idle" 2>"$tmp/idle.err" &
+"$CLIENT" idlecheck "$A" $IDLE 20000 3 "$T_PID" <"$tmp/go" >"$tmp/idle" 2>"$tmp/idle.err" &
 cpid=$!
 track $cpid
 exec 3>"$tmp/go"

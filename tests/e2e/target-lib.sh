@@ -1,7 +1,8 @@
 # Shared by the lb-target end-to-end tests (sourced, not run): the TAP
 # helpers, temp dir and PID tracking of tests/lib/tap.sh, plus lb-target
-# instances started on free ports (tracked, so always stopped on exit).
+# instances started by tests/lib/target.sh (T_PORT, T_CTL, T_PID).
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/target.sh"
 TARGET=$LB_BUILD/bin/lb-target
 CLIENT=$LB_BUILD/tests/progs/target-client
 
@@ -9,38 +10,16 @@ for f in "$TARGET" "$CLIENT"; do
     [ -x "$f" ] || { echo "1..0 # SKIP $f not built (run make)"; exit 0; }
 done
 
-# start_target NAME [lb-target options]: sets PORT, CPORT, TPID (and
-# NAME.out / NAME.err in $tmp). Waits up to 5 s for the listening line.
-# TARGET_WRAP, if set, prefixes the command (a wrapper that execs, e.g. chrt).
-start_target() {
-    name=$1; shift
-    ${TARGET_WRAP:-} "$TARGET" --port 0 --control-port 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    TPID=$!
-    track "$TPID"
-    i=0
-    while ! grep -q '"event":"listening"' "$tmp/$name.out" 2>/dev/null; do
-        i=$((i + 1))
-        if [ $i -gt 100 ] || ! kill -0 "$TPID" 2>/dev/null; then
-            echo "# lb-target did not start: $(cat "$tmp/$name.err")"
-            return 1
-        fi
-        sleep 0.05
-    done
-    line=$(head -n1 "$tmp/$name.out")
-    PORT=$(echo "$line" | sed -n 's/.*"port":\([0-9]*\).*/\1/p')
-    CPORT=$(echo "$line" | sed -n 's/.*"control_port":\([0-9]*\).*/\1/p')
-}
-
 # stats FIELD...: the fields of GET /stats, one per line.
-stats() { "$CLIENT" control "127.0.0.1:$CPORT" GET /stats "$@"; }
+stats() { "$CLIENT" control "127.0.0.1:$T_CTL" GET /stats "$@"; }
 
 # kv KEY LINE: the value of KEY in a key=value line.
 kv() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 # rss_kb FIELD: VmRSS, VmHWM... of the last started lb-target, in kB.
-rss_kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/"$TPID"/status; }
+rss_kb() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" /proc/"$T_PID"/status; }
 # nfds: its open file descriptors.
-nfds() { ls /proc/"$TPID"/fd | wc -l; }
+nfds() { ls /proc/"$T_PID"/fd | wc -l; }
 # lt A B: 0 when A < B (numbers, decimals too), else 1: for ok.
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }' && echo 0 || echo 1; }
 # wait_line PATTERN FILE: wait (up to 20 s) until FILE has a line matching PATTERN.

@@ -27,7 +27,7 @@ check "the first line names the shape and the seed" \
     sh -c "echo '$line' | grep -q '\"delay\":{\"dist\":\"lognormal\",\"p50_ns\":20000000,\"p99_ns\":100000000,\"seed\":1}'"
 # 300 connections, closed loop: about 11,000 responses a second (mean
 # delay 25.4 ms), so 10 s give 100,000 and more.
-$rt "$GEN" -c 300 -d 10s -q --json "$tmp/gen.json" "http://127.0.0.1:$PORT/" >/dev/null
+$rt "$GEN" -c 300 -d 10s -q --json "$tmp/gen.json" "http://127.0.0.1:$T_PORT/" >/dev/null
 set -- $(stats responses_completed server_time_ns.p50 server_time_ns.p99 delay.seed)
 diag "server: $1 responses, p50 $2 ns, p99 $3 ns"
 ok $([ "$1" -ge 100000 ] && echo 0 || echo 1) "100,000 responses or more ($1)"
@@ -39,19 +39,19 @@ is "$4" 1 "/stats records the seed"
 
 # Pipelined requests under drawn delays: every answer, in order (a later
 # request's shorter draw waits for the earlier ones on its connection).
-out=$("$CLIENT" pipeline "127.0.0.1:$PORT" 400 8)
+out=$("$CLIENT" pipeline "127.0.0.1:$T_PORT" 400 8)
 is "$(kv ok "$out")" 400 "pipelined requests under drawn delays are all answered"
-kill "$TPID"; wait "$TPID" 2>/dev/null || true
+kill "$T_PID"; wait "$T_PID" 2>/dev/null || true
 
 # --- stalls: 1 ms delay, 300 ms stall every 1 s ---
 TARGET_WRAP=$rt start_target stall --delay 1ms --stall-every 1s --stall-for 300ms
-out=$($rt "$CLIENT" latency "127.0.0.1:$PORT" 2000 | tail -n1)
+out=$($rt "$CLIENT" latency "127.0.0.1:$T_PORT" 2000 | tail -n1)
 max=$(kv max_ns "$out"); p99=$(kv p99_ns "$out")
 diag "one connection through two stalls: $out"
 ok $([ "$max" -ge 290000000 ] && [ "$max" -le 400000000 ] && echo 0 || echo 1) \
     "a request due in a stall waits until it ends (slowest: $max ns)"
 ok $([ "$p99" -lt 50000000 ] && echo 0 || echo 1) "requests outside the stalls keep the 1 ms delay (p99 $p99 ns)"
-stalls=$("$CLIENT" control "127.0.0.1:$CPORT" GET /stalls)
+stalls=$("$CLIENT" control "127.0.0.1:$T_CTL" GET /stalls)
 n=$(echo "$stalls" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{stalls}}')
 ok $([ "$n" -ge 2 ] && echo 0 || echo 1) "GET /stalls lists the stalls begun ($n)"
 is "$(echo "$stalls" | perl -MJSON::PP -e 'local $/; my $s = decode_json(<STDIN>)->{stalls};
