@@ -6,6 +6,7 @@
  * report is written, its "error" says what fell short). */
 #include "generator/gen.h"
 #include "generator/http.h"
+#include "common/fsutil.h"
 #include "common/net.h"
 #include "generator/report.h"
 #include "common/units.h"
@@ -266,6 +267,23 @@ static void config_free(struct gen_config *cfg)
     cfg->host = cfg->path = NULL;
 }
 
+/* The --json summary, whole or not at all: written beside path and renamed
+ * over it (fsutil_write_text), so that a kill in the middle of the write
+ * (a CI timeout, the parent-death SIGKILL of a dying loadbench) never
+ * leaves half a summary for a reader to take as a result. */
+static int write_summary(const char *path, json_t *j, int flags, char *err)
+{
+    char *s = json_dumps(j, flags);
+    if (!s)
+        return util_err(err, "cannot encode it for %s", path);
+    size_t n = strlen(s);
+    s = util_xrealloc(s, n + 2);
+    memcpy(s + n, "\n", 2);
+    int rc = fsutil_write_text(path, s, err);
+    free(s);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct args a = {0};
@@ -349,8 +367,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "lb-gen: cannot write the JSON summary to stdout\n");
             rc = 1;
         }
-    } else if (json_dump_file(j, a.json, jflags) < 0) {
-        fprintf(stderr, "lb-gen: cannot write the JSON summary to %s: %s\n", a.json, strerror(errno));
+    } else if (write_summary(a.json, j, jflags, err) < 0) {
+        fprintf(stderr, "lb-gen: %s (the JSON summary)\n", err);
         rc = 1;
     }
     json_decref(j);

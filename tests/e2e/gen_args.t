@@ -54,6 +54,17 @@ check "nothing reached the target (accepted $1, parsed $2, completed $3)" [ "$1"
 set -- $(jget "$tmp/t4.json" config.threads config.threads_requested connections.max_open)
 check "--threads 4 with 2 connections runs 2 threads ($1, requested $2, $3 open)" [ "$1" = 2 -a "$2" = 4 -a "$3" = 2 ]
 
+# --json FILE is replaced whole (written beside it, then renamed), never
+# truncated and rewritten in place: a file hard-linked to FILE keeps its
+# old text, and no FILE.tmp.PID is left.
+echo old >"$tmp/keep"
+ln "$tmp/keep" "$tmp/a.json"
+"$GEN" --quiet -c 1 -d 100ms --json "$tmp/a.json" "$url"
+is "$(cat "$tmp/keep")" old "--json replaces FILE by rename, not in place"
+check "and FILE is the summary ($(jget "$tmp/a.json" schema))" [ "$(jget "$tmp/a.json" schema)" = lb-gen/1 ]
+check "with no FILE.tmp.PID left" sh -c '! ls "$1".tmp.* >/dev/null 2>&1' - "$tmp/a.json"
+bad "unwritable --json" "cannot write" --quiet -c 1 -d 100ms --json "$tmp/no/such/dir.json" "$url"
+
 rc=0
 "$GEN" --help >"$tmp/help" 2>&1 || rc=$?
 grep -q "usage: lb-gen" "$tmp/help" || rc=1
