@@ -5,6 +5,7 @@
 #include "engine/run.h"
 #include "common/util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
@@ -176,16 +177,33 @@ static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
     return rc < 0 ? -1 : 1;
 }
 
-/* Remove the temporary files of the dead owner's atomic writes
- * (NAME.tmp.PID, see fsutil_write_json) in dir and its direct subdirectories
- * (charts/): a kill between write and rename leaves one. */
+/* Whether name is a leftover of an atomic write (NAME.tmp.PID, see
+ * fsutil_write_text) by the dead owner or by another process that is gone:
+ * lb-gen writes its --json summary that way, and a tool run killed with
+ * its loadbench may stop between write and rename. A PID that is alive
+ * (reused, or a writer still at work) keeps its file. */
+static int dead_temp(const char *name, pid_t owner)
+{
+    const char *t = NULL;
+    for (const char *p = name; (p = strstr(p, ".tmp.")); p++)
+        t = p;
+    if (!t || t == name || !isdigit((unsigned char)t[5]))
+        return 0;
+    char *end;
+    long pid = strtol(t + 5, &end, 10);
+    if (*end || pid <= 0)
+        return 0;
+    uint64_t start;
+    return pid == owner || runlock_start_time((pid_t)pid, &start) < 0;
+}
+
+/* Remove the dead writers' temporary files in dir and its direct
+ * subdirectories (each tool's, charts/). */
 static void remove_temps(const char *dir, pid_t owner, int depth)
 {
     DIR *d = opendir(dir);
     if (!d)
         return;
-    char suffix[32];
-    int slen = snprintf(suffix, sizeof suffix, ".tmp.%d", (int)owner);
     struct dirent *de;
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.')
@@ -193,8 +211,7 @@ static void remove_temps(const char *dir, pid_t owner, int depth)
         char path[PATH_MAX];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path)
             continue;
-        size_t n = strlen(de->d_name);
-        if (n > (size_t)slen && !strcmp(de->d_name + n - (size_t)slen, suffix))
+        if (de->d_type != DT_DIR && dead_temp(de->d_name, owner))
             unlink(path);
         else if (depth > 0 && de->d_type == DT_DIR)
             remove_temps(path, owner, depth - 1);

@@ -112,6 +112,26 @@ check "it keeps a live loadbench's" test -d "$d_live"
 check "and one whose name carries no owner" test -d "$d_plain"
 rm -rf "$d_dead" "$d_live" "$d_plain"
 
+# A run whose loadbench died: doctor marks it abandoned and removes the
+# NAME.tmp.PID files of writers that are gone (the owner's, or lb-gen's
+# summary cut off between write and rename), keeping one whose writer
+# lives and any other name.
+r=$tmp/dead-results/run1
+mkdir -p "$r/lb-gen"
+sh -c 'exit 0' & gone=$!; wait "$gone" || true
+printf 'loadbench pid %s start 1 boot %s pidns %s\n' "$dead" "$(cat /proc/sys/kernel/random/boot_id)" "$ns" >"$r/loadbench.lock"
+printf '{"schema_version": 1, "status": "running", "runs": []}\n' >"$r/run.json"
+for f in "run.json.tmp.$dead" "lb-gen/summary.json.tmp.$gone" "lb-gen/live.json.tmp.$$" "lb-gen/notes.tmp.x" "lb-gen/summary.json"; do
+    echo '{"half":' >"$r/$f"
+done
+"$LB" doctor --results "$tmp/dead-results" >/dev/null 2>"$tmp/doctor.err" || true
+is "$(jget "$r/run.json" status)" abandoned "doctor marks a dead loadbench's run abandoned"
+check "and removes its lock" test ! -e "$r/loadbench.lock"
+check "and the owner's half-written file" test ! -e "$r/run.json.tmp.$dead"
+check "and a gone tool's half-written summary" test ! -e "$r/lb-gen/summary.json.tmp.$gone"
+check "it keeps a live writer's" test -e "$r/lb-gen/live.json.tmp.$$"
+check "and files of other names" sh -c 'test -e "$1/notes.tmp.x" && test -e "$1/summary.json"' - "$r/lb-gen"
+
 # --host (doctor, tools) and hosts install: what is refused before any ssh
 # (tests/e2e/multihost.t reaches real hosts). A name is looked up in the
 # profile's hosts:, never guessed to be a destination, nor the reverse.
