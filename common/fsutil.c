@@ -119,7 +119,12 @@ int fsutil_write_text(const char *path, const char *text, char *err)
 
 int fsutil_write_json(const char *path, json_t *j, char *err)
 {
-    char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII);
+    return fsutil_write_json_flags(path, j, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII, err);
+}
+
+int fsutil_write_json_flags(const char *path, json_t *j, size_t flags, char *err)
+{
+    char *s = json_dumps(j, flags);
     if (!s)
         return util_err(err, "cannot encode %s", path);
     size_t n = strlen(s);

@@ -38,5 +38,7 @@ int fsutil_write_text(const char *path, const char *text, char *err);
 /* Write j as indented ASCII JSON (reals at 10 significant digits, a final
  * newline) atomically, as fsutil_write_text. Returns 0, or -1 with err. */
 int fsutil_write_json(const char *path, json_t *j, char *err);
+/* The same with the caller's own jansson dump flags (e.g. key order kept). */
+int fsutil_write_json_flags(const char *path, json_t *j, size_t flags, char *err);
 
 #endif

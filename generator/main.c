@@ -267,23 +267,6 @@ static void config_free(struct gen_config *cfg)
     cfg->host = cfg->path = NULL;
 }
 
-/* The --json summary, whole or not at all: written beside path and renamed
- * over it (fsutil_write_text), so that a kill in the middle of the write
- * (a CI timeout, the parent-death SIGKILL of a dying loadbench) never
- * leaves half a summary for a reader to take as a result. */
-static int write_summary(const char *path, json_t *j, int flags, char *err)
-{
-    char *s = json_dumps(j, flags);
-    if (!s)
-        return util_err(err, "cannot encode it for %s", path);
-    size_t n = strlen(s);
-    s = util_xrealloc(s, n + 2);
-    memcpy(s + n, "\n", 2);
-    int rc = fsutil_write_text(path, s, err);
-    free(s);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     struct args a = {0};
@@ -367,7 +350,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "lb-gen: cannot write the JSON summary to stdout\n");
             rc = 1;
         }
-    } else if (write_summary(a.json, j, jflags, err) < 0) {
+    } else if (fsutil_write_json_flags(a.json, j, jflags, err) < 0) {
+        /* whole or not at all: a kill mid-write (a CI timeout, a dying
+         * loadbench's parent-death SIGKILL) leaves no half summary */
         fprintf(stderr, "lb-gen: %s (the JSON summary)\n", err);
         rc = 1;
     }
