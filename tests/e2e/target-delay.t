@@ -2,8 +2,8 @@
 # lb-target --delay 20ms: at one connection the measured median response
 # time, less the same client's median round trip to an lb-target without a
 # delay, is within 0.3 ms of 20 ms (the best of three runs each: the
-# machine is shared), responses are never early, and the server's own mean
-# time agrees.
+# machine is shared), responses are never early, and the server's own
+# median time agrees.
 #
 # Other work on this machine (builds, other tests, CPU burners) can keep a
 # woken thread off the CPU for milliseconds, which is not the server's
@@ -67,11 +67,16 @@ ok $([ "$min_all" -ge 20000000 ] && echo 0 || echo 1) "no response earlier than 
 
 # The server holds each response from the request's arrival in the kernel;
 # its server_time_ns counts from when it parsed the request, which can be
-# later, so only the mean is checked.
-set -- $(stats responses_completed server_time_ns.mean)
+# later when the server's thread is woken late, so each such response reads
+# short by that much. The median, not the mean: on CI's busy machine a few
+# late wake-ups took the mean to 19.49 ms (0.51 ms short) while the client's
+# best median was on time; a server timing with the wrong clock or unit
+# misses this by far more than 0.3 ms on most responses, so it still fails.
+set -- $(stats responses_completed server_time_ns.p50 server_time_ns.mean)
 is "$1" 225 "server counted 225 responses"
+echo "# server time: median $2 ns, mean $3 ns"
 off=$(($2 - 20000000)); [ $off -lt 0 ] && off=$((-off))
-ok $([ $off -le 300000 ] && echo 0 || echo 1) "server mean time within 0.3 ms of 20 ms ($2 ns)"
+ok $([ $off -le 300000 ] && echo 0 || echo 1) "server median time within 0.3 ms of 20 ms ($2 ns)"
 
 # Delayed, pipelined responses keep their order and count.
 out=$("$CLIENT" pipeline "$A" 400 8)
