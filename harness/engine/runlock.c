@@ -41,7 +41,13 @@ int runlock_start_time(pid_t pid, uint64_t *start_ticks)
     /* comm may hold spaces and ')': fields start after the last ')'; field
      * 22 (starttime) is the 20th after it. */
     char *p = strrchr(buf, ')');
-    if (!p)
+    if (!p || p[1] != ' ')
+        return -1;
+    /* Field 3, the state: a zombie (Z) or one being reaped (X, x) is gone
+     * though its stat is still there until its parent waits for it - a
+     * SIGKILLed lb-gen reparented to a slow init, or loadbench itself
+     * before its parent shell's wait. */
+    if (p[2] == 'Z' || p[2] == 'X' || p[2] == 'x')
         return -1;
     p++;
     for (int field = 3; field < 22; field++) {

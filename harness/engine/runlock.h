@@ -18,7 +18,8 @@
 #define RUNLOCK_FILE "loadbench.lock"
 
 /* Start time of pid (clock ticks since boot). Returns 0, or -1 when the
- * process does not exist (or its stat cannot be read). */
+ * process does not exist, has exited (a zombie not yet waited for) or its
+ * stat cannot be read. */
 int runlock_start_time(pid_t pid, uint64_t *start_ticks);
 
 /* 1 when the process pid that started at start_ticks is proven gone: no

@@ -114,14 +114,25 @@ rm -rf "$d_dead" "$d_live" "$d_plain"
 
 # A run whose loadbench died: doctor marks it abandoned and removes the
 # NAME.tmp.PID files of writers that are gone (the owner's, or lb-gen's
-# summary cut off between write and rename), keeping one whose writer
-# lives and any other name.
+# summary cut off between write and rename, its writer dead or a zombie),
+# keeping one whose writer lives and any other name.
 r=$tmp/dead-results/run1
 mkdir -p "$r/lb-gen"
 sh -c 'exit 0' & gone=$!; wait "$gone" || true
+# A writer that was SIGKILLed but not yet waited for (its parent slow to
+# reap, as a container's init can be) is a zombie: gone, though its
+# /proc/PID/stat is still there.
+perl -e '$| = 1; my $p = fork; exit 0 unless $p; print "$p\n"; sleep 60' >"$tmp/zpid" & zparent=$!
+i=0; zombie=
+while [ $i -lt 200 ]; do
+    zombie=$(cat "$tmp/zpid" 2>/dev/null || true)
+    [ -n "$zombie" ] && [ "$(sed 's/.*) //' /proc/"$zombie"/stat 2>/dev/null | cut -d' ' -f1)" = Z ] && break
+    i=$((i + 1)); sleep 0.05
+done
+check "a zombie writer stands by (pid $zombie)" test "$i" -lt 200
 printf 'loadbench pid %s start 1 boot %s pidns %s\n' "$dead" "$(cat /proc/sys/kernel/random/boot_id)" "$ns" >"$r/loadbench.lock"
 printf '{"schema_version": 1, "status": "running", "runs": []}\n' >"$r/run.json"
-for f in "run.json.tmp.$dead" "lb-gen/summary.json.tmp.$gone" "lb-gen/live.json.tmp.$$" "lb-gen/notes.tmp.x" "lb-gen/summary.json"; do
+for f in "run.json.tmp.$dead" "lb-gen/summary.json.tmp.$gone" "lb-gen/out.json.tmp.$zombie" "lb-gen/live.json.tmp.$$" "lb-gen/notes.tmp.x" "lb-gen/summary.json"; do
     echo '{"half":' >"$r/$f"
 done
 "$LB" doctor --results "$tmp/dead-results" >/dev/null 2>"$tmp/doctor.err" || true
@@ -129,6 +140,8 @@ is "$(jget "$r/run.json" status)" abandoned "doctor marks a dead loadbench's run
 check "and removes its lock" test ! -e "$r/loadbench.lock"
 check "and the owner's half-written file" test ! -e "$r/run.json.tmp.$dead"
 check "and a gone tool's half-written summary" test ! -e "$r/lb-gen/summary.json.tmp.$gone"
+check "and a zombie writer's" test ! -e "$r/lb-gen/out.json.tmp.$zombie"
+kill "$zparent" 2>/dev/null || true; wait "$zparent" 2>/dev/null || true
 check "it keeps a live writer's" test -e "$r/lb-gen/live.json.tmp.$$"
 check "and files of other names" sh -c 'test -e "$1/notes.tmp.x" && test -e "$1/summary.json"' - "$r/lb-gen"
 
