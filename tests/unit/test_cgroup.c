@@ -121,32 +121,44 @@ static void burner_tree(const char *name)
     struct sampler_reading rp, rc;
     struct sampler_point pp, pc;
     struct cgroup_usage u0, u;
+    /* The scheduler's figure is read just before and just after each
+     * cgroup sample: the cgroup's reading lies between the two (both count
+     * the same runtime, and it only grows), so its point must lie between
+     * the least and the most the scheduler allows for that interval, however
+     * long this test was kept off the CPU between the reads. */
     sampler_tree_sample(tp, &rp, &pp);
+    uint64_t lo0 = tree_runtime_ns(p.pid);
     sampler_tree_sample(tc, &rc, &pc);
+    uint64_t hi0 = tree_runtime_ns(p.pid), t_prev = rc.t_ns;
     cgroup_read(&cg, &u0, err);
-    uint64_t sched0 = tree_runtime_ns(p.pid), t_prev = rc.t_ns;
-    double worst_cg = 0, worst_cg_sched = 0, worst_proc_vs_cg = 0, worst_rss = 0;
+    double worst_cg = 0, worst_cg_sched = 0, worst_proc_vs_cg = 0, worst_rss = 0, widest = 0;
     int n = 0;
     uint64_t deadline = util_now_ns() + 500000000ull;
     for (int tick = 0; tick < 6; tick++) {
         while (sampler_wait_tick(&deadline, 500000000ull) < 0)
             ;
         int a = sampler_tree_sample(tp, &rp, &pp);
+        uint64_t lo = tree_runtime_ns(p.pid);
         int b = sampler_tree_sample(tc, &rc, &pc);
-        uint64_t sched = tree_runtime_ns(p.pid);
+        uint64_t hi = tree_runtime_ns(p.pid);
         if (cgroup_read(&cg, &u, err) < 0 || a != 1 || b != 1)
             continue;
-        double sched_pct = 100.0 * (double)(sched - sched0) / (double)(rc.t_ns - t_prev);
-        sched0 = sched;
+        double dt = (double)(rc.t_ns - t_prev);
+        double least = 100.0 * (double)(lo - hi0) / dt, most = 100.0 * (double)(hi - lo0) / dt;
+        lo0 = lo;
+        hi0 = hi;
         t_prev = rc.t_ns;
+        double outside = pc.cpu_pct < least ? least - pc.cpu_pct : pc.cpu_pct > most ? pc.cpu_pct - most : 0;
         n++;
         /* The cgroup's own RSS (anon + mapped file) against /proc's sum. */
         double proc_mb = (double)rp.rss_bytes / 1e6 - over_mb;
         double rss_diff = fabs((double)u.mem_rss_bytes / 1e6 - proc_mb) / proc_mb * 100;
-        diag("    point %d: /proc %.2f %%, cgroup %.2f %%, scheduler %.2f %%; RSS /proc %.1f MB, cgroup %.1f MB", tick,
-             pp.cpu_pct, pc.cpu_pct, sched_pct, rp.rss_bytes / 1e6, u.mem_rss_bytes / 1e6);
-        if (fabs(pc.cpu_pct - sched_pct) > worst_cg_sched)
-            worst_cg_sched = fabs(pc.cpu_pct - sched_pct);
+        diag("    point %d: /proc %.2f %%, cgroup %.2f %%, scheduler %.2f-%.2f %%; RSS /proc %.1f MB, cgroup %.1f MB",
+             tick, pp.cpu_pct, pc.cpu_pct, least, most, rp.rss_bytes / 1e6, u.mem_rss_bytes / 1e6);
+        if (outside > worst_cg_sched)
+            worst_cg_sched = outside;
+        if (most - least > widest)
+            widest = most - least;
         if (fabs(pp.cpu_pct - pc.cpu_pct) > worst_proc_vs_cg)
             worst_proc_vs_cg = fabs(pp.cpu_pct - pc.cpu_pct);
         if (fabs(pc.cpu_pct - 80) > worst_cg)
@@ -156,8 +168,9 @@ static void burner_tree(const char *name)
     }
     ok(n == 6, "6 points from each source");
     ok(rc.cpu_from_cgroup && !rp.cpu_from_cgroup, "the cgroup sampler takes CPU from the cgroup, the other from /proc");
-    ok(worst_cg_sched <= 3.0, "cgroup source: every 0.5 s point within ±3 points of the scheduler's figure (worst %.2f)",
-       worst_cg_sched);
+    ok(worst_cg_sched <= 0.5,
+       "cgroup source: every 0.5 s point within the scheduler's figures read around it, ±0.5 points (worst %.3f "
+       "outside; widest span %.2f)", worst_cg_sched, widest);
     diag("  worst point off the nominal 80 %%: %.2f (the shared machine decides that one)", worst_cg);
     struct sampler_summary sp, sc;
     sampler_tree_summary(tp, &sp);
