@@ -203,6 +203,7 @@ static int ab_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
 
 const struct adapter adapter_ab = {
     .name = "ab",
+    .parse_files = (const char *const[]){"stdout.txt", "percentiles.csv", NULL},
     .description = "ApacheBench 2.3: keep-alive, closed model (-c, -t with a large -n)",
     .install_hint = "apt-get install apache2-utils (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED,

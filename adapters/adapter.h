@@ -140,6 +140,8 @@ struct adapter {
     const char *description;
     const char *install_hint;       /* one line: how to get the tool */
     unsigned caps;
+    const char *const *parse_files; /* the files parse() reads from the run directory, main one
+                                     * first (NULL-terminated): fuzz/fuzz_parsers.c feeds them */
     const char *latency_measures;   /* from which event to which */
     double latency_resolution_ms;   /* smallest step the tool reports */
     double latency_rounding_pct;    /* how far a reported latency may sit below the value it

@@ -78,6 +78,7 @@ static int aio_parse(const struct adapter_ctx *c, struct adapter_result *r, char
 
 const struct adapter adapter_aiohttp = {
     .name = "py-aiohttp",
+    .parse_files = (const char *const[]){"stdout.txt", "stderr.txt", NULL},
     .description = "reference Python asyncio generator on aiohttp (refgen/py-aiohttp; closed model, N tasks)",
     .install_hint = "apt-get install python3-aiohttp (scripts/install-tools)",
     .caps = ADAPTER_CLOSED,

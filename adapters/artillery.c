@@ -405,6 +405,7 @@ static int art_parse(const struct adapter_ctx *c, struct adapter_result *r, char
 
 const struct adapter adapter_artillery = {
     .name = "artillery",
+    .parse_files = (const char *const[]){"report.json", "stdout.txt", "stderr.txt", NULL},
     .description = "Artillery (Node.js): open model native (arrival phases); closed model from looping VUs",
     .install_hint = "npm: scripts/install-tools (Artillery 2.0.34 into tools/npm; set "
                     "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 on Node 20)",

@@ -143,6 +143,7 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
 
 const struct adapter adapter_autocannon = {
     .name = "autocannon",
+    .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "autocannon 9 (node): closed model (-c -d), paced with -R; JSON result",
     .install_hint = "scripts/install-tools (npm, pinned in tools/npm)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,

@@ -145,6 +145,7 @@ static int bombardier_parse(const struct adapter_ctx *c, struct adapter_result *
 
 const struct adapter adapter_bombardier = {
     .name = "bombardier",
+    .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "bombardier (Go, fasthttp): closed model (-c -d), paced with --rate; JSON result",
     .install_hint = "not in Debian: scripts/install-tools --bombardier-src DIR --gopath DIR (bombardier v1.2.6, "
                     "built offline with Debian's Go packages), or `go install github.com/codesenberg/bombardier@v1.2.6` "

@@ -226,6 +226,7 @@ static int gofh_parse(const struct adapter_ctx *c, struct adapter_result *r, cha
 
 const struct adapter adapter_gofasthttp = {
     .name = "go-fasthttp",
+    .parse_files = (const char *const[]){"stdout.txt", "stderr.txt", NULL},
     .description = "reference Go generator on fasthttp (refgen/go-fasthttp; closed model, N goroutines)",
     .install_hint = "apt-get install golang-go " GOFH_PKG " (scripts/install-tools); built on first use",
     .caps = ADAPTER_CLOSED,

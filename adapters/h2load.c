@@ -255,6 +255,7 @@ static int h2load_parse(const struct adapter_ctx *c, struct adapter_result *r, c
 
 const struct adapter adapter_h2load = {
     .name = "h2load",
+    .parse_files = (const char *const[]){"stdout.txt", "h2load.log", NULL},
     .description = "h2load (nghttp2) over HTTP/1.1: closed model (-c -D), paced with --rps per client",
     .install_hint = "apt-get install nghttp2-client (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,

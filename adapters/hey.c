@@ -210,6 +210,7 @@ static int hey_parse(const struct adapter_ctx *c, struct adapter_result *r, char
 
 const struct adapter adapter_hey = {
     .name = "hey",
+    .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "hey: Go HTTP load generator, closed model (-c -z), paced with -q per worker",
     .install_hint = "apt-get install hey (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,

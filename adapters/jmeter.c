@@ -799,6 +799,7 @@ static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
 
 const struct adapter adapter_jmeter = {
     .name = "jmeter",
+    .parse_files = (const char *const[]){"results.jtl", "stdout.txt", "jmeter.log", NULL},
     .description = "Apache JMeter 2.13 (Java), non-GUI, through adapters/jmeter/lb-jmeter: thread groups; "
                    "ConstantThroughputTimer for a rate",
     .install_hint = "apt-get install jmeter jmeter-http default-jdk-headless (or scripts/install-tools)",

@@ -452,6 +452,7 @@ static int k6_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
 
 const struct adapter adapter_k6 = {
     .name = "k6",
+    .parse_files = (const char *const[]){"summary.json", "stderr.txt", "stdout.txt", NULL},
     .description = "Grafana k6: JavaScript VUs (Go), closed and open (arrival-rate) executors",
     .install_hint = "not packaged for Debian: scripts/install-tools --k6-src DIR (a k6 v0.48.0 source tree, "
                     "built offline) or --k6-release (the checksummed release archive)",

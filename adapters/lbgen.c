@@ -243,6 +243,7 @@ static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter
 
 const struct adapter adapter_lbgen = {
     .name = "lb-gen",
+    .parse_files = (const char *const[]){"summary.json", NULL},
     .description = "loadbench's native C generator (closed and open model)",
     .install_hint = "built with loadbench: run `make`",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,

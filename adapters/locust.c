@@ -412,6 +412,7 @@ static int loc_parse(const struct adapter_ctx *c, struct adapter_result *r, char
 
 const struct adapter adapter_locust = {
     .name = "locust",
+    .parse_files = (const char *const[]){"locust.json", "stderr.txt", NULL},
     .description = "Locust (Python, gevent): HttpUser closed loop; paced with constant_throughput for a rate",
     .install_hint = "apt-get install python3-locust (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,

@@ -158,6 +158,7 @@ static int siege_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
 
 const struct adapter adapter_siege = {
     .name = "siege",
+    .parse_files = (const char *const[]){"stdout.txt", "stderr.txt", NULL},
     .description = "siege 4: closed model (-c users, -t), keep-alive, JSON summary; no percentiles",
     .install_hint = "apt-get install siege (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED,

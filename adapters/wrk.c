@@ -131,6 +131,7 @@ static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char
 
 const struct adapter adapter_wrk = {
     .name = "wrk",
+    .parse_files = (const char *const[]){"wrk.json", NULL},
     .description = "wrk 4: event-driven HTTP/1.1 benchmark, closed model, Lua done() hook for results",
     .install_hint = "apt-get install wrk (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED,
