@@ -3,6 +3,7 @@
 #   make                 build lb-target, lb-gen and loadbench into build/bin
 #   make run             install missing Debian packages (as root), build, run the default profile
 #   make check           install missing Debian packages (as root), build, run every test through prove
+#   make check-quick     unit tests and the main path's e2e tests, under 3 minutes: the edit-test loop
 #   make check-busy      make check while our CPU burner (tests/progs/lb-burner --cpu 1) keeps one core
 #                        busy: the timing tests' margins must hold under it (docs/testing.md)
 #   make check-asan      build-asan/ (ASan+UBSan): every unit test and the parsing, hostile-input and
@@ -100,7 +101,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TESTPROG_SRC := $(wildcard tests/progs/*.c)
 TESTPROGS    := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(TESTPROG_SRC))
 
-.PHONY: all run check check-busy check-asan bench install install-man clean deps check-deps unit e2e fuzz fuzz-build
+.PHONY: all run check check-quick check-busy check-asan bench install install-man clean deps check-deps unit e2e fuzz fuzz-build
 # Objects made on the way to a test program are kept, not deleted as
 # intermediates, so a second build does nothing.
 .SECONDARY:
@@ -222,6 +223,19 @@ check:
 	@scripts/deps build test $(if $(filter true,$(CI)),ci)
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
 	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
+
+# check-quick: the edit-test loop, not a gate (CI and the README run the
+# whole `make check`): every unit test and the end-to-end tests of the main
+# path — profile checks, a run of lb-gen and the Debian tools, reports,
+# the gate, the lying-tool fixtures — in under 3 minutes on 2 cores
+# (docs/testing.md says which tests each target runs and how long).
+QUICK_E2E_TESTS ?= layers.t cli.t hostile_profiles.t run_basic.t report_fixture.t compare_labels.t history.t \
+                   target-count.t gen_args.t
+QUICK_E2E := $(addprefix tests/e2e/,$(QUICK_E2E_TESTS))
+check-quick:
+	@scripts/deps build test
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
+	@LB_BUILD=$(abspath $(BUILD)) prove -f --exec tests/lib/timeout-exec $(UNIT_TESTS) $(QUICK_E2E)
 
 # check-busy: the whole suite while lb-burner keeps one core busy (all of
 # it, wherever the scheduler puts it). The burner dies with this recipe's
