@@ -140,4 +140,24 @@ for page in docs/studies/[0-9]-*.md; do
         perl -0777 -ne 'exit(/\xc3[\x80-\xbf]\xc2[\x80-\xbf]/ ? 1 : 0)' "$page"
 done
 
+# --- the pruned run directories still render, and the pruning holds ---------
+# scripts/prune-run-dir dropped what no page or report reads: `loadbench
+# report` on a copy of each must still write every table and report.html,
+# no file PRUNED.txt lists may be back, and pruning again drops nothing.
+for rd in docs/studies/[0-9]-*/ docs/sample-run/; do
+    rd=${rd%/}
+    name=$(basename "$rd")
+    rm -rf "$tmp/render" && cp -R "$rd" "$tmp/render"
+    rc=0; "$LB" report "$tmp/render" >"$tmp/render.out" 2>&1 || rc=$?
+    is "$rc" 0 "$name: loadbench report renders the pruned run directory"
+    for rf in summary.md results.csv stats.csv report.html charts/bars_rps.png; do
+        check "$name: $rf rendered" test -s "$tmp/render/$rf"
+    done
+    back=$(while read -r pf _; do [ ! -e "$rd/$pf" ] || echo "$pf"; done < "$rd/PRUNED.txt")
+    is "$back" "" "$name: no file PRUNED.txt lists is committed"
+    rm -rf "$tmp/render" && cp -R "$rd" "$tmp/render"
+    scripts/prune-run-dir "$tmp/render"
+    check "$name: pruning again drops nothing" cmp -s "$rd/PRUNED.txt" "$tmp/render/PRUNED.txt"
+done
+
 done_testing
