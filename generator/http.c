@@ -2,6 +2,7 @@
 #include "common/util.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -111,213 +112,256 @@ static size_t take(struct http_resp *r, size_t n, uint8_t next)
     return k;
 }
 
+/* The steps of the parser, one per part of a response, each called once
+ * (so the compiler folds them back into http_resp_feed's loop): each takes
+ * the byte at buf[i] (or a run of bytes) in state r->state, and returns
+ * the index of the next byte to read, or -1 for a malformed response. */
+
+/* The status line: "HTTP/1.x NNN" (S_VERSION, S_STATUS_SP, S_STATUS). */
+static ptrdiff_t step_status(struct http_resp *r, const char *buf, size_t i, size_t len)
+{
+    int c = (unsigned char)buf[i];
+    switch (r->state) {
+    case S_VERSION:
+        /* The usual case: "HTTP/1.1 200 " in one piece. */
+        if (r->pos == 0 && len - i >= 13 && !memcmp(buf + i, "HTTP/1.", 7) &&
+            (buf[i + 7] == '1' || buf[i + 7] == '0') && buf[i + 8] == ' ' && buf[i + 9] >= '0' &&
+            buf[i + 9] <= '9' && buf[i + 10] >= '0' && buf[i + 10] <= '9' && buf[i + 11] >= '0' &&
+            buf[i + 11] <= '9') {
+            if (buf[i + 7] == '0')
+                r->flags |= F_HTTP10;
+            r->status = (uint16_t)((buf[i + 9] - '0') * 100 + (buf[i + 10] - '0') * 10 + (buf[i + 11] - '0'));
+            r->state = S_STATUS_REST;
+            return (ptrdiff_t)(i + 12);
+        }
+        if (r->pos < 7) {
+            if (c != (unsigned char)"HTTP/1."[r->pos])
+                return -1;
+            r->pos++;
+        } else {
+            if (c == '0')
+                r->flags |= F_HTTP10;
+            else if (c != '1')
+                return -1;
+            r->state = S_STATUS_SP;
+        }
+        return (ptrdiff_t)(i + 1);
+    case S_STATUS_SP:
+        if (c != ' ')
+            return -1;
+        r->state = S_STATUS;
+        r->pos = 0;
+        return (ptrdiff_t)(i + 1);
+    default: /* S_STATUS */
+        if (c < '0' || c > '9')
+            return -1;
+        r->status = (uint16_t)(r->status * 10 + (c - '0'));
+        if (++r->pos == 3)
+            r->state = S_STATUS_REST;
+        return (ptrdiff_t)(i + 1);
+    }
+}
+
+/* The start of a header line: the blank line that ends the head, a name
+ * we read (Content-Length, Transfer-Encoding, Connection), or one we skip. */
+static ptrdiff_t step_line_start(struct http_resp *r, const char *buf, size_t i, size_t len)
+{
+    int c = (unsigned char)buf[i];
+    if (c == '\r') {
+        r->state = S_HEAD_END_LF;
+        return (ptrdiff_t)(i + 1);
+    }
+    if (c == '\n') {
+        r->state = (uint8_t)body_start(r);
+        return (ptrdiff_t)(i + 1);
+    }
+    if (lower(c) != 'c' && lower(c) != 't') {
+        r->state = S_SKIP_LINE;
+        return (ptrdiff_t)i;
+    }
+    /* Whole name at once when the line is all here. */
+    if (len - i > 18) {
+        r->state = S_SKIP_LINE;
+        for (int k = 0; k < 3; k++) {
+            size_t nl = strlen(hnames[k]);
+            if (!strncasecmp(buf + i, hnames[k], nl) && buf[i + nl] == ':') {
+                r->value_kind = (uint8_t)(1 << k);
+                r->vpos = r->pos = 0;
+                r->state = S_HVALUE;
+                return (ptrdiff_t)(i + nl + 1);
+            }
+        }
+        return (ptrdiff_t)i;
+    }
+    r->state = S_HNAME;
+    r->pos = 0;
+    r->match = H_LENGTH | H_TE | H_CONN;
+    return (ptrdiff_t)i;
+}
+
+/* A header name arriving in pieces, matched byte by byte (S_HNAME). */
+static ptrdiff_t step_hname(struct http_resp *r, int c, size_t i)
+{
+    if (c == ':') {
+        r->value_kind = 0;
+        for (int k = 0; k < 3; k++)
+            if (r->match & (1 << k) && hnames[k][r->pos] == 0)
+                r->value_kind = (uint8_t)(1 << k);
+        r->vpos = 0;
+        r->pos = 0;
+        r->state = r->value_kind ? S_HVALUE : S_SKIP_LINE;
+    } else if (c == '\n') {
+        return -1;
+    } else if (r->match) {
+        /* A name already complete mismatches any further byte,
+         * NUL included (lower(0) would equal its terminator). */
+        for (int k = 0; k < 3; k++)
+            if (r->match & (1 << k) && (hnames[k][r->pos] == 0 || hnames[k][r->pos] != lower(c)))
+                r->match &= (uint8_t)~(1 << k);
+        if (r->pos < 255)
+            r->pos++;
+        if (!r->match)
+            r->state = S_SKIP_LINE;
+    }
+    return (ptrdiff_t)(i + 1);
+}
+
+/* The value of a header we read (S_HVALUE). */
+static ptrdiff_t step_hvalue(struct http_resp *r, int c, size_t i)
+{
+    if (c == '\n') {
+        r->state = S_LINE_START;
+        return (ptrdiff_t)(i + 1);
+    }
+    if (r->value_kind == H_LENGTH) {
+        if (c >= '0' && c <= '9') {
+            if (r->remaining > UINT64_MAX / 10 - 10)
+                return -1;
+            r->remaining = r->remaining * 10 + (uint64_t)(c - '0');
+            r->flags |= F_HAVE_LEN;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            return -1;
+        }
+    } else if (r->value_kind == H_TE) {
+        value_word(r, &r->vpos, c, "chunked", F_CHUNKED);
+    } else if (r->value_kind == H_CONN) {
+        value_word(r, &r->vpos, c, "close", HTTP_RESP_CLOSE);
+        value_word(r, &r->pos, c, "keep-alive", F_KEEPALIVE);
+    }
+    return (ptrdiff_t)(i + 1);
+}
+
+/* A line skipped whole: the rest of the status line, a header we do not
+ * read (S_STATUS_REST, S_SKIP_LINE). */
+static ptrdiff_t step_skip_line(struct http_resp *r, const char *buf, size_t i, size_t len)
+{
+    const char *lf = memchr(buf + i, '\n', len - i);
+    if (!lf)
+        return (ptrdiff_t)len;
+    r->state = S_LINE_START;
+    return lf - buf + 1;
+}
+
+/* A chunked body: sizes, extensions, data, the CRLF after each chunk and
+ * the trailer (S_CHUNK_*, S_TRAILER_*). */
+static ptrdiff_t step_chunked(struct http_resp *r, const char *buf, size_t i, size_t len)
+{
+    int c = (unsigned char)buf[i];
+    switch (r->state) {
+    case S_CHUNK_SIZE: {
+        int d = c >= '0' && c <= '9' ? c - '0' : lower(c) >= 'a' && lower(c) <= 'f' ? lower(c) - 'a' + 10 : -1;
+        if (d >= 0) {
+            if (r->remaining > (UINT64_MAX >> 4))
+                return -1;
+            r->remaining = r->remaining * 16 + (uint64_t)d;
+        } else if (c == '\n') {
+            r->state = r->remaining ? S_CHUNK_DATA : S_TRAILER_START;
+        } else {
+            r->state = S_CHUNK_EXT;
+        }
+        break;
+    }
+    case S_CHUNK_EXT:
+        if (c == '\n')
+            r->state = r->remaining ? S_CHUNK_DATA : S_TRAILER_START;
+        break;
+    case S_CHUNK_DATA:
+        return (ptrdiff_t)(i + take(r, len - i, S_CHUNK_CR));
+    case S_CHUNK_CR:
+        if (c == '\n')
+            r->state = S_CHUNK_SIZE;
+        else if (c == '\r')
+            r->state = S_CHUNK_LF;
+        else
+            return -1;
+        break;
+    case S_CHUNK_LF:
+        if (c != '\n')
+            return -1;
+        r->state = S_CHUNK_SIZE;
+        break;
+    case S_TRAILER_START:
+        r->state = c == '\r' ? S_TRAILER_LF : c == '\n' ? S_DONE : S_TRAILER_LINE;
+        break;
+    case S_TRAILER_LINE:
+        if (c == '\n')
+            r->state = S_TRAILER_START;
+        break;
+    default: /* S_TRAILER_LF */
+        if (c != '\n')
+            return -1;
+        r->state = S_DONE;
+        break;
+    }
+    return (ptrdiff_t)(i + 1);
+}
+
 int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *used)
 {
     size_t i = 0;
     while (i < len) {
-        int c = (unsigned char)buf[i];
+        ptrdiff_t next;
         switch (r->state) {
         case S_VERSION:
-            /* The usual case: "HTTP/1.1 200 " in one piece. */
-            if (r->pos == 0 && len - i >= 13 && !memcmp(buf + i, "HTTP/1.", 7) &&
-                (buf[i + 7] == '1' || buf[i + 7] == '0') && buf[i + 8] == ' ' && buf[i + 9] >= '0' &&
-                buf[i + 9] <= '9' && buf[i + 10] >= '0' && buf[i + 10] <= '9' && buf[i + 11] >= '0' &&
-                buf[i + 11] <= '9') {
-                if (buf[i + 7] == '0')
-                    r->flags |= F_HTTP10;
-                r->status = (uint16_t)((buf[i + 9] - '0') * 100 + (buf[i + 10] - '0') * 10 + (buf[i + 11] - '0'));
-                r->state = S_STATUS_REST;
-                i += 12;
-                break;
-            }
-            if (r->pos < 7) {
-                if (c != (unsigned char)"HTTP/1."[r->pos])
-                    return -1;
-                r->pos++;
-            } else {
-                if (c == '0')
-                    r->flags |= F_HTTP10;
-                else if (c != '1')
-                    return -1;
-                r->state = S_STATUS_SP;
-            }
-            i++;
-            break;
         case S_STATUS_SP:
-            if (c != ' ')
-                return -1;
-            r->state = S_STATUS;
-            r->pos = 0;
-            i++;
-            break;
         case S_STATUS:
-            if (c < '0' || c > '9')
-                return -1;
-            r->status = (uint16_t)(r->status * 10 + (c - '0'));
-            if (++r->pos == 3)
-                r->state = S_STATUS_REST;
-            i++;
+            next = step_status(r, buf, i, len);
             break;
         case S_LINE_START:
-            if (c == '\r') {
-                r->state = S_HEAD_END_LF;
-                i++;
-            } else if (c == '\n') {
-                i++;
-                r->state = (uint8_t)body_start(r);
-            } else if (lower(c) == 'c' || lower(c) == 't') {
-                /* Whole name at once when the line is all here. */
-                if (len - i > 18) {
-                    r->state = S_SKIP_LINE;
-                    for (int k = 0; k < 3; k++) {
-                        size_t nl = strlen(hnames[k]);
-                        if (!strncasecmp(buf + i, hnames[k], nl) && buf[i + nl] == ':') {
-                            r->value_kind = (uint8_t)(1 << k);
-                            r->vpos = r->pos = 0;
-                            r->state = S_HVALUE;
-                            i += nl + 1;
-                            break;
-                        }
-                    }
-                    break;
-                }
-                r->state = S_HNAME;
-                r->pos = 0;
-                r->match = H_LENGTH | H_TE | H_CONN;
-            } else {
-                r->state = S_SKIP_LINE;
-            }
+            next = step_line_start(r, buf, i, len);
             break;
-        case S_STATUS_REST: /* the rest of the status line: skipped as a header line is */
-        case S_SKIP_LINE: {
-            const char *lf = memchr(buf + i, '\n', len - i);
-            if (!lf) {
-                i = len;
-                break;
-            }
-            i = (size_t)(lf - buf) + 1;
-            r->state = S_LINE_START;
+        case S_STATUS_REST:
+        case S_SKIP_LINE:
+            next = step_skip_line(r, buf, i, len);
             break;
-        }
         case S_HEAD_END_LF:
-            if (c != '\n')
+            if (buf[i] != '\n')
                 return -1;
-            i++;
             r->state = (uint8_t)body_start(r);
+            next = (ptrdiff_t)(i + 1);
             break;
         case S_HNAME:
-            i++;
-            if (c == ':') {
-                r->value_kind = 0;
-                for (int k = 0; k < 3; k++)
-                    if (r->match & (1 << k) && hnames[k][r->pos] == 0)
-                        r->value_kind = (uint8_t)(1 << k);
-                r->vpos = 0;
-                r->pos = 0;
-                r->state = r->value_kind ? S_HVALUE : S_SKIP_LINE;
-            } else if (c == '\n') {
-                return -1;
-            } else if (r->match) {
-                /* A name already complete mismatches any further byte,
-                 * NUL included (lower(0) would equal its terminator). */
-                for (int k = 0; k < 3; k++)
-                    if (r->match & (1 << k) && (hnames[k][r->pos] == 0 || hnames[k][r->pos] != lower(c)))
-                        r->match &= (uint8_t)~(1 << k);
-                if (r->pos < 255)
-                    r->pos++;
-                if (!r->match)
-                    r->state = S_SKIP_LINE;
-            }
+            next = step_hname(r, (unsigned char)buf[i], i);
             break;
         case S_HVALUE:
-            i++;
-            if (c == '\n') {
-                r->state = S_LINE_START;
-                break;
-            }
-            if (r->value_kind == H_LENGTH) {
-                if (c >= '0' && c <= '9') {
-                    if (r->remaining > UINT64_MAX / 10 - 10)
-                        return -1;
-                    r->remaining = r->remaining * 10 + (uint64_t)(c - '0');
-                    r->flags |= F_HAVE_LEN;
-                } else if (c != ' ' && c != '\t' && c != '\r') {
-                    return -1;
-                }
-            } else if (r->value_kind == H_TE) {
-                value_word(r, &r->vpos, c, "chunked", F_CHUNKED);
-            } else if (r->value_kind == H_CONN) {
-                value_word(r, &r->vpos, c, "close", HTTP_RESP_CLOSE);
-                value_word(r, &r->pos, c, "keep-alive", F_KEEPALIVE);
-            }
+            next = step_hvalue(r, (unsigned char)buf[i], i);
             break;
         case S_BODY:
-            i += take(r, len - i, S_DONE);
+            next = (ptrdiff_t)(i + take(r, len - i, S_DONE));
             break;
         case S_BODY_EOF:
-            i = len;
-            break;
-        case S_CHUNK_SIZE: {
-            int d = c >= '0' && c <= '9' ? c - '0' : lower(c) >= 'a' && lower(c) <= 'f' ? lower(c) - 'a' + 10 : -1;
-            i++;
-            if (d >= 0) {
-                if (r->remaining > (UINT64_MAX >> 4))
-                    return -1;
-                r->remaining = r->remaining * 16 + (uint64_t)d;
-            } else if (c == '\n') {
-                r->state = r->remaining ? S_CHUNK_DATA : S_TRAILER_START;
-            } else {
-                r->state = S_CHUNK_EXT;
-            }
-            break;
-        }
-        case S_CHUNK_EXT:
-            i++;
-            if (c == '\n')
-                r->state = r->remaining ? S_CHUNK_DATA : S_TRAILER_START;
-            break;
-        case S_CHUNK_DATA:
-            i += take(r, len - i, S_CHUNK_CR);
-            break;
-        case S_CHUNK_CR:
-            i++;
-            if (c == '\n')
-                r->state = S_CHUNK_SIZE;
-            else if (c == '\r')
-                r->state = S_CHUNK_LF;
-            else
-                return -1;
-            break;
-        case S_CHUNK_LF:
-            i++;
-            if (c != '\n')
-                return -1;
-            r->state = S_CHUNK_SIZE;
-            break;
-        case S_TRAILER_START:
-            i++;
-            if (c == '\r')
-                r->state = S_TRAILER_LF;
-            else if (c == '\n')
-                r->state = S_DONE;
-            else
-                r->state = S_TRAILER_LINE;
-            break;
-        case S_TRAILER_LINE:
-            i++;
-            if (c == '\n')
-                r->state = S_TRAILER_START;
-            break;
-        case S_TRAILER_LF:
-            i++;
-            if (c != '\n')
-                return -1;
-            r->state = S_DONE;
+            next = (ptrdiff_t)len;
             break;
         case S_DONE:
             *used = i;
             return 1;
+        default:
+            next = step_chunked(r, buf, i, len);
+            break;
         }
+        if (next < 0)
+            return -1;
+        i = (size_t)next;
     }
     *used = i;
     return r->state == S_DONE ? 1 : 0;

@@ -110,14 +110,12 @@ static int parse_duration(const char *s, const char *what, uint64_t *out, char *
     return 0;
 }
 
-/* Turn the options into a config. Returns 0, or -1 with err filled. */
-static int build_config(const struct args *a, struct gen_config *cfg, char *err)
-{
-    uint64_t n;
-    memset(cfg, 0, sizeof *cfg);
-    cfg->model = a->rate || a->rate_stages ? GEN_OPEN : GEN_CLOSED;
-    cfg->close_each = a->close_each;
+/* The sections of the config, in the order build_config fills them; each
+ * returns 0, or -1 with err filled. */
 
+/* The URL: where to connect and what to ask for. */
+static int config_url(const struct args *a, struct gen_config *cfg, char *err)
+{
     if (!a->url)
         return util_err(err, "no URL given (e.g. lb-gen -c 10 -d 5s http://127.0.0.1:8080/)");
     char *hostport = NULL, *path = NULL;
@@ -131,7 +129,14 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
         return util_err(err, "URL %s: %s", a->url, e);
     if (cfg->addr.sin_port == 0)
         return util_err(err, "URL %s: port 0 cannot be connected to", a->url);
+    return 0;
+}
 
+/* Threads, the request timeout, the grace and the duration (10 s unless
+ * given; stages set their own length). */
+static int config_timing(const struct args *a, struct gen_config *cfg, uint64_t *duration, char *err)
+{
+    uint64_t n;
     cfg->threads = 1;
     if (a->threads && parse_count(a->threads, "--threads", 1, 1024, &n, err) < 0)
         return -1;
@@ -148,80 +153,99 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
     if (a->grace && parse_duration(a->grace, "--grace", &cfg->grace_ns, err) < 0)
         return -1;
 
-    uint64_t duration = 10000000000ULL;
+    *duration = 10000000000ULL;
     if (a->duration) {
         if (a->stages || a->rate_stages)
             return util_err(err, "--duration cannot be combined with --stages/--rate-stages (the stages set the length)");
-        if (parse_duration(a->duration, "--duration", &duration, err) < 0)
+        if (parse_duration(a->duration, "--duration", duration, err) < 0)
             return -1;
-        if (duration == 0)
+        if (*duration == 0)
             return util_err(err, "--duration must be more than 0s");
     }
+    return 0;
+}
 
-    if (cfg->model == GEN_CLOSED) {
-        if (a->max_inflight)
-            return util_err(err, "--max-inflight belongs to the open model (--rate or --rate-stages)");
-        if (a->stages && a->connections)
-            return util_err(err, "give either --connections or --stages, not both");
-        if (a->stages) {
-            if (stages_parse(&cfg->load, a->stages, 1, "--stages", err) < 0)
-                return -1;
-            cfg->load_from_stages = 1;
-            if (stages_max(&cfg->load) < 1)
-                return util_err(err, "--stages never reach 1 connection");
-        } else {
-            uint64_t conns = 10;
-            if (a->connections && parse_count(a->connections, "--connections", 1, 1000000, &conns, err) < 0)
-                return -1;
-            stages_constant(&cfg->load, (double)conns, duration);
-        }
-        /* More threads than connections would leave threads idle: use
-         * fewer (the summary shows both numbers). */
-        if ((double)cfg->threads > stages_max(&cfg->load))
-            cfg->threads = (int)stages_max(&cfg->load);
+/* The closed model: connections held, or ramped by --stages. */
+static int config_closed(const struct args *a, struct gen_config *cfg, uint64_t duration, char *err)
+{
+    if (a->max_inflight)
+        return util_err(err, "--max-inflight belongs to the open model (--rate or --rate-stages)");
+    if (a->stages && a->connections)
+        return util_err(err, "give either --connections or --stages, not both");
+    if (a->stages) {
+        if (stages_parse(&cfg->load, a->stages, 1, "--stages", err) < 0)
+            return -1;
+        cfg->load_from_stages = 1;
+        if (stages_max(&cfg->load) < 1)
+            return util_err(err, "--stages never reach 1 connection");
     } else {
-        if (a->stages)
-            return util_err(err, "--stages ramps connections (closed model); with --rate use --rate-stages");
-        if (a->rate && a->rate_stages)
-            return util_err(err, "give either --rate or --rate-stages, not both");
-        if (a->rate) {
-            char *end;
-            errno = 0;
-            double r = strtod(a->rate, &end);
-            if (!a->rate[0] || *end || errno || !isfinite(r) || r <= 0)
-                return util_err(err, "--rate must be a number of requests per second above 0, not \"%s\"", a->rate);
-            stages_constant(&cfg->load, r, duration);
-        } else {
-            if (stages_parse(&cfg->load, a->rate_stages, 0, "--rate-stages", err) < 0)
-                return -1;
-            cfg->load_from_stages = 1;
-            if (stages_arrival_count(&cfg->load) == 0)
-                return util_err(err, "--rate-stages schedule no request at all");
-        }
-        uint64_t pool = 0, cap = 0;
-        if (a->max_inflight && parse_count(a->max_inflight, "--max-inflight", 1, 1000000, &cap, err) < 0)
+        uint64_t conns = 10;
+        if (a->connections && parse_count(a->connections, "--connections", 1, 1000000, &conns, err) < 0)
             return -1;
-        if (a->connections && parse_count(a->connections, "--connections", 1, 1000000, &pool, err) < 0)
-            return -1;
-        /* --connections: opened before the start; --max-inflight: the
-         * cap, up to which the pool grows on demand (k6's preAllocatedVUs
-         * and maxVUs). Only --connections: a fixed pool. */
-        if (!cap)
-            cap = pool ? pool : 1000;
-        if (!pool)
-            pool = cap < 100 ? cap : 100;
-        if (pool > cap)
-            return util_err(err, "--connections %llu is more than --max-inflight %llu (HTTP/1.1 sends one request at a time per connection)",
-                            (unsigned long long)pool, (unsigned long long)cap);
-        if ((uint64_t)cfg->threads > cap)
-            cfg->threads = (int)cap;
-        cfg->connections = (uint32_t)pool;
-        cfg->max_inflight = (uint32_t)cap;
+        stages_constant(&cfg->load, (double)conns, duration);
     }
-    cfg->duration_ns = stages_total_ns(&cfg->load);
+    /* More threads than connections would leave threads idle: use
+     * fewer (the summary shows both numbers). */
+    if ((double)cfg->threads > stages_max(&cfg->load))
+        cfg->threads = (int)stages_max(&cfg->load);
+    return 0;
+}
 
-    /* One descriptor per connection plus a few: raise the soft limit
-     * towards the hard one, or say so before any load. */
+/* The open model's rate: constant (--rate) or ramped (--rate-stages). */
+static int config_rate(const struct args *a, struct gen_config *cfg, uint64_t duration, char *err)
+{
+    if (a->stages)
+        return util_err(err, "--stages ramps connections (closed model); with --rate use --rate-stages");
+    if (a->rate && a->rate_stages)
+        return util_err(err, "give either --rate or --rate-stages, not both");
+    if (a->rate) {
+        char *end;
+        errno = 0;
+        double r = strtod(a->rate, &end);
+        if (!a->rate[0] || *end || errno || !isfinite(r) || r <= 0)
+            return util_err(err, "--rate must be a number of requests per second above 0, not \"%s\"", a->rate);
+        stages_constant(&cfg->load, r, duration);
+        return 0;
+    }
+    if (stages_parse(&cfg->load, a->rate_stages, 0, "--rate-stages", err) < 0)
+        return -1;
+    cfg->load_from_stages = 1;
+    if (stages_arrival_count(&cfg->load) == 0)
+        return util_err(err, "--rate-stages schedule no request at all");
+    return 0;
+}
+
+/* The open model: the rate, and the pool of connections it may use. */
+static int config_open(const struct args *a, struct gen_config *cfg, uint64_t duration, char *err)
+{
+    if (config_rate(a, cfg, duration, err) < 0)
+        return -1;
+    uint64_t pool = 0, cap = 0;
+    if (a->max_inflight && parse_count(a->max_inflight, "--max-inflight", 1, 1000000, &cap, err) < 0)
+        return -1;
+    if (a->connections && parse_count(a->connections, "--connections", 1, 1000000, &pool, err) < 0)
+        return -1;
+    /* --connections: opened before the start; --max-inflight: the
+     * cap, up to which the pool grows on demand (k6's preAllocatedVUs
+     * and maxVUs). Only --connections: a fixed pool. */
+    if (!cap)
+        cap = pool ? pool : 1000;
+    if (!pool)
+        pool = cap < 100 ? cap : 100;
+    if (pool > cap)
+        return util_err(err, "--connections %llu is more than --max-inflight %llu (HTTP/1.1 sends one request at a time per connection)",
+                        (unsigned long long)pool, (unsigned long long)cap);
+    if ((uint64_t)cfg->threads > cap)
+        cfg->threads = (int)cap;
+    cfg->connections = (uint32_t)pool;
+    cfg->max_inflight = (uint32_t)cap;
+    return 0;
+}
+
+/* One descriptor per connection plus a few: raise the soft limit towards
+ * the hard one, or say so before any load. */
+static int config_files(const struct args *a, struct gen_config *cfg, char *err)
+{
     uint64_t conns = cfg->model == GEN_OPEN ? cfg->max_inflight : (uint64_t)ceil(stages_max(&cfg->load));
     rlim_t need = (rlim_t)conns + (rlim_t)cfg->threads + 32;
     struct rlimit rl;
@@ -238,16 +262,21 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
             return util_err(err, "%llu connections need %llu open files but the limit is %llu: raise it (ulimit -n) or use fewer",
                             (unsigned long long)conns, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
     }
+    return 0;
+}
 
+/* The benchmark-only cost switch and the CPUs to pin to. */
+static int config_extras(const struct args *a, struct gen_config *cfg, char *err)
+{
     /* Benchmark-only switch (bench/gate.sh): a known CPU cost per response,
      * to measure what the nightly gate can see. Not a command-line option:
      * nobody should find it by accident. */
     const char *plant = getenv("LB_GEN_PLANT_NS");
     if (plant && *plant && parse_count(plant, "LB_GEN_PLANT_NS", 0, 1000000000, &cfg->plant_ns, err) < 0)
         return -1;
-
     if (a->cpus) {
         uint64_t mask;
+        char e[UTIL_ERR_LEN];
         if (util_parse_cpulist(a->cpus, &mask, e) < 0)
             return util_err(err, "--cpus: %s", e);
         for (int i = 0; i < 64; i++)
@@ -256,6 +285,23 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
         if (util_pin(0, mask, e) < 0)
             return util_err(err, "--cpus %s: %s", a->cpus, e);
     }
+    return 0;
+}
+
+/* Turn the options into a config. Returns 0, or -1 with err filled. */
+static int build_config(const struct args *a, struct gen_config *cfg, char *err)
+{
+    uint64_t duration;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->model = a->rate || a->rate_stages ? GEN_OPEN : GEN_CLOSED;
+    cfg->close_each = a->close_each;
+    if (config_url(a, cfg, err) < 0 || config_timing(a, cfg, &duration, err) < 0)
+        return -1;
+    if (cfg->model == GEN_CLOSED ? config_closed(a, cfg, duration, err) : config_open(a, cfg, duration, err))
+        return -1;
+    cfg->duration_ns = stages_total_ns(&cfg->load);
+    if (config_files(a, cfg, err) < 0 || config_extras(a, cfg, err) < 0)
+        return -1;
     return 0;
 }
 
