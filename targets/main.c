@@ -131,128 +131,145 @@ static int exit_with_parent(pid_t parent)
     return getppid() == parent ? 0 : -1;
 }
 
-int main(int argc, char **argv)
-{
-    /* The parent as early as possible: --exit-with-parent without a PID
-     * covers the time from here on. */
-    pid_t parent = getppid();
-    int with_parent = 0;
-    char err[UTIL_ERR_LEN];
-    struct server_config cfg = {.threads = 1, .body_bytes = 64, .backlog = 4096};
-    const char *listen = "127.0.0.1:8080", *control = "127.0.0.1:8081", *stats_out = NULL;
-    int port = -1, control_port = -1, seeded = 0;
+/* What the command line says. */
+struct cli {
+    struct server_config cfg;
+    const char *listen, *control, *stats_out;
+    int port, control_port, seeded, with_parent;
+    pid_t parent;
+};
 
-    static const struct option opts[] = {
-        {"listen", required_argument, NULL, O_LISTEN},
-        {"port", required_argument, NULL, O_PORT},
-        {"control", required_argument, NULL, O_CONTROL},
-        {"control-port", required_argument, NULL, O_CONTROL_PORT},
-        {"threads", required_argument, NULL, O_THREADS},
-        {"cpus", required_argument, NULL, O_CPUS},
-        {"delay", required_argument, NULL, O_DELAY},
-        {"delay-dist", required_argument, NULL, O_DELAY_DIST},
-        {"delay-p50", required_argument, NULL, O_DELAY_P50},
-        {"delay-p99", required_argument, NULL, O_DELAY_P99},
-        {"delay-mean", required_argument, NULL, O_DELAY_MEAN},
-        {"delay-min", required_argument, NULL, O_DELAY_MIN},
-        {"delay-max", required_argument, NULL, O_DELAY_MAX},
-        {"seed", required_argument, NULL, O_SEED},
-        {"stall-every", required_argument, NULL, O_STALL_EVERY},
-        {"stall-for", required_argument, NULL, O_STALL_FOR},
-        {"work", required_argument, NULL, O_WORK},
-        {"body", required_argument, NULL, O_BODY},
-        {"stats-out", required_argument, NULL, O_STATS_OUT},
-        {"backlog", required_argument, NULL, O_BACKLOG},
-        {"exit-with-parent", optional_argument, NULL, O_EXIT_WITH_PARENT},
-        {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
-    };
+static const struct option opts[] = {
+    {"listen", required_argument, NULL, O_LISTEN},
+    {"port", required_argument, NULL, O_PORT},
+    {"control", required_argument, NULL, O_CONTROL},
+    {"control-port", required_argument, NULL, O_CONTROL_PORT},
+    {"threads", required_argument, NULL, O_THREADS},
+    {"cpus", required_argument, NULL, O_CPUS},
+    {"delay", required_argument, NULL, O_DELAY},
+    {"delay-dist", required_argument, NULL, O_DELAY_DIST},
+    {"delay-p50", required_argument, NULL, O_DELAY_P50},
+    {"delay-p99", required_argument, NULL, O_DELAY_P99},
+    {"delay-mean", required_argument, NULL, O_DELAY_MEAN},
+    {"delay-min", required_argument, NULL, O_DELAY_MIN},
+    {"delay-max", required_argument, NULL, O_DELAY_MAX},
+    {"seed", required_argument, NULL, O_SEED},
+    {"stall-every", required_argument, NULL, O_STALL_EVERY},
+    {"stall-for", required_argument, NULL, O_STALL_FOR},
+    {"work", required_argument, NULL, O_WORK},
+    {"body", required_argument, NULL, O_BODY},
+    {"stats-out", required_argument, NULL, O_STATS_OUT},
+    {"backlog", required_argument, NULL, O_BACKLOG},
+    {"exit-with-parent", optional_argument, NULL, O_EXIT_WITH_PARENT},
+    {"help", no_argument, NULL, O_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* A count option between lo and hi into *out. Returns 0, or -1 with err. */
+static int count_option(const char *arg, const char *name, uint64_t lo, uint64_t hi, uint64_t *out, char *err)
+{
+    if (units_parse_count(arg, name, out, err) < 0)
+        return -1;
+    if (*out < lo || *out > hi)
+        return util_err(err, "%s must be %llu-%llu", name, (unsigned long long)lo, (unsigned long long)hi);
+    return 0;
+}
+
+/* The sizes of the work: --work, --body, --backlog. Returns 0, or -1. */
+static int size_option(int opt, const char *arg, struct server_config *cfg, char *err)
+{
+    uint64_t v;
+    switch (opt) {
+    case O_WORK:
+        if (!strcmp(arg, "0"))
+            cfg->work_ns = 0;
+        else if (units_parse_duration_ns(arg, &cfg->work_ns, err) < 0)
+            return -1;
+        if (cfg->work_ns > 1000000000ull)
+            return util_err(err, "--work must be at most 1s");
+        return 0;
+    case O_BODY:
+        if (units_parse_size_bytes(arg, &cfg->body_bytes, err) < 0)
+            return -1;
+        if (cfg->body_bytes > 64ull << 20)
+            return util_err(err, "--body must be at most 64MiB");
+        return 0;
+    default: /* O_BACKLOG */
+        if (count_option(arg, "--backlog", 1, 1000000, &v, err) < 0)
+            return -1;
+        cfg->backlog = (int)v;
+        return 0;
+    }
+}
+
+/* One option (opt from getopt_long, its argument arg). Returns 0, 1 when
+ * the program should stop with status 0 (--help), or -1 with err. */
+static int one_option(int opt, const char *arg, struct cli *c, char *err)
+{
+    uint64_t v;
+    switch (opt) {
+    case O_LISTEN: c->listen = arg; return 0;
+    case O_CONTROL: c->control = arg; return 0;
+    case O_STATS_OUT: c->stats_out = arg; return 0;
+    case O_PORT: return parse_port(arg, "--port", &c->port, err);
+    case O_CONTROL_PORT: return parse_port(arg, "--control-port", &c->control_port, err);
+    case O_THREADS:
+        if (count_option(arg, "--threads", 1, SERVER_MAX_THREADS, &v, err) < 0)
+            return -1;
+        c->cfg.threads = (int)v;
+        return 0;
+    case O_CPUS: return util_parse_cpulist(arg, &c->cfg.cpu_mask, err);
+    case O_DELAY: case O_DELAY_DIST: case O_DELAY_P50: case O_DELAY_P99: case O_DELAY_MEAN:
+    case O_DELAY_MIN: case O_DELAY_MAX: case O_SEED: case O_STALL_EVERY: case O_STALL_FOR:
+        return delay_option(opt, arg, &c->cfg.delay, &c->seeded, err);
+    case O_WORK: case O_BODY: case O_BACKLOG:
+        return size_option(opt, arg, &c->cfg, err);
+    case O_EXIT_WITH_PARENT:
+        c->with_parent = 1;
+        if (arg) {
+            if (count_option(arg, "--exit-with-parent=PID: PID", 1, 4194304, &v, err) < 0)
+                return -1;
+            c->parent = (pid_t)v;
+        }
+        return 0;
+    default: /* O_HELP */
+        usage(stdout);
+        return 1;
+    }
+}
+
+/* The command line into c. Returns 0, 1 for --help (printed), or -1 with
+ * err. */
+static int parse_cli(int argc, char **argv, struct cli *c, char *err)
+{
     opterr = 0;
     int opt;
-    uint64_t v;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case O_LISTEN: listen = optarg; break;
-        case O_CONTROL: control = optarg; break;
-        case O_STATS_OUT: stats_out = optarg; break;
-        case O_PORT:
-            if (parse_port(optarg, "--port", &port, err) < 0)
-                return fail(err);
-            break;
-        case O_CONTROL_PORT:
-            if (parse_port(optarg, "--control-port", &control_port, err) < 0)
-                return fail(err);
-            break;
-        case O_THREADS:
-            if (units_parse_count(optarg, "--threads", &v, err) < 0)
-                return fail(err);
-            if (v < 1 || v > SERVER_MAX_THREADS) {
-                snprintf(err, sizeof err, "--threads must be 1-%d", SERVER_MAX_THREADS);
-                return fail(err);
-            }
-            cfg.threads = (int)v;
-            break;
-        case O_CPUS:
-            if (util_parse_cpulist(optarg, &cfg.cpu_mask, err) < 0)
-                return fail(err);
-            break;
-        case O_DELAY: case O_DELAY_DIST: case O_DELAY_P50: case O_DELAY_P99: case O_DELAY_MEAN:
-        case O_DELAY_MIN: case O_DELAY_MAX: case O_SEED: case O_STALL_EVERY: case O_STALL_FOR:
-            if (delay_option(opt, optarg, &cfg.delay, &seeded, err) < 0)
-                return fail(err);
-            break;
-        case O_WORK:
-            if (!strcmp(optarg, "0"))
-                cfg.work_ns = 0;
-            else if (units_parse_duration_ns(optarg, &cfg.work_ns, err) < 0)
-                return fail(err);
-            if (cfg.work_ns > 1000000000ull)
-                return fail("--work must be at most 1s");
-            break;
-        case O_BODY:
-            if (units_parse_size_bytes(optarg, &cfg.body_bytes, err) < 0)
-                return fail(err);
-            if (cfg.body_bytes > 64ull << 20)
-                return fail("--body must be at most 64MiB");
-            break;
-        case O_BACKLOG:
-            if (units_parse_count(optarg, "--backlog", &v, err) < 0)
-                return fail(err);
-            if (v < 1 || v > 1000000)
-                return fail("--backlog must be 1-1000000");
-            cfg.backlog = (int)v;
-            break;
-        case O_EXIT_WITH_PARENT:
-            with_parent = 1;
-            if (optarg) {
-                if (units_parse_count(optarg, "--exit-with-parent", &v, err) < 0)
-                    return fail(err);
-                if (v < 1 || v > 4194304)
-                    return fail("--exit-with-parent=PID: PID must be 1-4194304");
-                parent = (pid_t)v;
-            }
-            break;
-        case O_HELP:
-            usage(stdout);
-            return 0;
-        default:
-            snprintf(err, sizeof err, "unknown or incomplete option \"%s\" (see --help)", argv[optind - 1]);
-            return fail(err);
-        }
+        if (opt == '?' || opt == ':')
+            return util_err(err, "unknown or incomplete option \"%s\" (see --help)", argv[optind - 1]);
+        int rc = one_option(opt, optarg, c, err);
+        if (rc)
+            return rc;
     }
-    if (optind < argc) {
-        snprintf(err, sizeof err, "unexpected argument \"%s\" (see --help)", argv[optind]);
-        return fail(err);
-    }
-    if (delay_finish(&cfg.delay, seeded, err) < 0)
-        return fail(err);
-    if (net_parse_addr(listen, &cfg.listen_addr, err) < 0 || net_parse_addr(control, &cfg.control_addr, err) < 0)
-        return fail(err);
-    if (port >= 0)
-        cfg.listen_addr.sin_port = htons((uint16_t)port);
-    if (control_port >= 0)
-        cfg.control_addr.sin_port = htons((uint16_t)control_port);
+    if (optind < argc)
+        return util_err(err, "unexpected argument \"%s\" (see --help)", argv[optind]);
+    if (delay_finish(&c->cfg.delay, c->seeded, err) < 0)
+        return -1;
+    if (net_parse_addr(c->listen, &c->cfg.listen_addr, err) < 0 ||
+        net_parse_addr(c->control, &c->cfg.control_addr, err) < 0)
+        return -1;
+    if (c->port >= 0)
+        c->cfg.listen_addr.sin_port = htons((uint16_t)c->port);
+    if (c->control_port >= 0)
+        c->cfg.control_addr.sin_port = htons((uint16_t)c->control_port);
+    return 0;
+}
 
+/* The process before any thread: file limit, timer slack, signals taken by
+ * sigwait (into sigs), the parent watched. Returns 0, or -1 when the
+ * parent is already gone. */
+static int prepare_process(const struct cli *c, sigset_t *sigs)
+{
     /* 10,000 connections need more than the usual soft limit of 1024. */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -265,58 +282,86 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     /* SIGTERM/SIGINT are taken by sigwait below; every thread inherits the
      * blocked mask, so no worker is interrupted. */
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    sigemptyset(sigs);
+    sigaddset(sigs, SIGTERM);
+    sigaddset(sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, sigs, NULL);
     /* After the mask: the parent's death is then a SIGTERM for sigwait. */
-    if (with_parent && exit_with_parent(parent) < 0) {
-        fprintf(stderr, "lb-target: the parent process %d is gone (--exit-with-parent): not starting\n", (int)parent);
-        return 1;
+    if (c->with_parent && exit_with_parent(c->parent) < 0) {
+        fprintf(stderr, "lb-target: the parent process %d is gone (--exit-with-parent): not starting\n", (int)c->parent);
+        return -1;
     }
+    return 0;
+}
 
-    if (cfg.cpu_mask && util_pin(0, cfg.cpu_mask, err) < 0)
+/* The one line a starter waits for: where the server listens, and how. */
+static void announce(struct server *s, const struct server_config *cfg)
+{
+    json_t *dj = server_delay_json(s);
+    char *shape = json_dumps(dj, JSON_COMPACT);
+    json_decref(dj);
+    printf("{\"event\":\"listening\",\"port\":%d,\"control_port\":%d,\"pid\":%d,\"threads\":%d,"
+           "\"delay_ns\":%llu,\"work_ns\":%llu,\"body_bytes\":%llu,\"delay\":%s}\n",
+           server_port(s), server_control_port(s), (int)getpid(), cfg->threads,
+           (unsigned long long)cfg->delay.fixed_ns, (unsigned long long)cfg->work_ns,
+           (unsigned long long)cfg->body_bytes, shape);
+    free(shape);
+    fflush(stdout);
+}
+
+/* The final stats after signal sig, to --stats-out or stdout. Returns the
+ * exit status: 0, or 1 when they could not be written. */
+static int write_final(struct server *s, const struct cli *c, int sig)
+{
+    json_t *final = server_final_stats(s);
+    json_object_set_new(final, "event", json_string("stopped"));
+    json_object_set_new(final, "signal", json_string(sig == SIGINT ? "SIGINT" : "SIGTERM"));
+    if (c->with_parent && getppid() != c->parent)
+        json_object_set_new(final, "parent_exited", json_true());
+    int rc = 0;
+    FILE *f = c->stats_out ? fopen(c->stats_out, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "lb-target: cannot write final stats to %s\n", c->stats_out);
+        rc = 1;
+    } else {
+        json_dumpf(final, f, JSON_COMPACT);
+        fputc('\n', f);
+        if ((c->stats_out ? fclose(f) : fflush(f)) != 0) {
+            fprintf(stderr, "lb-target: cannot write final stats to %s\n", c->stats_out ? c->stats_out : "stdout");
+            rc = 1;
+        }
+    }
+    json_decref(final);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    /* The parent as early as possible: --exit-with-parent without a PID
+     * covers the time from here on. */
+    struct cli c = {.cfg = {.threads = 1, .body_bytes = 64, .backlog = 4096},
+                    .listen = "127.0.0.1:8080", .control = "127.0.0.1:8081",
+                    .port = -1, .control_port = -1, .parent = getppid()};
+    char err[UTIL_ERR_LEN];
+    int rc = parse_cli(argc, argv, &c, err);
+    if (rc)
+        return rc > 0 ? 0 : fail(err);
+    sigset_t sigs;
+    if (prepare_process(&c, &sigs) < 0)
+        return 1;
+    if (c.cfg.cpu_mask && util_pin(0, c.cfg.cpu_mask, err) < 0)
         return fail(err);
-    struct server *s = server_new(&cfg, err);
+    struct server *s = server_new(&c.cfg, err);
     if (!s)
         return fail(err);
     if (server_start(s, err) < 0) {
         server_free(s);
         return fail(err);
     }
-    json_t *dj = server_delay_json(s);
-    char *shape = json_dumps(dj, JSON_COMPACT);
-    json_decref(dj);
-    printf("{\"event\":\"listening\",\"port\":%d,\"control_port\":%d,\"pid\":%d,\"threads\":%d,"
-           "\"delay_ns\":%llu,\"work_ns\":%llu,\"body_bytes\":%llu,\"delay\":%s}\n",
-           server_port(s), server_control_port(s), (int)getpid(), cfg.threads,
-           (unsigned long long)cfg.delay.fixed_ns, (unsigned long long)cfg.work_ns,
-           (unsigned long long)cfg.body_bytes, shape);
-    free(shape);
-    fflush(stdout);
-
+    announce(s, &c.cfg);
     int sig = 0;
     sigwait(&sigs, &sig);
-    json_t *final = server_final_stats(s);
-    json_object_set_new(final, "event", json_string("stopped"));
-    json_object_set_new(final, "signal", json_string(sig == SIGINT ? "SIGINT" : "SIGTERM"));
-    if (with_parent && getppid() != parent)
-        json_object_set_new(final, "parent_exited", json_true());
-    int rc = 0;
-    FILE *f = stats_out ? fopen(stats_out, "w") : stdout;
-    if (!f) {
-        fprintf(stderr, "lb-target: cannot write final stats to %s\n", stats_out);
-        rc = 1;
-    } else {
-        json_dumpf(final, f, JSON_COMPACT);
-        fputc('\n', f);
-        if ((stats_out ? fclose(f) : fflush(f)) != 0) {
-            fprintf(stderr, "lb-target: cannot write final stats to %s\n", stats_out ? stats_out : "stdout");
-            rc = 1;
-        }
-    }
-    json_decref(final);
+    rc = write_final(s, &c, sig);
     server_free(s);
     return rc;
 }
