@@ -8,7 +8,6 @@
  * path), found through /proc/self/cgroup and /proc/self/mountinfo. */
 #include "common/cgroup.h"
 #include "common/fsutil.h"
-#include "common/guard.h"
 #include "common/util.h"
 
 #include <dirent.h>
@@ -256,11 +255,18 @@ int cgroup_create_version(struct cgroup *cg, const char *name, uint64_t memory_l
     return util_err(err, "no usable cgroup hierarchy (neither v1 cpuacct+memory nor v2 is mounted)");
 }
 
+static const struct cgroup_watcher *watcher;
+
+void cgroup_set_watcher(const struct cgroup_watcher *w)
+{
+    watcher = w;
+}
+
 int cgroup_create(struct cgroup *cg, const char *name, uint64_t memory_limit_bytes, char *err)
 {
     int rc = cgroup_create_version(cg, name, memory_limit_bytes, 0, err);
-    if (rc == 0)
-        guard_watch_cgroup(cg); /* guard hook (#18): emptied if loadbench dies */
+    if (rc == 0 && watcher)
+        watcher->watch(cg); /* the guardian (#18): emptied if loadbench dies */
     return rc;
 }
 
@@ -434,8 +440,8 @@ int cgroup_destroy(struct cgroup *cg, char *err)
         if (!ok && rc == 0)
             rc = util_err(err, "cannot remove cgroup %s: %s (a member still running?)", dirs[i], strerror(errno));
     }
-    if (rc == 0)
-        guard_forget_cgroup(cg); /* guard hook (#18) */
+    if (rc == 0 && watcher)
+        watcher->forget(cg); /* the guardian (#18) */
     return rc;
 }
 

@@ -16,6 +16,17 @@ struct cgroup {
     int nprocs;
 };
 
+/* Who hears of each cgroup cgroup_create makes and cgroup_destroy
+ * removes: guard_start registers the guardian here (common/guard.h), so
+ * a cgroup is emptied and removed if loadbench dies. Without a watcher
+ * (NULL, the default) nobody is told. The hook keeps cgroup.c below
+ * guard.c: the guardian uses cgroups, cgroups do not know the guardian. */
+struct cgroup_watcher {
+    void (*watch)(const struct cgroup *cg);
+    void (*forget)(const struct cgroup *cg);
+};
+void cgroup_set_watcher(const struct cgroup_watcher *w);
+
 /* Create a fresh cgroup named name (e.g. "loadbench-1234-wrk-1") below the
  * calling process's own cgroups; memory_limit_bytes > 0 sets a hard limit.
  * Returns 0, or -1 with err filled (no writable hierarchy, ...). */

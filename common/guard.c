@@ -301,6 +301,8 @@ int guard_start(char *err)
     close(pfd[0]);
     guard_wfd = pfd[1];
     guard_gpid = pid;
+    static const struct cgroup_watcher w = {guard_watch_cgroup, guard_forget_cgroup};
+    cgroup_set_watcher(&w);
     return 0;
 }
 
@@ -313,4 +315,5 @@ void guard_stop(void)
     while (waitpid(guard_gpid, NULL, 0) < 0 && errno == EINTR)
         ;
     guard_gpid = 0;
+    cgroup_set_watcher(NULL);
 }

@@ -2,7 +2,6 @@
  * runlock.h). */
 #include "engine/runlock.h"
 #include "common/fsutil.h"
-#include "engine/run.h"
 #include "common/util.h"
 
 #include <ctype.h>

@@ -2,9 +2,10 @@
 # The layers of docs/architecture.md, checked on the sources and on the
 # libraries the Makefile builds: the reports, the profile, the adapters and
 # common/ never include a header of a layer above them, and their libraries
-# need no symbol that only the engine's library defines. No function in
-# harness/ is longer than 120 lines. Fails naming the file and the header,
-# symbol or function.
+# need no symbol that only the engine's library defines; no two files
+# include each other, however indirectly. No function in harness/ is longer
+# than 120 lines. Fails naming the file and the header, symbol, loop or
+# function.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$LB_SRC"
@@ -25,6 +26,16 @@ forbid generator       'engine/|report/|profile/|adapters/|targets/' "generator/
 bare=$(git ls-files '*.c' '*.h' | xargs grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^/"]+"' || true)
 [ -z "$bare" ] || echo "$bare" | sed 's/^/#   /'
 is "$(printf '%s' "$bare" | grep -c . || true)" 0 "every #include \"...\" names its folder"
+
+# No cycle between files: a module (X.c with X.h) whose includes lead back
+# to itself (cgroup.c and guard.c once did). tsort names the loop.
+for f in $(git ls-files 'common/*.[ch]' 'targets/*.[ch]' 'generator/*.[ch]' 'adapters/*.[ch]' 'harness/*.[ch]' 'harness/*/*.[ch]'); do
+    m=${f%.*}
+    m=${m#harness/}
+    grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^"]+\.h"' "$f" | sed -E 's/.*"([^"]+)\.h"/\1/' |
+        while read -r d; do [ "$d" = "$m" ] || echo "$m $d"; done
+done | sort -u > "$tmp/deps"
+check "no include cycle between the product's files ($(wc -l < "$tmp/deps") edges)" sh -c 'tsort "$1" >/dev/null' tsort "$tmp/deps"
 
 # The libraries: what report, profile and adapters leave undefined must
 # not be what only the engine defines.
