@@ -10,6 +10,7 @@
 #define LB_ADAPTER_H
 
 #include "profile/profile.h"
+#include "common/strbuf.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -19,29 +20,6 @@
 #define ADAPTER_OPEN 0x2     /* arrivals on a timetable independent of responses */
 #define ADAPTER_PACED 0x4    /* a closed loop slowed to a rate */
 #define ADAPTER_RAMP 0x8     /* follows stages over time */
-
-/* A growable NULL-terminated string vector. */
-struct strvec {
-    char **v;
-    size_t n, cap;
-};
-void strvec_push(struct strvec *s, const char *str);
-void strvec_pushf(struct strvec *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void strvec_free(struct strvec *s);
-
-/* A growable text buffer, for configs written in pieces. Start it zeroed
- * ({0}); s is NULL until the first textbuf_printf, then NUL-terminated. */
-struct textbuf {
-    char *s;
-    size_t len, cap;
-};
-
-/* Append printf-formatted text to b (growing it; out of memory aborts). A
- * format error appends nothing. */
-void textbuf_printf(struct textbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Free b's text and zero b, so that it can be reused. */
-void textbuf_free(struct textbuf *b);
 
 struct adapter_found {
     char path[1024];        /* absolute path of the binary run */
