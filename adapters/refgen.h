@@ -1,6 +1,6 @@
 /* refgen: what the adapters of loadbench's two reference generators share
- * (refgen/go-fasthttp and refgen/py-aiohttp, adapters/gofasthttp.c and
- * adapters/aiohttp.c): the same command line (-c N -d DURATION [-timeout
+ * (refgen/go-fasthttp and refgen/py-aiohttp, adapters/go-fasthttp.c and
+ * adapters/py-aiohttp.c): the same command line (-c N -d DURATION [-timeout
  * DURATION] URL), the same stop (drain: no request started after the
  * deadline, the ones in flight finished), the same JSON summary on stdout
  * (schema "lb-refgen/1", refgen/README.md). Every name starts with refgen_. */

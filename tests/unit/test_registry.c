@@ -6,7 +6,8 @@
  *   - the fuzzer's committed corpus has a seed aimed at it (an input whose
  *     first line is its name, "NAME\n" or "NAME/open\n");
  *   - its captured output lives in tests/fixtures/NAME/;
- *   - it says what its latency measures, and how to install it.
+ *   - it says what its latency measures, and how to install it;
+ *   - it lives in adapters/NAME.c, the file named after the tool.
  * Names are unique, and no two adapters share a variable. */
 #include "adapters/adapter.h"
 #include "tests/tap.h"
@@ -58,6 +59,9 @@ int main(void)
         ok((*a)->latency_measures && (*a)->latency_measures[0], "%s: says what its latency measures", name);
         ok((*a)->install_hint && (*a)->install_hint[0], "%s: says how to install it", name);
         ok(adapter_by_name(name) == *a, "%s: the one adapter of that name", name);
+        char src[4200];
+        snprintf(src, sizeof src, "%s/adapters/%s.c", adapter_datadir(), name);
+        ok(stat(src, &st) == 0, "%s: defined in adapters/%s.c, the file named after the tool", name, name);
     }
     ok(n >= 14, "the registry lists every adapter (%zu)", n);
     return done_testing();
