@@ -11,6 +11,25 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+/* Messages quote what the profile says (labels, tool names, paths) at
+ * most this many bytes each, so that one message (UTIL_ERR_LEN) always
+ * ends whole: the reason at its end is never cut off. */
+enum { QUOTED_MAX = 60 };
+
+/* s, or its first QUOTED_MAX bytes (never half a UTF-8 character) and
+ * "..." in buf. */
+static const char *quoted(const char *s, char buf[QUOTED_MAX + 4])
+{
+    size_t n = QUOTED_MAX;
+    if (strlen(s) <= n)
+        return s;
+    while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+        n--;
+    memcpy(buf, s, n);
+    memcpy(buf + n, "...", 4);
+    return buf;
+}
+
 /* Instances on hosts: what a tool's spread needs of its hosts. A master
  * listens on its host's load address (adapters/group.h), which its
  * workers and this machine's readiness check reach by number: an IPv4
@@ -61,17 +80,21 @@ static int check_tools(const struct profile *p, char *err)
                 if (x[1])
                     strncat(known, ", ", sizeof known - strlen(known) - 1);
             }
-            return util_err(err, "%s:%d:%d: unknown tool \"%s\" (known: %s)", p->path, t->line, t->col, t->tool, known);
+            char q[QUOTED_MAX + 4];
+            return util_err(err, "%s:%d:%d: unknown tool \"%s\" (known: %s)", p->path, t->line, t->col,
+                            quoted(t->tool, q), known);
         }
         const char *key;
         json_t *v;
         json_object_foreach(t->options, key, v)
         {
             int ok = 0;
+            char q[QUOTED_MAX + 4];
             for (const char *const *o = a->options; o && *o; o++)
                 ok |= !strcmp(*o, key);
             if (!ok)
-                return util_err(err, "%s:%d:%d: %s has no option \"%s\"", p->path, t->line, t->col, t->tool, key);
+                return util_err(err, "%s:%d:%d: %s has no option \"%s\"", p->path, t->line, t->col, t->tool,
+                                quoted(key, q));
         }
         if (check_spread_hosts(p, t, a, err))
             return -1;
@@ -94,20 +117,21 @@ static int check_bin_paths(const struct profile *p, const char *only, char *err)
 {
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
-        char found[PATH_MAX];
+        char found[PATH_MAX], ql[QUOTED_MAX + 4], qb[QUOTED_MAX + 4];
         struct stat st;
         const struct adapter *a = adapter_by_name(t->tool);
         if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)) ||
             !adapter_which(t->bin, found, sizeof found))
             continue;
+        const char *label = quoted(t->label, ql), *bin = quoted(t->bin, qb);
         if (!strchr(t->bin, '/'))
-            return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
+            return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, label, bin);
         if (stat(t->bin, &st) < 0)
-            return util_err(err, "%s:%d:%d: %s: bin %s: %s", p->path, t->line, t->col, t->label, t->bin, strerror(errno));
+            return util_err(err, "%s:%d:%d: %s: bin %s: %s", p->path, t->line, t->col, label, bin, strerror(errno));
         if (!S_ISREG(st.st_mode))
-            return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file", p->path, t->line, t->col, t->label, t->bin);
-        return util_err(err, "%s:%d:%d: %s: bin %s: not executable (chmod +x it)", p->path, t->line, t->col, t->label,
-                        t->bin);
+            return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file", p->path, t->line, t->col, label, bin);
+        return util_err(err, "%s:%d:%d: %s: bin %s: not executable (chmod +x it)", p->path, t->line, t->col, label,
+                        bin);
     }
     return 0;
 }
@@ -172,15 +196,13 @@ static const struct named *named_find(const struct named *n, size_t count, const
     return NULL;
 }
 
-/* t's label clashes with o's: the message at t's label, both quoted (up
- * to 40 bytes each, marked when shortened, so that the message is never
- * cut). */
+/* t's label clashes with o's: the message at t's label. */
 static int clash_err(const struct profile *p, const struct profile_tool *t, const struct profile_tool *o, char *err)
 {
-    return util_err(err, "%s:%d:%d: labels \"%.40s%s\" and \"%.40s%s\" (line %d) would share file names: no label may "
-                    "be another followed by '.', '@'/'#' and a digit, or differ from it only in ' ' and '_'", p->path,
-                    t->label_line, t->label_col, t->label, strlen(t->label) > 40 ? "..." : "", o->label,
-                    strlen(o->label) > 40 ? "..." : "", o->label_line);
+    char qt[QUOTED_MAX + 4], qo[QUOTED_MAX + 4];
+    return util_err(err, "%s:%d:%d: labels \"%s\" and \"%s\" (line %d) would share file names: no label may be "
+                    "another followed by '.', '@'/'#' and a digit, or differ from it only in ' ' and '_'", p->path,
+                    t->label_line, t->label_col, quoted(t->label, qt), quoted(o->label, qo), o->label_line);
 }
 
 /* Two labels whose derived names could be one file: equal once ' ' is
@@ -220,10 +242,10 @@ static int check_run_dir_names(const struct profile *p, char *err)
         const struct profile_tool *t = &p->tools[i];
         for (const char *const *r = run_dir_names; *r; r++) {
             size_t len = strlen(*r);
+            char q[QUOTED_MAX + 4];
             if (!strncasecmp(t->label, *r, len) && (!t->label[len] || joins(t->label + len)))
-                return util_err(err, "%s:%d:%d: label \"%.40s%s\" would take the place of the run directory's own "
-                                "%s: choose another label", p->path, t->label_line, t->label_col, t->label,
-                                strlen(t->label) > 40 ? "..." : "", *r);
+                return util_err(err, "%s:%d:%d: label \"%s\" would take the place of the run directory's own %s: "
+                                "choose another label", p->path, t->label_line, t->label_col, quoted(t->label, q), *r);
         }
     }
     return 0;
