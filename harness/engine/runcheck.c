@@ -141,7 +141,7 @@ static int check_bin_paths(const struct profile *p, const char *only, char *err)
 /* What a run directory holds of its own. A tool run's folder is
  * "<label>[@level][#repeat]" beside them, and each file is written through
  * "<name>.tmp.<pid>": a label equal to one of these, or one followed by
- * '.', '@' or '#', would take its place (issue #29: label run.json). */
+ * what joins (below), would take its place (issue #29: label run.json). */
 static const char *const run_dir_names[] = {"run.json",    "profile.yaml", RUNLOCK_FILE, "summary.md", "results.csv",
                                             "stats.csv",   "report.html",  "samples",    "charts",     NULL};
 
@@ -156,13 +156,13 @@ static int joins(const char *c)
 }
 
 /* A label as file names derived from it read it: charts/ts_<folder>.png
- * has ' ' as '_'. Returns a heap string. */
+ * has ' ' as '_', and a file system that folds case (a results folder on
+ * vfat or macOS) reads "WRK" as "wrk". Returns a heap string. */
 static char *label_as_file(const char *label)
 {
     char *s = util_xstrdup(label);
     for (char *c = s; *c; c++)
-        if (*c == ' ')
-            *c = '_';
+        *c = *c == ' ' ? '_' : *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
     return s;
 }
 
@@ -201,15 +201,16 @@ static int clash_err(const struct profile *p, const struct profile_tool *t, cons
 {
     char qt[QUOTED_MAX + 4], qo[QUOTED_MAX + 4];
     return util_err(err, "%s:%d:%d: labels \"%s\" and \"%s\" (line %d) would share file names: no label may be "
-                    "another followed by '.', '@'/'#' and a digit, or differ from it only in ' ' and '_'", p->path,
-                    t->label_line, t->label_col, quoted(t->label, qt), quoted(o->label, qo), o->label_line);
+                    "another followed by '.', '@'/'#' and a digit, or differ from it only in case, ' ' and '_'",
+                    p->path, t->label_line, t->label_col, quoted(t->label, qt), quoted(o->label, qo), o->label_line);
 }
 
-/* Two labels whose derived names could be one file: equal once ' ' is
- * '_' (chart names), or one the other followed by what joins (the derived
- * names are a label and what joins it, so two can be equal only then). Sorted, each label's prefixes at those characters are looked
- * up: n log n for a profile of many tools. Returns 0, or -1 with err at
- * the longer label's entry. */
+/* Two labels whose derived names could be one file: equal as files read
+ * them (label_as_file), or one the other followed by what joins (derived
+ * names are a label and what joins it, so two can be equal only then).
+ * Sorted, each label's prefixes at those characters are looked up: n log
+ * n for a profile of many tools. Returns 0, or -1 with err at the longer
+ * label's entry. */
 static int check_label_clashes(const struct profile *p, char *err)
 {
     struct named *n = util_xcalloc(p->ntools ? p->ntools : 1, sizeof *n);

@@ -442,7 +442,8 @@ static int check_sweep_names(struct yparse *y, const struct ynode *lv, const str
     for (size_t i = 1; i < l->nsweep && !rc; i++)
         if (!strcmp(n[i - 1].text, n[i].text)) {
             const struct ynode *k = lv->kids[n[i].i];
-            rc = perr(y, k->line, k->col, "sweep level %s is there twice (as its runs are named): each level once", k->str);
+            rc = perr(y, k->line, k->col, "sweep level %.40s is there twice (as its runs are named): each level once",
+                      k->str);
         }
     free(n);
     return rc;

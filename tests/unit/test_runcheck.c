@@ -51,6 +51,10 @@ int main(void)
            "k6#2 beside k6 (k6's second repeat) is refused");
     labels("{tool: lb-gen, label: a b}, {tool: lb-gen, label: a_b}", "labels \"a_b\" and \"a b\"",
            "a_b beside \"a b\" (one chart charts/ts_a_b) is refused");
+    labels("{tool: lb-gen, label: wrk}, {tool: lb-gen, label: WRK}", "labels \"WRK\" and \"wrk\"",
+           "WRK beside wrk (one folder where the file system folds case) is refused");
+    labels("{tool: lb-gen, label: x}, {tool: lb-gen, label: X.target}", "labels \"X.target\" and \"x\"",
+           "X.target beside x is refused");
     labels("{tool: lb-gen, label: k6}, {tool: lb-gen, label: k6@head}, {tool: lb-gen, label: k6-2}, "
            "{tool: lb-gen, label: k6_x}, {tool: lb-gen, label: \"k6#b\"}",
            NULL, "k6, k6@head, k6-2, k6_x and k6#b share no file name: pass");
