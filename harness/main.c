@@ -11,12 +11,12 @@
 #include "engine/proc.h"
 #include "report/report.h"
 #include "engine/run.h"
+#include "engine/runcheck.h"
 #include "engine/hosts.h"
 #include "engine/exec_remote.h"
 #include "engine/runlock.h"
 #include "common/util.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -172,81 +172,6 @@ static int parse_scale(const char *s, double *f, char *err)
     return 0;
 }
 
-/* Instances on hosts: what a tool's spread needs of its hosts. A master
- * listens on its host's load address (adapters/group.h), which its
- * workers and this machine's readiness check reach by number: an IPv4
- * address. JMeter's engines bind RMI to loopback, so they must run with
- * their controller on this machine. Returns 0, or -1 with err located at
- * the tool entry. */
-static int check_spread_hosts(const struct profile *p, const struct profile_tool *t, const struct adapter *a,
-                              char *err)
-{
-    struct in_addr in;
-    if (t->instances < 2 || !t->nhosts)
-        return 0;
-    const struct profile_host *h = profile_host_by_name(p, t->host);
-    const char *addr = profile_host_load_address(h);
-    if (a->spread == ADAPTER_SPREAD_MASTER && inet_pton(AF_INET, addr, &in) != 1)
-        return util_err(err, "%s:%d:%d: %s's master on host %s listens on its load address \"%s\", which must be an "
-                        "IPv4 address for the workers and loadbench to reach it (give %s an address:)",
-                        p->path, t->line, t->col, t->label, h->name, addr, h->name);
-    if (a->spread == ADAPTER_SPREAD_MASTER && t->nhosts > 1 && !strncmp(addr, "127.", 4))
-        return util_err(err, "%s:%d:%d: %s's master on host %s listens on %s, which its workers on %s cannot reach "
-                        "(give %s an address: on the network they share)",
-                        p->path, t->line, t->col, t->label, h->name, addr, t->hosts[1], h->name);
-    if (a->spread != ADAPTER_SPREAD_ENGINES)
-        return 0;
-    if (t->nhosts > 1)
-        return util_err(err, "%s:%d:%d: %s engines on several hosts: not supported yet (RMI is bound to loopback)",
-                        p->path, t->line, t->col, t->label);
-    if (!h->local)
-        return util_err(err, "%s:%d:%d: %s engines on host %s: not supported yet (RMI is bound to loopback there, "
-                        "out of this machine's reach; run them here, or instances: 1 there)",
-                        p->path, t->line, t->col, t->label, h->name);
-    return 0;
-}
-
-/* Every tool named in the profile has an adapter, and its options are ones
- * the adapter knows; every CPU it pins to is one this process may use. */
-static int check_tools(const struct profile *p, char *err)
-{
-    if (profile_check_cpus(p, err))
-        return -1;
-    for (size_t i = 0; i < p->ntools; i++) {
-        const struct profile_tool *t = &p->tools[i];
-        const struct adapter *a = adapter_by_name(t->tool);
-        if (!a) {
-            char known[512] = "";
-            for (const struct adapter *const *x = adapter_registry; *x; x++) {
-                strncat(known, (*x)->name, sizeof known - strlen(known) - 1);
-                if (x[1])
-                    strncat(known, ", ", sizeof known - strlen(known) - 1);
-            }
-            return util_err(err, "%s:%d:%d: unknown tool \"%s\" (known: %s)", p->path, t->line, t->col, t->tool, known);
-        }
-        const char *key;
-        json_t *v;
-        json_object_foreach(t->options, key, v)
-        {
-            int ok = 0;
-            for (const char *const *o = a->options; o && *o; o++)
-                ok |= !strcmp(*o, key);
-            if (!ok)
-                return util_err(err, "%s:%d:%d: %s has no option \"%s\"", p->path, t->line, t->col, t->tool, key);
-        }
-        if (check_spread_hosts(p, t, a, err))
-            return -1;
-        const struct profile_load *l = profile_tool_load(p, t);
-        if (l->model == LOAD_OPEN && !(a->caps & (ADAPTER_OPEN | ADAPTER_PACED)))
-            return util_err(err, "%s:%d:%d: %s cannot run the open model (arrivals per second); give it a closed load",
-                            p->path, t->line, t->col, t->tool);
-        if (l->model == LOAD_CLOSED && !(a->caps & ADAPTER_CLOSED))
-            return util_err(err, "%s:%d:%d: %s cannot run the closed model; give it an open load", p->path, t->line,
-                            t->col, t->tool);
-    }
-    return 0;
-}
-
 static char *target_bin(void)
 {
     const char *env = getenv("LOADBENCH_TARGET");
@@ -296,7 +221,7 @@ static int cmd_run(int argc, char **argv)
         return 2;
     }
     struct profile *p = load_profile(optind < argc ? argv[optind] : NULL, err);
-    if (!p || check_tools(p, err) || profile_scale(p, scale, err)) {
+    if (!p || profile_scale(p, scale, err)) { /* run_profile checks it as validate does (runcheck) */
         fprintf(stderr, "loadbench: %s\n", err);
         profile_free(p);
         return 2;
@@ -358,11 +283,11 @@ static int cmd_validate(int argc, char **argv)
             continue;
         char err[UTIL_ERR_LEN];
         struct profile *p = profile_load(argv[i], err);
-        if (!p || check_tools(p, err)) {
+        if (!p || runcheck_profile(p, NULL, err)) {
             fprintf(stderr, "%s\n", err);
             bad = 1;
         } else {
-            printf("%s: ok (%zu tool(s), load %.0f s)\n", argv[i], p->ntools,
+            printf("%s: ok (%zu tool(s), load %.4g s)\n", argv[i], p->ntools,
                    (double)profile_load_duration_ns(&p->load) / 1e9);
         }
         profile_free(p);
@@ -383,7 +308,7 @@ static int cmd_plan(int argc, char **argv)
         argv += 2;
     }
     struct profile *p = load_profile(argc > 1 ? argv[1] : NULL, err);
-    if (!p || check_tools(p, err) || profile_scale(p, scale, err)) {
+    if (!p || profile_scale(p, scale, err)) { /* run_plan checks it as validate does (runcheck) */
         fprintf(stderr, "loadbench: %s\n", err);
         profile_free(p);
         return 2;

@@ -3,6 +3,7 @@
 #ifndef LB_SERVER_H
 #define LB_SERVER_H
 
+#include "common/limits.h"
 #include "targets/delay.h"
 
 #include <jansson.h>
@@ -20,7 +21,7 @@ struct server_config {
     int backlog;
 };
 
-#define SERVER_MAX_THREADS 64
+#define SERVER_MAX_THREADS LB_TARGET_MAX_THREADS /* common/limits.h: the profile checks the same */
 
 struct server;
 

@@ -31,10 +31,13 @@ static struct local_tree *local(struct exec_tree *t)
 }
 
 /* The tool's own cgroup, named loadbench-<PID.START.PIDNS>-<name>: the
- * owner tag lets cgroup_sweep_stale prove the owner dead (runlock_tag). */
+ * owner tag lets cgroup_sweep_stale prove the owner dead (runlock_tag).
+ * NAME_MAX (255) holds it whole: a name is at most a 128-byte label with
+ * "@level#repeat.pK" (about 30 bytes), so two processes of one run never
+ * share a cut name (160 bytes cut a 128-byte label's ".p0" and ".p1"). */
 static void local_cgroup(struct local_tree *l, const struct exec_spec *spec)
 {
-    char name[160], owner[48];
+    char name[256], owner[48];
     runlock_tag(owner, sizeof owner);
     snprintf(name, sizeof name, "loadbench-%s-%s", owner, spec->name);
     for (char *c = name; *c; c++)

@@ -9,6 +9,7 @@
 #include "engine/netstat.h"
 #include "engine/proc.h"
 #include "report/report.h"
+#include "engine/runcheck.h"
 #include "engine/runlock.h"
 #include "engine/sampler.h"
 #include "common/sha256.h"
@@ -489,7 +490,7 @@ static void subdir_name(char *out, size_t len, const struct profile *p, const st
 {
     char lv[48] = "", rp[24] = "";
     if (!isnan(level))
-        snprintf(lv, sizeof lv, "@%.10g", level);
+        snprintf(lv, sizeof lv, "@" PROFILE_LEVEL_FMT, level);
     if (p->repeat > 1)
         snprintf(rp, sizeof rp, "#%u", rep);
     snprintf(out, len, "%s%s%s", t->label, lv, rp);
@@ -523,40 +524,31 @@ static const struct profile_load *load_at_step(const struct profile_load *base, 
     return *owned;
 }
 
-/* A tool entry's own `bin:` must be there, executable and that tool (its
- * version probe works) before anything starts: a typo in a path, or a path
- * to another program, is the user's to fix, not a row to skip after other
- * tools have sent their load. (A tool without bin: that is not installed,
- * or a bin: naming a toolchain (bin_is_toolchain), stays a "skipped" row:
- * the profile may list tools this machine lacks.) Returns 0, or -1 with err
- * naming the profile's place. */
+/* A tool entry's own `bin:` must be that tool (its version probe works)
+ * before anything starts: a path to another program is the user's to fix,
+ * not a row to skip after other tools have sent their load. That it is
+ * there and executable, runcheck said before (as validate does). (A tool
+ * without bin: that is not installed, or a bin: naming a toolchain
+ * (bin_is_toolchain), stays a "skipped" row: the profile may list tools
+ * this machine lacks.) Returns 0, or -1 with err naming the profile's
+ * place. */
 static int check_bins(const struct profile *p, const char *only, char *err)
 {
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         char found[PATH_MAX];
-        struct stat st;
         const struct adapter *a = adapter_by_name(t->tool);
-        if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)))
+        if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)) ||
+            adapter_which(t->bin, found, sizeof found))
             continue;
-        if (!adapter_which(t->bin, found, sizeof found)) {
-            struct adapter_found af;
-            char e[UTIL_ERR_LEN];
-            memset(&af, 0, sizeof af);
-            if (!a->detect(t->bin, &af, e))
-                continue;
-            e[strcspn(e, "\r\n")] = 0; /* one line: the probe's output may go on */
-            return util_err(err, "%s:%d:%d: %s: bin %s does not work as %s: %s", p->path, t->line, t->col, t->label,
-                            t->bin, t->tool, e);
-        }
-        if (!strchr(t->bin, '/'))
-            return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, t->label, t->bin);
-        if (stat(t->bin, &st) < 0)
-            return util_err(err, "%s:%d:%d: %s: bin %s: %s", p->path, t->line, t->col, t->label, t->bin, strerror(errno));
-        if (!S_ISREG(st.st_mode))
-            return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file", p->path, t->line, t->col, t->label, t->bin);
-        return util_err(err, "%s:%d:%d: %s: bin %s: not executable (chmod +x it)", p->path, t->line, t->col, t->label,
-                        t->bin);
+        struct adapter_found af;
+        char e[UTIL_ERR_LEN];
+        memset(&af, 0, sizeof af);
+        if (!a->detect(t->bin, &af, e))
+            continue;
+        e[strcspn(e, "\r\n")] = 0; /* one line: the probe's output may go on */
+        return util_err(err, "%s:%d:%d: %s: bin %s does not work as %s: %s", p->path, t->line, t->col, t->label,
+                        t->bin, t->tool, e);
     }
     return 0;
 }
@@ -737,9 +729,12 @@ static int run_steps(struct runner *R, char *err)
     return *o->stop ? 130 : failures;
 }
 
-/* Checks that need nothing started: lb-target, --only, every bin:. */
+/* Checks that need nothing started: the profile as validate checks it
+ * (runcheck), lb-target, --only, every bin:. */
 static int run_preflight(const struct profile *p, const struct run_opts *o, char *err)
 {
+    if (runcheck_profile(p, o->only, err))
+        return -1;
     if (access(o->target_bin, X_OK))
         return util_err(err, "lb-target not found at %s: run `make`", o->target_bin);
     if (o->only) {
@@ -952,6 +947,8 @@ static double plan_level(FILE *out, const struct adapter *a, const struct adapte
 
 int run_plan(const struct profile *p, FILE *out, char *err)
 {
+    if (runcheck_profile(p, NULL, err)) /* what validate and run refuse, plan refuses */
+        return -1;
     const char *tmpdir = getenv("TMPDIR");
     char tmpl[2048];
     snprintf(tmpl, sizeof tmpl, "%s/loadbench-plan-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");

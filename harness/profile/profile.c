@@ -1,4 +1,5 @@
 #include "profile/profile.h"
+#include "common/limits.h"
 #include "common/sha256.h"
 #include "common/units.h"
 #include "common/util.h"
@@ -286,6 +287,43 @@ static int get_duration(struct yparse *y, const struct ynode *n, const char *wha
         return perr(y, n->line, n->col, "%s: %s", what, e);
     if (!allow_zero && *out == 0)
         return perr(y, n->line, n->col, "%s must be longer than 0s", what);
+    if (*out > PROFILE_DURATION_MAX_NS)
+        return perr(y, n->line, n->col, "%s %s is longer than 7 days, the most a profile may give: a typo?", what,
+                    n->str);
+    return 0;
+}
+
+/* a + b, or UINT64_MAX where the sum would wrap past 2^64. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+/* a * b, or UINT64_MAX where the product would wrap. */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    uint64_t m;
+    return __builtin_mul_overflow(a, b, &m) ? UINT64_MAX : m;
+}
+
+/* name: or a label: text that files and folders are named after (what:
+ * "name" or "label"): at most max bytes, without control characters,
+ * '/' or '\\', not starting with '.'. Bytes from 0x80 up are UTF-8
+ * (café, emoji): libyaml has refused invalid UTF-8, in the file and from
+ * escapes, before any value gets here. Returns 0, or -1 with the error
+ * at line:col (the text not quoted: it may be long or unprintable). */
+static int check_file_name(struct yparse *y, int line, int col, const char *what, const char *s, size_t max)
+{
+    size_t len = strlen(s);
+    if (len > max)
+        return perr(y, line, col, "%s is %zu bytes long; at most %zu (files are named after it)", what, len, max);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c < 0x20 || *c == 0x7f || *c == '/' || *c == '\\')
+            return perr(y, line, col, "%s must not contain '/', '\\' or control characters (byte %ld is 0x%02x)", what,
+                        (long)(c - (const unsigned char *)s) + 1, *c);
+    if (s[0] == '.')
+        return perr(y, line, col, "%s must not start with '.' (a hidden name, or . and ..)", what);
     return 0;
 }
 
@@ -376,6 +414,77 @@ static int check_level(struct yparse *y, const struct ynode *n, enum load_model 
 static const char *const load_keys[] = {"model", "connections", "vus", "rate", "duration", "stages", "sweep",
                                         "max_inflight", "timeout", NULL};
 
+struct level_name {
+    char text[32]; /* PROFILE_LEVEL_FMT */
+    size_t i;      /* index in the sweep */
+};
+
+static int level_name_cmp(const void *a, const void *b)
+{
+    const struct level_name *x = a, *y = b;
+    int c = strcmp(x->text, y->text);
+    return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* No two sweep levels are written alike in the names of their runs
+ * ("lb-gen@10" twice: the second run's files would replace the first's).
+ * Sorted, so a sweep of many levels costs n log n. Returns 0, or -1 with
+ * the error at the later of the two. */
+static int check_sweep_names(struct yparse *y, const struct ynode *lv, const struct profile_load *l)
+{
+    struct level_name *n = util_xcalloc(l->nsweep, sizeof *n);
+    for (size_t i = 0; i < l->nsweep; i++) {
+        snprintf(n[i].text, sizeof n[i].text, PROFILE_LEVEL_FMT, l->sweep[i]);
+        n[i].i = i;
+    }
+    qsort(n, l->nsweep, sizeof *n, level_name_cmp);
+    int rc = 0;
+    for (size_t i = 1; i < l->nsweep && !rc; i++)
+        if (!strcmp(n[i - 1].text, n[i].text)) {
+            const struct ynode *k = lv->kids[n[i].i];
+            rc = perr(y, k->line, k->col, "sweep level %.40s is there twice (as its runs are named): each level once",
+                      k->str);
+        }
+    free(n);
+    return rc;
+}
+
+/* load.stages: a ramp of {duration, target} stages whose durations add
+ * up to at most PROFILE_DURATION_MAX_NS. Returns 0, or -1 with the error
+ * at its place. */
+static int parse_stages(struct yparse *y, const struct ynode *stages, struct profile_load *l, double max_level)
+{
+    if (want_kind(y, stages, Y_SEQ, "load.stages"))
+        return -1;
+    if (stages->n == 0)
+        return perr(y, stages->line, stages->col, "load.stages is empty");
+    l->ramped = 1;
+    l->stages = util_xcalloc(stages->n, sizeof *l->stages);
+    l->nstages = stages->n;
+    double peak = 0;
+    for (size_t i = 0; i < stages->n; i++) {
+        const struct ynode *s = stages->kids[i];
+        static const char *const stage_keys[] = {"duration", "target", NULL};
+        if (want_kind(y, s, Y_MAP, "a stage") || check_keys(y, s, "a stage", stage_keys))
+            return -1;
+        const struct ynode *sd = get(s, "duration"), *st = get(s, "target");
+        if (!sd || !st)
+            return perr(y, s->line, s->col, "a stage needs duration and target, e.g. {duration: 30s, target: 200}");
+        if (get_duration(y, sd, "stage duration", 0, &l->stages[i].duration_ns) ||
+            get_number(y, st, "stage target", 0, max_level, l->model == LOAD_CLOSED, &l->stages[i].target) ||
+            check_level(y, st, l->model, l->stages[i].target, "stage target"))
+            return -1;
+        if (l->stages[i].target > peak)
+            peak = l->stages[i].target;
+        if (profile_load_duration_ns(l) > PROFILE_DURATION_MAX_NS)
+            return perr(y, sd->line, sd->col, "load.stages add up to more than 7 days by this stage, the most one "
+                        "load may run");
+    }
+    if (peak <= 0)
+        return perr(y, stages->line, stages->col, "every stage targets 0: nothing would be sent");
+    return 0;
+}
+
 static int parse_load(struct yparse *y, const struct ynode *n, struct profile_load *l)
 {
     if (want_kind(y, n, Y_MAP, "load") || check_keys(y, n, "load", load_keys))
@@ -452,36 +561,15 @@ static int parse_load(struct yparse *y, const struct ynode *n, struct profile_lo
                 if (get_number(y, lv->kids[i], "a sweep level", 1e-3, max_level, l->model == LOAD_CLOSED, &l->sweep[i]) ||
                     check_level(y, lv->kids[i], l->model, l->sweep[i], "a sweep level"))
                     return -1;
+            if (check_sweep_names(y, lv, l))
+                return -1;
             l->stages[0].target = l->sweep[0];
         }
     } else {
         if (dur)
             return perr(y, dur->line, dur->col, "with stages, each stage has its own duration: remove load.duration");
-        if (want_kind(y, stages, Y_SEQ, "load.stages"))
+        if (parse_stages(y, stages, l, max_level))
             return -1;
-        if (stages->n == 0)
-            return perr(y, stages->line, stages->col, "load.stages is empty");
-        l->ramped = 1;
-        l->stages = util_xcalloc(stages->n, sizeof *l->stages);
-        l->nstages = stages->n;
-        double peak = 0;
-        for (size_t i = 0; i < stages->n; i++) {
-            const struct ynode *s = stages->kids[i];
-            static const char *const stage_keys[] = {"duration", "target", NULL};
-            if (want_kind(y, s, Y_MAP, "a stage") || check_keys(y, s, "a stage", stage_keys))
-                return -1;
-            const struct ynode *sd = get(s, "duration"), *st = get(s, "target");
-            if (!sd || !st)
-                return perr(y, s->line, s->col, "a stage needs duration and target, e.g. {duration: 30s, target: 200}");
-            if (get_duration(y, sd, "stage duration", 0, &l->stages[i].duration_ns) ||
-                get_number(y, st, "stage target", 0, max_level, l->model == LOAD_CLOSED, &l->stages[i].target) ||
-                check_level(y, st, l->model, l->stages[i].target, "stage target"))
-                return -1;
-            if (l->stages[i].target > peak)
-                peak = l->stages[i].target;
-        }
-        if (peak <= 0)
-            return perr(y, stages->line, stages->col, "every stage targets 0: nothing would be sent");
     }
     if ((v = get(n, "max_inflight"))) {
         double d;
@@ -555,12 +643,10 @@ static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_to
             return perr(y, n->line, n->col, "tool name \"%s\" may use only a-z, 0-9, - and _", t->tool);
     if (!t->label)
         t->label = util_xstrdup(t->tool);
-    for (const char *c = t->label; *c; c++)
-        if (*c == '/' || *c < 0x20 || *c == '\\')
-            return perr(y, n->line, n->col, "label \"%s\" must not contain '/' or control characters", t->label);
-    if (!strcmp(t->label, ".") || !strcmp(t->label, ".."))
-        return perr(y, n->line, n->col, "label \"%s\" is not a usable name", t->label);
-    return 0;
+    const struct ynode *lb = n->kind == Y_MAP && get(n, "label") ? get(n, "label") : n;
+    t->label_line = lb->line;
+    t->label_col = lb->col;
+    return check_file_name(y, lb->line, lb->col, "label", t->label, PROFILE_LABEL_MAX);
 }
 
 /* ---- hosts: and placement ------------------------------------------------ */
@@ -906,7 +992,7 @@ static int parse_target(struct yparse *y, const struct ynode *v, struct profile 
         return perr(y, w->line, w->col, "target.body must be between 2B (\"{}\") and 64MiB");
     double th;
     if ((w = get(v, "threads"))) {
-        if (get_number(y, w, "target.threads", 1, 256, 1, &th))
+        if (get_number(y, w, "target.threads", 1, LB_TARGET_MAX_THREADS, 1, &th))
             return -1;
         p->target.threads = (unsigned)th;
     }
@@ -954,6 +1040,29 @@ static int parse_quiet(struct yparse *y, const struct ynode *v, struct profile_q
     return 0;
 }
 
+/* The load of the whole run: every tool run (each sweep level, each
+ * repeat) plus the cooldowns between them, summed without wrapping.
+ * Returns 0, or -1 with the error at where (repeat:, else tools:) when it
+ * is over PROFILE_RUN_MAX_NS. */
+static int check_run_total(struct yparse *y, const struct ynode *where, const struct profile *p)
+{
+    uint64_t total = 0, runs = 0;
+    for (size_t i = 0; i < p->ntools; i++) {
+        const struct profile_load *l = profile_tool_load(p, &p->tools[i]);
+        uint64_t each = l->nsweep ? l->stages[0].duration_ns : profile_load_duration_ns(l);
+        uint64_t n = mul_sat(l->nsweep ? l->nsweep : 1, p->repeat);
+        total = add_sat(total, mul_sat(n, each));
+        runs = add_sat(runs, n);
+    }
+    total = add_sat(total, mul_sat(runs - 1, p->cooldown_ns));
+    if (total <= PROFILE_RUN_MAX_NS)
+        return 0;
+    return perr(y, where->line, where->col,
+                "the whole run would send load for %s%.4g days (%llu tool runs%s); at most 30 days: split the profile",
+                total == UINT64_MAX ? "over " : "", (double)total / 86400e9, (unsigned long long)runs,
+                p->cooldown_ns ? " and their cooldowns" : "");
+}
+
 static int parse_profile(struct yparse *y, const struct ynode *root, struct profile *p)
 {
     const struct ynode *v;
@@ -961,10 +1070,8 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
         return -1;
     if ((v = get(root, "name")) && get_str(y, v, "name", &p->name))
         return -1;
-    if (p->name)
-        for (const char *c = p->name; *c; c++)
-            if (*c == '/' || *c < 0x20)
-                return perr(y, v->line, v->col, "name must not contain '/' or control characters");
+    if (p->name && check_file_name(y, v->line, v->col, "name", p->name, PROFILE_NAME_MAX))
+        return -1;
     if ((v = get(root, "description")) && get_str(y, v, "description", &p->description))
         return -1;
     if ((v = get(root, "hosts")) && parse_hosts(y, v, p))
@@ -1031,6 +1138,8 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
     p->grace_ns = 30000000000ull;
     if ((v = get(root, "grace")) && get_duration(y, v, "grace", 0, &p->grace_ns))
         return -1;
+    if (check_run_total(y, get(root, "repeat") ? get(root, "repeat") : get(root, "tools"), p))
+        return -1;
     if ((v = get(root, "cpus"))) {
         static const char *const keys[] = {"target", "tool", NULL};
         const struct ynode *w;
@@ -1069,8 +1178,14 @@ struct profile *profile_load_string(const char *name, const char *text, size_t l
         goto err;
     if (parse_profile(&y, root, p))
         goto err;
-    if (!p->name)
+    if (!p->name) {
         p->name = name_from_path(name);
+        if (strlen(p->name) > PROFILE_NAME_MAX) {
+            util_err(err, "%s:1:1: the file's name (%zu bytes) is too long to name the run after: give the profile a "
+                     "name: of at most %d bytes", name, strlen(p->name), PROFILE_NAME_MAX);
+            goto err;
+        }
+    }
     ynode_free(root);
     return p;
 err:
@@ -1155,7 +1270,7 @@ uint64_t profile_load_duration_ns(const struct profile_load *l)
 {
     uint64_t d = 0;
     for (size_t i = 0; i < l->nstages; i++)
-        d += l->stages[i].duration_ns;
+        d = add_sat(d, l->stages[i].duration_ns);
     return d;
 }
 
@@ -1169,11 +1284,11 @@ int profile_hold_window(const struct profile_load *l, uint64_t *start_ns, uint64
         if (s->target == prev && s->target > 0 && s->duration_ns > best) {
             best = s->duration_ns;
             *start_ns = t;
-            *end_ns = t + s->duration_ns;
+            *end_ns = add_sat(t, s->duration_ns);
             found = 1;
         }
         prev = s->target;
-        t += s->duration_ns;
+        t = add_sat(t, s->duration_ns);
     }
     return found ? 0 : -1;
 }

@@ -50,6 +50,7 @@ struct profile_tool {
     unsigned instances;             /* processes sending the load (1-PROFILE_MAX_INSTANCES): the tool's
                                      * distributed mode, or copies with the load split */
     int line, col;                  /* where the entry is, for adapter option errors */
+    int label_line, label_col;      /* where its label: is (the entry's place when it has none) */
     char *host;                     /* the hosts: entry it runs on (the first of several), or NULL:
                                      * this machine; hosts[0], not owned */
     char **hosts;                   /* host: as written, one entry or a list (1 to instances of
@@ -71,6 +72,25 @@ struct profile_host {
 /* The most instances one tool entry may run: more processes than a few
  * machines' cores measure the scheduler, not the tool. */
 #define PROFILE_MAX_INSTANCES 64
+
+/* name: and each label: in bytes (UTF-8 is welcome). Files and folders are
+ * named after them: the run directory "<UTC stamp>-<name>", and for a label
+ * "<label>[@level][#repeat]" with suffixes up to ".machine.csv", a chart's
+ * "ts_" and a temporary file's ".tmp.<pid>" — all well inside NAME_MAX
+ * (255) at these lengths, so no name is ever cut. */
+#define PROFILE_NAME_MAX 128
+#define PROFILE_LABEL_MAX 128
+
+/* How a sweep level is written in the names of its runs' folders and
+ * files ("wrk@100"): two levels written alike are refused as duplicates. */
+#define PROFILE_LEVEL_FMT "%.10g"
+
+/* Durations: any one written in a profile, and the sum of a load's stages,
+ * at most 7 days; the load of the whole run (every tool run at every
+ * level and repeat, plus the cooldowns) at most 30 days. Past these a
+ * value is a typo, and the sums stay far from wrapping past 2^64. */
+#define PROFILE_DURATION_MAX_NS (7ull * 86400 * 1000000000ull)
+#define PROFILE_RUN_MAX_NS (30ull * 86400 * 1000000000ull)
 
 struct profile {
     char *path;

@@ -8,6 +8,13 @@
 # exactly 2 and a "FILE:LINE:COL:" message, never a crash. A FIFO given as
 # the profile is refused at once by validate and plan, not waited on. Again under the ASan build when it is there
 # (once only when LB_BUILD is the ASan build: make check-asan).
+# Issue #29: validate and run must agree. Every profile is walked through
+# `plan` and `run` too: each exits 2 with validate's message, whole (not
+# cut at 255 bytes), and run leaves no run directory. The profiles of
+# valid/ (UTF-8 names and labels, lb-target's most threads, labels that
+# look alike but name no file alike, the longest names a run derives)
+# pass validate and plan, and run for real (300 ms each) with every row
+# ok and files of their own.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 
@@ -47,6 +54,55 @@ for f in "$dir"/*.yaml "$gen"/*.yaml; do
     n=$((n + 1))
 done
 diag "$n hostile profiles tried"
+
+# validate, plan and run agree (issue #29): one message, exit 2, nothing made.
+agree() { # agree FILE
+    f=$1; b=$(basename "$f")
+    "$lb" validate "$f" >/dev/null 2>"$tmp/v.err" </dev/null || true
+    want=$(head -n 1 "$tmp/v.err")
+    for verb in plan run; do
+        rc=0
+        if [ $verb = run ]; then
+            timeout 60 "$lb" run --quiet --out "$tmp/agree-run" "$f" >/dev/null 2>"$tmp/r.err" </dev/null || rc=$?
+        else
+            timeout 60 "$lb" plan "$f" >/dev/null 2>"$tmp/r.err" </dev/null || rc=$?
+        fi
+        got=$(head -n 1 "$tmp/r.err")
+        if [ "$rc" = 2 ] && [ "$got" = "loadbench: $want" ] && [ ${#want} -lt 255 ] && [ ! -e "$tmp/agree-run" ]; then
+            ok 0 "$verb $b: refused as validate refuses it"
+        else
+            ok 1 "$verb $b: refused as validate refuses it"
+            diag "  validate: $want"; diag "  $verb (exit $rc): $got"
+            [ -e "$tmp/agree-run" ] && diag "  and it made $tmp/agree-run"
+        fi
+        rm -rf "$tmp/agree-run"
+    done
+}
+for f in "$dir"/*.yaml "$gen"/*.yaml; do
+    agree "$f"
+done
+
+# Profiles that validate get past run's planning and run: UTF-8 names and
+# labels, 64 lb-target threads, labels alike but naming no file alike.
+for f in "$dir"/valid/*.yaml; do
+    b=$(basename "$f")
+    rc=0; "$lb" validate "$f" >/dev/null 2>"$tmp/err" || rc=$?
+    is "$rc" 0 "validate $b: exit 0"
+    rc=0; "$lb" plan "$f" >/dev/null 2>"$tmp/err" || rc=$?
+    is "$rc" 0 "plan $b: exit 0"
+    rm -rf "$tmp/res"
+    rc=0; timeout 120 "$lb" run --quiet --results "$tmp/res" "$f" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+    is "$rc" 0 "run $b: exit 0"
+    [ "$rc" = 0 ] || diag "  $(head -c 300 "$tmp/err")"
+    rd=$(tail -n 1 "$tmp/out")
+    want=$(sed -n 's/^# rows: \([0-9]*\).*/\1/p' "$f") # each fixture says how many rows it makes
+    rows=$(jget "$rd/run.json" runs | perl -MJSON::PP -e 'my $r = decode_json(<STDIN>); print scalar grep { $_->{status} eq "ok" } @$r')
+    is "$rows" "$want" "run $b: $want rows, every one ok"
+    files=$(ls "$rd/samples" 2>/dev/null | grep -c '\.target\.csv$' || true)
+    is "$files" "$want" "run $b: one target series per row, none lost to another's name"
+done
+cafe=$(printf 'caf\303\251')
+check "the run directory is named after the UTF-8 name $cafe" sh -c "ls '$tmp/res' | grep -q -- '-$cafe\$'"
 
 # What the generated issue-#19 profiles must say, and `plan` refuses them too.
 if [ -n "$cpu" ]; then

@@ -211,9 +211,83 @@ static void test_hosts(void)
     }
 }
 
+/* Issue #29: names and labels in UTF-8 with length limits, durations
+ * capped and summed without wrapping, lb-target's thread limit. */
+static void test_limits(void)
+{
+    char err[UTIL_ERR_LEN] = "", text[1024];
+    struct profile *p = load("name: \"caf\xc3\xa9\"\nload: {connections: 1, duration: 1s}\n"
+                             "tools: [{tool: lb-gen, label: \"\xf0\x9f\x9a\x80 gen\"}]\n",
+                             err);
+    if (!ok(p && !strcmp(p->name, "caf\xc3\xa9") && !strcmp(p->tools[0].label, "\xf0\x9f\x9a\x80 gen"),
+            "name caf\xc3\xa9 and an emoji label load (bytes >= 0x80 are not control characters)"))
+        diag("  %s", err);
+    profile_free(p);
+    bad("a control character in name", "name: \"a\\x01b\"\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", 1,
+        "byte 2 is 0x01");
+    bad("DEL in a label", "load: {connections: 1, duration: 1s}\ntools: [{tool: lb-gen, label: \"a\\x7f\"}]\n", 2,
+        "byte 2 is 0x7f");
+    bad("a label starting with '.'", "load: {connections: 1, duration: 1s}\ntools: [{tool: lb-gen, label: .x}]\n", 2,
+        "must not start with '.'");
+    char long_label[PROFILE_LABEL_MAX + 2];
+    memset(long_label, 'a', sizeof long_label - 1);
+    long_label[sizeof long_label - 1] = 0; /* 129 bytes */
+    snprintf(text, sizeof text, "load: {connections: 1, duration: 1s}\ntools: [{tool: lb-gen, label: %s}]\n", long_label);
+    bad("a 129-byte label", text, 2, "label is 129 bytes long; at most 128");
+    long_label[PROFILE_LABEL_MAX] = 0;
+    snprintf(text, sizeof text, "load: {connections: 1, duration: 1s}\ntools: [{tool: lb-gen, label: %s}]\n", long_label);
+    p = load(text, err);
+    ok(p != NULL, "a 128-byte label loads");
+    profile_free(p);
+    long_label[PROFILE_LABEL_MAX] = 'a';
+    snprintf(text, sizeof text, "name: %s\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", long_label);
+    bad("a 129-byte name", text, 1, "name is 129 bytes long; at most 128");
+    char path[300] = "";
+    memset(path, 'f', 200);
+    strcpy(path + 200, ".yaml");
+    const char *plain = "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\n";
+    p = profile_load_string(path, plain, strlen(plain), err);
+    ok(!p && strstr(err, ":1:1: the file's name (200 bytes) is too long"), "a 200-byte file name without name: is refused");
+    profile_free(p);
+
+    bad("three stages whose sum wraps past 2^64",
+        "load:\n  stages:\n    - {duration: 6148914691903183872ns, target: 1}\n"
+        "    - {duration: 6148914691903183872ns, target: 1}\n    - {duration: 6148914691903183872ns, target: 1}\n"
+        "tools: [lb-gen]\n",
+        3, "longer than 7 days");
+    bad("stages adding up to over 7 days",
+        "load:\n  stages:\n    - {duration: 100h, target: 1}\n    - {duration: 100h, target: 1}\ntools: [lb-gen]\n", 4,
+        "add up to more than 7 days");
+    p = load("load: {connections: 1, duration: 168h}\ntools: [lb-gen]\n", err);
+    ok(p != NULL, "a load of exactly 7 days loads");
+    profile_free(p);
+    bad("a cooldown of 200000 h", "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\ncooldown: 200000h\n", 3,
+        "cooldown 200000h is longer than 7 days");
+    bad("1000 repeats of 100 h", "load: {connections: 1, duration: 100h}\ntools: [lb-gen]\nrepeat: 1000\n", 3,
+        "the whole run would send load for 4167 days (1000 tool runs)");
+    bad("a sweep of 10 levels of 100 h",
+        "load: {sweep: {levels: [1,2,3,4,5,6,7,8,9,10], duration: 100h}}\ntools: [lb-gen]\n", 2, "(10 tool runs)");
+    bad("a sweep level given twice", "load: {sweep: {levels: [10, 20, 10], duration: 1s}}\ntools: [lb-gen]\n", 1,
+        "sweep level 10 is there twice");
+
+    /* The sums saturate rather than wrap, whatever built the load. */
+    struct profile_stage st[3] = {{6148914691903183872ull, 1}, {6148914691903183872ull, 1}, {6148914691903183872ull, 1}};
+    struct profile_load l = {.model = LOAD_CLOSED, .stages = st, .nstages = 3};
+    uint64_t hs = 0, he = 0;
+    is_u64(profile_load_duration_ns(&l), UINT64_MAX, "a load's duration saturates at 2^64-1, never wraps to 2 s");
+    ok(profile_hold_window(&l, &hs, &he) == 0 && he >= hs, "and its hold window never ends before it starts");
+
+    p = load("target: {threads: 64}\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", err);
+    ok(p && p->target.threads == 64, "target.threads 64 (lb-target's most) loads");
+    profile_free(p);
+    bad("target.threads 65 (lb-target takes 1-64)",
+        "target: {threads: 65}\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\n", 1, "between 1 and 64");
+}
+
 int main(void)
 {
     test_shapes();
+    test_limits();
     char err[UTIL_ERR_LEN] = "";
     struct profile *p = load("name: ramp\n"
                              "target: {delay: 20ms, body: 800B, threads: 2}\n"

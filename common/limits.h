@@ -1,0 +1,10 @@
+/* limits: bounds that two programs must agree on, kept in one place so
+ * that what loadbench validates is what lb-target accepts. */
+#ifndef LB_LIMITS_H
+#define LB_LIMITS_H
+
+/* lb-target's worker threads: --threads 1..LB_TARGET_MAX_THREADS, and a
+ * profile's target.threads the same (issue #29: the profile allowed 256). */
+#define LB_TARGET_MAX_THREADS 64
+
+#endif
