@@ -37,6 +37,11 @@ void tool_run_downgrade(struct tool_run_verdict *v, enum tool_run_status s, cons
         snprintf(v->reason, sizeof v->reason, "%s", msg);
         return;
     }
+    /* "no result: host lost: b: ..." after "host lost: b: ..." says the
+     * loss again: a consequence of a reason given is not a second one. */
+    const char *lost = strstr(msg, "host lost: ");
+    if (strstr(v->reason, msg) || (lost && strstr(v->reason, lost)))
+        return;
     size_t n = strlen(v->reason);
     snprintf(v->reason + n, sizeof v->reason - n, "%s%s", n ? "; " : "", msg);
 }
@@ -133,6 +138,8 @@ struct tool_tree {
                                          * this tree ended: the most responses it can have left unread */
     FILE *csv;
     char path[PATH_MAX + 96];
+    double sampled_cpu_s;               /* the CPU its points add up to (what a lost host's tree
+                                         * still measured) */
 };
 
 /* printf into a path buffer; a path that does not fit is cut, and the
@@ -325,6 +332,8 @@ static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n
     }
 }
 
+static int has_string(json_t *a, const char *s);
+
 /* Ends the capture of one of a tree's output files (once; later calls do
  * nothing) and says in the result when the output was cut or could not be
  * written: output_truncated.<name> (stdout or stderr, p1/stdout for
@@ -338,13 +347,22 @@ static void finish_output(struct tool_run *r, size_t k, enum exec_stream stream)
     else
         snprintf(name, sizeof name, "%s", base);
     char err[UTIL_ERR_LEN];
-    struct exec_output o;
+    struct exec_output o = {0, 0};
     struct exec_tree *tree = r->trees[k].t;
     if (!tree)
         return;
     int rc = tree->ex->output(tree, stream, &o, err);
     if (rc == 1)
         return;
+    if (rc < 0 && tree->lost[0]) {
+        /* Its file stayed on the lost host: said once, not as a count. */
+        json_t *l = json_object_get(r->res, "output_lost");
+        if (!l)
+            json_object_set_new(r->res, "output_lost", l = json_array());
+        if (!has_string(l, name))
+            json_array_append_new(l, json_string(name));
+        return;
+    }
     if (rc < 0)
         json_array_append_new(r->warnings, adapter_json_text(err));
     if (o.dropped_bytes) {
@@ -840,6 +858,7 @@ static int tool_run_sample_trees(struct tool_run *r, struct sampler_reading *rd,
         struct exec_tree *t = r->trees[k].t;
         if (t->ex->sample(t, &one, &pt) != 1)
             continue;
+        r->trees[k].sampled_cpu_s += pt.cpu_pct / 100 * pt.interval_s;
         if (r->trees[k].csv)
             sampler_csv_row(r->trees[k].csv, &pt);
         if (!got)
@@ -1051,7 +1070,9 @@ static void tool_run_stop(struct tool_run *r)
     if (full && tool_run_sample_trees(r, &rd, &pt) && r->tcsv)
         sampler_csv_row(r->tcsv, &pt);
     tool_run_target_last(r, full);
-    r->target_cpu_s = (double)(r->trd1.cpu_ns - r->trd0.cpu_ns) / 1e9;
+    /* Both readings made, in order: else not measured (its host lost). */
+    r->target_cpu_s = r->trd0.t_ns && r->trd1.t_ns && r->trd1.cpu_ns >= r->trd0.cpu_ns
+                          ? (double)(r->trd1.cpu_ns - r->trd0.cpu_ns) / 1e9 : NAN;
     json_t *s = target_stats(&r->tgt, NULL);
     if (s && r->stopped_by_us)
         r->open_at_stop = target_u64(s, "connections_open");
@@ -1117,7 +1138,10 @@ static json_t *tool_run_exit_json(const struct exec_tree *tool)
 }
 
 /* One tree's use: CPU exact from its cgroup where it had one, else
- * wait4's rusage; its sampled aggregates; its largest process's maxrss. */
+ * wait4's rusage; its sampled aggregates; its largest process's maxrss.
+ * A tree whose host was lost has neither: its CPU is what its points
+ * measured until then (a lower bound), NAN (null) when there were none,
+ * never 0. */
 struct tree_use {
     double cpu_s, maxrss_mb;
     const char *source;
@@ -1126,12 +1150,17 @@ struct tree_use {
     int have_cu;
 };
 
-static void tree_use(const struct exec_tree *t, struct tree_use *u)
+static void tree_use(const struct tool_tree *tt, struct tree_use *u)
 {
+    const struct exec_tree *t = tt->t;
     memset(u, 0, sizeof *u);
     u->cpu_s = t->exit.cpu_s;
     u->source = "rusage";
     t->ex->summary(t, &u->ss);
+    if (t->lost[0]) {
+        u->cpu_s = u->ss.npoints > 0 ? tt->sampled_cpu_s : NAN;
+        u->source = "samples (host lost: a lower bound)";
+    }
     if (t->ex->usage(t, &u->cu, NULL) == 0 && u->cu.cpu_ns > 0) {
         u->cpu_s = (double)u->cu.cpu_ns / 1e9;
         u->source = "cgroup";
@@ -1147,11 +1176,11 @@ static void tree_use(const struct exec_tree *t, struct tree_use *u)
 static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
 {
     json_t *parts = r->ntrees > 1 ? json_array() : NULL;
-    int cg = 0;
+    int cg = 0, nlost = 0;
     memset(sum, 0, sizeof *sum);
     for (size_t k = 0; k < r->ntrees; k++) {
         struct tree_use u;
-        tree_use(r->trees[k].t, &u);
+        tree_use(&r->trees[k], &u);
         if (k == 0) {
             *sum = u;
         } else {
@@ -1169,10 +1198,11 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
                 sum->ss.thread_max_peak_pct = u.ss.thread_max_peak_pct;
         }
         cg += u.have_cu;
+        nlost += r->trees[k].t->lost[0] != 0;
         if (parts)
-            json_array_append_new(parts, json_pack("{s:s, s:i, s:i, s:f, s:f, s:s, s:o, s:s, s:o}", "role",
+            json_array_append_new(parts, json_pack("{s:s, s:i, s:i, s:o, s:f, s:s, s:o, s:s, s:o}", "role",
                                                    r->trees[k].proc->role, "process", (int)k, "trees", 1, "cpu_seconds",
-                                                   u.cpu_s, "rss_peak_mb", u.ss.rss_peak_mb > u.maxrss_mb ? u.ss.rss_peak_mb : u.maxrss_mb,
+                                                   jsonutil_num(u.cpu_s), "rss_peak_mb", u.ss.rss_peak_mb > u.maxrss_mb ? u.ss.rss_peak_mb : u.maxrss_mb,
                                                    "source", u.source, "samples", summary_json(&u.ss), "samples_file",
                                                    r->trees[k].path + strlen(r->o->run_dir) + 1,
                                                    "exit", tool_run_exit_json(r->trees[k].t)));
@@ -1180,7 +1210,8 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
             json_object_set_new(json_array_get(parts, k), "host", json_string(r->trees[k].proc->host));
     }
     sum->have_cu = cg == (int)r->ntrees;
-    sum->source = sum->have_cu ? "cgroup" : cg ? "cgroup and rusage" : "rusage";
+    sum->source = sum->have_cu ? "cgroup" : nlost ? "samples where the host was lost (a lower bound)"
+                : cg ? "cgroup and rusage" : "rusage";
     if (r->ntrees > 1) {
         sum->ss.npoints = (int)r->ntp;
         sum->ss.cpu_peak_pct = sum->ss.rss_peak_mb = 0;
@@ -1220,11 +1251,11 @@ static void tool_run_footprint(struct tool_run *r)
      * process (ru_maxrss) and the run's average CPU are floors the peaks
      * cannot be below: no sample may report less. */
     double maxrss_mb = u.maxrss_mb;
-    double cpu_avg = wall_s > 0 ? r->cpu_s / wall_s * 100 : 0;
+    double cpu_avg = wall_s > 0 ? r->cpu_s / wall_s * 100 : NAN;
     r->rss_peak = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb;
-    json_object_set_new(fp, "cpu_seconds", json_real(r->cpu_s));
-    json_object_set_new(fp, "cpu_avg_pct", json_real(cpu_avg));
-    json_object_set_new(fp, "cpu_peak_pct", json_real(ss.cpu_peak_pct > cpu_avg ? ss.cpu_peak_pct : cpu_avg));
+    json_object_set_new(fp, "cpu_seconds", jsonutil_num(r->cpu_s));
+    json_object_set_new(fp, "cpu_avg_pct", jsonutil_num(cpu_avg));
+    json_object_set_new(fp, "cpu_peak_pct", jsonutil_num(isnan(cpu_avg) || ss.cpu_peak_pct > cpu_avg ? (ss.npoints ? ss.cpu_peak_pct : NAN) : cpu_avg));
     json_object_set_new(fp, "rss_peak_mb", json_real(r->rss_peak));
     json_object_set_new(fp, "rss_peak_basis",
                         json_string(ss.rss_peak_mb >= maxrss_mb ? "samples" : "largest process's maxrss"));
@@ -1242,7 +1273,7 @@ static void tool_run_footprint(struct tool_run *r)
         json_object_set_new(fp, "parts", parts);
     json_object_set_new(r->res, "footprint", fp);
     json_t *tf = summary_json(&ts);
-    json_object_set_new(tf, "cpu_seconds", json_real(r->target_cpu_s));
+    json_object_set_new(tf, "cpu_seconds", jsonutil_num(r->target_cpu_s));
     json_object_set_new(tf, "samples_file", json_string(r->tpath + strlen(r->o->run_dir) + 1));
     json_object_set_new(r->res, "target_footprint", tf);
 }
@@ -1406,6 +1437,32 @@ static void tool_run_judge(struct tool_run *r)
 
 /* ---- free: the one clean-up path, whatever phase the run reached ---------------- */
 
+/* 1 when a warning before the i-th or the reason already says text. */
+static int said_before(const struct tool_run *r, size_t i, const char *text)
+{
+    if (strstr(r->v.reason, text))
+        return 1;
+    for (size_t j = 0; j < i; j++)
+        if (strstr(json_string_value(json_array_get(r->warnings, j)), text))
+            return 1;
+    return 0;
+}
+
+/* Every call to a lost host fails with the same "host lost: ..." (the
+ * stop, the fetch, lb-target's samples): said once, in the reason or the
+ * first warning that has it (a warning's text from "host lost: " on). */
+static void tool_run_dedupe_lost(struct tool_run *r)
+{
+    for (size_t i = 0; i < json_array_size(r->warnings);) {
+        const char *w = json_string_value(json_array_get(r->warnings, i));
+        const char *lost = w ? strstr(w, "host lost: ") : NULL;
+        if (lost && said_before(r, i, lost))
+            json_array_remove(r->warnings, i);
+        else
+            i++;
+    }
+}
+
 static json_t *tool_run_free(struct tool_run *r)
 {
     pid_t keep_tgt[1] = {r->have_tgt ? r->tgt.proc.pid : 0};
@@ -1444,6 +1501,7 @@ static json_t *tool_run_free(struct tool_run *r)
     adapter_result_free(&r->ar);
     adapter_group_free(&r->g);
     profile_load_free(r->as_run_sum);
+    tool_run_dedupe_lost(r);
     json_object_set_new(r->res, "status", json_string(tool_run_status_name(r->v.status)));
     if (r->v.reason[0])
         json_object_set_new(r->res, "reason", adapter_json_text(r->v.reason));

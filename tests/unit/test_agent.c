@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +392,24 @@ static void test_lost(void)
     ok(t && t->ended && !strncmp(t->lost, "host lost: here: the link closed", 32), "a lost link ends the tree: %s",
        t ? t->lost : "");
     ok(t && ex->stop(t, NULL, 0, 1000000000ull, err) == -1 && strstr(err, "host lost"), "calls fail with the loss");
+    /* Every result a call to a lost host gives is defined: nothing is left
+     * as the caller's memory had it (a row once said its tool wrote
+     * 140734107359744 bytes, a stack address). */
+    struct exec_output o;
+    memset(&o, 0xa5, sizeof o);
+    int orc = t ? ex->output(t, EXEC_STDOUT, &o, err) : 0;
+    ok(orc == -1 && o.total_bytes == 0 && o.dropped_bytes == 0 && strstr(err, "lost with it") &&
+           strstr(err, "host lost"),
+       "output after the loss: -1, nothing counted (%llu, %llu): %s", (unsigned long long)o.total_bytes,
+       (unsigned long long)o.dropped_bytes, err);
+    struct exec_usage u;
+    memset(&u, 0xa5, sizeof u);
+    ok(t && ex->usage(t, &u, err) == -1 && u.cpu_ns == 0 && u.mem_peak_bytes == 0 && u.oom_kills == 0,
+       "usage after the loss: -1, nothing counted");
+    uint64_t done = 12345;
+    json_t *body = exec_remote_http_at(h, 1, "GET", "/stats", 0, &done, err);
+    ok(!body && done == 0, "a control call after the loss: no body, done_ns 0 (not made)");
+    ok(t && ex->fetch(t, err) == -1 && strstr(err, "host lost"), "fetch after the loss fails with it");
     /* The agent was SIGKILLed: its guardian ends what it started. */
     ok(pid > 0 && gone_after(&pid, 1, 5) < 2, "the tree is gone too (the agent's guardian)");
     ex->free(t);
@@ -531,6 +550,111 @@ static void test_tool_run(struct exec_host *h, int with_target)
     profile_free(p);
 }
 
+/* Counts "host lost" in s. */
+static int count_lost(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, "host lost")); p++)
+        n++;
+    return n;
+}
+
+/* The first number in j (keys ending in _ns or _ms are times, skipped)
+ * at or above 2^40: no count, size or CPU figure of a 4 s run comes near
+ * it, while a stack address read as a count does (about 2^47). Its path
+ * goes to where. Returns 1 when found. */
+static int huge_number(const json_t *j, char *where, size_t len)
+{
+    const double bound = 1099511627776.0;
+    const char *k;
+    json_t *v;
+    size_t i;
+    if (json_is_number(j) && json_number_value(j) >= bound)
+        return 1;
+    if (json_is_array(j))
+        json_array_foreach(j, i, v) if (huge_number(v, where, len)) return 1;
+    if (json_is_object(j))
+        json_object_foreach((json_t *)j, k, v)
+        {
+            size_t n = strlen(k);
+            if (n > 3 && (!strcmp(k + n - 3, "_ns") || !strcmp(k + n - 3, "_ms")))
+                continue;
+            if (huge_number(v, where, len)) {
+                size_t w = strlen(where);
+                snprintf(where + w, len - w, "<%s", k);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+struct killer {
+    pid_t pid;
+    uint64_t after_ns;
+};
+
+static void *kill_later(void *arg)
+{
+    struct killer *k = arg;
+    util_sleep_until_ns(util_now_ns() + k->after_ns);
+    kill(k->pid, SIGKILL);
+    return NULL;
+}
+
+/* The host lost mid-run (its transport killed 1.5 s into a 4 s lb-gen
+ * run): the row fails with the loss said once, keeps what was measured
+ * (the CPU its samples saw, not 0) and holds nothing undefined. */
+static void test_tool_run_lost(void)
+{
+    static const char yaml[] = "name: lost\n"
+                               "target: {delay: 1ms, body: 64B, threads: 1}\n"
+                               "load: {model: closed, connections: 4, duration: 4s}\n"
+                               "tools: [lb-gen]\n"
+                               "sampling: {interval: 200ms}\n"
+                               "cooldown: 0s\n"
+                               "quiet: {wait_max: 1s}\n";
+    char err[UTIL_ERR_LEN] = "", dir[PATH_MAX], tbin[PATH_MAX + 16], where[256] = "";
+    struct profile *p = profile_load_string("lost.yaml", yaml, sizeof yaml - 1, err);
+    struct exec_host *h = p ? open_local(lb, 0, err) : NULL;
+    if (!h) {
+        ok(0, "lost: profile and agent: %s", err);
+        profile_free(p);
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s/run-lost", tmp);
+    snprintf(tbin, sizeof tbin, "%s/lb-target", getenv("LB_BUILD_BIN"));
+    volatile sig_atomic_t stop = 0;
+    int cg_ok = 1;
+    struct tool_run_opts o = {.profile = p, .run_dir = dir, .target_bin = tbin, .stop = &stop,
+                              .ex = exec_remote_executor(h), .cgroup_ok = &cg_ok};
+    struct killer k = {exec_remote_transport_pid(h), 1500000000ull};
+    pthread_t th;
+    int th_on = pthread_create(&th, NULL, kill_later, &k) == 0;
+    json_t *res = tool_run(&o, &p->tools[0], profile_tool_load(p, &p->tools[0]), NAN, 1, "lb-gen");
+    if (th_on)
+        pthread_join(th, NULL);
+    const char *why = json_string_value(json_object_get(res, "reason"));
+    is_str(json_string_value(json_object_get(res, "status")), "failed", "lost: the row fails: %s", why ? why : "");
+    char *ws = json_dumps(json_object_get(res, "warnings"), 0);
+    ok(count_lost(why) == 1 && count_lost(ws) == 0, "lost: \"host lost\" said once (reason %d, warnings %d): %s",
+       count_lost(why), count_lost(ws), ws ? ws : "");
+    free(ws);
+    json_t *lost = json_object_get(res, "output_lost");
+    ok(!json_object_get(res, "output_truncated") && json_array_size(lost) == 2,
+       "lost: no output_truncated, output_lost names both streams (%zu)", json_array_size(lost));
+    ok(!huge_number(res, where, sizeof where), "lost: no number near 2^47 in the row%s%s", where[0] ? ": at " : "",
+       where);
+    json_t *fp = json_object_get(res, "footprint");
+    double cpu = json_number_value(json_object_get(fp, "cpu_seconds"));
+    const char *src = json_string_value(json_object_get(fp, "source"));
+    ok(json_is_real(json_object_get(fp, "cpu_seconds")) && cpu > 0 && src && strstr(src, "host was lost") &&
+           json_number_value(json_object_get(fp, "cpu_avg_pct")) > 0,
+       "lost: the CPU its samples measured is kept (%.3f s, %s), not 0", cpu, src ? src : "no source");
+    json_decref(res);
+    exec_remote_close(h);
+    profile_free(p);
+}
+
 int main(void)
 {
     const char *b = getenv("LB_BUILD");
@@ -580,6 +704,7 @@ int main(void)
         test_target(h);
         test_tool_run(h, 0);
         test_tool_run(h, 1);
+        test_tool_run_lost();
         pid_t tp = exec_remote_transport_pid(h);
         exec_remote_close(h);
         ok(!alive(tp), "close: the agent said bye and is gone");
