@@ -678,6 +678,16 @@ const struct executor *exec_remote_executor(struct exec_host *h)
     return &h->ex;
 }
 
+const char *exec_remote_name(const struct exec_host *h)
+{
+    return h->name;
+}
+
+struct exec_host *exec_remote_host_of(const struct executor *ex)
+{
+    return ex && ex->spawn == remote_spawn ? (struct exec_host *)ex : NULL;
+}
+
 void exec_remote_clock(const struct exec_host *h, struct exec_remote_clock *c)
 {
     *c = h->clock;

@@ -4,6 +4,7 @@
 #include "engine/capture.h"
 #include "engine/crosscheck.h"
 #include "engine/exec.h"
+#include "engine/hostread.h"
 #include "common/fsutil.h"
 #include "common/jsonutil.h"
 #include "common/net.h"
@@ -126,6 +127,10 @@ struct tool_run {
     /* The footprint, for the judgement. */
     double cpu_s, rss_peak, target_cpu_s;
     struct sampler_summary tool_ss;     /* the trees' sampled aggregates, summed */
+
+    /* The hosts the row uses, each read there (hostread.h): with another
+     * host than this one, the row's machine and network readings. */
+    struct hostread_set hs;
 };
 
 /* One of the tool's process trees, with its own series file when there
@@ -140,6 +145,7 @@ struct tool_tree {
     char path[PATH_MAX + 96];
     double sampled_cpu_s;               /* the CPU its points add up to (what a lost host's tree
                                          * still measured) */
+    double cpu_s;                       /* its footprint's CPU (NAN: not measured) */
 };
 
 /* printf into a path buffer; a path that does not fit is cut, and the
@@ -400,6 +406,12 @@ static void tool_run_init(struct tool_run *r, const struct tool_run_opts *o, con
     json_object_set_new(r->res, "dir", json_string(subdir));
     json_object_set_new(r->res, "load", profile_load_to_json(load));
     json_object_set_new(r->res, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
+    /* Where the tool's processes and lb-target run: process k on its
+     * entry's host_index, as tool_run_spawn_one places it. */
+    for (unsigned i = 0; i < (pt->nhosts ? pt->nhosts : 1); i++)
+        hostread_set_add(&r->hs, pt->nhosts ? pt->hosts[i] : pt->host,
+                         exec_remote_host_of(o->host_ex ? o->host_ex[i] : o->ex));
+    hostread_set_add(&r->hs, o->profile->target_host, o->target_host);
 }
 
 /* The tool's adapter and binary, and its identity in the result. */
@@ -429,14 +441,27 @@ static int tool_run_detect(struct tool_run *r)
 
 /* TIME_WAIT sockets of the previous run hold ephemeral ports: when they
  * fill half the range, wait (bounded) for them to drain. */
+static uint64_t tool_run_time_wait(struct tool_run *r)
+{
+    if (!r->hs.remote) {
+        netstat_read(&r->ns0, NULL);
+        return r->ns0.time_wait;
+    }
+    /* On each host the row uses, in its own namespace: the most of them. */
+    uint64_t most = 0;
+    for (size_t i = 0; i < r->hs.n; i++) {
+        struct hostread hr;
+        if (hostread_take(r->hs.v[i].h, r->hs.v[i].pid, &hr) == 0 && hr.ns.time_wait > most)
+            most = hr.ns.time_wait;
+    }
+    return r->ns0.time_wait = most;
+}
+
 static void tool_run_drain_ports(struct tool_run *r)
 {
-    netstat_read(&r->ns0, NULL);
     uint64_t range = netstat_port_range(), waited_from = util_now_ns();
-    while (r->ns0.time_wait > range / 2 && util_now_ns() - waited_from < 65000000000ull && !*r->o->stop) {
+    while (tool_run_time_wait(r) > range / 2 && util_now_ns() - waited_from < 65000000000ull && !*r->o->stop)
         util_sleep_until_ns(util_now_ns() + 500000000ull);
-        netstat_read(&r->ns0, NULL);
-    }
     if (util_now_ns() - waited_from > 1000000000ull)
         json_array_append_new(r->warnings, json_sprintf("waited %.0f s for TIME_WAIT sockets to drain (%llu left)",
                                                         (double)(util_now_ns() - waited_from) / 1e9,
@@ -707,7 +732,12 @@ static const struct profile_quiet *tool_run_quiet(const struct tool_run *r)
 static int tool_run_spawn(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
-    quiet_gate_wait(tool_run_quiet(r), r->o->stop, &r->gate);
+    if (r->hs.remote) {
+        hostread_set_gate(&r->hs, tool_run_quiet(r), r->o->stop);
+        r->gate = r->hs.v[0].gate;
+    } else {
+        quiet_gate_wait(tool_run_quiet(r), r->o->stop, &r->gate);
+    }
     r->before = target_window(&r->tgt, err);
     if (!r->before) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target control channel: %s", err);
@@ -715,6 +745,8 @@ static int tool_run_spawn(struct tool_run *r)
     }
     sampler_machine_read(&r->m0, NULL);
     r->self0 = sampler_self_cpu_s();
+    if (r->hs.remote)
+        hostread_set_read(&r->hs, 0);
     r->have_hold = profile_hold_window(r->as_run, &r->hold_s_ns, &r->hold_e_ns) == 0;
     /* A hold window from the load's start begins with the (fresh) target's
      * first request: the snapshot before any request is its left edge. */
@@ -1091,9 +1123,13 @@ static void tool_run_stop(struct tool_run *r)
         finish_output(r, k, EXEC_STDERR);
     }
     sampler_machine_read(&r->m1, NULL);
+    if (r->hs.remote)
+        hostread_set_read(&r->hs, 1);
     quiet_psi_read(&r->psi1);
-    netstat_read(&r->ns1, NULL);
-    json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
+    if (!r->hs.remote) { /* else each host's own, at collect */
+        netstat_read(&r->ns1, NULL);
+        json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
+    }
     r->self1 = sampler_self_cpu_s();
 }
 
@@ -1181,6 +1217,7 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
     for (size_t k = 0; k < r->ntrees; k++) {
         struct tree_use u;
         tree_use(&r->trees[k], &u);
+        r->trees[k].cpu_s = u.cpu_s;
         if (k == 0) {
             *sum = u;
         } else {
@@ -1346,17 +1383,54 @@ static void tool_run_collect_client(struct tool_run *r)
     json_object_set_new(r->res, "client", c);
 }
 
+/* A row on other hosts: each host's readings (hosts.NAME: tcp,
+ * machine_cpu, quiet) with the CPU the run spent there; the row's tcp is
+ * their sum, its machine_cpu and quiet the tool's first host's, and it
+ * is disturbed when any host was. The controller's own readings describe
+ * none of it and are not recorded. */
+static void tool_run_hosts_json(struct tool_run *r)
+{
+    for (size_t i = 0; i < r->hs.n; i++)
+        r->hs.v[i].tool_cpu_s = r->hs.v[i].target_cpu_s = 0;
+    for (size_t k = 0; k < r->ntrees; k++) {
+        struct hostread_host *e = hostread_set_add(&r->hs, NULL, exec_remote_host_of(r->trees[k].t->ex));
+        if (e)
+            e->tool_cpu_s += r->trees[k].cpu_s;
+    }
+    struct hostread_host *te = hostread_set_add(&r->hs, NULL, r->o->target_host);
+    if (te)
+        te->target_cpu_s += r->target_cpu_s;
+    int disturbed;
+    json_t *tcp = NULL, *hosts = hostread_set_json(&r->hs, tool_run_quiet(r), r->warnings, &disturbed, &tcp);
+    json_t *first = json_object_get(hosts, r->hs.v[0].name);
+    if (json_object_get(first, "machine_cpu"))
+        json_object_set(r->res, "machine_cpu", json_object_get(first, "machine_cpu"));
+    if (json_object_get(first, "quiet")) {
+        json_t *q = json_deep_copy(json_object_get(first, "quiet"));
+        json_object_set_new(q, "disturbed", json_boolean(disturbed));
+        json_object_set_new(q, "host", json_string(r->hs.v[0].name));
+        json_object_set_new(r->res, "quiet", q);
+    }
+    if (tcp)
+        json_object_set_new(r->res, "tcp", tcp);
+    json_object_set_new(r->res, "hosts", hosts);
+}
+
 static void tool_run_collect(struct tool_run *r)
 {
     tool_run_collect_server(r);
     json_object_set_new(r->res, "exit", tool_run_exit_json(r->tool));
     tool_run_footprint(r);
-    json_object_set_new(r->res, "machine_cpu", crosscheck_machine_json(&r->m0, &r->m1, r->cpu_s, r->target_cpu_s,
-                                                                       r->self1 - r->self0, r->warnings));
-    int disturbed;
-    json_object_set_new(r->res, "quiet", quiet_run_json(tool_run_quiet(r), &r->gate, &r->m0, &r->m1,
-                                                        r->cpu_s + r->target_cpu_s + r->self1 - r->self0, &r->psi1,
-                                                        r->warnings, &disturbed));
+    if (r->hs.remote) {
+        tool_run_hosts_json(r);
+    } else {
+        json_object_set_new(r->res, "machine_cpu", crosscheck_machine_json(&r->m0, &r->m1, r->cpu_s, r->target_cpu_s,
+                                                                           r->self1 - r->self0, r->warnings));
+        int disturbed;
+        json_object_set_new(r->res, "quiet", quiet_run_json(tool_run_quiet(r), &r->gate, &r->m0, &r->m1,
+                                                            r->cpu_s + r->target_cpu_s + r->self1 - r->self0,
+                                                            &r->psi1, r->warnings, &disturbed));
+    }
     tool_run_collect_client(r);
 }
 

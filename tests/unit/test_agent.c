@@ -8,6 +8,7 @@
 #include "adapters/adapter.h"
 #include "engine/agentproto.h"
 #include "engine/exec_remote.h"
+#include "engine/hostread.h"
 #include "engine/target.h"
 #include "engine/toolrun.h"
 #include "common/fsutil.h"
@@ -546,8 +547,36 @@ static void test_tool_run(struct exec_host *h, int with_target)
     ok(json_integer_value(json_object_get(tf, "points")) >= 5 && json_real_value(json_object_get(tf, "cpu_seconds")) > 0,
        "%s: lb-target sampled (%lld points, %.3f CPU s)", what, (long long)json_integer_value(json_object_get(tf, "points")),
        json_real_value(json_object_get(tf, "cpu_seconds")));
+    /* The row's machine and network readings are each host's own: the
+     * agent's ("here") and this machine's (lb-target's, when here). */
+    json_t *hosts = json_object_get(res, "hosts"), *hh = json_object_get(hosts, "here");
+    ok(json_object_get(json_object_get(hh, "tcp"), "retrans_segs") && json_object_get(hh, "machine_cpu") &&
+           json_object_get(json_object_get(hh, "quiet"), "disturbed") &&
+           json_object_size(hosts) == (with_target ? 1u : 2u),
+       "%s: hosts.here has tcp, machine_cpu and quiet (%zu hosts)", what, json_object_size(hosts));
+    json_t *tcp = json_object_get(res, "tcp");
+    ok(json_object_get(tcp, "retrans_segs") && strstr(json_string_value(json_object_get(tcp, "from")), "each host"),
+       "%s: the row's tcp is the hosts' sum", what);
     json_decref(res);
     profile_free(p);
+}
+
+/* The agent's reading: TCP counters of the namespace of the pid asked
+ * (here, ours), bracketed by ours before and after. */
+static void test_reading(struct exec_host *h)
+{
+    struct netstat a, b;
+    struct hostread r;
+    netstat_read_pid(getpid(), &a, NULL);
+    int rc = hostread_take(h, getpid(), &r);
+    netstat_read(&b, NULL);
+    ok(rc == 0 && r.ok && r.ns.retrans_segs >= a.retrans_segs && r.ns.retrans_segs <= b.retrans_segs &&
+           r.m.total > 0 && r.ncpu > 0 && r.self_cpu_s > 0,
+       "reading: the agent's TCP counters are the namespace's (%llu in [%llu, %llu]), /proc/stat read: %s",
+       (unsigned long long)r.ns.retrans_segs, (unsigned long long)a.retrans_segs, (unsigned long long)b.retrans_segs,
+       r.err);
+    rc = hostread_take(h, 999999999, &r);
+    ok(rc == -1 && !r.ok && strstr(r.err, "/proc/999999999/net"), "reading: a pid that does not exist: %s", r.err);
 }
 
 /* Counts "host lost" in s. */
@@ -704,6 +733,7 @@ int main(void)
         test_target(h);
         test_tool_run(h, 0);
         test_tool_run(h, 1);
+        test_reading(h);
         test_tool_run_lost();
         pid_t tp = exec_remote_transport_pid(h);
         exec_remote_close(h);
