@@ -579,6 +579,32 @@ static void test_reading(struct exec_host *h)
     ok(rc == -1 && !r.ok && strstr(r.err, "/proc/999999999/net"), "reading: a pid that does not exist: %s", r.err);
 }
 
+/* The quiet gate on two hosts (this machine and the agent's): it reads
+ * each one's background every interval and ends on the common verdict. */
+static void test_gate(struct exec_host *h)
+{
+    struct hostread_set s;
+    memset(&s, 0, sizeof s);
+    hostread_set_add(&s, NULL, NULL);
+    hostread_set_add(&s, "ignored", h);
+    volatile sig_atomic_t stop = 0;
+    /* A bar nothing passes: the gate waits its whole 1 s and says so. */
+    struct profile_quiet q = {.busy_below_pct = -1, .interval_ns = 200000000ull, .wait_max_ns = 1000000000ull};
+    hostread_set_gate(&s, &q, &stop);
+    ok(s.n == 2 && !strcmp(s.v[1].name, "here") && !strcmp(s.v[0].gate.verdict, "timed out") &&
+           !strcmp(s.v[1].gate.verdict, "timed out") && s.v[1].gate.waited_s >= 1.0 &&
+           isfinite(s.v[0].gate.background_pct) && isfinite(s.v[1].gate.background_pct),
+       "gate on two hosts: each one's background read (%.0f %%, %.0f %%), timed out after %.1f s", s.v[0].gate.background_pct,
+       s.v[1].gate.background_pct, s.v[1].gate.waited_s);
+    /* A bar everything passes: quiet after two intervals, long before the
+     * 10 s it may wait. */
+    q.busy_below_pct = 101;
+    q.wait_max_ns = 10000000000ull;
+    hostread_set_gate(&s, &q, &stop);
+    ok(!strcmp(s.v[1].gate.verdict, "quiet") && !strcmp(s.v[0].gate.verdict, "quiet") && s.v[1].gate.waited_s < 10.0,
+       "gate on two hosts: quiet after %.2f s", s.v[1].gate.waited_s);
+}
+
 /* Counts "host lost" in s. */
 static int count_lost(const char *s)
 {
@@ -619,12 +645,18 @@ static int huge_number(const json_t *j, char *where, size_t len)
 
 struct killer {
     pid_t pid;
+    const char *started;                /* the file whose existence says the tool runs */
     uint64_t after_ns;
 };
 
+/* Kills k->pid after_ns after the tool started (its stdout.txt made by
+ * the agent's spawn), however slow the run's preparation (valgrind). */
 static void *kill_later(void *arg)
 {
     struct killer *k = arg;
+    uint64_t t0 = util_now_ns();
+    while (access(k->started, F_OK) && util_now_ns() - t0 < 60000000000ull)
+        util_sleep_until_ns(util_now_ns() + 10000000ull);
     util_sleep_until_ns(util_now_ns() + k->after_ns);
     kill(k->pid, SIGKILL);
     return NULL;
@@ -642,7 +674,7 @@ static void test_tool_run_lost(void)
                                "sampling: {interval: 200ms}\n"
                                "cooldown: 0s\n"
                                "quiet: {wait_max: 1s}\n";
-    char err[UTIL_ERR_LEN] = "", dir[PATH_MAX], tbin[PATH_MAX + 16], where[256] = "";
+    char err[UTIL_ERR_LEN] = "", dir[PATH_MAX], tbin[PATH_MAX + 16], where[256] = "", started[PATH_MAX + 32];
     struct profile *p = profile_load_string("lost.yaml", yaml, sizeof yaml - 1, err);
     struct exec_host *h = p ? open_local(lb, 0, err) : NULL;
     if (!h) {
@@ -656,7 +688,8 @@ static void test_tool_run_lost(void)
     int cg_ok = 1;
     struct tool_run_opts o = {.profile = p, .run_dir = dir, .target_bin = tbin, .stop = &stop,
                               .ex = exec_remote_executor(h), .cgroup_ok = &cg_ok};
-    struct killer k = {exec_remote_transport_pid(h), 1500000000ull};
+    snprintf(started, sizeof started, "%s/lb-gen/stdout.txt", dir);
+    struct killer k = {exec_remote_transport_pid(h), started, 1500000000ull};
     pthread_t th;
     int th_on = pthread_create(&th, NULL, kill_later, &k) == 0;
     json_t *res = tool_run(&o, &p->tools[0], profile_tool_load(p, &p->tools[0]), NAN, 1, "lb-gen");
@@ -707,6 +740,14 @@ int main(void)
     if (!mkdtemp(tmp))
         abort();
     sha256_file_hex(lb, sha);
+    /* LB_AGENT_TESTS=lost: only the host-lost paths (valgrind.t runs them
+     * under memcheck: ASan does not see uninitialised reads). */
+    const char *only = getenv("LB_AGENT_TESTS");
+    if (only && !strcmp(only, "lost")) {
+        test_lost();
+        test_tool_run_lost();
+        return done_testing();
+    }
 
     test_raw_refusal();
     test_raw_loss(0);
@@ -734,6 +775,7 @@ int main(void)
         test_tool_run(h, 0);
         test_tool_run(h, 1);
         test_reading(h);
+        test_gate(h);
         test_tool_run_lost();
         pid_t tp = exec_remote_transport_pid(h);
         exec_remote_close(h);
