@@ -487,6 +487,31 @@ check "link down: \"Where it ran\" gives the load addresses" \
     grep -q '^| lb-gen | b (load 198.18.0.3, ssh root@198.18.0.3:2203) | a (load 198.18.0.2, ssh root@198.18.0.2:2202) |' "$tmp/linkdown/summary.md"
 check "link down: results.csv names the hosts (tool b, target a)" \
     perl -F, -lane 'if ($. == 1) { %c = map { $F[$_] => $_ } 0 .. $#F; next } exit !($F[$c{tool_hosts}] eq "b" && $F[$c{target_host}] eq "a")' "$tmp/linkdown/results.csv"
+
+# b's link (management and data: one veth here) cut for 8 s under a wrk
+# row: longer than the 5 s heartbeat timeout, so b is lost by silence,
+# not by a closed link. The failed row holds nothing undefined either.
+sed -e 's/^name: .*/name: mgmtdown/' -e 's/^tools: .*/tools: [{tool: wrk, host: b, load: {connections: 4, duration: 20s}}]/' \
+    "$tmp/remote.yaml" > "$tmp/mgmtdown.yaml"
+in_c "$LB" run --out "$tmp/mgmtdown" "$tmp/mgmtdown.yaml" >/dev/null 2>"$tmp/mgmtdown.err" &
+lbpid=$!
+track $lbpid
+wait_line "$tmp/mgmtdown.err" 'wrk: starting' && sleep 2
+ip -n "$C" link set p3 down
+sleep 8
+ip -n "$C" link set p3 up
+rc=0; wait $lbpid || rc=$?
+J=$tmp/mgmtdown/run.json
+[ -f "$J" ] || J=$tmp/none.json
+is "$rc/$(jget "$J" runs.0.status)" 1/failed "link down 8 s: the wrk row fails, exit 1"
+check "link down 8 s: by the heartbeat's silence ($(jget "$J" runs.0.reason))" \
+    sh -c "echo '$(jget "$J" runs.0.reason)' | grep -q 'host lost: b: nothing from the agent'"
+h=$(huge "$J")
+is "$h" "" "link down 8 s: no number near 2^47 in run.json"
+is "$(lost_said "$J" 0)/$(jget "$J" runs.0.output_truncated)" 1/0/null "link down 8 s: the loss said once, no output_truncated"
+left="x"
+for _ in $(seq 150); do left=$(others "$B" "$sshd_b"); [ -z "$left" ] && break; sleep 0.1; done
+is "$left" "" "link down 8 s: nothing of the run left on b"
 # ---- end hosts1 ----
 
 # --- the same profile on one box: rows with the same status and verdicts ----
