@@ -189,7 +189,8 @@ static json_t *host_json(const struct hostread_host *e, const struct profile_qui
     json_t *w = json_array(), *o = json_object();
     double self_s = b->self_cpu_s - a->self_cpu_s;
     json_object_set_new(o, "tcp", netstat_delta_json(&a->ns, &b->ns, w));
-    json_object_set_new(o, "machine_cpu", crosscheck_machine_json(&a->m, &b->m, e->tool_cpu_s, e->target_cpu_s, self_s, w));
+    json_object_set_new(o, "machine_cpu", crosscheck_machine_json_n(&a->m, &b->m, b->ncpu, e->tool_cpu_s, e->target_cpu_s,
+                                                                             self_s, w));
     json_object_set_new(o, "quiet", quiet_run_json(q, &e->gate, &a->m, &b->m, e->tool_cpu_s + e->target_cpu_s + self_s,
                                                    &b->psi, w, disturbed));
     json_object_set_new(o, "ncpu", json_integer(b->ncpu));
