@@ -439,8 +439,7 @@ static int tool_run_detect(struct tool_run *r)
     return 0;
 }
 
-/* TIME_WAIT sockets of the previous run hold ephemeral ports: when they
- * fill half the range, wait (bounded) for them to drain. */
+/* TIME_WAIT sockets now: here, or the most of any host the row uses. */
 static uint64_t tool_run_time_wait(struct tool_run *r)
 {
     if (!r->hs.remote) {
@@ -457,6 +456,8 @@ static uint64_t tool_run_time_wait(struct tool_run *r)
     return r->ns0.time_wait = most;
 }
 
+/* TIME_WAIT sockets of the previous run hold ephemeral ports: when they
+ * fill half the range, wait (bounded) for them to drain. */
 static void tool_run_drain_ports(struct tool_run *r)
 {
     uint64_t range = netstat_port_range(), waited_from = util_now_ns();
@@ -1195,7 +1196,7 @@ static void tree_use(const struct tool_tree *tt, struct tree_use *u)
     t->ex->summary(t, &u->ss);
     if (t->lost[0]) {
         u->cpu_s = u->ss.npoints > 0 ? tt->sampled_cpu_s : NAN;
-        u->source = "samples (host lost: a lower bound)";
+        u->source = "samples where the host was lost (a lower bound)";
     }
     if (t->ex->usage(t, &u->cu, NULL) == 0 && u->cu.cpu_ns > 0) {
         u->cpu_s = (double)u->cu.cpu_ns / 1e9;
