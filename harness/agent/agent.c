@@ -2,6 +2,7 @@
  * tree through exec_local, its samples streamed. */
 #include "agent/agent.h"
 #include "adapters/adapter.h"
+#include "engine/hostread.h"
 #include "engine/agentproto.h"
 #include "engine/exec.h"
 #include "engine/proc.h"
@@ -634,6 +635,18 @@ static int op_machine(struct agent *a, const json_t *req, json_t *rep, char *err
     return 0;
 }
 
+/* This host's machine and network readings now, TCP counters from the
+ * namespace of process pid (0: the agent's, which its trees share). */
+static int op_reading(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a;
+    struct hostread r;
+    if (hostread_local((pid_t)json_integer_value(json_object_get(req, "pid")), &r))
+        return util_err(err, "%s", r.err);
+    json_object_set_new(rep, "reading", hostread_json(&r));
+    return 0;
+}
+
 static int op_tools(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)a, (void)req, (void)err;
@@ -657,7 +670,7 @@ static const struct agent_op {
     {"usage", op_usage}, {"free", op_free},   {"list", op_list},   {"get", op_get},   {"put", op_put},
     {"http", op_http},   {"machine", op_machine}, {"bye", op_bye},     {"target_start", op_target_start},
     {"target_stop", op_target_stop}, {"tools", op_tools}, {"target_rebase", op_target_rebase},
-    {"target_sample", op_target_sample},
+    {"target_sample", op_target_sample}, {"reading", op_reading},
 };
 
 static void agent_reply(struct agent *a, json_t *rep, int rc, const char *err)

@@ -988,20 +988,29 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
 json_t *crosscheck_machine_json(const struct sampler_machine *m0, const struct sampler_machine *m1, double tool_cpu_s,
                                 double target_cpu_s, double self_cpu_s, json_t *warnings)
 {
+    return crosscheck_machine_json_n(m0, m1, sysconf(_SC_NPROCESSORS_ONLN), tool_cpu_s, target_cpu_s, self_cpu_s,
+                                     warnings);
+}
+
+json_t *crosscheck_machine_json_n(const struct sampler_machine *m0, const struct sampler_machine *m1, long ncpu,
+                                  double tool_cpu_s, double target_cpu_s, double self_cpu_s, json_t *warnings)
+{
     double hz = (double)sysconf(_SC_CLK_TCK);
     double idle = (double)((m1->idle + m1->iowait) - (m0->idle + m0->iowait)) / hz;
     double total = (double)(m1->total - m0->total) / hz;
     double busy = total - idle;
     double unattributed = busy - tool_cpu_s - target_cpu_s - self_cpu_s;
-    json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "busy_s", busy, "user_s",
+    /* A CPU not measured (a lost host's tree) is NAN: null here, and so
+     * is what it leaves unattributed. */
+    json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:o, s:o, s:f, s:o}", "busy_s", busy, "user_s",
                           (double)(m1->user + m1->nice - m0->user - m0->nice) / hz, "system_s",
                           (double)(m1->system - m0->system) / hz, "softirq_s", (double)(m1->softirq - m0->softirq) / hz,
-                          "steal_s", (double)(m1->steal - m0->steal) / hz, "tool_s", tool_cpu_s, "target_s",
-                          target_cpu_s, "loadbench_s", self_cpu_s, "unattributed_s", unattributed);
+                          "steal_s", (double)(m1->steal - m0->steal) / hz, "tool_s", jsonutil_num(tool_cpu_s),
+                          "target_s", jsonutil_num(target_cpu_s), "loadbench_s", self_cpu_s, "unattributed_s",
+                          jsonutil_num(unattributed));
     /* Wall time of the interval: total ticks over all CPUs / CPUs. */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double wall = ncpu > 0 ? total / (double)ncpu : 0;
-    if (wall > 0) {
+    if (wall > 0 && isfinite(unattributed)) {
         double pct = unattributed / wall * 100;
         json_object_set_new(o, "unattributed_pct", json_real(pct));
         if (pct > 5)

@@ -310,4 +310,8 @@ const char *crosscheck_verdict_name(enum crosscheck_verdict v);
 json_t *crosscheck_machine_json(const struct sampler_machine *m0, const struct sampler_machine *m1, double tool_cpu_s,
                                 double target_cpu_s, double self_cpu_s, json_t *warnings);
 
+/* The same for a machine of ncpu online CPUs (another host's). */
+json_t *crosscheck_machine_json_n(const struct sampler_machine *m0, const struct sampler_machine *m1, long ncpu,
+                                  double tool_cpu_s, double target_cpu_s, double self_cpu_s, json_t *warnings);
+
 #endif

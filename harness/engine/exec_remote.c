@@ -291,9 +291,9 @@ static int host_pump(struct exec_host *h, int wait_ms)
     return h->lost[0] ? -1 : 0;
 }
 
-/* Send req (stolen) and wait for its reply. Returns the reply (new
- * reference) when ok, or NULL with err (the agent's error, or the loss). */
-static json_t *host_call(struct exec_host *h, json_t *req, char *err)
+/* Send req (stolen) and wait for its reply, ok or not. Returns the reply
+ * (new reference), or NULL with err once the host is lost. */
+static json_t *host_call_any(struct exec_host *h, json_t *req, char *err)
 {
     if (h->lost[0]) {
         json_decref(req);
@@ -310,11 +310,17 @@ static json_t *host_call(struct exec_host *h, json_t *req, char *err)
     json_t *rep = h->reply;
     h->reply = NULL;
     h->want_id = 0;
-    if (!rep) {
+    if (!rep)
         util_err(err, "%s", h->lost);
-        return NULL;
-    }
-    if (!json_is_true(json_object_get(rep, "ok"))) {
+    return rep;
+}
+
+/* Send req (stolen) and wait for its reply. Returns the reply (new
+ * reference) when ok, or NULL with err (the agent's error, or the loss). */
+static json_t *host_call(struct exec_host *h, json_t *req, char *err)
+{
+    json_t *rep = host_call_any(h, req, err);
+    if (rep && !json_is_true(json_object_get(rep, "ok"))) {
         util_err(err, "host %s: %s", h->name, json_string_value(json_object_get(rep, "error")));
         json_decref(rep);
         return NULL;
@@ -522,14 +528,23 @@ static int remote_stop(struct exec_tree *t, const pid_t *keep, int nkeep, uint64
 static int remote_output(struct exec_tree *t, enum exec_stream s, struct exec_output *o, char *err)
 {
     struct remote_tree *r = rtree(t);
-    json_t *rep = host_call(r->h, json_pack("{s:s, s:i, s:i}", "op", "output", "tree", r->id, "stream", (int)s), err);
+    char why[UTIL_ERR_LEN];
+    /* Defined whatever happens: nothing known is nothing kept, not a
+     * stack's leftovers (a lost host's row once said the tool wrote
+     * 140734107359744 bytes). */
+    *o = (struct exec_output){0, 0};
+    json_t *rep = host_call_any(r->h, json_pack("{s:s, s:i, s:i}", "op", "output", "tree", r->id, "stream", (int)s), why);
     if (!rep)
-        return -1;
-    int rc = (int)json_integer_value(json_object_get(rep, "rc"));
-    if (rc == 0)
+        return util_err(err, "the tool's output stayed on host %s, lost with it (%s)", r->h->name, why);
+    int ok = json_is_true(json_object_get(rep, "ok"));
+    int rc = ok ? (int)json_integer_value(json_object_get(rep, "rc")) : -1;
+    /* A write error there still says how much was written and left out. */
+    if (rc <= 0)
         *o = (struct exec_output){agentproto_u64(rep, "total_bytes"), agentproto_u64(rep, "dropped_bytes")};
+    if (!ok)
+        util_err(err, "host %s: %s", r->h->name, json_string_value(json_object_get(rep, "error")));
     json_decref(rep);
-    return rc;
+    return rc < 0 ? -1 : rc;
 }
 
 static int remote_usage(const struct exec_tree *t, struct exec_usage *u, char *err)
@@ -663,6 +678,16 @@ const struct executor *exec_remote_executor(struct exec_host *h)
     return &h->ex;
 }
 
+const char *exec_remote_name(const struct exec_host *h)
+{
+    return h->name;
+}
+
+struct exec_host *exec_remote_host_of(const struct executor *ex)
+{
+    return ex && ex->spawn == remote_spawn ? (struct exec_host *)ex : NULL;
+}
+
 void exec_remote_clock(const struct exec_host *h, struct exec_remote_clock *c)
 {
     *c = h->clock;
@@ -699,8 +724,8 @@ json_t *exec_remote_http_at(struct exec_host *h, int port, const char *method, c
         json_object_set_new(req, "at_ns", json_integer((json_int_t)((int64_t)at_ns + h->clock.offset_ns)));
     json_t *rep = host_call(h, req, err);
     json_t *body = rep ? json_incref(json_object_get(rep, "body")) : NULL;
-    if (rep && done_ns)
-        *done_ns = exec_remote_to_local_ns(h, agentproto_u64(rep, "done_ns"));
+    if (done_ns) /* 0: not made (the host lost, or the call failed) */
+        *done_ns = rep ? exec_remote_to_local_ns(h, agentproto_u64(rep, "done_ns")) : 0;
     json_decref(rep);
     return body;
 }
@@ -761,6 +786,7 @@ int exec_remote_tree_id(const struct exec_tree *t)
 int exec_remote_rebase(struct exec_tree *t, struct sampler_reading *rd, char *err)
 {
     struct remote_tree *r = rtree(t);
+    memset(rd, 0, sizeof *rd); /* t_ns 0: no reading */
     json_t *rep = host_call(r->h, json_pack("{s:s, s:i}", "op", "target_rebase", "tree", r->id), err);
     if (!rep)
         return -1;

@@ -87,6 +87,13 @@ struct exec_host *exec_remote_open(const struct exec_remote_opts *o, char *err);
 /* The executor whose trees run on h (valid until exec_remote_close). */
 const struct executor *exec_remote_executor(struct exec_host *h);
 
+/* The host's name (exec_remote_opts.name). */
+const char *exec_remote_name(const struct exec_host *h);
+
+/* The host behind an executor: h for exec_remote_executor(h), NULL for
+ * any other (exec_local). */
+struct exec_host *exec_remote_host_of(const struct executor *ex);
+
 void exec_remote_clock(const struct exec_host *h, struct exec_remote_clock *c);
 void exec_remote_ident(const struct exec_host *h, struct exec_remote_ident *id);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* /proc/net/netstat and /proc/net/snmp hold pairs of lines: "Prefix: names"
  * then "Prefix: values". Find name under prefix. */
@@ -38,12 +39,27 @@ static int pair_value(const char *path, const char *prefix, const char *name, ui
 
 int netstat_read(struct netstat *n, char *err)
 {
+    return netstat_read_pid(0, n, err);
+}
+
+int netstat_read_pid(pid_t pid, struct netstat *n, char *err)
+{
+    /* /proc/net is /proc/self/net: the reader's namespace. Another
+     * process's counters are those of its namespace, under its pid. */
+    char dir[64], p1[96], p2[96], p3[96];
+    if (pid > 0)
+        snprintf(dir, sizeof dir, "/proc/%d/net", (int)pid);
+    else
+        snprintf(dir, sizeof dir, "/proc/net");
+    snprintf(p1, sizeof p1, "%s/netstat", dir);
+    snprintf(p2, sizeof p2, "%s/snmp", dir);
+    snprintf(p3, sizeof p3, "%s/sockstat", dir);
     memset(n, 0, sizeof *n);
-    if (pair_value("/proc/net/netstat", "TcpExt", "ListenOverflows", &n->listen_overflows) ||
-        pair_value("/proc/net/netstat", "TcpExt", "ListenDrops", &n->listen_drops) ||
-        pair_value("/proc/net/snmp", "Tcp", "RetransSegs", &n->retrans_segs))
-        return util_err(err, "cannot read TCP counters from /proc/net/netstat and /proc/net/snmp");
-    FILE *f = fopen("/proc/net/sockstat", "r");
+    if (pair_value(p1, "TcpExt", "ListenOverflows", &n->listen_overflows) ||
+        pair_value(p1, "TcpExt", "ListenDrops", &n->listen_drops) ||
+        pair_value(p2, "Tcp", "RetransSegs", &n->retrans_segs))
+        return util_err(err, "cannot read TCP counters from %s and %s", p1, p2);
+    FILE *f = fopen(p3, "r");
     if (f) {
         char line[256];
         while (fgets(line, sizeof line, f)) {

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct netstat {
     uint64_t listen_overflows;  /* TcpExt ListenOverflows */
@@ -14,8 +15,13 @@ struct netstat {
     uint64_t time_wait;         /* /proc/net/sockstat TCP tw (now, not a counter) */
 };
 
-/* Read the counters. Returns 0, or -1 with err filled. */
+/* Read the counters of this process's network namespace. Returns 0, or
+ * -1 with err filled. */
 int netstat_read(struct netstat *n, char *err);
+
+/* The same for the namespace of process pid (/proc/PID/net; pid 0: this
+ * process's). Returns 0, or -1 with err filled (n zeroed). */
+int netstat_read_pid(pid_t pid, struct netstat *n, char *err);
 
 /* Deltas from a to b as JSON, with a warning appended to warnings for each
  * non-zero drop/retransmit delta. */

@@ -4,6 +4,7 @@
 #include "engine/capture.h"
 #include "engine/crosscheck.h"
 #include "engine/exec.h"
+#include "engine/hostread.h"
 #include "common/fsutil.h"
 #include "common/jsonutil.h"
 #include "common/net.h"
@@ -37,6 +38,11 @@ void tool_run_downgrade(struct tool_run_verdict *v, enum tool_run_status s, cons
         snprintf(v->reason, sizeof v->reason, "%s", msg);
         return;
     }
+    /* "no result: host lost: b: ..." after "host lost: b: ..." says the
+     * loss again: a consequence of a reason given is not a second one. */
+    const char *lost = strstr(msg, "host lost: ");
+    if (strstr(v->reason, msg) || (lost && strstr(v->reason, lost)))
+        return;
     size_t n = strlen(v->reason);
     snprintf(v->reason + n, sizeof v->reason - n, "%s%s", n ? "; " : "", msg);
 }
@@ -121,6 +127,10 @@ struct tool_run {
     /* The footprint, for the judgement. */
     double cpu_s, rss_peak, target_cpu_s;
     struct sampler_summary tool_ss;     /* the trees' sampled aggregates, summed */
+
+    /* The hosts the row uses, each read there (hostread.h): with another
+     * host than this one, the row's machine and network readings. */
+    struct hostread_set hs;
 };
 
 /* One of the tool's process trees, with its own series file when there
@@ -133,6 +143,9 @@ struct tool_tree {
                                          * this tree ended: the most responses it can have left unread */
     FILE *csv;
     char path[PATH_MAX + 96];
+    double sampled_cpu_s;               /* the CPU its points add up to (what a lost host's tree
+                                         * still measured) */
+    double cpu_s;                       /* its footprint's CPU (NAN: not measured) */
 };
 
 /* printf into a path buffer; a path that does not fit is cut, and the
@@ -325,6 +338,8 @@ static void machine_row(FILE *f, double t_s, struct sampler_machine *prev, int n
     }
 }
 
+static int has_string(json_t *a, const char *s);
+
 /* Ends the capture of one of a tree's output files (once; later calls do
  * nothing) and says in the result when the output was cut or could not be
  * written: output_truncated.<name> (stdout or stderr, p1/stdout for
@@ -338,13 +353,22 @@ static void finish_output(struct tool_run *r, size_t k, enum exec_stream stream)
     else
         snprintf(name, sizeof name, "%s", base);
     char err[UTIL_ERR_LEN];
-    struct exec_output o;
+    struct exec_output o = {0, 0};
     struct exec_tree *tree = r->trees[k].t;
     if (!tree)
         return;
     int rc = tree->ex->output(tree, stream, &o, err);
     if (rc == 1)
         return;
+    if (rc < 0 && tree->lost[0]) {
+        /* Its file stayed on the lost host: said once, not as a count. */
+        json_t *l = json_object_get(r->res, "output_lost");
+        if (!l)
+            json_object_set_new(r->res, "output_lost", l = json_array());
+        if (!has_string(l, name))
+            json_array_append_new(l, json_string(name));
+        return;
+    }
     if (rc < 0)
         json_array_append_new(r->warnings, adapter_json_text(err));
     if (o.dropped_bytes) {
@@ -382,6 +406,12 @@ static void tool_run_init(struct tool_run *r, const struct tool_run_opts *o, con
     json_object_set_new(r->res, "dir", json_string(subdir));
     json_object_set_new(r->res, "load", profile_load_to_json(load));
     json_object_set_new(r->res, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
+    /* Where the tool's processes and lb-target run: process k on its
+     * entry's host_index, as tool_run_spawn_one places it. */
+    for (unsigned i = 0; i < (pt->nhosts ? pt->nhosts : 1); i++)
+        hostread_set_add(&r->hs, pt->nhosts ? pt->hosts[i] : pt->host,
+                         exec_remote_host_of(o->host_ex ? o->host_ex[i] : o->ex));
+    hostread_set_add(&r->hs, o->profile->target_host, o->target_host);
 }
 
 /* The tool's adapter and binary, and its identity in the result. */
@@ -409,16 +439,30 @@ static int tool_run_detect(struct tool_run *r)
     return 0;
 }
 
+/* TIME_WAIT sockets now: here, or the most of any host the row uses. */
+static uint64_t tool_run_time_wait(struct tool_run *r)
+{
+    if (!r->hs.remote) {
+        netstat_read(&r->ns0, NULL);
+        return r->ns0.time_wait;
+    }
+    /* On each host the row uses, in its own namespace: the most of them. */
+    uint64_t most = 0;
+    for (size_t i = 0; i < r->hs.n; i++) {
+        struct hostread hr;
+        if (hostread_take(r->hs.v[i].h, r->hs.v[i].pid, &hr) == 0 && hr.ns.time_wait > most)
+            most = hr.ns.time_wait;
+    }
+    return r->ns0.time_wait = most;
+}
+
 /* TIME_WAIT sockets of the previous run hold ephemeral ports: when they
  * fill half the range, wait (bounded) for them to drain. */
 static void tool_run_drain_ports(struct tool_run *r)
 {
-    netstat_read(&r->ns0, NULL);
     uint64_t range = netstat_port_range(), waited_from = util_now_ns();
-    while (r->ns0.time_wait > range / 2 && util_now_ns() - waited_from < 65000000000ull && !*r->o->stop) {
+    while (tool_run_time_wait(r) > range / 2 && util_now_ns() - waited_from < 65000000000ull && !*r->o->stop)
         util_sleep_until_ns(util_now_ns() + 500000000ull);
-        netstat_read(&r->ns0, NULL);
-    }
     if (util_now_ns() - waited_from > 1000000000ull)
         json_array_append_new(r->warnings, json_sprintf("waited %.0f s for TIME_WAIT sockets to drain (%llu left)",
                                                         (double)(util_now_ns() - waited_from) / 1e9,
@@ -689,7 +733,12 @@ static const struct profile_quiet *tool_run_quiet(const struct tool_run *r)
 static int tool_run_spawn(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
-    quiet_gate_wait(tool_run_quiet(r), r->o->stop, &r->gate);
+    if (r->hs.remote) {
+        hostread_set_gate(&r->hs, tool_run_quiet(r), r->o->stop);
+        r->gate = r->hs.v[0].gate;
+    } else {
+        quiet_gate_wait(tool_run_quiet(r), r->o->stop, &r->gate);
+    }
     r->before = target_window(&r->tgt, err);
     if (!r->before) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target control channel: %s", err);
@@ -697,6 +746,8 @@ static int tool_run_spawn(struct tool_run *r)
     }
     sampler_machine_read(&r->m0, NULL);
     r->self0 = sampler_self_cpu_s();
+    if (r->hs.remote)
+        hostread_set_read(&r->hs, 0);
     r->have_hold = profile_hold_window(r->as_run, &r->hold_s_ns, &r->hold_e_ns) == 0;
     /* A hold window from the load's start begins with the (fresh) target's
      * first request: the snapshot before any request is its left edge. */
@@ -840,6 +891,7 @@ static int tool_run_sample_trees(struct tool_run *r, struct sampler_reading *rd,
         struct exec_tree *t = r->trees[k].t;
         if (t->ex->sample(t, &one, &pt) != 1)
             continue;
+        r->trees[k].sampled_cpu_s += pt.cpu_pct / 100 * pt.interval_s;
         if (r->trees[k].csv)
             sampler_csv_row(r->trees[k].csv, &pt);
         if (!got)
@@ -1051,7 +1103,9 @@ static void tool_run_stop(struct tool_run *r)
     if (full && tool_run_sample_trees(r, &rd, &pt) && r->tcsv)
         sampler_csv_row(r->tcsv, &pt);
     tool_run_target_last(r, full);
-    r->target_cpu_s = (double)(r->trd1.cpu_ns - r->trd0.cpu_ns) / 1e9;
+    /* Both readings made, in order: else not measured (its host lost). */
+    r->target_cpu_s = r->trd0.t_ns && r->trd1.t_ns && r->trd1.cpu_ns >= r->trd0.cpu_ns
+                          ? (double)(r->trd1.cpu_ns - r->trd0.cpu_ns) / 1e9 : NAN;
     json_t *s = target_stats(&r->tgt, NULL);
     if (s && r->stopped_by_us)
         r->open_at_stop = target_u64(s, "connections_open");
@@ -1070,9 +1124,13 @@ static void tool_run_stop(struct tool_run *r)
         finish_output(r, k, EXEC_STDERR);
     }
     sampler_machine_read(&r->m1, NULL);
+    if (r->hs.remote)
+        hostread_set_read(&r->hs, 1);
     quiet_psi_read(&r->psi1);
-    netstat_read(&r->ns1, NULL);
-    json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
+    if (!r->hs.remote) { /* else each host's own, at collect */
+        netstat_read(&r->ns1, NULL);
+        json_object_set_new(r->res, "tcp", netstat_delta_json(&r->ns0, &r->ns1, r->warnings));
+    }
     r->self1 = sampler_self_cpu_s();
 }
 
@@ -1117,7 +1175,10 @@ static json_t *tool_run_exit_json(const struct exec_tree *tool)
 }
 
 /* One tree's use: CPU exact from its cgroup where it had one, else
- * wait4's rusage; its sampled aggregates; its largest process's maxrss. */
+ * wait4's rusage; its sampled aggregates; its largest process's maxrss.
+ * A tree whose host was lost has neither: its CPU is what its points
+ * measured until then (a lower bound), NAN (null) when there were none,
+ * never 0. */
 struct tree_use {
     double cpu_s, maxrss_mb;
     const char *source;
@@ -1126,12 +1187,17 @@ struct tree_use {
     int have_cu;
 };
 
-static void tree_use(const struct exec_tree *t, struct tree_use *u)
+static void tree_use(const struct tool_tree *tt, struct tree_use *u)
 {
+    const struct exec_tree *t = tt->t;
     memset(u, 0, sizeof *u);
     u->cpu_s = t->exit.cpu_s;
     u->source = "rusage";
     t->ex->summary(t, &u->ss);
+    if (t->lost[0]) {
+        u->cpu_s = u->ss.npoints > 0 ? tt->sampled_cpu_s : NAN;
+        u->source = "samples where the host was lost (a lower bound)";
+    }
     if (t->ex->usage(t, &u->cu, NULL) == 0 && u->cu.cpu_ns > 0) {
         u->cpu_s = (double)u->cu.cpu_ns / 1e9;
         u->source = "cgroup";
@@ -1147,11 +1213,12 @@ static void tree_use(const struct exec_tree *t, struct tree_use *u)
 static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
 {
     json_t *parts = r->ntrees > 1 ? json_array() : NULL;
-    int cg = 0;
+    int cg = 0, nlost = 0;
     memset(sum, 0, sizeof *sum);
     for (size_t k = 0; k < r->ntrees; k++) {
         struct tree_use u;
-        tree_use(r->trees[k].t, &u);
+        tree_use(&r->trees[k], &u);
+        r->trees[k].cpu_s = u.cpu_s;
         if (k == 0) {
             *sum = u;
         } else {
@@ -1169,10 +1236,11 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
                 sum->ss.thread_max_peak_pct = u.ss.thread_max_peak_pct;
         }
         cg += u.have_cu;
+        nlost += r->trees[k].t->lost[0] != 0;
         if (parts)
-            json_array_append_new(parts, json_pack("{s:s, s:i, s:i, s:f, s:f, s:s, s:o, s:s, s:o}", "role",
+            json_array_append_new(parts, json_pack("{s:s, s:i, s:i, s:o, s:f, s:s, s:o, s:s, s:o}", "role",
                                                    r->trees[k].proc->role, "process", (int)k, "trees", 1, "cpu_seconds",
-                                                   u.cpu_s, "rss_peak_mb", u.ss.rss_peak_mb > u.maxrss_mb ? u.ss.rss_peak_mb : u.maxrss_mb,
+                                                   jsonutil_num(u.cpu_s), "rss_peak_mb", u.ss.rss_peak_mb > u.maxrss_mb ? u.ss.rss_peak_mb : u.maxrss_mb,
                                                    "source", u.source, "samples", summary_json(&u.ss), "samples_file",
                                                    r->trees[k].path + strlen(r->o->run_dir) + 1,
                                                    "exit", tool_run_exit_json(r->trees[k].t)));
@@ -1180,7 +1248,8 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
             json_object_set_new(json_array_get(parts, k), "host", json_string(r->trees[k].proc->host));
     }
     sum->have_cu = cg == (int)r->ntrees;
-    sum->source = sum->have_cu ? "cgroup" : cg ? "cgroup and rusage" : "rusage";
+    sum->source = sum->have_cu ? "cgroup" : nlost ? "samples where the host was lost (a lower bound)"
+                : cg ? "cgroup and rusage" : "rusage";
     if (r->ntrees > 1) {
         sum->ss.npoints = (int)r->ntp;
         sum->ss.cpu_peak_pct = sum->ss.rss_peak_mb = 0;
@@ -1220,11 +1289,11 @@ static void tool_run_footprint(struct tool_run *r)
      * process (ru_maxrss) and the run's average CPU are floors the peaks
      * cannot be below: no sample may report less. */
     double maxrss_mb = u.maxrss_mb;
-    double cpu_avg = wall_s > 0 ? r->cpu_s / wall_s * 100 : 0;
+    double cpu_avg = wall_s > 0 ? r->cpu_s / wall_s * 100 : NAN;
     r->rss_peak = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb;
-    json_object_set_new(fp, "cpu_seconds", json_real(r->cpu_s));
-    json_object_set_new(fp, "cpu_avg_pct", json_real(cpu_avg));
-    json_object_set_new(fp, "cpu_peak_pct", json_real(ss.cpu_peak_pct > cpu_avg ? ss.cpu_peak_pct : cpu_avg));
+    json_object_set_new(fp, "cpu_seconds", jsonutil_num(r->cpu_s));
+    json_object_set_new(fp, "cpu_avg_pct", jsonutil_num(cpu_avg));
+    json_object_set_new(fp, "cpu_peak_pct", jsonutil_num(isnan(cpu_avg) || ss.cpu_peak_pct > cpu_avg ? (ss.npoints ? ss.cpu_peak_pct : NAN) : cpu_avg));
     json_object_set_new(fp, "rss_peak_mb", json_real(r->rss_peak));
     json_object_set_new(fp, "rss_peak_basis",
                         json_string(ss.rss_peak_mb >= maxrss_mb ? "samples" : "largest process's maxrss"));
@@ -1242,7 +1311,7 @@ static void tool_run_footprint(struct tool_run *r)
         json_object_set_new(fp, "parts", parts);
     json_object_set_new(r->res, "footprint", fp);
     json_t *tf = summary_json(&ts);
-    json_object_set_new(tf, "cpu_seconds", json_real(r->target_cpu_s));
+    json_object_set_new(tf, "cpu_seconds", jsonutil_num(r->target_cpu_s));
     json_object_set_new(tf, "samples_file", json_string(r->tpath + strlen(r->o->run_dir) + 1));
     json_object_set_new(r->res, "target_footprint", tf);
 }
@@ -1315,17 +1384,54 @@ static void tool_run_collect_client(struct tool_run *r)
     json_object_set_new(r->res, "client", c);
 }
 
+/* A row on other hosts: each host's readings (hosts.NAME: tcp,
+ * machine_cpu, quiet) with the CPU the run spent there; the row's tcp is
+ * their sum, its machine_cpu and quiet the tool's first host's, and it
+ * is disturbed when any host was. The controller's own readings describe
+ * none of it and are not recorded. */
+static void tool_run_hosts_json(struct tool_run *r)
+{
+    for (size_t i = 0; i < r->hs.n; i++)
+        r->hs.v[i].tool_cpu_s = r->hs.v[i].target_cpu_s = 0;
+    for (size_t k = 0; k < r->ntrees; k++) {
+        struct hostread_host *e = hostread_set_add(&r->hs, NULL, exec_remote_host_of(r->trees[k].t->ex));
+        if (e)
+            e->tool_cpu_s += r->trees[k].cpu_s;
+    }
+    struct hostread_host *te = hostread_set_add(&r->hs, NULL, r->o->target_host);
+    if (te)
+        te->target_cpu_s += r->target_cpu_s;
+    int disturbed;
+    json_t *tcp = NULL, *hosts = hostread_set_json(&r->hs, tool_run_quiet(r), r->warnings, &disturbed, &tcp);
+    json_t *first = json_object_get(hosts, r->hs.v[0].name);
+    if (json_object_get(first, "machine_cpu"))
+        json_object_set(r->res, "machine_cpu", json_object_get(first, "machine_cpu"));
+    if (json_object_get(first, "quiet")) {
+        json_t *q = json_deep_copy(json_object_get(first, "quiet"));
+        json_object_set_new(q, "disturbed", json_boolean(disturbed));
+        json_object_set_new(q, "host", json_string(r->hs.v[0].name));
+        json_object_set_new(r->res, "quiet", q);
+    }
+    if (tcp)
+        json_object_set_new(r->res, "tcp", tcp);
+    json_object_set_new(r->res, "hosts", hosts);
+}
+
 static void tool_run_collect(struct tool_run *r)
 {
     tool_run_collect_server(r);
     json_object_set_new(r->res, "exit", tool_run_exit_json(r->tool));
     tool_run_footprint(r);
-    json_object_set_new(r->res, "machine_cpu", crosscheck_machine_json(&r->m0, &r->m1, r->cpu_s, r->target_cpu_s,
-                                                                       r->self1 - r->self0, r->warnings));
-    int disturbed;
-    json_object_set_new(r->res, "quiet", quiet_run_json(tool_run_quiet(r), &r->gate, &r->m0, &r->m1,
-                                                        r->cpu_s + r->target_cpu_s + r->self1 - r->self0, &r->psi1,
-                                                        r->warnings, &disturbed));
+    if (r->hs.remote) {
+        tool_run_hosts_json(r);
+    } else {
+        json_object_set_new(r->res, "machine_cpu", crosscheck_machine_json(&r->m0, &r->m1, r->cpu_s, r->target_cpu_s,
+                                                                           r->self1 - r->self0, r->warnings));
+        int disturbed;
+        json_object_set_new(r->res, "quiet", quiet_run_json(tool_run_quiet(r), &r->gate, &r->m0, &r->m1,
+                                                            r->cpu_s + r->target_cpu_s + r->self1 - r->self0,
+                                                            &r->psi1, r->warnings, &disturbed));
+    }
     tool_run_collect_client(r);
 }
 
@@ -1406,6 +1512,32 @@ static void tool_run_judge(struct tool_run *r)
 
 /* ---- free: the one clean-up path, whatever phase the run reached ---------------- */
 
+/* 1 when a warning before the i-th or the reason already says text. */
+static int said_before(const struct tool_run *r, size_t i, const char *text)
+{
+    if (strstr(r->v.reason, text))
+        return 1;
+    for (size_t j = 0; j < i; j++)
+        if (strstr(json_string_value(json_array_get(r->warnings, j)), text))
+            return 1;
+    return 0;
+}
+
+/* Every call to a lost host fails with the same "host lost: ..." (the
+ * stop, the fetch, lb-target's samples): said once, in the reason or the
+ * first warning that has it (a warning's text from "host lost: " on). */
+static void tool_run_dedupe_lost(struct tool_run *r)
+{
+    for (size_t i = 0; i < json_array_size(r->warnings);) {
+        const char *w = json_string_value(json_array_get(r->warnings, i));
+        const char *lost = w ? strstr(w, "host lost: ") : NULL;
+        if (lost && said_before(r, i, lost))
+            json_array_remove(r->warnings, i);
+        else
+            i++;
+    }
+}
+
 static json_t *tool_run_free(struct tool_run *r)
 {
     pid_t keep_tgt[1] = {r->have_tgt ? r->tgt.proc.pid : 0};
@@ -1444,6 +1576,7 @@ static json_t *tool_run_free(struct tool_run *r)
     adapter_result_free(&r->ar);
     adapter_group_free(&r->g);
     profile_load_free(r->as_run_sum);
+    tool_run_dedupe_lost(r);
     json_object_set_new(r->res, "status", json_string(tool_run_status_name(r->v.status)));
     if (r->v.reason[0])
         json_object_set_new(r->res, "reason", adapter_json_text(r->v.reason));

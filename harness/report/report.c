@@ -265,13 +265,15 @@ static void report_co_markdown(FILE *f, json_t *runs)
     }
 }
 
-/* "NAME (DEST)" for a placement entry ({host, ssh}), or "this machine". */
+/* "NAME (load ADDRESS, ssh DEST)" for a placement entry ({host, ssh,
+ * address}): the address load went to or came from first, the one the
+ * numbers describe; or "this machine". */
 static const char *where_cell(json_t *pl, char *buf, size_t len)
 {
-    const char *host = str(pl, "host"), *dest = str(pl, "ssh");
+    const char *host = str(pl, "host"), *dest = str(pl, "ssh"), *addr = str(pl, "address");
     if (!host)
         return "this machine";
-    snprintf(buf, len, "%s (%s)", host, dest ? dest : "?");
+    snprintf(buf, len, "%s (load %s, ssh %s)", host, addr ? addr : "?", dest ? dest : "?");
     return buf;
 }
 
@@ -291,6 +293,31 @@ static const char *tool_where_cell(json_t *pl, char *buf, size_t len)
         snprintf(buf + n, len - n, "%s%s", i ? ", " : "", where_cell(e, one, sizeof one));
     }
     return buf;
+}
+
+/* Appends the packets an interface lost during the run ("**dropped:
+ * tx_dropped 5 on eth0**"): lost outside both processes, they come back
+ * as retransmits and tail latency. rx_dropped is left out: it also counts
+ * frames of protocols the host does not speak. */
+static void nic_drops(json_t *ifs, char *buf, size_t len)
+{
+    static const char *const keys[] = {"tx_dropped", "rx_missed_errors", "rx_fifo_errors", "tx_fifo_errors"};
+    json_t *c;
+    const char *name;
+    int any = 0;
+    json_object_foreach(ifs, name, c)
+    {
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+            double v = num(c, keys[k]);
+            size_t n = strlen(buf);
+            if (!isnan(v) && v > 0)
+                snprintf(buf + n, len - n, "%s%s %.0f on %s", any++ ? ", " : "; **dropped: ", keys[k], v, name);
+        }
+    }
+    if (any) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "**");
+    }
 }
 
 /* Bytes received and sent over a tool run on the interfaces of one nic
@@ -315,6 +342,7 @@ static void nic_cell(json_t *e, char *buf, size_t len)
     }
     snprintf(buf, len, "%s: %.1f MB in, %.1f MB out (loopback %.1f MB)", str(e, "host") ?: "this machine", rx / 1e6,
              tx / 1e6, lo / 1e6);
+    nic_drops(ifs, buf, len);
 }
 
 /* Where the target and each tool ran (a profile with hosts:), with the
@@ -480,6 +508,31 @@ static void csv_num(FILE *f, double v)
         fprintf(f, "%.6g", v);
 }
 
+/* The row's hosts (a profile with hosts:; empty without): the tool's,
+ * space-separated when on several, then the target's; "local" is this
+ * machine. */
+static void csv_hosts(FILE *f, json_t *r)
+{
+    json_t *pl = json_object_get(r, "placement"), *all = json_object_get(pl, "tools"), *e;
+    char hosts[512] = "";
+    size_t i;
+    if (!json_is_object(pl)) {
+        fputc(',', f);
+        return;
+    }
+    if (json_array_size(all) < 2)
+        snprintf(hosts, sizeof hosts, "%s", str(pl, "tool.host") ?: "local");
+    json_array_foreach(all, i, e)
+    {
+        size_t n = strlen(hosts);
+        if (json_array_size(all) >= 2)
+            snprintf(hosts + n, sizeof hosts - n, "%s%s", i ? " " : "", str(e, "host") ?: "local");
+    }
+    report_csv_str(f, hosts);
+    fputc(',', f);
+    report_csv_str(f, str(pl, "target.host") ?: "local");
+}
+
 void report_csv(FILE *f, json_t *run)
 {
     static const char *const cols[] = {
@@ -495,7 +548,7 @@ void report_csv(FILE *f, json_t *run)
     for (const char *const *c = cols; *c; c++)
         fprintf(f, ",%s", *c);
     /* Appended last, so that older readers' column numbers still hold. */
-    fprintf(f, ",witness,hold_steady,disturbed\n");
+    fprintf(f, ",witness,hold_steady,disturbed,tool_hosts,target_host\n");
     json_t *r;
     size_t i;
     json_array_foreach(json_object_get(run, "runs"), i, r)
@@ -526,7 +579,9 @@ void report_csv(FILE *f, json_t *run)
         fputc(',', f);
         report_csv_str(f, str(r, "windows.hold_steady.verdict"));
         json_t *q = json_object_get(r, "quiet");
-        fprintf(f, ",%s\n", json_is_object(q) ? (json_is_true(json_object_get(q, "disturbed")) ? "true" : "false") : "");
+        fprintf(f, ",%s,", json_is_object(q) ? (json_is_true(json_object_get(q, "disturbed")) ? "true" : "false") : "");
+        csv_hosts(f, r);
+        fputc('\n', f);
     }
 }
 

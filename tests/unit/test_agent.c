@@ -8,6 +8,7 @@
 #include "adapters/adapter.h"
 #include "engine/agentproto.h"
 #include "engine/exec_remote.h"
+#include "engine/hostread.h"
 #include "engine/target.h"
 #include "engine/toolrun.h"
 #include "common/fsutil.h"
@@ -21,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +393,24 @@ static void test_lost(void)
     ok(t && t->ended && !strncmp(t->lost, "host lost: here: the link closed", 32), "a lost link ends the tree: %s",
        t ? t->lost : "");
     ok(t && ex->stop(t, NULL, 0, 1000000000ull, err) == -1 && strstr(err, "host lost"), "calls fail with the loss");
+    /* Every result a call to a lost host gives is defined: nothing is left
+     * as the caller's memory had it (a row once said its tool wrote
+     * 140734107359744 bytes, a stack address). */
+    struct exec_output o;
+    memset(&o, 0xa5, sizeof o);
+    int orc = t ? ex->output(t, EXEC_STDOUT, &o, err) : 0;
+    ok(orc == -1 && o.total_bytes == 0 && o.dropped_bytes == 0 && strstr(err, "lost with it") &&
+           strstr(err, "host lost"),
+       "output after the loss: -1, nothing counted (%llu, %llu): %s", (unsigned long long)o.total_bytes,
+       (unsigned long long)o.dropped_bytes, err);
+    struct exec_usage u;
+    memset(&u, 0xa5, sizeof u);
+    ok(t && ex->usage(t, &u, err) == -1 && u.cpu_ns == 0 && u.mem_peak_bytes == 0 && u.oom_kills == 0,
+       "usage after the loss: -1, nothing counted");
+    uint64_t done = 12345;
+    json_t *body = exec_remote_http_at(h, 1, "GET", "/stats", 0, &done, err);
+    ok(!body && done == 0, "a control call after the loss: no body, done_ns 0 (not made)");
+    ok(t && ex->fetch(t, err) == -1 && strstr(err, "host lost"), "fetch after the loss fails with it");
     /* The agent was SIGKILLed: its guardian ends what it started. */
     ok(pid > 0 && gone_after(&pid, 1, 5) < 2, "the tree is gone too (the agent's guardian)");
     ex->free(t);
@@ -527,7 +547,173 @@ static void test_tool_run(struct exec_host *h, int with_target)
     ok(json_integer_value(json_object_get(tf, "points")) >= 5 && json_real_value(json_object_get(tf, "cpu_seconds")) > 0,
        "%s: lb-target sampled (%lld points, %.3f CPU s)", what, (long long)json_integer_value(json_object_get(tf, "points")),
        json_real_value(json_object_get(tf, "cpu_seconds")));
+    /* The row's machine and network readings are each host's own: the
+     * agent's ("here") and this machine's (lb-target's, when here). */
+    json_t *hosts = json_object_get(res, "hosts"), *hh = json_object_get(hosts, "here");
+    ok(json_object_get(json_object_get(hh, "tcp"), "retrans_segs") && json_object_get(hh, "machine_cpu") &&
+           json_object_get(json_object_get(hh, "quiet"), "disturbed") &&
+           json_object_size(hosts) == (with_target ? 1u : 2u),
+       "%s: hosts.here has tcp, machine_cpu and quiet (%zu hosts)", what, json_object_size(hosts));
+    json_t *tcp = json_object_get(res, "tcp");
+    ok(json_object_get(tcp, "retrans_segs") && strstr(json_string_value(json_object_get(tcp, "from")), "each host"),
+       "%s: the row's tcp is the hosts' sum", what);
     json_decref(res);
+    profile_free(p);
+}
+
+/* The agent's reading: TCP counters of the namespace of the pid asked
+ * (here, ours), bracketed by ours before and after. */
+static void test_reading(struct exec_host *h)
+{
+    struct netstat a, b;
+    struct hostread r;
+    netstat_read_pid(getpid(), &a, NULL);
+    int rc = hostread_take(h, getpid(), &r);
+    netstat_read(&b, NULL);
+    ok(rc == 0 && r.ok && r.ns.retrans_segs >= a.retrans_segs && r.ns.retrans_segs <= b.retrans_segs &&
+           r.m.total > 0 && r.ncpu > 0 && r.self_cpu_s > 0,
+       "reading: the agent's TCP counters are the namespace's (%llu in [%llu, %llu]), /proc/stat read: %s",
+       (unsigned long long)r.ns.retrans_segs, (unsigned long long)a.retrans_segs, (unsigned long long)b.retrans_segs,
+       r.err);
+    rc = hostread_take(h, 999999999, &r);
+    ok(rc == -1 && !r.ok && strstr(r.err, "/proc/999999999/net"), "reading: a pid that does not exist: %s", r.err);
+}
+
+/* The quiet gate on two hosts (this machine and the agent's): it reads
+ * each one's background every interval and ends on the common verdict. */
+static void test_gate(struct exec_host *h)
+{
+    struct hostread_set s;
+    memset(&s, 0, sizeof s);
+    hostread_set_add(&s, NULL, NULL);
+    hostread_set_add(&s, "ignored", h);
+    volatile sig_atomic_t stop = 0;
+    /* A bar nothing passes: the gate waits its whole 1 s and says so. */
+    struct profile_quiet q = {.busy_below_pct = -1, .interval_ns = 200000000ull, .wait_max_ns = 1000000000ull};
+    hostread_set_gate(&s, &q, &stop);
+    ok(s.n == 2 && !strcmp(s.v[1].name, "here") && !strcmp(s.v[0].gate.verdict, "timed out") &&
+           !strcmp(s.v[1].gate.verdict, "timed out") && s.v[1].gate.waited_s >= 1.0 &&
+           isfinite(s.v[0].gate.background_pct) && isfinite(s.v[1].gate.background_pct),
+       "gate on two hosts: each one's background read (%.0f %%, %.0f %%), timed out after %.1f s", s.v[0].gate.background_pct,
+       s.v[1].gate.background_pct, s.v[1].gate.waited_s);
+    /* A bar everything passes: quiet after two intervals, long before the
+     * 10 s it may wait. */
+    q.busy_below_pct = 101;
+    q.wait_max_ns = 10000000000ull;
+    hostread_set_gate(&s, &q, &stop);
+    ok(!strcmp(s.v[1].gate.verdict, "quiet") && !strcmp(s.v[0].gate.verdict, "quiet") && s.v[1].gate.waited_s < 10.0,
+       "gate on two hosts: quiet after %.2f s", s.v[1].gate.waited_s);
+}
+
+/* Counts "host lost" in s. */
+static int count_lost(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, "host lost")); p++)
+        n++;
+    return n;
+}
+
+/* The first number in j (keys ending in _ns or _ms are times, skipped)
+ * at or above 2^40: no count, size or CPU figure of a 4 s run comes near
+ * it, while a stack address read as a count does (about 2^47). Its path
+ * goes to where. Returns 1 when found. */
+static int huge_number(const json_t *j, char *where, size_t len)
+{
+    const double bound = 1099511627776.0;
+    const char *k;
+    json_t *v;
+    size_t i;
+    if (json_is_number(j) && json_number_value(j) >= bound)
+        return 1;
+    if (json_is_array(j))
+        json_array_foreach(j, i, v) if (huge_number(v, where, len)) return 1;
+    if (json_is_object(j))
+        json_object_foreach((json_t *)j, k, v)
+        {
+            size_t n = strlen(k);
+            if (n > 3 && (!strcmp(k + n - 3, "_ns") || !strcmp(k + n - 3, "_ms")))
+                continue;
+            if (huge_number(v, where, len)) {
+                size_t w = strlen(where);
+                snprintf(where + w, len - w, "<%s", k);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+struct killer {
+    pid_t pid;
+    const char *started;                /* the file whose existence says the tool runs */
+    uint64_t after_ns;
+};
+
+/* Kills k->pid after_ns after the tool started (its stdout.txt made by
+ * the agent's spawn), however slow the run's preparation (valgrind). */
+static void *kill_later(void *arg)
+{
+    struct killer *k = arg;
+    uint64_t t0 = util_now_ns();
+    while (access(k->started, F_OK) && util_now_ns() - t0 < 60000000000ull)
+        util_sleep_until_ns(util_now_ns() + 10000000ull);
+    util_sleep_until_ns(util_now_ns() + k->after_ns);
+    kill(k->pid, SIGKILL);
+    return NULL;
+}
+
+/* The host lost mid-run (its transport killed 1.5 s into a 4 s lb-gen
+ * run): the row fails with the loss said once, keeps what was measured
+ * (the CPU its samples saw, not 0) and holds nothing undefined. */
+static void test_tool_run_lost(void)
+{
+    static const char yaml[] = "name: lost\n"
+                               "target: {delay: 1ms, body: 64B, threads: 1}\n"
+                               "load: {model: closed, connections: 4, duration: 4s}\n"
+                               "tools: [lb-gen]\n"
+                               "sampling: {interval: 200ms}\n"
+                               "cooldown: 0s\n"
+                               "quiet: {wait_max: 1s}\n";
+    char err[UTIL_ERR_LEN] = "", dir[PATH_MAX], tbin[PATH_MAX + 16], where[256] = "", started[PATH_MAX + 32];
+    struct profile *p = profile_load_string("lost.yaml", yaml, sizeof yaml - 1, err);
+    struct exec_host *h = p ? open_local(lb, 0, err) : NULL;
+    if (!h) {
+        ok(0, "lost: profile and agent: %s", err);
+        profile_free(p);
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s/run-lost", tmp);
+    snprintf(tbin, sizeof tbin, "%s/lb-target", getenv("LB_BUILD_BIN"));
+    volatile sig_atomic_t stop = 0;
+    int cg_ok = 1;
+    struct tool_run_opts o = {.profile = p, .run_dir = dir, .target_bin = tbin, .stop = &stop,
+                              .ex = exec_remote_executor(h), .cgroup_ok = &cg_ok};
+    snprintf(started, sizeof started, "%s/lb-gen/stdout.txt", dir);
+    struct killer k = {exec_remote_transport_pid(h), started, 1500000000ull};
+    pthread_t th;
+    int th_on = pthread_create(&th, NULL, kill_later, &k) == 0;
+    json_t *res = tool_run(&o, &p->tools[0], profile_tool_load(p, &p->tools[0]), NAN, 1, "lb-gen");
+    if (th_on)
+        pthread_join(th, NULL);
+    const char *why = json_string_value(json_object_get(res, "reason"));
+    is_str(json_string_value(json_object_get(res, "status")), "failed", "lost: the row fails: %s", why ? why : "");
+    char *ws = json_dumps(json_object_get(res, "warnings"), 0);
+    ok(count_lost(why) == 1 && count_lost(ws) == 0, "lost: \"host lost\" said once (reason %d, warnings %d): %s",
+       count_lost(why), count_lost(ws), ws ? ws : "");
+    free(ws);
+    json_t *lost = json_object_get(res, "output_lost");
+    ok(!json_object_get(res, "output_truncated") && json_array_size(lost) == 2,
+       "lost: no output_truncated, output_lost names both streams (%zu)", json_array_size(lost));
+    ok(!huge_number(res, where, sizeof where), "lost: no number near 2^47 in the row%s%s", where[0] ? ": at " : "",
+       where);
+    json_t *fp = json_object_get(res, "footprint");
+    double cpu = json_number_value(json_object_get(fp, "cpu_seconds"));
+    const char *src = json_string_value(json_object_get(fp, "source"));
+    ok(json_is_real(json_object_get(fp, "cpu_seconds")) && cpu > 0 && src && strstr(src, "host was lost") &&
+           json_number_value(json_object_get(fp, "cpu_avg_pct")) > 0,
+       "lost: the CPU its samples measured is kept (%.3f s, %s), not 0", cpu, src ? src : "no source");
+    json_decref(res);
+    exec_remote_close(h);
     profile_free(p);
 }
 
@@ -554,6 +740,14 @@ int main(void)
     if (!mkdtemp(tmp))
         abort();
     sha256_file_hex(lb, sha);
+    /* LB_AGENT_TESTS=lost: only the host-lost paths (valgrind.t runs them
+     * under memcheck: ASan does not see uninitialised reads). */
+    const char *only = getenv("LB_AGENT_TESTS");
+    if (only && !strcmp(only, "lost")) {
+        test_lost();
+        test_tool_run_lost();
+        return done_testing();
+    }
 
     test_raw_refusal();
     test_raw_loss(0);
@@ -580,6 +774,9 @@ int main(void)
         test_target(h);
         test_tool_run(h, 0);
         test_tool_run(h, 1);
+        test_reading(h);
+        test_gate(h);
+        test_tool_run_lost();
         pid_t tp = exec_remote_transport_pid(h);
         exec_remote_close(h);
         ok(!alive(tp), "close: the agent said bye and is gone");

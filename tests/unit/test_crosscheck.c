@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIXTURE "tests/fixtures/crosscheck/lbgen-c4-2ms.json"
 
@@ -764,8 +765,32 @@ static void test_json(const char *name, const char *expected_path, struct fx *f)
     json_decref(res);
 }
 
+/* Another host's machine CPU is shared out over its own CPUs: 4 CPU-s
+ * of ticks of which 1 s unattributed is 100 % of a core over 1 s on 4
+ * CPUs, 50 % over 2 s on 2. */
+static void test_machine_ncpu(void)
+{
+    long hz = sysconf(_SC_CLK_TCK);
+    struct sampler_machine m0 = {0}, m1 = {.user = (uint64_t)hz * 2, .idle = (uint64_t)hz * 2, .total = (uint64_t)hz * 4};
+    json_t *w = json_array();
+    json_t *a = crosscheck_machine_json_n(&m0, &m1, 4, 0.5, 0.5, 0.0, w);
+    json_t *b = crosscheck_machine_json_n(&m0, &m1, 2, 0.5, 0.5, 0.0, w);
+    double pa = json_number_value(json_object_get(a, "unattributed_pct"));
+    double pb = json_number_value(json_object_get(b, "unattributed_pct"));
+    ok(fabs(pa - 100) < 0.01 && fabs(pb - 50) < 0.01, "machine CPU over the host's own CPUs: %.1f %% on 4, %.1f %% on 2", pa, pb);
+    json_t *c = crosscheck_machine_json_n(&m0, &m1, 4, NAN, 0.5, 0.0, w);
+    ok(c && json_is_null(json_object_get(c, "tool_s")) && json_is_null(json_object_get(c, "unattributed_s")) &&
+           !json_object_get(c, "unattributed_pct"),
+       "a tool CPU not measured: tool_s and unattributed null, no share");
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+    json_decref(w);
+}
+
 int main(void)
 {
+    test_machine_ncpu();
     test_reconciliation();
     test_windows();
     test_limits();

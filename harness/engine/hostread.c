@@ -1,0 +1,224 @@
+#include "engine/hostread.h"
+#include "engine/agentproto.h"
+#include "engine/crosscheck.h"
+#include "common/jsonutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* loadbench's whole tree here (itself, and lb-target or the tools it
+ * started), for the gate: what is not background. */
+static double tree_cpu_s(void)
+{
+    struct sampler_tree *t = sampler_tree_new(getpid(), NULL, NULL);
+    struct sampler_reading rd;
+    struct sampler_point pt;
+    double s = t && sampler_tree_sample(t, &rd, &pt) >= 0 ? (double)rd.cpu_ns / 1e9 : NAN;
+    sampler_tree_free(t);
+    return s;
+}
+
+int hostread_local(pid_t pid, struct hostread *out)
+{
+    memset(out, 0, sizeof *out);
+    if (netstat_read_pid(pid, &out->ns, out->err) || sampler_machine_read(&out->m, out->err))
+        return -1;
+    quiet_psi_read(&out->psi);
+    out->self_cpu_s = sampler_self_cpu_s();
+    out->tree_cpu_s = tree_cpu_s();
+    out->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    out->ok = 1;
+    return 0;
+}
+
+int hostread_take(struct exec_host *h, pid_t pid, struct hostread *out)
+{
+    if (!h)
+        return hostread_local(pid, out);
+    char err[UTIL_ERR_LEN];
+    memset(out, 0, sizeof *out);
+    json_t *rep = exec_remote_call(h, json_pack("{s:s, s:i}", "op", "reading", "pid", (int)pid), err);
+    if (!rep) {
+        snprintf(out->err, sizeof out->err, "%s", err);
+        return -1;
+    }
+    hostread_from(json_object_get(rep, "reading"), out);
+    json_decref(rep);
+    return out->ok ? 0 : -1;
+}
+
+#define U(x) ((json_int_t)(x))
+
+json_t *hostread_json(const struct hostread *r)
+{
+    const struct sampler_machine *m = &r->m;
+    json_t *j = json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:f, s:o, s:I}",
+                          "netstat", "listen_overflows", U(r->ns.listen_overflows), "listen_drops",
+                          U(r->ns.listen_drops), "retrans_segs", U(r->ns.retrans_segs), "time_wait",
+                          U(r->ns.time_wait), "stat", "user", U(m->user), "nice", U(m->nice), "system",
+                          U(m->system), "idle", U(m->idle), "iowait", U(m->iowait), "irq", U(m->irq), "softirq",
+                          U(m->softirq), "steal", U(m->steal), "total", U(m->total), "self_cpu_s", r->self_cpu_s,
+                          "tree_cpu_s", jsonutil_num(r->tree_cpu_s), "ncpu", U(r->ncpu));
+    if (r->psi.have)
+        json_object_set_new(j, "psi", json_pack("{s:f, s:I}", "avg10", r->psi.avg10, "total_us", U(r->psi.total_us)));
+    return j;
+}
+
+void hostread_from(const json_t *j, struct hostread *r)
+{
+    const json_t *n = json_object_get(j, "netstat"), *m = json_object_get(j, "stat"), *p = json_object_get(j, "psi");
+    memset(r, 0, sizeof *r);
+    r->psi.avg10 = NAN;
+    if (!json_is_object(n) || !json_is_object(m)) {
+        snprintf(r->err, sizeof r->err, "the agent's reading has no netstat or stat");
+        return;
+    }
+    r->ns = (struct netstat){agentproto_u64(n, "listen_overflows"), agentproto_u64(n, "listen_drops"),
+                             agentproto_u64(n, "retrans_segs"), agentproto_u64(n, "time_wait")};
+    r->m = (struct sampler_machine){agentproto_u64(m, "user"), agentproto_u64(m, "nice"), agentproto_u64(m, "system"),
+                                    agentproto_u64(m, "idle"), agentproto_u64(m, "iowait"), agentproto_u64(m, "irq"),
+                                    agentproto_u64(m, "softirq"), agentproto_u64(m, "steal"),
+                                    agentproto_u64(m, "total")};
+    if (json_is_object(p)) {
+        r->psi.have = 1;
+        r->psi.avg10 = json_number_value(json_object_get(p, "avg10"));
+        r->psi.total_us = agentproto_u64(p, "total_us");
+    }
+    r->self_cpu_s = json_number_value(json_object_get(j, "self_cpu_s"));
+    json_t *tc = json_object_get(j, "tree_cpu_s");
+    r->tree_cpu_s = json_is_number(tc) ? json_number_value(tc) : NAN;
+    r->ncpu = (long)json_integer_value(json_object_get(j, "ncpu"));
+    r->ok = 1;
+}
+
+struct hostread_host *hostread_set_add(struct hostread_set *s, const char *name, struct exec_host *h)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].h == h)
+            return &s->v[i];
+    if (s->n == sizeof s->v / sizeof s->v[0])
+        return NULL;
+    struct hostread_host *e = &s->v[s->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%s", h ? exec_remote_name(h) : name ? name : "controller");
+    e->h = h;
+    e->tool_cpu_s = e->target_cpu_s = 0;
+    s->remote |= h != NULL;
+    return e;
+}
+
+void hostread_set_read(struct hostread_set *s, int after)
+{
+    for (size_t i = 0; i < s->n; i++)
+        hostread_take(s->v[i].h, s->v[i].pid, after ? &s->v[i].r1 : &s->v[i].r0);
+}
+
+/* One gate interval on every host: each one's background since prev
+ * (updated). Returns 1 when every host read is below the bar. */
+static int gate_step(struct hostread_set *s, struct hostread *prev, const struct profile_quiet *q)
+{
+    int all_below = 1;
+    for (size_t i = 0; i < s->n; i++) {
+        struct hostread cur;
+        if (hostread_take(s->v[i].h, s->v[i].pid, &cur))
+            continue; /* a host that does not answer fails its row later, with the reason */
+        if (prev[i].ok) {
+            double steal;
+            s->v[i].gate.background_pct =
+                quiet_background_pct(&prev[i].m, &cur.m, cur.tree_cpu_s - prev[i].tree_cpu_s, &steal);
+            if (!(s->v[i].gate.background_pct < q->busy_below_pct))
+                all_below = 0;
+        } else {
+            all_below = 0;
+        }
+        s->v[i].gate.psi = cur.psi;
+        prev[i] = cur;
+    }
+    return all_below;
+}
+
+void hostread_set_gate(struct hostread_set *s, const struct profile_quiet *q, volatile sig_atomic_t *stop)
+{
+    uint64_t t0 = util_now_ns();
+    struct hostread prev[sizeof s->v / sizeof s->v[0]];
+    const char *verdict = "off";
+    for (size_t i = 0; i < s->n; i++) {
+        s->v[i].gate = (struct quiet_gate){.verdict = "off", .background_pct = NAN};
+        if (q->wait_max_ns)
+            hostread_take(s->v[i].h, s->v[i].pid, &prev[i]);
+    }
+    for (int below = 0; q->wait_max_ns;) {
+        util_sleep_until_ns(util_now_ns() + q->interval_ns);
+        if (*stop) {
+            verdict = "interrupted";
+            break;
+        }
+        below = gate_step(s, prev, q) ? below + 1 : 0;
+        if (below >= 2 || util_now_ns() - t0 >= q->wait_max_ns) {
+            verdict = below >= 2 ? "quiet" : "timed out";
+            break;
+        }
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        s->v[i].gate.verdict = verdict;
+        s->v[i].gate.waited_s = (double)(util_now_ns() - t0) / 1e9;
+    }
+}
+
+/* Appends each of from's warnings to to as "host NAME: ...". */
+static void warn_named(json_t *to, json_t *from, const char *name)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(from, i, w)
+    {
+        json_array_append_new(to, json_sprintf("host %s: %s", name, json_string_value(w)));
+    }
+    json_decref(from);
+}
+
+/* One host's readings over the run. */
+static json_t *host_json(const struct hostread_host *e, const struct profile_quiet *q, json_t *warnings,
+                         int *disturbed)
+{
+    const struct hostread *a = &e->r0, *b = &e->r1;
+    if (!a->ok || !b->ok)
+        return json_pack("{s:s}", "error", !a->ok ? a->err : b->err);
+    json_t *w = json_array(), *o = json_object();
+    double self_s = b->self_cpu_s - a->self_cpu_s;
+    json_object_set_new(o, "tcp", netstat_delta_json(&a->ns, &b->ns, w));
+    json_object_set_new(o, "machine_cpu", crosscheck_machine_json_n(&a->m, &b->m, b->ncpu, e->tool_cpu_s, e->target_cpu_s,
+                                                                             self_s, w));
+    json_object_set_new(o, "quiet", quiet_run_json(q, &e->gate, &a->m, &b->m, e->tool_cpu_s + e->target_cpu_s + self_s,
+                                                   &b->psi, w, disturbed));
+    json_object_set_new(o, "ncpu", json_integer(b->ncpu));
+    warn_named(warnings, w, e->name);
+    return o;
+}
+
+json_t *hostread_set_json(const struct hostread_set *s, const struct profile_quiet *q, json_t *warnings,
+                          int *disturbed, json_t **tcp_sum)
+{
+    json_t *o = json_object();
+    uint64_t lo = 0, ld = 0, rs = 0;
+    int nread = 0;
+    *disturbed = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct hostread_host *e = &s->v[i];
+        int d = 0;
+        json_object_set_new(o, e->name, host_json(e, q, warnings, &d));
+        *disturbed |= d;
+        if (e->r0.ok && e->r1.ok) {
+            lo += e->r1.ns.listen_overflows - e->r0.ns.listen_overflows;
+            ld += e->r1.ns.listen_drops - e->r0.ns.listen_drops;
+            rs += e->r1.ns.retrans_segs - e->r0.ns.retrans_segs;
+            nread++;
+        }
+    }
+    *tcp_sum = nread ? json_pack("{s:I, s:I, s:I, s:s}", "listen_overflows", U(lo), "listen_drops", U(ld),
+                                 "retrans_segs", U(rs), "from", "the sum of each host's own (hosts.NAME.tcp)")
+                     : NULL;
+    return o;
+}
