@@ -948,9 +948,10 @@ static const struct {
     {"plan", "usage: loadbench plan [--scale F] [PROFILE.yaml]\n"
              "Shows the resolved profile, each tool's generated config, argv and the time it\n"
              "will take; sends no load. Without a profile: the built-in quick profile.\n", "--scale"},
-    {"report", "usage: loadbench report RUN_DIR\n"
+    {"report", "usage: loadbench report [--include-suspect] RUN_DIR\n"
                "Regenerates summary.md, results.csv, stats.csv, charts/ and report.html from\n"
-               "RUN_DIR/run.json.\n", ""},
+               "RUN_DIR/run.json. Suspect rows' figures stay out of the statistics and charts\n"
+               "unless --include-suspect.\n", "--include-suspect"},
     {"doctor", "usage: loadbench doctor [--results DIR]\n"
                "       loadbench doctor --host NAME PROFILE.yaml | --host [USER@]HOST[:PORT]\n"
                "Prints machine facts that distort benchmarks (JSON), with warnings on stderr;\n"
