@@ -444,8 +444,10 @@ static void compute_rows(struct compare_result *r, json_t *base, json_t *cur, co
     r->rows = util_xcalloc(gc->n + gb->n + 1, sizeof *r->rows);
     for (size_t gi = 0; gi < gc->n; gi++) {
         const struct stats_group *g = &gc->g[gi], *h = stats_find(gb, g->label, g->level);
-        if (!h) {
-            add_row(r, COMPARE_ROW_NEW, g);
+        if (!h) { /* gated: nothing to compare it with */
+            struct compare_row *row = add_row(r, COMPARE_ROW_NEW, g);
+            if (row->gated)
+                snprintf(row->missing, sizeof row->missing, "not in the baseline");
             continue;
         }
         enum compare_row_kind kind = h->nok && !g->nok ? COMPARE_ROW_FAILED : COMPARE_ROW_CELLS;

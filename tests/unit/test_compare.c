@@ -257,6 +257,19 @@ static void test_missing(void)
     compare_result_free(&r);
     json_decref(cur);
 
+    json_t *b2 = mkrun(3);
+    rows = json_object_get(b2, "runs");
+    for (size_t i = json_array_size(rows); i-- > 0;)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(rows, i), "label")), "lb-gen"))
+            json_array_remove(rows, i);
+    cur = mkrun(3);
+    rc = compare_compute(b2, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_MISSING && row_of(&r, "lb-gen") && !strcmp(row_of(&r, "lb-gen")->missing, "not in the baseline"),
+       "the compared tool only in the current run: nothing to gate against, exit 3");
+    compare_result_free(&r);
+    json_decref(b2);
+    json_decref(cur);
+
     cur = mkrun(3);
     json_object_set_new(json_object_get(cur, "machine"), "hostname", json_string("elsewhere"));
     json_object_set_new(json_object_get(base, "machine"), "hostname", json_string("here"));
