@@ -122,6 +122,8 @@ struct adapter {
                                      * first (NULL-terminated): fuzz/fuzz_parsers.c feeds them */
     const char *latency_measures;   /* from which event to which */
     double latency_resolution_ms;   /* smallest step the tool reports */
+    int latency_digits;             /* significant digits it keeps, so its step grows with the value
+                                     * (Locust: 2, 10 ms steps from 100 ms, 100 ms from 1 s); 0: all */
     double latency_rounding_pct;    /* how far a reported latency may sit below the value it
                                      * rounds, in % of it (Locust keeps two significant digits
                                      * from 100 ms up: 1149 -> 1100, up to 5 %); 0: no more than

@@ -420,6 +420,7 @@ const struct adapter adapter_locust = {
                         "percentiles rounded to whole ms (2 significant digits above 100 ms); failed requests' "
                         "times included",
     .latency_resolution_ms = 1,
+    .latency_digits = 2,
     .latency_rounding_pct = 5,
     .options = loc_options,
     .spread = ADAPTER_SPREAD_MASTER,

@@ -10,6 +10,7 @@
 #include "profile/profile.h"
 #include "engine/proc.h"
 #include "report/report.h"
+#include "report/stats.h"
 #include "engine/run.h"
 #include "engine/runcheck.h"
 #include "engine/hosts.h"
@@ -123,16 +124,22 @@ static void usage(FILE *f)
             "  validate PROFILE...    check profiles; errors as FILE:LINE:COL: message\n"
             "  plan [--scale F] PROFILE  show resolved profile, generated configs, argv and time; sends no load\n"
             "  tools [--host H [PROFILE]]  list adapters: found or not, version, path (on host H)\n"
-            "  report RUN_DIR         regenerate summary.md, results.csv, stats.csv, charts/ and report.html from run.json\n"
+            "  report [--include-suspect] RUN_DIR  regenerate summary.md, results.csv, stats.csv, charts/ and\n"
+            "                         report.html from run.json (suspect rows' figures kept out unless asked)\n"
             "  compare BASE CURRENT   compare two runs per tool x level x metric; exit 1 on a regression,\n"
-            "      --threshold 10%%    2 when not comparable (machine, build, profile, another tool's binary)\n"
+            "      --threshold 10%%    2 when not comparable (machine, host, build, profile, another tool's\n"
+            "                         binary or version), 3 when a gated cell has no evidence (missing,\n"
+            "                         failed, suspect, or from a run not complete)\n"
             "                         (a change counts when significant, rank test over repeats, and past it)\n"
             "  compare BASE... vs CURRENT...  several runs a side (nights, interleaved A/B runs)\n"
             "      --paired           pair the sides' rows run by run, repeat by repeat (signed-rank test)\n"
             "      --junit FILE       also write JUnit XML\n"
             "      --tool LABEL       the compared tool, whose binary may differ (default lb-gen)\n"
             "      --control LABEL    the control generator for RPS ratios (default wrk, else lb-gen)\n"
-            "  history [--out DIR] RUN_DIR...  each tool's metrics across runs, oldest first, by tool version:\n"
+            "      --allow-missing    missing evidence is shown but does not fail the gate\n"
+            "      --include-suspect  suspect rows' figures count (also for report and history)\n"
+            "  history [--out DIR] [--include-suspect] RUN_DIR...  each tool's metrics across runs, oldest first,\n"
+            "                         by tool version:\n"
             "                         DIR/history.md, history.csv, charts/history_*.png/.svg (DIR: ./history)\n"
             "  doctor [--results DIR] machine facts that distort benchmarks, with warnings; marks runs in DIR\n"
             "                         (default results) whose loadbench died abandoned, removes their cgroups\n"
@@ -526,8 +533,13 @@ static void json_load_error(const char *path, const json_error_t *je)
 
 static int cmd_report(int argc, char **argv)
 {
+    int include_suspect = argc == 3 && !strcmp(argv[1], "--include-suspect");
+    if (include_suspect) {
+        argv++;
+        argc--;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: loadbench report RUN_DIR\n");
+        fprintf(stderr, "usage: loadbench report [--include-suspect] RUN_DIR\n");
         return 2;
     }
     char path[PATH_MAX], err[UTIL_ERR_LEN];
@@ -539,6 +551,8 @@ static int cmd_report(int argc, char **argv)
         json_load_error(path, &je);
         return 2;
     }
+    if (include_suspect) /* in memory only: run.json is not written back */
+        json_object_set_new(run, STATS_INCLUDE_SUSPECT, json_true());
     struct report_out ro;
     int rc = report_write(argv[1], run, &ro, err);
     json_decref(run);
@@ -580,7 +594,10 @@ static const char compare_usage[] =
     "  --paired          pair the sides' rows by run and repeat (interleaved A/B runs): signed-rank test\n"
     "  --junit FILE      also write JUnit XML\n"
     "  --tool LABEL      the compared tool, whose binary may differ (default lb-gen)\n"
-    "  --control LABEL   the control generator for RPS ratios (default wrk, else lb-gen)\n";
+    "  --control LABEL   the control generator for RPS ratios (default wrk, else lb-gen)\n"
+    "  --allow-missing   a gated cell missing, failed, suspect or from a run not complete is\n"
+    "                    shown but does not fail the gate (else exit 3)\n"
+    "  --include-suspect suspect rows' figures count (kept out by default)\n";
 
 /* One side of a comparison: the run directories in argv[0..n), merged. */
 static json_t *load_side(char **argv, int n)
@@ -606,7 +623,7 @@ static int compare_opts_parse(int argc, char **argv, struct compare_opts *co, co
     static const struct option opts[] = {
         {"threshold", required_argument, 0, 't'}, {"junit", required_argument, 0, 'j'}, {"tool", required_argument, 0, 'T'},
         {"control", required_argument, 0, 'c'},   {"paired", no_argument, 0, 'p'},      {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"allow-missing", no_argument, 0, 'A'},   {"include-suspect", no_argument, 0, 'S'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "t:j:T:c:ph", opts, NULL)) != -1) {
@@ -625,6 +642,8 @@ static int compare_opts_parse(int argc, char **argv, struct compare_opts *co, co
         case 'T': co->tool = optarg; break;
         case 'c': co->control = optarg; break;
         case 'p': co->paired = 1; break;
+        case 'A': co->allow_missing = 1; break;
+        case 'S': co->include_suspect = 1; break;
         case 'h': fputs(compare_usage, stdout); return 0;
         default: return 2;
         }
@@ -683,8 +702,10 @@ static int cmd_compare(int argc, char **argv)
         }
         free(jbuf);
     }
-    if (rc == 1)
+    if (rc == COMPARE_EXIT_REGRESSED)
         fprintf(stderr, "loadbench compare: regressed: %s\n", err);
+    else if (rc == COMPARE_EXIT_MISSING)
+        fprintf(stderr, "loadbench compare: missing evidence: %s (--allow-missing to pass without it)\n", err);
     else if (rc == 2)
         fprintf(stderr, "loadbench compare: %s\n", err);
     json_decref(base);
@@ -693,20 +714,22 @@ static int cmd_compare(int argc, char **argv)
 }
 
 static const char history_usage[] =
-    "usage: loadbench history [--out DIR] RUN_DIR...\n"
+    "usage: loadbench history [--out DIR] [--include-suspect] RUN_DIR...\n"
     "Each tool's headline metrics across the runs (nights, releases), oldest first, labelled\n"
     "with the tool's version: DIR/history.md (a table per metric), DIR/history.csv and\n"
     "DIR/charts/history_<metric>.png/.svg (gnuplot). DIR defaults to ./history.\n";
 
 static int cmd_history(int argc, char **argv)
 {
-    static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+                                         {"include-suspect", no_argument, 0, 'S'}, {0, 0, 0, 0}};
     const char *out_dir = "history";
-    int c;
+    int c, include_suspect = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out_dir = optarg; break;
+        case 'S': include_suspect = 1; break;
         case 'h': fputs(history_usage, stdout); return 0;
         default: fputs(history_usage, stderr); return 2;
         }
@@ -719,7 +742,10 @@ static int cmd_history(int argc, char **argv)
     json_t **runs = util_xcalloc((size_t)n, sizeof *runs);
     int k = 0, rc = 2;
     while (k < n && (runs[k] = load_run(argv[optind + k])))
-        k++;
+        if (include_suspect) /* in memory only */
+            json_object_set_new(runs[k++], STATS_INCLUDE_SUSPECT, json_true());
+        else
+            k++;
     if (k == n) {
         char err[UTIL_ERR_LEN];
         struct history_out ho;
@@ -847,9 +873,10 @@ static const struct {
     {"plan", "usage: loadbench plan [--scale F] [PROFILE.yaml]\n"
              "Shows the resolved profile, each tool's generated config, argv and the time it\n"
              "will take; sends no load. Without a profile: the built-in quick profile.\n", "--scale"},
-    {"report", "usage: loadbench report RUN_DIR\n"
+    {"report", "usage: loadbench report [--include-suspect] RUN_DIR\n"
                "Regenerates summary.md, results.csv, stats.csv, charts/ and report.html from\n"
-               "RUN_DIR/run.json.\n", ""},
+               "RUN_DIR/run.json. Suspect rows' figures stay out of the statistics and charts\n"
+               "unless --include-suspect.\n", "--include-suspect"},
     {"doctor", "usage: loadbench doctor [--results DIR]\n"
                "       loadbench doctor --host NAME PROFILE.yaml | --host [USER@]HOST[:PORT]\n"
                "Prints machine facts that distort benchmarks (JSON), with warnings on stderr;\n"

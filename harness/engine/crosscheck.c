@@ -241,6 +241,7 @@ static void compute_server(const struct crosscheck_in *in, const struct crossche
     s->closed_unread = delta(in->before, in->after, "closed_unread");
     s->inflight_max = target_u64(win, "inflight_max");
     s->bytes_out = delta(in->before, in->after, "bytes_out");
+    s->accept_errors = delta(in->before, in->after, "accept_errors");
     s->time_mean_ms = window_ms(in->after, "mean");
     s->time_p50_ms = window_ms(in->after, "p50");
     s->time_p99_ms = window_ms(in->after, "p99");
@@ -459,23 +460,58 @@ static void compute_latency(const struct crosscheck_in *in, const struct crossch
     }
 }
 
+double crosscheck_resolution_at(double resolution_ms, int digits, double ms)
+{
+    if (digits <= 0 || !(ms > 0))
+        return resolution_ms;
+    double step = pow(10, floor(log10(ms)) - digits + 1);
+    return step > resolution_ms ? step : resolution_ms;
+}
+
+int crosscheck_clock_stepped(int64_t off0_ns, int64_t off1_ns, uint64_t elapsed_ns)
+{
+    double moved = fabs((double)(off1_ns - off0_ns));
+    return moved > 10e6 + (double)elapsed_ns * 500e-6;
+}
+
+/* The tool's samples (n) and those of them the server held (held): the
+ * tool's count with its errors, which may be failed connects it timed;
+ * at most the errors are unheld, and never more held than the server
+ * served (s). Both at their most lenient: a larger unheld share judges
+ * fewer percentiles. */
+static void truth_samples(const struct crosscheck_in *in, double s, double *n, double *held)
+{
+    double r = (double)in->client_requests, e = (double)in->client_errors;
+    *n = r + e;
+    *held = r > e ? r - e : 0;
+    if (*held > s)
+        *held = s;
+}
+
 /* The server's value at percentile q (100: max) over the tool's requests,
- * and the bound a tool may not go below: the same percentile, lower by
- * the responses the tool did not count (at most server - client) plus one
- * rank (percentile definitions differ: nearest rank, interpolation). From
- * the histogram when there is one, else the /stats figure for both. */
-static void truth_server(const struct crosscheck_in *in, struct hist *h, double q, const char *key, double *at_ms,
-                         double *bound_ms)
+ * and the bound a tool may not go below. Above the tool's (1 - q) n
+ * slowest samples lie at most (1 - q) n of the server's held requests,
+ * plus the s - held the tool did not time: so its q is at least the
+ * server's value at rank s - (1 - q) n - (s - held) - 1 (one rank more for
+ * ties and interpolation). A q at or below the unheld share reaches no
+ * rank: not judged. From the histogram when there is one, else the /stats
+ * figure for both, judged only when every sample was held. Returns
+ * whether q is judged. */
+static int truth_server(const struct crosscheck_in *in, struct hist *h, double q, const char *key, double *at_ms,
+                        double *bound_ms)
 {
     if (!h || !hist_count(h)) {
         *at_ms = *bound_ms = window_ms(in->after, key);
-        return;
+        return !in->client_parsed || in->client_errors == 0;
     }
-    double n = (double)hist_count(h);
-    double missing = in->client_parsed && in->client_requests < hist_count(h) ? n - (double)in->client_requests : 0;
-    double low = q - (missing + 1) / n * 100;
+    double s = (double)hist_count(h), n = s, held = s;
+    if (in->client_parsed)
+        truth_samples(in, s, &n, &held);
+    double top = (1 - q / 100) * n + (s - held) + 1;
+    double low = 100 * (1 - top / s);
     *at_ms = (double)(q >= 100 ? hist_max(h) : hist_percentile(h, q)) / 1e6;
     *bound_ms = low <= 0 ? 0 : (double)hist_percentile(h, low) / 1e6;
+    return low > 0;
 }
 
 /* The tool's p50..max against the server's over the tool's run (a fresh
@@ -497,17 +533,79 @@ static void compute_truth(const struct crosscheck_in *in, struct crosscheck_trut
         struct crosscheck_truth_row *r = &t->rows[i];
         r->q = qs[i];
         r->tool_ms = tool[i];
-        truth_server(in, h, qv[i], keys[i], &r->server_ms, &r->bound_ms);
+        int judged = truth_server(in, h, qv[i], keys[i], &r->server_ms, &r->bound_ms);
         r->error_ms = r->tool_ms - r->server_ms;
         r->error_pct = r->server_ms > 0 ? r->error_ms / r->server_ms * 100 : NAN;
+        r->judged = judged && !isnan(r->error_ms) && !isnan(r->bound_ms);
         /* A bucket top may sit 0.1 % above the true value; the tool may
-         * round down by its resolution. */
-        double slack = r->bound_ms * CROSSCHECK_SERVER_RESOLUTION + in->latency_resolution_ms;
-        r->below_server = !isnan(r->error_ms) && r->tool_ms < r->bound_ms - slack;
+         * round down by its step at that size. */
+        double size = r->tool_ms > r->bound_ms ? r->tool_ms : r->bound_ms;
+        r->margin_ms = r->bound_ms * CROSSCHECK_SERVER_RESOLUTION +
+                       crosscheck_resolution_at(in->latency_resolution_ms, in->latency_digits, size);
+        r->below_server = r->judged && r->tool_ms < r->bound_ms - r->margin_ms;
         t->judged |= !isnan(r->error_ms);
         t->nbelow += r->below_server;
     }
     hist_free(h);
+}
+
+/* The client count reconciled: more successes than the server completed
+ * is never explained; more requests than it completed only by the tool's
+ * errors that the server's unanswered requests, its accept errors and the
+ * kernel's listen-queue drops account for; fewer only by the responses in
+ * flight at the stop (the bound) and the tool's errors. Returns 1 with
+ * why filled when the count stays unexplained. */
+static int suspect_count(const struct crosscheck_in *in, const struct crosscheck_result *r, char *why, size_t len)
+{
+    const struct crosscheck_reconciliation *rc = &r->reconciliation;
+    const struct crosscheck_server *sv = &r->server;
+    unsigned long long s = rc->server, c = in->client_requests, e = in->client_errors, ok = in->client_ok;
+    if (rc->verdict != CROSSCHECK_MISMATCH)
+        return 0;
+    if (ok > s) {
+        snprintf(why, len, "the tool counts %llu successful responses, the server completed %llu", ok, s);
+        return 1;
+    }
+    if (c > s) {
+        unsigned long long unserved = (sv->requests_parsed > s ? sv->requests_parsed - s : 0) + sv->accept_errors +
+                                      in->kernel_drops;
+        if (c - s <= e && c - s <= unserved)
+            return 0;
+        snprintf(why, len, "the tool counts %llu requests, the server completed %llu: %llu more than its %llu errors "
+                 "that the server's %llu unanswered requests and refused or dropped connects explain",
+                 c, s, c - s, e, unserved);
+        return 1;
+    }
+    if (c + e + rc->bound >= s)
+        return 0;
+    snprintf(why, len, "the tool counts %llu requests and %llu errors, the server completed %llu (at most %llu unread "
+             "at the stop)", c, e, s, (unsigned long long)rc->bound);
+    return 1;
+}
+
+/* Percentiles below the server's, unless the wall clock stepped (a tool
+ * timing with it reports wrong latencies without lying). */
+static int suspect_latency(const struct crosscheck_in *in, const struct crosscheck_truth *t, char *why, size_t len)
+{
+    if (in->clock_stepped || !t->nbelow)
+        return 0;
+    size_t n = (size_t)snprintf(why, len, "latency below what the server held for the same requests:");
+    for (int i = 0, k = 0; i < CROSSCHECK_TRUTH_N && n < len; i++) {
+        const struct crosscheck_truth_row *r = &t->rows[i];
+        if (r->below_server)
+            n += (size_t)snprintf(why + n, len - n, "%s %s %.3g ms < %.3g ms", k++ ? "," : "", r->q, r->tool_ms,
+                                  r->bound_ms);
+    }
+    return 1;
+}
+
+static void compute_suspect(const struct crosscheck_in *in, const struct crosscheck_result *r,
+                            struct crosscheck_suspect *s)
+{
+    char count[240] = "", lat[240] = "";
+    s->count = suspect_count(in, r, count, sizeof count);
+    s->latency = suspect_latency(in, &r->truth, lat, sizeof lat);
+    snprintf(s->reason, sizeof s->reason, "%s%s%s", count, *count && *lat ? "; " : "", lat);
 }
 
 /* Arrivals (requests parsed) in the series' whole seconds: inside the
@@ -632,6 +730,7 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
     compute_latency(in, &out->server, &out->latency);
     compute_truth(in, &out->truth);
     compute_co(in, &out->co);
+    compute_suspect(in, out, &out->suspect);
     out->efficiency.requests_per_cpu_second = in->cpu_seconds > 0 ? (double)server / in->cpu_seconds : NAN;
     out->efficiency.rps_per_mb = in->rss_peak_mb > 0 ? out->windows.whole_rps / in->rss_peak_mb : NAN;
 }
@@ -886,6 +985,8 @@ static json_t *truth_json(const struct crosscheck_truth *t, json_t *warnings)
                               "error_pct", jsonutil_num(r->error_pct), "bound_ms", jsonutil_num(r->bound_ms));
         if (!isnan(r->error_ms))
             json_object_set_new(o, "below_server", json_boolean(r->below_server));
+        if (!isnan(r->error_ms) && !r->judged)
+            json_object_set_new(o, "judged", json_false()); /* at or below the share the server did not hold */
         if (r->below_server)
             snprintf(below + strlen(below), sizeof below - strlen(below), "%s%s", *below ? ", " : "", r->q);
         json_array_append_new(rows, o);
@@ -967,6 +1068,8 @@ void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *
     json_object_set_new(res, "server", server_json(&r->server));
     json_object_set_new(res, "workload", workload_json(&r->workload, warnings));
     json_object_set_new(res, "crosscheck", reconciliation_json(&r->reconciliation, warnings));
+    if (r->reconciliation.verdict == CROSSCHECK_MISMATCH) /* the tool's errors and the drops explain it, or not */
+        json_object_set_new(json_object_get(res, "crosscheck"), "reconciled", json_boolean(!r->suspect.count));
     json_object_set_new(res, "limits", limits_json(&r->limits, warnings));
     json_object_set_new(res, "latency_check", latency_json(&r->latency, warnings));
     if (r->truth.judged)

@@ -30,12 +30,17 @@ struct crosscheck_in {
     int client_parsed;
     uint64_t client_requests;
     uint64_t client_errors;
+    uint64_t client_ok;             /* responses the tool counts as successful */
+    uint64_t kernel_drops;          /* TcpExt ListenOverflows + ListenDrops over the run: connects the
+                                     * server never accepted */
+    int clock_stepped;              /* the wall clock moved against the monotonic one during the run */
     uint64_t open_at_stop;          /* connections open on the server when the tool stopped */
     int stopped_hard;               /* loadbench stopped the tool (timeout, interrupt) */
     double cpu_seconds;             /* the tool's exact CPU */
     double rss_peak_mb;
     const struct adapter_latency *lat;
     double latency_resolution_ms;
+    int latency_digits;             /* significant digits the tool keeps (0: all): its step grows with size */
     const char *model;              /* closed | paced | open, as run */
     uint64_t tool_cpus, target_cpus;
     const struct sampler_tree *tool_samples, *target_samples;
@@ -88,7 +93,7 @@ struct crosscheck_windows {
 /* What lb-target counted over the tool run (after - before). */
 struct crosscheck_server {
     uint64_t requests, requests_parsed, bad_requests, connections_accepted;
-    uint64_t connections_open_max, closed_unread, inflight_max, bytes_out;
+    uint64_t connections_open_max, closed_unread, inflight_max, bytes_out, accept_errors;
     double time_mean_ms, time_p50_ms, time_p99_ms;     /* server time per request, NAN when absent */
     double littles_law_concurrency;                     /* whole_rps x mean server time */
     double connections_per_1k_requests;
@@ -203,8 +208,12 @@ struct crosscheck_truth_row {
     double tool_ms, server_ms;      /* NAN where a side lacks it */
     double error_ms, error_pct;     /* tool - server; of the server's */
     double bound_ms;                /* the least the tool may report: the server's value lower by the
-                                     * responses the tool did not count, plus one (rank ties, interpolation) */
-    int below_server;               /* tool below that bound by more than the resolutions */
+                                     * responses the tool did not count and the samples the server did
+                                     * not hold, plus one rank (ties, interpolation) */
+    int judged;                     /* q lies above the share of the tool's samples the server did not
+                                     * hold (failed connects a tool times are legitimately fast) */
+    double margin_ms;               /* the resolutions at this size: the server's bucket and the tool's step */
+    int below_server;               /* judged, and the tool below that bound by more than the margin */
 };
 
 struct crosscheck_truth {
@@ -243,6 +252,14 @@ struct crosscheck_co {
     char verdict[320];
 };
 
+/* A row the evidence contradicts: its count, after reconciling, or a
+ * latency percentile below what the server held. Its status is suspect. */
+struct crosscheck_suspect {
+    int count;                      /* the count does not reconcile */
+    int latency;                    /* a judged percentile below the server's (not with a stepped clock) */
+    char reason[480];               /* "" unless count or latency */
+};
+
 struct crosscheck_efficiency {
     double requests_per_cpu_second, rps_per_mb;     /* NAN without CPU time / RSS */
 };
@@ -256,8 +273,19 @@ struct crosscheck_result {
     struct crosscheck_latency latency;
     struct crosscheck_truth truth;
     struct crosscheck_co co;
+    struct crosscheck_suspect suspect;
     struct crosscheck_efficiency efficiency;
 };
+
+/* The step a tool with absolute resolution resolution_ms that keeps digits
+ * significant digits (0: all) reports at ms: Locust (1 ms, 2 digits) steps
+ * by 1 ms below 100 ms, 10 ms from 100 ms, 100 ms from 1 s. */
+double crosscheck_resolution_at(double resolution_ms, int digits, double ms);
+
+/* Whether the wall clock stepped against the monotonic one between two
+ * readings of realtime - monotonic (off0_ns, off1_ns) elapsed_ns apart:
+ * more than 10 ms plus NTP's largest slew (500 ppm). */
+int crosscheck_clock_stepped(int64_t off0_ns, int64_t off1_ns, uint64_t elapsed_ns);
 
 /* Compute every figure above from in. Always succeeds. */
 void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result *out);

@@ -52,6 +52,7 @@ const char *tool_run_status_name(enum tool_run_status s)
     switch (s) {
     case TOOL_RUN_OK: return "ok";
     case TOOL_RUN_SKIPPED: return "skipped";
+    case TOOL_RUN_SUSPECT: return "suspect";
     case TOOL_RUN_FAILED: return "failed";
     case TOOL_RUN_TIMEOUT: return "timeout";
     case TOOL_RUN_INTERRUPTED: return "interrupted";
@@ -105,6 +106,7 @@ struct tool_run {
     size_t ntrees;
     struct exec_tree *tool;
     uint64_t spawned, deadline, ended;
+    int64_t clock_off0;                 /* realtime - monotonic at the spawn: a step during the run shows */
     uint64_t master_ended_ns;           /* when a master's root exited (its workers then have 10 s) */
     int stopped_by_us;
 
@@ -730,6 +732,15 @@ static const struct profile_quiet *tool_run_quiet(const struct tool_run *r)
 /* The server's window opens and the machine's counters are read just
  * before the tool starts, in its own clean environment, through the
  * executor. */
+/* realtime - monotonic, in ns: it changes when the wall clock is stepped. */
+static int64_t clock_offset_ns(void)
+{
+    struct timespec rt, mono;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    return ((int64_t)rt.tv_sec - (int64_t)mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
+}
+
 static int tool_run_spawn(struct tool_run *r)
 {
     char err[UTIL_ERR_LEN];
@@ -762,6 +773,7 @@ static int tool_run_spawn(struct tool_run *r)
     r->tool = r->trees[0].t;
     tool_run_cgroup_warnings(r);
     r->spawned = r->tool->started_ns;
+    r->clock_off0 = clock_offset_ns();
     r->deadline = r->spawned + r->load_ns + r->startup_ns + (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
     json_object_set_new(r->res, "deadline_s", json_real((double)(r->deadline - r->spawned) / 1e9));
     return 0;
@@ -1450,15 +1462,35 @@ static json_t *tool_run_hold_latency(struct tool_run *r)
     return hw;
 }
 
-static void tool_run_crosscheck(struct tool_run *r)
+static uint64_t counter_delta(uint64_t a, uint64_t b)
+{
+    return b > a ? b - a : 0;
+}
+
+/* The server's witness, and into suspect why it contradicts the tool's
+ * figures ("" when it does not). */
+static void tool_run_crosscheck(struct tool_run *r, char *suspect, size_t len)
 {
     const struct profile *p = r->p;
+    int64_t off1 = clock_offset_ns();
+    int stepped = crosscheck_clock_stepped(r->clock_off0, off1, util_now_ns() - r->spawned);
+    if (stepped) {
+        json_object_set_new(r->res, "clock_stepped_ms", json_real((double)(off1 - r->clock_off0) / 1e6));
+        json_array_append_new(r->warnings, json_sprintf("clock stepped: the wall clock moved %+.1f ms against the "
+                                                        "monotonic one during the run; a tool timing with it reports "
+                                                        "wrong latencies, so they are not judged against the server's",
+                                                        (double)(off1 - r->clock_off0) / 1e6));
+    }
     struct sampler_summary gs;
     tool_run_target_summary(r, &gs);
     struct crosscheck_in in = {.before = r->before, .after = r->after, .series = r->series,
                                .load = r->as_run,
                                .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
                                .client_requests = r->ar.requests, .client_errors = r->ar.errors,
+                               .client_ok = r->ar.ok, .clock_stepped = stepped,
+                               .kernel_drops = counter_delta(r->ns0.listen_overflows, r->ns1.listen_overflows) +
+                                               counter_delta(r->ns0.listen_drops, r->ns1.listen_drops),
+                               .latency_digits = r->a->latency_digits,
                                .open_at_stop = r->open_at_stop, .stopped_hard = r->stopped_by_us,
                                .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = r->ar.parsed ? &r->ar.lat : NULL,
                                .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan->model,
@@ -1472,7 +1504,10 @@ static void tool_run_crosscheck(struct tool_run *r)
      * run.json keeps it after crosscheck's own windows. */
     json_t *hw = tool_run_hold_latency(r);
     in.hold_server_time = hw;
-    crosscheck_fill(&in, r->res, r->warnings);
+    struct crosscheck_result cr;
+    crosscheck_compute(&in, &cr);
+    crosscheck_to_json(&cr, r->res, r->warnings);
+    snprintf(suspect, len, "%s", cr.suspect.reason);
     if (hw)
         json_object_set_new(json_object_get(r->res, "windows"), "hold_server_time_ms", hw);
 }
@@ -1482,7 +1517,7 @@ static void tool_run_crosscheck(struct tool_run *r)
  * judged: its first failure is its reason. */
 static void tool_run_judge(struct tool_run *r)
 {
-    char err[UTIL_ERR_LEN];
+    char err[UTIL_ERR_LEN], suspect[sizeof r->v.reason] = "";
     const struct adapter_result *ar = &r->ar;
     /* Stop the target; its final stats are the last word. */
     int stop_failed = target_stop(&r->tgt, err);
@@ -1490,7 +1525,7 @@ static void tool_run_judge(struct tool_run *r)
     if (stop_failed && r->v.status == TOOL_RUN_OK)
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
     if (r->before && r->after) {
-        tool_run_crosscheck(r);
+        tool_run_crosscheck(r, suspect, sizeof suspect);
         if (r->v.status == TOOL_RUN_OK && crosscheck_server_requests(r->before, r->after) == 0)
             tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "the server saw no requests from the tool");
         if (r->v.status == TOOL_RUN_OK && ar->parsed && ar->requests > 0 && ar->errors >= ar->requests)
@@ -1508,6 +1543,9 @@ static void tool_run_judge(struct tool_run *r)
         if (r->v.status == TOOL_RUN_OK && t->ended && ex->exited && ex->code != 0)
             json_array_append_new(r->warnings, json_sprintf("%s exited with code %d", who, ex->code));
     }
+    /* Ran to the end, and the server contradicts what it says. */
+    if (r->v.status == TOOL_RUN_OK && suspect[0])
+        tool_run_downgrade(&r->v, TOOL_RUN_SUSPECT, "%s", suspect);
 }
 
 /* ---- free: the one clean-up path, whatever phase the run reached ---------------- */

@@ -17,6 +17,7 @@
 enum tool_run_status {
     TOOL_RUN_OK,
     TOOL_RUN_SKIPPED,       /* the tool is not here (no adapter, not installed) */
+    TOOL_RUN_SUSPECT,       /* ran, but the server's evidence contradicts its figures */
     TOOL_RUN_FAILED,
     TOOL_RUN_TIMEOUT,       /* still running at its deadline: stopped */
     TOOL_RUN_INTERRUPTED,   /* loadbench was interrupted */
@@ -37,8 +38,8 @@ struct tool_run_verdict {
 void tool_run_downgrade(struct tool_run_verdict *v, enum tool_run_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The status as run.json spells it ("ok", "skipped", "failed", "timeout",
- * "interrupted", "oom"). */
+/* The status as run.json spells it ("ok", "skipped", "suspect", "failed",
+ * "timeout", "interrupted", "oom"). */
 const char *tool_run_status_name(enum tool_run_status s);
 
 /* What the profile-level loop hands every tool run. */

@@ -13,8 +13,9 @@ static int same_str(const char *a, const char *b)
     return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The binary's sha256 of a label: from its first row that has one. */
-static const char *label_sha(json_t *run, const char *label)
+/* identity.key of a label ("sha256", "version"): from its first row that
+ * has one. */
+static const char *label_identity(json_t *run, const char *label, const char *key)
 {
     json_t *r;
     size_t i;
@@ -22,11 +23,16 @@ static const char *label_sha(json_t *run, const char *label)
     {
         if (!same_str(stats_json_str(r, "label", NULL), label))
             continue;
-        const char *s = stats_json_str(r, "identity", "sha256");
+        const char *s = stats_json_str(r, "identity", key);
         if (s)
             return s;
     }
     return NULL;
+}
+
+static const char *label_sha(json_t *run, const char *label)
+{
+    return label_identity(run, label, "sha256");
 }
 
 static int has_label(json_t *run, const char *label)
@@ -69,10 +75,10 @@ static int same_json(json_t *a, json_t *b)
 /* Why the two runs cannot be compared, or 0 when they can. */
 static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err)
 {
-    static const char *const fp[] = {"cpu_model", "cores", "arch", NULL};
+    static const char *const fp[] = {"hostname", "cpu_model", "cores", "arch", NULL};
     for (const char *const *k = fp; *k; k++) {
         json_t *a = json_object_get(json_object_get(base, "machine"), *k), *b = json_object_get(json_object_get(cur, "machine"), *k);
-        if (!same_json(a, b)) {
+        if ((a || b) && !same_json(a, b)) {
             char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL, *sb = b ? json_dumps(b, JSON_ENCODE_ANY) : NULL;
             util_err(err, "not comparable: different machine (%s %s vs %s)", *k, sa ? sa : "absent", sb ? sb : "absent");
             free(sa);
@@ -128,6 +134,12 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
             return util_err(err, "not comparable: %s's binary changed (sha256 %.12s… vs %.12s…) and it is not the compared tool (%s)",
                             l, a, b, tool),
                    1;
+        a = label_identity(base, l, "version");
+        b = label_identity(cur, l, "version");
+        if (a && b && strcmp(a, b))
+            return util_err(err, "not comparable: %s's version changed (%s vs %s) and it is not the compared tool (%s)",
+                            l, a, b, tool),
+                   1;
     }
     return 0;
 }
@@ -144,6 +156,9 @@ json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t
             util_err(err, "%s and %s cannot be merged into one side: %s", names[0], names[k], why);
             return NULL;
         }
+        const char *st = stats_json_str(runs[k], "status", NULL);
+        if (!same_str(st, "complete")) /* one run not complete: the side is not */
+            json_object_set_new(out, "status", json_string(st ? st : "absent"));
         json_array_foreach(json_object_get(runs[k], "runs"), i, r)
         {
             json_t *c = json_deep_copy(r);
@@ -383,14 +398,56 @@ static struct compare_row *add_row(struct compare_result *r, enum compare_row_ki
     return row;
 }
 
-/* A tool that ran in the baseline and failed now is the worst regression. */
-static void compute_rows(struct compare_result *r, const struct stats_groups *gb, const struct stats_groups *gc)
+/* The statuses of g's rows in run that did not count ("suspect",
+ * "failed, timeout"), into buf. */
+static void group_statuses(json_t *run, const struct stats_group *g, int include_suspect, char *buf, size_t len)
+{
+    json_t *r;
+    size_t i, n = 0;
+    buf[0] = 0;
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        json_t *lv = json_object_get(r, "level");
+        double rl = json_is_number(lv) ? json_number_value(lv) : NAN;
+        const char *st = stats_json_str(r, "status", NULL) ?: "absent";
+        if (!same_str(stats_json_str(r, "label", NULL), g->label) || !(rl == g->level || (isnan(rl) && isnan(g->level))) ||
+            stats_row_counts(r, include_suspect) || (n && strstr(buf, st)))
+            continue;
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "", st);
+    }
+}
+
+/* Why a gated row has no evidence, or "" when it has: a side with rows
+ * that did not count (failed, suspect, timeout), or none at all. */
+static void row_missing(struct compare_row *row, json_t *base, json_t *cur, const struct stats_group *h,
+                        const struct stats_group *g, int include_suspect)
+{
+    char st[96];
+    if (!g) {
+        snprintf(row->missing, sizeof row->missing, "not in the current run");
+    } else if (g->nok < g->nrows) {
+        group_statuses(cur, g, include_suspect, st, sizeof st);
+        snprintf(row->missing, sizeof row->missing, "%zu of %zu rows %s in the current run", g->nrows - g->nok,
+                 g->nrows, st);
+    } else if (h && h->nok < h->nrows) {
+        group_statuses(base, h, include_suspect, st, sizeof st);
+        snprintf(row->missing, sizeof row->missing, "%zu of %zu rows %s in the baseline", h->nrows - h->nok, h->nrows,
+                 st);
+    }
+}
+
+/* Every group of the current run against the baseline's; the gated rows'
+ * missing evidence. */
+static void compute_rows(struct compare_result *r, json_t *base, json_t *cur, const struct stats_groups *gb,
+                         const struct stats_groups *gc, int include_suspect)
 {
     r->rows = util_xcalloc(gc->n + gb->n + 1, sizeof *r->rows);
     for (size_t gi = 0; gi < gc->n; gi++) {
         const struct stats_group *g = &gc->g[gi], *h = stats_find(gb, g->label, g->level);
-        if (!h) {
-            add_row(r, COMPARE_ROW_NEW, g);
+        if (!h) { /* gated: nothing to compare it with */
+            struct compare_row *row = add_row(r, COMPARE_ROW_NEW, g);
+            if (row->gated)
+                snprintf(row->missing, sizeof row->missing, "not in the baseline");
             continue;
         }
         enum compare_row_kind kind = h->nok && !g->nok ? COMPARE_ROW_FAILED : COMPARE_ROW_CELLS;
@@ -399,16 +456,39 @@ static void compute_rows(struct compare_result *r, const struct stats_groups *gb
         row->base_rows = h->nrows;
         row->cur_ok = g->nok;
         row->cur_rows = g->nrows;
-        if (kind == COMPARE_ROW_FAILED) {
-            r->gated_cells += row->gated;
-            r->failures += row->gated;
-            continue;
-        }
-        row_cells(row, h, g, gb, gc, r);
+        if (row->gated)
+            row_missing(row, base, cur, h, g, include_suspect);
+        if (kind == COMPARE_ROW_CELLS)
+            row_cells(row, h, g, gb, gc, r);
     }
     for (size_t gi = 0; gi < gb->n; gi++)
-        if (!stats_find(gc, gb->g[gi].label, gb->g[gi].level))
-            add_row(r, COMPARE_ROW_MISSING, &gb->g[gi]);
+        if (!stats_find(gc, gb->g[gi].label, gb->g[gi].level)) {
+            struct compare_row *row = add_row(r, COMPARE_ROW_MISSING, &gb->g[gi]);
+            if (row->gated)
+                row_missing(row, base, cur, &gb->g[gi], NULL, include_suspect);
+        }
+}
+
+/* Missing evidence: a run not complete, no row of the compared tool, a
+ * gated row with rows that did not count, a gated cell with no value. */
+static void count_missing(struct compare_result *r, json_t *base, json_t *cur)
+{
+    const char *sb = stats_json_str(base, "status", NULL), *sc = stats_json_str(cur, "status", NULL);
+    int gated_rows = 0;
+    if (!same_str(sc, "complete"))
+        snprintf(r->run_missing, sizeof r->run_missing, "the current run's status is %s, not complete", sc ? sc : "absent");
+    else if (!same_str(sb, "complete"))
+        snprintf(r->run_missing, sizeof r->run_missing, "the baseline's status is %s, not complete", sb ? sb : "absent");
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        gated_rows += row->gated && row->kind != COMPARE_ROW_MISSING;
+        r->missing += row->missing[0] != 0;
+        for (int k = 0; row->kind == COMPARE_ROW_CELLS && !row->missing[0] && k < row->ncells; k++)
+            r->missing += row->cells[k].gate && row->cells[k].verdict == COMPARE_NA;
+    }
+    if (!gated_rows && !r->run_missing[0])
+        snprintf(r->run_missing, sizeof r->run_missing, "the compared tool %s has no row in the current run", r->tool);
+    r->missing += r->run_missing[0] != 0;
 }
 
 int compare_compute(json_t *base, json_t *cur, const struct compare_opts *o, struct compare_result *out, char *err)
@@ -417,20 +497,24 @@ int compare_compute(json_t *base, json_t *cur, const struct compare_opts *o, str
     out->tool = o->tool ? o->tool : "lb-gen";
     out->threshold = o->threshold > 0 ? o->threshold : 0.10;
     if (not_comparable(base, cur, out->tool, err))
-        return 2;
+        return COMPARE_EXIT_BAD;
     out->comparable = 1;
     out->paired = o->paired;
     out->control = o->control;
     if (!out->control)
         out->control = has_label(base, "wrk") && has_label(cur, "wrk") ? "wrk" : "lb-gen";
+    out->allow_missing = o->allow_missing;
     struct stats_groups gb, gc;
-    stats_group_run(base, &gb);
-    stats_group_run(cur, &gc);
-    compute_rows(out, &gb, &gc);
+    stats_group_run_with(base, o->include_suspect, &gb);
+    stats_group_run_with(cur, o->include_suspect, &gc);
+    compute_rows(out, base, cur, &gb, &gc, o->include_suspect);
     gate_cells(out);
+    count_missing(out, base, cur);
     stats_groups_free(&gb);
     stats_groups_free(&gc);
-    return out->failures ? 1 : 0;
+    if (out->failures)
+        return COMPARE_EXIT_REGRESSED;
+    return out->missing && !o->allow_missing ? COMPARE_EXIT_MISSING : COMPARE_EXIT_PASS;
 }
 
 void compare_result_free(struct compare_result *r)
@@ -517,8 +601,6 @@ void compare_render_failures(const struct compare_result *r, FILE *f)
     int n = 0;
     for (size_t i = 0; i < r->nrows; i++) {
         const struct compare_row *row = &r->rows[i];
-        if (row->kind == COMPARE_ROW_FAILED && row->gated)
-            fprintf(f, "%s%s runs ok (none ended ok)", n++ ? ", " : "", row->name);
         for (int k = 0; row->kind == COMPARE_ROW_CELLS && k < row->ncells; k++) {
             const struct compare_cell *c = &row->cells[k];
             if (!c->gate || c->verdict != COMPARE_REGRESSED)
@@ -527,6 +609,21 @@ void compare_render_failures(const struct compare_result *r, FILE *f)
             fmt_cell_change(ch, sizeof ch, c);
             fprintf(f, "%s%s %s %s", n++ ? ", " : "", row->name, c->metric, ch);
         }
+    }
+}
+
+void compare_render_missing(const struct compare_result *r, FILE *f)
+{
+    int n = 0;
+    if (r->run_missing[0])
+        fprintf(f, "%s", r->run_missing), n++;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        if (row->missing[0])
+            fprintf(f, "%s%s: %s", n++ ? ", " : "", row->name, row->missing);
+        for (int k = 0; row->kind == COMPARE_ROW_CELLS && !row->missing[0] && k < row->ncells; k++)
+            if (row->cells[k].gate && row->cells[k].verdict == COMPARE_NA)
+                fprintf(f, "%s%s %s: no value", n++ ? ", " : "", row->name, row->cells[k].metric);
     }
 }
 
@@ -556,8 +653,9 @@ static void md_row(const struct compare_row *row, FILE *md)
     case COMPARE_ROW_NEW: fprintf(md, "| %s | %s | – | not in the baseline | | | new | |\n", row->label, lv); return;
     case COMPARE_ROW_MISSING: fprintf(md, "| %s | – | – | | not in the current run | | missing | |\n", row->name); return;
     case COMPARE_ROW_FAILED:
-        fprintf(md, "| %s | %s | runs ok | %zu/%zu | %zu/%zu | | %sregressed%s | %s |\n", row->label, lv, row->base_ok,
-                row->base_rows, row->cur_ok, row->cur_rows, bold, bold, row->gated ? "yes" : "no");
+        fprintf(md, "| %s | %s | runs ok | %zu/%zu | %zu/%zu | | %s%s%s | %s |\n", row->label, lv, row->base_ok,
+                row->base_rows, row->cur_ok, row->cur_rows, bold, row->gated ? "no evidence" : "failed", bold,
+                row->gated ? "yes" : "no");
         return;
     case COMPARE_ROW_CELLS: break;
     }
@@ -616,8 +714,13 @@ void compare_render_md(json_t *base, json_t *cur, const struct compare_result *r
         fprintf(md, "\n**Regressed beyond %.0f %%:** ", r->threshold * 100);
         compare_render_failures(r, md);
         fprintf(md, ".\n");
-    } else {
+    } else if (!r->missing) {
         fprintf(md, "\nNo gated cell regressed beyond %.0f %%.\n", r->threshold * 100);
+    }
+    if (r->missing) {
+        fprintf(md, "\n**Missing evidence%s:** ", r->allow_missing ? " (allowed by --allow-missing, not gating)" : "");
+        compare_render_missing(r, md);
+        fprintf(md, ".\n");
     }
 }
 
@@ -644,6 +747,46 @@ static void junit_cell(const struct compare_row *row, const struct compare_cell 
     fprintf(f, "</testcase>\n");
 }
 
+/* A failed test case (skipped when missing evidence is allowed). */
+static void junit_missing(const char *cls, const char *name, const char *why, int allowed, FILE *f)
+{
+    fprintf(f, "<testcase classname=\"loadbench.");
+    html_esc(f, cls);
+    fprintf(f, "\" name=\"");
+    html_esc(f, name);
+    fprintf(f, "\"><%s message=\"no evidence: ", allowed ? "skipped" : "failure");
+    html_esc(f, why);
+    fprintf(f, "\"/></testcase>\n");
+}
+
+/* The test cases: each gated cell, and each gated row or run without
+ * evidence. Returns their number; *failures those that failed. */
+static int junit_cases(const struct compare_result *r, FILE *f, int *failures)
+{
+    int n = 0, al = r->allow_missing;
+    *failures = r->failures;
+    if (r->run_missing[0])
+        junit_missing("compare", "evidence", r->run_missing, al, f), n++, *failures += !al;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        if (row->missing[0])
+            junit_missing(row->name, "evidence", row->missing, al, f), n++, *failures += !al;
+        for (int k = 0; row->kind == COMPARE_ROW_CELLS && k < row->ncells; k++) {
+            const struct compare_cell *c = &row->cells[k];
+            if (!c->gate)
+                continue;
+            n++;
+            if (c->verdict == COMPARE_NA && !row->missing[0]) {
+                junit_missing(row->name, c->metric, "no value", al, f);
+                *failures += !al;
+            } else {
+                junit_cell(row, c, r->threshold, f);
+            }
+        }
+    }
+    return n;
+}
+
 void compare_render_junit(const struct compare_result *r, const char *err, FILE *junit)
 {
     fprintf(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
@@ -654,37 +797,32 @@ void compare_render_junit(const struct compare_result *r, const char *err, FILE 
         fprintf(junit, "\"/></testcase>\n</testsuite>\n</testsuites>\n");
         return;
     }
-    fprintf(junit, "<testsuite name=\"loadbench compare\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n", r->gated_cells,
-            r->failures);
-    for (size_t i = 0; i < r->nrows; i++) {
-        const struct compare_row *row = &r->rows[i];
-        if (row->kind == COMPARE_ROW_FAILED && row->gated) {
-            fprintf(junit, "<testcase classname=\"loadbench.");
-            html_esc(junit, row->name);
-            fprintf(junit, "\" name=\"runs ok\"><failure message=\"no run ended ok (baseline: %zu of %zu)\"/></testcase>\n",
-                    row->base_ok, row->base_rows);
-        }
-        for (int k = 0; row->kind == COMPARE_ROW_CELLS && k < row->ncells; k++)
-            if (row->cells[k].gate)
-                junit_cell(row, &row->cells[k], r->threshold, junit);
-    }
+    char *cases = NULL;
+    size_t len = 0;
+    int failures;
+    FILE *cf = open_memstream(&cases, &len);
+    int n = junit_cases(r, cf, &failures);
+    fclose(cf);
+    fprintf(junit, "<testsuite name=\"loadbench compare\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n%s", n,
+            failures, cases);
+    free(cases);
     fprintf(junit, "</testsuite>\n</testsuites>\n");
 }
 
 int compare_runs(json_t *base, json_t *cur, const struct compare_opts *o, FILE *md, FILE *junit, char *err)
 {
     if (compare_check_labels(base, cur, o, err))
-        return 2;
+        return COMPARE_EXIT_BAD;
     struct compare_result r;
     int rc = compare_compute(base, cur, o, &r, err);
     compare_render_md(base, cur, &r, err, md);
     if (junit)
         compare_render_junit(&r, err, junit);
-    if (rc == 1) {
+    if (rc == COMPARE_EXIT_REGRESSED || rc == COMPARE_EXIT_MISSING) {
         char *names = NULL;
         size_t len = 0;
         FILE *nf = open_memstream(&names, &len);
-        compare_render_failures(&r, nf);
+        (rc == COMPARE_EXIT_REGRESSED ? compare_render_failures : compare_render_missing)(&r, nf);
         fclose(nf);
         util_err(err, "%s", names);
         free(names);

@@ -18,6 +18,17 @@ struct compare_opts {
     const char *tool;       /* the compared tool label: its binary may differ (NULL: "lb-gen") */
     const char *control;    /* the control generator label (NULL: wrk when in both runs, else lb-gen) */
     int paired;             /* pair base and current rows by repeat (interleaved A/B): signed-rank, else rank-sum */
+    int allow_missing;      /* missing evidence (a gated cell missing, failed, suspect, or from a run not
+                             * complete) is shown but does not fail the gate */
+    int include_suspect;    /* suspect rows' figures count (a person asked for them) */
+};
+
+/* compare_runs' and compare_compute's exit codes. */
+enum compare_exit {
+    COMPARE_EXIT_PASS = 0,
+    COMPARE_EXIT_REGRESSED = 1,
+    COMPARE_EXIT_BAD = 2,           /* bad input, or runs that are not comparable */
+    COMPARE_EXIT_MISSING = 3,       /* no regression, but a gated cell has no evidence */
 };
 
 enum compare_verdict {
@@ -57,6 +68,7 @@ struct compare_row {
     double level;                   /* NAN when no sweep */
     char name[128];                 /* "label" or "label@level" */
     int gated;                      /* the compared tool */
+    char missing[160];              /* gated: why its evidence is missing ("" when it is not) */
     size_t base_ok, base_rows, cur_ok, cur_rows;
     struct compare_cell cells[8];
     int ncells;
@@ -68,7 +80,10 @@ struct compare_result {
     int comparable;                 /* 0: err says why; rows empty */
     struct compare_row *rows;       /* the current run's groups in order, then the baseline's missing ones */
     size_t nrows;
-    int gated_cells, failures;      /* cells (and failed rows) the gate read, and those that regressed */
+    int gated_cells, failures;      /* cells the gate read, and those that regressed */
+    int missing;                    /* gated rows and cells without evidence (rows[].missing says why) */
+    char run_missing[160];          /* a run whose status is not complete ("" when both are) */
+    int allow_missing;              /* as asked */
     int paired;                     /* as asked */
     int family;                     /* gated cells that were tested: Holm's family */
     double family_min_p;            /* the smallest p any of them could reach (NAN: none tested) */
@@ -90,10 +105,14 @@ json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t
 int compare_check_labels(json_t *base, json_t *cur, const struct compare_opts *o, char *err);
 
 /* Compute every cell of cur against base into out (free with
- * compare_result_free). Returns 0 when no gated cell regressed, 1 when one
- * did, 2 when the runs are not comparable (out->comparable 0: different
- * machine fingerprint, build type, profile, or binary sha256 of a tool
- * other than the compared one; err says which). */
+ * compare_result_free). Returns COMPARE_EXIT_PASS when no gated cell
+ * regressed, COMPARE_EXIT_REGRESSED when one did, COMPARE_EXIT_MISSING when
+ * none did but a gated cell is missing, failed, suspect, has no value or
+ * comes from a run whose status is not complete (unless o->allow_missing),
+ * COMPARE_EXIT_BAD when the runs are not comparable (out->comparable 0:
+ * different machine fingerprint or host, build type, profile, or binary
+ * sha256 or version of a tool other than the compared one; err says
+ * which). */
 int compare_compute(json_t *base, json_t *cur, const struct compare_opts *o, struct compare_result *out, char *err);
 void compare_result_free(struct compare_result *r);
 
@@ -109,11 +128,15 @@ void compare_render_junit(const struct compare_result *r, const char *err, FILE 
  * +19.6 %"), into f. */
 void compare_render_failures(const struct compare_result *r, FILE *f);
 
+/* The gated cells without evidence and why, comma separated ("lb-gen:
+ * 1 of 1 rows suspect in the current run"), into f. */
+void compare_render_missing(const struct compare_result *r, FILE *f);
+
 /* Check the labels, compare cur against base, write a Markdown table to md
- * and, when junit is not NULL, JUnit XML. Returns 0 when no gated cell
- * regressed beyond the threshold, 1 when one did (each named in err, comma
- * separated), 2 when a --tool or --control label names no tool of the runs
- * (nothing written) or the runs are not comparable (err says which). */
+ * and, when junit is not NULL, JUnit XML. Returns compare_compute's code;
+ * err names the regressed cells (1) or those without evidence (3), comma
+ * separated; 2 also when a --tool or --control label names no tool of the
+ * runs (nothing written). */
 int compare_runs(json_t *base, json_t *cur, const struct compare_opts *o, FILE *md, FILE *junit, char *err);
 
 #endif

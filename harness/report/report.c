@@ -113,6 +113,8 @@ static void report_stats_markdown(FILE *f, json_t *run)
         return;
     }
     fprintf(f, "\n## Over repeats and levels\n\n");
+    if (json_is_true(json_object_get(run, STATS_INCLUDE_SUSPECT)))
+        fprintf(f, "Suspect rows are counted as ok here, as the reader asked (--include-suspect).\n\n");
     fprintf(f, "| Tool | Level | Runs ok |");
     for (const struct stats_metric *m = stats_metrics; m->key; m++)
         fprintf(f, " %s |", m->column);
@@ -548,7 +550,7 @@ void report_csv(FILE *f, json_t *run)
     for (const char *const *c = cols; *c; c++)
         fprintf(f, ",%s", *c);
     /* Appended last, so that older readers' column numbers still hold. */
-    fprintf(f, ",witness,hold_steady,disturbed,tool_hosts,target_host\n");
+    fprintf(f, ",witness,hold_steady,disturbed,tool_hosts,target_host,reason\n");
     json_t *r;
     size_t i;
     json_array_foreach(json_object_get(run, "runs"), i, r)
@@ -581,6 +583,8 @@ void report_csv(FILE *f, json_t *run)
         json_t *q = json_object_get(r, "quiet");
         fprintf(f, ",%s,", json_is_object(q) ? (json_is_true(json_object_get(q, "disturbed")) ? "true" : "false") : "");
         csv_hosts(f, r);
+        fputc(',', f);
+        report_csv_str(f, str(r, "reason"));
         fputc('\n', f);
     }
 }

@@ -120,7 +120,18 @@ const char *stats_json_str(json_t *o, const char *a, const char *b)
     return json_string_value(v);
 }
 
+int stats_row_counts(json_t *row, int include_suspect)
+{
+    const char *st = stats_json_str(row, "status", NULL) ?: "";
+    return !strcmp(st, "ok") || (include_suspect && !strcmp(st, "suspect"));
+}
+
 void stats_group_run(json_t *run, struct stats_groups *out)
+{
+    stats_group_run_with(run, json_is_true(json_object_get(run, STATS_INCLUDE_SUSPECT)), out);
+}
+
+void stats_group_run_with(json_t *run, int include_suspect, struct stats_groups *out)
 {
     memset(out, 0, sizeof *out);
     json_t *runs = json_object_get(run, "runs"), *r, *t;
@@ -174,7 +185,7 @@ void stats_group_run(json_t *run, struct stats_groups *out)
                     g.rows = util_xcalloc(json_array_size(runs), sizeof *g.rows);
                 g.tool = stats_json_str(r, "tool", NULL);
                 g.nrows++;
-                if (!strcmp(stats_json_str(r, "status", NULL) ?: "", "ok"))
+                if (stats_row_counts(r, include_suspect))
                     g.rows[g.nok++] = r;
             }
             if (g.nrows)

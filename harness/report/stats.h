@@ -69,8 +69,9 @@ void stats_summarize(const double *v, size_t n, struct stats_summary *out);
 struct stats_group {
     const char *label, *tool;   /* borrowed from the run JSON */
     double level;
-    size_t nrows, nok;          /* rows, and rows whose status is ok */
-    json_t **rows;              /* the ok rows (borrowed) */
+    size_t nrows, nok;          /* rows, and rows whose figures count (status ok; with
+                                 * include_suspect, suspect too) */
+    json_t **rows;              /* the rows that count (borrowed) */
     int colour;                 /* the tool label's index in the profile: one colour per label everywhere */
 };
 
@@ -83,9 +84,22 @@ struct stats_groups {
     double *levels;
 };
 
-/* Group run rows by label and level, in profile order then level order.
+/* Whether a row's figures enter statistics: status ok, or suspect when
+ * include_suspect (a person asked for them: --include-suspect). Failed,
+ * timed-out and skipped rows never do. */
+int stats_row_counts(json_t *row, int include_suspect);
+
+/* The key a reader sets, in memory only, on a run object to count its
+ * suspect rows (report/history --include-suspect); run.json never has it. */
+#define STATS_INCLUDE_SUSPECT "include_suspect"
+
+/* Group run rows by label and level, in profile order then level order;
+ * a group's rows are those stats_row_counts admits (suspect ones when the
+ * run carries STATS_INCLUDE_SUSPECT: true).
  * Always succeeds (out-of-memory aborts). Free with stats_groups_free. */
 void stats_group_run(json_t *run, struct stats_groups *out);
+/* The same, admitting suspect rows when include_suspect. */
+void stats_group_run_with(json_t *run, int include_suspect, struct stats_groups *out);
 void stats_groups_free(struct stats_groups *gs);
 
 /* Summarize metric m over group g's ok rows. */

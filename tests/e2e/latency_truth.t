@@ -47,15 +47,16 @@ is "$(jget "$J" runs.1.latency_check.percentiles.rows | grep -o '"q"' | wc -l | 
 check "summary.md lists the verdicts" grep -q '^- \*\*wrk\*\* (closed): stopped sending' "$tmp/run/summary.md"
 check "and the percentile table" grep -q '^| lb-gen | .* / .* (' "$tmp/run/summary.md"
 
-# A real tool below the server: Locust keeps response times rounded to two
+# A real tool that rounds: Locust keeps response times rounded to two
 # significant digits from 100 ms up (147 -> 150, 1140 -> 1100:
 # locust/stats.py round_response_time, so that workers send less to the
 # master). Against a fixed 1140 ms delay its p50 reads 1100 ms, 40 ms below
-# what the server held every request: flagged, although Locust's resolution
-# is 1 ms below 100 ms. (At 144 ms its overhead of a few ms rounds up to
-# 150: 1140 leaves 10 ms of room.)
+# what the server held every request, but within its step at that size
+# (100 ms from 1 s: the adapter's latency_digits 2), so the row is honest:
+# not flagged, and ok, not suspect (issue 29: the margin is the tool's own
+# resolution at that size, not its 1 ms below 100 ms).
 if ! command -v locust >/dev/null 2>&1; then
-    skip "locust not installed: no rounding tool to flag"
+    skip "locust not installed: no rounding tool to judge"
     skip "(as above)"
     skip "(as above)"
 else
@@ -71,8 +72,7 @@ Y
     lp=$(jget "$R" runs.0.client.latency_ms.p50); sp=$(jget "$R" runs.0.server.server_time_ms.p50)
     diag "locust p50 $lp ms, server p50 $sp ms"
     is "$lp" 1100 "Locust reports p50 1100 ms against a 1140 ms delay (it rounds to 100 ms from 1 s up)"
-    check "the row flags a percentile below the server's ($(jget "$R" runs.0.latency_check.percentiles.below_server))" \
-        perl -e 'exit !($ARGV[0] ne "null" && $ARGV[0] >= 1)' -- "$(jget "$R" runs.0.latency_check.percentiles.below_server)"
-    check "summary.md marks it" grep -q '^| locust | 1100\.00 / 114[0-9]\.[0-9]* (-[0-9]* %) ⚠' "$tmp/round/summary.md"
+    is "$(jget "$R" runs.0.latency_check.percentiles.below_server)" 0 "within its 100 ms step at 1.1 s: no percentile flagged"
+    is "$(jget "$R" runs.0.status)" ok "the row is ok, not suspect ($(jget "$R" runs.0.reason))"
 fi
 done_testing

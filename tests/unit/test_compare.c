@@ -28,9 +28,9 @@ static json_t *mkrun(int n)
         json_array_append_new(rows, mkrow("lb-gen", r, 10000, 10, 1));
         json_array_append_new(rows, mkrow("wrk", r, 10000, 10, 1));
     }
-    return json_pack("{s:{s:s, s:i, s:s, s:f}, s:{s:s}, s:{s:s, s:[{s:s}, {s:s}]}, s:o}", "machine", "cpu_model", "test CPU",
-                     "cores", 2, "arch", "x86_64", "memory_mb", 4096.0, "loadbench", "build", "release", "profile", "name",
-                     "unit", "tools", "label", "lb-gen", "label", "wrk", "runs", rows);
+    return json_pack("{s:{s:s, s:i, s:s, s:f}, s:{s:s}, s:{s:s, s:[{s:s}, {s:s}]}, s:s, s:o}", "machine", "cpu_model",
+                     "test CPU", "cores", 2, "arch", "x86_64", "memory_mb", 4096.0, "loadbench", "build", "release",
+                     "profile", "name", "unit", "tools", "label", "lb-gen", "label", "wrk", "status", "complete", "runs", rows);
 }
 
 /* Multiply a.b of every row of label (repeat r, or 0 for all) by f. */
@@ -133,8 +133,9 @@ static void test_cells(void)
     cur2 = mkrun(1);
     json_object_del(json_array_get(json_object_get(cur2, "runs"), 0), "footprint");
     rc = run_compare(base, cur2, 0.10, &r, err);
-    ok(rc == 0 && cell(&r, "lb-gen", "RSS peak MB")->verdict == COMPARE_NA && isnan(cell(&r, "lb-gen", "RSS peak MB")->change),
-       "no RSS in the current run: n/a, not a regression");
+    ok(rc == COMPARE_EXIT_MISSING && r.failures == 0 && cell(&r, "lb-gen", "RSS peak MB")->verdict == COMPARE_NA &&
+           isnan(cell(&r, "lb-gen", "RSS peak MB")->change),
+       "no RSS in the current run: n/a, not a regression, but missing evidence: exit 3");
     compare_result_free(&r);
     json_decref(cur2);
     json_decref(base);
@@ -181,17 +182,112 @@ static void test_rows(void)
     json_object_set_new(json_array_get(json_object_get(cur, "runs"), 0), "status", json_string("failed"));
     rc = run_compare(base, cur, 0.10, &r, err);
     const struct compare_row *row = row_of(&r, "lb-gen");
-    ok(rc == 1 && row && row->kind == COMPARE_ROW_FAILED && row->gated && row->base_ok == 1 && row->cur_ok == 0,
-       "the compared tool ran ok in the baseline, failed now: regressed, exit 1");
+    ok(rc == COMPARE_EXIT_MISSING && row && row->kind == COMPARE_ROW_FAILED && row->gated && row->base_ok == 1 &&
+           row->cur_ok == 0 && strstr(row->missing, "1 of 1 rows failed in the current run"),
+       "the compared tool ran ok in the baseline, failed now: no evidence, exit 3 (%s)", row ? row->missing : "");
     compare_result_free(&r);
     json_object_set_new(json_array_get(json_object_get(cur, "runs"), 0), "status", json_string("ok"));
     json_object_set_new(json_array_get(json_object_get(cur, "runs"), 1), "status", json_string("failed"));
     rc = run_compare(base, cur, 0.10, &r, err);
-    ok(rc == 0 && row_of(&r, "wrk")->kind == COMPARE_ROW_FAILED && !row_of(&r, "wrk")->gated,
-       "the control failed now: shown as regressed, not gated");
+    ok(rc == COMPARE_EXIT_MISSING && row_of(&r, "wrk")->kind == COMPARE_ROW_FAILED && !row_of(&r, "wrk")->gated &&
+           cell(&r, "lb-gen", "RPS ÷ wrk")->verdict == COMPARE_NA,
+       "the control failed now: not gated itself, but lb-gen's RPS ÷ wrk has no value: exit 3");
     compare_result_free(&r);
     json_decref(base);
     json_decref(cur);
+}
+
+/* Missing evidence fails the gate with its own exit code: a suspect row,
+ * a run not complete, an abandoned run with no rows, the compared tool
+ * absent; --allow-missing passes; --include-suspect counts the row. */
+static void test_missing(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct compare_result r;
+    struct compare_opts o = {.threshold = 0.10};
+    json_t *base = mkrun(3), *cur = mkrun(3);
+    json_object_set_new(json_array_get(json_object_get(cur, "runs"), 2), "status", json_string("suspect"));
+    int rc = compare_compute(base, cur, &o, &r, err);
+    const struct compare_row *row = row_of(&r, "lb-gen");
+    ok(rc == COMPARE_EXIT_MISSING && row && strstr(row->missing, "1 of 3 rows suspect in the current run"),
+       "one of lb-gen's three rows suspect: missing evidence, exit 3 (%s)", row ? row->missing : "");
+    ok(row && row->cur_ok == 2, "the suspect row's figures are kept out (2 of 3 count)");
+    compare_result_free(&r);
+    o.allow_missing = 1;
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_PASS && r.missing == 1, "--allow-missing: exit 0, the missing cell still counted and shown");
+    compare_result_free(&r);
+    o = (struct compare_opts){.threshold = 0.10, .include_suspect = 1};
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_PASS && row_of(&r, "lb-gen")->cur_ok == 3, "--include-suspect: the row counts, exit 0");
+    compare_result_free(&r);
+    json_decref(cur);
+
+    o = (struct compare_opts){.threshold = 0.10};
+    cur = mkrun(3);
+    json_object_set_new(cur, "status", json_string("interrupted"));
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_MISSING && strstr(r.run_missing, "current run's status is interrupted"),
+       "a current run that was interrupted: exit 3 (%s)", r.run_missing);
+    compare_result_free(&r);
+    json_object_set_new(cur, "status", json_string("running"));
+    json_array_clear(json_object_get(cur, "runs"));
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_MISSING && r.missing >= 1, "an abandoned run with no rows: exit 3, not a pass");
+    compare_result_free(&r);
+    json_decref(cur);
+
+    cur = mkrun(3);
+    json_t *rows = json_object_get(cur, "runs");
+    for (size_t i = json_array_size(rows); i-- > 0;)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(rows, i), "label")), "lb-gen"))
+            json_array_remove(rows, i);
+    rc = compare_compute(base, cur, &o, &r, err);
+    row = row_of(&r, "lb-gen");
+    ok(rc == COMPARE_EXIT_MISSING && row && row->kind == COMPARE_ROW_MISSING && !strcmp(row->missing, "not in the current run"),
+       "the compared tool's rows missing from a complete run: exit 3");
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    compare_render_junit(&r, err, f);
+    fclose(f);
+    ok(md && strstr(md, "failures=\"") && strstr(md, "<failure message=\"no evidence: not in the current run\"/>"),
+       "JUnit: the missing cell is a failed test case");
+    free(md);
+    compare_result_free(&r);
+    json_decref(cur);
+
+    json_t *b2 = mkrun(3);
+    rows = json_object_get(b2, "runs");
+    for (size_t i = json_array_size(rows); i-- > 0;)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(rows, i), "label")), "lb-gen"))
+            json_array_remove(rows, i);
+    cur = mkrun(3);
+    rc = compare_compute(b2, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_MISSING && row_of(&r, "lb-gen") && !strcmp(row_of(&r, "lb-gen")->missing, "not in the baseline"),
+       "the compared tool only in the current run: nothing to gate against, exit 3");
+    compare_result_free(&r);
+    json_decref(b2);
+    json_decref(cur);
+
+    cur = mkrun(3);
+    json_object_set_new(json_object_get(cur, "machine"), "hostname", json_string("elsewhere"));
+    json_object_set_new(json_object_get(base, "machine"), "hostname", json_string("here"));
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_BAD && strstr(err, "hostname"), "another host: not comparable, exit 2 (%s)", err);
+    compare_result_free(&r);
+    json_decref(cur);
+    cur = mkrun(3);
+    json_object_set_new(json_object_get(cur, "machine"), "hostname", json_string("here"));
+    json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 1), "identity"), "version",
+                        json_string("4.2.0"));
+    json_object_set_new(json_object_get(json_array_get(json_object_get(base, "runs"), 1), "identity"), "version",
+                        json_string("4.1.0"));
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_BAD && strstr(err, "wrk's version changed"), "the control's version changed: exit 2 (%s)", err);
+    compare_result_free(&r);
+    json_decref(cur);
+    json_decref(base);
 }
 
 static void test_comparable_and_labels(void)
@@ -387,6 +483,7 @@ int main(void)
     test_cells();
     test_spread();
     test_rows();
+    test_missing();
     test_comparable_and_labels();
     test_render();
     test_ranked();

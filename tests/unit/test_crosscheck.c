@@ -658,10 +658,140 @@ static void test_truth(struct fx *f)
     ok(r.truth.rows[2].below_server, "a tool p99 of 97 ms is flagged");
     f->in.client_requests = 95;
     crosscheck_compute(&f->in, &r);
-    ok(!r.truth.rows[2].below_server && fabs(r.truth.rows[2].bound_ms - 93) < 0.1,
-       "5 responses the tool did not count lower the bound to 93 ms: 97 ms is not flagged");
+    /* Above its p99 lie 0.95 of the 95 it timed, plus the 5 it did not:
+     * the bound is the server's rank 100 - 0.95 - 5 - 1 = 93.05 (94 ms). */
+    ok(!r.truth.rows[2].below_server && fabs(r.truth.rows[2].bound_ms - 94) < 0.1,
+       "5 responses the tool did not count lower the bound to 94 ms: 97 ms is not flagged");
     json_decref(f->in.server_histogram);
     f->in.server_histogram = NULL;
+}
+
+/* A server histogram of n requests at from_ms, from_ms + step, ... */
+static json_t *hist_json(int n, double from_ms, double step_ms)
+{
+    json_t *b = json_array();
+    for (int v = 0; v < n; v++)
+        json_array_append_new(b, json_pack("[I, i]", (json_int_t)((from_ms + v * step_ms) * 1e6), 1));
+    return json_pack("{s:I, s:i, s:o}", "highest_ns", (json_int_t)TSTATS_HIST_HIGHEST, "sigfigs", 3, "buckets", b);
+}
+
+/* The count reconciled before a row is suspect: more successes than the
+ * server completed never pass; more requests only by errors the server's
+ * counters or the kernel's drops explain. */
+static void test_suspect_count(struct fx *f)
+{
+    struct crosscheck_result r;
+    f->in.client_requests = 38550;          /* wrk's count x 10 */
+    f->in.client_ok = 38550;
+    crosscheck_compute(&f->in, &r);
+    ok(r.suspect.count && strstr(r.suspect.reason, "counts 38550 successful responses, the server completed 3855"),
+       "a count x10: suspect (%s)", r.suspect.reason);
+    f->in.client_requests = 3865;           /* 10 failed connects counted as requests */
+    f->in.client_ok = 3855;
+    f->in.client_errors = 10;
+    crosscheck_compute(&f->in, &r);
+    ok(r.reconciliation.verdict == CROSSCHECK_MISMATCH && r.suspect.count,
+       "10 requests more, 10 errors, nothing dropped: a mismatch no counter explains, suspect");
+    f->in.kernel_drops = 10;
+    crosscheck_compute(&f->in, &r);
+    ok(r.reconciliation.verdict == CROSSCHECK_MISMATCH && !r.suspect.count && !r.suspect.reason[0],
+       "the same with 10 listen-queue drops: reconciled, not suspect");
+    f->in.client_errors = 5;
+    crosscheck_compute(&f->in, &r);
+    ok(r.suspect.count, "10 more with only 5 errors: suspect even with the drops");
+    f->in.client_requests = 3855;
+    f->in.client_errors = 0;
+    f->in.kernel_drops = 0;
+    crosscheck_compute(&f->in, &r);
+    ok(!r.suspect.count && !r.suspect.latency && !r.suspect.reason[0], "the captured run as it was: not suspect");
+    f->in.client_ok = 0;
+}
+
+/* The latency floor per percentile: a tool below what the server held
+ * beyond both resolutions is suspect; one that timed failed connects (fast
+ * samples the server never held) is judged only above their share; a
+ * tool's step at the size judged (Locust: 10 ms from 100 ms) is its margin. */
+static void test_suspect_latency(struct fx *f)
+{
+    struct crosscheck_result r;
+    struct adapter_latency keep = f->lat;
+    f->in.server_histogram = hist_json(100, 20, 0.1);   /* 20.0 .. 29.9 ms */
+    f->in.client_requests = 100;
+    f->lat = (struct adapter_latency){.min = 0.2, .p50 = 0.2045, .p90 = 0.2085, .p99 = 0.2095, .p999 = NAN,
+                                      .max = 0.2099, .mean = NAN, .p95 = NAN};
+    f->in.latency_resolution_ms = 0.001;
+    crosscheck_compute(&f->in, &r);
+    ok(r.suspect.latency && r.truth.nbelow == 4 && strstr(r.suspect.reason, "p50 0.204 ms < 24.8 ms"),
+       "latencies / 100 against 20-30 ms held: suspect, every percentile named (%s)", r.suspect.reason);
+    f->in.clock_stepped = 1;
+    crosscheck_compute(&f->in, &r);
+    ok(!r.suspect.latency && r.truth.nbelow == 4, "the same with the clock stepped: flagged, but not grounds for suspect");
+    f->in.clock_stepped = 0;
+
+    /* 40 held requests at 20..59 ms; the tool timed 60 failed connects at
+     * 0.1 ms too: its p50 is 0.1 ms, legitimately. */
+    json_decref(f->in.server_histogram);
+    f->in.server_histogram = hist_json(40, 20, 1);
+    f->in.client_requests = 100;
+    f->in.client_errors = 60;
+    f->lat = (struct adapter_latency){.min = 0.1, .p50 = 0.1, .p90 = 56, .p99 = 59, .p999 = NAN, .max = 59,
+                                      .mean = NAN, .p95 = NAN};
+    crosscheck_compute(&f->in, &r);
+    ok(!r.truth.rows[0].judged && !r.truth.rows[0].below_server && r.truth.rows[1].judged && !r.suspect.latency,
+       "60 %% failed connects timed: p50 0.1 ms not judged (below the unheld share), p90 judged, not suspect");
+    ok(r.latency.below_floor, "the minimum-based floor still flags it (a warning only)");
+    f->lat.p90 = 30;
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.rows[1].below_server && r.suspect.latency, "the same tool with a p90 of 30 ms: below the server, suspect");
+    f->in.client_errors = 0;
+
+    /* Locust: whole ms, two significant digits from 100 ms. 100 held
+     * requests at 155..254 ms; it reports its p50 (204 ms) as 200 and its
+     * max (254) as 250. */
+    json_decref(f->in.server_histogram);
+    f->in.server_histogram = hist_json(100, 155, 1);
+    f->lat = (struct adapter_latency){.min = 160, .p50 = 200, .p90 = 240, .p99 = 250, .p999 = NAN, .max = 250,
+                                      .mean = NAN, .p95 = NAN};
+    f->in.latency_resolution_ms = 1;
+    f->in.latency_digits = 2;
+    crosscheck_compute(&f->in, &r);
+    ok(!r.suspect.latency && r.truth.nbelow == 0, "Locust's 10 ms steps at 200 ms: honest, not suspect");
+    f->in.latency_digits = 0;
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.nbelow > 0, "the same figures from a tool claiming whole ms alone: flagged");
+    f->in.latency_digits = 0;
+
+    /* Artillery: whole ms from Date.now(). Its captured 20 ms delay run
+     * (tests/fixtures/artillery/delay-20ms.report.json: 150 requests, min
+     * 20, p50 21.1, p90 24.8, p99 30.3, p99.9 30.9, max 34) against 150
+     * requests the server held 20.9 ms each, the most a 20 ms delay takes. */
+    json_decref(f->in.server_histogram);
+    f->in.server_histogram = hist_json(150, 20.9, 0);
+    f->in.client_requests = 150;
+    f->lat = (struct adapter_latency){.min = 20, .p50 = 21.1, .p90 = 24.8, .p99 = 30.3, .p999 = 30.9, .max = 34,
+                                      .mean = 22, .p95 = 26.8};
+    crosscheck_compute(&f->in, &r);
+    ok(!r.suspect.latency && r.truth.nbelow == 0, "Artillery's captured 20 ms run: honest, not suspect");
+    f->lat.p50 = 20;
+    crosscheck_compute(&f->in, &r);
+    ok(!r.suspect.latency, "a whole-ms p50 of 20 against 20.9 ms held: within its 1 ms, not suspect");
+    f->lat.p50 = 19;
+    crosscheck_compute(&f->in, &r);
+    ok(r.suspect.latency, "a p50 of 19 ms against 20.9 ms held: beyond 1 ms, suspect");
+    json_decref(f->in.server_histogram);
+    f->in.server_histogram = NULL;
+    f->lat = keep;
+    f->in.client_requests = 3855;
+}
+
+static void test_resolution_and_clock(void)
+{
+    ok(crosscheck_resolution_at(1, 2, 150) == 10 && crosscheck_resolution_at(1, 2, 1500) == 100 &&
+           crosscheck_resolution_at(1, 2, 50) == 1 && crosscheck_resolution_at(1, 0, 1500) == 1,
+       "a 2-digit tool steps by 1 ms below 100 ms, 10 ms to 1 s, 100 ms above");
+    ok(!crosscheck_clock_stepped(0, 5000000, 1000000000ull), "5 ms in 1 s: not a step");
+    ok(crosscheck_clock_stepped(0, -50000000, 1000000000ull), "-50 ms in 1 s: stepped");
+    ok(!crosscheck_clock_stepped(0, 39000000, 60000000000ull), "39 ms in 60 s: within NTP's slew, not a step");
 }
 
 /* Coordinated omission on a made-up server view: 12 s of 100 arrivals a
@@ -799,6 +929,7 @@ int main(void)
     test_latency_and_workload();
     test_steady_rules();
     test_co();
+    test_resolution_and_clock();
     json_error_t je;
     json_t *sample = json_load_file(SAMPLE_RUN, 0, &je);
     if (!ok(sample != NULL, "%s loads", SAMPLE_RUN))
@@ -814,6 +945,11 @@ int main(void)
         struct adapter_latency keep = f.lat;
         test_truth(&f);
         f.lat = keep;
+        struct crosscheck_in keep_in = f.in;
+        test_suspect_count(&f);
+        test_suspect_latency(&f);
+        f.lat = keep;
+        f.in = keep_in;
         f.in.lat = &f.lat;
         /* Every warning at once: an open model short of its rate, a count
          * that does not reconcile, a target-bound row, latency below the
