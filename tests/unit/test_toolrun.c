@@ -48,7 +48,7 @@ int main(void)
     tool_run_downgrade(&v, TOOL_RUN_FAILED, "%s", longmsg);
     is_u64(strlen(v.reason), sizeof v.reason - 1, "a long reason is cut at the buffer's end");
 
-    const char *names[] = {"ok", "skipped", "failed", "timeout", "interrupted", "oom"};
+    const char *names[] = {"ok", "skipped", "suspect", "failed", "timeout", "interrupted", "oom"};
     for (int s = TOOL_RUN_OK; s <= TOOL_RUN_OOM; s++)
         is_str(tool_run_status_name((enum tool_run_status)s), names[s], "status %d is spelled \"%s\" in run.json", s,
                names[s]);
