@@ -146,11 +146,7 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
         unsigned unit = rate_unit_s(l);
         double peak = profile_load_peak(l);
         const struct profile_shape *sh = &c->profile->target.shape;
-        double delay_s = (double)c->profile->target.delay_ns / 1e9;
-        if (sh->dist) /* a drawn delay: its tail, where the VUs pile up */
-            delay_s = (double)(!strcmp(sh->dist, "lognormal")     ? sh->p99_ns
-                               : !strcmp(sh->dist, "exponential") ? sh->mean_ns * 46 / 10 /* its p99 */
-                                                                  : sh->max_ns) / 1e9;
+        double delay_s = raw_delay_tail_s(c->profile); /* where the VUs pile up */
         /* maxVUs bounds the requests in flight; without load.max_inflight,
          * allow one second of latency at the peak rate. preAllocatedVUs:
          * twice what the target's delay needs, so k6 need not create VUs

@@ -18,6 +18,7 @@ extern const struct adapter adapter_jmeter;
 extern const struct adapter adapter_gofasthttp;
 extern const struct adapter adapter_aiohttp;
 extern const struct adapter adapter_bombardier;
+extern const struct adapter adapter_httperf;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
@@ -26,6 +27,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_ab,
     &adapter_h2load,
     &adapter_siege,
+    &adapter_httperf,
     &adapter_autocannon,
     &adapter_bombardier,
     &adapter_k6,

@@ -18,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern const struct adapter adapter_lbgen, adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege,
     adapter_autocannon, adapter_k6, adapter_artillery, adapter_locust, adapter_jmeter, adapter_gofasthttp,
     adapter_aiohttp;
+extern const struct adapter adapter_httperf;
 
 /* Each adapter with the files its parse() reads, main one first. */
 static const struct {
@@ -37,6 +38,7 @@ static const struct {
     {&adapter_jmeter, {"results.jtl", "stdout.txt", "jmeter.log"}},
     {&adapter_gofasthttp, {"stdout.txt", "stderr.txt"}},
     {&adapter_aiohttp, {"stdout.txt", "stderr.txt"}},
+    {&adapter_httperf, {"stdout.txt"}},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
