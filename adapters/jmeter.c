@@ -19,6 +19,7 @@
  * plan it is sent, so the plan takes each group's threads and rate from
  * properties that each engine is started with, its share. */
 #include "adapters/adapter.h"
+#include "adapters/toolver.h"
 #include "common/hist.h"
 #include "common/units.h"
 #include "common/util.h"
@@ -42,6 +43,28 @@
  * e.g. "-XX:+UseParallelGC"; threads: the paced model's thread count. */
 static const char *const jm_options[] = {"heap", "jvm_args", "threads", NULL};
 
+/* JMeter's home: $JMETER_HOME, else Debian's. */
+static const char *jm_home(void)
+{
+    const char *home = getenv("JMETER_HOME");
+    return home && *home ? home : JM_HOME_DEFAULT;
+}
+
+/* The version in the Implementation-Version of JMETER_HOME's core jar
+ * (unzip -p; none with an explicit bin:, whose home is unknown). Returns 0
+ * with found->version set, or -1. */
+static int jm_manifest_version(const char *bin, struct adapter_found *found)
+{
+    char jar[PATH_MAX], mf[8192];
+    if (bin)
+        return -1;
+    snprintf(jar, sizeof jar, "%s/lib/ext/ApacheJMeter_core.jar", jm_home());
+    const char *argv[] = {"unzip", "-p", jar, "META-INF/MANIFEST.MF", NULL};
+    if (access(jar, R_OK) || adapter_capture(argv, mf, sizeof mf) != 0)
+        return -1;
+    return toolver_manifest(mf, "Implementation-Version", found->version, sizeof found->version);
+}
+
 static int jm_detect(const char *bin, struct adapter_found *found, char *err)
 {
     char cand[PATH_MAX + 64];
@@ -49,8 +72,7 @@ static int jm_detect(const char *bin, struct adapter_found *found, char *err)
         if (adapter_which(bin, found->path, sizeof found->path))
             return util_err(err, "JMeter launcher \"%s\" not found or not executable", bin);
     } else {
-        const char *home = getenv("JMETER_HOME");
-        snprintf(cand, sizeof cand, "%s/bin/ApacheJMeter.jar", home && *home ? home : JM_HOME_DEFAULT);
+        snprintf(cand, sizeof cand, "%s/bin/ApacheJMeter.jar", jm_home());
         if (access(cand, R_OK))
             return util_err(err, "JMeter is not installed (%s missing)", cand);
         snprintf(cand, sizeof cand, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
@@ -60,17 +82,16 @@ static int jm_detect(const char *bin, struct adapter_found *found, char *err)
         if (adapter_which("java", java, sizeof java))
             return util_err(err, "java is not on PATH (JMeter needs a JDK: default-jdk-headless)");
     }
+    /* The core jar's manifest names the version without starting a JVM
+     * (Implementation-Version: 2.13.19691222 in Debian's, 5.6.3 in 5.6.3's). */
+    if (jm_manifest_version(bin, found) == 0)
+        return 0;
     /* -j /dev/null: --version would leave a jmeter.log in our cwd. */
     const char *argv[] = {found->path, "-j", "/dev/null", "--version", NULL};
     char out[4096];
     int rc = adapter_capture(argv, out, sizeof out);
-    char *v = strstr(out, "Version ");
-    if (rc == 0 && v) {
-        v += strlen("Version ");
-        v[strcspn(v, " \r\n")] = 0;
-        snprintf(found->version, sizeof found->version, "%.100s", v);
+    if (rc == 0 && toolver_jmeter_banner(out, found->version, sizeof found->version) == 0)
         return 0;
-    }
     /* The first run of the launcher compiles it (javac), and a JVM starts
      * slowly on a busy core: dpkg still names the installed JMeter. */
     const char *dq[] = {"dpkg-query", "-W", "-f=${Version}", "jmeter", NULL};

@@ -1,0 +1,115 @@
+/* Unit tests for adapters/toolver.c and the version-aware paths of the k6
+ * and JMeter adapters, on versions that cannot be installed here: the
+ * fixtures under tests/fixtures/k6/v2.2.0-source/ and
+ * tests/fixtures/jmeter/v5.6.3-source/ are taken from those versions'
+ * sources (their README.md names file and tag), beside the real outputs of
+ * the versions that ran here (k6 v0.48.0's version.txt, Debian's JMeter
+ * 2.13 core-jar manifest). */
+#include "adapters/adapter.h"
+#include "adapters/toolver.h"
+#include "tests/tap.h"
+#include "tests/adapter_test.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern const struct adapter adapter_k6;
+
+/* The text of tests/fixtures/REL (a failed check when missing; "" then). */
+static char *fixture_text(const char *rel)
+{
+    char dir[4200], err[UTIL_ERR_LEN];
+    snprintf(dir, sizeof dir, "%s", fixtures);
+    char *t = adapter_slurp(dir, rel, 1 << 20, err);
+    if (!ok(t != NULL, "fixture %s is there", rel)) {
+        diag("  %s", err);
+        return util_xstrdup("");
+    }
+    return t;
+}
+
+static void test_k6(void)
+{
+    char v[64] = "";
+    char *t = fixture_text("k6/version.txt");
+    ok(toolver_k6(t, v, sizeof v) == 0 && !strcmp(v, "v0.48.0"), "k6 v0.48.0's real `k6 version`: %s", v);
+    ok(toolver_k6_known(v) == TOOLVER_LIVE, "k6 v0.48.0: ran live here");
+    free(t);
+    t = fixture_text("k6/v2.2.0-source/version.txt");
+    v[0] = 0;
+    ok(toolver_k6(t, v, sizeof v) == 0 && !strcmp(v, "v2.2.0"), "k6 v2.2.0's `k6 version` (commit/…): %s", v);
+    ok(toolver_k6_known(v) == TOOLVER_SOURCE, "k6 v2.2.0: checked by source");
+    free(t);
+    ok(toolver_k6("k6 v1.4.2 (go1.23.4, linux/amd64)\nExtensions:\n  x\n", v, sizeof v) == 0 && !strcmp(v, "v1.4.2"),
+       "k6 with extensions listed after: %s", v);
+    ok(toolver_k6("usage: k6 [command]\n", v, sizeof v) == -1, "no version line: -1");
+    ok(toolver_k6_known("v1.8.1") == TOOLVER_SOURCE && toolver_k6_known("v1.9.0") == TOOLVER_UNKNOWN &&
+           toolver_k6_known("v2.3.0") == TOOLVER_UNKNOWN && toolver_k6_known("v0.47.0") == TOOLVER_UNKNOWN &&
+           toolver_k6_known("v0.48.0 (source, go1.19.8)") == TOOLVER_LIVE,
+       "k6: v1.0.0-v1.8.1 and v2.0.0-v2.2.0 by source, v0.48.0 live, others unknown");
+
+    /* v2.2.0's --summary-export layout, with p(99.9) asked for. */
+    const char *d = fresh_dir("k6-v2.2.0");
+    put_fixture("k6/v2.2.0-source", "summary-export.json", d, "summary.json");
+    struct profile_stage st = {.duration_ns = 5000000000ull, .target = 200};
+    struct profile_load l = {.model = LOAD_OPEN, .stages = &st, .nstages = 1};
+    struct adapter_ctx c = {.dir = d, .load = &l, .host = "127.0.0.1", .url = "http://127.0.0.1:1/"};
+    struct adapter_result r;
+    adapter_result_init(&r);
+    char err[UTIL_ERR_LEN] = "";
+    ok(adapter_parse(&adapter_k6, &c, &r, err) == 0 && r.parsed, "k6 v2.2.0 summary export parses (%s)", err);
+    ok(r.requests == 1000 && r.ok == 1000 && r.errors == 0, "k6 v2.2.0: 1000 requests, all ok");
+    ok(r.lat.p999 == 28.4, "k6 v2.2.0: p99.9 read from p(99.9) (%g)", r.lat.p999);
+    ok(r.lat.p99 == 22.9 && r.lat.p50 == 20.5 && r.lat.max == 31.2, "k6 v2.2.0: p50, p99, max");
+    adapter_result_free(&r);
+}
+
+static void test_jmeter(void)
+{
+    char v[64] = "";
+    char *t = fixture_text("jmeter/v5.6.3-source/MANIFEST.MF");
+    ok(toolver_manifest(t, "Implementation-Version", v, sizeof v) == 0 && !strcmp(v, "5.6.3"),
+       "JMeter 5.6.3 core jar manifest (CRLF): %s", v);
+    ok(toolver_jmeter_known(v) == TOOLVER_SOURCE, "JMeter 5.6.3: checked by source");
+    free(t);
+    t = fixture_text("jmeter/debian-2.13-core.MANIFEST.MF");
+    ok(toolver_manifest(t, "Implementation-Version", v, sizeof v) == 0 && !strcmp(v, "2.13.19691222"),
+       "Debian's JMeter 2.13 manifest (Class-Path continuation lines before it): %s", v);
+    ok(toolver_jmeter_known(v) == TOOLVER_LIVE, "JMeter 2.13: ran live here");
+    ok(toolver_manifest(t, "Implementation-Vendor-Id", v, sizeof v) == 0 && !strcmp(v, "org.apache"),
+       "manifest: a value's blanks trimmed (%s)", v);
+    ok(toolver_manifest(t, "Main-Class", v, sizeof v) == -1, "manifest: an absent key is -1");
+    free(t);
+    t = fixture_text("jmeter/v5.6.3-source/banner.txt");
+    v[0] = 0;
+    ok(toolver_jmeter_banner(t, v, sizeof v) == 0 && !strcmp(v, "5.6.3"), "JMeter 5.6.3 --version banner: %s", v);
+    ok(strstr(t, "Version ") == NULL, "the 5.6.3 banner has no \"Version \" (the old detection found none)");
+    free(t);
+    ok(toolver_jmeter_banner("Copyright (c) 1998-2015 Apache Software Foundation\nVersion 2.13.19691222\n", v,
+                             sizeof v) == 0 && !strcmp(v, "2.13.19691222"),
+       "JMeter 2.13's \"Version \" line: %s", v);
+    ok(toolver_jmeter_banner("Error: could not find or load main class\n", v, sizeof v) == -1, "no version: -1");
+    ok(toolver_jmeter_known("5.6.2") == TOOLVER_UNKNOWN && toolver_jmeter_known("2.13") == TOOLVER_LIVE,
+       "JMeter: 5.6.2 unknown, 2.13 live");
+}
+
+int main(void)
+{
+    snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
+    snprintf(tmproot, sizeof tmproot, "/tmp/lb-test-versions.XXXXXX");
+    if (!mkdtemp(tmproot)) {
+        ok(0, "temp dir");
+        return done_testing();
+    }
+    test_k6();
+    test_jmeter();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
+    if (system(cmd) != 0)
+        diag("could not remove %s", tmproot);
+    return done_testing();
+}
