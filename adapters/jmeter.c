@@ -824,6 +824,7 @@ const struct adapter adapter_jmeter = {
                    "ConstantThroughputTimer for a rate",
     .install_hint = "apt-get install jmeter jmeter-http default-jdk-headless (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .versions = "live: 2.13 (Debian 2.13-5, through adapters/jmeter/lb-jmeter); by source: 5.6.3 version detection only",
     .latency_measures = "JTL elapsed: from just before the connection is taken or opened to the last response "
                         "byte, including connect; whole ms; percentiles computed by loadbench from every sample",
     .latency_resolution_ms = 1,

@@ -440,6 +440,7 @@ const struct adapter adapter_k6 = {
     .install_hint = "not packaged for Debian: scripts/install-tools --k6-src DIR (a k6 v0.48.0 source tree, "
                     "built offline) or --k6-release (the checksummed release archive)",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .versions = "live: v0.48.0 (built from source with Go 1.19); by source: v1.0.0-v1.8.1, v2.0.0-v2.2.0",
     .latency_measures = "http_req_duration: request sending started to last response byte received "
                         "(excludes DNS, connect and TLS; open model: from the actual send, not the schedule)",
     .latency_resolution_ms = 0.001,

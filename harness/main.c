@@ -215,6 +215,9 @@ static int check_tools(const struct profile *p, char *err)
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         const struct adapter *a = adapter_by_name(t->tool);
+        for (const struct adapter_unrunnable *u = adapter_unrunnable; !a && u->name; u++)
+            if (!strcmp(u->name, t->tool))
+                return util_err(err, "%s:%d:%d: %s: %s", p->path, t->line, t->col, t->tool, u->why);
         if (!a) {
             char known[512] = "";
             for (const struct adapter *const *x = adapter_registry; *x; x++) {
@@ -409,6 +412,14 @@ static void tools_print(const json_t *tools)
         printf("%-12s %-6s %-26.26s %-24s %s\n", json_string_value(json_object_get(t, "tool")), found ? "yes" : "no",
                found ? json_string_value(json_object_get(t, "version")) : "-",
                json_string_value(json_object_get(t, "models")), get ? get : "");
+    }
+    printf("\nversions: \"live\" ran here in loadbench's tests; \"by source\" checked against that version's "
+           "source only (docs/versions.md):\n");
+    json_array_foreach(tools, i, t)
+    {
+        const char *v = json_string_value(json_object_get(t, "versions"));
+        if (v)
+            printf("  %-12s %s\n", json_string_value(json_object_get(t, "tool")), v);
     }
     printf("\nper-tool options (a tool entry's `options:` in a profile; see docs/profiles.md):\n");
     for (const struct adapter *const *a = adapter_registry; *a; a++) {
