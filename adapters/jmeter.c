@@ -1,5 +1,13 @@
 /* The adapter for Apache JMeter (tested on Debian 12's 2.13 on OpenJDK 17;
- * the fixtures in tests/fixtures/jmeter/ are its real output).
+ * the fixtures in tests/fixtures/jmeter/ are its real output; 5.6.3 checked
+ * by its source: tests/fixtures/jmeter/v5.6.3-source/).
+ *
+ * JMeter 5.x (its core jar's Implementation-Version, JMETER_HOME) runs as
+ * its own bin/jmeter, with no launcher: it allows its own classes in
+ * XStream itself (SaveService.java). Its heap and collector are its
+ * script's (HEAP, GC_ALGO), JVM_ARGS adds -XX:+PrintCommandLineFlags. The
+ * same -n -t -l -j -q arguments, plan and JTL columns (by header name; 5.x
+ * adds sentBytes). Its remote mode (RMI over SSL) is refused for now.
  *
  * Debian's JMeter 2.13 cannot load any plan as shipped (its XStream refuses
  * JMeter's own classes, and the process still exits 0), so it runs through
@@ -51,13 +59,10 @@ static const char *jm_home(void)
 }
 
 /* The version in the Implementation-Version of JMETER_HOME's core jar
- * (unzip -p; none with an explicit bin:, whose home is unknown). Returns 0
- * with found->version set, or -1. */
-static int jm_manifest_version(const char *bin, struct adapter_found *found)
+ * (unzip -p). Returns 0 with found->version set, or -1. */
+static int jm_manifest_version(struct adapter_found *found)
 {
     char jar[PATH_MAX], mf[8192];
-    if (bin)
-        return -1;
     snprintf(jar, sizeof jar, "%s/lib/ext/ApacheJMeter_core.jar", jm_home());
     const char *argv[] = {"unzip", "-p", jar, "META-INF/MANIFEST.MF", NULL};
     if (access(jar, R_OK) || adapter_capture(argv, mf, sizeof mf) != 0)
@@ -65,9 +70,17 @@ static int jm_manifest_version(const char *bin, struct adapter_found *found)
     return toolver_manifest(mf, "Implementation-Version", found->version, sizeof found->version);
 }
 
+/* 1 when found is JMeter 3 or later (run as its own bin/jmeter, not
+ * through Debian 2.13's launcher). */
+static int jm_is_5x(const struct adapter_found *found)
+{
+    return toolver_major(found->version) >= 3;
+}
+
 static int jm_detect(const char *bin, struct adapter_found *found, char *err)
 {
     char cand[PATH_MAX + 64];
+    int manifest = -1; /* 0: found->version read from the core jar's manifest */
     if (bin) {
         if (adapter_which(bin, found->path, sizeof found->path))
             return util_err(err, "JMeter launcher \"%s\" not found or not executable", bin);
@@ -75,16 +88,25 @@ static int jm_detect(const char *bin, struct adapter_found *found, char *err)
         snprintf(cand, sizeof cand, "%s/bin/ApacheJMeter.jar", jm_home());
         if (access(cand, R_OK))
             return util_err(err, "JMeter is not installed (%s missing)", cand);
-        snprintf(cand, sizeof cand, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
-        if (adapter_which(cand, found->path, sizeof found->path))
-            return util_err(err, "the JMeter launcher %s is missing (set LOADBENCH_DATA to the source tree)", cand);
         char java[PATH_MAX];
         if (adapter_which("java", java, sizeof java))
             return util_err(err, "java is not on PATH (JMeter needs a JDK: default-jdk-headless)");
+        /* 5.x runs as its own bin/jmeter: it allows its own classes in
+         * XStream (SaveService.java) and has no Debian class path to mend. */
+        manifest = jm_manifest_version(found);
+        if (manifest == 0 && jm_is_5x(found)) {
+            snprintf(cand, sizeof cand, "%s/bin/jmeter", jm_home());
+            if (adapter_which(cand, found->path, sizeof found->path))
+                return util_err(err, "JMeter %s: %s is missing or not executable", found->version, cand);
+            return 0;
+        }
+        snprintf(cand, sizeof cand, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
+        if (adapter_which(cand, found->path, sizeof found->path))
+            return util_err(err, "the JMeter launcher %s is missing (set LOADBENCH_DATA to the source tree)", cand);
     }
     /* The core jar's manifest names the version without starting a JVM
      * (Implementation-Version: 2.13.19691222 in Debian's, 5.6.3 in 5.6.3's). */
-    if (jm_manifest_version(bin, found) == 0)
+    if (manifest == 0)
         return 0;
     /* -j /dev/null: --version would leave a jmeter.log in our cwd. */
     const char *argv[] = {found->path, "-j", "/dev/null", "--version", NULL};
@@ -391,26 +413,32 @@ static int jm_write_plan(const struct adapter_ctx *c, struct adapter_plan *p, co
 static void jm_jvm(const struct adapter_ctx *c, struct adapter_plan *p, const char *heap)
 {
     const char *jvm_args = adapter_option(c, "jvm_args");
-    /* The launcher's flags (adapters/jmeter/lb-jmeter): JMeter 2.13's own
-     * start-script heap and young generation; no collector named, so the
-     * JVM's default (G1 on Java 17 with 2+ CPUs); stdout's first line has
-     * the flags in effect (-XX:+PrintCommandLineFlags). */
+    int v5 = jm_is_5x(c->found);
+    /* 2.13, the launcher's flags (adapters/jmeter/lb-jmeter): JMeter 2.13's
+     * own start-script heap and young generation; no collector named, so
+     * the JVM's default (G1 on Java 17 with 2+ CPUs). 5.x, its bin/jmeter's
+     * (5.6.3): HEAP "-Xms1g -Xmx1g -XX:MaxMetaspaceSize=256m", GC_ALGO G1
+     * with a 100 ms pause goal. Either way stdout's first line has the
+     * flags in effect (-XX:+PrintCommandLineFlags). */
     char heapflags[128];
     if (heap) {
         snprintf(heapflags, sizeof heapflags, "-Xms%s -Xmx%s", heap, heap);
-        strvec_pushf(&p->env, "LB_JMETER_HEAP=%s", heapflags);
+        strvec_pushf(&p->env, v5 ? "HEAP=%s" : "LB_JMETER_HEAP=%s", heapflags);
     } else {
-        snprintf(heapflags, sizeof heapflags, "-Xms512m -Xmx512m");
+        snprintf(heapflags, sizeof heapflags, v5 ? "-Xms1g -Xmx1g -XX:MaxMetaspaceSize=256m" : "-Xms512m -Xmx512m");
     }
-    if (jvm_args)
+    if (v5)
+        strvec_pushf(&p->env, "JVM_ARGS=-XX:+PrintCommandLineFlags%s%s", jvm_args ? " " : "", jvm_args ? jvm_args : "");
+    else if (jvm_args)
         strvec_pushf(&p->env, "JVM_ARGS=%s", jvm_args);
     json_object_set_new(p->settings, "heap", json_string(heapflags));
-    json_object_set_new(p->settings, "young_gen",
-                        json_string("-XX:NewSize=128m -XX:MaxNewSize=128m -XX:SurvivorRatio=8 "
-                                    "-XX:TargetSurvivorRatio=50 -XX:MaxTenuringThreshold=2"));
-    json_object_set_new(p->settings, "gc",
-                        json_string(jvm_args && strstr(jvm_args, "GC") ? jvm_args
-                                                                       : "JVM default (see client.tool_output.jvm)"));
+    if (!v5)
+        json_object_set_new(p->settings, "young_gen",
+                            json_string("-XX:NewSize=128m -XX:MaxNewSize=128m -XX:SurvivorRatio=8 "
+                                        "-XX:TargetSurvivorRatio=50 -XX:MaxTenuringThreshold=2"));
+    const char *gc_default = v5 ? "-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20 (bin/jmeter's GC_ALGO)"
+                                : "JVM default (see client.tool_output.jvm)";
+    json_object_set_new(p->settings, "gc", json_string(jvm_args && strstr(jvm_args, "GC") ? jvm_args : gc_default));
     if (jvm_args)
         json_object_set_new(p->settings, "jvm_args", json_string(jvm_args));
     json_object_set_new(p->settings, "http_implementation", json_string("HttpClient4, keep-alive"));
@@ -500,6 +528,14 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     snprintf(props, sizeof props, "%s/adapters/jmeter/lb-jtl.properties", adapter_datadir());
     if (access(props, R_OK))
         return util_err(err, "%s is missing (set LOADBENCH_DATA to the source tree)", props);
+    /* 5.x's remote mode speaks RMI over SSL (RmiUtils.java): it needs a
+     * keystore shared by controller and engines and two fixed ports per
+     * engine (server.rmi.localport beside server_port); SSL is never
+     * turned off (CVE-2018-1287/1297). Not built yet. */
+    if (engines && jm_is_5x(c->found))
+        return util_err(err, "JMeter %s with instances: %u: remote engines over 5.x's RMI with SSL (a per-run "
+                        "keystore, fixed RMI ports) are not supported yet; run it with instances: 1, or JMeter 2.13",
+                        c->found->version, c->instances);
     if (jm_groups_for(c, p, &gs, err) || (engines && jm_check_engines(c, p, err)) ||
         (c->instance == 0 && jm_write_plan(c, p, &gs, engines, err))) {
         free(gs.g);
@@ -824,7 +860,8 @@ const struct adapter adapter_jmeter = {
                    "ConstantThroughputTimer for a rate",
     .install_hint = "apt-get install jmeter jmeter-http default-jdk-headless (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
-    .versions = "live: 2.13 (Debian 2.13-5, through adapters/jmeter/lb-jmeter); by source: 5.6.3 version detection only",
+    .versions = "live: 2.13 (Debian 2.13-5, through adapters/jmeter/lb-jmeter); by source: 5.6.3 (its own bin/jmeter, "
+                "one process; remote engines refused)",
     .latency_measures = "JTL elapsed: from just before the connection is taken or opened to the last response "
                         "byte, including connect; whole ms; percentiles computed by loadbench from every sample",
     .latency_resolution_ms = 1,

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-extern const struct adapter adapter_k6;
+extern const struct adapter adapter_k6, adapter_jmeter;
 
 /* The text of tests/fixtures/REL (a failed check when missing; "" then). */
 static char *fixture_text(const char *rel)
@@ -97,6 +97,56 @@ static void test_jmeter(void)
        "JMeter: 5.6.2 unknown, 2.13 live");
 }
 
+/* 1 when one of v's strings is s. */
+static int has_str(const struct strvec *v, const char *s)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (!strcmp(v->v[i], s))
+            return 1;
+    return 0;
+}
+
+/* JMeter 5.x's path in prepare(): its own bin/jmeter's variables, no
+ * launcher's; the same arguments; remote engines refused (not built). */
+static void test_jmeter_5x_prepare(void)
+{
+    struct profile *p = load_profile("target: {delay: 20ms}\nload: {connections: 4, duration: 2s}\n"
+                                     "tools: [{tool: jmeter, options: {heap: 2g, jvm_args: \"-XX:+UseZGC\"}}]\n");
+    if (!p)
+        return;
+    struct adapter_found f = {.path = "/opt/apache-jmeter-5.6.3/bin/jmeter", .version = "5.6.3"};
+    struct prepared P;
+    prepare_found(&adapter_jmeter, p, 0, &f, &P);
+    ok(P.rc == 0, "jmeter 5.6.3: prepared (%s)", P.err);
+    ok(!strncmp(P.argv, "-n -t plan.jmx -l results.jtl -j jmeter.log -q ", 47),
+       "jmeter 5.6.3: the same -n -t -l -j -q as 2.13 (%s)", P.argv);
+    ok(has_str(&P.plan.env, "HEAP=-Xms2g -Xmx2g"), "jmeter 5.6.3: heap through bin/jmeter's HEAP");
+    ok(has_str(&P.plan.env, "JVM_ARGS=-XX:+PrintCommandLineFlags -XX:+UseZGC"),
+       "jmeter 5.6.3: JVM_ARGS prints the flags in effect, then the profile's");
+    int launcher = 0;
+    for (size_t i = 0; i < P.plan.env.n; i++)
+        launcher |= !strncmp(P.plan.env.v[i], "LB_JMETER_", 10);
+    ok(!launcher, "jmeter 5.6.3: nothing for the 2.13 launcher");
+    adapter_plan_free(&P.plan);
+    /* instances: 2 as a group prepares its controller: refused with why. */
+    static const int ports[2] = {40001, 40002};
+    struct adapter_ctx c = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                            .found = &f, .dir = fresh_dir("jm5-remote"), .host = "127.0.0.1", .port = 8080,
+                            .url = "http://127.0.0.1:8080/", .instance = 0, .instances = 2, .engine_ports = ports};
+    struct adapter_plan plan;
+    char err[UTIL_ERR_LEN] = "";
+    adapter_plan_init(&plan);
+    ok(adapter_jmeter.prepare(&c, &plan, err) == -1 && strstr(err, "RMI with SSL") && strstr(err, "not supported yet"),
+       "jmeter 5.6.3, 2 remote engines: refused, RMI SSL left on (%s)", err);
+    adapter_plan_free(&plan);
+    f = (struct adapter_found){.path = "/x/lb-jmeter", .version = "2.13.19691222"};
+    prepare_found(&adapter_jmeter, p, 0, &f, &P);
+    ok(P.rc == 0 && has_str(&P.plan.env, "LB_JMETER_HEAP=-Xms2g -Xmx2g") && has_str(&P.plan.env, "JVM_ARGS=-XX:+UseZGC"),
+       "jmeter 2.13: the launcher's variables, unchanged (%s)", P.err);
+    adapter_plan_free(&P.plan);
+    profile_free(p);
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -107,6 +157,7 @@ int main(void)
     }
     test_k6();
     test_jmeter();
+    test_jmeter_5x_prepare();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
     if (system(cmd) != 0)
