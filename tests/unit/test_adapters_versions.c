@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern const struct adapter adapter_k6, adapter_jmeter;
@@ -128,17 +129,63 @@ static void test_jmeter_5x_prepare(void)
         launcher |= !strncmp(P.plan.env.v[i], "LB_JMETER_", 10);
     ok(!launcher, "jmeter 5.6.3: nothing for the 2.13 launcher");
     adapter_plan_free(&P.plan);
-    /* instances: 2 as a group prepares its controller: refused with why. */
+    /* instances: 2: the controller and an engine as the group prepares
+     * them (process folders p0, p1 of one tool-run folder). */
     static const int ports[2] = {40001, 40002};
-    struct adapter_ctx c = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
-                            .found = &f, .dir = fresh_dir("jm5-remote"), .host = "127.0.0.1", .port = 8080,
-                            .url = "http://127.0.0.1:8080/", .instance = 0, .instances = 2, .engine_ports = ports};
-    struct adapter_plan plan;
-    char err[UTIL_ERR_LEN] = "";
-    adapter_plan_init(&plan);
-    ok(adapter_jmeter.prepare(&c, &plan, err) == -1 && strstr(err, "RMI with SSL") && strstr(err, "not supported yet"),
-       "jmeter 5.6.3, 2 remote engines: refused, RMI SSL left on (%s)", err);
-    adapter_plan_free(&plan);
+    char kt[4096];
+    if (adapter_which("keytool", kt, sizeof kt) == 0) {
+        char base[600], d0[700], d1[700], pass0[64] = "", pass1[64] = "";
+        snprintf(base, sizeof base, "%s", fresh_dir("jm5-remote"));
+        snprintf(d0, sizeof d0, "%s/p0", base);
+        snprintf(d1, sizeof d1, "%s/p1", base);
+        mkdir(d0, 0755);
+        mkdir(d1, 0755);
+        struct prepared E, C;
+        for (unsigned k = 0; k < 2; k++) {
+            struct prepared *P2 = k ? &E : &C;
+            struct adapter_ctx c = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                                    .found = &f, .dir = k ? d1 : d0, .host = "127.0.0.1", .port = 8080,
+                                    .url = "http://127.0.0.1:8080/", .instance = k, .instances = 2,
+                                    .engine_ports = ports};
+            adapter_plan_init(&P2->plan);
+            P2->err[0] = 0;
+            P2->rc = adapter_jmeter.prepare(&c, &P2->plan, P2->err);
+            ok(P2->rc == 0, "jmeter 5.6.3 remote, process %u: prepared (%s)", k, P2->err);
+        }
+        char ks[800], arg[900];
+        snprintf(ks, sizeof ks, "%s/rmi_keystore.jks", base);
+        ok(access(ks, R_OK) == 0, "jmeter 5.6.3 remote: one keystore for the run, made by keytool");
+        snprintf(arg, sizeof arg, "-Jserver.rmi.ssl.keystore.file=%s", ks);
+        ok(has_str(&C.plan.argv, arg) && has_str(&E.plan.argv, arg), "controller and engine use it as keystore");
+        snprintf(arg, sizeof arg, "-Jserver.rmi.ssl.truststore.file=%s", ks);
+        ok(has_str(&C.plan.argv, arg) && has_str(&E.plan.argv, arg), "and as truststore");
+        for (size_t i = 0; i < C.plan.argv.n; i++)
+            sscanf(C.plan.argv.v[i], "-Jserver.rmi.ssl.keystore.password=%63s", pass0);
+        for (size_t i = 0; i < E.plan.argv.n; i++)
+            sscanf(E.plan.argv.v[i], "-Jserver.rmi.ssl.keystore.password=%63s", pass1);
+        ok(strlen(pass0) == 24 && !strcmp(pass0, pass1) && strcmp(pass0, "changeit"),
+           "one password drawn for the run, not JMeter's default (%s)", pass0);
+        int disabled = 0, localport = 0, clientport = 0;
+        for (unsigned k = 0; k < 2; k++) {
+            const struct strvec *v = k ? &E.plan.argv : &C.plan.argv;
+            for (size_t i = 0; i < v->n; i++) {
+                disabled |= strstr(v->v[i], "ssl.disable") != NULL;
+                localport |= k && !strncmp(v->v[i], "-Jserver.rmi.localport=", 23) && atoi(v->v[i] + 23) > 0;
+                clientport |= !k && !strncmp(v->v[i], "-Jclient.rmi.localport=", 23) && atoi(v->v[i] + 23) > 0;
+            }
+        }
+        ok(!disabled, "RMI SSL is never disabled");
+        ok(localport && has_str(&E.plan.argv, "-Dserver_port=40001"),
+           "the engine: its registry on its engine port, its remote object on a fixed server.rmi.localport");
+        ok(clientport, "the controller: its listeners on fixed ports (client.rmi.localport)");
+        ok(has_str(&C.plan.env, "JVM_ARGS=-XX:+PrintCommandLineFlags -Djava.rmi.server.hostname=127.0.0.1 -XX:+UseZGC") &&
+               has_str(&E.plan.env, "JVM_ARGS=-XX:+PrintCommandLineFlags -Djava.rmi.server.hostname=127.0.0.1 -XX:+UseZGC"),
+           "every process: RMI bound to and named by the load address (java.rmi.server.hostname)");
+        adapter_plan_free(&C.plan);
+        adapter_plan_free(&E.plan);
+    } else {
+        ok(1, "# SKIP keytool not installed (a JDK: default-jdk-headless)");
+    }
     f = (struct adapter_found){.path = "/x/lb-jmeter", .version = "2.13.19691222"};
     prepare_found(&adapter_jmeter, p, 0, &f, &P);
     ok(P.rc == 0 && has_str(&P.plan.env, "LB_JMETER_HEAP=-Xms2g -Xmx2g") && has_str(&P.plan.env, "JVM_ARGS=-XX:+UseZGC"),
