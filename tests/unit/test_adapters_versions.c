@@ -98,6 +98,28 @@ static void test_jmeter(void)
        "JMeter: 5.6.2 unknown, 2.13 live");
 }
 
+/* JMeter 5.6.3's JTL layout (sentBytes after bytes): the same figures as
+ * the 2.13 rows it was made from (test_adapters_fw's delay-20ms case). */
+static void test_jmeter_jtl(void)
+{
+    const char *d = fresh_dir("jm5-jtl");
+    put_fixture("jmeter/v5.6.3-source", "delay-20ms.jtl", d, "results.jtl");
+    put_fixture("jmeter", "delay-20ms.stdout.txt", d, "stdout.txt");
+    put_fixture("jmeter", "delay-20ms.stderr.txt", d, "stderr.txt");
+    put_fixture("jmeter", "delay-20ms.jmeter.log", d, "jmeter.log");
+    struct profile_stage st = {.duration_ns = 3000000000ull, .target = 10};
+    struct profile_load l = {.model = LOAD_CLOSED, .stages = &st, .nstages = 1};
+    struct adapter_ctx c = {.dir = d, .load = &l, .host = "127.0.0.1", .url = "http://127.0.0.1:1/"};
+    struct adapter_result r;
+    adapter_result_init(&r);
+    char err[UTIL_ERR_LEN] = "";
+    ok(adapter_parse(&adapter_jmeter, &c, &r, err) == 0 && r.parsed, "jmeter 5.6.3 JTL (sentBytes) parses (%s)", err);
+    ok(r.requests == 925 && r.ok == 925 && r.errors == 0, "jmeter 5.6.3 JTL: 925 requests, as the 2.13 rows");
+    ok(r.lat.p50 == 22 && r.lat.p99 == 116 && r.lat.min == 20 && r.lat.max == 128,
+       "jmeter 5.6.3 JTL: p50 22, p99 116, min 20, max 128 ms, as the 2.13 rows");
+    adapter_result_free(&r);
+}
+
 /* 1 when one of v's strings is s. */
 static int has_str(const struct strvec *v, const char *s)
 {
@@ -205,6 +227,7 @@ int main(void)
     test_k6();
     test_jmeter();
     test_jmeter_5x_prepare();
+    test_jmeter_jtl();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
     if (system(cmd) != 0)
