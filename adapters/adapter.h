@@ -128,6 +128,8 @@ struct adapter {
                                      * rounds, in % of it (Locust keeps two significant digits
                                      * from 100 ms up: 1149 -> 1100, up to 5 %); 0: no more than
                                      * the bounds check's own 2 % */
+    const char *versions;           /* the versions run here by the tests ("live") and those checked
+                                     * against their sources only ("by source"), one line, or NULL */
     const char *const *options;     /* option keys the adapter accepts (NULL-terminated), or NULL */
     enum adapter_spread spread;     /* how instances: N runs it */
     const char *spread_note;        /* with instances > 1: what the mode changes in what is
@@ -157,10 +159,22 @@ extern const struct adapter *const adapter_registry[];
 /* The adapter named name, or NULL. */
 const struct adapter *adapter_by_name(const char *name);
 
+/* A tool the field compares that loadbench cannot run here: its name and
+ * why, with what a user would install. */
+struct adapter_unrunnable {
+    const char *name;
+    const char *why;
+};
+
+/* Those tools, {NULL, NULL}-terminated, listed after the adapters. */
+extern const struct adapter_unrunnable adapter_unrunnable[];
+
 /* Every adapter's detection here, in registry order (what `loadbench
  * tools` lists, and the agent's `tools` reply): [{"tool", "found" (bool),
  * "version" and "path" when found, "models" (e.g. "closed paced"),
- * "install_hint"}]. Returns a new reference. */
+ * "install_hint", "versions" when the adapter states them}], then one
+ * {"tool", "found": false, "unrunnable": why, "models": "", "install_hint":
+ * why} per adapter_unrunnable. Returns a new reference. */
 json_t *adapter_detect_all(void);
 
 void adapter_plan_init(struct adapter_plan *p);

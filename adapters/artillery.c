@@ -442,6 +442,7 @@ const struct adapter adapter_artillery = {
     .install_hint = "npm: scripts/install-tools (Artillery 2.0.34 into tools/npm; set "
                     "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 on Node 20)",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .versions = "live: 2.0.34 (npm, tools/npm)",
     .latency_measures = "http.response_time: request fully sent to first response byte (got's firstByte phase; "
                         "excludes connect and the body), Date.now() whole ms per sample, DDSketch percentiles "
                         "(about 1 % relative error)",

@@ -151,6 +151,7 @@ const struct adapter adapter_bombardier = {
                     "built offline with Debian's Go packages), or `go install github.com/codesenberg/bombardier@v1.2.6` "
                     "where the Go module proxy is reachable",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .versions = "live: v1.2.6 (built from source with Go 1.19)",
     .latency_measures = "per request, from before the fasthttp client's Do to its return (includes waiting for a "
                         "connection from its pool and connecting); mean, max and p50/p90/p95/p99, no min; not "
                         "reported when some requests failed (their times are in the same histogram)",

@@ -259,6 +259,7 @@ const struct adapter adapter_h2load = {
     .description = "h2load (nghttp2) over HTTP/1.1: closed model (-c -D), paced with --rps per client",
     .install_hint = "apt-get install nghttp2-client (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .versions = "live: 1.52.0 (Debian nghttp2-client)",
     .latency_measures = "request submitted to response complete (h2load's per-request log, µs), responses only",
     .latency_resolution_ms = 0.001,
     .options = h2load_options,

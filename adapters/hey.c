@@ -214,6 +214,7 @@ const struct adapter adapter_hey = {
     .description = "hey: Go HTTP load generator, closed model (-c -z), paced with -q per worker",
     .install_hint = "apt-get install hey (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .versions = "live: 0.1.4 (Debian 0.1.4-2+b4)",
     .latency_measures = "request start (a new connection's dial included) to response body read; min, max and "
                         "percentiles from hey's first 1,000,000 responses only",
     .latency_resolution_ms = 0.1,

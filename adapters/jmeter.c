@@ -1,5 +1,16 @@
 /* The adapter for Apache JMeter (tested on Debian 12's 2.13 on OpenJDK 17;
- * the fixtures in tests/fixtures/jmeter/ are its real output).
+ * the fixtures in tests/fixtures/jmeter/ are its real output; 5.6.3 checked
+ * by its source: tests/fixtures/jmeter/v5.6.3-source/).
+ *
+ * JMeter 5.x (its core jar's Implementation-Version, JMETER_HOME) runs as
+ * its own bin/jmeter, with no launcher: it allows its own classes in
+ * XStream itself (SaveService.java). Its heap and collector are its
+ * script's (HEAP, GC_ALGO), JVM_ARGS adds -XX:+PrintCommandLineFlags. The
+ * same -n -t -l -j -q arguments, plan and JTL columns (by header name; 5.x
+ * adds sentBytes). Its remote mode keeps RMI over SSL on: a keystore made
+ * for the run (keytool, as its create-rmi-keystore.sh), fixed RMI ports,
+ * every RMI socket bound to the load address (jm_rmi_ssl). Not run here:
+ * checked against 5.6.3's source (RmiUtils.java) only.
  *
  * Debian's JMeter 2.13 cannot load any plan as shipped (its XStream refuses
  * JMeter's own classes, and the process still exits 0), so it runs through
@@ -19,7 +30,9 @@
  * plan it is sent, so the plan takes each group's threads and rate from
  * properties that each engine is started with, its share. */
 #include "adapters/adapter.h"
+#include "adapters/toolver.h"
 #include "common/hist.h"
+#include "common/net.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -42,35 +55,69 @@
  * e.g. "-XX:+UseParallelGC"; threads: the paced model's thread count. */
 static const char *const jm_options[] = {"heap", "jvm_args", "threads", NULL};
 
+/* JMeter's home: $JMETER_HOME, else Debian's. */
+static const char *jm_home(void)
+{
+    const char *home = getenv("JMETER_HOME");
+    return home && *home ? home : JM_HOME_DEFAULT;
+}
+
+/* The version in the Implementation-Version of JMETER_HOME's core jar
+ * (unzip -p). Returns 0 with found->version set, or -1. */
+static int jm_manifest_version(struct adapter_found *found)
+{
+    char jar[PATH_MAX], mf[8192];
+    snprintf(jar, sizeof jar, "%s/lib/ext/ApacheJMeter_core.jar", jm_home());
+    const char *argv[] = {"unzip", "-p", jar, "META-INF/MANIFEST.MF", NULL};
+    if (access(jar, R_OK) || adapter_capture(argv, mf, sizeof mf) != 0)
+        return -1;
+    return toolver_manifest(mf, "Implementation-Version", found->version, sizeof found->version);
+}
+
+/* 1 when found is JMeter 3 or later (run as its own bin/jmeter, not
+ * through Debian 2.13's launcher). */
+static int jm_is_5x(const struct adapter_found *found)
+{
+    return toolver_major(found->version) >= 3;
+}
+
 static int jm_detect(const char *bin, struct adapter_found *found, char *err)
 {
     char cand[PATH_MAX + 64];
+    int manifest = -1; /* 0: found->version read from the core jar's manifest */
     if (bin) {
         if (adapter_which(bin, found->path, sizeof found->path))
             return util_err(err, "JMeter launcher \"%s\" not found or not executable", bin);
     } else {
-        const char *home = getenv("JMETER_HOME");
-        snprintf(cand, sizeof cand, "%s/bin/ApacheJMeter.jar", home && *home ? home : JM_HOME_DEFAULT);
+        snprintf(cand, sizeof cand, "%s/bin/ApacheJMeter.jar", jm_home());
         if (access(cand, R_OK))
             return util_err(err, "JMeter is not installed (%s missing)", cand);
-        snprintf(cand, sizeof cand, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
-        if (adapter_which(cand, found->path, sizeof found->path))
-            return util_err(err, "the JMeter launcher %s is missing (set LOADBENCH_DATA to the source tree)", cand);
         char java[PATH_MAX];
         if (adapter_which("java", java, sizeof java))
             return util_err(err, "java is not on PATH (JMeter needs a JDK: default-jdk-headless)");
+        /* 5.x runs as its own bin/jmeter: it allows its own classes in
+         * XStream (SaveService.java) and has no Debian class path to mend. */
+        manifest = jm_manifest_version(found);
+        if (manifest == 0 && jm_is_5x(found)) {
+            snprintf(cand, sizeof cand, "%s/bin/jmeter", jm_home());
+            if (adapter_which(cand, found->path, sizeof found->path))
+                return util_err(err, "JMeter %s: %s is missing or not executable", found->version, cand);
+            return 0;
+        }
+        snprintf(cand, sizeof cand, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
+        if (adapter_which(cand, found->path, sizeof found->path))
+            return util_err(err, "the JMeter launcher %s is missing (set LOADBENCH_DATA to the source tree)", cand);
     }
+    /* The core jar's manifest names the version without starting a JVM
+     * (Implementation-Version: 2.13.19691222 in Debian's, 5.6.3 in 5.6.3's). */
+    if (manifest == 0)
+        return 0;
     /* -j /dev/null: --version would leave a jmeter.log in our cwd. */
     const char *argv[] = {found->path, "-j", "/dev/null", "--version", NULL};
     char out[4096];
     int rc = adapter_capture(argv, out, sizeof out);
-    char *v = strstr(out, "Version ");
-    if (rc == 0 && v) {
-        v += strlen("Version ");
-        v[strcspn(v, " \r\n")] = 0;
-        snprintf(found->version, sizeof found->version, "%.100s", v);
+    if (rc == 0 && toolver_jmeter_banner(out, found->version, sizeof found->version) == 0)
         return 0;
-    }
     /* The first run of the launcher compiles it (javac), and a JVM starts
      * slowly on a busy core: dpkg still names the installed JMeter. */
     const char *dq[] = {"dpkg-query", "-W", "-f=${Version}", "jmeter", NULL};
@@ -366,30 +413,41 @@ static int jm_write_plan(const struct adapter_ctx *c, struct adapter_plan *p, co
 }
 
 /* The launcher's environment and the JVM settings, the same for every
- * process: heap, young generation, collector, extra JVM arguments. */
-static void jm_jvm(const struct adapter_ctx *c, struct adapter_plan *p, const char *heap)
+ * process: heap, young generation, collector, extra JVM arguments (and, for
+ * 5.x's remote mode, the address RMI binds, rmi_host; NULL otherwise). */
+static void jm_jvm(const struct adapter_ctx *c, struct adapter_plan *p, const char *heap, const char *rmi_host)
 {
     const char *jvm_args = adapter_option(c, "jvm_args");
-    /* The launcher's flags (adapters/jmeter/lb-jmeter): JMeter 2.13's own
-     * start-script heap and young generation; no collector named, so the
-     * JVM's default (G1 on Java 17 with 2+ CPUs); stdout's first line has
-     * the flags in effect (-XX:+PrintCommandLineFlags). */
+    int v5 = jm_is_5x(c->found);
+    /* 2.13, the launcher's flags (adapters/jmeter/lb-jmeter): JMeter 2.13's
+     * own start-script heap and young generation; no collector named, so
+     * the JVM's default (G1 on Java 17 with 2+ CPUs). 5.x, its bin/jmeter's
+     * (5.6.3): HEAP "-Xms1g -Xmx1g -XX:MaxMetaspaceSize=256m", GC_ALGO G1
+     * with a 100 ms pause goal. Either way stdout's first line has the
+     * flags in effect (-XX:+PrintCommandLineFlags). */
     char heapflags[128];
     if (heap) {
         snprintf(heapflags, sizeof heapflags, "-Xms%s -Xmx%s", heap, heap);
-        strvec_pushf(&p->env, "LB_JMETER_HEAP=%s", heapflags);
+        strvec_pushf(&p->env, v5 ? "HEAP=%s" : "LB_JMETER_HEAP=%s", heapflags);
     } else {
-        snprintf(heapflags, sizeof heapflags, "-Xms512m -Xmx512m");
+        snprintf(heapflags, sizeof heapflags, v5 ? "-Xms1g -Xmx1g -XX:MaxMetaspaceSize=256m" : "-Xms512m -Xmx512m");
     }
-    if (jvm_args)
+    char rmi[128] = "";
+    if (rmi_host) /* 5.x's remote mode: RMI bound to and named by this address */
+        snprintf(rmi, sizeof rmi, " -Djava.rmi.server.hostname=%s", rmi_host);
+    if (v5)
+        strvec_pushf(&p->env, "JVM_ARGS=-XX:+PrintCommandLineFlags%s%s%s", rmi, jvm_args ? " " : "",
+                     jvm_args ? jvm_args : "");
+    else if (jvm_args)
         strvec_pushf(&p->env, "JVM_ARGS=%s", jvm_args);
     json_object_set_new(p->settings, "heap", json_string(heapflags));
-    json_object_set_new(p->settings, "young_gen",
-                        json_string("-XX:NewSize=128m -XX:MaxNewSize=128m -XX:SurvivorRatio=8 "
-                                    "-XX:TargetSurvivorRatio=50 -XX:MaxTenuringThreshold=2"));
-    json_object_set_new(p->settings, "gc",
-                        json_string(jvm_args && strstr(jvm_args, "GC") ? jvm_args
-                                                                       : "JVM default (see client.tool_output.jvm)"));
+    if (!v5)
+        json_object_set_new(p->settings, "young_gen",
+                            json_string("-XX:NewSize=128m -XX:MaxNewSize=128m -XX:SurvivorRatio=8 "
+                                        "-XX:TargetSurvivorRatio=50 -XX:MaxTenuringThreshold=2"));
+    const char *gc_default = v5 ? "-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20 (bin/jmeter's GC_ALGO)"
+                                : "JVM default (see client.tool_output.jvm)";
+    json_object_set_new(p->settings, "gc", json_string(jvm_args && strstr(jvm_args, "GC") ? jvm_args : gc_default));
     if (jvm_args)
         json_object_set_new(p->settings, "jvm_args", json_string(jvm_args));
     json_object_set_new(p->settings, "http_implementation", json_string("HttpClient4, keep-alive"));
@@ -468,6 +526,110 @@ static int jm_check_engines(const struct adapter_ctx *c, const struct adapter_pl
     return 0;
 }
 
+/* ---- JMeter 5.x's remote mode: RMI over SSL ---------------------------------- */
+
+#define JM_KEYSTORE "rmi_keystore.jks"
+#define JM_KEYPASS "rmi_keystore.pass"
+
+/* count consecutive free TCP ports on host, the first in *first. Returns
+ * 0, or -1 with err. (Free when probed: another process may take one
+ * before JMeter binds it, as with the group's own ports.) */
+static int jm_free_ports(const char *host, int count, int *first, char *err)
+{
+    char addr[96];
+    struct sockaddr_in a;
+    for (int attempt = 0; attempt < 50; attempt++) {
+        snprintf(addr, sizeof addr, "%s:0", host);
+        if (net_parse_addr(addr, &a, err))
+            return -1;
+        int fds[4] = {-1, -1, -1, -1}, ok = 1;
+        fds[0] = net_listen(&a, 1, 0, err);
+        if (fds[0] < 0)
+            return -1;
+        int port = net_local_port(fds[0]);
+        for (int i = 1; i < count && ok; i++) {
+            snprintf(addr, sizeof addr, "%s:%d", host, port + i);
+            ok = port + i < 65536 && net_parse_addr(addr, &a, err) == 0 && (fds[i] = net_listen(&a, 1, 0, err)) >= 0;
+        }
+        for (int i = 0; i < count; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        if (ok && port > 0) {
+            *first = port;
+            return 0;
+        }
+    }
+    return util_err(err, "no %d consecutive free ports on %s for JMeter's RMI", count, host);
+}
+
+/* The run's keystore for RMI over SSL, shared by the controller and every
+ * engine (each one's keystore and truststore): made once, in the folder
+ * above the processes' own, with keytool as 5.x's bin/create-rmi-keystore.sh
+ * makes it (RSA 2048, alias rmi, 7 days), under a password drawn for the
+ * run. Fills path and pass. Returns 0, or -1 with err. */
+static int jm_keystore(const struct adapter_ctx *c, char *path, size_t plen, char *pass, size_t passlen, char *err)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", c->dir);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = 0;
+    snprintf(path, plen, "%s/%s", dir, JM_KEYSTORE);
+    char *have = access(path, R_OK) == 0 ? adapter_slurp(dir, JM_KEYPASS, 128, err) : NULL;
+    if (have) {
+        snprintf(pass, passlen, "%.*s", (int)strcspn(have, "\n"), have);
+        free(have);
+        return 0;
+    }
+    unsigned char rnd[12];
+    FILE *ur = fopen("/dev/urandom", "rb");
+    size_t got = ur ? fread(rnd, 1, sizeof rnd, ur) : 0;
+    if (ur)
+        fclose(ur);
+    if (got != sizeof rnd)
+        return util_err(err, "cannot read /dev/urandom for the RMI keystore's password");
+    for (size_t i = 0; i < sizeof rnd && 2 * i + 2 < passlen; i++)
+        snprintf(pass + 2 * i, 3, "%02x", rnd[i]);
+    char kt[PATH_MAX], out[2048];
+    if (adapter_which("keytool", kt, sizeof kt))
+        return util_err(err, "keytool is not on PATH (JMeter 5.x's RMI over SSL needs a keystore; it comes with the JDK)");
+    const char *argv[] = {kt, "-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-alias", "rmi", "-validity", "7",
+                          "-dname", "CN=loadbench-rmi", "-keystore", path, "-storetype", "JKS", "-storepass", pass,
+                          "-keypass", pass, NULL};
+    if (adapter_capture(argv, out, sizeof out) != 0)
+        return util_err(err, "keytool could not make the RMI keystore %s: %.200s", path, out);
+    return adapter_write(dir, JM_KEYPASS, pass, err);
+}
+
+/* JMeter 5.x's remote mode, RMI over SSL kept on (turning it off reopens
+ * CVE-2018-1287/1297): the run's keystore as keystore and truststore of
+ * every process; every RMI socket bound to the load address
+ * (java.rmi.server.hostname: RmiUtils.getRmiHost, also what the stubs
+ * name, where Debian's 127.0.1.1 host entry would break them); fixed
+ * ports: an engine's registry (its engine port) and its remote object
+ * (server.rmi.localport), the controller's two listeners
+ * (client.rmi.localport + 1 and + 2, RemoteThreadsListenerImpl and
+ * RemoteSampleListenerImpl). Returns 0, or -1 with err. */
+static int jm_rmi_ssl(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    char ks[PATH_MAX + 64], pass[32] = "";
+    const char *host = c->host; /* the load address, as 2.13's LB_JMETER_RMI_HOST */
+    int port = 0;
+    if (jm_keystore(c, ks, sizeof ks, pass, sizeof pass, err) || jm_free_ports(host, c->instance ? 1 : 2, &port, err))
+        return -1;
+    if (c->instance)
+        strvec_pushf(&p->argv, "-Jserver.rmi.localport=%d", port);
+    else /* its listeners take client.rmi.localport + 1 and + 2 */
+        strvec_pushf(&p->argv, "-Jclient.rmi.localport=%d", port - 1);
+    strvec_pushf(&p->argv, "-Jserver.rmi.ssl.keystore.file=%s", ks);
+    strvec_pushf(&p->argv, "-Jserver.rmi.ssl.truststore.file=%s", ks);
+    strvec_pushf(&p->argv, "-Jserver.rmi.ssl.keystore.password=%s", pass);
+    strvec_pushf(&p->argv, "-Jserver.rmi.ssl.truststore.password=%s", pass);
+    json_object_set_new(p->settings, "rmi_ssl", json_pack("{s:s, s:s, s:i}", "keystore", ks, "hostname", host,
+                                                          c->instance ? "rmi_localport" : "client_rmi_localport", port));
+    return 0;
+}
+
 static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct jm_groups gs = {0};
@@ -499,15 +661,17 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
             jm_controller_argv(c, p);
     }
     free(gs.g);
+    if (engines && jm_is_5x(c->found) && jm_rmi_ssl(c, p, err))
+        return -1;
     strvec_push(&p->argv, "-q");
     strvec_push(&p->argv, props);
     /* Every RMI socket of a distributed run on the loopback address: the
      * launcher binds them there and names it in the stubs
      * (java.rmi.server.hostname, also what 2.13's server needs to start on
-     * a loopback address at all). */
-    if (engines)
+     * a loopback address at all); 5.x binds them to that name itself. */
+    if (engines && !jm_is_5x(c->found))
         strvec_pushf(&p->env, "LB_JMETER_RMI_HOST=%s", c->host);
-    jm_jvm(c, p, heap);
+    jm_jvm(c, p, heap, engines && jm_is_5x(c->found) ? c->host : NULL);
     p->load_ns = profile_load_duration_ns(c->load);
     /* JVM start (and the launcher's javac on its first run) on a busy
      * core; a controller then waits 5 s for its listeners after the
@@ -804,6 +968,8 @@ const struct adapter adapter_jmeter = {
                    "ConstantThroughputTimer for a rate",
     .install_hint = "apt-get install jmeter jmeter-http default-jdk-headless (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .versions = "live: 2.13 (Debian 2.13-5, through adapters/jmeter/lb-jmeter); by source: 5.6.3 (its own bin/jmeter; "
+                "remote engines over RMI with SSL)",
     .latency_measures = "JTL elapsed: from just before the connection is taken or opened to the last response "
                         "byte, including connect; whole ms; percentiles computed by loadbench from every sample",
     .latency_resolution_ms = 1,

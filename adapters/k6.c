@@ -1,5 +1,8 @@
-/* The adapter for k6 (tested on v0.48.0; the fixtures in tests/fixtures/k6/
- * are its real output).
+/* The adapter for k6: run here with v0.48.0 (the fixtures in
+ * tests/fixtures/k6/ are its real output), and checked against the sources
+ * of v1.0.0-v1.8.1 and v2.0.0-v2.2.0 (adapters/toolver.c; the fixtures in
+ * tests/fixtures/k6/v2.2.0-source/ are taken from v2.2.0's source). Other
+ * versions run with a warning.
  *
  * The profile becomes one scenario in a generated script.js: closed model
  * constant-vus / ramping-vus, open model constant-arrival-rate /
@@ -11,6 +14,7 @@
  * a completed response from an attempt. */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
+#include "adapters/toolver.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -22,7 +26,7 @@
 
 #define K6_SUMMARY "summary.json"
 #define K6_SCRIPT "script.js"
-#define K6_TREND_STATS "avg,min,med,max,p(90),p(95),p(99),count"
+#define K6_TREND_STATS "avg,min,med,max,p(90),p(95),p(99),p(99.9),count"
 
 static const char *const k6_options[] = {"discard_bodies", NULL};
 
@@ -38,25 +42,10 @@ static int k6_detect(const char *bin, struct adapter_found *found, char *err)
     char out[512];
     if (adapter_capture(argv, out, sizeof out) != 0)
         return util_err(err, "`%s version` failed: %.200s", found->path, out);
-    /* "k6 v0.48.0 (go1.19.8, linux/amd64)" */
-    char *v = strstr(out, " v");
-    if (!v)
+    if (toolver_k6(out, found->version, sizeof found->version))
         return util_err(err, "`%s version` printed no version: %.200s", found->path, out);
-    v++;
-    v[strcspn(v, " \n")] = 0;
-    snprintf(found->version, sizeof found->version, "%.100s", v);
     raw_origin(found);
     return 0;
-}
-
-/* The major version number from "v0.48.0", or -1. */
-static int k6_major(const char *version)
-{
-    if (*version == 'v')
-        version++;
-    char *end;
-    long m = strtol(version, &end, 10);
-    return end == version ? -1 : (int)m;
 }
 
 /* A rate as an integer count per time unit: k6's rate is an integer, so a
@@ -106,11 +95,10 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     const char *discard = adapter_option(c, "discard_bodies");
     int discard_bodies = discard && (!strcmp(discard, "true") || !strcmp(discard, "1") || !strcmp(discard, "yes"));
 
-    int major = k6_major(c->found->version);
-    if (major != 0)
+    if (toolver_k6_known(c->found->version) == TOOLVER_UNKNOWN)
         strvec_pushf(&p->warnings,
-                     "k6 %s: this adapter was tested on k6 v0.48.0 (major version 0); --summary-export and the "
-                     "log lines it reads may differ",
+                     "k6 %s: this adapter ran k6 v0.48.0 and was checked against the sources of v1.0.0-v1.8.1 and "
+                     "v2.0.0-v2.2.0, not this version: --summary-export and the log lines it reads may differ",
                      c->found->version);
 
     textbuf_printf(&js,
@@ -146,11 +134,7 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
         unsigned unit = rate_unit_s(l);
         double peak = profile_load_peak(l);
         const struct profile_shape *sh = &c->profile->target.shape;
-        double delay_s = (double)c->profile->target.delay_ns / 1e9;
-        if (sh->dist) /* a drawn delay: its tail, where the VUs pile up */
-            delay_s = (double)(!strcmp(sh->dist, "lognormal")     ? sh->p99_ns
-                               : !strcmp(sh->dist, "exponential") ? sh->mean_ns * 46 / 10 /* its p99 */
-                                                                  : sh->max_ns) / 1e9;
+        double delay_s = raw_delay_tail_s(c->profile); /* where the VUs pile up */
         /* maxVUs bounds the requests in flight; without load.max_inflight,
          * allow one second of latency at the peak rate. preAllocatedVUs:
          * twice what the target's delay needs, so k6 need not create VUs
@@ -457,6 +441,7 @@ const struct adapter adapter_k6 = {
     .install_hint = "not packaged for Debian: scripts/install-tools --k6-src DIR (a k6 v0.48.0 source tree, "
                     "built offline) or --k6-release (the checksummed release archive)",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .versions = "live: v0.48.0 (built from source with Go 1.19); by source: v1.0.0-v1.8.1, v2.0.0-v2.2.0",
     .latency_measures = "http_req_duration: request sending started to last response byte received "
                         "(excludes DNS, connect and TLS; open model: from the actual send, not the schedule)",
     .latency_resolution_ms = 0.001,

@@ -247,6 +247,7 @@ const struct adapter adapter_lbgen = {
     .description = "loadbench's native C generator (closed and open model)",
     .install_hint = "built with loadbench: run `make`",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .versions = "live: this build",
     .latency_measures = "request written to last response byte read (open model: from the intended send time)",
     .latency_resolution_ms = 0.001,
     .detect = lbgen_detect,

@@ -416,6 +416,7 @@ const struct adapter adapter_locust = {
     .description = "Locust (Python, gevent): HttpUser closed loop; paced with constant_throughput for a rate",
     .install_hint = "apt-get install python3-locust (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .versions = "live: 2.12.1 (Debian python3-locust 2.12.1-1)",
     .latency_measures = "python-requests call: request start (including connect) to response body read, "
                         "percentiles rounded to whole ms (2 significant digits above 100 ms); failed requests' "
                         "times included",

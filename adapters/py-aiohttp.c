@@ -82,6 +82,7 @@ const struct adapter adapter_aiohttp = {
     .description = "reference Python asyncio generator on aiohttp (refgen/py-aiohttp; closed model, N tasks)",
     .install_hint = "apt-get install python3-aiohttp (scripts/install-tools)",
     .caps = ADAPTER_CLOSED,
+    .versions = "live: 3.8.4 (Debian python3-aiohttp)",
     .latency_measures = "session.get() call to the body read in full (connection wait, write, server time, read, "
                         "and the event loop's queueing: one thread runs every task); log-linear histogram, exact "
                         "to 1 us below 2.048 ms, < 0.1 % relative above; min/max/mean exact",

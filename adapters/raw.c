@@ -320,3 +320,13 @@ void raw_origin(struct adapter_found *found)
     if (line[0] && n < sizeof found->version - 4)
         snprintf(found->version + n, sizeof found->version - n, " (%s)", line);
 }
+
+double raw_delay_tail_s(const struct profile *p)
+{
+    const struct profile_shape *sh = &p->target.shape;
+    if (!sh->dist)
+        return (double)p->target.delay_ns / 1e9;
+    return (double)(!strcmp(sh->dist, "lognormal")     ? sh->p99_ns
+                    : !strcmp(sh->dist, "exponential") ? sh->mean_ns * 46 / 10 /* its p99 */
+                                                       : sh->max_ns) / 1e9;
+}

@@ -103,6 +103,11 @@ void raw_sum_errors(struct adapter_result *r);
  * read, write, timeout, status, other; an absent one is 0) and their sum. */
 void raw_gen_counts(json_t *req, json_t *e, struct adapter_result *r);
 
+/* The target's delay in seconds where requests pile up: the fixed delay,
+ * or a drawn delay's tail (lognormal and exponential: their p99; uniform:
+ * its max). */
+double raw_delay_tail_s(const struct profile *p);
+
 /* Read stdout.txt and stderr.txt of the run (either may be missing) into one
  * heap string, stdout first. Never fails (empty string). */
 char *raw_output(const char *dir, size_t max_bytes);

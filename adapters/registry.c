@@ -18,6 +18,7 @@ extern const struct adapter adapter_jmeter;
 extern const struct adapter adapter_gofasthttp;
 extern const struct adapter adapter_aiohttp;
 extern const struct adapter adapter_bombardier;
+extern const struct adapter adapter_httperf;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
@@ -26,6 +27,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_ab,
     &adapter_h2load,
     &adapter_siege,
+    &adapter_httperf,
     &adapter_autocannon,
     &adapter_bombardier,
     &adapter_k6,
@@ -35,6 +37,15 @@ const struct adapter *const adapter_registry[] = {
     &adapter_gofasthttp,
     &adapter_aiohttp,
     NULL,
+};
+
+const struct adapter_unrunnable adapter_unrunnable[] = {
+    {"gatling", "not run here: its JavaScript CLI (npm @gatling.io/cli) downloads a JVM bundle on its first run "
+                "(no download here); install Gatling with its bundle to run it by hand"},
+    {"oha", "not run here: Rust, and its crates are not in Debian 12 (cargo install oha needs crates.io)"},
+    {"fusillade", "not run here: neither in Debian nor npm, and not buildable without downloads"},
+    {"funtester", "not run here: a Java/Groovy framework neither in Debian nor npm (its jars need downloads)"},
+    {NULL, NULL},
 };
 
 const struct adapter *adapter_by_name(const char *name)
@@ -65,7 +76,12 @@ json_t *adapter_detect_all(void)
             json_object_set_new(t, "version", adapter_json_text(f.version));
             json_object_set_new(t, "path", adapter_json_text(f.path));
         }
+        if ((*a)->versions)
+            json_object_set_new(t, "versions", json_string((*a)->versions));
         json_array_append_new(all, t);
     }
+    for (const struct adapter_unrunnable *u = adapter_unrunnable; u->name; u++)
+        json_array_append_new(all, json_pack("{s:s, s:b, s:s, s:s, s:s}", "tool", u->name, "found", 0, "models", "-",
+                                             "install_hint", u->why, "unrunnable", u->why));
     return all;
 }

@@ -162,6 +162,7 @@ const struct adapter adapter_siege = {
     .description = "siege 4: closed model (-c users, -t), keep-alive, JSON summary; no percentiles",
     .install_hint = "apt-get install siege (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED,
+    .versions = "live: 4.0.7 (Debian 4.0.7-1+b1)",
     .latency_measures = "transaction start (connect when a new socket is needed, then request write) to response "
                         "read; mean, shortest and longest only, in seconds with 2 decimals",
     .latency_resolution_ms = 10,

@@ -135,6 +135,7 @@ const struct adapter adapter_wrk = {
     .description = "wrk 4: event-driven HTTP/1.1 benchmark, closed model, Lua done() hook for results",
     .install_hint = "apt-get install wrk (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED,
+    .versions = "live: 4.1.0 (Debian 4.1.0-3+b2)",
     .latency_measures = "request written to response parsed, per keep-alive connection (connect not included); "
                         "closed loop: a slow response delays the next send (coordinated omission)",
     .latency_resolution_ms = 0.001,

@@ -342,6 +342,14 @@ static void tools_print(const json_t *tools)
                found ? json_string_value(json_object_get(t, "version")) : "-",
                json_string_value(json_object_get(t, "models")), get ? get : "");
     }
+    printf("\nversions: \"live\" ran here in loadbench's tests; \"by source\" checked against that version's "
+           "source only (docs/versions.md):\n");
+    json_array_foreach(tools, i, t)
+    {
+        const char *v = json_string_value(json_object_get(t, "versions"));
+        if (v)
+            printf("  %-12s %s\n", json_string_value(json_object_get(t, "tool")), v);
+    }
     printf("\nper-tool options (a tool entry's `options:` in a profile; see docs/profiles.md):\n");
     for (const struct adapter *const *a = adapter_registry; *a; a++) {
         printf("  %-12s", (*a)->name);

@@ -73,6 +73,9 @@ static int check_tools(const struct profile *p, char *err)
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         const struct adapter *a = adapter_by_name(t->tool);
+        for (const struct adapter_unrunnable *u = adapter_unrunnable; !a && u->name; u++)
+            if (!strcmp(u->name, t->tool))
+                return util_err(err, "%s:%d:%d: %s: %s", p->path, t->line, t->col, t->tool, u->why);
         if (!a) {
             char known[512] = "";
             for (const struct adapter *const *x = adapter_registry; *x; x++) {

@@ -3,7 +3,8 @@
 # scripts/install-tools --k6-src, or on PATH); without one, one SKIP that
 # says where loadbench looked. Through `loadbench run`:
 #   - closed ramping-vus (0 -> 6 VUs, hold, -> 0): status ok, the executor
-#     as written, k6's count equal to the server's (k6 stops gracefully);
+#     as written, k6's count equal to the server's (k6 stops gracefully),
+#     a p99.9 (asked for in --summary-trend-stats) between p99 and max;
 #   - constant-arrival-rate 40/s for 2 s: the open model, 80 iterations
 #     scheduled (81: k6 starts one at 0 s and one at 2 s), each one a
 #     request or dropped, k6's count = the server's;
@@ -44,6 +45,10 @@ if run_lb ramp k6 20ms '{stages: [{duration: 1s, target: 6}, {duration: 2s, targ
     # 6 VUs for at most 4 s, each request held 20 ms: at most 1200.
     between 1 "$req" 1200 "ramp: k6 counted requests, no more than 6 VUs x 4 s / 20 ms"
     all_answered ramp 20
+    check "ramp: a p99.9, at least p99 and at most max" perl -e '
+        my ($p99, $p999, $max) = @ARGV; exit !($p999 ne "null" && $p999 >= $p99 && $p999 <= $max)' \
+        "$(jget "$J" runs.0.client.latency_ms.p99)" "$(jget "$J" runs.0.client.latency_ms.p999)" \
+        "$(jget "$J" runs.0.client.latency_ms.max)"
 fi
 
 # --- open, constant-arrival-rate ----------------------------------------------

@@ -118,6 +118,15 @@ static int prepare(const struct adapter *a, const char *text, const char *dirnam
     return 0;
 }
 
+/* 1 when plan's argv holds arg. */
+static int argv_has(const struct adapter_plan *plan, const char *arg)
+{
+    for (size_t i = 0; i < plan->argv.n; i++)
+        if (!strcmp(plan->argv.v[i], arg))
+            return 1;
+    return 0;
+}
+
 /* parse() of adapter a on dir with a constant load of level for dur_s
  * seconds in the given model. */
 static int parse_at(const struct adapter *a, const char *dir, enum load_model model, double level, double dur_s,
@@ -289,10 +298,20 @@ static void k6_generated(void)
     struct profile *p;
     struct adapter_plan plan;
     const char *dir;
-    prepare(&adapter_k6, "load: {connections: 2, duration: 1s}\ntools: [k6]\n", "k6-v1", "v1.0.0", &p, &plan, &dir);
-    ok(has_warning(&plan.warnings, "tested on k6 v0.48.0"), "k6 v1.0.0: a warning names the version tested");
-    adapter_plan_free(&plan);
-    profile_free(p);
+    /* Checked by source (v1.0.0-v1.8.1, v2.0.0-v2.2.0): no warning; outside
+     * them one that names what ran and what was checked. */
+    static const struct { const char *v; int warned; } k6v[] = {
+        {"v1.0.0", 0}, {"v1.8.1", 0}, {"v2.2.0 (source, go1.24.4)", 0}, {"v0.47.0", 1}, {"v2.3.0", 1}, {"v3.0.0", 1}};
+    for (size_t i = 0; i < sizeof k6v / sizeof k6v[0]; i++) {
+        prepare(&adapter_k6, "load: {connections: 2, duration: 1s}\ntools: [k6]\n", "k6-v1", k6v[i].v, &p, &plan,
+                &dir);
+        ok(has_warning(&plan.warnings, "ran k6 v0.48.0 and was checked against the sources") == k6v[i].warned,
+           "k6 %s: %s", k6v[i].v, k6v[i].warned ? "a warning names what ran and what was checked" : "no warning");
+        ok(argv_has(&plan, "avg,min,med,max,p(90),p(95),p(99),p(99.9),count"),
+           "k6 %s: asks for p(99.9) in --summary-trend-stats", k6v[i].v);
+        adapter_plan_free(&plan);
+        profile_free(p);
+    }
     prepare(&adapter_k6, "load: {connections: 2, duration: 1s}\ntools: [k6]\n", "k6-v0", "v0.48.0", &p, &plan, &dir);
     ok(plan.warnings.n == 0, "k6 v0.48.0 closed: no plan warning");
     ok(!strcmp(plan.model, "closed"), "k6 closed: model closed");
@@ -785,15 +804,6 @@ static void jm_generated(void)
     is_str(json_string_value(json_object_get(plan.settings, "heap")), "-Xms1g -Xmx1g", "jmeter heap option: recorded");
     adapter_plan_free(&plan);
     profile_free(p);
-}
-
-/* 1 when plan's argv holds arg. */
-static int argv_has(const struct adapter_plan *plan, const char *arg)
-{
-    for (size_t i = 0; i < plan->argv.n; i++)
-        if (!strcmp(plan->argv.v[i], arg))
-            return 1;
-    return 0;
 }
 
 /* JMeter's distributed mode (instances: N): a controller and N engines

@@ -1,5 +1,5 @@
 /* Unit tests for the raw-benchmarker adapters (wrk, hey, ab, h2load, siege,
- * autocannon, bombardier): every parser against the real captured output committed
+ * autocannon, bombardier, httperf): every parser against the real captured output committed
  * under tests/fixtures/<tool>/ (copied into a temp dir under the names
  * prepare() makes the tool write), with the exact figures the fixture
  * READMEs and counts.tsv give; and prepare()'s command lines for a closed
@@ -21,6 +21,7 @@
 
 extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege, adapter_autocannon,
     adapter_bombardier;
+extern const struct adapter adapter_httperf;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -738,6 +739,107 @@ static void test_prepare(void)
     }
 }
 
+/* httperf: tests/fixtures/httperf/ (README.md there). One request per
+ * connection; no percentiles; counts equal to the server's (it waits for
+ * every connection it issued). */
+static void test_httperf(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    ok(adapter_by_name("httperf") == &adapter_httperf && adapter_httperf.caps == ADAPTER_OPEN,
+       "httperf is registered, open model only");
+    struct profile_stage s = {.duration_ns = 3000000000ull, .target = 500};
+    struct profile_load l = {.model = LOAD_OPEN, .nstages = 1, .stages = &s};
+    const char *d = fresh_dir("httperf-success");
+    put_fixture("httperf", "success.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_httperf, d, &l, r, err) == 0 && r->parsed, "httperf success parses (%s)", err);
+    is_u64(r->requests, 1500, "httperf success: replies");
+    is_u64(r->requests, server_count("httperf", "success"), "httperf success: equal to the server's count");
+    is_u64(r->ok, 1500, "httperf success: 2xx");
+    is_u64(r->errors, 0, "httperf success: no errors");
+    is_num(r->duration_s, 3.013, "httperf success: test-duration");
+    is_num(r->lat.min, 0.1, "httperf success: min connection time");
+    is_num(r->lat.mean, 7.2, "httperf success: avg");
+    is_num(r->lat.p50, 3.5, "httperf success: median (1 ms bin centre)");
+    is_num(r->lat.max, 33.2, "httperf success: max");
+    is_nan(r->lat.p90, "httperf success: no p90");
+    is_nan(r->lat.p99, "httperf success: no p99 (never an estimate)");
+    is_nan(r->lat.p999, "httperf success: no p99.9");
+    is_u64(r->bytes_read, 1500 * 218, "httperf success: bytes (header + content per reply)");
+    is_u64(r->warnings.n, 0, "httperf success: kept its rate, no warning");
+    is_num(adapter_json_num(r->extra, "max_open_connections"), 26, "httperf success: its most connections open");
+    ok(adapter_result_check(r, adapter_httperf.latency_resolution_ms, 0, err) == 0, "httperf success: in bounds");
+
+    d = fresh_dir("httperf-404");
+    put_fixture("httperf", "status-404.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_httperf, d, NULL, r, err) == 0, "httperf 404 parses (%s)", err);
+    is_u64(r->requests, 1000, "httperf 404: every 4xx a completed request");
+    is_u64(r->err_status, 1000, "httperf 404: and a status error");
+    is_u64(r->ok, 0, "httperf 404: none ok");
+    is_u64(r->requests, server_count("httperf", "status-404"), "httperf 404: equal to the server's count");
+
+    d = fresh_dir("httperf-refused");
+    put_fixture("httperf", "refused.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_httperf, d, NULL, r, err) == 0, "httperf refused parses (%s)", err);
+    is_u64(r->requests, 0, "httperf refused: no reply");
+    is_u64(r->err_connect, 200, "httperf refused: 200 connect errors");
+    is_u64(r->errors, 200, "httperf refused: errors total");
+    is_nan(r->lat.min, "httperf refused: no latency (its 0.0 is not a measurement)");
+    is_nan(r->lat.mean, "httperf refused: no mean");
+
+    s.target = 200000;
+    s.duration_ns = 500000000ull;
+    d = fresh_dir("httperf-fdcap");
+    put_fixture("httperf", "fd-cap.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_httperf, d, &l, r, err) == 0, "httperf fd-cap parses (%s)", err);
+    is_u64(r->requests, 1020, "httperf fd-cap: 1020 replies");
+    is_u64(r->requests, server_count("httperf", "fd-cap"), "httperf fd-cap: equal to the server's count");
+    is_u64(r->err_connect, 98980, "httperf fd-cap: fd-unavail counted as connections never opened");
+    ok(has_warning(&r->warnings, "could not open 98980 of its 100000 connections"),
+       "httperf fd-cap: warns that it ran out of descriptors");
+    /* It tried each connection on time (a failed open is instant): no
+     * "fell behind" on top. */
+    ok(!has_warning(&r->warnings, "fell behind its rate"), "httperf fd-cap: its attempts kept the rate");
+
+    d = fresh_dir("httperf-delay");
+    put_fixture("httperf", "delay-20ms.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_httperf, d, NULL, r, err) == 0, "httperf delay-20ms parses (%s)", err);
+    is_u64(r->requests, 600, "httperf delay-20ms: 600 replies");
+    is_num(r->lat.min, 10.0, "httperf delay-20ms: min 10.0 ms below the 20 ms delay: its cached clock, as printed");
+
+    d = fresh_dir("httperf-empty");
+    ok(parse_dir(&adapter_httperf, d, NULL, r, err) == -1 && strstr(err, "no summary"),
+       "httperf without output: no result (%s)", err);
+
+    struct prepared P;
+    struct profile *p = load_profile("target: {delay: 20ms}\n"
+                                     "load: {model: open, rate: 250, duration: 4s}\n"
+                                     "tools: [httperf]\n");
+    if (p) {
+        prepare(&adapter_httperf, p, 0, &P);
+        is_str(P.argv, "--server=127.0.0.1 --port=8080 --uri=/ --rate=250 --num-conns=1000 --num-calls=1",
+               "httperf open: --rate connections/s, rate x duration connections, one call each");
+        is_str(P.plan.model, "open", "httperf open: model open");
+        is_u64(P.plan.load_ns, 4000000000ull, "httperf open: load 4 s");
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("target: {delay: 1s}\nload: {model: open, rate: 2000, duration: 4s}\ntools: [httperf]\n");
+    if (p) {
+        prepare(&adapter_httperf, p, 0, &P);
+        ok(P.rc == -1 && strstr(P.err, "select()"), "httperf: 2000/s x 1 s open at once refused (%s)", P.err);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("target: {delay: 1s}\nload: {model: open, rate: 700, duration: 4s}\ntools: [httperf]\n");
+    if (p) {
+        prepare(&adapter_httperf, p, 0, &P);
+        ok(P.rc == 0 && has_warning(&P.plan.warnings, "connections open at once"),
+           "httperf: ~700 open at once warned (%s)", P.err);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+}
+
 static void test_table(void)
 {
     const struct adapter *all[] = {&adapter_wrk, &adapter_hey, &adapter_ab, &adapter_h2load, &adapter_siege,
@@ -778,6 +880,7 @@ int main(void)
     test_siege(&r, &l3);
     test_autocannon(&r);
     test_bombardier(&r);
+    test_httperf(&r);
     test_prepare();
     adapter_result_free(&r);
     char cmd[600];

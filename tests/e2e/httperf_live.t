@@ -1,0 +1,54 @@
+#!/bin/sh
+# httperf live against lb-target, whenever it is installed (apt-get install
+# httperf, or scripts/install-tools); without it, one SKIP that says where
+# loadbench looked. Through `loadbench run`:
+#   - open, 200 connections/s for 2 s against a 20 ms delay: model open,
+#     --rate 200 --num-conns 400 --num-calls 1, exactly 400 requests and the
+#     server's count equal (httperf waits for every connection it issued),
+#     verdict exact, no errors; latency: mean and p50 at least half the
+#     delay (its clock is cached per pass of its event loop: a lifetime can
+#     read short by a pass, min 3.6 ms seen at 200/s), p99 absent (httperf prints no percentiles: never an estimate);
+#   - a closed load is refused at plan with the reason (no fixed
+#     connections in httperf's model), as is a rate whose connections open
+#     at once exceed what select() allows.
+set -eu
+. "$(dirname "$0")/target-lib.sh"
+. "$(dirname "$0")/../lib/live-tool.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+cd "$LB_SRC"
+
+find_tool httperf "{model: open, rate: 1, duration: 1s}"
+
+if run_lb open httperf 20ms '{model: open, rate: 200, duration: 2s}'; then
+    is "$(jget "$J" runs.0.identity.model)" open "open: model open"
+    case "$(jget "$J" runs.0.identity.argv)" in
+        *'"--rate=200","--num-conns=400","--num-calls=1"'*) ok 0 "open: --rate=200 --num-conns=400 --num-calls=1" ;;
+        *) ok 1 "open: --rate=200 --num-conns=400 --num-calls=1"; diag "$(jget "$J" runs.0.identity.argv)" ;;
+    esac
+    is "$req" 400 "open: 400 requests, one per connection issued"
+    is "$req" "$srv" "open: httperf's count = the server's"
+    is "$(jget "$J" runs.0.crosscheck.verdict)" exact "open: crosscheck verdict exact"
+    is "$(jget "$J" runs.0.client.errors)" 0 "open: no errors"
+    for k in p50 mean; do
+        check "open: latency $k at least half the 20 ms delay" \
+            perl -e 'exit !($ARGV[0] >= 10 && $ARGV[0] < 1000)' "$(jget "$J" runs.0.client.latency_ms.$k)"
+    done
+    is "$(jget "$J" runs.0.client.latency_ms.p99)" null "open: no p99 (httperf prints no percentiles)"
+    is "$(jget "$J" runs.0.client.latency_ms.p90)" null "open: no p90 either"
+    is "$(jget "$J" runs.0.identity.latency_resolution_ms)" 1 "open: resolution stated as its 1 ms median bins"
+fi
+
+# plan NAME LOAD DELAY: `loadbench plan` of a one-httperf profile; out in $tmp/NAME.plan.
+plan() {
+    printf 'name: p-%s\ntarget: {delay: %s}\nload: %s\ntools: [httperf]\n' "$1" "$3" "$2" > "$tmp/$1.yaml"
+    "$LB" plan "$tmp/$1.yaml" > "$tmp/$1.plan" 2>&1 || true
+}
+plan closed '{connections: 10, duration: 2s}' 0s
+check "closed: refused with the reason (no fixed connections)" grep -q "httperf cannot run the closed model" "$tmp/closed.plan" \
+    || sed 's/^/# /' "$tmp/closed.plan"
+plan fdcap '{model: open, rate: 20000, duration: 2s}' 100ms
+check "20000/s against 100 ms: refused, select() caps its sockets" grep -q "select(), at most 1024 sockets" "$tmp/fdcap.plan" \
+    || sed 's/^/# /' "$tmp/fdcap.plan"
+
+done_testing
