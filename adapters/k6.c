@@ -87,6 +87,127 @@ static void k6_segment_args(const struct adapter_ctx *c, struct adapter_plan *p)
     textbuf_free(&seq);
 }
 
+/* The closed model's scenario: constant-vus, or ramping-vus over stages. */
+static void k6_closed_scenario(const struct profile_load *l, struct textbuf *js, struct adapter_plan *p)
+{
+    char d[32];
+    p->model = "closed";
+    if (!l->ramped) {
+        textbuf_printf(js,
+                "      executor: 'constant-vus',\n"
+                "      vus: %.0f,\n"
+                "      duration: '%s',\n",
+                l->stages[0].target, units_format_duration(l->stages[0].duration_ns, d));
+    } else {
+        textbuf_printf(js,
+                "      executor: 'ramping-vus',\n"
+                "      startVUs: 0,\n"
+                "      stages: [\n");
+        for (size_t i = 0; i < l->nstages; i++)
+            textbuf_printf(js, "        { duration: '%s', target: %.0f },\n",
+                    units_format_duration(l->stages[i].duration_ns, d), l->stages[i].target);
+        textbuf_printf(js, "      ],\n");
+    }
+    json_object_set_new(p->settings, "executor", json_string(l->ramped ? "ramping-vus" : "constant-vus"));
+}
+
+/* The VUs an open load needs: maxVUs bounds the requests in flight;
+ * without load.max_inflight, allow one second of latency at the peak rate.
+ * preAllocatedVUs: twice what the target's delay needs, so k6 need not
+ * create VUs during the load (it warns when it must), plus one per request
+ * due during a stall of the target: a VU created while the others wait is
+ * created late (study 5: 504 iterations dropped, k6 slowed to 75 % of its
+ * rate in the stalls with 35 VUs preallocated). */
+static void k6_open_vus(const struct adapter_ctx *c, struct adapter_plan *p, uint64_t *pre_out, uint64_t *max_out)
+{
+    const struct profile_load *l = c->load;
+    double peak = profile_load_peak(l);
+    const struct profile_shape *sh = &c->profile->target.shape;
+    double delay_s = raw_delay_tail_s(c->profile); /* where the VUs pile up */
+    uint64_t max_vus = l->max_inflight ? l->max_inflight : (uint64_t)ceil(peak);
+    if (max_vus < 10 && !l->max_inflight)
+        max_vus = 10;
+    uint64_t pre = (uint64_t)ceil(peak * (delay_s + 0.01)) * 2 + 5 +
+                   (uint64_t)ceil(peak * (double)sh->stall_for_ns / 1e9);
+    if (pre > max_vus)
+        pre = max_vus;
+    if (!l->max_inflight)
+        strvec_pushf(&p->warnings,
+                     "k6 needs a VU per request in flight: maxVUs %llu (one second of latency at %.10g/s; set "
+                     "load.max_inflight to choose)",
+                     (unsigned long long)max_vus, peak);
+    *pre_out = pre;
+    *max_out = max_vus;
+}
+
+/* The open model's scenario: constant- or ramping-arrival-rate, rates as
+ * whole iterations per time unit. */
+static void k6_open_scenario(const struct adapter_ctx *c, struct textbuf *js, struct adapter_plan *p)
+{
+    const struct profile_load *l = c->load;
+    char d[32];
+    unsigned unit = rate_unit_s(l);
+    uint64_t pre, max_vus;
+    p->model = "open";
+    k6_open_vus(c, p, &pre, &max_vus);
+    for (size_t i = 0; i < l->nstages; i++) {
+        double x = l->stages[i].target * unit;
+        if (fabs(x - round(x)) > 1e-6) {
+            strvec_pushf(&p->warnings, "k6 rates are integers per time unit: %.10g/s written as %.0f per %us",
+                         l->stages[i].target, round(x), unit);
+            break;
+        }
+    }
+    if (!l->ramped) {
+        textbuf_printf(js,
+                "      executor: 'constant-arrival-rate',\n"
+                "      rate: %.0f,\n"
+                "      timeUnit: '%us',\n"
+                "      duration: '%s',\n",
+                round(l->stages[0].target * unit), unit, units_format_duration(l->stages[0].duration_ns, d));
+    } else {
+        textbuf_printf(js,
+                "      executor: 'ramping-arrival-rate',\n"
+                "      startRate: 0,\n"
+                "      timeUnit: '%us',\n"
+                "      stages: [\n",
+                unit);
+        for (size_t i = 0; i < l->nstages; i++)
+            textbuf_printf(js, "        { duration: '%s', target: %.0f },\n",
+                    units_format_duration(l->stages[i].duration_ns, d), round(l->stages[i].target * unit));
+        textbuf_printf(js, "      ],\n");
+    }
+    textbuf_printf(js,
+            "      preAllocatedVUs: %llu,\n"
+            "      maxVUs: %llu,\n",
+            (unsigned long long)pre, (unsigned long long)max_vus);
+    json_object_set_new(p->settings, "executor", json_string(l->ramped ? "ramping-arrival-rate" : "constant-arrival-rate"));
+    json_object_set_new(p->settings, "preAllocatedVUs", json_integer((json_int_t)pre));
+    json_object_set_new(p->settings, "maxVUs", json_integer((json_int_t)max_vus));
+}
+
+/* The command line: the script, the summary export with our trend stats,
+ * no REST API, the segment of this instance. */
+static void k6_command(const struct adapter_ctx *c, struct adapter_plan *p)
+{
+    strvec_push(&p->argv, c->found->path);
+    strvec_push(&p->argv, "run");
+    strvec_push(&p->argv, "--no-color");
+    strvec_push(&p->argv, "--no-usage-report");
+    strvec_push(&p->argv, "--quiet");
+    strvec_push(&p->argv, "--address="); /* no REST API listener */
+    strvec_push(&p->argv, "--summary-export");
+    strvec_push(&p->argv, K6_SUMMARY);
+    strvec_push(&p->argv, "--summary-trend-stats");
+    strvec_push(&p->argv, K6_TREND_STATS);
+    if (c->instances > 1)
+        k6_segment_args(c, p);
+    strvec_push(&p->argv, K6_SCRIPT);
+    strvec_push(&p->env, "K6_NO_USAGE_REPORT=true");
+    p->load_ns = profile_load_duration_ns(c->load);
+    p->startup_allowance_ns = 3000000000ull;
+}
+
 static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     const struct profile_load *l = c->load;
@@ -109,87 +230,10 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
             "  scenarios: {\n"
             "    lb: {\n",
             c->profile->name ? c->profile->name : "", discard_bodies ? "true" : "false");
-
-    if (l->model == LOAD_CLOSED) {
-        p->model = "closed";
-        if (!l->ramped) {
-            textbuf_printf(&js,
-                    "      executor: 'constant-vus',\n"
-                    "      vus: %.0f,\n"
-                    "      duration: '%s',\n",
-                    l->stages[0].target, units_format_duration(l->stages[0].duration_ns, d));
-        } else {
-            textbuf_printf(&js,
-                    "      executor: 'ramping-vus',\n"
-                    "      startVUs: 0,\n"
-                    "      stages: [\n");
-            for (size_t i = 0; i < l->nstages; i++)
-                textbuf_printf(&js, "        { duration: '%s', target: %.0f },\n",
-                        units_format_duration(l->stages[i].duration_ns, d), l->stages[i].target);
-            textbuf_printf(&js, "      ],\n");
-        }
-        json_object_set_new(p->settings, "executor", json_string(l->ramped ? "ramping-vus" : "constant-vus"));
-    } else {
-        p->model = "open";
-        unsigned unit = rate_unit_s(l);
-        double peak = profile_load_peak(l);
-        const struct profile_shape *sh = &c->profile->target.shape;
-        double delay_s = raw_delay_tail_s(c->profile); /* where the VUs pile up */
-        /* maxVUs bounds the requests in flight; without load.max_inflight,
-         * allow one second of latency at the peak rate. preAllocatedVUs:
-         * twice what the target's delay needs, so k6 need not create VUs
-         * during the load (it warns when it must), plus one per request
-         * due during a stall of the target: a VU created while the others
-         * wait is created late (study 5: 504 iterations dropped, k6 slowed
-         * to 75 % of its rate in the stalls with 35 VUs preallocated). */
-        uint64_t max_vus = l->max_inflight ? l->max_inflight : (uint64_t)ceil(peak);
-        if (max_vus < 10 && !l->max_inflight)
-            max_vus = 10;
-        uint64_t pre = (uint64_t)ceil(peak * (delay_s + 0.01)) * 2 + 5 +
-                       (uint64_t)ceil(peak * (double)sh->stall_for_ns / 1e9);
-        if (pre > max_vus)
-            pre = max_vus;
-        if (!l->max_inflight)
-            strvec_pushf(&p->warnings,
-                         "k6 needs a VU per request in flight: maxVUs %llu (one second of latency at %.10g/s; set "
-                         "load.max_inflight to choose)",
-                         (unsigned long long)max_vus, peak);
-        for (size_t i = 0; i < l->nstages; i++) {
-            double x = l->stages[i].target * unit;
-            if (fabs(x - round(x)) > 1e-6) {
-                strvec_pushf(&p->warnings, "k6 rates are integers per time unit: %.10g/s written as %.0f per %us",
-                             l->stages[i].target, round(x), unit);
-                break;
-            }
-        }
-        if (!l->ramped) {
-            textbuf_printf(&js,
-                    "      executor: 'constant-arrival-rate',\n"
-                    "      rate: %.0f,\n"
-                    "      timeUnit: '%us',\n"
-                    "      duration: '%s',\n",
-                    round(l->stages[0].target * unit), unit, units_format_duration(l->stages[0].duration_ns, d));
-        } else {
-            textbuf_printf(&js,
-                    "      executor: 'ramping-arrival-rate',\n"
-                    "      startRate: 0,\n"
-                    "      timeUnit: '%us',\n"
-                    "      stages: [\n",
-                    unit);
-            for (size_t i = 0; i < l->nstages; i++)
-                textbuf_printf(&js, "        { duration: '%s', target: %.0f },\n",
-                        units_format_duration(l->stages[i].duration_ns, d), round(l->stages[i].target * unit));
-            textbuf_printf(&js, "      ],\n");
-        }
-        textbuf_printf(&js,
-                "      preAllocatedVUs: %llu,\n"
-                "      maxVUs: %llu,\n",
-                (unsigned long long)pre, (unsigned long long)max_vus);
-        json_object_set_new(p->settings, "executor",
-                            json_string(l->ramped ? "ramping-arrival-rate" : "constant-arrival-rate"));
-        json_object_set_new(p->settings, "preAllocatedVUs", json_integer((json_int_t)pre));
-        json_object_set_new(p->settings, "maxVUs", json_integer((json_int_t)max_vus));
-    }
+    if (l->model == LOAD_CLOSED)
+        k6_closed_scenario(l, &js, p);
+    else
+        k6_open_scenario(c, &js, p);
     textbuf_printf(&js,
             "    },\n"
             "  },\n"
@@ -209,23 +253,7 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     if (rc)
         return -1;
     strvec_push(&p->files, K6_SCRIPT);
-
-    strvec_push(&p->argv, c->found->path);
-    strvec_push(&p->argv, "run");
-    strvec_push(&p->argv, "--no-color");
-    strvec_push(&p->argv, "--no-usage-report");
-    strvec_push(&p->argv, "--quiet");
-    strvec_push(&p->argv, "--address="); /* no REST API listener */
-    strvec_push(&p->argv, "--summary-export");
-    strvec_push(&p->argv, K6_SUMMARY);
-    strvec_push(&p->argv, "--summary-trend-stats");
-    strvec_push(&p->argv, K6_TREND_STATS);
-    if (c->instances > 1)
-        k6_segment_args(c, p);
-    strvec_push(&p->argv, K6_SCRIPT);
-    strvec_push(&p->env, "K6_NO_USAGE_REPORT=true");
-    p->load_ns = profile_load_duration_ns(l);
-    p->startup_allowance_ns = 3000000000ull;
+    k6_command(c, p);
     json_object_set_new(p->settings, "discardResponseBodies", json_boolean(discard_bodies));
     return 0;
 }
