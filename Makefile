@@ -54,8 +54,8 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 # Includes name their folder from the repository root ("common/util.h",
-# "adapters/adapter.h") or, for harness/'s layers, from harness/
-# ("engine/run.h", "report/charts.h", "profile/profile.h").
+# "adapters/adapter.h", "profile/profile.h") or, for harness/'s layers,
+# from harness/ ("engine/run.h", "report/charts.h").
 CPPFLAGS += -D_GNU_SOURCE -I. -Iharness \
             -DLB_VERSION='"$(VERSION)"' -DLB_GIT_REV='"$(GIT_REV)"' -DLB_BUILD_TYPE='"$(BUILD_TYPE)"'
 CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
@@ -64,15 +64,16 @@ LDLIBS  += -lpthread -lm
 
 # Each program's main() lives in <folder>/main.c; every other .c file of the
 # folder goes into the folder's library, which the unit tests link.
-# loadbench's harness/ is three layers, each its own library: the engine
-# (runs tools), the profile (reads YAML) and the reports (read run.json);
+# loadbench's harness/ is layers, each its own library: the engine (runs
+# tools), the agent and the reports (read run.json); below them and the
+# adapters sits profile/ (reads YAML: the contract both depend on).
 # tests/e2e/layers.t fails when the reports reach into the engine.
 COMMON_SRC  := $(wildcard common/*.c)
 TARGET_SRC  := $(filter-out targets/main.c,$(wildcard targets/*.c))
 GEN_SRC     := $(filter-out generator/main.c,$(wildcard generator/*.c))
 ENGINE_SRC  := $(wildcard harness/engine/*.c)
 AGENT_SRC   := $(wildcard harness/agent/*.c)
-PROFILE_SRC := $(wildcard harness/profile/*.c)
+PROFILE_SRC := $(wildcard profile/*.c)
 REPORT_SRC  := $(wildcard harness/report/*.c)
 ADAPTER_SRC := $(wildcard adapters/*.c)
 HARNESS_SRC := $(AGENT_SRC) $(ENGINE_SRC) $(PROFILE_SRC) $(REPORT_SRC) $(ADAPTER_SRC)

@@ -1,4 +1,4 @@
-/* fuzz_profile: libFuzzer target for the profile loader (harness/profile/profile.c).
+/* fuzz_profile: libFuzzer target for the profile loader (profile/profile.c).
  * Any input must give a profile or a located error, never a crash. */
 #include "profile/profile.h"
 #include "common/util.h"

@@ -17,7 +17,10 @@ forbid() {
     is "$(printf '%s' "$hits" | grep -c . || true)" 0 "$3"
 }
 forbid harness/report  'engine/'                    "report/ includes no engine header"
-forbid harness/profile 'engine/|report/|adapters/'  "profile/ includes only common/ and itself"
+forbid profile         'engine/|report/|adapters/|agent/'  "profile/ includes only common/ and itself"
+# The profile is the contract below both the harness and the adapters: it
+# lives beside them, not inside harness/, so no arrow climbs up.
+check "the profile model lives in profile/, below harness/ and adapters/" test -f profile/profile.h -a ! -e harness/profile
 forbid adapters        'engine/|report/'            "adapters/ include no engine or report header"
 forbid common          'engine/|report/|profile/|adapters/|targets/|generator/' "common/ includes only common/"
 forbid targets         'engine/|report/|profile/|adapters/|generator/' "targets/ includes only common/ and itself"

@@ -1,4 +1,4 @@
-/* Unit tests for harness/profile: good profiles load with units resolved;
+/* Unit tests for profile/: good profiles load with units resolved;
  * each class of bad input is rejected with its own located message. */
 #include "profile/profile.h"
 #include "tests/tap.h"
