@@ -275,15 +275,12 @@ void charts_bar(json_t *run, const struct stats_group *g, const struct stats_met
     b->caveats = charts_caveat_mask(g->rows, g->nok, m);
     if (b->s.n || g->nok)
         return;
-    json_t *runs = json_object_get(run, "runs");
-    json_t **rows = util_xcalloc(json_array_size(runs) + 1, sizeof *rows);
-    double *v = util_xcalloc(json_array_size(runs) + 1, sizeof *v);
-    size_t n = 0, i;
-    json_t *r;
-    json_array_foreach(runs, i, r)
-    {
-        if (!stats_row_in(g, r))
-            continue;
+    (void)run; /* the group holds its rows: one pass over them, not over the run */
+    json_t **rows = util_xcalloc(g->nrows + 1, sizeof *rows);
+    double *v = util_xcalloc(g->nrows + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < g->nrows; i++) {
+        json_t *r = g->all[i];
         b->status = stats_json_str(r, "status", NULL) ?: "?";
         if (charts_footprint_metric(m) && !isnan(stats_value(r, m))) {
             rows[n] = r;
