@@ -235,16 +235,17 @@ static void on_progress(void *arg, const char *label, double elapsed_s, double t
 }
 
 /* Room for the next run.json (issue #29): a file as large as run.json
- * now plus twice its last growth (16 KiB at least), beside it, named as a
- * temporary of ours (NAME.tmp.PID) so `doctor` removes it after a kill.
- * Returns 0, or -1 with err when the disk has no room for it. */
+ * now plus twice its growth since before_bytes (0: none known; 16 KiB at
+ * least), beside it, named as a temporary of ours (NAME.tmp.PID) so
+ * `doctor` removes it after a kill. Returns 0, or -1 with err when the
+ * disk has no room for it. */
 static int reserve_room(struct runner *R, uint64_t before_bytes, char *err)
 {
     struct stat st;
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/run.json", R->dir);
     uint64_t now = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-    uint64_t grew = now > before_bytes ? now - before_bytes : 0;
+    uint64_t grew = before_bytes && now > before_bytes ? now - before_bytes : 0;
     snprintf(R->reserve, sizeof R->reserve, "%s/run.json.reserve.tmp.%d", R->dir, (int)getpid());
     return fsutil_reserve(R->reserve, now + (2 * grew > 16384 ? 2 * grew : 16384), err);
 }
@@ -807,7 +808,9 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
         return 2;
     if (p->nhosts)
         agents_record(R);
-    if (save(R, err) || reserve_room(R, UINT64_MAX, err)) {
+    /* The room first: without it nothing is run, and no run.json is left
+     * claiming a run (exit 2). */
+    if (reserve_room(R, 0, err) || save(R, err)) {
         json_decref(R->run);
         return 2;
     }
