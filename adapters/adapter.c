@@ -185,9 +185,12 @@ char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *e
         snprintf(path, sizeof path, "%s/%s", dir, name);
     else
         snprintf(path, sizeof path, "%s", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        util_err(err, "cannot read %s: %s", name, strerror(errno));
+    /* Checked as every tool output is (a FIFO is refused, not waited on);
+     * read up to max_bytes, the part the caller wants of a longer one. */
+    char why[UTIL_ERR_LEN];
+    int fd = fsutil_open_input(path, FSUTIL_CAP_STREAM, why);
+    if (fd < 0) {
+        util_err(err, "cannot read %s: %s", name, errno == ENOENT ? strerror(errno) : why);
         return NULL;
     }
     size_t cap = 65536, n = 0;
@@ -199,12 +202,14 @@ char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *e
             cap = cap * 2 > max_bytes ? max_bytes : cap * 2;
             buf = util_xrealloc(buf, cap + 1);
         }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        if (r == 0)
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
             break;
-        n += r;
+        n += (size_t)r;
     }
-    fclose(f);
+    close(fd);
     buf[n] = 0;
     return buf;
 }

@@ -11,6 +11,7 @@
  * Results come from --output report.json: aggregate.counters and
  * aggregate.summaries["http.response_time"]. */
 #include "adapters/adapter.h"
+#include "common/fsutil.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -59,7 +60,7 @@ static int art_detect(const char *bin, struct adapter_found *found, char *err)
             if (slash)
                 *slash = 0;
             snprintf(pkg, sizeof pkg, "%s/../package.json", real);
-            j = json_load_file(pkg, 0, NULL);
+            j = fsutil_load_json(pkg, FSUTIL_CAP_RESULT, NULL);
             pv = json_string_value(json_object_get(j, "version"));
         }
         if (pv)
@@ -323,7 +324,7 @@ static void scan_output(const char *dir, const char *name, struct strvec *w)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, NULL);
     if (!f)
         return;
     char *line = NULL;
@@ -347,7 +348,7 @@ static int art_parse(const struct adapter_ctx *c, struct adapter_result *r, char
     char path[PATH_MAX + 64];
     json_error_t je;
     snprintf(path, sizeof path, "%s/%s", c->dir, ART_REPORT);
-    json_t *j = json_load_file(path, 0, &je);
+    json_t *j = fsutil_load_json(path, FSUTIL_CAP_RESULT, &je);
     if (!j)
         return util_err(err, "Artillery wrote no readable %s: %s", ART_REPORT, je.text);
     json_t *agg = json_object_get(j, "aggregate");

@@ -5,6 +5,7 @@
  * per-request --log-file, read line by line into a histogram (constant
  * memory whatever the request count). See tests/fixtures/h2load/README.md. */
 #include "adapters/adapter.h"
+#include "common/fsutil.h"
 #include "common/hist.h"
 #include "adapters/raw.h"
 #include "common/jsonutil.h"
@@ -143,7 +144,7 @@ static uint64_t read_log(const char *dir, struct hist *h)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/" H2_LOG, dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, NULL);
     if (!f)
         return 0;
     char line[256];

@@ -31,6 +31,7 @@
  * properties that each engine is started with, its share. */
 #include "adapters/adapter.h"
 #include "adapters/toolver.h"
+#include "common/fsutil.h"
 #include "common/hist.h"
 #include "common/net.h"
 #include "common/units.h"
@@ -731,7 +732,7 @@ static int find_line(const char *dir, const char *name, const char *needle, char
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, NULL);
     if (!f)
         return -1;
     char *line = NULL;
@@ -756,7 +757,7 @@ static int log_errors(const char *dir, struct strvec *w, int *forbidden, char *f
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, JM_LOG);
-    FILE *f = fopen(path, "r");
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, NULL);
     if (!f)
         return 0;
     char *line = NULL;
@@ -837,9 +838,10 @@ static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
 
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", c->dir, JM_JTL);
-    FILE *f = fopen(path, "r");
+    char why[UTIL_ERR_LEN];
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, why);
     if (!f)
-        return util_err(err, "JMeter wrote no %s", JM_JTL);
+        return util_err(err, "JMeter wrote no readable %s: %s", JM_JTL, why);
     char *buf = NULL;
     size_t cap = 0;
     char *fld[32];

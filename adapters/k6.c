@@ -13,6 +13,7 @@
  * logs one "Request Failed" warning for it, so those lines are what tell
  * a completed response from an attempt. */
 #include "adapters/adapter.h"
+#include "common/fsutil.h"
 #include "adapters/raw.h"
 #include "adapters/toolver.h"
 #include "common/units.h"
@@ -309,7 +310,7 @@ static void scan_log(const char *dir, const char *name, struct k6_logs *lg)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, NULL);
     if (!f)
         return;
     char *line = NULL;
@@ -358,7 +359,7 @@ static int k6_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
     char path[4200];
     json_error_t je;
     snprintf(path, sizeof path, "%s/%s", c->dir, K6_SUMMARY);
-    json_t *j = json_load_file(path, 0, &je);
+    json_t *j = fsutil_load_json(path, FSUTIL_CAP_RESULT, &je);
     if (!j)
         return util_err(err, "k6 wrote no readable %s: %s", K6_SUMMARY, je.text);
     json_t *m = json_object_get(j, "metrics");

@@ -1,6 +1,7 @@
 /* The adapter for lb-gen, loadbench's own generator (generator/README.md
  * documents its JSON summary, schema "lb-gen/1"). */
 #include "adapters/adapter.h"
+#include "common/fsutil.h"
 #include "adapters/raw.h"
 #include "common/hist.h"
 #include "common/units.h"
@@ -116,7 +117,7 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
     json_error_t je;
     char path[1200];
     snprintf(path, sizeof path, "%s/summary.json", c->dir);
-    json_t *j = json_load_file(path, 0, &je);
+    json_t *j = fsutil_load_json(path, FSUTIL_CAP_RESULT, &je);
     if (!j && je.line < 1) /* no place in the text: the file cannot be opened */
         return util_err(err, "lb-gen wrote no readable summary.json: %s", je.text);
     if (!j)
@@ -192,7 +193,7 @@ static int dist_summary(const char *dir, double *highest_ms, int *digits, double
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_t *j = json_load_file(path, 0, NULL);
+    json_t *j = fsutil_load_json(path, FSUTIL_CAP_RESULT, NULL);
     json_t *h = json_object_get(j, "histogram"), *l = json_object_get(j, "latency_ms");
     *highest_ms = adapter_json_num(h, "highest_ms");
     *digits = (int)adapter_json_num(h, "significant_digits");

@@ -8,6 +8,7 @@
  * adapters/locust/lb_hook.py (copied beside the locustfile), which writes
  * Locust's final totals as JSON; its --csv files lag the totals. */
 #include "adapters/adapter.h"
+#include "common/fsutil.h"
 #include "adapters/raw.h"
 #include "common/units.h"
 #include "common/util.h"
@@ -284,7 +285,7 @@ static void scan_log(const char *dir, struct strvec *w, int *cpu_seen)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/stderr.txt", dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, NULL);
     if (!f)
         return;
     char *line = NULL;
@@ -316,7 +317,7 @@ static int loc_parse(const struct adapter_ctx *c, struct adapter_result *r, char
     char path[PATH_MAX + 64];
     json_error_t je;
     snprintf(path, sizeof path, "%s/%s", c->dir, LOC_OUT);
-    json_t *j = json_load_file(path, 0, &je);
+    json_t *j = fsutil_load_json(path, FSUTIL_CAP_RESULT, &je);
     if (!j)
         return util_err(err, "Locust's hook wrote no readable %s: %s", LOC_OUT, je.text);
     json_t *tot = json_object_get(j, "total");

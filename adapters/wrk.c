@@ -3,6 +3,7 @@
  * own end-of-run numbers as JSON (latency in µs) to $LB_WRK_OUT; the
  * fixtures in tests/fixtures/wrk/ show every case it meets. */
 #include "adapters/adapter.h"
+#include "common/fsutil.h"
 #include "adapters/raw.h"
 #include "common/units.h"
 #include "common/util.h"
@@ -80,7 +81,7 @@ static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char
     char path[1200];
     snprintf(path, sizeof path, "%s/" WRK_JSON, c->dir);
     json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
+    json_t *j = fsutil_load_json(path, FSUTIL_CAP_RESULT, &je);
     if (!j) {
         /* wrk checks one connection before it starts and exits 1 without
          * calling done() when that fails. */

@@ -57,6 +57,130 @@ ssize_t fsutil_read_all(const char *path, char **buf, size_t *cap_bytes)
     return (ssize_t)len;
 }
 
+/* Why the opened fd cannot be read as an input of at most max_bytes (a
+ * sentence), or NULL when it can. */
+static const char *input_refusal(int fd, uint64_t max_bytes, char *why, size_t len)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        snprintf(why, len, "cannot stat it: %s", strerror(errno));
+    else if (S_ISFIFO(st.st_mode))
+        snprintf(why, len, "is a FIFO, not a regular file: refused (reading it could wait for ever)");
+    else if (S_ISDIR(st.st_mode))
+        snprintf(why, len, "is a directory, not a regular file");
+    else if (!S_ISREG(st.st_mode))
+        snprintf(why, len, "is a %s, not a regular file: refused",
+                 S_ISCHR(st.st_mode) ? "character device" : S_ISBLK(st.st_mode) ? "block device" : "socket");
+    else if ((uint64_t)st.st_size > max_bytes)
+        snprintf(why, len, "is %llu bytes, over the %llu-byte limit for this kind of file: refused",
+                 (unsigned long long)st.st_size, (unsigned long long)max_bytes);
+    else
+        return NULL;
+    return why;
+}
+
+/* fsutil_open_input with the reason alone (no path) in why. */
+static int open_input(const char *path, uint64_t max_bytes, char *why, size_t len)
+{
+    int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ELOOP)
+            snprintf(why, len, "is a symbolic link: refused (loadbench does not follow a link in a file it reads; "
+                               "give the file itself)");
+        else
+            snprintf(why, len, "%s", strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (input_refusal(fd, max_bytes, why, len)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+int fsutil_open_input(const char *path, uint64_t max_bytes, char *err)
+{
+    char why[200];
+    int fd = open_input(path, max_bytes, why, sizeof why);
+    if (fd < 0) {
+        int e = errno;
+        util_err(err, "%s: %s", path, why);
+        errno = e;
+    }
+    return fd;
+}
+
+FILE *fsutil_fopen_input(const char *path, uint64_t max_bytes, char *err)
+{
+    int fd = fsutil_open_input(path, max_bytes, err);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (fd >= 0 && !f) {
+        util_err(err, "%s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+char *fsutil_slurp(const char *path, uint64_t max_bytes, size_t *len, char *err)
+{
+    int fd = fsutil_open_input(path, max_bytes, err);
+    if (fd < 0)
+        return NULL;
+    size_t n = 0, cap = 4096;
+    char *buf = util_xmalloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            if (cap >= max_bytes) /* grew since the fstat: what the cap allows */
+                break;
+            cap = cap * 2 > max_bytes ? (size_t)max_bytes : cap * 2;
+            buf = util_xrealloc(buf, cap + 1);
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            util_err(err, "%s: %s", path, strerror(errno));
+            close(fd);
+            free(buf);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = 0;
+    if (len)
+        *len = n;
+    return buf;
+}
+
+json_t *fsutil_load_json(const char *path, uint64_t max_bytes, json_error_t *je)
+{
+    char why[200];
+    json_error_t none;
+    if (!je)
+        je = &none;
+    int fd = open_input(path, max_bytes, why, sizeof why);
+    if (fd < 0) {
+        memset(je, 0, sizeof *je);
+        je->line = je->column = -1;
+        je->position = -1;
+        snprintf(je->source, sizeof je->source, "%.*s", (int)sizeof je->source - 1, path);
+        snprintf(je->text, sizeof je->text, "%.150s", why);
+        return NULL;
+    }
+    json_t *j = json_loadfd(fd, 0, je);
+    close(fd);
+    return j;
+}
+
 void fsutil_first_line(const char *path, char *out, size_t outlen)
 {
     out[0] = 0;
@@ -85,36 +209,83 @@ int fsutil_mkdir_p(const char *path, char *err)
     return 0;
 }
 
+/* err for a failed write of path: "disk full: " first when it is one. */
+static int write_error(char *err, const char *path, int e)
+{
+    if (e == ENOSPC || e == EDQUOT)
+        util_err(err, "disk full: cannot write %s: %s", path, strerror(e));
+    else
+        util_err(err, "cannot write %s: %s", path, strerror(e));
+    errno = e;
+    return -1;
+}
+
+/* fsync the directory that holds path, so a rename in it is on disk. */
+static int sync_parent(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd) < 0 && errno != EINVAL ? -1 : 0; /* EINVAL: a filesystem without directory sync */
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
 int fsutil_write_text(const char *path, const char *text, char *err)
 {
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+        return write_error(err, path, errno);
     size_t len = strlen(text), off = 0;
     while (off < len) {
         ssize_t w = write(fd, text + off, len - off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            int e = errno;
+            int e = w < 0 ? errno : ENOSPC;
             close(fd);
             unlink(tmp);
-            return util_err(err, "cannot write %s: %s", path, strerror(e));
+            return write_error(err, path, e);
         }
         off += (size_t)w;
     }
-    if (fsync(fd) < 0 || close(fd) < 0) {
+    /* A full disk can surface only here (delayed allocation, NFS). */
+    int e = fsync(fd) < 0 ? errno : 0;
+    if (close(fd) < 0 && !e)
+        e = errno;
+    if (e || rename(tmp, path) < 0) {
+        e = e ? e : errno;
         unlink(tmp);
-        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+        return write_error(err, path, e);
     }
-    if (rename(tmp, path) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return util_err(err, "cannot write %s: %s", path, strerror(e));
-    }
+    if (sync_parent(path) < 0)
+        return write_error(err, path, errno);
     return 0;
+}
+
+int fsutil_reserve(const char *path, uint64_t bytes, char *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return write_error(err, path, errno);
+    int e = posix_fallocate(fd, 0, (off_t)bytes);
+    close(fd);
+    if (e == EOPNOTSUPP || e == EINVAL)
+        return 0;
+    return e ? write_error(err, path, e) : 0;
 }
 
 int fsutil_write_json(const char *path, json_t *j, char *err)

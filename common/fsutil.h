@@ -7,7 +7,16 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+/* Hard size caps for the files loadbench reads but did not just write
+ * (issue #29): a larger file is refused, never read. */
+#define FSUTIL_CAP_RUN_JSON (1024ull << 20) /* run.json: 1 GiB (3,000 rows are 26 MB) */
+#define FSUTIL_CAP_RESULT (256ull << 20)    /* a tool's summary or output parsed whole: wrk.json, k6's summary, lb-gen's JSON */
+#define FSUTIL_CAP_STREAM (64ull << 30)     /* read line by line: JMeter's JTL, Locust's and k6's CSVs, sample CSVs */
+#define FSUTIL_CAP_SMALL (64ull << 10)      /* the run lock, a version file */
 
 /* Read the file at path into buf (at most cap_bytes-1 bytes, always
  * NUL-terminated; a longer file is cut). Returns the length read, or -1
@@ -20,6 +29,28 @@ ssize_t fsutil_read_small(const char *path, char *buf, size_t cap_bytes);
  * cannot be opened or read. */
 ssize_t fsutil_read_all(const char *path, char **buf, size_t *cap_bytes);
 
+/* Open path to read a file loadbench did not just write itself (a tool's
+ * result, run.json, the run lock): a symbolic link as the last component
+ * is refused, not followed (O_NOFOLLOW: a link to a root-only file is not
+ * read as root); the open never waits (O_NONBLOCK: a FIFO or a device is
+ * refused, not blocked on); the file must be a regular file of at most
+ * max_bytes. Returns a close-on-exec descriptor in blocking mode, or -1
+ * with errno set and err "PATH: why" (err may be NULL). */
+int fsutil_open_input(const char *path, uint64_t max_bytes, char *err);
+
+/* fsutil_open_input as a stdio stream ("r"). NULL with err on failure. */
+FILE *fsutil_fopen_input(const char *path, uint64_t max_bytes, char *err);
+
+/* The whole file (checked as fsutil_open_input) in a NUL-terminated heap
+ * buffer the caller frees; *len (may be NULL) gets its length. NULL with
+ * err on failure. */
+char *fsutil_slurp(const char *path, uint64_t max_bytes, size_t *len, char *err);
+
+/* The JSON in the file (checked as fsutil_open_input). NULL on failure,
+ * with je filled as json_load_file fills it (line -1 and the reason when
+ * the file was refused or could not be opened; je may be NULL). */
+json_t *fsutil_load_json(const char *path, uint64_t max_bytes, json_error_t *je);
+
 /* The first line of the file at path into out (outlen bytes, newline
  * dropped); an empty string when the file is missing or empty. */
 void fsutil_first_line(const char *path, char *out, size_t outlen);
@@ -30,10 +61,19 @@ void fsutil_first_line(const char *path, char *out, size_t outlen);
 int fsutil_mkdir_p(const char *path, char *err);
 
 /* Write text to path atomically: a temporary NAME.tmp.PID beside it,
- * fsync, rename, so a reader (or a loadbench killed mid-write) sees the old
- * file or the new one, never half of one. Returns 0, or -1 with err
- * (err may be NULL). */
+ * fsync, close, rename, fsync of the directory, so a reader (or a
+ * loadbench killed mid-write) sees the old file or the new one, never
+ * half of one. A full disk may surface at write, fsync or close: each is
+ * checked, the temporary removed, the old file left as it was, and err
+ * then starts "disk full:" and names path. Returns 0, or -1 with err
+ * (err may be NULL) and errno set. */
 int fsutil_write_text(const char *path, const char *text, char *err);
+
+/* Make path a file of at least bytes allocated on disk (posix_fallocate),
+ * room kept for a later write: unlinking it gives the room back. A
+ * filesystem that cannot allocate ahead is not an error. Returns 0, or -1
+ * with errno set and err ("disk full: ..." when it is one). */
+int fsutil_reserve(const char *path, uint64_t bytes, char *err);
 
 /* Write j as indented ASCII JSON (reals at 10 significant digits, a final
  * newline) atomically, as fsutil_write_text. Returns 0, or -1 with err. */

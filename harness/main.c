@@ -243,10 +243,13 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "loadbench: warning: %s (daemonizing tools may escape cleanup)\n", err);
     reap_dead_near(&o); /* runlock hook (#18): abandoned runs and stale cgroups */
     char *dir = NULL;
+    int kept = 0;
+    o.kept_lock = &kept;
     int rc = stop_flag ? 130 : run_profile(p, &o, &dir, err);
-    runlock_release(dir); /* runlock hook (#18) */
+    if (!kept) /* kept: run.json could not be saved; doctor marks the run (#29) */
+        runlock_release(dir); /* runlock hook (#18) */
     guard_stop(); /* guard hook (#18): everything is stopped; the guardian exits at once */
-    if (rc == 2)
+    if (rc == 2 || kept)
         fprintf(stderr, "loadbench: %s\n", err);
     else if (!dir) {
         if (!o.quiet)
@@ -554,7 +557,7 @@ static int cmd_report(int argc, char **argv)
     reap_dead(NULL, argv[1], 0); /* runlock hook (#18) */
     snprintf(path, sizeof path, "%s/run.json", argv[1]);
     json_error_t je;
-    json_t *run = json_load_file(path, 0, &je);
+    json_t *run = fsutil_load_json(path, FSUTIL_CAP_RUN_JSON, &je);
     if (!run) {
         json_load_error(path, &je);
         return 2;
@@ -584,7 +587,7 @@ static json_t *load_run(const char *arg)
     else
         snprintf(path, sizeof path, "%s/run.json", arg);
     json_error_t je;
-    json_t *run = json_load_file(path, 0, &je);
+    json_t *run = fsutil_load_json(path, FSUTIL_CAP_RUN_JSON, &je);
     if (!run)
         json_load_error(path, &je);
     else if (!json_is_array(json_object_get(run, "runs"))) {

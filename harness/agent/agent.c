@@ -432,10 +432,18 @@ static int op_get(struct agent *a, const json_t *req, json_t *rep, char *err)
     (void)a;
     const char *path = json_string_value(json_object_get(req, "path"));
     uint64_t off = agentproto_u64(req, "offset"), max = agentproto_u64(req, "max");
-    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    /* A tool's output on this host: checked as every input (a FIFO there
+     * must not hang the agent, a link is not followed). */
+    int fd = path ? fsutil_open_input(path, FSUTIL_CAP_STREAM, err) : -1;
     struct stat st;
-    if (fd < 0 || fstat(fd, &st))
-        return util_err(err, "cannot read %s: %s", path ? path : "(no path)", strerror(errno));
+    if (!path)
+        return util_err(err, "cannot read (no path)");
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st)) {
+        close(fd);
+        return util_err(err, "cannot read %s: %s", path, strerror(errno));
+    }
     if (!max || max > AGENTPROTO_CHUNK_BYTES)
         max = AGENTPROTO_CHUNK_BYTES;
     char *buf = util_xmalloc(max);

@@ -195,6 +195,8 @@ struct runner {
     int progress_drawn;
     char ssh_dir[PATH_MAX]; /* the ssh control sockets' directory ("" without hosts:) */
     struct exec_host **agents; /* per hosts: entry, the agent there (NULL: local or unused) */
+    char reserve[PATH_MAX + 64]; /* room kept for the next run.json ("" when none) */
+    int saved_all;          /* after a disk full: the reserve's room saved every row measured */
 };
 
 static void logf_(struct runner *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -233,12 +235,50 @@ static void on_progress(void *arg, const char *label, double elapsed_s, double t
     progress(arg, label, "load", elapsed_s, total_s, rps, cpu_pct, rss_mb);
 }
 
+/* Room for the next run.json (issue #29): a file as large as run.json
+ * now plus twice its growth since before_bytes (0: none known; 16 KiB at
+ * least), beside it, named as a temporary of ours (NAME.tmp.PID) so
+ * `doctor` removes it after a kill. Returns 0, or -1 with err when the
+ * disk has no room for it. */
+static int reserve_room(struct runner *R, uint64_t before_bytes, char *err)
+{
+    struct stat st;
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/run.json", R->dir);
+    uint64_t now = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    uint64_t grew = before_bytes && now > before_bytes ? now - before_bytes : 0;
+    snprintf(R->reserve, sizeof R->reserve, "%s/run.json.reserve.tmp.%d", R->dir, (int)getpid());
+    return fsutil_reserve(R->reserve, now + (2 * grew > 16384 ? 2 * grew : 16384), err);
+}
+
+static void release_room(struct runner *R)
+{
+    if (R->reserve[0])
+        unlink(R->reserve);
+    R->reserve[0] = 0;
+}
+
+/* Write run.json whole (fsutil_write_json). When the disk is full, the
+ * reserved room is given back and the write tried again, so the rows
+ * measured are kept; it still fails then (err "disk full: ..."), because
+ * the run must stop. */
 static int save(struct runner *R, char *err)
 {
     char path[PATH_MAX + 16];
+    struct stat st;
     snprintf(path, sizeof path, "%s/run.json", R->dir);
+    uint64_t before = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
     json_object_set_new(R->run, "loadbench_cpu_s", json_real(sampler_self_cpu_s() - R->self_cpu_start));
-    return fsutil_write_json(path, R->run, err);
+    if (fsutil_write_json(path, R->run, err) == 0) {
+        if (R->reserve[0])
+            reserve_room(R, before, NULL); /* best effort: a disk filling up is met at the next save */
+        return 0;
+    }
+    if ((errno == ENOSPC || errno == EDQUOT) && R->reserve[0]) {
+        release_room(R);
+        R->saved_all = fsutil_write_json(path, R->run, NULL) == 0;
+    }
+    return -1;
 }
 
 /* ---- placement: where the target and each tool run ------------------------- */
@@ -586,7 +626,7 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
     if (o->into_dir) {
         json_error_t je;
         snprintf(path, sizeof path, "%s/run.json", R->dir);
-        R->run = json_load_file(path, 0, &je);
+        R->run = fsutil_load_json(path, FSUTIL_CAP_RUN_JSON, &je);
         if (!R->run || !json_is_array(json_object_get(R->run, "runs"))) {
             util_err(err, "%s: not a loadbench run (%s)", path, R->run ? "no runs" : je.text);
             json_decref(R->run);
@@ -687,7 +727,8 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
         /* e.g. the disk is full: run.json is written whole or not at all,
          * so the one on disk is the last good one. */
         size_t n = strlen(err);
-        snprintf(err + n, UTIL_ERR_LEN - n, " (run stopped; run.json keeps the rows saved before)");
+        snprintf(err + n, UTIL_ERR_LEN - n, " (run stopped; run.json keeps %s)",
+                 R->saved_all ? "every row measured, in the room reserved at start" : "the rows saved before");
         return -1;
     }
     return rc;
@@ -762,23 +803,28 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
         return 2;
     if (p->nhosts)
         agents_record(R);
-    if (save(R, err)) {
+    /* The room first: without it nothing is run, and no run.json is left
+     * claiming a run (exit 2). */
+    if (reserve_room(R, 0, err) || save(R, err)) {
         json_decref(R->run);
         return 2;
     }
     logf_(R, "run directory %s", R->dir);
     int rc = run_steps(R, err);
-    if (rc < 0) {
-        json_decref(R->run);
-        return 2;
+    if (rc >= 0) {
+        crosscheck_co_reference(json_object_get(R->run, "runs"));
+        json_object_set_new(R->run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
+        json_object_set_new(R->run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
     }
-    crosscheck_co_reference(json_object_get(R->run, "runs"));
-    json_object_set_new(R->run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
-    json_object_set_new(R->run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
-    if (save(R, err)) {
+    if (rc < 0 || save(R, err)) {
+        /* Tools ran, so not 2; run.json says "running" and the lock stays:
+         * the owner is dead once we exit, and `doctor` marks the run. */
+        if (o->kept_lock)
+            *o->kept_lock = 1;
         json_decref(R->run);
-        return 2;
+        return 1;
     }
+    release_room(R);
     if (report_write_all(R->dir, R->run, err)) {
         logf_(R, "reports: %s", err);
         if (rc != 130)
@@ -798,6 +844,7 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     R.self_cpu_start = sampler_self_cpu_s();
     *run_dir_out = NULL;
     int rc = run_profile_in(&R, p, o, run_dir_out, err);
+    release_room(&R);
     agents_close(&R);
     if (R.ssh_dir[0])
         hosts_control_dir_remove(R.ssh_dir);

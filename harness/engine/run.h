@@ -24,11 +24,15 @@ struct run_opts {
     int progress_tty;               /* draw a live progress line on stderr */
     volatile sig_atomic_t *stop;    /* set by the caller's SIGINT/SIGTERM handler */
     FILE *log;                      /* plain log lines (stderr), or NULL when quiet */
+    int *kept_lock;                 /* set to 1 when run.json could not be saved (disk full): the caller
+                                       keeps the lock, so `doctor` marks the run abandoned; may be NULL */
 };
 
 /* Run the profile. Returns 0 when every tool run ended ok or skipped, 1 when
- * some failed or timed out, 2 on a setup error (err filled, nothing run),
- * 130 when interrupted. *run_dir_out receives the directory (heap string,
+ * some failed or timed out, or when run.json could not be saved after a
+ * tool ran (err filled: "disk full: ..."; the run stops, run.json keeps
+ * its last good version, *o->kept_lock is set), 2 on a setup error (err
+ * filled, nothing run), 130 when interrupted. *run_dir_out receives the directory (heap string,
  * may be NULL on setup errors). */
 int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err);
 

@@ -101,8 +101,16 @@ static int read_lock(const char *run_dir, struct owner *o)
     char path[PATH_MAX], buf[256];
     snprintf(path, sizeof path, "%s/" RUNLOCK_FILE, run_dir);
     memset(o, 0, sizeof *o);
-    if (fsutil_read_small(path, buf, sizeof buf) < 0)
+    /* Checked as any input (a FIFO named like the lock proves nothing and
+     * must not hang doctor); a lock longer than buf is not one. */
+    int fd = fsutil_open_input(path, sizeof buf - 1, NULL);
+    if (fd < 0)
         return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = 0;
     int pid = 0;
     unsigned long long st = 0;
     if (sscanf(buf, "loadbench pid %d start %llu boot %63s pidns %llu", &pid, &st, o->boot, &o->pidns) != 4 ||
@@ -163,8 +171,10 @@ static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
         run = json_pack("{s:i, s:s, s:[]}", "schema_version", 1, "status", "running", "runs");
     } else {
         json_error_t je;
-        if (!(run = json_load_file(path, 0, &je)))
+        if (!(run = fsutil_load_json(path, FSUTIL_CAP_RUN_JSON, &je)) && je.line > 0)
             return util_err(err, "%s:%d: %s (cannot mark the run abandoned)", path, je.line, je.text);
+        if (!run) /* refused or unopenable: no line to name */
+            return util_err(err, "%s: %s (cannot mark the run abandoned)", path, je.text);
     }
     const char *st = json_string_value(json_object_get(run, "status"));
     if (st && strcmp(st, "running")) {

@@ -49,7 +49,7 @@ const char *charts_footer(json_t *run, char *buf, size_t len)
 size_t charts_read_csv(const char *path, int col, double **t, double **v)
 {
     *t = *v = NULL;
-    FILE *f = fopen(path, "r");
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, NULL);
     if (!f)
         return 0;
     char line[1024];
@@ -99,6 +99,9 @@ static void gp_begin(FILE *f, const char *base, int w, int h, const char *footer
 {
     fprintf(f, "# loadbench chart: %s\n# Render: gnuplot %s.gp  (writes %s.png and %s.svg; edit freely)\n", what, base,
             base, base);
+    /* loadbench renders into NAME.png.tmp.PID (then checks and renames);
+     * by hand the script writes NAME.png. */
+    fprintf(f, "if (!exists(\"lb_out_suffix\")) lb_out_suffix = \"\"\n");
     fprintf(f, "set encoding utf8\nfooter = ");
     gp_str(f, footer);
     fprintf(f, "\ndo for [fmt in \"png svg\"] {\n"
@@ -107,7 +110,7 @@ static void gp_begin(FILE *f, const char *base, int w, int h, const char *footer
                "  } else {\n"
                "    set terminal svg size %d,%d font \"DejaVu Sans,11\" noenhanced background \"white\"\n"
                "  }\n"
-               "  set output \"%s.\" . fmt\n"
+               "  set output \"%s.\" . fmt . lb_out_suffix\n"
                "  reset\n"
                "  set datafile separator whitespace\n"
                "  set border 3 lc rgb \"#444444\"\n"
@@ -275,15 +278,12 @@ void charts_bar(json_t *run, const struct stats_group *g, const struct stats_met
     b->caveats = charts_caveat_mask(g->rows, g->nok, m);
     if (b->s.n || g->nok)
         return;
-    json_t *runs = json_object_get(run, "runs");
-    json_t **rows = util_xcalloc(json_array_size(runs) + 1, sizeof *rows);
-    double *v = util_xcalloc(json_array_size(runs) + 1, sizeof *v);
-    size_t n = 0, i;
-    json_t *r;
-    json_array_foreach(runs, i, r)
-    {
-        if (!stats_row_in(g, r))
-            continue;
+    (void)run; /* the group holds its rows: one pass over them, not over the run */
+    json_t **rows = util_xcalloc(g->nrows + 1, sizeof *rows);
+    double *v = util_xcalloc(g->nrows + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < g->nrows; i++) {
+        json_t *r = g->all[i];
         b->status = stats_json_str(r, "status", NULL) ?: "?";
         if (charts_footprint_metric(m) && !isnan(stats_value(r, m))) {
             rows[n] = r;
@@ -781,10 +781,68 @@ static int have_gnuplot(char *path, size_t len)
     return 0;
 }
 
-/* Run gnuplot on one script in the charts directory, output to the log;
- * 0 when it exited 0. A child alarm bounds a stuck render. */
+/* 1 when the chart file at path is whole: not empty, and a PNG ends with
+ * its IEND chunk, an SVG with its closing tag (gnuplot exits 0 with a
+ * file cut short when the disk fills). */
+static int chart_whole(const char *path, const char *ext)
+{
+    static const unsigned char iend[8] = {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    char tail[64];
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 16) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    off_t off = st.st_size > (off_t)sizeof tail ? st.st_size - (off_t)sizeof tail : 0;
+    ssize_t n = pread(fd, tail, sizeof tail, off);
+    int synced = fsync(fd) == 0;
+    close(fd);
+    if (n < 8 || !synced)
+        return 0;
+    if (!strcmp(ext, "png"))
+        return !memcmp(tail + n - 8, iend, 8);
+    return memmem(tail, (size_t)n, "</svg>", 6) != NULL;
+}
+
+/* After gnuplot ran script (ok: it exited 0): each of its outputs
+ * (NAME.png, NAME.svg) renamed from its temporary when both are whole,
+ * or none: the temporaries and any older NAME.png/.svg are removed, so a
+ * chart on disk is always one whole render of this report. Returns 0 when
+ * both were renamed. */
+static int settle(const char *cdir, const char *script, const char *suffix, int ok)
+{
+    static const char *const exts[] = {"png", "svg"};
+    char base[320], tmp[2][4700], fin[2][4600];
+    snprintf(base, sizeof base, "%s", script);
+    char *dot = strrchr(base, '.');
+    if (dot)
+        *dot = 0;
+    for (int i = 0; i < 2; i++) {
+        snprintf(fin[i], sizeof fin[i], "%.4000s/%.300s.%s", cdir, base, exts[i]);
+        snprintf(tmp[i], sizeof tmp[i], "%.4600s%.32s", fin[i], suffix);
+        ok = ok && chart_whole(tmp[i], exts[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (ok && rename(tmp[i], fin[i]) < 0)
+            ok = 0;
+    }
+    for (int i = 0; i < 2 && !ok; i++) {
+        unlink(tmp[i]);
+        unlink(fin[i]);
+    }
+    return ok ? 0 : -1;
+}
+
+/* Run gnuplot on one script in the charts directory, output to the log,
+ * its charts written to temporaries and renamed by settle; 0 when both
+ * are whole. A child alarm bounds a stuck render. */
 static int render(const char *gnuplot, const char *cdir, const char *script, int logfd)
 {
+    char suffix[32], var[64];
+    snprintf(suffix, sizeof suffix, ".tmp.%d", (int)getpid());
+    snprintf(var, sizeof var, "lb_out_suffix='%s'", suffix);
     pid_t gparent = guard_parent(); /* guard hook (#18) */
     pid_t pid = fork();
     if (pid < 0)
@@ -801,14 +859,14 @@ static int render(const char *gnuplot, const char *cdir, const char *script, int
             dup2(logfd, 2);
         }
         alarm(60);
-        execl(gnuplot, "gnuplot", script, (char *)NULL);
+        execl(gnuplot, "gnuplot", "-e", var, script, (char *)NULL);
         _exit(127);
     }
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
-            return -1;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+            return settle(cdir, script, suffix, 0);
+    return settle(cdir, script, suffix, WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 void charts_render(const char *dir, const char *cdir, char *const *scripts, int n, struct charts_out *out)

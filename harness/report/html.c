@@ -934,11 +934,10 @@ void html_report(FILE *f, const char *dir, json_t *run)
     {
         if (!json_object_get(r, "footprint"))
             continue;
-        int colour = 0;
-        for (size_t li = 0; li < gs.nlabels; li++)
-            if (!strcmp(gs.labels[li], stats_json_str(r, "label", NULL) ?: ""))
-                colour = (int)li;
-        ts_chart(f, dir, r, charts_colour(colour), footer);
+        long colour = stats_label_index(&gs, stats_json_str(r, "label", NULL));
+        if (colour < 0)
+            colour = 0;
+        ts_chart(f, dir, r, charts_colour((int)colour), footer);
     }
     fputs("<h2 id=\"notes\">Warnings and reconciliation</h2>\n", f);
     notes(f, run);

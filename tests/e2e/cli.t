@@ -78,7 +78,7 @@ for cmd in "report $tmp/no-such-run" "compare $tmp/no-such-run $tmp/no-such-run"
     rc=0; "$LB" $cmd >/dev/null 2>"$tmp/line.err" || rc=$?
     is "$rc" 2 "${cmd%% *} of a missing run: exit 2"
     check "${cmd%% *} of a missing run: no 'line -1' in the message ($(cat "$tmp/line.err"))" \
-        sh -c "grep -q 'no-such-run/run.json: unable to open' '$tmp/line.err' && ! grep -q ':-1' '$tmp/line.err'"
+        sh -c "grep -q 'no-such-run/run.json: No such file or directory' '$tmp/line.err' && ! grep -q ':-1' '$tmp/line.err'"
 done
 
 rc=0; scripts/studies 9 >/dev/null 2>"$tmp/s.err" || rc=$?

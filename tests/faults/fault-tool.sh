@@ -17,6 +17,10 @@
 #   unphysical  write a summary.json that reads like lb-gen's but reports a
 #               P50 of 1e300 ms (and a P99 of 2 ms), exit 0: loadbench must
 #               refuse it as unparseable output, not print the number
+#   fifo        make summary.json a FIFO (nobody writes it) and exit 0:
+#               loadbench must refuse it, not wait in open() for ever
+#   symlink     make summary.json a symbolic link to $SECRET (a file only
+#               root may read) and exit 0: loadbench must not read it
 case "${1:-}" in --version) echo "lb-gen fault-tool 0.0"; exit 0 ;; esac
 mode=${FAULT_MODE:-$(cat "$(dirname "$0")/.mode" 2>/dev/null)}
 case "$mode" in
@@ -28,6 +32,8 @@ case "$mode" in
     flood) head -c 300000000 /dev/zero; exit 0 ;;
     env) env > env.txt; exit 0 ;;
     unphysical) printf '{"schema":"lb-gen/1","requests":{"completed":100,"ok":100},"errors":{},"time":{"load_s":1.0},"latency_ms":{"min":0.5,"p50":1e300,"p99":2.0,"max":3.0}}\n' > summary.json; exit 0 ;;
+    fifo) mkfifo summary.json; exit 0 ;;
+    symlink) ln -s "$(cat "$(dirname "$0")/.secret")" summary.json; exit 0 ;;
     oom) echo $$ > tool.pid; sleep 1.5; exec perl -e '$x = "x" x 512_000_000; sleep 10' ;;
     *) echo "fault-tool: unknown mode '$mode'" >&2; exit 3 ;;
 esac
