@@ -392,6 +392,27 @@ static void agents_record(struct runner *R)
     json_object_set_new(R->run, "hosts", o);
 }
 
+/* Every agent's host makes the run directory (the same path) and proves
+ * it can write there, before any load: an unwritable path stops the run
+ * here, not when a tool starts. Returns 0, or -1 with err. */
+static int agents_mkdir(struct runner *R, char *err)
+{
+    for (size_t i = 0; R->agents && i < R->p->nhosts; i++) {
+        char e[UTIL_ERR_LEN], where[600];
+        json_t *rep = R->agents[i] ? exec_remote_call(R->agents[i], json_pack("{s:s, s:s}", "op", "mkdir", "dir",
+                                                                             R->dir), e)
+                                   : json_object();
+        json_decref(rep);
+        if (!rep) {
+            /* e is "host NAME: why": where names the host already */
+            const char *why = strncmp(e, "host ", 5) || !strstr(e, ": ") ? e : strstr(e, ": ") + 2;
+            hosts_where(R->p, &R->p->hosts[i], where, sizeof where);
+            return util_err(err, "%s cannot hold the run directory %s: %s", where, R->dir, why);
+        }
+    }
+    return 0;
+}
+
 /* The executor for processes on hosts: entry name: this machine's (name
  * NULL, or a local host), or that host's agent. An agent whose link was
  * lost (a row before failed as "host lost") is opened again; when that
@@ -763,7 +784,7 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
     if (make_run_dir(R, err) || runlock_take(R->dir, err)) /* runlock hook (#18): the dir names its owner */
         return 2;
     *run_dir_out = util_xstrdup(R->dir);
-    if (run_open(R, p, o, err))
+    if (agents_mkdir(R, err) || run_open(R, p, o, err))
         return 2;
     if (p->nhosts)
         agents_record(R);
