@@ -5,6 +5,7 @@
 #include "adapters/adapter.h"
 #include "engine/agentproto.h"
 #include "engine/exec.h"
+#include "engine/pathprobe.h"
 #include "engine/proc.h"
 #include "engine/run.h"
 #include "engine/target.h"
@@ -60,6 +61,7 @@ struct agent {
     int done, exit_code;
     char why[UTIL_ERR_LEN];
     struct rundirs dirs;                        /* what this agent made for the run: it removes them */
+    struct pathprobe_server *probe;             /* the path probe's server (probe_serve), or NULL */
 };
 
 /* ---- the heartbeat thread: only writes ------------------------------------------ */
@@ -679,6 +681,41 @@ static int op_listening(struct agent *a, const json_t *req, json_t *rep, char *e
     return 0;
 }
 
+/* The data path (engine/pathprobe.h): serve probes on this host's load
+ * address, stop serving, or measure the path to another host's. */
+static int op_probe_serve(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    const char *addr = json_string_value(json_object_get(req, "addr"));
+    int port = 0;
+    pathprobe_stop(a->probe);
+    if (!addr || !(a->probe = pathprobe_serve(addr, &port, err)))
+        return addr ? -1 : util_err(err, "probe_serve needs addr");
+    json_object_set_new(rep, "port", json_integer(port));
+    return 0;
+}
+
+static int op_probe_stop(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)req, (void)rep, (void)err;
+    pathprobe_stop(a->probe);
+    a->probe = NULL;
+    return 0;
+}
+
+static int op_probe(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a;
+    struct pathprobe_result r;
+    const char *addr = json_string_value(json_object_get(req, "addr"));
+    if (!addr || pathprobe_measure(addr, (int)json_integer_value(json_object_get(req, "port")),
+                                   (unsigned)json_integer_value(json_object_get(req, "rtts")),
+                                   (unsigned)json_integer_value(json_object_get(req, "flows")),
+                                   agentproto_u64(req, "bulk_ns"), &r, err))
+        return addr ? -1 : util_err(err, "probe needs addr");
+    json_object_set_new(rep, "path", pathprobe_json(&r));
+    return 0;
+}
+
 static int op_bye(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)req, (void)rep, (void)err;
@@ -696,6 +733,7 @@ static const struct agent_op {
     {"http", op_http},   {"machine", op_machine}, {"bye", op_bye},     {"target_start", op_target_start},
     {"target_stop", op_target_stop}, {"tools", op_tools}, {"target_rebase", op_target_rebase},
     {"target_sample", op_target_sample}, {"mkdir", op_mkdir}, {"remove", op_remove}, {"listening", op_listening},
+    {"probe_serve", op_probe_serve}, {"probe_stop", op_probe_stop}, {"probe", op_probe},
 };
 
 static void agent_reply(struct agent *a, json_t *rep, int rc, const char *err)
@@ -831,10 +869,14 @@ int agent_serve(const struct agent_opts *o, char *err)
         return 2;
     }
     a.last_rx_ns = util_now_ns();
+    /* Its tools table only looks: nothing is built by a look-up
+     * (adapters/gofasthttp.c; `loadbench hosts install` builds). */
+    setenv("LOADBENCH_LOOKUP_ONLY", "1", 1);
     agent_hello(&a);
     agent_loop(&a);
     agent_stop_all(&a);
     rundirs_tidy(&a.dirs);
+    pathprobe_stop(a.probe);
     if (a.hb_on) {
         __atomic_store_n(&a.hb_stop, 1, __ATOMIC_RELEASE);
         pthread_join(a.hb, NULL);

@@ -6,6 +6,7 @@
 #include "engine/crosscheck.h"
 #include "engine/exec_remote.h"
 #include "engine/hosts.h"
+#include "engine/runpath.h"
 #include "engine/netstat.h"
 #include "engine/proc.h"
 #include "report/report.h"
@@ -317,6 +318,7 @@ static void placement_record(struct runner *R, const struct profile_tool *t, jso
     json_object_set_new(row, "placement", pl);
     json_object_set_new(row, "nic", placement_nic_read(R, t, nic_before));
     json_decref(nic_before);
+    crosscheck_network(row, json_object_get(R->run, "path"));
 }
 
 /* The hosts: entry's index, or -1. */
@@ -788,6 +790,8 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
         return 2;
     if (p->nhosts)
         agents_record(R);
+    /* The data path, before the first row (engine/runpath.h). */
+    json_object_set_new(R->run, "path", runpath_measure(p, R->agents, o->only));
     if (save(R, err)) {
         json_decref(R->run);
         return 2;

@@ -418,11 +418,13 @@ grep '^| \(lb-gen\|wrk\) |' "$tmp/remote/summary.md" 2>/dev/null | head -2 | cut
 # host bm's files are not the controller's, as on a real second machine.
 # bm's load address 198.19.0.3 is on b's loopback: the controller has no
 # route to it, b does.
-mkdir -p "$tmp/hb"
+mkdir -p "$tmp/hb" "$tmp/hbc"
 sed 's/^Port 2203$/Port 2213/' "$k/sshd3.conf" > "$k/sshd13.conf"
+echo "SetEnv XDG_CACHE_HOME=$tmp/hbc" >> "$k/sshd13.conf"
 ip -n "$B" addr add 198.19.0.3/32 dev lo
 ip netns exec "$B" unshare --mount --propagation private \
-    sh -c 'mount -t tmpfs lb-hb "$0" && exec /usr/sbin/sshd -D -e -f "$1"' "$tmp/hb" "$k/sshd13.conf" \
+    sh -c 'mount -t tmpfs lb-hb "$0" && mount -t tmpfs lb-hbc "$2" && exec /usr/sbin/sshd -D -e -f "$1"' \
+    "$tmp/hb" "$k/sshd13.conf" "$tmp/hbc" \
     2>"$tmp/sshd13.log" &
 sshd_bm=$!
 track $sshd_bm
@@ -450,6 +452,22 @@ is "$rc" 0 "wrk on bm (its own files): exit 0"
 is "$(jget "$tmp/hb/r1/run.json" runs.0.status)" ok "wrk on bm: ok"
 check "wrk's output came back to the controller" sh -c 'find "$1" -name stdout.txt -size +0 | grep -q .' sh "$tmp/hb/r1"
 is "$(left_bm)" "" "nothing left on bm below the run directory's parent"
+
+# The data path, measured before the first row from bm to the target's
+# address (lb-target on the controller): 1000 round trips, 4 bulk flows
+# for 3 s, the interface the route takes.
+J=$tmp/hb/r1/run.json
+is "$(jget "$J" path.bm.to)/$(jget "$J" path.bm.interface)/$(jget "$J" path.bm.rtt.count)/$(jget "$J" path.bm.bulk.flows)" \
+    198.18.0.1/eth0/1000/4 "path: bm to the target's address over eth0, 1000 round trips, 4 flows"
+p50=$(jget "$J" path.bm.rtt.p50_us) p99=$(jget "$J" path.bm.rtt.p99_us)
+bps=$(jget "$J" path.bm.bulk.bytes_per_s) pps=$(jget "$J" path.bm.bulk.packets_per_s)
+check "path: 0 < p50 ($p50 us) <= p99 ($p99 us) < 1 s" perl -e 'exit !($ARGV[0] > 0 && $ARGV[0] <= $ARGV[1] && $ARGV[1] < 1e6)' -- "$p50" "$p99"
+check "path: bulk ${bps} B/s in ${pps} packets/s (> 1 MB/s, 100 B to 128 KiB a packet)" \
+    perl -e 'exit !($ARGV[0] > 1e6 && $ARGV[1] > 0 && $ARGV[0] / $ARGV[1] > 100 && $ARGV[0] / $ARGV[1] < 131072)' -- "$bps" "$pps"
+check "summary.md shows the data path" grep -q '^| bm | 198.18.0.1 | eth0 |' "$tmp/hb/r1/summary.md"
+is "$(jget "$tmp/onebox/run.json" path.skipped | cut -c1-8)" "one box:" "a run without hosts: says why it measured no path"
+J=$tmp/remote/run.json
+diag "path b -> ctl (tools on b): rtt p50 $(jget "$J" path.b.rtt.p50_us) us, p99 $(jget "$J" path.b.rtt.p99_us) us; bulk $(jget "$J" path.b.bulk.bytes_per_s) B/s, $(jget "$J" path.b.bulk.packets_per_s) packets/s over $(jget "$J" path.b.interface)"
 
 on_bm touch "$tmp/hb/file"
 rc=0; in_c "$LB" run --quiet --out "$tmp/hb/file/r2" "$tmp/hb.yaml" >/dev/null 2>"$tmp/hb2.err" || rc=$?
@@ -504,6 +522,26 @@ if look_for locust; then
 else
     skip "locust not found, no readiness or stranger case: $why"
 fi
-on_bm umount "$tmp/hb" 2>/dev/null || true
+
+# go-fasthttp is built on bm by hosts install, kept by a reinstall of the
+# same build, and never built by a look-up (tools --host).
+if look_for go-fasthttp; then
+    rc=0; in_c "$LB" hosts install bm "$tmp/hb.yaml" >"$tmp/hbi.out" 2>"$tmp/hbi.err" || rc=$?
+    gofh=$(tail -1 "$tmp/hbi.out")/share/loadbench/build/refgen/go-fasthttp/lb-go-fasthttp
+    is "$rc" 0 "hosts install bm"
+    check "it built go-fasthttp there ($gofh)" on_bm test -x "$gofh"
+    ino=$(on_bm stat -c %i "$gofh" 2>/dev/null || true)
+    in_c "$LB" hosts install bm "$tmp/hb.yaml" >/dev/null 2>&1 || true
+    is "$(on_bm stat -c %i "$gofh" 2>/dev/null || true)" "${ino:-none}" "a reinstall of the same build keeps it (the same file)"
+    in_c "$LB" tools --host bm "$tmp/hb.yaml" >"$tmp/hbt.out" 2>&1 || true
+    check "tools --host finds it there" grep -Eq "^go-fasthttp +yes .*$tmp/hbc/" "$tmp/hbt.out"
+    on_bm rm -rf "${gofh%/*}"
+    in_c "$LB" tools --host bm "$tmp/hb.yaml" >"$tmp/hbt.out" 2>&1 || true
+    check "without it, tools --host says no" grep -Eq "^go-fasthttp +no " "$tmp/hbt.out"
+    check "and builds nothing" on_bm test ! -e "${gofh%/*}"
+else
+    skip "go-fasthttp cannot be built here, no build on a host: $why"
+fi
+on_bm umount "$tmp/hb" "$tmp/hbc" 2>/dev/null || true
 
 done_testing
