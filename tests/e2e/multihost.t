@@ -465,6 +465,11 @@ check "path: 0 < p50 ($p50 us) <= p99 ($p99 us) < 1 s" perl -e 'exit !($ARGV[0] 
 check "path: bulk ${bps} B/s in ${pps} packets/s (> 1 MB/s, 100 B to 128 KiB a packet)" \
     perl -e 'exit !($ARGV[0] > 1e6 && $ARGV[1] > 0 && $ARGV[0] / $ARGV[1] > 100 && $ARGV[0] / $ARGV[1] < 131072)' -- "$bps" "$pps"
 check "summary.md shows the data path" grep -q '^| bm | 198.18.0.1 | eth0 |' "$tmp/hb/r1/summary.md"
+share=$(jget "$J" runs.0.limits.network.share)
+is "$(jget "$J" runs.0.limits.network.host)/$(jget "$J" runs.0.limits.network.interface)" bm/eth0 \
+    "the network witness read bm's eth0 against the path"
+check "wrk's responses used a small share of the measured capacity ($share; bottleneck $(jget "$J" runs.0.limits.bottleneck))" \
+    perl -e 'exit !($ARGV[0] > 0 && $ARGV[0] < 0.5)' -- "$share"
 is "$(jget "$tmp/onebox/run.json" path.skipped | cut -c1-8)" "one box:" "a run without hosts: says why it measured no path"
 J=$tmp/remote/run.json
 diag "path b -> ctl (tools on b): rtt p50 $(jget "$J" path.b.rtt.p50_us) us, p99 $(jget "$J" path.b.rtt.p99_us) us; bulk $(jget "$J" path.b.bulk.bytes_per_s) B/s, $(jget "$J" path.b.bulk.packets_per_s) packets/s over $(jget "$J" path.b.interface)"
