@@ -36,7 +36,9 @@ void adapter_result_free(struct adapter_result *r)
 {
     json_decref(r->extra);
     strvec_free(&r->warnings);
+    free(r->fail_reason);
     r->extra = NULL;
+    r->fail_reason = NULL;
 }
 
 void adapter_plan_init(struct adapter_plan *p)

@@ -41,6 +41,9 @@ struct adapter_ctx {
                                          * (adapters/group.h): instance of instances; 0 of 1 alone */
     int group_port;                     /* several processes of a master's tool: a free TCP port on
                                          * group_host where the workers meet the master; 0 otherwise */
+    const char *group_nonce;            /* a master's tool: a secret of this tool run (32 hex digits)
+                                         * given to the workers loadbench starts, so that the master
+                                         * tells them from any other that joins; NULL otherwise */
     const char *group_host;             /* where a master or engines listen and the group's other
                                          * processes reach them (adapters/group.h); NULL: 127.0.0.1 */
     const int *engine_ports;            /* several processes of a controller's tool: instances free TCP
@@ -92,6 +95,9 @@ struct adapter_result {
     struct adapter_latency lat_low;
     json_t *extra;              /* tool-specific figures kept as they are (may be NULL) */
     struct strvec warnings;     /* the tool's own warnings */
+    char *fail_reason;          /* set: the result is not what the row claims (e.g. a process
+                                 * loadbench did not start took part): the row fails with it,
+                                 * its figures kept */
 };
 
 void adapter_result_init(struct adapter_result *r);

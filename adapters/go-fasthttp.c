@@ -13,6 +13,7 @@
 #include "adapters/adapter.h"
 #include "adapters/refgen.h"
 #include "common/fsutil.h"
+#include "common/sha256.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -53,6 +54,19 @@ static int build_root(char *out, size_t len)
     if (pathf(out, len, "%s/.cache/loadbench/refgen", home))
         return -1;
     return fsutil_mkdir_p(out, NULL) || access(out, W_OK) ? -1 : 0;
+}
+
+/* A look-up (LOADBENCH_LOOKUP_ONLY: an agent's tools table, `loadbench
+ * tools --host`) makes nothing: the first of build_root's two places
+ * that holds a build. */
+static int lookup_root(char *out, size_t len)
+{
+    const char *home = getenv("HOME");
+    char exe[PATH_MAX];
+    if (!pathf(out, len, "%s/build/refgen", adapter_datadir()) &&
+        !pathf(exe, sizeof exe, "%s/go-fasthttp/lb-go-fasthttp", out) && !access(exe, X_OK))
+        return 0;
+    return !home || !*home || pathf(out, len, "%s/.cache/loadbench/refgen", home) ? -1 : 0;
 }
 
 static void first_line(char *s)
@@ -171,16 +185,24 @@ static int gofh_detect(const char *bin, struct adapter_found *found, char *err)
     first_line(fh_deb);
 
     char root[PATH_MAX], dir[PATH_MAX], exe[sizeof found->path], stampf[PATH_MAX], stamp[3 * PATH_MAX];
-    if (build_root(root, sizeof root))
+    int lookup = getenv("LOADBENCH_LOOKUP_ONLY") != NULL;
+    if (lookup ? lookup_root(root, sizeof root) : build_root(root, sizeof root))
         return util_err(err, "no writable build directory for refgen/go-fasthttp (%s/build/refgen or "
                         "~/.cache/loadbench/refgen)", adapter_datadir());
     if (pathf(dir, sizeof dir, "%s/go-fasthttp", root) || pathf(exe, sizeof exe, "%s/lb-go-fasthttp", dir) ||
         pathf(stampf, sizeof stampf, "%s/stamp", dir))
         return util_err(err, "build directory path too long: %s", root);
-    if (fsutil_mkdir_p(dir, err))
+    if (!lookup && fsutil_mkdir_p(dir, err))
         return -1;
-    pathf(stamp, sizeof stamp, "go %s %s\nfasthttp %s\nsource %s\n", gobin, gover, fh_deb, src);
-    if (stat(exe, &s_bin) || access(exe, X_OK) || s_src.st_mtime >= s_bin.st_mtime || !file_equals(stampf, stamp)) {
+    /* The source by its content, not its time: a reinstall of the same
+     * build (hosts install) copies main.go anew and keeps the binary. */
+    char src_sha[65] = "";
+    sha256_file_hex(src, src_sha);
+    pathf(stamp, sizeof stamp, "go %s %s\nfasthttp %s\nsource %s sha256 %s\n", gobin, gover, fh_deb, src, src_sha);
+    if (stat(exe, &s_bin) || access(exe, X_OK) || !file_equals(stampf, stamp)) {
+        /* A look-up only looks (`loadbench hosts install` builds). */
+        if (lookup)
+            return util_err(err, "not built on this host (%s): `loadbench hosts install HOST` builds it", exe);
         if (go_build(gobin, src, dir, exe, fh_deb, err))
             return -1;
         char e[UTIL_ERR_LEN];
@@ -228,7 +250,8 @@ const struct adapter adapter_gofasthttp = {
     .name = "go-fasthttp",
     .parse_files = (const char *const[]){"stdout.txt", "stderr.txt", NULL},
     .description = "reference Go generator on fasthttp (refgen/go-fasthttp; closed model, N goroutines)",
-    .install_hint = "apt-get install golang-go " GOFH_PKG " (scripts/install-tools); built on first use",
+    .install_hint = "apt-get install golang-go " GOFH_PKG " (scripts/install-tools); built on first use "
+                    "(on another host: by `loadbench hosts install`)",
     .caps = ADAPTER_CLOSED,
     .versions = "live: Go 1.19.8 with Debian fasthttp 1.31.0",
     .latency_measures = "HostClient.Do() call to the response read in full (connection wait, write, server time, "

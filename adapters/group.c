@@ -3,10 +3,12 @@
 #include "common/net.h"
 #include "common/util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 /* 1 when process 0 of spread s leads the others and sends no load (a
@@ -132,6 +134,17 @@ static int free_ports(int *ports, size_t n, char *err)
     return rc;
 }
 
+/* 16 random bytes as hex: who was started by this tool run. */
+static int group_nonce(char out[33], char *err)
+{
+    unsigned char b[16];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+        return util_err(err, "no random bytes for the tool run's nonce: %s", strerror(errno));
+    for (size_t i = 0; i < sizeof b; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
 int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *base, struct adapter_group *g, char *err)
 {
     memset(g, 0, sizeof *g);
@@ -145,8 +158,9 @@ int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *bas
          * the controller checks that it listens). */
         if (base->tool && base->tool->host && base->profile)
             meet.group_host = profile_host_load_address(profile_host_by_name(base->profile, base->tool->host));
-        if (free_ports(&meet.group_port, 1, err))
+        if (free_ports(&meet.group_port, 1, err) || group_nonce(g->nonce, err))
             return -1;
+        meet.group_nonce = g->nonce;
     } else if (a->spread == ADAPTER_SPREAD_ENGINES && g->n > 1) {
         g->ports = util_xcalloc(g->instances, sizeof *g->ports);
         if (free_ports(g->ports, g->instances, err))
@@ -300,6 +314,9 @@ int adapter_group_parse(const struct adapter *a, struct adapter_group *g, struct
     } else if (!rc) {
         adapter_result_free(sum);
         adapter_group_merge(parts, np, sum);
+        for (size_t k = 0; k < np && !sum->fail_reason; k++)
+            if (parts[k].fail_reason)
+                sum->fail_reason = util_xstrdup(parts[k].fail_reason);
         if (np > 1 && a->merge_latency)
             merge_exact(a, g, sum);
         /* A controller's result holds every engine's samples, one by one. */

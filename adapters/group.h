@@ -32,6 +32,7 @@ struct adapter_group {
                                      * a controller */
     unsigned instances;
     int *ports;                     /* engines: their ports (ctx.engine_ports), or NULL */
+    char nonce[33];                 /* a master's tool: ctx.group_nonce */
 };
 
 /* How many processes tool entry t runs under a: its instances, one more

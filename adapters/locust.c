@@ -111,6 +111,10 @@ static void loc_version_patch(struct textbuf *y, const char *version)
  * starts the users), 1..N are workers that connect to it there. */
 static void loc_distributed_args(const struct adapter_ctx *c, struct adapter_plan *p)
 {
+    /* Ours carry the run's nonce in every report (lb_hook.py): the master
+     * tells them from a worker started elsewhere that finds its port. */
+    if (c->group_nonce)
+        strvec_pushf(&p->env, "LB_LOCUST_NONCE=%s", c->group_nonce);
     if (c->instance == 0) {
         strvec_push(&p->argv, "--master");
         strvec_pushf(&p->argv, "--expect-workers=%u", c->instances);
@@ -312,6 +316,37 @@ static void scan_log(const char *dir, struct strvec *w, int *cpu_seen)
     fclose(f);
 }
 
+/* Distributed: exactly the workers loadbench started took part. The
+ * master's hook lists every worker id that reported or was connected
+ * ("workers": {ID: {"ours": bool}}); one without the run's nonce, or fewer
+ * of ours than started, fails the row (its figures kept). */
+static void check_members(const struct adapter_ctx *c, const json_t *j, struct adapter_result *r)
+{
+    const json_t *ws = json_object_get(j, "workers"), *w;
+    const char *id, *stranger = NULL;
+    unsigned ours = 0, others = 0;
+    if (c->instances < 2 || c->instance != 0)
+        return;
+    json_object_foreach((json_t *)ws, id, w)
+    {
+        if (json_is_true(json_object_get(w, "ours")))
+            ours++;
+        else if (++others == 1)
+            stranger = id;
+    }
+    char why[512] = "";
+    if (!json_is_object(ws))
+        snprintf(why, sizeof why, "Locust's hook did not list the master's workers: who sent load is unknown");
+    else if (others)
+        snprintf(why, sizeof why, "%u Locust worker%s that loadbench did not start took part (%.120s%s): part of the "
+                 "load came from elsewhere", others, others == 1 ? "" : "s", stranger, others > 1 ? ", ..." : "");
+    else if (ours != c->instances)
+        snprintf(why, sizeof why, "only %u of the %u Locust workers loadbench started reported to the master", ours,
+                 c->instances);
+    if (why[0])
+        r->fail_reason = util_xstrdup(why);
+}
+
 static int loc_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
 {
     char path[PATH_MAX + 64];
@@ -325,6 +360,7 @@ static int loc_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         json_decref(j);
         return util_err(err, "%s has no total.num_requests", LOC_OUT);
     }
+    check_members(c, j, r);
     const char *event = json_string_value(json_object_get(j, "event"));
     if (!event || strcmp(event, "quit"))
         strvec_pushf(&r->warnings, "Locust's totals were written at \"%s\", not at its final quit event: it died "

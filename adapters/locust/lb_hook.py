@@ -82,6 +82,10 @@ def _write(event, exit_code):
         "cpu_warning": bool(getattr(runner, "cpu_warning_emitted", False))
         or _state["cpu_warnings"] > 0,
     }
+    if _NONCE and runner is not None and hasattr(runner, "clients"):
+        for c in runner.clients.all:
+            _members.setdefault(c.id, False)
+        doc["workers"] = {cid: {"ours": ours} for cid, ours in _members.items()}
     tmp = _OUT + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1, sort_keys=True)
@@ -120,9 +124,27 @@ def _on_quit(exit_code, **_kw):
 # + 5 s, before it quits.
 _final = {"quit_sent": False, "done": set()}
 
+# Members (loadbench's distributed runs set $LB_LOCUST_NONCE, a secret of
+# the tool run, in the master and in every worker it starts): each of our
+# workers adds the nonce to every report it sends; the master records
+# each worker id that reported, or was connected when the file was
+# written, with whether it carried the nonce ("workers" in the file). A
+# worker started elsewhere and pointed at the master's port shows there
+# as not ours, and loadbench fails the row.
+_NONCE = os.environ.get("LB_LOCUST_NONCE")
+_members = {}
+
+
+@events.report_to_master.add_listener
+def _on_report_to_master(client_id, data, **_kw):
+    if _NONCE:
+        data["lb_nonce"] = _NONCE
+
 
 @events.worker_report.add_listener
 def _on_worker_report(client_id, data, **_kw):
+    ours = bool(_NONCE) and data.get("lb_nonce") == _NONCE
+    _members[client_id] = _members.get(client_id, ours) and ours
     if _final["quit_sent"] and data.get("user_count") == 0:
         _final["done"].add(client_id)
 

@@ -1,14 +1,17 @@
 /* agent: the requests of docs/agent-protocol.md served on this host, each
  * tree through exec_local, its samples streamed. */
 #include "agent/agent.h"
+#include "agent/rundirs.h"
 #include "adapters/adapter.h"
 #include "engine/hostread.h"
 #include "engine/agentproto.h"
 #include "engine/exec.h"
+#include "engine/pathprobe.h"
 #include "engine/proc.h"
 #include "engine/run.h"
 #include "engine/target.h"
 #include "common/fsutil.h"
+#include "common/net.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -58,6 +61,8 @@ struct agent {
     int hb_on, hb_stop;                         /* hb_stop: read by the thread (atomics) */
     int done, exit_code;
     char why[UTIL_ERR_LEN];
+    struct rundirs dirs;                        /* what this agent made for the run: it removes them */
+    struct pathprobe_server *probe;             /* the path probe's server (probe_serve), or NULL */
 };
 
 /* ---- the heartbeat thread: only writes ------------------------------------------ */
@@ -320,7 +325,7 @@ static int op_spawn(struct agent *a, const json_t *req, json_t *rep, char *err)
     int rc = -1;
     if (!argv[0] || !dir || !spec.name)
         util_err(err, "spawn needs name, argv and dir");
-    else if (fsutil_mkdir_p(dir, err) == 0 && exec_local.spawn(&exec_local, &spec, &t, err) == 0)
+    else if (rundirs_mkdir(&a->dirs, dir, 0, err) == 0 && exec_local.spawn(&exec_local, &spec, &t, err) == 0)
         rc = 0;
     free(argv);
     free(env);
@@ -465,7 +470,7 @@ static int op_get(struct agent *a, const json_t *req, json_t *rep, char *err)
 /* put: chunks into path.lb-part, renamed to path on the last one. */
 static int op_put(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
-    (void)a, (void)rep;
+    (void)rep;
     const char *path = json_string_value(json_object_get(req, "path"));
     const char *data = json_string_value(json_object_get(req, "data"));
     uint64_t off = agentproto_u64(req, "offset");
@@ -477,7 +482,7 @@ static int op_put(struct agent *a, const json_t *req, json_t *rep, char *err)
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir && off == 0) {
         *slash = 0;
-        if (fsutil_mkdir_p(dir, err))
+        if (rundirs_mkdir(&a->dirs, dir, 0, err))
             return -1;
     }
     char *buf = util_xmalloc(AGENTPROTO_CHUNK_BYTES);
@@ -541,7 +546,7 @@ static int op_target_start(struct agent *a, const json_t *req, json_t *rep, char
     if (!o.dir || !o.name)
         return util_err(err, "target_start needs dir and name");
     struct target *tgt = util_xcalloc(1, sizeof *tgt);
-    if (fsutil_mkdir_p(dir, err) || target_start(tgt, &o, err)) {
+    if (rundirs_mkdir(&a->dirs, dir, 0, err) || target_start(tgt, &o, err)) {
         free(tgt);
         return -1;
     }
@@ -662,6 +667,76 @@ static int op_tools(struct agent *a, const json_t *req, json_t *rep, char *err)
     return 0;
 }
 
+/* The run directory, made (and proven writable) before any load. */
+static int op_mkdir(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)rep;
+    const char *dir = json_string_value(json_object_get(req, "dir"));
+    return dir ? rundirs_mkdir(&a->dirs, dir, 1, err) : util_err(err, "mkdir needs dir");
+}
+
+/* A file or directory fetched back: gone from here, when this agent made it. */
+static int op_remove(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    int rc = rundirs_remove(&a->dirs, json_string_value(json_object_get(req, "path")), err);
+    json_object_set_new(rep, "removed", json_boolean(rc == 1));
+    return rc < 0 ? -1 : 0;
+}
+
+/* Whether ADDR:PORT accepts a connection from this host (a master's
+ * readiness, checked where it runs: the controller may have no route). */
+static int op_listening(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a;
+    char addr[96];
+    struct sockaddr_in sa;
+    const char *host = json_string_value(json_object_get(req, "addr"));
+    int port = (int)json_integer_value(json_object_get(req, "port"));
+    snprintf(addr, sizeof addr, "%s:%d", host ? host : "127.0.0.1", port);
+    if (port <= 0 || port > 65535 || net_parse_addr(addr, &sa, err))
+        return util_err(err, "listening needs addr and port (got %s)", addr);
+    int fd = net_connect_blocking(&sa, NULL);
+    json_object_set_new(rep, "listening", json_boolean(fd >= 0));
+    if (fd >= 0)
+        close(fd);
+    return 0;
+}
+
+/* The data path (engine/pathprobe.h): serve probes on this host's load
+ * address, stop serving, or measure the path to another host's. */
+static int op_probe_serve(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    const char *addr = json_string_value(json_object_get(req, "addr"));
+    int port = 0;
+    pathprobe_stop(a->probe);
+    if (!addr || !(a->probe = pathprobe_serve(addr, &port, err)))
+        return addr ? -1 : util_err(err, "probe_serve needs addr");
+    json_object_set_new(rep, "port", json_integer(port));
+    return 0;
+}
+
+static int op_probe_stop(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)req, (void)rep, (void)err;
+    pathprobe_stop(a->probe);
+    a->probe = NULL;
+    return 0;
+}
+
+static int op_probe(struct agent *a, const json_t *req, json_t *rep, char *err)
+{
+    (void)a;
+    struct pathprobe_result r;
+    const char *addr = json_string_value(json_object_get(req, "addr"));
+    if (!addr || pathprobe_measure(addr, (int)json_integer_value(json_object_get(req, "port")),
+                                   (unsigned)json_integer_value(json_object_get(req, "rtts")),
+                                   (unsigned)json_integer_value(json_object_get(req, "flows")),
+                                   agentproto_u64(req, "bulk_ns"), &r, err))
+        return addr ? -1 : util_err(err, "probe needs addr");
+    json_object_set_new(rep, "path", pathprobe_json(&r));
+    return 0;
+}
+
 static int op_bye(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)req, (void)rep, (void)err;
@@ -678,7 +753,8 @@ static const struct agent_op {
     {"usage", op_usage}, {"free", op_free},   {"list", op_list},   {"get", op_get},   {"put", op_put},
     {"http", op_http},   {"machine", op_machine}, {"bye", op_bye},     {"target_start", op_target_start},
     {"target_stop", op_target_stop}, {"tools", op_tools}, {"target_rebase", op_target_rebase},
-    {"target_sample", op_target_sample}, {"reading", op_reading},
+    {"target_sample", op_target_sample}, {"reading", op_reading}, {"mkdir", op_mkdir}, {"remove", op_remove},
+    {"listening", op_listening}, {"probe_serve", op_probe_serve}, {"probe_stop", op_probe_stop}, {"probe", op_probe},
 };
 
 static void agent_reply(struct agent *a, json_t *rep, int rc, const char *err)
@@ -814,9 +890,14 @@ int agent_serve(const struct agent_opts *o, char *err)
         return 2;
     }
     a.last_rx_ns = util_now_ns();
+    /* Its tools table only looks: nothing is built by a look-up
+     * (adapters/gofasthttp.c; `loadbench hosts install` builds). */
+    setenv("LOADBENCH_LOOKUP_ONLY", "1", 1);
     agent_hello(&a);
     agent_loop(&a);
     agent_stop_all(&a);
+    rundirs_tidy(&a.dirs);
+    pathprobe_stop(a.probe);
     if (a.hb_on) {
         __atomic_store_n(&a.hb_stop, 1, __ATOMIC_RELEASE);
         pthread_join(a.hb, NULL);

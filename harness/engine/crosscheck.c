@@ -1123,3 +1123,85 @@ json_t *crosscheck_machine_json_n(const struct sampler_machine *m0, const struct
     }
     return o;
 }
+
+/* ---- the network witness (issue 30): after the row's NIC counters --------------- */
+
+static double jnum(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The busiest tool-host interface against the path's capacity: the
+ * largest share, with its figures; and the NIC errors of every host. */
+struct net_reading {
+    double share, bytes_per_s, capacity;
+    const char *host, *iface;
+    double nic_errors;
+};
+
+static void net_read(const json_t *row, const json_t *path, double secs, struct net_reading *n)
+{
+    const json_t *e, *c;
+    const char *name;
+    size_t i;
+    *n = (struct net_reading){.share = NAN};
+    json_array_foreach(json_object_get(row, "nic"), i, e)
+    {
+        const char *host = json_string_value(json_object_get(e, "host"));
+        const json_t *ifs = json_object_get(e, "interfaces");
+        json_object_foreach((json_t *)ifs, name, c)
+        {
+            double m = jnum(c, "rx_missed_errors"), f = jnum(c, "rx_fifo_errors");
+            n->nic_errors += (isnan(m) ? 0 : m) + (isnan(f) ? 0 : f);
+        }
+        const json_t *pe = json_object_get(path, host ? host : "controller");
+        const char *iface = json_string_value(json_object_get(pe, "interface"));
+        double cap = jnum(json_object_get(pe, "bulk"), "bytes_per_s");
+        double rx = jnum(json_object_get(ifs, iface ? iface : ""), "rx_bytes");
+        if (!iface || isnan(cap) || cap <= 0 || isnan(rx) || !(secs > 0))
+            continue;
+        double share = rx / secs / cap;
+        if (isnan(n->share) || share > n->share)
+            *n = (struct net_reading){share, rx / secs, cap, host ? host : "controller", iface, n->nic_errors};
+    }
+}
+
+void crosscheck_network(json_t *row, const json_t *path)
+{
+    json_t *limits = json_object_get(row, "limits"), *warnings = json_object_get(row, "warnings");
+    double secs = jnum(json_object_get(row, "windows"), "whole_s");
+    double retrans = jnum(json_object_get(row, "tcp"), "retrans_segs");
+    if (!json_is_object(limits) || !json_is_object(path) || json_object_get(path, "skipped"))
+        return;
+    struct net_reading n;
+    net_read(row, path, secs, &n);
+    json_t *o = json_pack("{s:o, s:o, s:o, s:s?, s:s?, s:f, s:o}", "share", jsonutil_num(n.share), "bytes_per_s",
+                          jsonutil_num(n.bytes_per_s), "capacity_bytes_per_s", jsonutil_num(n.capacity), "host",
+                          n.host, "interface", n.iface, "nic_errors", n.nic_errors, "retrans_segs",
+                          jsonutil_num(retrans));
+    json_object_set_new(limits, "network", o);
+    json_t *reason = NULL;
+    const char *witness = NULL;
+    if (n.share >= CROSSCHECK_NETWORK_SHARE) {
+        witness = "bytes";
+        reason = json_sprintf("network (bytes: %s's %s carried %.1f MB/s, %.0f%% of the %.1f MB/s measured before "
+                              "the run)", n.host, n.iface, n.bytes_per_s / 1e6, n.share * 100, n.capacity / 1e6);
+    } else if (n.nic_errors > 0) {
+        witness = "nic";
+        reason = json_sprintf("network (NIC: %.0f frames missed or overrun)", n.nic_errors);
+    } else if (retrans > 0) {
+        witness = "retransmits";
+        reason = json_sprintf("network (retransmits: %.0f TCP segments)", retrans);
+    }
+    const char *was = json_string_value(json_object_get(limits, "bottleneck"));
+    if (!witness || (was && !strcmp(was, "target"))) {
+        json_decref(reason);
+        return;
+    }
+    json_object_set_new(limits, "bottleneck", json_string("network"));
+    json_object_set_new(limits, "witness", json_string(witness));
+    json_array_append_new(warnings, json_sprintf("network-bound: %s; this row measures the network, not the tool",
+                                                 json_string_value(reason)));
+    json_object_set_new(limits, "reason", reason);
+}

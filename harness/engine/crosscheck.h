@@ -342,4 +342,18 @@ json_t *crosscheck_machine_json(const struct sampler_machine *m0, const struct s
 json_t *crosscheck_machine_json_n(const struct sampler_machine *m0, const struct sampler_machine *m1, long ncpu,
                                   double tool_cpu_s, double target_cpu_s, double self_cpu_s, json_t *warnings);
 
+/* The network witness, once the row has its NIC counters ("nic") and the
+ * run its data path ("path", engine/runpath.h): the row is network-bound
+ * when a tool host's route interface received at least
+ * CROSSCHECK_NETWORK_SHARE of the path's measured bulk bytes/s over the
+ * load (windows.whole_s), or when NIC frames were missed or overrun
+ * (rx_missed_errors, rx_fifo_errors; never rx_dropped, which also counts
+ * frames of protocols nobody listens to), or TCP segments were
+ * retransmitted. Sets limits.bottleneck "network", limits.witness
+ * ("bytes", "nic", "retransmits"), limits.reason and a warning (a
+ * target-bound row stays target-bound); always adds limits.network with
+ * the figures. Nothing without a measured path. */
+#define CROSSCHECK_NETWORK_SHARE 0.9
+void crosscheck_network(json_t *row, const json_t *path);
+
 #endif

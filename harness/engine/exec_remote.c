@@ -46,6 +46,7 @@ struct remote_tree {
     size_t qhead, qn, qcap;
     struct sampler_summary sum;                 /* the agent's aggregates at the last point */
     int primed;                                 /* the first `sample` call (a first reading) is done */
+    int fetched;                                /* its files are back here */
     struct remote_tree *next;
 };
 
@@ -577,16 +578,23 @@ static int remote_fetch(struct exec_tree *t, char *err)
             break;
     }
     json_decref(rep);
+    r->fetched = rc == 0;
     return rc;
 }
 
+/* A tree's end on a live host: its files back here (a failed process's
+ * too: they say why), then gone from the host where the agent made them
+ * (docs/multihost.md, "What a run leaves on a host"). */
 static void remote_free(struct exec_tree *t)
 {
     struct remote_tree *r = rtree(t);
     if (!t)
         return;
-    if (!r->h->lost[0])
+    if (!r->h->lost[0]) {
         host_do(r->h, json_pack("{s:s, s:i}", "op", "free", "tree", r->id), NULL);
+        if ((r->fetched || remote_fetch(t, NULL) == 0) && !r->h->lost[0])
+            exec_remote_remove(r->h, r->dir, NULL);
+    }
     host_drop_tree(r);
 }
 
@@ -738,6 +746,16 @@ json_t *exec_remote_http(struct exec_host *h, int port, const char *method, cons
 json_t *exec_remote_call(struct exec_host *h, json_t *req, char *err)
 {
     return host_call(h, req, err);
+}
+
+struct exec_host *exec_remote_of(const struct executor *ex)
+{
+    return ex && ex->spawn == remote_spawn ? (struct exec_host *)ex : NULL;
+}
+
+int exec_remote_remove(struct exec_host *h, const char *path, char *err)
+{
+    return host_do(h, json_pack("{s:s, s:s}", "op", "remove", "path", path), err);
 }
 
 /* A tree of the host, known here from a reply ("tree", "pid", "started_ns"). */

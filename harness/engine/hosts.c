@@ -2,6 +2,7 @@
 #include "engine/agentproto.h"
 #include "engine/exec_remote.h"
 #include "engine/runlock.h"
+#include "adapters/refgen.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 
@@ -18,14 +19,16 @@
 #include <unistd.h>
 
 /* The counters kept per interface, in the order of a NIC line. */
-static const char *const nic_counters[] = {"rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "rx_dropped", "tx_dropped"};
+static const char *const nic_counters[] = {"rx_bytes",   "tx_bytes",   "rx_packets",       "tx_packets",
+                                           "rx_dropped", "tx_dropped", "rx_missed_errors", "rx_fifo_errors"};
 #define NIC_NCOUNTERS (sizeof nic_counters / sizeof *nic_counters)
 
 /* The same lines read over ssh: "IFACE rx_bytes tx_bytes ...". Run by the
  * remote user's shell, so plain POSIX sh with no single quote inside. */
 #define NIC_REMOTE_CMD                                                                                    \
     "sh -c 'cd /sys/class/net && for i in *; do s=$i/statistics; echo \"lb-nic $i $(cat $s/rx_bytes "    \
-    "$s/tx_bytes $s/rx_packets $s/tx_packets $s/rx_dropped $s/tx_dropped | tr \"\\n\" \" \")\"; done'"
+    "$s/tx_bytes $s/rx_packets $s/tx_packets $s/rx_dropped $s/tx_dropped $s/rx_missed_errors "     \
+    "$s/rx_fifo_errors | tr \"\\n\" \" \")\"; done'"
 
 /* The control socket's name for h: a 64-bit FNV-1a of its destination.
  * Not ssh's %C (40 hex digits): the master binds its socket first under
@@ -225,8 +228,8 @@ static json_t *nic_parse(char *text)
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         char name[64];
         uint64_t v[NIC_NCOUNTERS];
-        if (sscanf(line, "lb-nic %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, name, &v[0],
-                   &v[1], &v[2], &v[3], &v[4], &v[5]) != 1 + (int)NIC_NCOUNTERS)
+        if (sscanf(line, "lb-nic %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+                   " %" SCNu64, name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 1 + (int)NIC_NCOUNTERS)
             continue;
         json_t *c = json_object();
         for (size_t i = 0; i < NIC_NCOUNTERS; i++)
@@ -452,6 +455,25 @@ static int install_copy(const struct profile_host *h, const char *control_dir, c
     return rc;
 }
 
+/* `loadbench tools` of the copy just installed, on the host: it builds
+ * what it builds on first use (at most 5 minutes; output discarded). */
+static void install_build(const struct profile_host *h, const char *control_dir, const char *where_dir)
+{
+    struct strvec argv = {0};
+    char log[PATH_MAX], e[UTIL_ERR_LEN];
+    hosts_transport_argv(h, control_dir, &argv);
+    strvec_pushf(&argv, "\"%s/bin/loadbench\" tools >/dev/null 2>&1; exit 0", where_dir);
+    char ssh[PATH_MAX]; /* refgen_exec does not search PATH */
+    if (adapter_which(argv.v[0], ssh, sizeof ssh) == 0) {
+        free(argv.v[0]);
+        argv.v[0] = util_xstrdup(ssh);
+    }
+    snprintf(log, sizeof log, "%s/install-build.log", control_dir);
+    refgen_exec((const char *const *)argv.v, NULL, log, 300000, e);
+    unlink(log);
+    strvec_free(&argv);
+}
+
 int hosts_install(const struct profile *p, const struct profile_host *h, const char *control_dir, char *where_dir,
                   char *err)
 {
@@ -472,12 +494,22 @@ int hosts_install(const struct profile *p, const struct profile_host *h, const c
     char *stage = util_xasprintf("%s/%s.lb-part-%d", cache, id, (int)getpid());
     snprintf(where_dir, PATH_MAX, "%s/%s", cache, id);
     int rc = install_copy(h, control_dir, files, (size_t)n, stage, e) ? util_err(err, "%s: %s", where, e) : 0;
-    /* The whole build appears at once: an agent never starts from half. */
+    /* The whole build appears at once: an agent never starts from half.
+     * What an earlier install of this very build built there (build/:
+     * refgen/go-fasthttp) moves into the new copy, so a reinstall keeps it. */
     char *fin = rc ? util_xasprintf("sh -c 'rm -rf \"%s\"'", stage)
-                   : util_xasprintf("sh -c 'rm -rf \"%s\" && mv \"%s\" \"%s\"'", where_dir, stage, where_dir);
+                   : util_xasprintf("sh -c 'B=\"%s/share/loadbench/build\"; if [ -d \"$B\" ]; then mv \"$B\" "
+                                    "\"%s/share/loadbench/\" || exit 1; fi; rm -rf \"%s\" && mv \"%s\" \"%s\"'",
+                                    where_dir, stage, where_dir, stage, where_dir);
     if (run_on(h, control_dir, fin, out, sizeof out) && !rc)
         rc = util_err(err, "%s: cannot move the copy into %s: %s", where, where_dir, last_line(out));
     free(fin);
+    /* What the host builds for itself (refgen/go-fasthttp, when Go and
+     * fasthttp are there: ~20 s) is built here, by install, never by a
+     * look-up (`tools --host` only looks). A tool that cannot be built
+     * there is not an install error: `tools --host` then says why. */
+    if (!rc)
+        install_build(h, control_dir, where_dir);
     free(stage);
     free(files);
     return rc;

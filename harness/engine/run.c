@@ -6,6 +6,7 @@
 #include "engine/crosscheck.h"
 #include "engine/exec_remote.h"
 #include "engine/hosts.h"
+#include "engine/runpath.h"
 #include "engine/netstat.h"
 #include "engine/proc.h"
 #include "report/report.h"
@@ -358,6 +359,7 @@ static void placement_record(struct runner *R, const struct profile_tool *t, jso
     json_object_set_new(row, "placement", pl);
     json_object_set_new(row, "nic", placement_nic_read(R, t, nic_before));
     json_decref(nic_before);
+    crosscheck_network(row, json_object_get(R->run, "path"));
 }
 
 /* The hosts: entry's index, or -1. */
@@ -431,6 +433,27 @@ static void agents_record(struct runner *R)
         json_object_set_new(o, R->p->hosts[i].name, h);
     }
     json_object_set_new(R->run, "hosts", o);
+}
+
+/* Every agent's host makes the run directory (the same path) and proves
+ * it can write there, before any load: an unwritable path stops the run
+ * here, not when a tool starts. Returns 0, or -1 with err. */
+static int agents_mkdir(struct runner *R, char *err)
+{
+    for (size_t i = 0; R->agents && i < R->p->nhosts; i++) {
+        char e[UTIL_ERR_LEN], where[600];
+        json_t *rep = R->agents[i] ? exec_remote_call(R->agents[i], json_pack("{s:s, s:s}", "op", "mkdir", "dir",
+                                                                             R->dir), e)
+                                   : json_object();
+        json_decref(rep);
+        if (!rep) {
+            /* e is "host NAME: why": where names the host already */
+            const char *why = strncmp(e, "host ", 5) || !strstr(e, ": ") ? e : strstr(e, ": ") + 2;
+            hosts_where(R->p, &R->p->hosts[i], where, sizeof where);
+            return util_err(err, "%s cannot hold the run directory %s: %s", where, R->dir, why);
+        }
+    }
+    return 0;
 }
 
 /* The executor for processes on hosts: entry name: this machine's (name
@@ -799,10 +822,12 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
     if (make_run_dir(R, err) || runlock_take(R->dir, err)) /* runlock hook (#18): the dir names its owner */
         return 2;
     *run_dir_out = util_xstrdup(R->dir);
-    if (run_open(R, p, o, err))
+    if (agents_mkdir(R, err) || run_open(R, p, o, err))
         return 2;
     if (p->nhosts)
         agents_record(R);
+    /* The data path, before the first row (engine/runpath.h). */
+    json_object_set_new(R->run, "path", runpath_measure(p, R->agents, o->only));
     /* The room first: without it nothing is run, and no run.json is left
      * claiming a run (exit 2). */
     if (reserve_room(R, 0, err) || save(R, err)) {

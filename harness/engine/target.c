@@ -360,6 +360,8 @@ static int target_stop_remote(struct target *t, char *err)
     if (exec_remote_get(t->host, t->stdout_path, t->stdout_path, 0, ferr) ||
         exec_remote_get(t->host, t->stderr_path, t->stderr_path, 0, ferr))
         rc = rc ? rc : util_err(err, "lb-target's output: %s", ferr);
+    else /* back here: gone from the host, where its agent made them */
+        exec_remote_remove(t->host, t->stdout_path, NULL), exec_remote_remove(t->host, t->stderr_path, NULL);
     return rc;
 }
 

@@ -655,11 +655,30 @@ static int tool_run_spawn_one(struct tool_run *r, size_t k, char *err)
     return ex->spawn(ex, &spec, &r->trees[k].t, err);
 }
 
+/* 1 when addr accepts a connection made on the host the tree runs on
+ * (its agent connects there: the controller may have no route to the
+ * data network the listener is bound to), 0 while it does not. */
+static int tool_run_listening(const struct exec_tree *t, const struct sockaddr_in *sa, const char *host, int port)
+{
+    struct exec_host *h = exec_remote_of(t->ex);
+    if (h) {
+        json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i}", "op", "listening", "addr", host, "port", port),
+                                       NULL);
+        int up = json_is_true(json_object_get(rep, "listening"));
+        json_decref(rep);
+        return up;
+    }
+    int fd = net_connect_blocking(sa, NULL);
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0;
+}
+
 /* A process whose plan names a ready port (a master, an engine) is
  * waited for until that port accepts a connection, so that the processes
- * started after it find it. The connection is made from here to the
- * group's host (ctx.group_host: a master on another host listens on that
- * host's load address, which this machine must reach): at most the
+ * started after it find it. The connection is made on the process's own
+ * host (ctx.group_host: a master on another host listens on that
+ * host's load address): at most the
  * start-up allowance and grace
  * (the deadline counts from the first process's start, so a master's
  * wait is within it; engines start before it). Returns 0, or -1 with err
@@ -672,15 +691,14 @@ static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
         return 0;
     char addr[80];
     struct sockaddr_in sa;
-    snprintf(addr, sizeof addr, "%s:%d", pr->ctx.group_host ? pr->ctx.group_host : "127.0.0.1", pr->plan.ready_port);
+    const char *host = pr->ctx.group_host ? pr->ctx.group_host : "127.0.0.1";
+    snprintf(addr, sizeof addr, "%s:%d", host, pr->plan.ready_port);
     if (net_parse_addr(addr, &sa, err))
         return -1;
     uint64_t limit = r->startup_ns + (r->pt->timeout_ns ? r->pt->timeout_ns : r->p->grace_ns);
     uint64_t until = util_now_ns() + limit;
     while (!*r->o->stop) {
-        int fd = net_connect_blocking(&sa, NULL);
-        if (fd >= 0) {
-            close(fd);
+        if (tool_run_listening(t, &sa, host, pr->plan.ready_port)) {
             /* Engines: the slowest one's, each from its own start. */
             char key[32];
             double s = (double)(util_now_ns() - t->started_ns) / 1e9;
@@ -1368,6 +1386,8 @@ static void tool_run_collect_client(struct tool_run *r)
     if (r->v.status != TOOL_RUN_INTERRUPTED &&
         (tool_run_fetch(r, err) || adapter_group_parse(r->a, &r->g, &r->ar, err)))
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "no result: %s", err);
+    if (ar->fail_reason)
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", ar->fail_reason);
     for (size_t i = 0; i < ar->warnings.n; i++)
         json_array_append_new(r->warnings, adapter_json_text(ar->warnings.v[i]));
     if (!ar->parsed)

@@ -376,6 +376,38 @@ static void placement_markdown(FILE *f, json_t *runs)
     }
 }
 
+/* run.json's "path": the data path each tool host measured before the
+ * first row (nothing for a run without one, one line for a skipped one). */
+static void path_markdown(FILE *f, json_t *run)
+{
+    json_t *path = json_object_get(run, "path"), *e;
+    const char *host;
+    if (!json_is_object(path) || !json_object_size(path))
+        return;
+    fprintf(f, "\n## Data path (measured before the first row)\n\n");
+    if (json_is_string(json_object_get(path, "skipped"))) {
+        fprintf(f, "Not measured: %s.\n", json_string_value(json_object_get(path, "skipped")));
+        return;
+    }
+    fprintf(f, "| Tool host | To | Interface | RTT p50 (µs) | RTT p99 (µs) | Bulk (MB/s) | Bulk (packets/s) | Flows |\n"
+               "|---|---|---|--:|--:|--:|--:|--:|\n");
+    json_object_foreach(path, host, e)
+    {
+        const char *why = json_string_value(json_object_get(e, "skipped"));
+        if (!why)
+            why = json_string_value(json_object_get(e, "error"));
+        if (why) {
+            fprintf(f, "| %s | – | – | – | – | – | – | – |\n\n%s: %s.\n\n", host, host, why);
+            continue;
+        }
+        char b[5][64];
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", host, str(e, "to") ? str(e, "to") : "–",
+                str(e, "interface") ? str(e, "interface") : "–", fmt(b[0], 64, num(e, "rtt.p50_us"), 1),
+                fmt(b[1], 64, num(e, "rtt.p99_us"), 1), fmt(b[2], 64, num(e, "bulk.bytes_per_s") / 1e6, 1),
+                fmt_int(b[3], 64, num(e, "bulk.packets_per_s")), fmt_int(b[4], 64, num(e, "bulk.flows")));
+    }
+}
+
 /* RPS (server), marked when the machine was busy outside loadbench during
  * the run (run.json's quiet.disturbed; rows without one print as before). */
 static const char *server_rps_cell(json_t *r, char *buf, size_t len)
@@ -466,6 +498,7 @@ void report_markdown(FILE *f, json_t *run)
     report_truth_markdown(f, runs);
     report_co_markdown(f, runs);
     placement_markdown(f, runs);
+    path_markdown(f, run);
     report_stats_markdown(f, run);
     fprintf(f, "\n## Charts\n\n"
                "charts/ holds each figure as PNG and SVG with its data (.dat) and gnuplot script (.gp): "

@@ -531,4 +531,141 @@ grep '^| \(lb-gen\|wrk\) ' "$tmp/onebox/summary.md" 2>/dev/null | cut -d'|' -f1-
 diag "across hosts (tools on b):"
 grep '^| \(lb-gen\|wrk\) |' "$tmp/remote/summary.md" 2>/dev/null | head -2 | cut -d'|' -f1-6,16-18 | sed 's/^/#   /' || true
 
+# ---- hosts2: run directories on a host, readiness there, strangers ---------
+# (issue 30, defects 4, 7 and 8.) Host b gets a second sshd (port 2213) in
+# a mount namespace of its own with a tmpfs over $tmp/hb: below that path
+# host bm's files are not the controller's, as on a real second machine.
+# bm's load address 198.19.0.3 is on b's loopback: the controller has no
+# route to it, b does.
+mkdir -p "$tmp/hb" "$tmp/hbc"
+sed 's/^Port 2203$/Port 2213/' "$k/sshd3.conf" > "$k/sshd13.conf"
+echo "SetEnv XDG_CACHE_HOME=$tmp/hbc" >> "$k/sshd13.conf"
+ip -n "$B" addr add 198.19.0.3/32 dev lo
+ip netns exec "$B" unshare --mount --propagation private \
+    sh -c 'mount -t tmpfs lb-hb "$0" && mount -t tmpfs lb-hbc "$2" && exec /usr/sbin/sshd -D -e -f "$1"' \
+    "$tmp/hb" "$k/sshd13.conf" "$tmp/hbc" \
+    2>"$tmp/sshd13.log" &
+sshd_bm=$!
+track $sshd_bm
+up=0
+for _ in $(seq 50); do
+    in_c ssh -F "$k/client.conf" -o BatchMode=yes -p 2213 root@198.18.0.3 true 2>/dev/null && { up=1; break; }
+    sleep 0.1
+done
+is "$up" 1 "a second sshd on b, with files of its own below $tmp/hb"
+on_bm() { nsenter -t "$sshd_bm" -m "$@"; }
+left_bm() { on_bm find "$tmp/hb" -mindepth 1 2>&1 | sed "s|^$tmp/hb/||" | head -5 | tr '\n' ' '; }
+cat > "$tmp/hb.yaml" <<'Y'
+name: hb
+hosts:
+  ctl: {ssh: local, address: 198.18.0.1}
+  bm: {ssh: 'root@198.18.0.3:2213', address: 198.19.0.3}
+target: {host: ctl, delay: 1ms}
+load: {connections: 4, duration: 2s}
+tools: [{tool: wrk, host: bm}]
+sampling: {interval: 500ms}
+Y
+rc=0; in_c "$LB" run --quiet --out "$tmp/hb/r1" "$tmp/hb.yaml" >/dev/null 2>"$tmp/hb1.err" || rc=$?
+is "$rc" 0 "wrk on bm (its own files): exit 0"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/hb1.err"
+is "$(jget "$tmp/hb/r1/run.json" runs.0.status)" ok "wrk on bm: ok"
+check "wrk's output came back to the controller" sh -c 'find "$1" -name stdout.txt -size +0 | grep -q .' sh "$tmp/hb/r1"
+is "$(left_bm)" "" "nothing left on bm below the run directory's parent"
+
+# The data path, measured before the first row from bm to the target's
+# address (lb-target on the controller): 1000 round trips, 4 bulk flows
+# for 3 s, the interface the route takes.
+J=$tmp/hb/r1/run.json
+is "$(jget "$J" path.bm.to)/$(jget "$J" path.bm.interface)/$(jget "$J" path.bm.rtt.count)/$(jget "$J" path.bm.bulk.flows)" \
+    198.18.0.1/eth0/1000/4 "path: bm to the target's address over eth0, 1000 round trips, 4 flows"
+p50=$(jget "$J" path.bm.rtt.p50_us) p99=$(jget "$J" path.bm.rtt.p99_us)
+bps=$(jget "$J" path.bm.bulk.bytes_per_s) pps=$(jget "$J" path.bm.bulk.packets_per_s)
+check "path: 0 < p50 ($p50 us) <= p99 ($p99 us) < 1 s" perl -e 'exit !($ARGV[0] > 0 && $ARGV[0] <= $ARGV[1] && $ARGV[1] < 1e6)' -- "$p50" "$p99"
+check "path: bulk ${bps} B/s in ${pps} packets/s (> 1 MB/s, 100 B to 128 KiB a packet)" \
+    perl -e 'exit !($ARGV[0] > 1e6 && $ARGV[1] > 0 && $ARGV[0] / $ARGV[1] > 100 && $ARGV[0] / $ARGV[1] < 131072)' -- "$bps" "$pps"
+check "summary.md shows the data path" grep -q '^| bm | 198.18.0.1 | eth0 |' "$tmp/hb/r1/summary.md"
+share=$(jget "$J" runs.0.limits.network.share)
+is "$(jget "$J" runs.0.limits.network.host)/$(jget "$J" runs.0.limits.network.interface)" bm/eth0 \
+    "the network witness read bm's eth0 against the path"
+check "wrk's responses used a small share of the measured capacity ($share; bottleneck $(jget "$J" runs.0.limits.bottleneck))" \
+    perl -e 'exit !($ARGV[0] > 0 && $ARGV[0] < 0.5)' -- "$share"
+is "$(jget "$tmp/onebox/run.json" path.skipped | cut -c1-8)" "one box:" "a run without hosts: says why it measured no path"
+J=$tmp/remote/run.json
+diag "path b -> ctl (tools on b): rtt p50 $(jget "$J" path.b.rtt.p50_us) us, p99 $(jget "$J" path.b.rtt.p99_us) us; bulk $(jget "$J" path.b.bulk.bytes_per_s) B/s, $(jget "$J" path.b.bulk.packets_per_s) packets/s over $(jget "$J" path.b.interface)"
+
+on_bm touch "$tmp/hb/file"
+rc=0; in_c "$LB" run --quiet --out "$tmp/hb/file/r2" "$tmp/hb.yaml" >/dev/null 2>"$tmp/hb2.err" || rc=$?
+is "$rc" 2 "a run directory bm cannot make: exit 2 before any load"
+check "the error names the host, the path and why ($(head -c 300 "$tmp/hb2.err"))" \
+    grep -q "hb.yaml:4:[0-9]*: host bm (root@198.18.0.3:2213) cannot hold the run directory $tmp/hb/file/r2: cannot create $tmp/hb/file/r2: Not a directory" "$tmp/hb2.err"
+check "no row ran" sh -c '! grep -q "\"tool\"" "$1/run.json" 2>/dev/null' sh "$tmp/hb/file/r2"
+on_bm rm -f "$tmp/hb/file"
+
+if look_for locust; then
+    # Locust's master and worker on bm, bound to 198.19.0.3: ready is
+    # checked on bm, where the listener is, not from the controller.
+    sed -e 's/^name: .*/name: hbl/' -e 's/^tools: .*/tools: [{tool: locust, instances: 2, host: bm}]/' \
+        -e 's/duration: 2s/duration: 3s/' "$tmp/hb.yaml" > "$tmp/hbl.yaml"
+    echo "grace: 60s" >> "$tmp/hbl.yaml"
+    rc=0; in_c "$LB" run --quiet --out "$tmp/hb/r3" "$tmp/hbl.yaml" >/dev/null 2>"$tmp/hb3.err" || rc=$?
+    J=$tmp/hb/r3/run.json
+    is "$rc/$(jget "$J" runs.0.status)" 0/ok \
+        "Locust's master on bm's address, which the controller cannot reach: ready, row ok ($(jget "$J" runs.0.reason))"
+    [ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/hb3.err"
+    is "$(left_bm)" "" "nothing left on bm after the Locust row"
+
+    # A worker loadbench did not start joins the master mid-run.
+    sed -e 's/^name: .*/name: hbf/' -e 's/duration: 3s/duration: 12s/' "$tmp/hbl.yaml" > "$tmp/hbf.yaml"
+    in_c "$LB" run --out "$tmp/hb/r4" "$tmp/hbf.yaml" >/dev/null 2>"$tmp/hb4.err" &
+    lbpid=$!
+    track $lbpid
+    port=""
+    for _ in $(seq 300); do
+        port=$(ps -eo args | sed -n "s/.*--master-bind-host=198.19.0.3 --master-bind-port=\([0-9]*\).*/\1/p" | head -1)
+        lf=$(find "$tmp/hb/r4" -path '*p1/locustfile.py' 2>/dev/null | head -1)
+        [ -n "$port" ] && [ -n "$lf" ] && break
+        sleep 0.1
+    done
+    mkdir -p "$tmp/foreign"
+    cp "${lf%/*}/"*.py "$tmp/foreign/" 2>/dev/null || true
+    ( cd "$tmp/foreign" && exec env LB_LOCUST_OUT="$tmp/foreign/out.json" ip netns exec "$B" \
+        "$(sed -n 's/^  binary: \(.*\) (version .*/\1/p' "$tmp/find-locust.out")" -f locustfile.py --worker \
+        --master-host=198.19.0.3 --master-port="${port:-1}" ) >"$tmp/foreign.log" 2>&1 &
+    fpid=$!
+    track $fpid
+    rc=0; wait $lbpid || rc=$?
+    kill -TERM $fpid 2>/dev/null || true
+    J=$tmp/hb/r4/run.json
+    diag "the foreign worker (port ${port:-none}) said: $(tail -3 "$tmp/foreign.log" | tr '\n' ' ' | cut -c1-300)"
+    is "$rc/$(jget "$J" runs.0.status)" 1/failed "a row where a worker loadbench did not start took part fails"
+    check "its reason says so ($(jget "$J" runs.0.reason))" \
+        sh -c 'echo "$1" | grep -q "that loadbench did not start took part"' sh "$(jget "$J" runs.0.reason)"
+    check "the figures measured are kept ($(jget "$J" runs.0.client.requests) requests)" \
+        test "$(jget "$J" runs.0.client.requests | tr -dc 0-9)" -gt 0
+    is "$(left_bm)" "" "nothing left on bm after the failed row"
+else
+    skip "locust not found, no readiness or stranger case: $why"
+fi
+
+# go-fasthttp is built on bm by hosts install, kept by a reinstall of the
+# same build, and never built by a look-up (tools --host).
+if look_for go-fasthttp; then
+    rc=0; in_c "$LB" hosts install bm "$tmp/hb.yaml" >"$tmp/hbi.out" 2>"$tmp/hbi.err" || rc=$?
+    gofh=$(tail -1 "$tmp/hbi.out")/share/loadbench/build/refgen/go-fasthttp/lb-go-fasthttp
+    is "$rc" 0 "hosts install bm"
+    check "it built go-fasthttp there ($gofh)" on_bm test -x "$gofh"
+    ino=$(on_bm stat -c %i "$gofh" 2>/dev/null || true)
+    in_c "$LB" hosts install bm "$tmp/hb.yaml" >/dev/null 2>&1 || true
+    is "$(on_bm stat -c %i "$gofh" 2>/dev/null || true)" "${ino:-none}" "a reinstall of the same build keeps it (the same file)"
+    in_c "$LB" tools --host bm "$tmp/hb.yaml" >"$tmp/hbt.out" 2>&1 || true
+    check "tools --host finds it there" grep -Eq "^go-fasthttp +yes .*$tmp/hbc/" "$tmp/hbt.out"
+    on_bm rm -rf "${gofh%/*}"
+    in_c "$LB" tools --host bm "$tmp/hb.yaml" >"$tmp/hbt.out" 2>&1 || true
+    check "without it, tools --host says no" grep -Eq "^go-fasthttp +no " "$tmp/hbt.out"
+    check "and builds nothing" on_bm test ! -e "${gofh%/*}"
+else
+    skip "go-fasthttp cannot be built here, no build on a host: $why"
+fi
+on_bm umount "$tmp/hb" "$tmp/hbc" 2>/dev/null || true
+
 done_testing

@@ -17,6 +17,7 @@
 #include "profile/profile.h"
 #include "common/util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -459,6 +461,9 @@ static void test_target(struct exec_host *h)
 {
     char err[UTIL_ERR_LEN] = "", dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/tgt", tmp);
+    /* Made here first, as a run's directory is: the agent shares this
+     * machine's files and must leave what it did not make. */
+    mkdir(dir, 0755);
     struct target_opts o = {.bin = "/nonexistent (the agent uses its own)", .dir = dir, .name = "target",
                             .delay_ns = 1000000, .body_bytes = 64, .threads = 1, .host = h,
                             .sample_interval_ns = 100000000};
@@ -717,6 +722,53 @@ static void test_tool_run_lost(void)
     profile_free(p);
 }
 
+/* mkdir, remove and listening (issue 30): the agent removes exactly what
+ * it made, and checks a port from its own side. */
+static int rm_ok(struct exec_host *h, const char *path)
+{
+    json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s}", "op", "remove", "path", path), NULL);
+    int removed = json_is_true(json_object_get(rep, "removed"));
+    json_decref(rep);
+    return removed;
+}
+
+static void test_run_dirs(struct exec_host *h)
+{
+    char mine[PATH_MAX], made[PATH_MAX + 16], file[PATH_MAX + 32], err[UTIL_ERR_LEN] = "";
+    snprintf(mine, sizeof mine, "%s/pre", tmp);
+    mkdir(mine, 0755);
+    snprintf(made, sizeof made, "%s/pre/run/x", tmp);
+    json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s}", "op", "mkdir", "dir", made), err);
+    ok(rep && !access(made, W_OK), "mkdir makes the run directory: %s", err);
+    json_decref(rep);
+    snprintf(file, sizeof file, "%s/pre/file", tmp);
+    fclose(fopen(file, "w"));
+    snprintf(made, sizeof made, "%s/pre/file/r", tmp);
+    rep = exec_remote_call(h, json_pack("{s:s, s:s}", "op", "mkdir", "dir", made), err);
+    ok(!rep && strstr(err, "Not a directory"), "mkdir below a file is refused: %s", err);
+    ok(!rm_ok(h, file) && !access(file, F_OK), "remove leaves a file the agent did not make");
+    ok(!rm_ok(h, mine) && !access(mine, F_OK), "remove leaves a directory that was there before");
+    snprintf(made, sizeof made, "%s/pre/run/x/f", tmp);
+    fclose(fopen(made, "w"));
+    snprintf(made, sizeof made, "%s/pre/run", tmp);
+    ok(rm_ok(h, made) && access(made, F_OK), "remove takes a tree the agent made, its files with it");
+    unlink(file);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    listen(fd, 4);
+    getsockname(fd, (struct sockaddr *)&sa, &sl);
+    int port = ntohs(sa.sin_port);
+    rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i}", "op", "listening", "addr", "127.0.0.1", "port", port), err);
+    ok(json_is_true(json_object_get(rep, "listening")), "listening: a port that listens, seen from the agent");
+    json_decref(rep);
+    close(fd);
+    rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i}", "op", "listening", "addr", "127.0.0.1", "port", port), err);
+    ok(json_is_false(json_object_get(rep, "listening")), "listening: false once it is closed");
+    json_decref(rep);
+}
+
 int main(void)
 {
     const char *b = getenv("LB_BUILD");
@@ -771,6 +823,7 @@ int main(void)
         test_tools_and_own_copies(h);
         test_samples(h);
         test_files(h);
+        test_run_dirs(h);
         test_target(h);
         test_tool_run(h, 0);
         test_tool_run(h, 1);

@@ -918,9 +918,43 @@ static void test_machine_ncpu(void)
     json_decref(w);
 }
 
+/* The network witness on a row's NIC counters against the measured path. */
+static const char *net_case(const char *nic, const char *path, const char *bottleneck)
+{
+    static char out[600];
+    char row[800];
+    snprintf(row, sizeof row,
+             "{\"limits\": {\"bottleneck\": \"%s\"}, \"warnings\": [], \"windows\": {\"whole_s\": 2.0},"
+             " \"tcp\": {\"retrans_segs\": 0}, \"nic\": [%s]}", bottleneck, nic);
+    json_t *r = json_loads(row, 0, NULL), *pa = json_loads(path, 0, NULL);
+    crosscheck_network(r, pa);
+    json_t *l = json_object_get(r, "limits");
+    const char *w = json_string_value(json_object_get(l, "witness"));
+    snprintf(out, sizeof out, "%s/%s", json_string_value(json_object_get(l, "bottleneck")), w ? w : "-");
+    json_decref(r);
+    json_decref(pa);
+    return out;
+}
+
+static void test_network_witness(void)
+{
+    const char *path = "{\"b\": {\"interface\": \"eth0\", \"bulk\": {\"bytes_per_s\": 100000000}}}";
+    const char *nic95 = "{\"host\": \"b\", \"interfaces\": {\"eth0\": {\"rx_bytes\": 190000000}}}";
+    const char *nic50 = "{\"host\": \"b\", \"interfaces\": {\"eth0\": {\"rx_bytes\": 100000000, \"rx_dropped\": 40}}}";
+    const char *nicerr = "{\"host\": \"b\", \"interfaces\": {\"eth0\": {\"rx_bytes\": 1000, \"rx_missed_errors\": 3}}}";
+    is_str(net_case(nic95, path, "tool"), "network/bytes", "95 %% of the measured capacity: network-bound");
+    is_str(net_case(nic50, path, "none"), "none/-", "50 %%, with rx_dropped: not network-bound (rx_dropped is no witness)");
+    is_str(net_case(nicerr, path, "none"), "network/nic", "missed frames: network-bound");
+    is_str(net_case(nic95, path, "target"), "target/-", "a target-bound row stays target-bound");
+    is_str(net_case(nic95, "{\"skipped\": \"one box\"}", "tool"), "tool/-", "no measured path: no network witness");
+    is_str(net_case(nic95, "{\"b\": {\"interface\": \"eth1\", \"bulk\": {\"bytes_per_s\": 100000000}}}", "none"),
+           "none/-", "bytes on another interface than the route's do not count");
+}
+
 int main(void)
 {
     test_machine_ncpu();
+    test_network_witness();
     test_reconciliation();
     test_windows();
     test_limits();

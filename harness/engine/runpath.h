@@ -1,0 +1,21 @@
+/* runpath: the data path of a run across hosts, measured once before the
+ * first row (engine/pathprobe.h) from each tool host to the target's load
+ * address, for run.json's "path" (docs/multihost.md, "The data path"). */
+#ifndef LB_RUNPATH_H
+#define LB_RUNPATH_H
+#include "engine/exec_remote.h"
+#include "profile/profile.h"
+#include <jansson.h>
+
+#define RUNPATH_RTTS 1000                   /* round trips for a p99 */
+#define RUNPATH_FLOWS 4                     /* parallel bulk flows */
+#define RUNPATH_BULK_NS 3000000000ull       /* bulk time: past TCP's slow start */
+
+/* The "path" object: for each host a tool of the profile runs on (the
+ * tool entries named by only, or all), keyed by host name ("controller"
+ * for a tool without host:), the measurement or {"skipped": why} or
+ * {"error": why}; a profile without hosts: gets {"skipped": why} (one
+ * box: the load goes over loopback). agents[i] is host i's agent, NULL
+ * for a local host. Never fails: what could not be measured says so. */
+json_t *runpath_measure(const struct profile *p, struct exec_host *const *agents, const char *only);
+#endif
