@@ -581,7 +581,7 @@ static void rollover(struct worker *w, uint64_t now)
         w->cur_sec++;
         w->next_sec_ns += 1000000000ULL;
     }
-    w->row = series_row(&w->series, w->cur_sec);
+    w->row = series_row_at(&w->series, w->cur_sec);
 }
 
 /* Arrivals of this thread among the first k_due of the schedule. */
@@ -729,7 +729,7 @@ static void *worker_main(void *arg)
         char err[UTIL_ERR_LEN];
         util_pin(0, 1ULL << cfg->cpus[w->id % cfg->ncpus], err); /* best effort; main checked the list */
     }
-    w->row = series_row(&w->series, 0);
+    w->row = series_row_at(&w->series, 0);
     if (cfg->model == GEN_CLOSED)
         w->asked = w->target = share(stages_count(&cfg->load, 0), cfg->threads, w->id);
     warm_up(w, events);

@@ -24,7 +24,7 @@ void series_free(struct series *s)
     memset(s, 0, sizeof *s);
 }
 
-struct series_row *series_row(struct series *s, size_t sec)
+struct series_row *series_row_at(struct series *s, size_t sec)
 {
     if (sec >= s->n)
         sec = s->n - 1;
@@ -61,7 +61,7 @@ void series_add(struct series *dst, const struct series *src)
         const struct series_row *r = src->rows[i];
         if (!r)
             continue;
-        struct series_row *d = series_row(dst, i);
+        struct series_row *d = series_row_at(dst, i);
         d->completed += r->completed;
         d->errors += r->errors;
         d->sent += r->sent;

@@ -36,7 +36,7 @@ void series_init(struct series *s, size_t seconds);
 void series_free(struct series *s);
 
 /* The row of second sec, allocated on first use. */
-struct series_row *series_row(struct series *s, size_t sec);
+struct series_row *series_row_at(struct series *s, size_t sec);
 
 /* Bucket of a latency in ns. */
 unsigned series_bucket(uint64_t latency_ns);

@@ -160,7 +160,7 @@ static void usage(FILE *f)
  * wait at every tool run); the background is still measured and marked. */
 static struct profile *load_profile(const char *path, char *err)
 {
-    struct profile *p = path ? profile_load(path, err)
+    struct profile *p = path ? profile_load_file(path, err)
                              : profile_load_string("(built-in quick profile)", quick_profile, sizeof quick_profile - 1, err);
     const char *quiet = getenv("LOADBENCH_QUIET");
     if (p && quiet && !strcmp(quiet, "off"))
@@ -292,7 +292,7 @@ static int cmd_validate(int argc, char **argv)
         if (i == dashdash)
             continue;
         char err[UTIL_ERR_LEN];
-        struct profile *p = profile_load(argv[i], err);
+        struct profile *p = profile_load_file(argv[i], err);
         if (!p || runcheck_profile(p, NULL, err)) {
             fprintf(stderr, "%s\n", err);
             bad = 1;
@@ -379,7 +379,7 @@ static int host_arg_resolve(const char *cmd, const char *arg, const char *profil
     char err[UTIL_ERR_LEN];
     memset(ha, 0, sizeof *ha);
     if (profile_path) {
-        if (!(ha->p = profile_load(profile_path, err))) {
+        if (!(ha->p = profile_load_file(profile_path, err))) {
             fprintf(stderr, "loadbench %s: %s\n", cmd, err);
             return 2;
         }
@@ -440,7 +440,7 @@ static struct exec_host *host_arg_agent(const char *cmd, struct host_arg *ha)
         return NULL;
     }
     struct exec_remote_ident id;
-    exec_remote_ident(a, &id);
+    exec_remote_ident_get(a, &id);
     hosts_where(ha->p, ha->h, where, sizeof where);
     fprintf(stderr, "loadbench %s: %s: hostname %s, loadbench agent %s (pid %d)\n", cmd, where, id.hostname, id.path,
             (int)id.pid);

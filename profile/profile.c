@@ -1194,7 +1194,7 @@ err:
     return NULL;
 }
 
-struct profile *profile_load(const char *path, char *err)
+struct profile *profile_load_file(const char *path, char *err)
 {
     /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
      * writer forever. Only a regular file is read. */

@@ -137,7 +137,7 @@ json_t *profile_shape_json(const struct profile_shape *s);
 
 /* Load and validate the profile at path. Returns a profile, or NULL with err
  * (UTIL_ERR_LEN bytes) set to "path:line:col: message". */
-struct profile *profile_load(const char *path, char *err);
+struct profile *profile_load_file(const char *path, char *err);
 
 /* The same from a string already in memory (name used in messages). */
 struct profile *profile_load_string(const char *name, const char *text, size_t len, char *err);

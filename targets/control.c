@@ -82,7 +82,7 @@ json_t *server_merged_stats(struct server *s, uint64_t window_since_ns)
     return o;
 }
 
-static json_t *series(struct server *s, uint64_t since)
+static json_t *series_json(struct server *s, uint64_t since)
 {
     uint64_t now = util_now_ns();
     if (collect(s, CMD_SYNC) < 0)
@@ -153,7 +153,7 @@ static json_t *control_route(struct server *s, char *head, int *status)
             if (end == query + 6 || *end)
                 return answer(status, 400, control_error("since must be a whole number of seconds"));
         }
-        json_t *o = series(s, since);
+        json_t *o = series_json(s, since);
         if (!o)
             return answer(status, 503, control_error("a worker did not answer in time"));
         return answer(status, 200, o);

@@ -142,12 +142,12 @@ static void windows_hold(const struct crosscheck_in *in, json_t *secs, long firs
     if (count > 0) {
         w->hold_s = count;
         w->hold_rps = (double)sum / count;
-        crosscheck_steady(per_s, (size_t)count, &w->steady);
+        crosscheck_steady_judge(per_s, (size_t)count, &w->steady);
     }
     free(per_s);
 }
 
-void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *out)
+void crosscheck_steady_judge(const double *per_s, size_t n, struct crosscheck_steady *out)
 {
     *out = (struct crosscheck_steady){.verdict = CROSSCHECK_STEADY_NOT_JUDGED, .seconds = (int)n, .median_rps = NAN,
                                       .p = NAN, .change = NAN, .ratio = NAN};
@@ -164,7 +164,7 @@ void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *
     struct stats_summary sum;
     stats_summarize(per_s, nb * b, &sum);
     struct stats_trend t;
-    stats_trend(blk, nb, &t);
+    stats_trend_test(blk, nb, &t);
     free(blk);
     out->median_rps = sum.median;
     out->p = t.p;

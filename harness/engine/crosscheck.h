@@ -297,7 +297,7 @@ void crosscheck_to_json(const struct crosscheck_result *r, json_t *res, json_t *
 
 /* The steadiness verdict for n per-second counts: blocks of n/8 seconds
  * (2 to 5), Mann–Kendall and Sen's slope over their means. */
-void crosscheck_steady(const double *per_s, size_t n, struct crosscheck_steady *out);
+void crosscheck_steady_judge(const double *per_s, size_t n, struct crosscheck_steady *out);
 
 /* A short phrase for a flagged hold ("not steady: rate rose 2.6x through
  * the hold") into buf, or "" when steady, not judged or none. Returns buf. */

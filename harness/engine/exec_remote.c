@@ -696,12 +696,12 @@ struct exec_host *exec_remote_host_of(const struct executor *ex)
     return ex && ex->spawn == remote_spawn ? (struct exec_host *)ex : NULL;
 }
 
-void exec_remote_clock(const struct exec_host *h, struct exec_remote_clock *c)
+void exec_remote_clock_get(const struct exec_host *h, struct exec_remote_clock *c)
 {
     *c = h->clock;
 }
 
-void exec_remote_ident(const struct exec_host *h, struct exec_remote_ident *id)
+void exec_remote_ident_get(const struct exec_host *h, struct exec_remote_ident *id)
 {
     *id = h->ident;
 }

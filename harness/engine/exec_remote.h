@@ -94,8 +94,8 @@ const char *exec_remote_name(const struct exec_host *h);
  * any other (exec_local). */
 struct exec_host *exec_remote_host_of(const struct executor *ex);
 
-void exec_remote_clock(const struct exec_host *h, struct exec_remote_clock *c);
-void exec_remote_ident(const struct exec_host *h, struct exec_remote_ident *id);
+void exec_remote_clock_get(const struct exec_host *h, struct exec_remote_clock *c);
+void exec_remote_ident_get(const struct exec_host *h, struct exec_remote_ident *id);
 
 /* Convert a time of the host's CLOCK_MONOTONIC to ours. */
 uint64_t exec_remote_to_local_ns(const struct exec_host *h, uint64_t remote_ns);

@@ -421,8 +421,8 @@ static void agents_record(struct runner *R)
         if (a) {
             struct exec_remote_clock c;
             struct exec_remote_ident id;
-            exec_remote_clock(a, &c);
-            exec_remote_ident(a, &id);
+            exec_remote_clock_get(a, &c);
+            exec_remote_ident_get(a, &id);
             json_t *m = exec_remote_machine(a, e);
             json_object_set_new(h, "clock", json_pack("{s:I, s:I, s:i}", "offset_ns", (json_int_t)c.offset_ns, "rtt_ns",
                                                       (json_int_t)c.rtt_ns, "pings", c.pings));

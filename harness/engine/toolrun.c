@@ -63,7 +63,7 @@ const char *tool_run_status_name(enum tool_run_status s)
 
 /* ---- one run's state ----------------------------------------------------------- */
 
-struct tool_run {
+struct tool_run_state {
     const struct tool_run_opts *o;
     const struct profile *p;
     const struct profile_tool *pt;
@@ -346,7 +346,7 @@ static int has_string(json_t *a, const char *s);
  * nothing) and says in the result when the output was cut or could not be
  * written: output_truncated.<name> (stdout or stderr, p1/stdout for
  * process 1 of several) = bytes left out. */
-static void finish_output(struct tool_run *r, size_t k, enum exec_stream stream)
+static void finish_output(struct tool_run_state *r, size_t k, enum exec_stream stream)
 {
     const char *base = stream == EXEC_STDOUT ? "stdout" : "stderr";
     char name[32];
@@ -386,7 +386,7 @@ static void finish_output(struct tool_run *r, size_t k, enum exec_stream stream)
 
 /* ---- prepare: the tool found, a fresh target, the tool's plan ------------------ */
 
-static void tool_run_init(struct tool_run *r, const struct tool_run_opts *o, const struct profile_tool *pt,
+static void tool_run_init(struct tool_run_state *r, const struct tool_run_opts *o, const struct profile_tool *pt,
                           const struct profile_load *load, double level, unsigned rep, const char *subdir)
 {
     memset(r, 0, sizeof *r);
@@ -417,7 +417,7 @@ static void tool_run_init(struct tool_run *r, const struct tool_run_opts *o, con
 }
 
 /* The tool's adapter and binary, and its identity in the result. */
-static int tool_run_detect(struct tool_run *r)
+static int tool_run_detect(struct tool_run_state *r)
 {
     char err[UTIL_ERR_LEN];
     if (fsutil_mkdir_p(r->dir, err) || fsutil_mkdir_p(r->o->run_dir, err)) {
@@ -442,7 +442,7 @@ static int tool_run_detect(struct tool_run *r)
 }
 
 /* TIME_WAIT sockets now: here, or the most of any host the row uses. */
-static uint64_t tool_run_time_wait(struct tool_run *r)
+static uint64_t tool_run_time_wait(struct tool_run_state *r)
 {
     if (!r->hs.remote) {
         netstat_read(&r->ns0, NULL);
@@ -460,7 +460,7 @@ static uint64_t tool_run_time_wait(struct tool_run *r)
 
 /* TIME_WAIT sockets of the previous run hold ephemeral ports: when they
  * fill half the range, wait (bounded) for them to drain. */
-static void tool_run_drain_ports(struct tool_run *r)
+static void tool_run_drain_ports(struct tool_run_state *r)
 {
     uint64_t range = netstat_port_range(), waited_from = util_now_ns();
     while (tool_run_time_wait(r) > range / 2 && util_now_ns() - waited_from < 65000000000ull && !*r->o->stop)
@@ -473,7 +473,7 @@ static void tool_run_drain_ports(struct tool_run *r)
 
 /* The load the processes apply together: copies' shares summed stage by
  * stage (when each ran a load of its own), else the first process's. */
-static void tool_run_sum_as_run(struct tool_run *r)
+static void tool_run_sum_as_run(struct tool_run_state *r)
 {
     const struct adapter_proc *p0 = &r->g.procs[0];
     r->as_run = p0->plan.as_run ? p0->plan.as_run : r->load;
@@ -509,7 +509,7 @@ static int has_string(json_t *a, const char *s)
 /* What every process's plan says, once in the result: warnings (each
  * once), the longest load and start-up, and with several processes each
  * one's role, folder and argv. */
-static void tool_run_group_plan(struct tool_run *r)
+static void tool_run_group_plan(struct tool_run_state *r)
 {
     json_t *procs = json_array();
     for (size_t k = 0; k < r->g.n; k++) {
@@ -535,7 +535,7 @@ static void tool_run_group_plan(struct tool_run *r)
 
 /* A fresh target for each tool run (no connection state crosses runs),
  * then the adapter's plan for the tool against it. */
-static int tool_run_prepare(struct tool_run *r)
+static int tool_run_prepare(struct tool_run_state *r)
 {
     const struct profile *p = r->p;
     char err[UTIL_ERR_LEN];
@@ -585,7 +585,7 @@ static int tool_run_prepare(struct tool_run *r)
 
 /* What the executor said about the tool's cgroup: one warning when
  * cgroups stop working here, and a memory cap that cannot hold. */
-static void tool_run_cgroup_warnings(struct tool_run *r)
+static void tool_run_cgroup_warnings(struct tool_run_state *r)
 {
     if (r->tool->cgroup)
         return;
@@ -598,7 +598,7 @@ static void tool_run_cgroup_warnings(struct tool_run *r)
 }
 
 /* 1 when process 0 leads the others (a master, a controller). */
-static int tool_run_led(const struct tool_run *r)
+static int tool_run_led(const struct tool_run_state *r)
 {
     return r->g.n > 1 && (r->a->spread == ADAPTER_SPREAD_MASTER || r->a->spread == ADAPTER_SPREAD_ENGINES);
 }
@@ -607,7 +607,7 @@ static int tool_run_led(const struct tool_run *r)
  * one CPU of its own when the tool's CPU set (or loadbench's own) has one
  * for each worker on its host (with host: [a, b], a's workers and b's
  * are counted apart); everything else the whole set. */
-static uint64_t tool_run_cpus(const struct tool_run *r, size_t k)
+static uint64_t tool_run_cpus(const struct tool_run_state *r, size_t k)
 {
     uint64_t set = r->p->tool_cpus;
     if (!tool_run_led(r) || k == 0)
@@ -638,7 +638,7 @@ static uint64_t tool_run_cpus(const struct tool_run *r, size_t k)
 }
 
 /* Start process k of the group through the executor. */
-static int tool_run_spawn_one(struct tool_run *r, size_t k, char *err)
+static int tool_run_spawn_one(struct tool_run_state *r, size_t k, char *err)
 {
     const struct adapter_proc *pr = &r->g.procs[k];
     char name[PATH_MAX];
@@ -683,7 +683,7 @@ static int tool_run_listening(const struct exec_tree *t, const struct sockaddr_i
  * (the deadline counts from the first process's start, so a master's
  * wait is within it; engines start before it). Returns 0, or -1 with err
  * when it exits or does not listen in time. */
-static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
+static int tool_run_wait_ready(struct tool_run_state *r, size_t k, char *err)
 {
     const struct adapter_proc *pr = &r->g.procs[k];
     struct exec_tree *t = r->trees[k].t;
@@ -721,7 +721,7 @@ static int tool_run_wait_ready(struct tool_run *r, size_t k, char *err)
  * their controller once each of them listens; anything else in order.
  * Returns 0, or -1 with err (the trees started so far are stopped by the
  * run's clean-up). */
-static int tool_run_spawn_all(struct tool_run *r, char *err)
+static int tool_run_spawn_all(struct tool_run_state *r, char *err)
 {
     if (r->a->spread == ADAPTER_SPREAD_ENGINES && r->ntrees > 1) {
         for (size_t k = 1; k < r->ntrees; k++)
@@ -740,7 +740,7 @@ static int tool_run_spawn_all(struct tool_run *r, char *err)
 
 /* The profile's quiet gate; a profile built without parse_profile (all
  * zeros) gets the defaults without the wait. */
-static const struct profile_quiet *tool_run_quiet(const struct tool_run *r)
+static const struct profile_quiet *tool_run_quiet(const struct tool_run_state *r)
 {
     static const struct profile_quiet dflt = {.busy_below_pct = PROFILE_QUIET_BUSY_PCT,
                                               .interval_ns = PROFILE_QUIET_INTERVAL_NS};
@@ -759,7 +759,7 @@ static int64_t clock_offset_ns(void)
     return ((int64_t)rt.tv_sec - (int64_t)mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
 }
 
-static int tool_run_spawn(struct tool_run *r)
+static int tool_run_spawn(struct tool_run_state *r)
 {
     char err[UTIL_ERR_LEN];
     if (r->hs.remote) {
@@ -801,7 +801,7 @@ static int tool_run_spawn(struct tool_run *r)
 
 /* The series files: samples/<subdir>.csv (the tool), .target.csv and
  * .machine.csv beside it. */
-static void tool_run_open_series(struct tool_run *r)
+static void tool_run_open_series(struct tool_run_state *r)
 {
     const char *rd = r->o->run_dir;
     snprintf(r->spath, sizeof r->spath, "%s/samples", rd);
@@ -834,7 +834,7 @@ static void tool_run_open_series(struct tool_run *r)
 
 /* Why the sampling loop must stop now, with the status downgraded, or 0
  * while the tool runs on. */
-static int tool_run_must_stop(struct tool_run *r, uint64_t now)
+static int tool_run_must_stop(struct tool_run_state *r, uint64_t now)
 {
     if (*r->o->stop)
         tool_run_downgrade(&r->v, TOOL_RUN_INTERRUPTED, "loadbench was interrupted");
@@ -853,7 +853,7 @@ static int tool_run_must_stop(struct tool_run *r, uint64_t now)
 
 /* The server's counters at one sample: its rate, open connections, and
  * the hold window's place on our clock once the first request is known. */
-static void tool_run_sample_target(struct tool_run *r)
+static void tool_run_sample_target(struct tool_run_state *r)
 {
     json_t *s = target_stats(&r->tgt, NULL);
     if (!s)
@@ -874,14 +874,14 @@ static void tool_run_sample_target(struct tool_run *r)
 
 /* lb-target's readings: sampled here, or streamed by its host's agent
  * (target.tree). Returns as sampler_tree_sample. */
-static int tool_run_target_sample(struct tool_run *r, struct sampler_reading *rd, struct sampler_point *pt)
+static int tool_run_target_sample(struct tool_run_state *r, struct sampler_reading *rd, struct sampler_point *pt)
 {
     if (r->tgt.tree)
         return r->tgt.tree->ex->sample(r->tgt.tree, rd, pt);
     return r->gtree ? sampler_tree_sample(r->gtree, rd, pt) : -1;
 }
 
-static void tool_run_target_summary(const struct tool_run *r, struct sampler_summary *s)
+static void tool_run_target_summary(const struct tool_run_state *r, struct sampler_summary *s)
 {
     memset(s, 0, sizeof *s);
     if (r->tgt.tree)
@@ -912,7 +912,7 @@ static void point_add(struct sampler_point *a, const struct sampler_point *b, in
 /* One reading of every tree, into sum (their total over the interval).
  * Returns 1 when at least one tree gave a point, with rd the first's
  * reading; 0 otherwise. Each tree's point goes to its own series. */
-static int tool_run_sample_trees(struct tool_run *r, struct sampler_reading *rd, struct sampler_point *sum)
+static int tool_run_sample_trees(struct tool_run_state *r, struct sampler_reading *rd, struct sampler_point *sum)
 {
     int got = 0;
     for (size_t k = 0; k < r->ntrees; k++) {
@@ -933,7 +933,7 @@ static int tool_run_sample_trees(struct tool_run *r, struct sampler_reading *rd,
 }
 
 /* Room for one more point in each series. */
-static void tool_run_points_room(struct tool_run *r)
+static void tool_run_points_room(struct tool_run_state *r)
 {
     if ((r->ntp > r->ngp ? r->ntp : r->ngp) + 1 >= r->cap_pts) {
         r->cap_pts = r->cap_pts ? r->cap_pts * 2 : 64;
@@ -945,7 +945,7 @@ static void tool_run_points_room(struct tool_run *r)
 /* lb-target's points since the last tick: one reading here; on a host,
  * every point its agent streamed since (one per interval, so a slow tick
  * does not leave the series behind), r->trd1 the latest. */
-static void tool_run_target_points(struct tool_run *r)
+static void tool_run_target_points(struct tool_run_state *r)
 {
     struct sampler_point pt;
     while (tool_run_target_sample(r, &r->trd1, &pt) == 1) {
@@ -960,7 +960,7 @@ static void tool_run_target_points(struct tool_run *r)
 }
 
 /* One sample of everything, at now. */
-static void tool_run_tick(struct tool_run *r, uint64_t now)
+static void tool_run_tick(struct tool_run_state *r, uint64_t now)
 {
     struct sampler_reading rd;
     struct sampler_point pt;
@@ -990,7 +990,7 @@ static void tool_run_tick(struct tool_run *r, uint64_t now)
  * server's latency over the hold window is exact. Returns the next
  * wake-up: the next sample, an edge, the deadline, or 20 ms from now (to
  * notice the tool's exit). */
-static uint64_t tool_run_hold_edges(struct tool_run *r, uint64_t now)
+static uint64_t tool_run_hold_edges(struct tool_run_state *r, uint64_t now)
 {
     /* Asked 50 ms ahead and timed at the edge ("do this at T"): a
      * target on another host takes its snapshot then, not a link's delay
@@ -1016,7 +1016,7 @@ static uint64_t tool_run_hold_edges(struct tool_run *r, uint64_t now)
  * controller, 10 s after it did (a master told its workers to quit; a
  * JMeter engine exits by itself after its test: the stop ends those
  * that did not, with a warning). */
-static int tool_run_all_ended(struct tool_run *r)
+static int tool_run_all_ended(struct tool_run_state *r)
 {
     int all = 1;
     for (size_t k = 0; k < r->ntrees; k++) {
@@ -1036,7 +1036,7 @@ static int tool_run_all_ended(struct tool_run *r)
 
 /* Sample until the tool exits, its deadline passes, loadbench is
  * interrupted or the target dies. */
-static void tool_run_sample(struct tool_run *r)
+static void tool_run_sample(struct tool_run_state *r)
 {
     struct sampler_reading rd;
     struct sampler_point pt;
@@ -1080,7 +1080,7 @@ static void tool_run_sample(struct tool_run *r)
  * connections open just before its end unread: the bound is their sum (a
  * tree still running at the stop adds the connections open then). Sound,
  * if loose where they ended together; one tree keeps the reading as is. */
-static void tool_run_open_bound(struct tool_run *r)
+static void tool_run_open_bound(struct tool_run_state *r)
 {
     if (r->ntrees < 2 || r->stopped_by_us)
         return;
@@ -1093,7 +1093,7 @@ static void tool_run_open_bound(struct tool_run *r)
 /* lb-target's last reading, now: its points are written but the last,
  * which is only when its interval is full (as the tool's). On a host, the
  * points streamed before it come first. */
-static void tool_run_target_last(struct tool_run *r, int full)
+static void tool_run_target_last(struct tool_run_state *r, int full)
 {
     struct sampler_point pt, last;
     char err[UTIL_ERR_LEN];
@@ -1115,7 +1115,7 @@ static void tool_run_target_last(struct tool_run *r, int full)
         sampler_csv_row(r->gcsv, &last);
 }
 
-static void tool_run_stop(struct tool_run *r)
+static void tool_run_stop(struct tool_run_state *r)
 {
     char err[UTIL_ERR_LEN];
     struct sampler_reading rd;
@@ -1167,7 +1167,7 @@ static void tool_run_stop(struct tool_run *r)
 /* ---- collect: the server's view, the footprint, the tool's own account ---------- */
 
 /* The server's view, after the tool is gone. */
-static void tool_run_collect_server(struct tool_run *r)
+static void tool_run_collect_server(struct tool_run_state *r)
 {
     char err[UTIL_ERR_LEN] = "";
     r->after = target_stats(&r->tgt, err);
@@ -1217,7 +1217,7 @@ struct tree_use {
     int have_cu;
 };
 
-static void tree_use(const struct tool_tree *tt, struct tree_use *u)
+static void tree_use_sum(const struct tool_tree *tt, struct tree_use *u)
 {
     const struct exec_tree *t = tt->t;
     memset(u, 0, sizeof *u);
@@ -1240,14 +1240,14 @@ static void tree_use(const struct tool_tree *tt, struct tree_use *u)
  * several come from the summed series (their peaks need not coincide);
  * the maxrss floor is the largest of any one process. Returns the parts
  * array for run.json (NULL with one tree). */
-static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
+static json_t *tool_run_sum_use(struct tool_run_state *r, struct tree_use *sum)
 {
     json_t *parts = r->ntrees > 1 ? json_array() : NULL;
     int cg = 0, nlost = 0;
     memset(sum, 0, sizeof *sum);
     for (size_t k = 0; k < r->ntrees; k++) {
         struct tree_use u;
-        tree_use(&r->trees[k], &u);
+        tree_use_sum(&r->trees[k], &u);
         r->trees[k].cpu_s = u.cpu_s;
         if (k == 0) {
             *sum = u;
@@ -1295,7 +1295,7 @@ static json_t *tool_run_sum_use(struct tool_run *r, struct tree_use *sum)
 
 /* The tool's CPU and memory, summed over its trees, with the sampled
  * series' aggregates beside them and, for several trees, each part. */
-static void tool_run_footprint(struct tool_run *r)
+static void tool_run_footprint(struct tool_run_state *r)
 {
     double wall_s = (double)(r->ended - r->spawned) / 1e9;
     struct tree_use u;
@@ -1347,7 +1347,7 @@ static void tool_run_footprint(struct tool_run *r)
 }
 
 /* Every tree's files, readable here. */
-static int tool_run_fetch(struct tool_run *r, char *err)
+static int tool_run_fetch(struct tool_run_state *r, char *err)
 {
     for (size_t k = 0; k < r->ntrees; k++)
         if (r->trees[k].t->ex->fetch(r->trees[k].t, err))
@@ -1358,7 +1358,7 @@ static int tool_run_fetch(struct tool_run *r, char *err)
 /* How several instances' latencies became the row's: exact, or each
  * percentile the highest instance's (an upper bound of the merged one)
  * with the lowest's beside it (a lower bound). */
-static json_t *tool_run_merge_json(const struct tool_run *r)
+static json_t *tool_run_merge_json(const struct tool_run_state *r)
 {
     const struct adapter_result *ar = &r->ar;
     size_t n = 0;
@@ -1379,7 +1379,7 @@ static json_t *tool_run_merge_json(const struct tool_run *r)
 }
 
 /* The tool's own account, as its adapter parses it. */
-static void tool_run_collect_client(struct tool_run *r)
+static void tool_run_collect_client(struct tool_run_state *r)
 {
     const struct adapter_result *ar = &r->ar;
     char err[UTIL_ERR_LEN];
@@ -1421,7 +1421,7 @@ static void tool_run_collect_client(struct tool_run *r)
  * their sum, its machine_cpu and quiet the tool's first host's, and it
  * is disturbed when any host was. The controller's own readings describe
  * none of it and are not recorded. */
-static void tool_run_hosts_json(struct tool_run *r)
+static void tool_run_hosts_json(struct tool_run_state *r)
 {
     for (size_t i = 0; i < r->hs.n; i++)
         r->hs.v[i].tool_cpu_s = r->hs.v[i].target_cpu_s = 0;
@@ -1449,7 +1449,7 @@ static void tool_run_hosts_json(struct tool_run *r)
     json_object_set_new(r->res, "hosts", hosts);
 }
 
-static void tool_run_collect(struct tool_run *r)
+static void tool_run_collect(struct tool_run_state *r)
 {
     tool_run_collect_server(r);
     json_object_set_new(r->res, "exit", tool_run_exit_json(r->tool));
@@ -1471,7 +1471,7 @@ static void tool_run_collect(struct tool_run *r)
 
 /* The server's latency over the hold window, from the two snapshots' own
  * times: the window as measured. Returns a new object, or NULL. */
-static json_t *tool_run_hold_latency(struct tool_run *r)
+static json_t *tool_run_hold_latency(struct tool_run_state *r)
 {
     json_t *hw = r->hold_h0 && r->hold_h1 ? target_histogram_window_ms(r->hold_h0, r->hold_h1) : NULL;
     if (!hw)
@@ -1489,7 +1489,7 @@ static uint64_t counter_delta(uint64_t a, uint64_t b)
 
 /* The server's witness, and into suspect why it contradicts the tool's
  * figures ("" when it does not). */
-static void tool_run_crosscheck(struct tool_run *r, char *suspect, size_t len)
+static void tool_run_crosscheck(struct tool_run_state *r, char *suspect, size_t len)
 {
     const struct profile *p = r->p;
     int64_t off1 = clock_offset_ns();
@@ -1535,7 +1535,7 @@ static void tool_run_crosscheck(struct tool_run *r, char *suspect, size_t len)
 /* Exit codes are not trusted alone: an ok run must have parsed a result
  * and the server must have seen its traffic. Only a run still ok is
  * judged: its first failure is its reason. */
-static void tool_run_judge(struct tool_run *r)
+static void tool_run_judge(struct tool_run_state *r)
 {
     char err[UTIL_ERR_LEN], suspect[sizeof r->v.reason] = "";
     const struct adapter_result *ar = &r->ar;
@@ -1571,7 +1571,7 @@ static void tool_run_judge(struct tool_run *r)
 /* ---- free: the one clean-up path, whatever phase the run reached ---------------- */
 
 /* 1 when a warning before the i-th or the reason already says text. */
-static int said_before(const struct tool_run *r, size_t i, const char *text)
+static int said_before(const struct tool_run_state *r, size_t i, const char *text)
 {
     if (strstr(r->v.reason, text))
         return 1;
@@ -1584,7 +1584,7 @@ static int said_before(const struct tool_run *r, size_t i, const char *text)
 /* Every call to a lost host fails with the same "host lost: ..." (the
  * stop, the fetch, lb-target's samples): said once, in the reason or the
  * first warning that has it (a warning's text from "host lost: " on). */
-static void tool_run_dedupe_lost(struct tool_run *r)
+static void tool_run_dedupe_lost(struct tool_run_state *r)
 {
     for (size_t i = 0; i < json_array_size(r->warnings);) {
         const char *w = json_string_value(json_array_get(r->warnings, i));
@@ -1596,7 +1596,7 @@ static void tool_run_dedupe_lost(struct tool_run *r)
     }
 }
 
-static json_t *tool_run_free(struct tool_run *r)
+static json_t *tool_run_free(struct tool_run_state *r)
 {
     pid_t keep_tgt[1] = {r->have_tgt ? r->tgt.proc.pid : 0};
     for (size_t k = 0; k < r->ntrees; k++)
@@ -1646,7 +1646,7 @@ static json_t *tool_run_free(struct tool_run *r)
 json_t *tool_run(const struct tool_run_opts *o, const struct profile_tool *pt, const struct profile_load *load,
                  double level, unsigned rep, const char *subdir)
 {
-    struct tool_run *r = util_xmalloc(sizeof *r);
+    struct tool_run_state *r = util_xmalloc(sizeof *r);
     tool_run_init(r, o, pt, load, level, rep, subdir);
     if (tool_run_prepare(r) == 0 && tool_run_spawn(r) == 0) {
         tool_run_sample(r);

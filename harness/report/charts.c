@@ -271,7 +271,7 @@ int charts_footprint_metric(const struct stats_metric *m)
     return !strcmp(m->key, "rss") || !strcmp(m->key, "cpu") || !strcmp(m->key, "cpu100k");
 }
 
-void charts_bar(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b)
+void charts_bar_fill(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b)
 {
     stats_group_metric(g, m, &b->s);
     b->status = "ok";
@@ -340,7 +340,7 @@ static void bar_line(struct cw *c, size_t i, const struct stats_metric *m, FILE 
 {
     const struct stats_group *g = &c->gs.g[i];
     struct charts_bar b;
-    charts_bar(c->run, g, m, &b);
+    charts_bar_fill(c->run, g, m, &b);
     char gname[160], keys[128], vl[32] = "";
     stats_group_name(g, gname, sizeof gname);
     int ok = !strcmp(b.status, "ok");

@@ -95,6 +95,6 @@ struct charts_bar {
     const char *status;
     unsigned caveats;
 };
-void charts_bar(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b);
+void charts_bar_fill(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b);
 
 #endif

@@ -295,7 +295,7 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
     int hatched = 0;
     struct charts_bar *b = util_xcalloc(gs->n + 1, sizeof *b);
     for (size_t i = 0; i < gs->n; i++) {
-        charts_bar(run, &gs->g[i], m, &b[i]);
+        charts_bar_fill(run, &gs->g[i], m, &b[i]);
         if (b[i].s.n && b[i].s.max > max)
             max = b[i].s.max;
         if (b[i].s.n && b[i].s.min > 0 && b[i].s.min < lo)

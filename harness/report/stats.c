@@ -340,7 +340,7 @@ static double median_of(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void stats_trend(const double *y, size_t n, struct stats_trend *out)
+void stats_trend_test(const double *y, size_t n, struct stats_trend *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;

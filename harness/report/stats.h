@@ -60,7 +60,7 @@ struct stats_trend {
 };
 
 /* Mann–Kendall and Sen over y (no NaNs). p is 1 and the slope 0 when n < 2. */
-void stats_trend(const double *y, size_t n, struct stats_trend *out);
+void stats_trend_test(const double *y, size_t n, struct stats_trend *out);
 
 /* Summarize n values (NaNs skipped). */
 void stats_summarize(const double *v, size_t n, struct stats_summary *out);

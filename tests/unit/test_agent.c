@@ -276,7 +276,7 @@ static void test_tools_and_own_copies(struct exec_host *h)
 {
     struct exec_remote_ident id;
     char real[PATH_MAX], err[UTIL_ERR_LEN] = "";
-    exec_remote_ident(h, &id);
+    exec_remote_ident_get(h, &id);
     is_str(id.path, realpath(lb, real) ? real : lb, "the hello names the agent's binary");
     json_t *rep = exec_remote_call(h, json_pack("{s:s}", "op", "tools"), err);
     json_t *first = json_array_get(json_object_get(rep, "tools"), 0);
@@ -811,8 +811,8 @@ int main(void)
     if (h) {
         struct exec_remote_clock c;
         struct exec_remote_ident id;
-        exec_remote_clock(h, &c);
-        exec_remote_ident(h, &id);
+        exec_remote_clock_get(h, &c);
+        exec_remote_ident_get(h, &id);
         is_str(id.sha256, sha, "the agent is this build");
         /* One clock on both ends: the true offset is 0, and the minimum-RTT
          * estimate is within half the best round trip of it. */

@@ -581,26 +581,26 @@ static void test_steady_rules(void)
     char flag[160];
     for (int i = 0; i < 20; i++)
         v[i] = 1000 + 50.0 * i + (i % 3) * 40;
-    crosscheck_steady(v, 20, &s);
+    crosscheck_steady_judge(v, 20, &s);
     ok(s.verdict == CROSSCHECK_STEADY_NOT_STEADY && s.block_s == 2 && s.blocks == 10 && s.ratio > 1.5,
        "1,000 rising to 2,000 over 20 s: not steady");
     is_str(crosscheck_steady_flag(&s, flag, sizeof flag), "not steady: rate rose 2.0x through the hold", "its flag");
     for (int i = 0; i < 40; i++)
         v[i] = 1000 + (i % 2 ? 30 : -30) + (i % 5) * 10;
-    crosscheck_steady(v, 40, &s);
+    crosscheck_steady_judge(v, 40, &s);
     ok(s.verdict == CROSSCHECK_STEADY_STEADY && s.block_s == 5 && s.blocks == 8, "flat with noise over 40 s: 8 blocks of 5 s, steady");
     for (int i = 0; i < 40; i++)
         v[i] = 1000 + 2.0 * i;
-    crosscheck_steady(v, 40, &s);
+    crosscheck_steady_judge(v, 40, &s);
     ok(s.verdict == CROSSCHECK_STEADY_STEADY && s.p < 0.05,
        "a significant trend of 8 %% across the hold is below the 10 %% bar: steady (p %.4f)", s.p);
-    crosscheck_steady(v, 9, &s);
+    crosscheck_steady_judge(v, 9, &s);
     ok(s.verdict == CROSSCHECK_STEADY_NOT_JUDGED && s.blocks == 4, "9 s make 4 blocks of 2 s: not judged");
-    crosscheck_steady(v, 10, &s);
+    crosscheck_steady_judge(v, 10, &s);
     ok(s.verdict != CROSSCHECK_STEADY_NOT_JUDGED && s.blocks == 5, "10 s make 5 blocks: judged");
     for (int i = 0; i < 20; i++)
         v[i] = i < 12 ? 0 : 500;
-    crosscheck_steady(v, 20, &s);
+    crosscheck_steady_judge(v, 20, &s);
     ok(s.verdict == CROSSCHECK_STEADY_NOT_JUDGED && isnan(s.change), "a median of 0 req/s: not judged, no change computed");
 }
 

@@ -78,7 +78,7 @@ int main(void)
     /* Series: per-second percentiles within 3.2 % of a brute-force sort. */
     struct series se;
     series_init(&se, 2);
-    struct series_row *row = series_row(&se, 0);
+    struct series_row *row = series_row_at(&se, 0);
     enum { N = 20000 };
     uint64_t *v = util_xmalloc(N * sizeof *v);
     srand(7);

@@ -511,7 +511,7 @@ int main(void)
     if (mkfifo(fifo, 0600) == 0) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        p = profile_load(fifo, err);
+        p = profile_load_file(fifo, err);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         ok(!p && strstr(err, "not a regular file (a FIFO)") && t1.tv_sec - t0.tv_sec < 2,
            "a FIFO is refused at once (%s)", err);
@@ -521,8 +521,8 @@ int main(void)
         ok(0, "mkfifo %s", fifo);
     }
 
-    ok(profile_load("/nonexistent/profile.yaml", err) == NULL && strstr(err, "cannot open"), "a missing file is named");
-    p = profile_load("profiles/quick.yaml", err);
+    ok(profile_load_file("/nonexistent/profile.yaml", err) == NULL && strstr(err, "cannot open"), "a missing file is named");
+    p = profile_load_file("profiles/quick.yaml", err);
     if (!ok(p != NULL, "profiles/quick.yaml loads"))
         diag("  %s", err);
     profile_free(p);
