@@ -809,13 +809,14 @@ static json_t *jvm_flags(const char *dir)
     return j;
 }
 
-static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+/* JMeter exits 0 when it cannot load the plan: never ok without the tree
+ * it built. Reads jmeter.log's errors into r's warnings (their count into
+ * *nerr). Returns 0 when stdout.txt shows the tree, or -1 with err. */
+static int jm_check_tree(const struct adapter_ctx *c, struct adapter_result *r, int *nerr, char *err)
 {
     char line[2048] = "", first[512] = "";
     int forbidden = 0;
-    int nerr = log_errors(c->dir, &r->warnings, &forbidden, first, sizeof first);
-    /* JMeter exits 0 when it cannot load the plan: never ok without the
-     * tree it built. */
+    *nerr = log_errors(c->dir, &r->warnings, &forbidden, first, sizeof first);
     int load_error = find_line(c->dir, "stdout.txt", "Error in NonGUIDriver", line, sizeof line) == 0;
     if (load_error && strstr(line, "ForbiddenClassException"))
         forbidden = 1;
@@ -835,7 +836,86 @@ static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
             return util_err(err, "JMeter built no test tree; jmeter.log: %.180s", first);
         return util_err(err, "JMeter built no test tree (no \"Created the tree successfully\" in stdout.txt)");
     }
+    return 0;
+}
 
+/* The JTL's columns, found by name in its header (5.x adds sentBytes). */
+struct jtl_cols {
+    int ts, el, code, ok, bytes, threads, n;
+};
+
+/* What the JTL's rows add up to. */
+struct jtl_sums {
+    struct hist *h;           /* elapsed of the completed requests, whole ms */
+    double sum;
+    uint64_t rows, bad, threads_max;
+    int64_t t_first, t_last;
+};
+
+/* One sample of the JTL into r and t: an HTTP response (any code) is a
+ * completed request; a failure without one is an error of its kind. */
+static void jtl_sample(struct adapter_result *r, struct jtl_sums *t, const struct jtl_cols *k, char **fld, long long el)
+{
+    const char *code = fld[k->code];
+    int numeric = strlen(code) == 3 && strspn(code, "0123456789") == 3;
+    int success = !strcmp(fld[k->ok], "true");
+    if (numeric || success) {
+        /* An HTTP response came back; or not HTTP, yet a success: count it as JMeter does. */
+        r->requests++;
+        hist_record(t->h, (uint64_t)el);
+        t->sum += (double)el;
+        if (success)
+            r->ok++;
+        else
+            r->err_status++;
+        if (numeric && k->bytes >= 0)
+            r->bytes_read += strtoull(fld[k->bytes], NULL, 10);
+    } else if (strstr(code, "ConnectException") || strstr(code, "NoRouteToHost") ||
+               strstr(code, "UnknownHost") || strstr(code, "BindException")) {
+        r->err_connect++;
+    } else if (strstr(code, "SocketTimeout") || strstr(code, "ConnectTimeout") || strstr(code, "Timeout")) {
+        r->err_timeout++;
+    } else if (strstr(code, "NoHttpResponse") || strstr(code, "SocketException") ||
+               strstr(code, "ConnectionClosed") || strstr(code, "reset")) {
+        r->err_read++;
+    } else {
+        r->err_other++;
+    }
+}
+
+/* One JTL line (split into fld, n fields) into r and t; a line cut short
+ * or with an impossible time is counted bad. */
+static void jtl_line(struct adapter_result *r, struct jtl_sums *t, const struct jtl_cols *k, char **fld, int n)
+{
+    if (n < k->n) {
+        t->bad++; /* a line cut short by a hard stop */
+        return;
+    }
+    char *end;
+    long long ts = strtoll(fld[k->ts], &end, 10);
+    long long el = strtoll(fld[k->el], NULL, 10);
+    /* A timestamp (epoch ms) below 0 or one whose end overflows is
+     * garbage, not a sample: ts + el and t_last - t_first must fit. */
+    if (end == fld[k->ts] || el < 0 || ts < 0 || ts > LLONG_MAX - el) {
+        t->bad++;
+        return;
+    }
+    t->rows++;
+    if (ts < t->t_first)
+        t->t_first = ts;
+    if (ts + el > t->t_last)
+        t->t_last = ts + el;
+    if (k->threads >= 0) {
+        uint64_t th = strtoull(fld[k->threads], NULL, 10);
+        if (th > t->threads_max)
+            t->threads_max = th;
+    }
+    jtl_sample(r, t, k, fld, el);
+}
+
+/* The JTL (results.jtl) into r and t. Returns 0, or -1 with err. */
+static int jm_read_jtl(const struct adapter_ctx *c, struct adapter_result *r, struct jtl_sums *t, char *err)
+{
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", c->dir, JM_JTL);
     char why[UTIL_ERR_LEN];
@@ -845,113 +925,67 @@ static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
     char *buf = NULL;
     size_t cap = 0;
     char *fld[32];
-    int idx_ts = -1, idx_el = -1, idx_code = -1, idx_ok = -1, idx_bytes = -1, idx_threads = -1;
-    int nf = 0;
+    struct jtl_cols k = {-1, -1, -1, -1, -1, -1, 0};
     if (getline(&buf, &cap, f) > 0) {
-        nf = csv_split(buf, fld, 32);
-        idx_ts = col(fld, nf, "timeStamp");
-        idx_el = col(fld, nf, "elapsed");
-        idx_code = col(fld, nf, "responseCode");
-        idx_ok = col(fld, nf, "success");
-        idx_bytes = col(fld, nf, "bytes");
-        idx_threads = col(fld, nf, "allThreads");
+        k.n = csv_split(buf, fld, 32);
+        k.ts = col(fld, k.n, "timeStamp");
+        k.el = col(fld, k.n, "elapsed");
+        k.code = col(fld, k.n, "responseCode");
+        k.ok = col(fld, k.n, "success");
+        k.bytes = col(fld, k.n, "bytes");
+        k.threads = col(fld, k.n, "allThreads");
     }
-    if (idx_ts < 0 || idx_el < 0 || idx_code < 0 || idx_ok < 0) {
+    if (k.ts < 0 || k.el < 0 || k.code < 0 || k.ok < 0) {
         free(buf);
         fclose(f);
         return util_err(err, "%s has no CSV header with timeStamp, elapsed, responseCode, success (was -q "
                              "lb-jtl.properties applied?)",
                         JM_JTL);
     }
-    struct hist *h = hist_new(3600000, 3); /* whole ms up to an hour */
-    uint64_t rows = 0, bad = 0, threads_max = 0;
-    double sum = 0;
-    int64_t t_first = INT64_MAX, t_last = 0;
-    while (getline(&buf, &cap, f) > 0) {
-        if (buf[0] == '\n' || !buf[0])
-            continue;
-        int n = csv_split(buf, fld, 32);
-        if (n < nf) {
-            bad++; /* a line cut short by a hard stop */
-            continue;
-        }
-        char *end;
-        long long ts = strtoll(fld[idx_ts], &end, 10);
-        long long el = strtoll(fld[idx_el], NULL, 10);
-        /* A timestamp (epoch ms) below 0 or one whose end overflows is
-         * garbage, not a sample: ts + el and t_last - t_first must fit. */
-        if (end == fld[idx_ts] || el < 0 || ts < 0 || ts > LLONG_MAX - el) {
-            bad++;
-            continue;
-        }
-        rows++;
-        if (ts < t_first)
-            t_first = ts;
-        if (ts + el > t_last)
-            t_last = ts + el;
-        if (idx_threads >= 0) {
-            uint64_t th = strtoull(fld[idx_threads], NULL, 10);
-            if (th > threads_max)
-                threads_max = th;
-        }
-        const char *code = fld[idx_code];
-        int numeric = strlen(code) == 3 && strspn(code, "0123456789") == 3;
-        int success = !strcmp(fld[idx_ok], "true");
-        if (numeric) {
-            /* An HTTP response came back: a completed request. */
-            r->requests++;
-            hist_record(h, (uint64_t)el);
-            sum += (double)el;
-            if (success)
-                r->ok++;
-            else
-                r->err_status++;
-            if (idx_bytes >= 0)
-                r->bytes_read += strtoull(fld[idx_bytes], NULL, 10);
-        } else if (success) {
-            r->requests++; /* not HTTP, yet a success: count it as JMeter does */
-            r->ok++;
-            hist_record(h, (uint64_t)el);
-            sum += (double)el;
-        } else if (strstr(code, "ConnectException") || strstr(code, "NoRouteToHost") ||
-                   strstr(code, "UnknownHost") || strstr(code, "BindException")) {
-            r->err_connect++;
-        } else if (strstr(code, "SocketTimeout") || strstr(code, "ConnectTimeout") || strstr(code, "Timeout")) {
-            r->err_timeout++;
-        } else if (strstr(code, "NoHttpResponse") || strstr(code, "SocketException") ||
-                   strstr(code, "ConnectionClosed") || strstr(code, "reset")) {
-            r->err_read++;
-        } else {
-            r->err_other++;
-        }
-    }
+    while (getline(&buf, &cap, f) > 0)
+        if (buf[0] != '\n' && buf[0])
+            jtl_line(r, t, &k, fld, csv_split(buf, fld, 32));
     free(buf);
     fclose(f);
+    return 0;
+}
+
+static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    char line[2048] = "";
+    int nerr;
+    if (jm_check_tree(c, r, &nerr, err))
+        return -1;
+    struct jtl_sums t = {.h = hist_new(3600000, 3), .t_first = INT64_MAX}; /* whole ms up to an hour */
+    if (jm_read_jtl(c, r, &t, err)) {
+        hist_free(t.h);
+        return -1;
+    }
     r->errors = r->err_status + r->err_connect + r->err_timeout + r->err_read + r->err_write + r->err_other;
-    if (rows && t_last > t_first) {
-        r->duration_s = (double)(t_last - t_first) / 1000.0;
+    if (t.rows && t.t_last > t.t_first) {
+        r->duration_s = (double)(t.t_last - t.t_first) / 1000.0;
         r->rps = (double)r->requests / r->duration_s;
     }
     if (r->requests) {
-        r->lat.min = (double)hist_min(h);
-        r->lat.max = (double)hist_max(h);
-        r->lat.mean = sum / (double)r->requests;
-        r->lat.p50 = (double)hist_percentile(h, 50);
-        r->lat.p90 = (double)hist_percentile(h, 90);
-        r->lat.p95 = (double)hist_percentile(h, 95);
-        r->lat.p99 = (double)hist_percentile(h, 99);
-        r->lat.p999 = (double)hist_percentile(h, 99.9);
+        r->lat.min = (double)hist_min(t.h);
+        r->lat.max = (double)hist_max(t.h);
+        r->lat.mean = t.sum / (double)r->requests;
+        r->lat.p50 = (double)hist_percentile(t.h, 50);
+        r->lat.p90 = (double)hist_percentile(t.h, 90);
+        r->lat.p95 = (double)hist_percentile(t.h, 95);
+        r->lat.p99 = (double)hist_percentile(t.h, 99);
+        r->lat.p999 = (double)hist_percentile(t.h, 99.9);
     }
-    hist_free(h);
-    if (bad)
+    hist_free(t.h);
+    if (t.bad)
         strvec_pushf(&r->warnings, "%llu malformed JTL line(s) skipped (a hard stop cuts the last line)",
-                     (unsigned long long)bad);
+                     (unsigned long long)t.bad);
     if (find_line(c->dir, "stdout.txt", "summary =", line, sizeof line))
         strvec_push(&r->warnings, "JMeter ended without its final summary (stopped by a signal): the samples in "
                                   "flight at the stop are not in the JTL");
     json_t *extra = json_object();
-    json_object_set_new(extra, "jtl_rows", json_integer((json_int_t)rows));
-    json_object_set_new(extra, "threads_max", json_integer((json_int_t)threads_max));
+    json_object_set_new(extra, "jtl_rows", json_integer((json_int_t)t.rows));
+    json_object_set_new(extra, "threads_max", json_integer((json_int_t)t.threads_max));
     json_object_set_new(extra, "log_errors", json_integer(nerr));
     if (find_line(c->dir, "stdout.txt", "summary =", line, sizeof line) == 0)
         json_object_set_new(extra, "summary", json_string(line));
