@@ -3,9 +3,9 @@
 # libraries the Makefile builds: the reports, the profile, the adapters and
 # common/ never include a header of a layer above them, and their libraries
 # need no symbol that only the engine's library defines; no two files
-# include each other, however indirectly. No function in harness/ is longer
-# than 120 lines. Fails naming the file and the header, symbol, loop or
-# function.
+# include each other, however indirectly. No function of the product is
+# longer than 120 lines, and no struct shares a function's name. Fails
+# naming the file and the header, symbol, loop, function or name.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$LB_SRC"
@@ -58,11 +58,22 @@ else
     for l in report profile adapters common; do skip "lib$l.a: libraries not built (run make)"; done
 fi
 
-# Function length: from a definition's opening brace at column 0 to its
-# closing one, signature line included.
-long=$(for f in $(git ls-files 'harness/*.c'); do
+# Function length, in all product code (harness/, adapters/, profile/,
+# targets/, generator/, common/): from a definition's opening brace at
+# column 0 to its closing one, signature line included.
+product_c=$(git ls-files 'common/*.c' 'targets/*.c' 'generator/*.c' 'adapters/*.c' 'profile/*.c' 'harness/*.c' 'harness/*/*.c')
+long=$(for f in $product_c; do
     awk '/^[A-Za-z].*\(/ { sig = FNR } /^\{/ { open = sig } /^\}/ { if (open && FNR - open + 1 > 120) print FILENAME ":" open ": " FNR - open + 1 " lines"; open = 0 }' "$f"
 done)
 [ -z "$long" ] || echo "$long" | sed 's/^/#   /'
-is "$(printf '%s' "$long" | grep -c . || true)" 0 "no function in harness/ over 120 lines"
+is "$(printf '%s' "$long" | grep -c . || true)" 0 "no function in the product's code over 120 lines"
+
+# A type and a function never share a name (struct tool_run and tool_run()
+# once did): the struct is the thing, the function says what it does to it.
+product=$(git ls-files 'common/*.[ch]' 'targets/*.[ch]' 'generator/*.[ch]' 'adapters/*.[ch]' 'profile/*.[ch]' \
+                       'harness/*.[ch]' 'harness/*/*.[ch]')
+grep -ohE 'struct [a-z_0-9]+ \{' $product | awk '{print $2}' | sort -u > "$tmp/types"
+grep -ohE '^[a-z].*[ *]([a-z_0-9]+)\(' $product | sed -E 's/.*[ *]([a-z_0-9]+)\($/\1/' | sort -u > "$tmp/funcs"
+both=$(comm -12 "$tmp/types" "$tmp/funcs" | tr '\n' ' ')
+is "$both" "" "no struct shares its name with a function"
 done_testing
