@@ -1,5 +1,5 @@
 #include "engine/crosscheck.h"
-#include "report/stats.h"
+#include "common/numstats.h"
 #include "engine/target.h"
 #include "common/hist.h"
 #include "common/jsonutil.h"

@@ -6,19 +6,13 @@
 #ifndef LB_STATS_H
 #define LB_STATS_H
 
+#include "common/numstats.h"
+
 #include <jansson.h>
 #include <stddef.h>
 
-/* Above this coefficient of variation (more than five repeats), or this
- * relative min-max range (five or fewer), a metric is marked unstable. */
-#define STATS_UNSTABLE_CV 0.10
-#define STATS_UNSTABLE_RANGE 0.20
 
-struct stats_summary {
-    size_t n;           /* values that were present (NaN/absent ones skipped) */
-    double median, min, max, mean, stddev, cv;  /* NAN when n == 0; stddev, cv NAN when n < 2 */
-    int unstable;       /* spread above the thresholds above */
-};
+
 
 /* One headline metric: where it lives in a row, how it is shown. */
 struct stats_metric {
@@ -48,22 +42,7 @@ double stats_json_num(json_t *o, const char *a, const char *b, const char *c);
  * string. */
 const char *stats_json_str(json_t *o, const char *a, const char *b);
 
-/* A monotonic trend in a short series y[0..n) taken at x = 0, 1, …:
- * Mann–Kendall's S with its two-sided p-value, Sen's slope and the line's
- * intercept. */
-struct stats_trend {
-    size_t n;
-    long s;             /* concordant minus discordant pairs */
-    double p;           /* two-sided; exact without ties (n <= 60), else the normal approximation with tie correction */
-    double slope;       /* Sen: the median of the pairwise slopes, per step of x */
-    double intercept;   /* the median of y - slope * x */
-};
 
-/* Mann–Kendall and Sen over y (no NaNs). p is 1 and the slope 0 when n < 2. */
-void stats_trend_test(const double *y, size_t n, struct stats_trend *out);
-
-/* Summarize n values (NaNs skipped). */
-void stats_summarize(const double *v, size_t n, struct stats_summary *out);
 
 /* The rows of one tool label at one sweep level (level NAN when no sweep). */
 struct stats_group {
