@@ -230,7 +230,7 @@ check:
 # path — profile checks, a run of lb-gen and the Debian tools, reports,
 # the gate, the lying-tool fixtures — in under 3 minutes on 2 cores
 # (docs/testing.md says which tests each target runs and how long).
-QUICK_E2E_TESTS ?= layers.t cli.t hostile_profiles.t run_basic.t report_fixture.t compare_labels.t history.t \
+QUICK_E2E_TESTS ?= layers.t cli.t hostile_profiles.t run_basic.t run_suspect.t report_fixture.t compare_labels.t history.t \
                    target-count.t gen_args.t
 QUICK_E2E := $(addprefix tests/e2e/,$(QUICK_E2E_TESTS))
 check-quick:
