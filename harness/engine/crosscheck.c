@@ -584,10 +584,19 @@ static int suspect_count(const struct crosscheck_in *in, const struct crosscheck
 }
 
 /* Percentiles below the server's, unless the wall clock stepped (a tool
- * timing with it reports wrong latencies without lying). */
+ * timing with it reports wrong latencies without lying). The max is
+ * flagged (below_server, a warning) but is no ground for suspect on its
+ * own: it is one request, which the server times from the kernel's
+ * arrival stamp and the tool from its own send, and across network
+ * namespaces under load the two were seen 0.1 ms (0.8 %) apart on a
+ * wrk whose every other percentile and count agreed (multihost.t). A
+ * tool that lies moves its percentiles, and those are judged. */
 static int suspect_latency(const struct crosscheck_in *in, const struct crosscheck_truth *t, char *why, size_t len)
 {
-    if (in->clock_stepped || !t->nbelow)
+    int below = 0;
+    for (int i = 0; i < CROSSCHECK_TRUTH_N; i++)
+        below += t->rows[i].below_server && strcmp(t->rows[i].q, "max");
+    if (in->clock_stepped || !below)
         return 0;
     size_t n = (size_t)snprintf(why, len, "latency below what the server held for the same requests:");
     for (int i = 0, k = 0; i < CROSSCHECK_TRUTH_N && n < len; i++) {

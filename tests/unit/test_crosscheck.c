@@ -727,6 +727,16 @@ static void test_suspect_latency(struct fx *f)
     crosscheck_compute(&f->in, &r);
     ok(!r.suspect.latency && r.truth.nbelow == 4, "the same with the clock stepped: flagged, but not grounds for suspect");
     f->in.clock_stepped = 0;
+    /* An honest tool whose one slowest request reads 0.2 ms under the
+     * server's second slowest (the kernel's arrival stamp against the
+     * tool's send: seen across namespaces): the max is flagged, the row
+     * is not suspect. */
+    f->lat = (struct adapter_latency){.min = 20.0, .p50 = 25.0, .p90 = 29.0, .p99 = 29.9, .p999 = NAN,
+                                      .max = 29.6, .mean = NAN, .p95 = NAN};
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.rows[4].below_server && r.truth.nbelow == 1 && !r.suspect.latency && !strstr(r.suspect.reason, "latency"),
+       "only the max below the server's: flagged (%d below, max %d), not suspect for it (%d)", r.truth.nbelow,
+       r.truth.rows[4].below_server, r.suspect.latency);
 
     /* 40 held requests at 20..59 ms; the tool timed 60 failed connects at
      * 0.1 ms too: its p50 is 0.1 ms, legitimately. */
