@@ -6,6 +6,7 @@
 
 extern const struct adapter adapter_lbgen;
 extern const struct adapter adapter_wrk;
+extern const struct adapter adapter_wrk2;
 extern const struct adapter adapter_hey;
 extern const struct adapter adapter_ab;
 extern const struct adapter adapter_h2load;
@@ -22,6 +23,7 @@ extern const struct adapter adapter_bombardier;
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
     &adapter_wrk,
+    &adapter_wrk2,
     &adapter_hey,
     &adapter_ab,
     &adapter_h2load,

@@ -18,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern const struct adapter adapter_lbgen, adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege,
     adapter_autocannon, adapter_k6, adapter_artillery, adapter_locust, adapter_jmeter, adapter_gofasthttp,
     adapter_aiohttp;
+extern const struct adapter adapter_wrk2;
 
 /* Each adapter with the files its parse() reads, main one first. */
 static const struct {
@@ -26,6 +27,7 @@ static const struct {
 } cases[] = {
     {&adapter_lbgen, {"summary.json"}},
     {&adapter_wrk, {"wrk.json"}},
+    {&adapter_wrk2, {"wrk.json", "stdout.txt"}},
     {&adapter_hey, {"stdout.txt"}},
     {&adapter_ab, {"stdout.txt", "percentiles.csv"}},
     {&adapter_h2load, {"stdout.txt", "h2load.log"}},

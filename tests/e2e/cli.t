@@ -14,6 +14,7 @@ cd "$LB_SRC"
 for t in lb-gen wrk hey ab h2load siege autocannon k6 artillery locust jmeter go-fasthttp py-aiohttp bombardier; do
     check "tools lists $t" grep -q "^$t " "$tmp/tools.txt"
 done
+check "tools lists wrk2" grep -q "^wrk2 " "$tmp/tools.txt"
 check "tools lists artillery's pool option" grep -Eq '^  artillery +pool$' "$tmp/tools.txt"
 check "tools lists jmeter's options" grep -Eq '^  jmeter +heap jvm_args threads$' "$tmp/tools.txt"
 # every option tools lists is one a profile may use, and nothing else is

@@ -2,21 +2,22 @@
 # bombardier_live.t, distributed.t, multihost.t) share, sourced after tap.sh: finding the tool the way a
 # run does, one-tool `loadbench run`s, and a range check. Needs $LB.
 
-# look_for TOOL: sets found to the binary loadbench would run for TOOL
-# (`loadbench plan` names it) and returns 0; with none, sets why to plan's
-# reason (where it looked, how to get it) and returns 1.
+# look_for TOOL [LOAD]: sets found to the binary loadbench would run for TOOL
+# (`loadbench plan` names it, planning LOAD, default one connection for 1 s)
+# and returns 0; with none, sets why to plan's reason (where it looked, how
+# to get it) and returns 1.
 look_for() {
-    printf 'load: {connections: 1, duration: 1s}\ntools: [%s]\n' "$1" > "$tmp/find-$1.yaml"
+    printf 'load: %s\ntools: [%s]\n' "${2:-{connections: 1, duration: 1s\}}" "$1" > "$tmp/find-$1.yaml"
     "$LB" plan "$tmp/find-$1.yaml" > "$tmp/find-$1.out" 2>&1 || true
     found=$(sed -n 's/^  binary: \(.*\) (version .*/\1/p' "$tmp/find-$1.out")
     why=$(sed -n 's/^  skipped: //p' "$tmp/find-$1.out")
     [ -n "$found" ]
 }
 
-# find_tool TOOL: look_for TOOL, or skip_all with plan's reason. Not in a
-# $(...): skip_all must end the test.
+# find_tool TOOL [LOAD]: look_for TOOL [LOAD], or skip_all with plan's
+# reason. Not in a $(...): skip_all must end the test.
 find_tool() {
-    look_for "$1" || skip_all "$why"
+    look_for "$@" || skip_all "$why"
     diag "$1: $(grep '^  binary: ' "$tmp/find-$1.out")"
 }
 
