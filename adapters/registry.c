@@ -19,6 +19,7 @@ extern const struct adapter adapter_jmeter;
 extern const struct adapter adapter_gofasthttp;
 extern const struct adapter adapter_aiohttp;
 extern const struct adapter adapter_bombardier;
+extern const struct adapter adapter_tsung;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
@@ -34,6 +35,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_artillery,
     &adapter_locust,
     &adapter_jmeter,
+    &adapter_tsung,
     &adapter_gofasthttp,
     &adapter_aiohttp,
     NULL,

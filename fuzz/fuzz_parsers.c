@@ -9,6 +9,7 @@
 #include "common/util.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern const struct adapter adapter_lbgen, adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege,
     adapter_autocannon, adapter_k6, adapter_artillery, adapter_locust, adapter_jmeter, adapter_gofasthttp,
     adapter_aiohttp;
-extern const struct adapter adapter_wrk2;
+extern const struct adapter adapter_wrk2, adapter_tsung;
 
 /* Each adapter with the files its parse() reads, main one first. */
 static const struct {
@@ -39,6 +40,7 @@ static const struct {
     {&adapter_jmeter, {"results.jtl", "stdout.txt", "jmeter.log"}},
     {&adapter_gofasthttp, {"stdout.txt", "stderr.txt"}},
     {&adapter_aiohttp, {"stdout.txt", "stderr.txt"}},
+    {&adapter_tsung, {"log/20261203-0930/tsung.log"}},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -52,6 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(dir, sizeof dir, "/tmp/lb-fuzz-parsers.XXXXXX");
         if (!mkdtemp(dir))
             abort();
+        /* Tsung's log sits in log/<date>/ */
+        char sub[128];
+        snprintf(sub, sizeof sub, "%s/log", dir);
+        mkdir(sub, 0755);
+        snprintf(sub, sizeof sub, "%s/log/20261203-0930", dir);
+        mkdir(sub, 0755);
     }
     size_t sel = data[0] % NCASES;
     const uint8_t *p = data + 1, *end = data + size;

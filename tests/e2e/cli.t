@@ -15,6 +15,7 @@ for t in lb-gen wrk hey ab h2load siege autocannon k6 artillery locust jmeter go
     check "tools lists $t" grep -q "^$t " "$tmp/tools.txt"
 done
 check "tools lists wrk2" grep -q "^wrk2 " "$tmp/tools.txt"
+check "tools lists tsung" grep -q "^tsung " "$tmp/tools.txt"
 check "tools lists artillery's pool option" grep -Eq '^  artillery +pool$' "$tmp/tools.txt"
 check "tools lists jmeter's options" grep -Eq '^  jmeter +heap jvm_args threads$' "$tmp/tools.txt"
 # every option tools lists is one a profile may use, and nothing else is

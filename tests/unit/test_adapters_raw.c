@@ -10,6 +10,7 @@
 #include "tests/tap.h"
 #include "tests/adapter_test.h"
 #include "adapters/raw.h"
+#include "common/fsutil.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -21,7 +22,7 @@
 
 extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege, adapter_autocannon,
     adapter_bombardier;
-extern const struct adapter adapter_wrk2;
+extern const struct adapter adapter_wrk2, adapter_tsung;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -788,6 +789,35 @@ static void test_wrk2(struct adapter_result *r)
     profile_free(p);
 }
 
+/* Tsung: its real tsung.log (tests/fixtures/tsung/), under log/<date>/ as
+ * it writes it; refused connects counted once per user, not per retry. */
+static void test_tsung(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN], sub[700];
+    const char *d = fresh_dir("tsung-delay");
+    snprintf(sub, sizeof sub, "%s/log/20261203-0930", d);
+    ok(fsutil_mkdir_p(sub, err) == 0, "tsung: log dir");
+    put_fixture("tsung", "delay-20ms.tsung.log", sub, "tsung.log");
+    ok(parse_dir(&adapter_tsung, d, NULL, r, err) == 0 && r->parsed, "tsung delay parses (%s)", err);
+    is_u64(r->requests, 491, "tsung delay: requests = the 200s' total");
+    is_u64(r->requests, server_count("tsung", "delay-20ms"), "tsung delay: = the server's count");
+    is_u64(r->errors, 0, "tsung delay: no errors");
+    is_num(r->lat.mean, (407 * 21.161601965601943 + 84 * 21.291976190476188) / 491, "tsung delay: mean over dumps");
+    is_num(r->lat.min, 20.391, "tsung delay: min");
+    is_num(r->lat.max, 26.011, "tsung delay: max");
+    is_nan(r->lat.p50, "tsung delay: no p50 (never an estimate)");
+    is_nan(r->lat.p99, "tsung delay: no p99");
+    d = fresh_dir("tsung-refused");
+    snprintf(sub, sizeof sub, "%s/log/20261203-0931", d);
+    fsutil_mkdir_p(sub, err);
+    put_fixture("tsung", "refused.tsung.log", sub, "tsung.log");
+    ok(parse_dir(&adapter_tsung, d, NULL, r, err) == 0, "tsung refused parses (%s)", err);
+    is_u64(r->err_connect, 465, "tsung refused: one connect error per user given up, not per retry");
+    is_u64(r->requests, 0, "tsung refused: no requests");
+    d = fresh_dir("tsung-none");
+    ok(parse_dir(&adapter_tsung, d, NULL, r, err) == -1, "tsung without a log: no result (%s)", err);
+}
+
 static void test_table(void)
 {
     const struct adapter *all[] = {&adapter_wrk, &adapter_hey, &adapter_ab, &adapter_h2load, &adapter_siege,
@@ -829,6 +859,7 @@ int main(void)
     test_autocannon(&r);
     test_bombardier(&r);
     test_wrk2(&r);
+    test_tsung(&r);
     test_prepare();
     adapter_result_free(&r);
     char cmd[600];
