@@ -6,6 +6,7 @@
 
 extern const struct adapter adapter_lbgen;
 extern const struct adapter adapter_wrk;
+extern const struct adapter adapter_wrk2;
 extern const struct adapter adapter_hey;
 extern const struct adapter adapter_ab;
 extern const struct adapter adapter_h2load;
@@ -19,10 +20,12 @@ extern const struct adapter adapter_gofasthttp;
 extern const struct adapter adapter_aiohttp;
 extern const struct adapter adapter_bombardier;
 extern const struct adapter adapter_httperf;
+extern const struct adapter adapter_tsung;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lbgen,
     &adapter_wrk,
+    &adapter_wrk2,
     &adapter_hey,
     &adapter_ab,
     &adapter_h2load,
@@ -34,6 +37,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_artillery,
     &adapter_locust,
     &adapter_jmeter,
+    &adapter_tsung,
     &adapter_gofasthttp,
     &adapter_aiohttp,
     NULL,

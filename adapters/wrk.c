@@ -2,6 +2,7 @@
  * Results come from adapters/wrk/done.lua, a done() hook that writes wrk's
  * own end-of-run numbers as JSON (latency in µs) to $LB_WRK_OUT; the
  * fixtures in tests/fixtures/wrk/ show every case it meets. */
+#include "adapters/wrk.h"
 #include "adapters/adapter.h"
 #include "common/fsutil.h"
 #include "adapters/raw.h"
@@ -12,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define WRK_JSON "wrk.json"
 
 static int wrk_detect(const char *bin, struct adapter_found *found, char *err)
 {
@@ -27,6 +26,9 @@ static int wrk_detect(const char *bin, struct adapter_found *found, char *err)
     adapter_capture(argv, out, sizeof out);
     if (strncmp(out, "wrk ", 4))
         return util_err(err, "%s -v did not print a wrk version: %.80s", found->path, out);
+    /* wrk2 also says "wrk 4.0.0"; its usage has -R, --rate. */
+    if (strstr(out, "--rate"))
+        return util_err(err, "%s is wrk2 (its usage has -R, --rate), not wrk: run it as tool wrk2", found->path);
     char *v = out + 4;
     v[strcspn(v, " \n")] = 0;
     /* "debian/4.1.0-3+b2" -> "4.1.0-3+b2" */
@@ -76,7 +78,7 @@ static int wrk_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     return 0;
 }
 
-static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+int wrk_read_summary(const struct adapter_ctx *c, const char *tool, struct adapter_result *r, char *err)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/" WRK_JSON, c->dir);
@@ -89,8 +91,8 @@ static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         int said = raw_line_with(out, "unable to connect", line, sizeof line);
         free(out);
         if (said)
-            return util_err(err, "wrk sent nothing: %s", line);
-        return util_err(err, "wrk wrote no readable " WRK_JSON " (its done() hook did not run): %s", je.text);
+            return util_err(err, "%s sent nothing: %s", tool, line);
+        return util_err(err, "%s wrote no readable " WRK_JSON " (its done() hook did not run): %s", tool, je.text);
     }
     json_t *e = json_object_get(j, "errors"), *lat = json_object_get(j, "latency_us");
     if (!json_is_integer(json_object_get(j, "requests")) || !json_is_object(e)) {
@@ -123,11 +125,16 @@ static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         r->lat.p999 = adapter_json_num(pc, "99.9") / 1000;
     }
     if (r->err_timeout)
-        strvec_pushf(&r->warnings, "wrk counted %llu timeouts (its --timeout, default 2 s): they are not in its latency",
-                     (unsigned long long)r->err_timeout);
+        strvec_pushf(&r->warnings, "%s counted %llu timeouts (its --timeout, default 2 s): they are not in its latency",
+                     tool, (unsigned long long)r->err_timeout);
     r->extra = j;
     r->parsed = 1;
     return 0;
+}
+
+static int wrk_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    return wrk_read_summary(c, "wrk", r, err);
 }
 
 const struct adapter adapter_wrk = {

@@ -13,6 +13,7 @@
 #include "common/util.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,6 +55,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(dir, sizeof dir, "/tmp/lb-fuzz-parsers.XXXXXX");
         if (!mkdtemp(dir))
             abort();
+        /* Tsung's log sits in log/<date>/ */
+        char sub[128];
+        snprintf(sub, sizeof sub, "%s/log", dir);
+        mkdir(sub, 0755);
+        snprintf(sub, sizeof sub, "%s/log/20261203-0930", dir);
+        mkdir(sub, 0755);
     }
     const uint8_t *end = data + size;
     const char *const *names = a->parse_files;

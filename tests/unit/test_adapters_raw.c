@@ -10,6 +10,7 @@
 #include "tests/tap.h"
 #include "tests/adapter_test.h"
 #include "adapters/raw.h"
+#include "common/fsutil.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -22,6 +23,7 @@
 extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege, adapter_autocannon,
     adapter_bombardier;
 extern const struct adapter adapter_httperf;
+extern const struct adapter adapter_wrk2, adapter_tsung;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -840,6 +842,84 @@ static void test_httperf(struct adapter_result *r)
     }
 }
 
+/* wrk2: its real output (tests/fixtures/wrk2/), and what prepare refuses. */
+static void test_wrk2(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("wrk2-delay");
+    put_fixture("wrk2", "delay-20ms.json", d, "wrk.json");
+    put_fixture("wrk2", "delay-20ms.stdout.txt", d, "stdout.txt");
+    ok(parse_dir(&adapter_wrk2, d, NULL, r, err) == 0 && r->parsed, "wrk2 delay parses (%s)", err);
+    is_u64(r->requests, 3002, "wrk2 delay: requests over the whole run, calibration included");
+    within_inflight(r->requests, server_count("wrk2", "delay-20ms"), 10, "wrk2 delay");
+    is_u64(r->errors, 0, "wrk2 delay: no errors");
+    is_num(r->lat.p50, 20.831, "wrk2 delay: corrected p50 from the hook, µs");
+    is_num(r->lat.p999, 23.823, "wrk2 delay: corrected p99.9");
+    is_num(r->lat.min, 20.048, "wrk2 delay: min");
+    is_num(r->lat_uncorrected.p50, 20.08, "wrk2 delay: uncorrected p50 from -U's text");
+    is_num(r->lat_uncorrected.p99, 20.77, "wrk2 delay: uncorrected p99");
+    is_num(r->lat_uncorrected.p999, 22.37, "wrk2 delay: uncorrected p99.9");
+    is_num(r->lat_uncorrected.max, 22.50, "wrk2 delay: uncorrected max (100 %%)");
+    is_nan(r->lat_uncorrected.p95, "wrk2 delay: -U prints no p95: absent");
+    d = fresh_dir("wrk2-refused");
+    put_fixture("wrk2", "refused.stdout.txt", d, "stderr.txt");
+    ok(parse_dir(&adapter_wrk2, d, NULL, r, err) == -1 && strstr(err, "wrk2 sent nothing: unable to connect"),
+       "wrk2 refused: no result, wrk2's words (%s)", err);
+
+    struct profile *p = load_profile("load: {model: open, rate: 200, duration: 40s}\n"
+                                     "tools: [{tool: wrk2, options: {threads: 3, connections: 10}},\n"
+                                     "        {tool: wrk2, label: short, load: {model: open, rate: 200, duration: 25s}},\n"
+                                     "        {tool: wrk2, label: closed, load: {connections: 10, duration: 40s}}]\n");
+    if (!p)
+        return;
+    struct prepared P;
+    prepare(&adapter_wrk2, p, 0, &P);
+    is_str(P.argv, "-t3 -c12 -d40s -R200 -U -s done.lua http://127.0.0.1:8080/", "wrk2: -R, connections x threads");
+    ok(has_warning(&P.plan.warnings, "rounded up to 12"), "wrk2: says it rounded 10 connections up");
+    ok(has_warning(&P.plan.warnings, "calibration"), "wrk2: says its percentiles follow calibration");
+    uint64_t hs = 0, he = 0;
+    ok(P.plan.as_run && profile_hold_window(P.plan.as_run, &hs, &he) == 0 && hs == 10020000000ull &&
+           he == 40000000000ull, "wrk2: the hold window starts after 10 s + 5 ms x 4 (%llu..%llu ns)",
+       (unsigned long long)hs, (unsigned long long)he);
+    adapter_plan_free(&P.plan);
+    prepare(&adapter_wrk2, p, 1, &P);
+    ok(P.rc == -1 && strstr(P.err, "calibrates"), "wrk2 25 s at 200 connections: refused (%s)", P.err);
+    adapter_plan_free(&P.plan);
+    prepare(&adapter_wrk2, p, 2, &P);
+    ok(P.rc == -1 && strstr(P.err, "constant request rate"), "wrk2 closed: refused (%s)", P.err);
+    adapter_plan_free(&P.plan);
+    profile_free(p);
+}
+
+/* Tsung: its real tsung.log (tests/fixtures/tsung/), under log/<date>/ as
+ * it writes it; refused connects counted once per user, not per retry. */
+static void test_tsung(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN], sub[700];
+    const char *d = fresh_dir("tsung-delay");
+    snprintf(sub, sizeof sub, "%s/log/20261203-0930", d);
+    ok(fsutil_mkdir_p(sub, err) == 0, "tsung: log dir");
+    put_fixture("tsung", "delay-20ms.tsung.log", sub, "tsung.log");
+    ok(parse_dir(&adapter_tsung, d, NULL, r, err) == 0 && r->parsed, "tsung delay parses (%s)", err);
+    is_u64(r->requests, 491, "tsung delay: requests = the 200s' total");
+    is_u64(r->requests, server_count("tsung", "delay-20ms"), "tsung delay: = the server's count");
+    is_u64(r->errors, 0, "tsung delay: no errors");
+    is_num(r->lat.mean, (407 * 21.161601965601943 + 84 * 21.291976190476188) / 491, "tsung delay: mean over dumps");
+    is_num(r->lat.min, 20.391, "tsung delay: min");
+    is_num(r->lat.max, 26.011, "tsung delay: max");
+    is_nan(r->lat.p50, "tsung delay: no p50 (never an estimate)");
+    is_nan(r->lat.p99, "tsung delay: no p99");
+    d = fresh_dir("tsung-refused");
+    snprintf(sub, sizeof sub, "%s/log/20261203-0931", d);
+    fsutil_mkdir_p(sub, err);
+    put_fixture("tsung", "refused.tsung.log", sub, "tsung.log");
+    ok(parse_dir(&adapter_tsung, d, NULL, r, err) == 0, "tsung refused parses (%s)", err);
+    is_u64(r->err_connect, 465, "tsung refused: one connect error per user given up, not per retry");
+    is_u64(r->requests, 0, "tsung refused: no requests");
+    d = fresh_dir("tsung-none");
+    ok(parse_dir(&adapter_tsung, d, NULL, r, err) == -1, "tsung without a log: no result (%s)", err);
+}
+
 static void test_table(void)
 {
     const struct adapter *all[] = {&adapter_wrk, &adapter_hey, &adapter_ab, &adapter_h2load, &adapter_siege,
@@ -881,6 +961,8 @@ int main(void)
     test_autocannon(&r);
     test_bombardier(&r);
     test_httperf(&r);
+    test_wrk2(&r);
+    test_tsung(&r);
     test_prepare();
     adapter_result_free(&r);
     char cmd[600];
