@@ -39,6 +39,31 @@ static int wrk_detect(const char *bin, struct adapter_found *found, char *err)
 
 static const char *const wrk_options[] = {"threads", NULL};
 
+int wrk_command(const struct adapter_ctx *c, struct adapter_plan *p, const char *tool, uint64_t threads,
+                uint64_t conns, uint64_t secs, uint64_t rate, const char *latency_flag, char *err)
+{
+    if (raw_copy_data(c, "wrk/done.lua", "done.lua", p, err))
+        return -1;
+    strvec_push(&p->argv, c->found->path);
+    strvec_pushf(&p->argv, "-t%llu", (unsigned long long)threads);
+    strvec_pushf(&p->argv, "-c%llu", (unsigned long long)conns);
+    strvec_pushf(&p->argv, "-d%llus", (unsigned long long)secs);
+    if (rate)
+        strvec_pushf(&p->argv, "-R%llu", (unsigned long long)rate);
+    if (c->load->request_timeout_ns) {
+        uint64_t ts = raw_whole_seconds(c->load->request_timeout_ns, tool, "timeout", p);
+        strvec_pushf(&p->argv, "--timeout=%llus", (unsigned long long)ts);
+    }
+    strvec_push(&p->argv, latency_flag);
+    /* Names relative to the tool's cwd (the run directory): ctx->dir may
+     * itself be relative to loadbench's cwd. */
+    strvec_push(&p->argv, "-s");
+    strvec_push(&p->argv, "done.lua");
+    strvec_push(&p->argv, c->url);
+    strvec_push(&p->env, "LB_WRK_OUT=" WRK_JSON);
+    return 0;
+}
+
 static int wrk_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -52,24 +77,9 @@ static int wrk_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     if (threads > conns)
         return util_err(err, "wrk needs at least as many connections as threads (%llu threads, %llu connections)",
                         (unsigned long long)threads, (unsigned long long)conns);
-    if (raw_copy_data(c, "wrk/done.lua", "done.lua", p, err))
-        return -1;
     uint64_t secs = raw_whole_seconds(l.duration_ns, "wrk", "duration", p);
-    strvec_push(&p->argv, c->found->path);
-    strvec_pushf(&p->argv, "-t%llu", (unsigned long long)threads);
-    strvec_pushf(&p->argv, "-c%llu", (unsigned long long)conns);
-    strvec_pushf(&p->argv, "-d%llus", (unsigned long long)secs);
-    if (c->load->request_timeout_ns) {
-        uint64_t ts = raw_whole_seconds(c->load->request_timeout_ns, "wrk", "timeout", p);
-        strvec_pushf(&p->argv, "--timeout=%llus", (unsigned long long)ts);
-    }
-    strvec_push(&p->argv, "--latency");
-    /* Names relative to the tool's cwd (the run directory): ctx->dir may
-     * itself be relative to loadbench's cwd. */
-    strvec_push(&p->argv, "-s");
-    strvec_push(&p->argv, "done.lua");
-    strvec_push(&p->argv, c->url);
-    strvec_push(&p->env, "LB_WRK_OUT=" WRK_JSON);
+    if (wrk_command(c, p, "wrk", threads, conns, secs, 0, "--latency", err))
+        return -1;
     p->model = "closed";
     p->load_ns = secs * 1000000000ull;
     p->startup_allowance_ns = 1000000000ull;

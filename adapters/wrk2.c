@@ -107,6 +107,8 @@ static int wrk2_prepare(const struct adapter_ctx *c, struct adapter_plan *p, cha
         return util_err(err, "wrk2 runs a constant request rate only (-R): a closed load of users cannot be "
                         "expressed (use wrk, or model: open with a rate)");
     uint64_t rate = (uint64_t)llround(l.level), conns, threads;
+    if (!rate)
+        return util_err(err, "wrk2 takes a whole rate of at least 1 request/s (-R), not %.10g/s", l.level);
     if ((double)rate != l.level)
         strvec_pushf(&p->warnings, "wrk2 takes a whole rate: %.10g requests/s rounded to %llu", l.level,
                      (unsigned long long)rate);
@@ -123,22 +125,9 @@ static int wrk2_prepare(const struct adapter_ctx *c, struct adapter_plan *p, cha
                         calib_ms / 1e3, (unsigned long long)(conns / threads),
                         (calib_ms > WRK2_MIN_HOLD_S * 1000 ? 2 * calib_ms + 1000 : calib_ms + WRK2_MIN_HOLD_S * 1000) / 1e3,
                         (unsigned long long)WRK2_MIN_HOLD_S, (unsigned long long)secs);
-    if (raw_copy_data(c, "wrk/done.lua", "done.lua", p, err))
+    /* -U: --latency and the uncorrected histogram. */
+    if (wrk_command(c, p, "wrk2", threads, conns, secs, rate, "-U", err))
         return -1;
-    strvec_push(&p->argv, c->found->path);
-    strvec_pushf(&p->argv, "-t%llu", (unsigned long long)threads);
-    strvec_pushf(&p->argv, "-c%llu", (unsigned long long)conns);
-    strvec_pushf(&p->argv, "-d%llus", (unsigned long long)secs);
-    strvec_pushf(&p->argv, "-R%llu", (unsigned long long)rate);
-    if (c->load->request_timeout_ns) {
-        uint64_t ts = raw_whole_seconds(c->load->request_timeout_ns, "wrk2", "timeout", p);
-        strvec_pushf(&p->argv, "--timeout=%llus", (unsigned long long)ts);
-    }
-    strvec_push(&p->argv, "-U");    /* --latency and the uncorrected histogram */
-    strvec_push(&p->argv, "-s");
-    strvec_push(&p->argv, "done.lua");
-    strvec_push(&p->argv, c->url);
-    strvec_push(&p->env, "LB_WRK_OUT=" WRK_JSON);
     strvec_pushf(&p->warnings, "wrk2's first %.3f s are its calibration: its request count covers the whole run, "
                  "its latency percentiles only the %.3f s after (the server's hold window is placed there)",
                  calib_ms / 1e3, secs - calib_ms / 1e3);
