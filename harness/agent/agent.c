@@ -708,9 +708,11 @@ static int op_probe_serve(struct agent *a, const json_t *req, json_t *rep, char 
 {
     const char *addr = json_string_value(json_object_get(req, "addr"));
     int port = 0;
+    if (!addr)
+        return util_err(err, "probe_serve needs addr");
     pathprobe_stop(a->probe);
-    if (!addr || !(a->probe = pathprobe_serve(addr, &port, err)))
-        return addr ? -1 : util_err(err, "probe_serve needs addr");
+    if (!(a->probe = pathprobe_serve(addr, &port, err)))
+        return -1;
     json_object_set_new(rep, "port", json_integer(port));
     return 0;
 }

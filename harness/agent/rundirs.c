@@ -74,8 +74,7 @@ int rundirs_mkdir(struct rundirs *d, const char *dir, int probe, char *err)
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
-    remove(path);
-    return 0;
+    return remove(path) && errno != ENOENT ? -1 : 0;
 }
 
 int rundirs_remove(struct rundirs *d, const char *path, char *err)

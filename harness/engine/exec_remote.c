@@ -748,11 +748,6 @@ json_t *exec_remote_call(struct exec_host *h, json_t *req, char *err)
     return host_call(h, req, err);
 }
 
-struct exec_host *exec_remote_of(const struct executor *ex)
-{
-    return ex && ex->spawn == remote_spawn ? (struct exec_host *)ex : NULL;
-}
-
 int exec_remote_remove(struct exec_host *h, const char *path, char *err)
 {
     return host_do(h, json_pack("{s:s, s:s}", "op", "remove", "path", path), err);

@@ -110,10 +110,6 @@ int exec_remote_check(struct exec_host *h, char *why);
  * the JSON body of a 200 answer (new reference), or NULL with err. */
 json_t *exec_remote_http(struct exec_host *h, int port, const char *method, const char *path, char *err);
 
-/* The host behind an executor, or NULL when ex is not an agent's (this
- * machine's). */
-struct exec_host *exec_remote_of(const struct executor *ex);
-
 /* Remove path (a file or a directory tree) on the host, where its agent
  * made it for this run; a path it did not make stays. Returns 0, or -1
  * with err. */

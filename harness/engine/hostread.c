@@ -122,8 +122,12 @@ static int gate_step(struct hostread_set *s, struct hostread *prev, const struct
     int all_below = 1;
     for (size_t i = 0; i < s->n; i++) {
         struct hostread cur;
-        if (hostread_take(s->v[i].h, s->v[i].pid, &cur))
-            continue; /* a host that does not answer fails its row later, with the reason */
+        if (hostread_take(s->v[i].h, s->v[i].pid, &cur)) {
+            /* A host that does not answer fails its row later, with the
+             * reason; it is never read as quiet. */
+            all_below = 0;
+            continue;
+        }
         if (prev[i].ok) {
             double steal;
             s->v[i].gate.background_pct =

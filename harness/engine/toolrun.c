@@ -660,7 +660,7 @@ static int tool_run_spawn_one(struct tool_run_state *r, size_t k, char *err)
  * data network the listener is bound to), 0 while it does not. */
 static int tool_run_listening(const struct exec_tree *t, const struct sockaddr_in *sa, const char *host, int port)
 {
-    struct exec_host *h = exec_remote_of(t->ex);
+    struct exec_host *h = exec_remote_host_of(t->ex);
     if (h) {
         json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i}", "op", "listening", "addr", host, "port", port),
                                        NULL);
@@ -1487,6 +1487,21 @@ static uint64_t counter_delta(uint64_t a, uint64_t b)
     return b > a ? b - a : 0;
 }
 
+/* The kernel's listen-queue drops over the row (ListenOverflows +
+ * ListenDrops), which explain a tool's extra errors: this machine's
+ * counters, or on a row across hosts the sum of each host's own
+ * (tool_run_hosts_json's "tcp"), since the target's listener may be on
+ * another host. 0 when no host was read: nothing is then explained. */
+static uint64_t tool_run_kernel_drops(const struct tool_run_state *r)
+{
+    if (!r->hs.remote)
+        return counter_delta(r->ns0.listen_overflows, r->ns1.listen_overflows) +
+               counter_delta(r->ns0.listen_drops, r->ns1.listen_drops);
+    json_t *tcp = json_object_get(r->res, "tcp");
+    return (uint64_t)json_integer_value(json_object_get(tcp, "listen_overflows")) +
+           (uint64_t)json_integer_value(json_object_get(tcp, "listen_drops"));
+}
+
 /* The server's witness, and into suspect why it contradicts the tool's
  * figures ("" when it does not). */
 static void tool_run_crosscheck(struct tool_run_state *r, char *suspect, size_t len)
@@ -1508,8 +1523,7 @@ static void tool_run_crosscheck(struct tool_run_state *r, char *suspect, size_t 
                                .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
                                .client_requests = r->ar.requests, .client_errors = r->ar.errors,
                                .client_ok = r->ar.ok, .clock_stepped = stepped,
-                               .kernel_drops = counter_delta(r->ns0.listen_overflows, r->ns1.listen_overflows) +
-                                               counter_delta(r->ns0.listen_drops, r->ns1.listen_drops),
+                               .kernel_drops = tool_run_kernel_drops(r),
                                .latency_digits = r->a->latency_digits,
                                .open_at_stop = r->open_at_stop, .stopped_hard = r->stopped_by_us,
                                .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = r->ar.parsed ? &r->ar.lat : NULL,
