@@ -1,6 +1,7 @@
 #include "adapters/adapter.h"
 #include "common/fsutil.h"
 #include "common/guard.h"
+#include "common/net.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -405,4 +407,40 @@ const char *adapter_datadir(void)
     if (!realpath(cand, dir))
         snprintf(dir, sizeof dir, "%s", cand);
     return dir;
+}
+
+int adapter_free_ports(int *ports, size_t n, char *err)
+{
+    struct sockaddr_in a;
+    if (net_parse_addr("127.0.0.1:0", &a, err))
+        return -1;
+    int *fds = util_xcalloc(n, sizeof *fds);
+    size_t got = 0;
+    int rc = 0;
+    while (got < n && !rc) {
+        int fd = net_listen(&a, 1, 0, err);
+        if (fd < 0) {
+            rc = -1;
+            break;
+        }
+        fds[got++] = fd;
+        if ((ports[got - 1] = net_local_port(fd)) <= 0)
+            rc = util_err(err, "no free port for the tool's processes on 127.0.0.1");
+    }
+    for (size_t i = 0; i < got; i++)
+        close(fds[i]);
+    free(fds);
+    return rc;
+}
+
+int adapter_random_hex(char *out, size_t nbytes, char *err)
+{
+    unsigned char b[64];
+    if (nbytes > sizeof b)
+        return util_err(err, "at most %zu random bytes at once", sizeof b);
+    if (getrandom(b, nbytes, 0) != (ssize_t)nbytes)
+        return util_err(err, "no random bytes: %s", strerror(errno));
+    for (size_t i = 0; i < nbytes; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
 }

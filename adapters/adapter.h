@@ -217,6 +217,17 @@ const char *adapter_option(const struct adapter_ctx *c, const char *key);
  * err filled when missing or unreadable. max_bytes caps what is read. */
 char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *err);
 
+/* n TCP ports free on 127.0.0.1 now, all different (each held until all
+ * are found), for a master and its workers to meet on, engines to listen
+ * on or a run's own epmd (another process may take one before the tool
+ * binds it: the run then fails with the tool's own message). Returns 0,
+ * or -1 with err. */
+int adapter_free_ports(int *ports, size_t n, char *err);
+
+/* nbytes (at most 64) random bytes as 2 * nbytes hex digits and a NUL in
+ * out: a run's nonce, a keystore's password. Returns 0, or -1 with err. */
+int adapter_random_hex(char *out, size_t nbytes, char *err);
+
 /* Write a file into dir. Returns 0 or -1 with err. */
 int adapter_write(const char *dir, const char *name, const char *text, char *err);
 

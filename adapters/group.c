@@ -1,6 +1,5 @@
 #include "adapters/group.h"
 #include "common/fsutil.h"
-#include "common/net.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -8,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 /* 1 when process 0 of spread s leads the others and sends no load (a
@@ -105,46 +103,6 @@ static void group_notes(const struct adapter *a, struct adapter_group *g)
                         "(each the highest instance's)", g->instances);
 }
 
-/* n TCP ports free on 127.0.0.1 now, all different (each held until
- * all are found), for a master and its workers to meet on, or for
- * engines to listen on (another process may take one before the tool
- * binds it: the run then fails with the tool's own message). Returns 0,
- * or -1 with err. */
-static int free_ports(int *ports, size_t n, char *err)
-{
-    struct sockaddr_in a;
-    if (net_parse_addr("127.0.0.1:0", &a, err))
-        return -1;
-    int *fds = util_xcalloc(n, sizeof *fds);
-    size_t got = 0;
-    int rc = 0;
-    while (got < n && !rc) {
-        int fd = net_listen(&a, 1, 0, err);
-        if (fd < 0) {
-            rc = -1;
-            break;
-        }
-        fds[got++] = fd;
-        if ((ports[got - 1] = net_local_port(fd)) <= 0)
-            rc = util_err(err, "no free port for the tool's processes on 127.0.0.1");
-    }
-    for (size_t i = 0; i < got; i++)
-        close(fds[i]);
-    free(fds);
-    return rc;
-}
-
-/* 16 random bytes as hex: who was started by this tool run. */
-static int group_nonce(char out[33], char *err)
-{
-    unsigned char b[16];
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-        return util_err(err, "no random bytes for the tool run's nonce: %s", strerror(errno));
-    for (size_t i = 0; i < sizeof b; i++)
-        snprintf(out + 2 * i, 3, "%02x", b[i]);
-    return 0;
-}
-
 int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *base, struct adapter_group *g, char *err)
 {
     memset(g, 0, sizeof *g);
@@ -158,12 +116,12 @@ int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *bas
          * the controller checks that it listens). */
         if (base->tool && base->tool->host && base->profile)
             meet.group_host = profile_host_load_address(profile_host_by_name(base->profile, base->tool->host));
-        if (free_ports(&meet.group_port, 1, err) || group_nonce(g->nonce, err))
+        if (adapter_free_ports(&meet.group_port, 1, err) || adapter_random_hex(g->nonce, 16, err))
             return -1;
         meet.group_nonce = g->nonce;
     } else if (a->spread == ADAPTER_SPREAD_ENGINES && g->n > 1) {
         g->ports = util_xcalloc(g->instances, sizeof *g->ports);
-        if (free_ports(g->ports, g->instances, err))
+        if (adapter_free_ports(g->ports, g->instances, err))
             return -1;
         meet.engine_ports = g->ports;
     }

@@ -582,15 +582,9 @@ static int jm_keystore(const struct adapter_ctx *c, char *path, size_t plen, cha
         free(have);
         return 0;
     }
-    unsigned char rnd[12];
-    FILE *ur = fopen("/dev/urandom", "rb");
-    size_t got = ur ? fread(rnd, 1, sizeof rnd, ur) : 0;
-    if (ur)
-        fclose(ur);
-    if (got != sizeof rnd)
-        return util_err(err, "cannot read /dev/urandom for the RMI keystore's password");
-    for (size_t i = 0; i < sizeof rnd && 2 * i + 2 < passlen; i++)
-        snprintf(pass + 2 * i, 3, "%02x", rnd[i]);
+    char why[UTIL_ERR_LEN] = "the buffer is too small";
+    if (passlen < 25 || adapter_random_hex(pass, 12, why))
+        return util_err(err, "no password for the RMI keystore: %s", why);
     char kt[PATH_MAX], out[2048];
     if (adapter_which("keytool", kt, sizeof kt))
         return util_err(err, "keytool is not on PATH (JMeter 5.x's RMI over SSL needs a keystore; it comes with the JDK)");

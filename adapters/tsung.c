@@ -19,7 +19,6 @@
  * There are no percentiles: none is reported, never an estimate. */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
-#include "common/net.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -28,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define TSUNG_XML "tsung.xml"
 #define TSUNG_LOG "log"
@@ -57,20 +55,6 @@ static int tsung_detect(const char *bin, struct adapter_found *found, char *err)
     "while [ $i -lt 50 ] && ! epmd -port \"$ERL_EPMD_PORT\" -names >/dev/null 2>&1; do sleep 0.1; i=$((i+1)); done; " \
     "\"$@\"; rc=$?; kill $e 2>/dev/null; wait $e 2>/dev/null; exit $rc"
 
-/* A free port of 127.0.0.1 for the run's own epmd. Returns it, or -1 with
- * err. */
-static int tsung_epmd_port(char *err)
-{
-    struct sockaddr_in a;
-    if (net_parse_addr("127.0.0.1:0", &a, err) < 0)
-        return -1;
-    int fd = net_listen(&a, 1, 0, err);
-    if (fd < 0)
-        return -1;
-    int port = net_local_port(fd);
-    close(fd);
-    return port > 0 ? port : util_err(err, "no free port for tsung's epmd");
-}
 
 static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
@@ -104,8 +88,8 @@ static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     if (rc)
         return -1;
     strvec_push(&p->files, TSUNG_XML);
-    int epmd_port = tsung_epmd_port(err);
-    if (epmd_port < 0)
+    int epmd_port;
+    if (adapter_free_ports(&epmd_port, 1, err))
         return -1;
     /* Erlang's distribution starts `epmd -daemon` on first use, which
      * detaches and outlives the run, outside the tool's tree. Ours runs in
