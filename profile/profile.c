@@ -1185,6 +1185,10 @@ struct profile *profile_load_string(const char *name, const char *text, size_t l
                      "name: of at most %d bytes", name, strlen(p->name), PROFILE_NAME_MAX);
             goto err;
         }
+        /* The run is named after it as after a name: (control
+         * characters, '\\', a leading '.'). */
+        if (check_file_name(&y, 1, 1, "the file's name (the profile has no name:)", p->name, PROFILE_NAME_MAX))
+            goto err;
     }
     ynode_free(root);
     return p;

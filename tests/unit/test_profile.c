@@ -249,6 +249,10 @@ static void test_limits(void)
     p = profile_load_string(path, plain, strlen(plain), err);
     ok(!p && strstr(err, ":1:1: the file's name (200 bytes) is too long"), "a 200-byte file name without name: is refused");
     profile_free(p);
+    p = profile_load_string("/tmp/run\x01now.yaml", plain, strlen(plain), err);
+    ok(!p && strstr(err, ":1:1: the file's name (the profile has no name:) must not contain"),
+       "a file name with a control character, without name:, is refused as a name: would be (%s)", err);
+    profile_free(p);
 
     bad("three stages whose sum wraps past 2^64",
         "load:\n  stages:\n    - {duration: 6148914691903183872ns, target: 1}\n"
