@@ -398,20 +398,16 @@ static struct compare_row *add_row(struct compare_result *r, enum compare_row_ki
     return row;
 }
 
-/* The statuses of g's rows in run that did not count ("suspect",
- * "failed, timeout"), into buf. */
-static void group_statuses(json_t *run, const struct stats_group *g, int include_suspect, char *buf, size_t len)
+/* The statuses of g's rows that did not count ("suspect", "failed,
+ * timeout"), into buf. */
+static void group_statuses(const struct stats_group *g, int include_suspect, char *buf, size_t len)
 {
-    json_t *r;
-    size_t i, n = 0;
+    size_t n = 0;
     buf[0] = 0;
-    json_array_foreach(json_object_get(run, "runs"), i, r)
-    {
-        json_t *lv = json_object_get(r, "level");
-        double rl = json_is_number(lv) ? json_number_value(lv) : NAN;
+    for (size_t i = 0; i < g->nrows; i++) {
+        json_t *r = g->all[i];
         const char *st = stats_json_str(r, "status", NULL) ?: "absent";
-        if (!same_str(stats_json_str(r, "label", NULL), g->label) || !(rl == g->level || (isnan(rl) && isnan(g->level))) ||
-            stats_row_counts(r, include_suspect) || (n && strstr(buf, st)))
+        if (stats_row_counts(r, include_suspect) || (n && strstr(buf, st)))
             continue;
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "", st);
     }
@@ -419,18 +415,18 @@ static void group_statuses(json_t *run, const struct stats_group *g, int include
 
 /* Why a gated row has no evidence, or "" when it has: a side with rows
  * that did not count (failed, suspect, timeout), or none at all. */
-static void row_missing(struct compare_row *row, json_t *base, json_t *cur, const struct stats_group *h,
-                        const struct stats_group *g, int include_suspect)
+static void row_missing(struct compare_row *row, const struct stats_group *h, const struct stats_group *g,
+                        int include_suspect)
 {
     char st[96];
     if (!g) {
         snprintf(row->missing, sizeof row->missing, "not in the current run");
     } else if (g->nok < g->nrows) {
-        group_statuses(cur, g, include_suspect, st, sizeof st);
+        group_statuses(g, include_suspect, st, sizeof st);
         snprintf(row->missing, sizeof row->missing, "%zu of %zu rows %s in the current run", g->nrows - g->nok,
                  g->nrows, st);
     } else if (h && h->nok < h->nrows) {
-        group_statuses(base, h, include_suspect, st, sizeof st);
+        group_statuses(h, include_suspect, st, sizeof st);
         snprintf(row->missing, sizeof row->missing, "%zu of %zu rows %s in the baseline", h->nrows - h->nok, h->nrows,
                  st);
     }
@@ -438,8 +434,8 @@ static void row_missing(struct compare_row *row, json_t *base, json_t *cur, cons
 
 /* Every group of the current run against the baseline's; the gated rows'
  * missing evidence. */
-static void compute_rows(struct compare_result *r, json_t *base, json_t *cur, const struct stats_groups *gb,
-                         const struct stats_groups *gc, int include_suspect)
+static void compute_rows(struct compare_result *r, const struct stats_groups *gb, const struct stats_groups *gc,
+                         int include_suspect)
 {
     r->rows = util_xcalloc(gc->n + gb->n + 1, sizeof *r->rows);
     for (size_t gi = 0; gi < gc->n; gi++) {
@@ -457,7 +453,7 @@ static void compute_rows(struct compare_result *r, json_t *base, json_t *cur, co
         row->cur_ok = g->nok;
         row->cur_rows = g->nrows;
         if (row->gated)
-            row_missing(row, base, cur, h, g, include_suspect);
+            row_missing(row, h, g, include_suspect);
         if (kind == COMPARE_ROW_CELLS)
             row_cells(row, h, g, gb, gc, r);
     }
@@ -465,7 +461,7 @@ static void compute_rows(struct compare_result *r, json_t *base, json_t *cur, co
         if (!stats_find(gc, gb->g[gi].label, gb->g[gi].level)) {
             struct compare_row *row = add_row(r, COMPARE_ROW_MISSING, &gb->g[gi]);
             if (row->gated)
-                row_missing(row, base, cur, &gb->g[gi], NULL, include_suspect);
+                row_missing(row, &gb->g[gi], NULL, include_suspect);
         }
 }
 
@@ -507,7 +503,7 @@ int compare_compute(json_t *base, json_t *cur, const struct compare_opts *o, str
     struct stats_groups gb, gc;
     stats_group_run_with(base, o->include_suspect, &gb);
     stats_group_run_with(cur, o->include_suspect, &gc);
-    compute_rows(out, base, cur, &gb, &gc, o->include_suspect);
+    compute_rows(out, &gb, &gc, o->include_suspect);
     gate_cells(out);
     count_missing(out, base, cur);
     stats_groups_free(&gb);
