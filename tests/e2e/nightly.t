@@ -27,6 +27,7 @@ is "$rc" 0 "the first night exits 0"
 check "and stores its run as the baseline" test -f "$tmp/n/baseline/run.json"
 rc=0; $N >"$tmp/2.out" 2>"$tmp/2.err" || rc=$?
 is "$rc" 0 "the second night compares with it and passes"
+[ "$rc" = 0 ] || tail -n 20 "$tmp/2.err" | sed 's/^/# /'
 [ "$rc" = 0 ] || grep -iE 'regress|^\| lb-gen' "$tmp/2.out" | sed 's/^/#   /' 
 check "the comparison is printed" grep -q '^| lb-gen | – | RSS peak MB | ' "$tmp/2.out"
 check "compare.md and compare.xml are kept in the run" sh -c "ls '$tmp/n/'2*/compare.xml | grep -q ."

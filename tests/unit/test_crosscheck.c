@@ -737,6 +737,12 @@ static void test_suspect_latency(struct fx *f)
     ok(r.truth.rows[4].below_server && r.truth.nbelow == 1 && !r.suspect.latency && !strstr(r.suspect.reason, "latency"),
        "only the max below the server's: flagged (%d below, max %d), not suspect for it (%d)", r.truth.nbelow,
        r.truth.rows[4].below_server, r.suspect.latency);
+    /* A p99 of 100 requests is one request: flagged, not grounds either. */
+    f->lat.p99 = 29.0;
+    f->lat.max = 29.9;
+    crosscheck_compute(&f->in, &r);
+    ok(r.truth.rows[2].below_server && !r.suspect.latency,
+       "a p99 below the server's with 1 of 100 requests above it: flagged, not suspect");
 
     /* 40 held requests at 20..59 ms; the tool timed 60 failed connects at
      * 0.1 ms too: its p50 is 0.1 ms, legitimately. */
