@@ -616,14 +616,29 @@ static int check_bins(const struct profile *p, const char *only, char *err)
     return 0;
 }
 
+/* The sha256 of the resolved profile cur with its tools cut to the
+ * first n: the profile an --into run had before tool entries were added
+ * after its own. */
+static void profile_sha_first_tools(const json_t *cur, size_t n, char hex[65])
+{
+    json_t *c = json_deep_copy(cur), *tools = json_object_get(c, "tools");
+    while (json_array_size(tools) > n)
+        json_array_remove(tools, json_array_size(tools) - 1);
+    profile_json_sha256(c, hex);
+    json_decref(c);
+}
+
 /* --into adds to a run only what its own profile would have run: a row
  * measured under another profile (or a changed one) would sit beside rows
  * it cannot be compared with while run.json and profile.yaml describe the
- * old one. Returns 0, or -1 with err naming both profiles. */
+ * old one. A profile that only appends tool entries to the run's still
+ * describes every row the run has (a study a new tool joins): the run then
+ * takes the new profile. Returns 0 (the same), 1 (extended) or -1 with err
+ * naming both profiles. */
 static int check_same_profile(const struct profile *p, json_t *run, const char *into, char *err)
 {
     json_t *rec = json_object_get(run, "profile");
-    char had[65] = "", now[65];
+    char had[65] = "", now[65], first[65] = "";
     const char *sha = json_string_value(json_object_get(run, "profile_sha256"));
     if (sha)
         snprintf(had, sizeof had, "%s", sha);
@@ -631,13 +646,35 @@ static int check_same_profile(const struct profile *p, json_t *run, const char *
         profile_json_sha256(rec, had);
     json_t *cur = profile_to_json(p);
     profile_json_sha256(cur, now);
+    size_t ntools = json_array_size(json_object_get(rec, "tools"));
+    if (ntools && json_array_size(json_object_get(cur, "tools")) > ntools)
+        profile_sha_first_tools(cur, ntools, first);
     json_decref(cur);
     if (!strcmp(had, now))
         return 0;
-    return util_err(err, "--into %s: that run is of profile \"%s\" (%s, sha256 %.12s), not of \"%s\" (%s, sha256 %.12s): "
-                    "rerun with its profile unchanged, or use --out",
+    if (!strcmp(had, first))
+        return 1;
+    return util_err(err, "--into %s: rerun with that run's profile unchanged (tool entries may be added after its own), "
+                    "or use --out; that run is of profile \"%s\" (%s, sha256 %.12s), not of \"%s\" (%s, sha256 %.12s)",
                     into, json_string_value(json_object_get(rec, "name")) ?: "?",
                     json_string_value(json_object_get(rec, "path")) ?: "?", had[0] ? had : "none", p->name, p->path, now);
+}
+
+/* The resolved profile and its hash into run.json, the profile as
+ * written beside it. */
+static void run_take_profile(struct runner *R, const struct profile *p)
+{
+    char path[PATH_MAX + 32], sha[65];
+    json_t *resolved = profile_to_json(p);
+    profile_json_sha256(resolved, sha);
+    json_object_set_new(R->run, "profile", resolved);
+    json_object_set_new(R->run, "profile_sha256", json_string(sha));
+    char *text = adapter_slurp(NULL, p->path, 4 << 20, NULL);
+    if (text) {
+        snprintf(path, sizeof path, "%s/profile.yaml", R->dir);
+        fsutil_write_text(path, text, NULL);
+        free(text);
+    }
 }
 
 /* run.json's start: the run --into adds to (refused when it is of another
@@ -656,10 +693,13 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
             return -1;
         }
         R->runs = json_object_get(R->run, "runs");
-        if (check_same_profile(p, R->run, o->into_dir, err)) {
+        int same = check_same_profile(p, R->run, o->into_dir, err);
+        if (same < 0) {
             json_decref(R->run);
             return -1;
         }
+        if (same == 1)
+            run_take_profile(R, p);
         return 0;
     }
     R->run = json_object();
@@ -667,22 +707,11 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
     json_object_set_new(R->run, "schema_version", json_integer(SCHEMA_VERSION));
     json_object_set_new(R->run, "loadbench",
                         json_pack("{s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE));
-    json_t *resolved = profile_to_json(p);
-    char sha[65];
-    profile_json_sha256(resolved, sha);
-    json_object_set_new(R->run, "profile", resolved);
-    json_object_set_new(R->run, "profile_sha256", json_string(sha));
+    run_take_profile(R, p);
     json_object_set_new(R->run, "machine", run_machine_info());
     json_object_set_new(R->run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
     json_object_set_new(R->run, "status", json_string("running"));
     json_object_set_new(R->run, "runs", R->runs);
-    /* Keep the profile as written beside the results. */
-    char *text = adapter_slurp(NULL, p->path, 4 << 20, NULL);
-    if (text) {
-        snprintf(path, sizeof path, "%s/profile.yaml", R->dir);
-        fsutil_write_text(path, text, NULL);
-        free(text);
-    }
     return 0;
 }
 

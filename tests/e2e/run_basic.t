@@ -98,6 +98,20 @@ check "the rerun row names the build that made it" test "$(jget "$tmp/run2/run.j
 is "$(jget "$tmp/run2/run.json" runs.0.rerun)" null "the kept row has no rerun record"
 rc=0; "$LB" run --quiet --only nosuch --into "$tmp/run2" "$tmp/two.yaml" >/dev/null 2>&1 || rc=$?
 is "$rc" 2 "--only with an unknown label is refused"
+# A tool entry appended to the profile joins the run (a study a new tool
+# joins); any other change is refused.
+sed 's/^tools: \[lb-gen, {tool: lb-gen, label: second}\]$/tools: [lb-gen, {tool: lb-gen, label: second}, {tool: lb-gen, label: third}]/' \
+    "$tmp/two.yaml" > "$tmp/three.yaml"
+rc=0; "$LB" run --quiet --only third --into "$tmp/run2" "$tmp/three.yaml" >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "--into with a tool entry appended to the run's profile adds its row"
+is "$(jget "$tmp/run2/run.json" runs.2.label)" third "the new row comes last"
+is "$(jget "$tmp/run2/run.json" runs.0.started_at_ms)" "$first_before" "the first row is kept"
+is "$(jget "$tmp/run2/run.json" profile.tools.2.label)" third "run.json takes the longer profile"
+check "and profile.yaml the profile as written" grep -q 'label: third' "$tmp/run2/profile.yaml"
+sed 's/connections: 5/connections: 6/' "$tmp/three.yaml" > "$tmp/changed.yaml"
+rc=0; "$LB" run --quiet --only third --into "$tmp/run2" "$tmp/changed.yaml" >"$tmp/changed.out" 2>&1 || rc=$?
+is "$rc" 2 "--into with the load changed is refused"
+check "saying tool entries may be added" grep -q 'tool entries may be added after its own' "$tmp/changed.out"
 
 # --- sweeps: each tool runs its own load's levels, a load without a sweep once
 cat > "$tmp/sweep.yaml" <<'Y'
