@@ -30,6 +30,7 @@
  * plan it is sent, so the plan takes each group's threads and rate from
  * properties that each engine is started with, its share. */
 #include "adapters/adapter.h"
+#include "adapters/raw.h"
 #include "adapters/toolver.h"
 #include "common/fsutil.h"
 #include "common/hist.h"
@@ -328,10 +329,7 @@ static int jm_groups_for(const struct adapter_ctx *c, struct adapter_plan *p, st
         } else if (l->max_inflight) {
             threads = l->max_inflight;
         } else {
-            double delay_s = (double)c->profile->target.delay_ns / 1e9;
-            threads = (uint64_t)ceil(peak * (delay_s + 0.01) * 4);
-            if (threads < 1)
-                threads = 1;
+            threads = raw_paced_workers(c->profile, peak);
         }
         /* The timer's rate is fixed per group: one group per stage, running
          * the stage's mean rate with threads in proportion. */

@@ -153,9 +153,7 @@ static uint64_t loc_users(const struct adapter_ctx *c, struct adapter_plan *p, c
     }
     if (l->max_inflight)
         return l->max_inflight;
-    double delay_s = (double)c->profile->target.delay_ns / 1e9;
-    uint64_t users = (uint64_t)ceil(profile_load_peak(l) * (delay_s + 0.01) * 4);
-    return users < 1 ? 1 : users;
+    return raw_paced_workers(c->profile, profile_load_peak(l));
 }
 
 /* Stages (closed: users; paced: users in proportion to the rate) as a

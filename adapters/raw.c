@@ -321,6 +321,12 @@ void raw_origin(struct adapter_found *found)
         snprintf(found->version + n, sizeof found->version - n, " (%s)", line);
 }
 
+uint64_t raw_paced_workers(const struct profile *p, double peak_rps)
+{
+    uint64_t n = (uint64_t)ceil(peak_rps * (raw_delay_tail_s(p) + 0.01) * 4);
+    return n < 1 ? 1 : n;
+}
+
 double raw_delay_tail_s(const struct profile *p)
 {
     const struct profile_shape *sh = &p->target.shape;

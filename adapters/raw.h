@@ -108,6 +108,11 @@ void raw_gen_counts(json_t *req, json_t *e, struct adapter_result *r);
  * its max). */
 double raw_delay_tail_s(const struct profile *p);
 
+/* Workers (Locust users, JMeter threads) a paced load of peak_rps needs:
+ * four times the requests in flight at the delay's tail plus 10 ms, so
+ * that a slow tail does not starve the pace; at least 1. */
+uint64_t raw_paced_workers(const struct profile *p, double peak_rps);
+
 /* Read stdout.txt and stderr.txt of the run (either may be missing) into one
  * heap string, stdout first. Never fails (empty string). */
 char *raw_output(const char *dir, size_t max_bytes);
