@@ -132,3 +132,40 @@ void stats_trend_test(const double *y, size_t n, struct stats_trend *out)
         out->p = 1;
     free(res);
 }
+
+/* P(X = k) and the sum of the terms from k away from the mode (dir -1:
+ * down to 0, +1: up), each from the last by the ratio k/lambda or its
+ * inverse, until they no longer count. */
+static double poisson_sum_from(double k, double lambda, int dir)
+{
+    double term = exp(k * log(lambda) - lambda - lgamma(k + 1)), sum = 0;
+    for (double i = k; term > 0 && i >= 0; i += dir) {
+        sum += term;
+        if (term < sum * 1e-17)
+            break;
+        term *= dir < 0 ? i / lambda : lambda / (i + 1);
+    }
+    return sum;
+}
+
+double stats_poisson_below(double k, double lambda)
+{
+    k = floor(k);
+    if (k < 0)
+        return 0;
+    /* Below the mode the terms fall going down; above it, the upper tail
+     * converges instead. */
+    if (k < lambda)
+        return fmin(1, poisson_sum_from(k, lambda, -1));
+    return fmax(0, 1 - poisson_sum_from(k + 1, lambda, +1));
+}
+
+double stats_poisson_above(double k, double lambda)
+{
+    k = ceil(k);
+    if (k <= 0)
+        return 1;
+    if (k > lambda)
+        return fmin(1, poisson_sum_from(k, lambda, +1));
+    return 1 - stats_poisson_below(k - 1, lambda);
+}

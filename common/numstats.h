@@ -36,4 +36,10 @@ void stats_trend_test(const double *y, size_t n, struct stats_trend *out);
 /* Summarize n values (NaNs skipped). */
 void stats_summarize(const double *v, size_t n, struct stats_summary *out);
 
+/* Poisson tails for X ~ Poisson(lambda), lambda > 0: P(X <= k) and
+ * P(X >= k), summed in ratio from the term at k outwards (exact to double
+ * precision for any k and lambda up to 1e9). */
+double stats_poisson_below(double k, double lambda);
+double stats_poisson_above(double k, double lambda);
+
 #endif

@@ -97,6 +97,41 @@ static json_t *series_json(struct server *s, uint64_t since)
     return tstats_series_json(rings, open, inflight, s->nworkers, since, now, s->started_ns);
 }
 
+/* GET /stalls: the shape, and every stall begun (the last
+ * CONTROL_STALLS_MAX) with the arrivals the workers counted before, in and
+ * after it (see delay_stall_windows); "partial" while its after window is
+ * still running. Exact like /series: read after a CMD_SYNC round trip. */
+_Static_assert(CONTROL_STALLS_MAX + 2 <= TSTATS_STALL_RING, "the stall ring holds every stall listed");
+
+static json_t *stalls_json(struct server *s)
+{
+    const struct delay_model *m = &s->delay;
+    uint64_t now = util_now_ns();
+    json_t *list = delay_stalls_json(m, now, CONTROL_STALLS_MAX), *st;
+    size_t i;
+    if (m->spec.stall_every_ns && json_array_size(list) && collect(s, CMD_SYNC) < 0) {
+        json_decref(list);
+        return NULL;
+    }
+    uint64_t len = m->spec.stall_every_ns ? delay_stall_window_ns(m) : 0;
+    json_array_foreach(list, i, st)
+    {
+        uint64_t start = (uint64_t)json_integer_value(json_object_get(st, "start_ns"));
+        uint64_t k = (start - m->origin_ns) / m->spec.stall_every_ns, c[3] = {0, 0, 0};
+        for (int w = 0; w < s->nworkers; w++)
+            tstats_stall_read(s->workers[w].stalls, k, c);   /* a worker without a slot for k counted none */
+        json_object_set_new(st, "before", json_integer((json_int_t)c[0]));
+        json_object_set_new(st, "in", json_integer((json_int_t)c[1]));
+        json_object_set_new(st, "after", json_integer((json_int_t)c[2]));
+        if (start + m->spec.stall_for_ns + len > now)
+            json_object_set_new(st, "partial", json_true());
+    }
+    json_t *o = json_pack("{s:o, s:o, s:I}", "delay", delay_json(m), "stalls", list, "now_ns", (json_int_t)now);
+    if (len)
+        json_object_set_new(o, "window_ns", json_integer((json_int_t)len));
+    return o;
+}
+
 static json_t *control_error(const char *msg)
 {
     return json_pack("{s:s}", "error", msg);
@@ -181,9 +216,10 @@ static json_t *control_route(struct server *s, char *head, int *status)
     if (!strcmp(path, "/stalls")) {
         if (!is_get)
             return answer(status, 405, control_error("use GET /stalls"));
-        return answer(status, 200, json_pack("{s:o, s:o, s:I}", "delay", delay_json(&s->delay), "stalls",
-                                             delay_stalls_json(&s->delay, util_now_ns(), CONTROL_STALLS_MAX),
-                                             "now_ns", (json_int_t)util_now_ns()));
+        json_t *o = stalls_json(s);
+        if (!o)
+            return answer(status, 503, control_error("a worker did not answer in time"));
+        return answer(status, 200, o);
     }
     if (!strcmp(path, "/health"))
         return answer(status, 200, json_pack("{s:s}", "status", "ok"));

@@ -99,6 +99,39 @@ static inline uint64_t delay_release_ns(const struct delay_model *m, uint64_t du
     return rel - start < m->spec.stall_for_ns ? m->origin_ns + start + m->spec.stall_for_ns : due_ns;
 }
 
+/* Arrivals are counted around each stall in three windows: IN the stall,
+ * and BEFORE and AFTER it, each delay_stall_window_ns long: the stall's
+ * length, or the gap between stalls when that is shorter, so neither ever
+ * reaches into another stall (before and after windows of neighbouring
+ * stalls may overlap, and an arrival there counts in both). */
+enum { DELAY_W_BEFORE = 1, DELAY_W_IN = 2, DELAY_W_AFTER = 4 };
+
+static inline uint64_t delay_stall_window_ns(const struct delay_model *m)
+{
+    uint64_t f = m->spec.stall_for_ns, gap = m->spec.stall_every_ns - f;
+    return f < gap ? f : gap;
+}
+
+/* The windows an arrival at t falls in (DELAY_W_*; 0: none): IN and AFTER
+ * are of stall *k, BEFORE of stall *k + 1. Only with stalls (every > 0);
+ * one division per call. */
+static inline unsigned delay_stall_windows(const struct delay_model *m, uint64_t t, uint64_t *k)
+{
+    uint64_t every = m->spec.stall_every_ns, f = m->spec.stall_for_ns, len = delay_stall_window_ns(m);
+    if (t < m->origin_ns)
+        return 0;
+    uint64_t rel = t - m->origin_ns, p = rel % every;
+    unsigned w = 0;
+    *k = rel / every;
+    if (*k && p < f)
+        w = DELAY_W_IN;
+    else if (*k && p < f + len)
+        w = DELAY_W_AFTER;
+    if (p >= every - len)
+        w |= DELAY_W_BEFORE;
+    return w;
+}
+
 /* The spec as JSON: {"dist", its parameters in ns, "seed"} and, with
  * stalls, "stall": {"every_ns","for_ns","origin_ns"}. Returns a new object. */
 json_t *delay_json(const struct delay_model *m);

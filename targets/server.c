@@ -96,6 +96,16 @@ static void count_inflight_down(struct worker *w, uint64_t n)
     tstats_set(&w->ctr.inflight, tstats_get(&w->ctr.inflight) - n);
 }
 
+/* The request just parsed, in the windows around a stall (counted from its
+ * arrival in the kernel, as its delay is). */
+static void count_stall_arrival(struct worker *w)
+{
+    uint64_t t = w->req_base_ns && w->req_base_ns <= w->now ? w->req_base_ns : w->now, k;
+    unsigned win = delay_stall_windows(&w->srv->delay, t, &k);
+    if (win)
+        tstats_stall_arrival(w->stalls, win, k);
+}
+
 static void count_bad(struct worker *w)
 {
     tstats_add(&w->ctr.bad_requests, 1);
@@ -614,6 +624,8 @@ static void request_done(struct worker *w, struct conn *c)
         tstats_set(&w->ctr.first_request_ns, w->now ? w->now : util_now_ns());
     tstats_add(&w->ctr.requests_parsed, 1);
     tstats_add(&w->slot->requests, 1);
+    if (w->stalls)
+        count_stall_arrival(w);
     count_inflight_up(w);
     if (w->srv->cfg.work_ns && V_IS_OK(c->variant))
         burn_cpu(w->srv->cfg.work_ns);
@@ -1064,6 +1076,8 @@ struct server *server_new(const struct server_config *cfg, char *err)
         ev = (struct epoll_event){.events = EPOLLIN, .data.u64 = TAG_CTRL};
         epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->efd, &ev);
         w->ring = util_xcalloc(TSTATS_RING_SECONDS, sizeof *w->ring);
+        if (cfg->delay.stall_every_ns)
+            w->stalls = util_xcalloc(TSTATS_STALL_RING, sizeof *w->stalls);
         w->h_total = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
         w->h_window = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
         w->snap_total = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
@@ -1202,6 +1216,7 @@ void server_free(struct server *s)
         free(w->ibuf);
         free(w->batch.ents);
         free(w->ring);
+        free(w->stalls);
         hist_free(w->h_total);
         hist_free(w->h_window);
         hist_free(w->snap_total);

@@ -119,6 +119,7 @@ struct worker {
     uint64_t cur_sec;
     struct tstats_second *slot;
     struct tstats_second *ring;
+    struct tstats_stall *stalls;          /* arrivals around stalls (NULL without stalls) */
     struct hist *h_total, *h_window;     /* total holds closed windows */
     uint64_t window_since_ns;
     uint64_t window_inflight_max, window_open_max;

@@ -72,6 +72,47 @@ struct tstats_second *tstats_second_begin(struct tstats_second *ring, uint64_t s
     return s;
 }
 
+static struct tstats_stall *stall_slot(struct tstats_stall *ring, uint64_t k)
+{
+    struct tstats_stall *s = &ring[k % TSTATS_STALL_RING];
+    if (tstats_get(&s->k_plus1) != k + 1) {
+        /* A seqlock write, as tstats_second_begin's. */
+        atomic_store_explicit(&s->k_plus1, 0, memory_order_relaxed);
+        atomic_thread_fence(memory_order_release);
+        tstats_set(&s->before, 0);
+        tstats_set(&s->in, 0);
+        tstats_set(&s->after, 0);
+        atomic_store_explicit(&s->k_plus1, k + 1, memory_order_release);
+    }
+    return s;
+}
+
+void tstats_stall_arrival(struct tstats_stall *ring, unsigned windows, uint64_t k)
+{
+    if (windows & 1)
+        tstats_add(&stall_slot(ring, k + 1)->before, 1);
+    if (windows & 2)
+        tstats_add(&stall_slot(ring, k)->in, 1);
+    if (windows & 4)
+        tstats_add(&stall_slot(ring, k)->after, 1);
+}
+
+int tstats_stall_read(struct tstats_stall *ring, uint64_t k, uint64_t out[3])
+{
+    struct tstats_stall *s = &ring[k % TSTATS_STALL_RING];
+    uint64_t t1 = atomic_load_explicit(&s->k_plus1, memory_order_acquire);
+    if (t1 != k + 1)
+        return 0;
+    uint64_t b = tstats_get(&s->before), i = tstats_get(&s->in), a = tstats_get(&s->after);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&s->k_plus1, memory_order_relaxed) != t1)
+        return 0;
+    out[0] += b;
+    out[1] += i;
+    out[2] += a;
+    return 1;
+}
+
 json_t *tstats_hist_json(const struct hist *h)
 {
     return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",

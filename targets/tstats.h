@@ -56,6 +56,17 @@ struct tstats_second {
     tstats_ctr inflight_max;
 };
 
+/* Arrivals around one stall of one worker (see delay_stall_windows): k_plus1
+ * is the stall's index + 1 (0: never written); the worker rewrites a slot
+ * when it first counts into it. The ring holds the last
+ * TSTATS_STALL_RING - 2 stalls whole (the next stall's before window may
+ * already be counting). */
+#define TSTATS_STALL_RING 4098
+struct tstats_stall {
+    tstats_ctr k_plus1;
+    tstats_ctr before, in, after;
+};
+
 /* Single-writer updates (the owning thread only). */
 static inline uint64_t tstats_get(const tstats_ctr *c)
 {
@@ -100,6 +111,14 @@ void tstats_view_add(struct tstats_view *dst, const struct tstats_view *src);
  * Returns the slot. */
 struct tstats_second *tstats_second_begin(struct tstats_second *ring, uint64_t sec,
                                         const struct tstats_counters *c);
+
+/* Count one arrival in windows (DELAY_W_* bits: 1 before stall k + 1,
+ * 2 in and 4 after stall k) of ring (single writer: the owner). */
+void tstats_stall_arrival(struct tstats_stall *ring, unsigned windows, uint64_t k);
+
+/* Add stall k's counts in ring to out[3] (before, in, after); returns 0
+ * when the ring no longer (or never) held stall k: nothing added. */
+int tstats_stall_read(struct tstats_stall *ring, uint64_t k, uint64_t out[3]);
 
 /* {count,min,mean,p50,p90,p95,p99,p999,max} of h in its unit (ns). Returns a new
  * JSON object. */

@@ -696,25 +696,129 @@ static int co_seconds(const struct crosscheck_in *in, uint64_t from, uint64_t to
     return nin;
 }
 
+/* lb-target's counts around the stalls (GET /stalls: before, in, after),
+ * summed over the complete stalls whose three windows lie inside
+ * [from, to]. Returns 0 when the stalls carry no counts (an lb-target
+ * from before they were counted: the per-second series judges then). */
+static int co_gather(const struct crosscheck_in *in, uint64_t from, uint64_t to, struct crosscheck_co_counts *n)
+{
+    json_t *st;
+    size_t k;
+    uint64_t win = target_u64(in->stalls, "window_ns");
+    memset(n, 0, sizeof *n);
+    if (!win)
+        return 0;
+    n->window_s = (double)win / 1e9;
+    json_array_foreach(json_object_get(in->stalls, "stalls"), k, st)
+    {
+        if (!json_is_integer(json_object_get(st, "in")))
+            return 0;
+        uint64_t a = target_u64(st, "start_ns"), b = target_u64(st, "end_ns");
+        if (json_is_true(json_object_get(st, "partial")) || a < from + win || b + win > to)
+            continue;
+        double c[3] = {(double)target_u64(st, "before"), (double)target_u64(st, "in"), (double)target_u64(st, "after")};
+        n->before += c[0];
+        n->in += c[1];
+        n->after += c[2];
+        if (n->nper < CROSSCHECK_CO_PER_STALL)
+            memcpy(n->per[n->nper++], c, sizeof c);
+        n->stalls++;
+    }
+    return 1;
+}
+
+/* The arrivals expected in the stalls and in the windows after them: the
+ * asked rate of a constant open schedule, else the pace of the windows
+ * before the stalls. */
+static void co_expect(const struct crosscheck_in *in, double stall_s, struct crosscheck_co_counts *n)
+{
+    const struct profile_load *l = in->load;
+    n->from_schedule = in->model && !strcmp(in->model, "open") && l && l->nstages == 1 && !l->ramped &&
+                       l->stages[0].target > 0;
+    if (n->from_schedule) {
+        n->expected_in = l->stages[0].target * stall_s * n->stalls;
+        n->expected_after = l->stages[0].target * n->window_s * n->stalls;
+    } else {
+        n->expected_in = n->before * stall_s / n->window_s;
+        n->expected_after = n->before;
+    }
+}
+
+/* The verdict from the counts: a Poisson test of all the stalls'
+ * arrivals against the expected count, and of the after windows'. */
+static void co_judge_counts(struct crosscheck_co *c)
+{
+    struct crosscheck_co_counts *n = &c->n;
+    double span = n->stalls * c->stall_s;
+    n->p_below = stats_poisson_below(n->in, n->expected_in);
+    n->p_after = n->expected_after > 0 ? stats_poisson_above(n->after, n->expected_after) : n->after > 0 ? 0 : 1;
+    c->in_stall_rps = n->in / span;
+    c->outside_rps = n->expected_in / span;
+    c->kept = n->in / n->expected_in;
+    c->not_sent_per_stall = n->expected_in > n->in ? (n->expected_in - n->in) / n->stalls : 0;
+    if (c->kept >= CROSSCHECK_CO_KEPT || n->p_below >= CROSSCHECK_CO_ALPHA)
+        c->sending = CROSSCHECK_SENDING_KEPT;
+    else if (c->kept >= CROSSCHECK_CO_STOPPED)
+        c->sending = CROSSCHECK_SENDING_SLOWED;
+    else if (n->p_after < CROSSCHECK_CO_ALPHA &&
+             n->after - n->expected_after >= CROSSCHECK_CO_CATCH_UP * (n->expected_in - n->in))
+        c->sending = CROSSCHECK_SENDING_CAUGHT_UP;
+    else
+        c->sending = CROSSCHECK_SENDING_STOPPED;
+}
+
+/* Judge from lb-target's per-stall counts; returns 0 when it has none.
+ * Fills why_not when they cannot judge. */
+static int co_counted(const struct crosscheck_in *in, uint64_t from, uint64_t to, struct crosscheck_co *c)
+{
+    if (!co_gather(in, from, to, &c->n))
+        return 0;
+    c->counted = 1;
+    if (!c->n.stalls) {
+        snprintf(c->why_not, sizeof c->why_not, "no stall with its windows before and after inside the tool's load");
+        return 1;
+    }
+    co_expect(in, c->stall_s, &c->n);
+    if (c->n.expected_in < CROSSCHECK_CO_MIN_EXPECTED) {
+        snprintf(c->why_not, sizeof c->why_not,
+                 "%.1f arrivals expected in its %d stall%s (%s): at least %d are needed to judge a Poisson count",
+                 c->n.expected_in, c->n.stalls, c->n.stalls == 1 ? "" : "s",
+                 c->n.from_schedule ? "the asked rate" : "the pace before them", CROSSCHECK_CO_MIN_EXPECTED);
+        return 1;
+    }
+    c->judged = 1;
+    co_judge_counts(c);
+    return 1;
+}
+
 static void co_verdict(struct crosscheck_co *c)
 {
-    char ns[32], in_s[32], out_s[32], p99[96];
+    const struct crosscheck_co_counts *n = &c->n;
+    int judged = c->counted ? n->stalls : c->stalls;
+    char ns[32], seen[160], p99[96];
     snprintf(ns, sizeof ns, "%.0f", c->not_sent_per_stall);
     snprintf(p99, sizeof p99, "its p99 (%.0f ms) %s", c->tool_p99_ms,
              c->p99_includes ? "includes the wait" : "omits the wait of the requests due in them");
     if (isnan(c->tool_p99_ms))
         snprintf(p99, sizeof p99, "it reports no p99");
-    snprintf(in_s, sizeof in_s, "%.0f", c->in_stall_rps);
-    snprintf(out_s, sizeof out_s, "%.0f", c->outside_rps);
+    if (c->counted)
+        snprintf(seen, sizeof seen, "%.1f arrivals per stall in them against %.1f %s", n->in / n->stalls,
+                 n->expected_in / n->stalls, n->from_schedule ? "asked" : "at the pace before them");
+    else
+        snprintf(seen, sizeof seen, "%.0f req/s in them, %.0f outside", c->in_stall_rps, c->outside_rps);
     if (c->sending == CROSSCHECK_SENDING_STOPPED)
-        snprintf(c->verdict, sizeof c->verdict, "stopped sending for %.1f s per stall (≈ %s requests not sent); %s",
-                 c->stall_s, ns, p99);
+        snprintf(c->verdict, sizeof c->verdict, "stopped sending for %.1f s per stall (≈ %s requests not sent; %s); %s",
+                 c->stall_s, ns, seen, p99);
+    else if (c->sending == CROSSCHECK_SENDING_CAUGHT_UP)
+        snprintf(c->verdict, sizeof c->verdict, "stopped sending for %.1f s per stall and caught up after it "
+                 "(≈ %s requests late; %s, %.1f in the %.1f s after against %.1f); %s", c->stall_s, ns, seen,
+                 n->after / n->stalls, n->window_s, n->expected_after / n->stalls, p99);
     else if (c->sending == CROSSCHECK_SENDING_SLOWED)
         snprintf(c->verdict, sizeof c->verdict, "slowed to %.0f %% of its rate during stalls (≈ %s requests not sent "
-                 "per stall); %s", c->kept * 100, ns, p99);
+                 "per stall; %s); %s", c->kept * 100, ns, seen, p99);
     else
-        snprintf(c->verdict, sizeof c->verdict, "kept its schedule through %d stall%s (%s req/s in them, %s outside); %s",
-                 c->stalls, c->stalls == 1 ? "" : "s", in_s, out_s, p99);
+        snprintf(c->verdict, sizeof c->verdict, "kept its schedule through %d stall%s (%s); %s", judged,
+                 judged == 1 ? "" : "s", seen, p99);
 }
 
 /* The coordinated-omission verdict: stalls of the load from GET /stalls,
@@ -735,10 +839,20 @@ static void compute_co(const struct crosscheck_in *in, struct crosscheck_co *c)
     c->open_p99_floor_ms = f > 0.01 ? c->stall_s * 1e3 * (1 - 0.01 / f) : NAN;
     c->p99_includes = !isnan(c->open_p99_floor_ms) && c->tool_p99_ms >= c->open_p99_floor_ms / 2;
     uint64_t from = target_u64(in->after, "first_request_ns"), to = target_u64(in->after, "last_response_ns");
+    if (c->stall_s < CROSSCHECK_CO_MIN_STALL_S) {
+        snprintf(c->why_not, sizeof c->why_not, "stalls of %.0f ms: below %.0f ms too few requests fall in one to judge "
+                 "a schedule by", c->stall_s * 1e3, CROSSCHECK_CO_MIN_STALL_S * 1e3);
+        return;
+    }
     json_t *st;
     size_t k;
     json_array_foreach(json_object_get(in->stalls, "stalls"), k, st)
         c->stalls += target_u64(st, "start_ns") >= from && target_u64(st, "end_ns") <= to;
+    if (c->stalls && co_counted(in, from, to, c)) {
+        if (c->judged)
+            co_verdict(c);
+        return;
+    }
     double req = 0, acc = 0, median = NAN, mean = NAN;
     int nin = c->stalls && in->series ? co_seconds(in, from, to, &req, &acc, &median, &mean) : 0;
     c->outside_mean_rps = mean;
@@ -1102,11 +1216,40 @@ static json_t *truth_json(const struct crosscheck_truth *t, json_t *warnings)
                      "below_server", t->nbelow, "rows", rows);
 }
 
+/* The arrivals lb-target counted around the stalls, against those expected. */
+static json_t *co_counts_json(const struct crosscheck_co *c)
+{
+    const struct crosscheck_co_counts *n = &c->n;
+    double k = n->stalls ? n->stalls : NAN;
+    json_t *o = json_pack("{s:s, s:i, s:f}", "expected_from", n->from_schedule ? "schedule" : "before",
+                          "stalls", n->stalls, "window_s", n->window_s);
+    json_object_set_new(o, "in", json_integer((json_int_t)n->in));
+    json_object_set_new(o, "expected_in", jsonutil_num(n->expected_in));
+    json_object_set_new(o, "in_per_stall", jsonutil_num(n->in / k));
+    json_object_set_new(o, "expected_per_stall", jsonutil_num(n->expected_in / k));
+    json_object_set_new(o, "before", json_integer((json_int_t)n->before));
+    json_object_set_new(o, "after", json_integer((json_int_t)n->after));
+    json_object_set_new(o, "expected_after", jsonutil_num(n->expected_after));
+    json_object_set_new(o, "after_per_stall", jsonutil_num(n->after / k));
+    if (c->judged) {
+        json_object_set_new(o, "p_in_below", jsonutil_num(n->p_below));
+        json_object_set_new(o, "p_after_above", jsonutil_num(n->p_after));
+    }
+    json_t *per = json_array();
+    for (int i = 0; i < n->nper; i++)
+        json_array_append_new(per, json_pack("[I, I, I]", (json_int_t)n->per[i][0], (json_int_t)n->per[i][1],
+                                             (json_int_t)n->per[i][2]));
+    json_object_set_new(o, "per_stall", per);   /* [before, in, after] of the first CROSSCHECK_CO_PER_STALL */
+    return o;
+}
+
 static json_t *co_json(const struct crosscheck_co *c)
 {
-    static const char *const sending[] = {"kept", "slowed", "stopped"};
+    static const char *const sending[] = {"kept", "slowed", "stopped", "caught_up"};
     json_t *o = json_pack("{s:b, s:i, s:f, s:f}", "judged", c->judged, "stalls", c->stalls, "stall_s", c->stall_s,
                           "every_s", c->every_s);
+    if (c->counted)
+        json_object_set_new(o, "arrivals", co_counts_json(c));
     if (!c->judged) {
         json_object_set_new(o, "why_not", json_string(c->why_not));
         return o;
@@ -1115,7 +1258,8 @@ static json_t *co_json(const struct crosscheck_co *c)
     json_object_set_new(o, "in_stall_rps", json_real(c->in_stall_rps));
     json_object_set_new(o, "outside_rps", json_real(c->outside_rps));
     json_object_set_new(o, "kept_ratio", json_real(c->kept));
-    json_object_set_new(o, "new_connections_in_stall_per_s", json_real(c->accepts_in_stall_per_s));
+    if (!c->counted)
+        json_object_set_new(o, "new_connections_in_stall_per_s", json_real(c->accepts_in_stall_per_s));
     json_object_set_new(o, "not_sent_per_stall", json_real(c->not_sent_per_stall));
     json_object_set_new(o, "tool_p99_ms", jsonutil_num(c->tool_p99_ms));
     json_object_set_new(o, "open_p99_floor_ms", jsonutil_num(c->open_p99_floor_ms));

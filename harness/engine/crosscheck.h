@@ -249,12 +249,45 @@ struct crosscheck_truth {
  * sending on its schedule (the server's per-second arrivals inside the
  * stalls against outside), and does its p99 include the wait of the
  * requests due in them? */
-enum crosscheck_sending { CROSSCHECK_SENDING_KEPT, CROSSCHECK_SENDING_SLOWED, CROSSCHECK_SENDING_STOPPED };
+enum crosscheck_sending {
+    CROSSCHECK_SENDING_KEPT,
+    CROSSCHECK_SENDING_SLOWED,
+    CROSSCHECK_SENDING_STOPPED,
+    CROSSCHECK_SENDING_CAUGHT_UP,   /* stopped, then sent the missed requests in the window after */
+};
 #define CROSSCHECK_CO_KEPT 0.8          /* arrivals in stalls at 80 % of outside or more: kept its schedule */
 #define CROSSCHECK_CO_STOPPED 0.2       /* below 20 %: stopped sending */
 #define CROSSCHECK_CO_BURSTY 0.5        /* outside the stalls, a median second below half the mean one:
                                          * arrivals in bursts (2000 clients paced at one request per 4 s
                                          * all fire together), no steady schedule to judge a stall by */
+
+/* With lb-target's per-stall counts (GET /stalls: arrivals before, in and
+ * after each stall), the verdict holds for stalls of 100 ms and more: a
+ * Poisson test of all the stalls' arrivals together against the count
+ * expected (the asked rate of a constant open schedule, else the windows
+ * just before the stalls), when that is CROSSCHECK_CO_MIN_EXPECTED or
+ * more. Below CROSSCHECK_CO_KEPT of expected and significantly so
+ * (P(X <= in) < CROSSCHECK_CO_ALPHA) it is slowed, below
+ * CROSSCHECK_CO_STOPPED stopped; stopped and caught up when the after
+ * windows hold significantly more than expected and at least
+ * CROSSCHECK_CO_CATCH_UP of what the stalls missed. */
+#define CROSSCHECK_CO_MIN_STALL_S 0.1
+#define CROSSCHECK_CO_MIN_EXPECTED 20
+#define CROSSCHECK_CO_ALPHA 1e-3
+#define CROSSCHECK_CO_CATCH_UP 0.5
+#define CROSSCHECK_CO_PER_STALL 32      /* stalls listed one by one in run.json (the first this many) */
+
+struct crosscheck_co_counts {
+    int stalls;                     /* complete stalls whose three windows lie inside the load */
+    double window_s;                /* the before and after windows' length */
+    double in, before, after;       /* arrivals summed over those stalls */
+    double expected_in, expected_after;
+    int from_schedule;              /* expected from the asked rate (else from the before windows) */
+    double p_below;                 /* P(X <= in) for X ~ Poisson(expected_in) */
+    double p_after;                 /* P(X >= after) for X ~ Poisson(expected_after) */
+    int nper;                       /* entries in per[] */
+    double per[CROSSCHECK_CO_PER_STALL][3];   /* before, in, after of each stall */
+};
 
 struct crosscheck_co {
     int present;                    /* the target stalled */
@@ -271,7 +304,9 @@ struct crosscheck_co {
     double tool_p99_ms;
     double open_p99_floor_ms;       /* an open schedule's p99 is at least this (NAN: stalls too rare to reach p99) */
     int p99_includes;               /* the tool's p99 reaches half that floor */
-    char verdict[320];
+    int counted;                    /* judged from lb-target's per-stall counts (else its per-second series) */
+    struct crosscheck_co_counts n;  /* with counted */
+    char verdict[768];
 };
 
 /* A row the evidence contradicts: its count, after reconciling, or a

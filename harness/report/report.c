@@ -258,8 +258,9 @@ static void report_co_markdown(FILE *f, json_t *runs)
             continue;
         if (!any++)
             fprintf(f, "\n### Coordinated omission\n\n"
-                       "During each stall of the target, did the tool keep sending on its schedule (the server's "
-                       "arrivals per second inside the stalls against outside), and does its p99 include the wait "
+                       "During each stall of the target, did the tool keep sending on its schedule (the arrivals "
+                       "the server counted inside the stalls against those its schedule, or its pace just before, "
+                       "puts there), and does its p99 include the wait "
                        "of the requests due in them?\n\n");
         const char *v = str(co, "verdict");
         fprintf(f, "- **%s** (%s): %s\n", row_name(r, b, sizeof b), str(r, "identity.model") ?: "?",

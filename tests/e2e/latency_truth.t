@@ -5,7 +5,8 @@
 # (closed) stops sending during them and its verdict names lb-gen's open
 # p99, and k6 (a scripting framework) gets a verdict of its own. Every row
 # carries its percentiles against the server's; lb-gen's are never below.
-# About a minute: three 11 s loads.
+# A second profile does the same with 300 ms stalls every 2 s (lb-gen,
+# wrk, ab). About two minutes: three 11 s loads, three 10 s loads.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -13,19 +14,21 @@ export PERL_UNICODE=SO   # verdicts hold "≈"
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 command -v wrk >/dev/null 2>&1 || skip_all "wrk not installed (scripts/install-tools)"
 
-cat > "$tmp/co.yaml" <<Y
-name: co
-target:
-  delay: {dist: lognormal, p50: 5ms, p99: 20ms, seed: 1}
-  stall: {every: 5s, for: 1s}
-load: {model: open, rate: 200, duration: 11s, max_inflight: 1000}
-sampling: {interval: 1s}
-tools:
-  - lb-gen
-  - {tool: wrk, load: {connections: 4, duration: 11s}}
-  - {tool: k6, load: {connections: 4, duration: 11s}}
-Y
-"$LB" run --quiet --out "$tmp/run" "$tmp/co.yaml" >/dev/null 2>&1 || true
+# stall_run NAME EVERY FOR DURATION "TOOL...": lb-target with a lognormal
+# delay stalled every EVERY for FOR; lb-gen open at 200/s and each TOOL
+# closed with 4 connections, for DURATION; the run lands in $tmp/NAME.
+stall_run() {
+    {
+        printf 'name: %s\ntarget:\n  delay: {dist: lognormal, p50: 5ms, p99: 20ms, seed: 1}\n' "$1"
+        printf '  stall: {every: %s, for: %s}\n' "$2" "$3"
+        printf 'load: {model: open, rate: 200, duration: %s, max_inflight: 1000}\n' "$4"
+        printf 'sampling: {interval: 1s}\ntools:\n  - lb-gen\n'
+        for t in $5; do printf '  - {tool: %s, load: {connections: 4, duration: %s}}\n' "$t" "$4"; done
+    } >"$tmp/$1.yaml"
+    "$LB" run --quiet --out "$tmp/$1" "$tmp/$1.yaml" >/dev/null 2>&1 || true
+}
+
+stall_run run 5s 1s 11s "wrk k6"
 J=$tmp/run/run.json
 co() { jget "$J" "runs.$1.latency_check.coordinated_omission.$2"; }
 
@@ -46,6 +49,35 @@ is "$(jget "$J" runs.0.latency_check.percentiles.below_server)" 0 "no lb-gen per
 is "$(jget "$J" runs.1.latency_check.percentiles.rows | grep -o '"q"' | wc -l | tr -d ' ')" 5 "wrk's row has p50, p90, p99, p99.9 and max against the server's"
 check "summary.md lists the verdicts" grep -q '^- \*\*wrk\*\* (closed): stopped sending' "$tmp/run/summary.md"
 check "and the percentile table" grep -q '^| lb-gen | .* / .* (' "$tmp/run/summary.md"
+
+# Sub-second stalls (issue 33): 300 ms every 2 s, so no whole second of
+# the server's series lies inside one; lb-target counts the arrivals in
+# each stall and in 300 ms windows before and after it, and the verdict is
+# a Poisson test over the stalls of each load: lb-gen (open, 200/s) keeps
+# its schedule (about 60 arrivals per stall against 60 asked), wrk and ab
+# (closed, 4 connections) stop (0 against some 195 at the pace before).
+# Three runs when written: lb-gen 60/60/60 per stall every time; wrk and
+# ab 0 in every stall against 180-215 before and after.
+stall_run short 2s 300ms 10s "wrk ab"
+S=$tmp/short/run.json
+sco() { jget "$S" "runs.$1.latency_check.coordinated_omission.$2"; }
+diag "lb-gen: $(sco 0 verdict)"
+diag "wrk: $(sco 1 verdict)"
+diag "ab: $(sco 2 verdict)"
+is "$(sco 0 sending)" kept "300 ms stalls: lb-gen (open) kept its schedule"
+is "$(sco 0 arrivals.expected_from)" schedule "... judged against the asked 200/s"
+check "three stalls or more inside lb-gen's 10 s load, each counted ($(sco 0 arrivals.stalls))" \
+    sh -c "[ '$(sco 0 arrivals.stalls)' -ge 3 ] && [ '$(jget "$S" runs.0.latency_check.coordinated_omission.arrivals.per_stall | grep -c ',')' -ge 1 ]"
+is "$(sco 1 sending)" stopped "300 ms stalls: wrk (closed) stopped sending"
+check "wrk's row has the arrivals in and after the stalls against those expected" \
+    sh -c "[ -n '$(sco 1 arrivals.in)' ] && [ -n '$(sco 1 arrivals.expected_in)' ] && [ -n '$(sco 1 arrivals.after)' ] && [ -n '$(sco 1 arrivals.expected_after)' ]"
+if [ "$(jget "$S" runs.2.status)" = skipped ]; then
+    skip "ab not installed"
+    skip "(as above)"
+else
+    is "$(sco 2 sending)" stopped "300 ms stalls: ab (closed) stopped sending"
+    check "summary.md says so" grep -q '^- \*\*ab\*\* (closed): stopped sending for 0.3 s per stall' "$tmp/short/summary.md"
+fi
 
 # A real tool that rounds: Locust keeps response times rounded to two
 # significant digits from 100 ms up (147 -> 150, 1140 -> 1100:

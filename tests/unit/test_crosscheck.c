@@ -934,6 +934,80 @@ static void test_co(void)
     json_decref(stalls);
 }
 
+/* stalls_counted(for_ms, before, in, after): lb-target's GET /stalls with
+ * per-stall counts: stalls every 2 s from 2 s to 10 s, each with the same
+ * counts, windows as long as the stall (the load: 0 to 12 s). */
+static json_t *stalls_counted(int for_ms, int before, int in, int after)
+{
+    const json_int_t S = 1000000000, F = (json_int_t)for_ms * 1000000;
+    json_t *list = json_array();
+    for (int k = 1; k <= 5; k++)
+        json_array_append_new(list, json_pack("{s:I, s:I, s:i, s:i, s:i}", "start_ns", 2 * k * S, "end_ns",
+                                              2 * k * S + F, "before", before, "in", in, "after", after));
+    return json_pack("{s:{s:{s:I, s:I}}, s:I, s:o}", "delay", "stall", "every_ns", 2 * S, "for_ns", F,
+                     "window_ns", F, "stalls", list);
+}
+
+/* The verdict from lb-target's counts around 300 ms stalls: a Poisson
+ * test of the five stalls' arrivals against those expected. */
+static void test_co_counts(void)
+{
+    const json_int_t S = 1000000000;
+    struct adapter_latency lat = {.p50 = 5, .p99 = 20};
+    json_t *after = json_pack("{s:I, s:I}", "first_request_ns", (json_int_t)0, "last_response_ns", 12 * S);
+    struct profile_stage stage = {.duration_ns = 12 * S, .target = 4};
+    struct profile_load load = {.model = LOAD_CLOSED, .stages = &stage, .nstages = 1};
+    struct crosscheck_in in = {.before = after, .after = after, .lat = &lat, .load = &load, .model = "closed"};
+    struct crosscheck_result r;
+    static const struct {
+        int for_ms, before, in, after, judged;
+        enum crosscheck_sending sending;
+        const char *what;
+    } cases[] = {
+        {300, 60, 60, 60, 1, CROSSCHECK_SENDING_KEPT, "60 in each window: kept its schedule"},
+        {300, 60, 52, 60, 1, CROSSCHECK_SENDING_KEPT, "260 of 300 expected (87 %): kept"},
+        {300, 60, 40, 60, 1, CROSSCHECK_SENDING_SLOWED, "200 of 300 (67 %, P far below 0.001): slowed"},
+        {300, 60, 2, 60, 1, CROSSCHECK_SENDING_STOPPED, "2 in each stall, after back to 60: stopped sending"},
+        {300, 60, 2, 75, 1, CROSSCHECK_SENDING_STOPPED, "2 in, 75 after (15 extra of 58 missed): stopped, not caught up"},
+        {300, 60, 2, 115, 1, CROSSCHECK_SENDING_CAUGHT_UP, "2 in, 115 after (55 extra of 58 missed): caught up"},
+        {300, 3, 0, 3, 0, 0, "15 expected over five stalls: below the 20 a verdict needs"},
+        {80, 60, 0, 60, 0, 0, "80 ms stalls: below 100 ms, not judged"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        in.stalls = stalls_counted(cases[i].for_ms, cases[i].before, cases[i].in, cases[i].after);
+        crosscheck_compute(&in, &r);
+        int good = r.co.present && r.co.judged == cases[i].judged &&
+                   (!cases[i].judged ? r.co.why_not[0] != 0 : r.co.sending == cases[i].sending && r.co.stalls == 5);
+        if (cases[i].for_ms < 100)
+            good &= strstr(r.co.why_not, "below 100 ms") != NULL;
+        else if (!cases[i].judged)
+            good &= r.co.counted && strstr(r.co.why_not, "at least 20") != NULL;
+        ok(good, "%s (%s)", cases[i].what, r.co.judged ? r.co.verdict : r.co.why_not);
+        json_decref(in.stalls);
+    }
+    /* An open schedule at 200/s expects 60 per 300 ms stall whatever the
+     * windows before held; the row counts them. */
+    stage.target = 200;
+    load.model = LOAD_OPEN;
+    in.model = "open";
+    in.stalls = stalls_counted(300, 10, 59, 61);
+    json_t *res = json_object(), *warnings = json_array();
+    crosscheck_fill(&in, res, warnings);
+    json_t *co = json_object_get(json_object_get(res, "latency_check"), "coordinated_omission");
+    ok(!strcmp(json_string_value(json_object_get(co, "sending")), "kept") &&
+           !strcmp(json_string_value(json_object_get(json_object_get(co, "arrivals"), "expected_from")), "schedule"),
+       "open at 200/s: 59 of 60 asked per stall, kept (expected from the schedule, not the 10 before)");
+    ok(near(num(json_object_get(co, "arrivals"), "expected_per_stall"), 60) &&
+           near(num(json_object_get(co, "arrivals"), "in_per_stall"), 59) &&
+           json_array_size(json_object_get(json_object_get(co, "arrivals"), "per_stall")) == 5 &&
+           near(num(json_object_get(co, "arrivals"), "after"), 305),
+       "run.json's arrivals: 59 per stall against 60 asked, 5 stalls listed, 305 after");
+    json_decref(res);
+    json_decref(warnings);
+    json_decref(in.stalls);
+    json_decref(after);
+}
+
 static void test_json(const char *name, const char *expected_path, struct fx *f)
 {
     json_t *res = json_object(), *warnings = json_array();
@@ -1022,6 +1096,7 @@ int main(void)
     test_latency_and_workload();
     test_steady_rules();
     test_co();
+    test_co_counts();
     test_resolution_and_clock();
     json_error_t je;
     json_t *sample = json_load_file(SAMPLE_RUN, 0, &je);

@@ -101,6 +101,35 @@ static void test_stalls(void)
     delay_model_free(&m);
 }
 
+/* The windows an arrival counts in around stalls: each as long as the
+ * stall, or as the gap when that is shorter (600 ms every 1 s: 400 ms
+ * windows, so an after window and the next before window overlap). */
+static void test_stall_windows(void)
+{
+    const uint64_t MS = 1000000ull, origin = 3000 * MS;
+    struct delay_spec s = {.stall_every_ns = 1000 * MS, .stall_for_ns = 200 * MS};
+    struct delay_model m;
+    uint64_t k = 99;
+    delay_model_init(&m, &s, origin);
+    is_u64(delay_stall_window_ns(&m), 200 * MS, "200 ms stalls every 1 s: 200 ms windows");
+    ok(delay_stall_windows(&m, origin - 1, &k) == 0, "before the origin: no window");
+    ok(delay_stall_windows(&m, origin + 100 * MS, &k) == 0, "first period, before any window: none");
+    ok(delay_stall_windows(&m, origin + 800 * MS, &k) == DELAY_W_BEFORE && k == 0,
+       "200 ms before the first stall: its before window (stall k + 1 = 1)");
+    ok(delay_stall_windows(&m, origin + 1000 * MS, &k) == DELAY_W_IN && k == 1, "at the stall's start: in stall 1");
+    ok(delay_stall_windows(&m, origin + 1200 * MS - 1, &k) == DELAY_W_IN && k == 1, "its last ns: in");
+    ok(delay_stall_windows(&m, origin + 1200 * MS, &k) == DELAY_W_AFTER && k == 1, "at its end: after");
+    ok(delay_stall_windows(&m, origin + 1400 * MS, &k) == 0, "past the after window: none");
+    ok(delay_stall_windows(&m, origin + 2799 * MS, &k) == 0 && delay_stall_windows(&m, origin + 2800 * MS, &k) ==
+           DELAY_W_BEFORE && k == 2, "the next before window starts 200 ms before stall 3");
+    s.stall_for_ns = 600 * MS;
+    delay_model_init(&m, &s, origin);
+    is_u64(delay_stall_window_ns(&m), 400 * MS, "600 ms stalls every 1 s: 400 ms windows (the gap)");
+    ok(delay_stall_windows(&m, origin + 1700 * MS, &k) == (DELAY_W_AFTER | DELAY_W_BEFORE) && k == 1,
+       "in the gap: after stall 1 and before stall 2 at once");
+    delay_model_free(&m);
+}
+
 static void test_checks(void)
 {
     char err[UTIL_ERR_LEN];
@@ -122,6 +151,7 @@ int main(void)
     test_lognormal();
     test_exponential_uniform();
     test_stalls();
+    test_stall_windows();
     test_checks();
     return done_testing();
 }

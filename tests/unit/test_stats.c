@@ -1,6 +1,7 @@
 /* stats: summaries over repeats, the instability rules, grouping of a
  * committed run fixture by label and level. */
 #include "report/stats.h"
+#include "common/numstats.h"
 #include "tests/tap.h"
 
 #include <math.h>
@@ -39,9 +40,27 @@ static void test_trend(void)
     ok(t.p == 1 && t.slope == 0, "one value: no trend");
 }
 
+/* Poisson tails against exact sums (Python: sum of exp(i ln l - l -
+ * lgamma(i + 1)) over i). */
+static void test_poisson(void)
+{
+    ok(near(stats_poisson_below(0, 1), exp(-1)) && near(stats_poisson_below(2, 1), 2.5 * exp(-1)),
+       "P(X <= 0 | 1) = 1/e, P(X <= 2 | 1) = 2.5/e");
+    ok(near(stats_poisson_above(3, 1), 1 - 2.5 * exp(-1)) && stats_poisson_above(0, 1) == 1,
+       "P(X >= 3 | 1) = 1 - 2.5/e; P(X >= 0) = 1");
+    ok(fabs(stats_poisson_below(50, 100) / 2.4015922356168364e-08 - 1) < 1e-6,
+       "P(X <= 50 | 100) = 2.4016e-08 (got %.6g)", stats_poisson_below(50, 100));
+    ok(fabs(stats_poisson_above(150, 100) / 1.8842104272387417e-06 - 1) < 1e-6,
+       "P(X >= 150 | 100) = 1.8842e-06 (got %.6g)", stats_poisson_above(150, 100));
+    ok(fabs(stats_poisson_below(300000, 300000) - 0.500485576812284) < 1e-9,
+       "P(X <= 300000 | 300000) = 0.500486 (got %.9f)", stats_poisson_below(300000, 300000));
+    ok(stats_poisson_below(-1, 5) == 0, "P(X <= -1) = 0");
+}
+
 int main(void)
 {
     test_trend();
+    test_poisson();
     struct stats_summary s;
     double odd[] = {3, 1, 2};
     stats_summarize(odd, 3, &s);

@@ -13,8 +13,32 @@ static uint64_t field(json_t *secs, size_t i, const char *name)
     return (uint64_t)json_integer_value(json_object_get(json_array_get(secs, i), name));
 }
 
+/* The per-stall ring: counts go to the right stall and window, and a slot
+ * taken by a stall TSTATS_STALL_RING later no longer answers for the old. */
+static void test_stall_ring(void)
+{
+    struct tstats_stall *ring = util_xcalloc(TSTATS_STALL_RING, sizeof *ring);
+    uint64_t c[3] = {0, 0, 0};
+    ok(!tstats_stall_read(ring, 3, c) && !c[0] && !c[1] && !c[2], "a stall never counted: not held, nothing added");
+    tstats_stall_arrival(ring, 1, 2);       /* before stall 3 */
+    tstats_stall_arrival(ring, 2, 3);       /* in stall 3 */
+    tstats_stall_arrival(ring, 2, 3);
+    tstats_stall_arrival(ring, 4 | 1, 3);   /* after stall 3 and before stall 4 */
+    ok(tstats_stall_read(ring, 3, c) && c[0] == 1 && c[1] == 2 && c[2] == 1, "stall 3: 1 before, 2 in, 1 after");
+    tstats_stall_read(ring, 3, c);
+    ok(c[0] == 2 && c[1] == 4 && c[2] == 2, "a second read adds (workers are summed)");
+    uint64_t d[3] = {0, 0, 0};
+    ok(tstats_stall_read(ring, 4, d) && d[0] == 1 && !d[1] && !d[2], "stall 4: its before window counted");
+    tstats_stall_arrival(ring, 2, 3 + TSTATS_STALL_RING);
+    memset(d, 0, sizeof d);
+    ok(!tstats_stall_read(ring, 3, d) && !d[1], "its slot reused a ring later: stall 3 no longer held");
+    ok(tstats_stall_read(ring, 3 + TSTATS_STALL_RING, d) && d[1] == 1, "... and the new stall starts from zero");
+    free(ring);
+}
+
 int main(void)
 {
+    test_stall_ring();
     const uint64_t S = 1000000000ull, start = 5 * S;
     struct tstats_second *ring = util_xcalloc(TSTATS_RING_SECONDS, sizeof *ring);
     struct tstats_counters c;
