@@ -444,3 +444,37 @@ int adapter_random_hex(char *out, size_t nbytes, char *err)
         snprintf(out + 2 * i, 3, "%02x", b[i]);
     return 0;
 }
+
+int adapter_csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *s = line;
+    while (n < max) {
+        if (*s == '"') {
+            char *w = ++s;
+            f[n++] = w;
+            while (*s) {
+                if (s[0] == '"' && s[1] == '"') {
+                    *w++ = '"';
+                    s += 2;
+                } else if (s[0] == '"') {
+                    s++;
+                    break;
+                } else {
+                    *w++ = *s++;
+                }
+            }
+            *w = 0;
+            s += strcspn(s, ",");
+        } else {
+            f[n++] = s;
+            s += strcspn(s, ",\r\n");
+        }
+        if (*s != ',') {
+            *s = 0;
+            break;
+        }
+        *s++ = 0;
+    }
+    return n;
+}

@@ -228,6 +228,12 @@ int adapter_free_ports(int *ports, size_t n, char *err);
  * out: a run's nonce, a keystore's password. Returns 0, or -1 with err. */
 int adapter_random_hex(char *out, size_t nbytes, char *err);
 
+/* Split one CSV line in place into at most max fields (RFC 4180: a field
+ * holding a comma or a quote is quoted, inner quotes doubled; no newline
+ * inside a field), the line's end dropped. Returns the field count. The
+ * one CSV reader of the adapters (JMeter's JTL, Vegeta's results). */
+int adapter_csv_split(char *line, char **f, int max);
+
 /* Write a file into dir. Returns 0 or -1 with err. */
 int adapter_write(const char *dir, const char *name, const char *text, char *err);
 

@@ -675,42 +675,6 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
 
 /* ---- parse ------------------------------------------------------------------ */
 
-/* Split one CSV line in place (JMeter quotes a field holding the delimiter
- * with "", doubling inner quotes). Returns the field count. */
-static int csv_split(char *line, char **f, int max)
-{
-    int n = 0;
-    char *s = line;
-    while (n < max) {
-        if (*s == '"') {
-            char *w = ++s;
-            f[n++] = w;
-            while (*s) {
-                if (s[0] == '"' && s[1] == '"') {
-                    *w++ = '"';
-                    s += 2;
-                } else if (s[0] == '"') {
-                    s++;
-                    break;
-                } else {
-                    *w++ = *s++;
-                }
-            }
-            *w = 0;
-            s += strcspn(s, ",");
-        } else {
-            f[n++] = s;
-            s += strcspn(s, ",\r\n");
-        }
-        if (*s != ',') {
-            *s = 0;
-            break;
-        }
-        *s++ = 0;
-    }
-    return n;
-}
-
 static int col(char **f, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
@@ -919,7 +883,7 @@ static int jm_read_jtl(const struct adapter_ctx *c, struct adapter_result *r, st
     char *fld[32];
     struct jtl_cols k = {-1, -1, -1, -1, -1, -1, 0};
     if (getline(&buf, &cap, f) > 0) {
-        k.n = csv_split(buf, fld, 32);
+        k.n = adapter_csv_split(buf, fld, 32);
         k.ts = col(fld, k.n, "timeStamp");
         k.el = col(fld, k.n, "elapsed");
         k.code = col(fld, k.n, "responseCode");
@@ -936,7 +900,7 @@ static int jm_read_jtl(const struct adapter_ctx *c, struct adapter_result *r, st
     }
     while (getline(&buf, &cap, f) > 0)
         if (buf[0] != '\n' && buf[0])
-            jtl_line(r, t, &k, fld, csv_split(buf, fld, 32));
+            jtl_line(r, t, &k, fld, adapter_csv_split(buf, fld, 32));
     free(buf);
     fclose(f);
     return 0;

@@ -19,6 +19,7 @@ extern const struct adapter adapter_jmeter;
 extern const struct adapter adapter_gofasthttp;
 extern const struct adapter adapter_aiohttp;
 extern const struct adapter adapter_bombardier;
+extern const struct adapter adapter_vegeta;
 extern const struct adapter adapter_httperf;
 extern const struct adapter adapter_tsung;
 
@@ -33,6 +34,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_httperf,
     &adapter_autocannon,
     &adapter_bombardier,
+    &adapter_vegeta,
     &adapter_k6,
     &adapter_artillery,
     &adapter_locust,

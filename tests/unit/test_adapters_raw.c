@@ -1,5 +1,5 @@
 /* Unit tests for the raw-benchmarker adapters (wrk, hey, ab, h2load, siege,
- * autocannon, bombardier, httperf): every parser against the real captured output committed
+ * autocannon, bombardier, httperf, Vegeta): every parser against the real captured output committed
  * under tests/fixtures/<tool>/ (copied into a temp dir under the names
  * prepare() makes the tool write), with the exact figures the fixture
  * READMEs and counts.tsv give; and prepare()'s command lines for a closed
@@ -23,7 +23,7 @@
 extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_siege, adapter_autocannon,
     adapter_bombardier;
 extern const struct adapter adapter_httperf;
-extern const struct adapter adapter_wrk2, adapter_tsung;
+extern const struct adapter adapter_wrk2, adapter_tsung, adapter_vegeta;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -920,6 +920,134 @@ static void test_tsung(struct adapter_result *r)
     ok(parse_dir(&adapter_tsung, d, NULL, r, err) == -1, "tsung without a log: no result (%s)", err);
 }
 
+/* Vegeta: tests/fixtures/vegeta/ (README.md there): NAME.results.csv and
+ * NAME.report.json are what its wrapper leaves as results.csv and
+ * report.json. Counts from the CSV rows, equal to the server's; exact
+ * nearest-rank percentiles in ms from the ns column (not the JSON report's
+ * t-digest: its closed p50 is 0.309485, the rows' 0.309628). */
+static int vegeta_dir(const char *name, struct adapter_result *r, char *err)
+{
+    char src[128], dname[64];
+    snprintf(dname, sizeof dname, "vg-%s", name);
+    const char *d = fresh_dir(dname);
+    snprintf(src, sizeof src, "%s.results.csv", name);
+    put_fixture("vegeta", src, d, "results.csv");
+    snprintf(src, sizeof src, "%s.report.json", name);
+    put_fixture("vegeta", src, d, "report.json");
+    return parse_dir(&adapter_vegeta, d, NULL, r, err);
+}
+
+static void test_vegeta(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    ok(vegeta_dir("closed", r, err) == 0 && r->parsed, "vegeta closed parses (%s)", err);
+    is_u64(r->requests, 530, "vegeta closed: 530 rows");
+    is_u64(r->requests, server_count("vegeta", "closed"), "vegeta closed: = the server's count");
+    is_u64(r->ok, 530, "vegeta closed: all 200");
+    is_u64(r->errors, 0, "vegeta closed: no errors");
+    is_num(r->lat.p50, 0.309628, "vegeta closed: exact p50 in ms (not the t-digest's 0.309485)");
+    is_num(r->lat.p99, 7.027294, "vegeta closed: p99");
+    is_num(r->lat.p999, 16.622189, "vegeta closed: p99.9");
+    is_num(r->lat.min, 0.077315, "vegeta closed: min");
+    is_num(r->lat.max, 16.622189, "vegeta closed: max = the report's");
+    is_num(r->lat.mean, 0.7219254603773585, "vegeta closed: mean");
+    is_num(r->duration_s, 0.19997559, "vegeta closed: the report's duration, ns in s");
+    ok(vegeta_dir("open", r, err) == 0, "vegeta open parses (%s)", err);
+    is_u64(r->requests, server_count("vegeta", "open"), "vegeta open 200/s x 2 s: = the server's count");
+    is_u64(r->requests, 400, "vegeta open: 400");
+    ok(vegeta_dir("status-404", r, err) == 0, "vegeta 404 parses (%s)", err);
+    is_u64(r->err_status, 100, "vegeta 404: status errors");
+    is_u64(r->requests, server_count("vegeta", "status-404"), "vegeta 404: responses = the server's count");
+    is_u64(r->ok, 0, "vegeta 404: none ok");
+    is_num(r->lat.p50, 0.386943, "vegeta 404: responses timed");
+    ok(vegeta_dir("refused", r, err) == 0, "vegeta refused parses (%s)", err);
+    is_u64(r->requests, 0, "vegeta refused: no response (status 0 rows)");
+    is_u64(r->err_connect, 100, "vegeta refused: connect errors, from Go's message");
+    is_u64(r->errors, 100, "vegeta refused: and nothing else");
+    is_nan(r->lat.p50, "vegeta refused: no latency (failures are not responses)");
+    ok(vegeta_dir("delay-20ms-closed", r, err) == 0, "vegeta delay closed parses (%s)", err);
+    is_u64(r->requests, 961, "vegeta delay closed: 961");
+    ok(r->lat.min >= 20, "vegeta delay closed: min %g ms at least the 20 ms delay", r->lat.min);
+    is_num(r->lat.p999, 31.418952, "vegeta delay closed: p99.9");
+    ok(vegeta_dir("delay-20ms-open", r, err) == 0, "vegeta delay open parses (%s)", err);
+    is_u64(r->requests, 300, "vegeta delay open 100/s x 3 s: 300");
+    is_num(r->lat.p50, 20.760519, "vegeta delay open: p50 just above the delay");
+    /* the CSV and the report must agree */
+    const char *d = fresh_dir("vg-mismatch");
+    put_fixture("vegeta", "open.results.csv", d, "results.csv");
+    put_fixture("vegeta", "closed.report.json", d, "report.json");
+    ok(parse_dir(&adapter_vegeta, d, NULL, r, err) == -1 && strstr(err, "400 results"),
+       "vegeta CSV of 400 with a report of 530: no result (%s)", err);
+    d = fresh_dir("vg-nocsv");
+    put_fixture("vegeta", "open.report.json", d, "report.json");
+    ok(parse_dir(&adapter_vegeta, d, NULL, r, err) == -1 && strstr(err, "results.csv"),
+       "vegeta without results.csv: no result (%s)", err);
+}
+
+/* Detection refuses a binary that does not print Vegeta's -version lines
+ * (echo prints "-version"), and reads the installed one's where there is. */
+static void test_vegeta_detect(void)
+{
+    struct adapter_found f;
+    char err[UTIL_ERR_LEN] = "";
+    memset(&f, 0, sizeof f);
+    ok(adapter_vegeta.detect("/bin/echo", &f, err) == -1 && strstr(err, "not Vegeta"),
+       "vegeta detect: /bin/echo refused (%s)", err);
+    if (access("/opt/loadbench-tools/bin/vegeta", X_OK) == 0) {
+        ok(adapter_vegeta.detect("/opt/loadbench-tools/bin/vegeta", &f, err) == 0 && !strncmp(f.version, "v12.", 4),
+           "vegeta detect: the installed one's version (%s)", f.version);
+    } else {
+        ok(1, "# SKIP no /opt/loadbench-tools/bin/vegeta (scripts/install-tools --vegeta-src)");
+    }
+}
+
+static void test_vegeta_prepare(void)
+{
+    struct prepared P;
+    struct profile *p = load_profile("load: {connections: 6, duration: 1500ms, timeout: 5s}\ntools: [vegeta]\n");
+    if (p) {
+        prepare(&adapter_vegeta, p, 0, &P);
+        ok(strstr(P.argv, "-targets=targets.txt -duration=1500ms -rate=0 -max-connections=6 -workers=6 "
+                          "-max-workers=6 -timeout=5s -keepalive=true -http2=false -redirects=-1 -max-body=0") != NULL,
+           "vegeta closed: -rate=0, 6 workers on 6 connections (%s)", P.argv);
+        is_str(P.plan.model, "closed", "vegeta closed: model closed");
+        is_u64(P.plan.load_ns, 1500000000ull, "vegeta closed: load 1.5 s");
+        char *t = adapter_slurp(P.dir, "targets.txt", 4096, P.err);
+        is_str(t ? t : "", "GET http://127.0.0.1:8080/\n", "vegeta: targets.txt names the URL");
+        free(t);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("load: {model: open, rate: 300, duration: 5s}\ntarget: {delay: 20ms}\n"
+                     "tools: [vegeta, {tool: vegeta, label: w8, options: {workers: \"8\"}}]\n");
+    if (p) {
+        prepare(&adapter_vegeta, p, 0, &P);
+        /* 300/s x (20 ms + 10 ms) x 4 = 36 workers */
+        ok(strstr(P.argv, "-duration=5s -rate=300/s -workers=36 -max-workers=36 ") != NULL,
+           "vegeta open: -rate=300/s, 36 workers for 300/s at 20 ms (%s)", P.argv);
+        is_str(P.plan.model, "open", "vegeta open: model open");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_vegeta, p, 1, &P);
+        ok(strstr(P.argv, "-workers=8 -max-workers=8 ") != NULL, "vegeta open, option workers 8 (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("load: {model: open, rate: 2.5, duration: 2s}\ntools: [vegeta]\n");
+    if (p) {
+        prepare(&adapter_vegeta, p, 0, &P);
+        ok(strstr(P.argv, "-rate=2500/1000s ") != NULL, "vegeta open 2.5/s: 2500 per 1000 s (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("load: {connections: 4, duration: 2s}\ntools: [{tool: vegeta, options: {workers: \"8\"}}]\n");
+    if (p) {
+        prepare(&adapter_vegeta, p, 0, &P);
+        ok(P.rc == -1 && strstr(P.err, "open load"), "vegeta closed with option workers: refused (%s)", P.err);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+}
+
 static void test_table(void)
 {
     const struct adapter *all[] = {&adapter_wrk, &adapter_hey, &adapter_ab, &adapter_h2load, &adapter_siege,
@@ -963,6 +1091,9 @@ int main(void)
     test_httperf(&r);
     test_wrk2(&r);
     test_tsung(&r);
+    test_vegeta(&r);
+    test_vegeta_prepare();
+    test_vegeta_detect();
     test_prepare();
     adapter_result_free(&r);
     char cmd[600];

@@ -1,0 +1,306 @@
+/* The adapter for Vegeta (tsenart/vegeta, tested on v12.8.4 built from
+ * source by scripts/install-tools --vegeta-src; the fixtures in
+ * tests/fixtures/vegeta/ are its real output).
+ *
+ * Open model: `vegeta attack -rate R/s -duration D` sends on a timetable
+ * (lib/pacer.go: the i-th hit at i / R s, at once when behind) to a pool
+ * of -workers goroutines. The pool is fixed (-workers = -max-workers): a
+ * timetable whose hits find every worker busy waits for one, so it is
+ * sized at four times the requests in flight at the delay's tail.
+ * Closed model: -rate=0 is "no pacing" and needs -max-workers: N workers
+ * each send their next request when their last one ended (lib/attack.go
+ * Attack/attack), on at most N connections (-max-connections).
+ *
+ * The attack writes its binary results; the wrapper then runs `vegeta
+ * encode -to csv` (one row per request: its status, latency in ns, error)
+ * and `vegeta report -type=json`. The counts, errors and exact percentiles
+ * come from the CSV (the JSON report's percentiles are a t-digest's
+ * estimate); the JSON report gives the duration and is checked to agree
+ * on the request count. */
+#include "adapters/adapter.h"
+#include "adapters/raw.h"
+#include "common/units.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VEGETA_CSV "results.csv"
+#define VEGETA_REPORT "report.json"
+#define VEGETA_TARGETS "targets.txt"
+
+/* $1 the vegeta binary, then the attack's flags. A failed encode or report
+ * is exit 70 (no result), else the attack's own exit status. */
+#define VEGETA_WRAP                                                                      \
+    "v=$1; shift; \"$v\" attack \"$@\" -output=results.bin; rc=$?; "                     \
+    "\"$v\" encode -to csv -output " VEGETA_CSV " results.bin || exit 70; "              \
+    "\"$v\" report -type=json -output " VEGETA_REPORT " results.bin || exit 70; exit $rc"
+
+static const char *const vegeta_options[] = {"workers", NULL};
+
+static int vegeta_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    static const char *const cands[] = {"@/tools/bin/vegeta", "/opt/loadbench-tools/bin/vegeta", "vegeta", NULL};
+    if (raw_find("vegeta", bin, cands, found, err))
+        return -1;
+    /* "Version: v12.8.4\nCommit: e04d9c0...\nRuntime: go1.19.8 linux/amd64\nDate: ..." */
+    const char *argv[] = {found->path, "-version", NULL};
+    char out[512];
+    int rc = adapter_capture(argv, out, sizeof out);
+    size_t len = strlen(out);
+    while (len && (out[len - 1] == '\n' || out[len - 1] == ' '))
+        out[--len] = 0;
+    if (rc != 0 || strncmp(out, "Version: ", 9) || !strstr(out, "\nCommit: ") || !strstr(out, "\nRuntime: go"))
+        return util_err(err, "`%s -version` does not print Vegeta's Version:/Commit:/Runtime: lines: not Vegeta? "
+                        "(%.200s)", found->path, out);
+    const char *v = out + 9;
+    int vl = (int)strcspn(v, " \n");
+    snprintf(found->version, sizeof found->version, "%.*s", vl > 100 ? 100 : vl, vl ? v : "unspecified");
+    raw_origin(found);
+    return 0;
+}
+
+/* -rate as Vegeta takes it: a whole number per time unit. */
+static void rate_flag(const struct raw_load *l, struct adapter_plan *p)
+{
+    double r = l->level;
+    if (r == floor(r))
+        strvec_pushf(&p->argv, "-rate=%llu/s", (unsigned long long)r);
+    else {
+        /* per 1000 s: the interval stays 1000 s / freq, to the ms of rate */
+        unsigned long long f = (unsigned long long)llround(r * 1000);
+        strvec_pushf(&p->argv, "-rate=%llu/1000s", f);
+        if (fabs((double)f / 1000 - r) > 1e-9)
+            strvec_pushf(&p->warnings, "vegeta: rate %g/s rounded to %llu per 1000 s", r, f);
+    }
+}
+
+static int vegeta_workers(const struct adapter_ctx *c, const struct raw_load *l, uint64_t *out, char *err)
+{
+    if (raw_option_count(c, "workers", out, err))
+        return -1;
+    if (*out)
+        return 0;
+    *out = !l->open ? (uint64_t)llround(l->level)
+           : c->load->max_inflight ? c->load->max_inflight
+                                   : raw_paced_workers(c->profile, l->level);
+    return 0;
+}
+
+static int vegeta_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    struct raw_load l;
+    if (raw_pick_load(c, "vegeta", p, &l, err))
+        return -1;
+    uint64_t workers;
+    if (vegeta_workers(c, &l, &workers, err))
+        return -1;
+    if (!l.open && c->tool && json_object_get(c->tool->options, "workers"))
+        return util_err(err, "vegeta: option workers applies to an open load; a closed load's workers are its "
+                        "connections");
+    char targets[1200], d[32];
+    snprintf(targets, sizeof targets, "GET %s\n", c->url);
+    if (adapter_write(c->dir, VEGETA_TARGETS, targets, err))
+        return -1;
+    strvec_push(&p->files, VEGETA_TARGETS);
+    strvec_push(&p->argv, "/bin/sh");
+    strvec_push(&p->argv, "-c");
+    strvec_push(&p->argv, VEGETA_WRAP);
+    strvec_push(&p->argv, "vegeta-run");
+    strvec_push(&p->argv, c->found->path);
+    strvec_push(&p->argv, "-targets=" VEGETA_TARGETS);
+    strvec_pushf(&p->argv, "-duration=%s", units_format_duration(l.duration_ns, d));
+    if (l.open) {
+        rate_flag(&l, p);
+        p->model = "open";
+        strvec_pushf(&p->warnings, "vegeta: %llu workers; a request whose time comes while all are busy waits "
+                     "for one and is timed from when it is sent, not from its time on the timetable",
+                     (unsigned long long)workers);
+    } else {
+        strvec_push(&p->argv, "-rate=0");
+        strvec_pushf(&p->argv, "-max-connections=%llu", (unsigned long long)workers);
+        p->model = "closed";
+    }
+    strvec_pushf(&p->argv, "-workers=%llu", (unsigned long long)workers);
+    strvec_pushf(&p->argv, "-max-workers=%llu", (unsigned long long)workers);
+    if (c->load->request_timeout_ns)
+        strvec_pushf(&p->argv, "-timeout=%s", units_format_duration(c->load->request_timeout_ns, d));
+    /* keep-alive HTTP/1.1, redirects not followed (a 3xx is counted as it
+     * came), bodies read whole but not kept in the results */
+    strvec_push(&p->argv, "-keepalive=true");
+    strvec_push(&p->argv, "-http2=false");
+    strvec_push(&p->argv, "-redirects=-1");
+    strvec_push(&p->argv, "-max-body=0");
+    p->load_ns = l.duration_ns;
+    p->startup_allowance_ns = 10000000000ull; /* the encode and report after the attack */
+    json_object_set_new(p->settings, "workers", json_integer((json_int_t)workers));
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Exact nearest-rank percentiles of the sorted latencies (ns) in ms. */
+static void latency(uint64_t *v, size_t n, struct adapter_latency *out)
+{
+    qsort(v, n, sizeof *v, cmp_u64);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (double)v[i];
+    static const double q[] = {50, 90, 95, 99, 99.9};
+    double *dst[] = {&out->p50, &out->p90, &out->p95, &out->p99, &out->p999};
+    for (int i = 0; i < 5; i++) {
+        size_t rank = (size_t)ceil(q[i] / 100 * (double)n);
+        *dst[i] = (double)v[rank ? rank - 1 : 0] / 1e6;
+    }
+    out->min = (double)v[0] / 1e6;
+    out->max = (double)v[n - 1] / 1e6;
+    out->mean = sum / (double)n / 1e6;
+}
+
+/* One CSV row into r; its latency into *lat when it got a response.
+ * Returns 1 for a row with a response, 0 a failed one, -1 malformed. */
+static int csv_row(char *line, struct adapter_result *r, uint64_t *lat)
+{
+    char *f[6], *end;
+    if (adapter_csv_split(line, f, 6) < 6)
+        return -1;
+    unsigned long code = strtoul(f[1], &end, 10);
+    if (*end || end == f[1] || code > 999)
+        return -1;
+    unsigned long long ns = strtoull(f[2], &end, 10);
+    if (*end || end == f[2])
+        return -1;
+    if (code == 0) {    /* no response: the error is Go's */
+        raw_add_error(r, f[5], 1);
+        return 0;
+    }
+    r->requests++;
+    if (code >= 200 && code < 400)
+        r->ok++;
+    else
+        r->err_status++;
+    *lat = ns;
+    return 1;
+}
+
+/* The responses' latencies in ns. */
+struct lat_vec {
+    uint64_t *v;
+    size_t n, cap;
+};
+
+/* Read DIR/results.csv into r (counts, errors), its rows into *rows and its
+ * responses' latencies onto the end of lv. */
+static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, struct lat_vec *lv, char *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/" VEGETA_CSV, dir);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return util_err(err, "vegeta wrote no %s (the wrapper's `vegeta encode` did not run)", VEGETA_CSV);
+    char *line = NULL;
+    size_t lcap = 0;
+    int rc = 0;
+    *rows = 0;
+    while (getline(&line, &lcap, fp) > 0) {
+        if (lv->n == lv->cap) {
+            lv->cap = lv->cap ? lv->cap * 2 : 1024;
+            lv->v = util_xrealloc(lv->v, lv->cap * sizeof *lv->v);
+        }
+        int k = csv_row(line, r, &lv->v[lv->n]);
+        if (k < 0) {
+            rc = util_err(err, "%s line %llu is not a Vegeta result row", VEGETA_CSV, (unsigned long long)*rows + 1);
+            break;
+        }
+        lv->n += (size_t)k;
+        ++*rows;
+    }
+    free(line);
+    fclose(fp);
+    return rc;
+}
+
+/* instances: N: every copy's rows together, so the percentiles stay exact. */
+static int vegeta_merge(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
+{
+    struct lat_vec lv = {0};
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct adapter_result scratch;
+        adapter_result_init(&scratch);
+        uint64_t rows;
+        rc = read_csv(dirs[i], &scratch, &rows, &lv, err);
+        adapter_result_free(&scratch);
+    }
+    if (!rc && !lv.n)
+        rc = util_err(err, "no responses in the instances' %s", VEGETA_CSV);
+    if (!rc)
+        latency(lv.v, lv.n, lat);
+    free(lv.v);
+    return rc;
+}
+
+static int vegeta_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
+{
+    char e[UTIL_ERR_LEN];
+    char *text = adapter_slurp(c->dir, VEGETA_REPORT, 1 << 20, e);
+    if (!text)
+        return util_err(err, "vegeta wrote no JSON report: %s", e);
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    free(text);
+    if (!json_is_object(j) || !json_is_number(json_object_get(j, "requests"))) {
+        json_decref(j);
+        return util_err(err, "vegeta's %s is not a `vegeta report -type=json` report", VEGETA_REPORT);
+    }
+    uint64_t rows = 0;
+    struct lat_vec lv = {0};
+    int rc = read_csv(c->dir, r, &rows, &lv, err);
+    if (!rc && lv.n)
+        latency(lv.v, lv.n, &r->lat);
+    free(lv.v);
+    if (rc) {
+        json_decref(j);
+        return -1;
+    }
+    uint64_t reported = adapter_json_count(j, "requests");
+    if (rows != reported) {
+        json_decref(j);
+        return util_err(err, "vegeta's CSV has %llu results but its JSON report counts %llu requests",
+                        (unsigned long long)rows, (unsigned long long)reported);
+    }
+    raw_sum_errors(r);
+    /* duration: first to last request sent (ns); the last one's wait is apart */
+    r->duration_s = adapter_json_num(j, "duration") / 1e9;
+    if (r->duration_s > 0)
+        r->rps = (double)r->requests / r->duration_s;
+    r->extra = j;
+    r->parsed = 1;
+    return 0;
+}
+
+const struct adapter adapter_vegeta = {
+    .name = "vegeta",
+    .parse_files = (const char *const[]){VEGETA_CSV, VEGETA_REPORT, NULL},
+    .description = "Vegeta (Go, net/http): open model (-rate R/s), closed with -rate=0 and N workers; exact "
+                   "percentiles from its per-request CSV",
+    .install_hint = "not in Debian: scripts/install-tools --vegeta-src DIR --gopath DIR (Vegeta v12.8.4, built "
+                    "offline with Debian's Go packages plus c2h5oh/datasize and tsenart/go-tsz)",
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN,
+    .versions = "live: v12.8.4 (built from source with Go 1.19)",
+    .latency_measures = "per request, from when a worker starts it (before the request is built and a pooled or "
+                        "new connection is taken) to the end of reading the body (lib/attack.go hit()); in the "
+                        "open model not from its time on the timetable; responses only (failed requests apart)",
+    .latency_resolution_ms = 0.000001,
+    .options = vegeta_options,
+    .detect = vegeta_detect,
+    .prepare = vegeta_prepare,
+    .parse = vegeta_parse,
+    .merge_latency = vegeta_merge,
+};
