@@ -76,7 +76,7 @@ static void yscale_fit(struct yscale *sc, double lo, double hi, double head)
 {
     sc->log = lo > 0 && isfinite(lo) && hi / lo > 30;
     if (sc->log) {
-        sc->lo = pow(10, floor(log10(lo)));
+        sc->lo = pow(10, floor(log10(lo)) - 1); /* a decade below the least value: none is a sliver */
         sc->top = pow(10, ceil(log10(hi * head * 1.5)));
         sc->step = 10;
     } else {
@@ -118,18 +118,6 @@ static void y_axis(FILE *f, double x0, double x1, double y0, double y1, const st
     if (sc->log)
         fputs(" (log scale)", f);
     fputs("</text>", f);
-}
-
-static void legend(FILE *f, const struct stats_groups *gs, double x, double y)
-{
-    for (size_t li = 0; li < gs->nlabels; li++) {
-        fprintf(f, "<g class=\"legend\" data-tool=\"");
-        html_esc(f, gs->labels[li]);
-        fprintf(f, "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x,
-                y + (double)li * 18, charts_colour((int)li), x + 18, y + (double)li * 18 + 10);
-        html_esc(f, gs->labels[li]);
-        fputs("</text></g>", f);
-    }
 }
 
 static void svg_open(FILE *f, int w, int h, const char *title, const char *footer)
@@ -230,16 +218,22 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
     fprintf(f, "\">");
     if (s->n) {
         double y = ypos(&fr->sc, s->median, y0, y1), ytop = y;
-        /* A row that did not end ok: hatched in its colour. */
-        if (ok)
+        /* On a log axis a bar's length means nothing: a dot, open for a
+         * row that did not end ok. Else a row that did not end ok is
+         * hatched in its colour. */
+        const char *shape = fr->sc.log ? "circle" : "rect";
+        if (fr->sc.log)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"><title>", cx, y,
+                    ok ? charts_colour(g->colour) : "#fff", ok ? "#333" : charts_colour(g->colour), ok ? "0.6" : "2");
+        else if (ok)
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
                     cx - bw / 2, y, bw, y0 - y, charts_colour(g->colour));
         else
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#lb-hatch-%d)\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
                     cx - bw / 2, y, bw, y0 - y, g->colour);
         html_esc(f, name);
-        fprintf(f, ": %.*f %s (%s of %zu%s)</title></rect>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
-                ok ? "" : ", footprint measured, no tool report");
+        fprintf(f, ": %.*f %s (%s of %zu%s)</title></%s>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
+                ok ? "" : ", footprint measured, no tool report", shape);
         if (s->n > 1) {
             double ya = ypos(&fr->sc, s->min, y0, y1), yb = ypos(&fr->sc, s->max, y0, y1);
             fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh10M%.1f %.1fh10\" stroke=\"#222\" stroke-width=\"1.4\" fill=\"none\"/>",
@@ -320,8 +314,9 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
                            .steep = gs->n > 12};
     for (size_t i = 0; i < gs->n; i++)
         bar_one(f, &gs->g[i], i, &b[i], m, &fr);
-    legend(f, gs, x1 + 20, y1);
-    double ly = y1 + (double)gs->nlabels * 18 + 6;
+    /* The axis names every bar: the key right of the plot holds only the
+     * marks (hatching, caveats). */
+    double ly = y1;
     if (hatched) {
         fprintf(f, "<g class=\"hatch-key\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"url(#lb-hatch-gray)\" stroke=\"#333\" stroke-width=\"0.6\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">failed/timed out</text></g>",
