@@ -441,6 +441,10 @@ static void bars_script(struct cw *c, const struct stats_metric *m, const char *
     int logy = value_axis(f, m->unit, seen->lo, seen->hi);
     bars_title(f, m, reps, sorted);
     slots_axis(f, c->gs.n, seen->longest, 1);
+    /* Headroom on a linear axis for the values over the tallest bars (upright
+     * ones when many), which otherwise run into the title. */
+    if (!logy)
+        fprintf(f, "  set offsets 0, 0, graph %s, 0\n", many ? "0.22" : "0.1");
     fprintf(f, "  set style fill solid 0.85 border lc rgb \"#333333\"\n  set boxwidth 0.6\n  plot ");
     /* Whiskers under a dot, over a bar. */
     if (reps > 1 && logy)
