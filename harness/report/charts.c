@@ -382,10 +382,7 @@ static int bar_cmp(const void *x, const void *y, void *arg)
     return u > v ? -1 : u < v ? 1 : i < j ? -1 : i > j;
 }
 
-/* The order of n bars into ord: by median, largest first, when repeats
- * give the bars intervals (reps > 1); the profile's otherwise, since
- * sorting one noisy run would imply a ranking. Returns 1 when sorted. */
-static int bar_order(const struct charts_bar *b, size_t n, int reps, size_t *ord)
+int charts_bar_order(const struct charts_bar *b, size_t n, int reps, size_t *ord)
 {
     for (size_t i = 0; i < n; i++)
         ord[i] = i;
@@ -404,7 +401,7 @@ static struct charts_bar *bars_ordered(struct cw *c, const struct stats_metric *
     *ord = util_xcalloc(n + 1, sizeof **ord);
     for (size_t i = 0; i < n; i++)
         charts_bar_fill(c->run, &c->gs.g[i], m, &b[i]);
-    *sorted = bar_order(b, n, repeats_max(&c->gs), *ord);
+    *sorted = charts_bar_order(b, n, repeats_max(&c->gs), *ord);
     return b;
 }
 

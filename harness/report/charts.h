@@ -99,4 +99,9 @@ struct charts_bar {
 };
 void charts_bar_fill(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b);
 
+/* The order of n bars into ord: by median, largest first, when repeats
+ * give the bars intervals (reps > 1); the profile's otherwise, since
+ * sorting one noisy run would imply a ranking. Returns 1 when sorted. */
+int charts_bar_order(const struct charts_bar *b, size_t n, int reps, size_t *ord);
+
 #endif

@@ -217,7 +217,7 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
     html_esc(f, g->label);
     fprintf(f, "\">");
     if (s->n) {
-        double y = ypos(&fr->sc, s->median, y0, y1), ytop = y;
+        double y = ypos(&fr->sc, s->median, y0, y1), ytop = fr->sc.log ? y - 6 : y; /* over a dot's top */
         /* On a log axis a bar's length means nothing: a dot, open for a
          * row that did not end ok. Else a row that did not end ok is
          * hatched in its colour. */
@@ -306,18 +306,26 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
     struct yscale sc;
     yscale_fit(&sc, lo, max, used ? 1.2 : 1.1);
     char title[256];
-    snprintf(title, sizeof title, reps > 1 ? "%s: median, whiskers min–max" : "%s", m->title);
+    size_t *ord = util_xcalloc(gs->n + 1, sizeof *ord);
+    int sorted = charts_bar_order(b, gs->n, (int)reps, ord);
+    snprintf(title, sizeof title, reps > 1 ? "%s: median, whiskers min–max%s" : "%s, one run per tool%s", m->title,
+             reps > 1 ? (sorted ? ", largest first" : "") : " (profile order)");
     fprintf(f, "<figure class=\"chart bars\" data-metric=\"%s\">", m->key);
     svg_open(f, W, H, title, footer);
     y_axis(f, x0, x1, y0, y1, &sc, m->unit);
     struct bar_frame fr = {.x0 = x0, .y0 = y0, .y1 = y1, .slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), .sc = sc,
                            .steep = gs->n > 12};
-    for (size_t i = 0; i < gs->n; i++)
-        bar_one(f, &gs->g[i], i, &b[i], m, &fr);
+    for (size_t k = 0; k < gs->n; k++)
+        bar_one(f, &gs->g[ord[k]], k, &b[ord[k]], m, &fr);
     /* The axis names every bar: the key right of the plot holds only the
      * marks (hatching, caveats). */
     double ly = y1;
-    if (hatched) {
+    if (hatched && sc.log) {   /* open dots on a log axis */
+        fprintf(f, "<g class=\"hatch-key\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#fff\" stroke=\"#888\" stroke-width=\"2\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">failed/timed out</text></g>",
+                x1 + 26, ly + 6, x1 + 38, ly + 10);
+        ly += 18;
+    } else if (hatched) {
         fprintf(f, "<g class=\"hatch-key\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"url(#lb-hatch-gray)\" stroke=\"#333\" stroke-width=\"0.6\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">failed/timed out</text></g>",
                 x1 + 20, ly, x1 + 38, ly + 10);
@@ -325,6 +333,7 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
     }
     caveat_legend(f, used, x1 + 20, ly);
     fputs("</svg></figure>\n", f);
+    free(ord);
     free(b);
 }
 

@@ -100,6 +100,13 @@ check "repeated runs: medians largest first, and the title says so" \
     sh -c "awk 'NR > 1 {print \$3}' '$CF/bars_rps.dat' | sort -g -r -c && grep -q 'whiskers min–max, largest first' '$CF/bars_rps.gp' &&
            awk 'NR > 1' '$CF/bars_rps.dat' | awk '{print \$1}' | tr '\n' ' ' | grep -qx '0 1 2 3 '"
 
+check "report.html: repeats sort the bars largest first, and the title says so" \
+    sh -c "perl -0ne 'print \$1 if m{<figure class=\"chart bars\" data-metric=\"rss\">(.*?)</figure>}s' '$tmp/fx/report.html' |
+           grep -o '<title>[^<:]*' | tr '\n' ' ' | grep -qx '<title>Peak RSS <title>wrk@40 <title>wrk@10 <title>lb-gen@10 <title>lb-gen@40 ' &&
+           grep -q '<title>Peak RSS: median, whiskers min–max, largest first</title>' '$tmp/fx/report.html'"
+check "report.html: one run per tool keeps the profile's order and says so" \
+    grep -q '<title>Peak RSS, one run per tool (profile order)</title>' "$tmp/s1/report.html"
+
 # --- every log axis starts a decade below the least value drawn --------------
 # The floor from the script, the least positive value (median, min, max;
 # with truth also the server's and the reference) from its data:
