@@ -56,7 +56,7 @@ endif
 # Includes name their folder from the repository root ("common/util.h",
 # "adapters/adapter.h", "profile/profile.h") or, for harness/'s layers,
 # from harness/ ("engine/run.h", "report/charts.h").
-CPPFLAGS += -D_GNU_SOURCE -I. -Iharness \
+CPPFLAGS += -D_GNU_SOURCE -I. -Iharness -I$(BUILD)/gen \
             -DLB_VERSION='"$(VERSION)"' -DLB_GIT_REV='"$(GIT_REV)"' -DLB_BUILD_TYPE='"$(BUILD_TYPE)"'
 CFLAGS  += -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS)
@@ -134,6 +134,17 @@ endif
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# The charts' hash: what draws the pictures (the chart scripts, report.html,
+# the statistics and tables behind them). loadbench version prints it and
+# run.json records it, so a committed run made by older chart code is found
+# (tests/e2e/sample_fresh.t) without git dates, which a tarball lacks.
+CHARTS_HASH_SRC := harness/report/charts.c harness/report/charts.h harness/report/html.c harness/report/html.h \
+                   harness/report/stats.c harness/report/stats.h harness/report/report.c
+$(BUILD)/gen/generated/charts_hash.h: $(CHARTS_HASH_SRC)
+	@mkdir -p $(dir $@)
+	@printf '#define LB_CHARTS_HASH "%s"\n' "$$(cat $(CHARTS_HASH_SRC) | sha256sum | cut -c1-12)" >$@.tmp && mv $@.tmp $@
+$(call obj,harness/main.c harness/engine/run.c): $(BUILD)/gen/generated/charts_hash.h
 
 $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)

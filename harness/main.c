@@ -12,6 +12,7 @@
 #include "report/report.h"
 #include "report/stats.h"
 #include "engine/run.h"
+#include "generated/charts_hash.h" /* generated: LB_CHARTS_HASH */
 #include "engine/runcheck.h"
 #include "engine/hosts.h"
 #include "engine/exec_remote.h"
@@ -149,7 +150,7 @@ static void usage(FILE *f)
             "                         a run's agent is looked for first\n"
             "  agent                  serve a remote loadbench on stdin/stdout (docs/agent-protocol.md);\n"
             "                         started through ssh by loadbench itself\n"
-            "  version                print the version\n"
+            "  version                print the version, the charts' code hash and run.json's schema\n"
             "\n"
             "exit codes: 0 all ok, 1 some tool run failed, 2 bad input or setup error, 130 interrupted\n"
             "profiles: see docs/profiles.md and profiles/\n");
@@ -964,7 +965,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "agent"))
         return cmd_agent(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        printf("loadbench %s (%s, %s)\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE);
+        printf("loadbench %s (%s, %s)\ncharts %s\nschema %d\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE, LB_CHARTS_HASH,
+               LB_SCHEMA_VERSION);
         return 0;
     }
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {

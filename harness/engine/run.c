@@ -1,4 +1,5 @@
 #include "engine/run.h"
+#include "generated/charts_hash.h" /* generated: LB_CHARTS_HASH */
 #include "adapters/adapter.h"
 #include "adapters/group.h"
 #include "engine/capture.h"
@@ -36,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION LB_SCHEMA_VERSION
 
 /* ---- the machine ---------------------------------------------------------- */
 
@@ -706,7 +707,8 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
     R->runs = json_array();
     json_object_set_new(R->run, "schema_version", json_integer(SCHEMA_VERSION));
     json_object_set_new(R->run, "loadbench",
-                        json_pack("{s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE));
+                        json_pack("{s:s, s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE,
+                                  "charts", LB_CHARTS_HASH));
     run_take_profile(R, p);
     json_object_set_new(R->run, "machine", run_machine_info());
     json_object_set_new(R->run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));

@@ -14,6 +14,10 @@
 #include <jansson.h>
 #include <signal.h>
 
+/* run.json's schema_version: raised when a key changes meaning or goes;
+ * tests/e2e/sample_fresh.t compares docs/sample-run's with it. */
+#define LB_SCHEMA_VERSION 1
+
 struct run_opts {
     const char *out_dir;            /* exact run directory (must not exist), or NULL */
     const char *results_root;       /* where <UTC>-<name>/ is made when out_dir is NULL */

@@ -242,13 +242,13 @@ static void caveat_legend(FILE *f, unsigned used)
                     charts_caveats[k].legend);
 }
 
-/* The caveat markers over the points of a plotted data set: x in column
- * xc, y in column yc, the caveat keys in column kc. */
-static void caveat_points(FILE *f, const char *data, const char *sel, int xc, int yc, int kc, unsigned used)
+/* The caveat markers over the points of a plotted data set: x from xc
+ * (a column, "1", or an expression, "($1-0.2)"), y in column yc, the caveat keys in column kc. */
+static void caveat_points(FILE *f, const char *data, const char *sel, const char *xc, int yc, int kc, unsigned used)
 {
     for (size_t k = 0; k < NCAVEATS; k++)
         if (used & 1u << k)
-            fprintf(f, ", \\\n       \"%s\"%s using %d:(strstrt(strcol(%d), \"%s\") ? $%d : NaN) with points pt %d ps 2.4 lw 1.5 lc rgb \"#000000\" notitle",
+            fprintf(f, ", \\\n       \"%s\"%s using %s:(strstrt(strcol(%d), \"%s\") ? $%d : NaN) with points pt %d ps 2.4 lw 1.5 lc rgb \"#000000\" notitle",
                     data, sel, xc, kc, charts_caveats[k].key, yc, charts_caveats[k].pt);
 }
 
@@ -309,7 +309,9 @@ static int value_axis(FILE *f, const char *unit, double lo, double hi)
     snprintf(label, sizeof label, "%s%s", unit, logy ? " (log scale)" : "");
     gp_str(f, label);
     if (logy)
-        fprintf(f, "\n  set logscale y\n  set yrange [%g:%g]\n", pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 2))));
+        /* At least a decade below the least value: a dot or bar at the
+         * floor would be a sliver. */
+        fprintf(f, "\n  set logscale y\n  set yrange [%g:%g]\n", pow(10, floor(log10(lo)) - 1), pow(10, ceil(log10(hi * 2))));
     else
         fprintf(f, "\n  set yrange [0:*]\n");
     return logy;
@@ -334,112 +336,402 @@ struct bars_seen {
     double lo, hi;          /* least positive and largest value */
 };
 
-/* One line of bars_<metric>.dat: group g's bar, its name saying why a
- * value is missing or not from an ok row. */
-static void bar_line(struct cw *c, size_t i, const struct stats_metric *m, FILE *f, struct bars_seen *seen)
+/* One line of bars_<metric>.dat: group i's bar b at x position pos, its
+ * name saying why a value is missing or not from an ok row. */
+static void bar_line(struct cw *c, size_t i, size_t pos, const struct charts_bar *b, FILE *f, struct bars_seen *seen)
 {
     const struct stats_group *g = &c->gs.g[i];
-    struct charts_bar b;
-    charts_bar_fill(c->run, g, m, &b);
     char gname[160], keys[128], vl[32] = "";
     stats_group_name(g, gname, sizeof gname);
-    int ok = !strcmp(b.status, "ok");
+    int ok = !strcmp(b->status, "ok");
     /* A tool without a value keeps its slot, and says why. */
-    if (b.s.n && !ok)
-        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " (%s)", b.status);
-    else if (!b.s.n)
-        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (", ok ? "" : b.status,
+    if (b->s.n && !ok)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " (%s)", b->status);
+    else if (!b->s.n)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (", ok ? "" : b->status,
                  ok ? "" : ")");
-    caveat_keys(b.caveats, keys, sizeof keys);
+    caveat_keys(b->caveats, keys, sizeof keys);
     if (utf8_chars(gname) > seen->longest)
         seen->longest = utf8_chars(gname);
-    fprintf(f, "%zu ", i);
+    fprintf(f, "%zu ", pos);
     gp_str(f, gname);
-    if (b.s.n) {
-        fprintf(f, " %.6g %.6g %.6g %zu ", b.s.median, b.s.min, b.s.max, b.s.n);
-        charts_value_label(b.s.median, vl, sizeof vl);
-        if (b.s.min > 0 && b.s.min < seen->lo)
-            seen->lo = b.s.min;
-        if (b.s.max > seen->hi)
-            seen->hi = b.s.max;
+    if (b->s.n) {
+        fprintf(f, " %.6g %.6g %.6g %zu ", b->s.median, b->s.min, b->s.max, b->s.n);
+        charts_value_label(b->s.median, vl, sizeof vl);
+        if (b->s.min > 0 && b->s.min < seen->lo)
+            seen->lo = b->s.min;
+        if (b->s.max > seen->hi)
+            seen->hi = b->s.max;
     } else {
         fprintf(f, " NaN NaN NaN 0 ");
     }
     colour_int(f, g->colour);
-    fprintf(f, " %s %s ", b.status, keys);
+    fprintf(f, " %s %s ", b->status, keys);
     gp_str(f, vl);
     fputc('\n', f);
-    seen->any |= b.s.n > 0;
-    seen->failed |= b.s.n && !ok;
-    seen->used |= b.caveats;
+    seen->any |= b->s.n > 0;
+    seen->failed |= b->s.n && !ok;
+    seen->used |= b->caveats;
 }
 
-/* The script drawing bars_<metric>.dat (base), into f. */
-static void bars_script(struct cw *c, const struct stats_metric *m, const char *base, const struct bars_seen *seen, FILE *f)
+static int bar_cmp(const void *x, const void *y, void *arg)
 {
-    int reps = repeats_max(&c->gs), many = c->gs.n > 12;
-    gp_begin(f, base, 1000, 560, c->footer, m->title);
+    const struct charts_bar *b = arg;
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    double u = b[i].s.n ? b[i].s.median : -INFINITY, v = b[j].s.n ? b[j].s.median : -INFINITY;
+    return u > v ? -1 : u < v ? 1 : i < j ? -1 : i > j;
+}
+
+int charts_bar_order(const struct charts_bar *b, size_t n, int reps, size_t *ord)
+{
+    for (size_t i = 0; i < n; i++)
+        ord[i] = i;
+    if (reps < 2)
+        return 0;
+    qsort_r(ord, n, sizeof *ord, bar_cmp, (void *)b);
+    return 1;
+}
+
+/* Metric m's bar of every group, and into *ord the order to draw them in
+ * (*sorted: by value). The caller frees both. */
+static struct charts_bar *bars_ordered(struct cw *c, const struct stats_metric *m, size_t **ord, int *sorted)
+{
+    size_t n = c->gs.n;
+    struct charts_bar *b = util_xcalloc(n + 1, sizeof *b);
+    *ord = util_xcalloc(n + 1, sizeof **ord);
+    for (size_t i = 0; i < n; i++)
+        charts_bar_fill(c->run, &c->gs.g[i], m, &b[i]);
+    *sorted = charts_bar_order(b, n, repeats_max(&c->gs), *ord);
+    return b;
+}
+
+/* The chart's title: what the bars are, over how many runs, in what order. */
+static void bars_title(FILE *f, const struct stats_metric *m, int reps, int sorted)
+{
     char title[256];
     if (reps > 1)
-        snprintf(title, sizeof title, "%s: median of up to %d runs, whiskers min–max", m->title, reps);
+        snprintf(title, sizeof title, "%s: median of up to %d runs, whiskers min–max%s", m->title, reps,
+                 sorted ? ", largest first" : "");
     else
-        snprintf(title, sizeof title, "%s, one run per tool", m->title);
+        snprintf(title, sizeof title, "%s, one run per tool (profile order)", m->title);
     fprintf(f, "  set title ");
     gp_str(f, title);
     fprintf(f, " font \",13\"\n");
-    value_axis(f, m->unit, seen->lo, seen->hi);
-    fprintf(f, "  set xrange [-0.6:%zu.6]\n  set style fill solid 0.85 border lc rgb \"#333333\"\n"
-               "  set boxwidth 0.6\n  set xtics rotate by %d left\n  set bmargin %d\n"
-               "  set key outside right top vertical Left reverse noautotitle\n"
-               "  plot \"%s.dat\" using 1:(strcol(8) eq \"ok\" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle",
-            c->gs.n ? c->gs.n - 1 : 0, many ? -60 : -25, bottom_margin(seen->longest, many), base);
-    /* Rows that did not end ok: hatched in their colour. */
-    if (seen->failed)
+}
+
+/* The x axis of n named slots and the key: the axis names each bar, so
+ * the key holds only the markers (failed rows, caveats, whiskers). */
+static void slots_axis(FILE *f, size_t n, size_t longest, int steep)
+{
+    int many = steep && n > 12;
+    fprintf(f, "  set xrange [-0.6:%zu.6]\n  set xtics rotate by %d left\n  set bmargin %d\n"
+               "  set key outside top center horizontal Left reverse noautotitle\n",
+            n ? n - 1 : 0, many ? -60 : -25, bottom_margin(longest, many));
+}
+
+/* The script drawing bars_<metric>.dat (base), into f: bars from zero on
+ * a linear axis; dots on a log axis, where a bar's length means nothing. */
+static void bars_script(struct cw *c, const struct stats_metric *m, const char *base, const struct bars_seen *seen, int sorted, FILE *f)
+{
+    int reps = repeats_max(&c->gs), many = c->gs.n > 12;
+    gp_begin(f, base, 1000, 560, c->footer, m->title);
+    int logy = value_axis(f, m->unit, seen->lo, seen->hi);
+    bars_title(f, m, reps, sorted);
+    slots_axis(f, c->gs.n, seen->longest, 1);
+    /* Headroom on a linear axis for the values over the tallest bars (upright
+     * ones when many), which otherwise run into the title. */
+    if (!logy)
+        fprintf(f, "  set offsets 0, 0, graph %s, 0\n", many ? "0.22" : "0.1");
+    fprintf(f, "  set style fill solid 0.85 border lc rgb \"#333333\"\n  set boxwidth 0.6\n  plot ");
+    /* Whiskers under a dot, over a bar. */
+    if (reps > 1 && logy)
+        fprintf(f, "\"%s.dat\" using 1:3:4:5 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.5 title \"min–max\", \\\n       ", base);
+    if (logy)
+        fprintf(f, "\"%s.dat\" using 1:(strcol(8) eq \"ok\" ? $3 : NaN):7:xtic(2) with points pt 7 ps 2 lc rgb variable notitle", base);
+    else
+        fprintf(f, "\"%s.dat\" using 1:(strcol(8) eq \"ok\" ? $3 : NaN):7:xtic(2) with boxes lc rgb variable notitle", base);
+    /* Rows that did not end ok: hatched bars, open dots, in their colour. */
+    if (seen->failed && logy)
+        fprintf(f, ", \\\n       \"%s.dat\" using 1:(strcol(8) ne \"ok\" ? $3 : NaN):7 with points pt 6 ps 2 lw 2 lc rgb variable notitle", base);
+    else if (seen->failed)
         fprintf(f, ", \\\n       \"%s.dat\" using 1:(strcol(8) ne \"ok\" ? $3 : NaN):7 with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb variable notitle",
                 base);
-    if (reps > 1)
+    if (reps > 1 && !logy)
         fprintf(f, ", \\\n       \"%s.dat\" using 1:3:4:5 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.5 title \"min–max\"", base);
     char data[80];
     snprintf(data, sizeof data, "%s.dat", base);
-    caveat_points(f, data, "", 1, 5, 9, seen->used);
+    caveat_points(f, data, "", "1", logy ? 3 : 5, 9, seen->used);
     /* Many bars: values upright, so neighbours do not run into each other. */
-    fprintf(f, ", \\\n       \"%s.dat\" using 1:5:10 with labels %s offset 0,%s font \",9\" tc rgb \"#222222\" notitle", base,
-            many ? "left rotate by 90" : "center", seen->used ? "1.4" : many ? "0.4" : "0.8");
-    for (size_t li = 0; li < c->gs.nlabels; li++) {
-        fprintf(f, ", \\\n       keyentry with boxes lc rgb \"%s\" title ", charts_colour((int)li));
-        gp_str(f, c->gs.labels[li]);
-    }
-    if (seen->failed)
+    fprintf(f, ", \\\n       \"%s.dat\" using 1:%s:10 with labels %s offset 0,%s font \",9\" tc rgb \"#222222\" notitle", base,
+            logy ? "3" : "5", many ? "left rotate by 90" : "center", seen->used ? "1.4" : many ? "0.4" : "1");
+    if (seen->failed && logy)
+        fprintf(f, ", \\\n       keyentry with points pt 6 ps 1.5 lw 2 lc rgb \"#888888\" title \"open dot: failed or timed out\"");
+    else if (seen->failed)
         fprintf(f, ", \\\n       keyentry with boxes fs pattern 4 border lc rgb \"#333333\" lc rgb \"#888888\" title \"hatched: failed or timed out\"");
     caveat_legend(f, seen->used);
     fputc('\n', f);
     gp_end(f);
 }
 
+/* ---- p99 against the truth: tool, server, on schedule --------------------- */
+
+static json_t *co_of(json_t *r)
+{
+    return json_object_get(json_object_get(r, "latency_check"), "coordinated_omission");
+}
+
+/* The server's p99 of the requests the tool's run sent (the truth table's
+ * p99 row, else the latency check's); NaN when neither. */
+static double row_server_p99(json_t *r)
+{
+    json_t *lc = json_object_get(r, "latency_check"), *q;
+    size_t i;
+    json_array_foreach(json_object_get(json_object_get(lc, "percentiles"), "rows"), i, q)
+        if (!strcmp(json_string_value(json_object_get(q, "q")) ?: "", "p99") && json_is_number(json_object_get(q, "server_ms")))
+            return json_number_value(json_object_get(q, "server_ms"));
+    json_t *v = json_object_get(lc, "server_p99_ms");
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* 1 when a row has the server's p99 for the same requests. */
+static int truth_present(struct cw *c)
+{
+    json_t *r;
+    size_t i;
+    json_array_foreach(json_object_get(c->run, "runs"), i, r)
+        if (!isnan(row_server_p99(r)))
+            return 1;
+    return 0;
+}
+
+/* The on-schedule reference of the run: the label of the row the
+ * coordinated-omission verdicts quote (lb-gen open), into label; else ""
+ * and 1 when rows give the open schedule's p99 floor instead; else -1. */
+static int truth_reference(struct cw *c, char *label, size_t len)
+{
+    json_t *r;
+    size_t i;
+    int floor = 0;
+    label[0] = 0;
+    json_array_foreach(json_object_get(c->run, "runs"), i, r)
+    {
+        const char *l = json_string_value(json_object_get(json_object_get(co_of(r), "reference"), "label"));
+        if (l) {
+            snprintf(label, len, "%s", l);
+            return 0;
+        }
+        floor |= json_is_number(json_object_get(co_of(r), "open_p99_floor_ms"));
+    }
+    return floor ? 1 : -1;
+}
+
+/* A row's on-schedule p99: the reference its verdict quotes, the
+ * reference row's own p99, or the open schedule's floor (kind 1). */
+static double row_reference(json_t *r, const char *ref, int kind)
+{
+    json_t *co = co_of(r);
+    json_t *v = json_object_get(json_object_get(co, "reference"), "p99_ms");
+    if (json_is_number(v))
+        return json_number_value(v);
+    if (kind == 0 && !strcmp(json_string_value(json_object_get(r, "label")) ?: "", ref))
+        return stats_value(r, stats_metric_by_key("p99"));
+    v = json_object_get(co, "open_p99_floor_ms");
+    return kind == 1 && json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A row's coordinated-omission verdict in a few words, for its tick. */
+static const char *co_short(json_t *r)
+{
+    json_t *co = co_of(r);
+    if (!co)
+        return NULL;
+    if (!json_is_true(json_object_get(co, "judged")))
+        return "not judged";
+    const char *s = json_string_value(json_object_get(co, "sending")) ?: "?";
+    if (!strcmp(s, "kept"))
+        return "kept its schedule";
+    if (!json_is_number(json_object_get(co, "tool_p99_ms")))
+        return !strcmp(s, "stopped") ? "stopped; no p99" : "slowed; no p99";
+    if (!json_is_true(json_object_get(co, "p99_includes_stalls")))
+        return !strcmp(s, "stopped") ? "stopped: hid the stalls" : "slowed: hid the stalls";
+    return !strcmp(s, "stopped") ? "stopped; p99 has the wait" : "slowed; p99 has the wait";
+}
+
+/* Summarize f(row) over group g's ok rows into s. */
+static void group_summary(const struct stats_group *g, double (*fn)(json_t *, const char *, int), const char *ref, int kind,
+                          struct stats_summary *s)
+{
+    double *v = util_xcalloc(g->nok + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < g->nok; i++) {
+        double x = fn(g->rows[i], ref, kind);
+        if (!isnan(x))
+            v[n++] = x;
+    }
+    memset(s, 0, sizeof *s);
+    if (n)
+        stats_summarize(v, n, s);
+    free(v);
+}
+
+static double server_fn(json_t *r, const char *ref, int kind)
+{
+    (void)ref;
+    (void)kind;
+    return row_server_p99(r);
+}
+
+static void seen_range(struct bars_seen *seen, const struct stats_summary *s)
+{
+    if (!s->n)
+        return;
+    if (s->min > 0 && s->min < seen->lo)
+        seen->lo = s->min;
+    if (s->max > seen->hi)
+        seen->hi = s->max;
+}
+
+/* One line of bars_p99.dat with truth: x, name (with the verdict), tool
+ * median min max, server median min max, reference, colour, caveats,
+ * value label. */
+static void truth_line(struct cw *c, size_t i, size_t pos, const struct charts_bar *b, const char *ref, int kind, FILE *f,
+                       struct bars_seen *seen)
+{
+    const struct stats_group *g = &c->gs.g[i];
+    struct stats_summary srv, rs;
+    group_summary(g, server_fn, ref, kind, &srv);
+    group_summary(g, row_reference, ref, kind, &rs);
+    /* A row not judged quotes no reference: the reference row's p99 at
+     * the same level is still the on-schedule p99 of that load. */
+    const struct stats_group *rg = kind == 0 && !rs.n ? stats_find(&c->gs, ref, g->level) : NULL;
+    if (rg)
+        stats_group_metric(rg, stats_metric_by_key("p99"), &rs);
+    char gname[240], keys[128], vl[32] = "";
+    stats_group_name(g, gname, sizeof gname);
+    const char *v = g->nok ? co_short(g->rows[0]) : NULL;
+    int ok = !strcmp(b->status, "ok");
+    if (!g->nok)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), " – no result%s%s%s", ok ? "" : " (",
+                 ok ? "" : b->status, ok ? "" : ")");
+    else if (v)
+        snprintf(gname + strlen(gname), sizeof gname - strlen(gname), ": %s", v);
+    if (utf8_chars(gname) > seen->longest)
+        seen->longest = utf8_chars(gname);
+    caveat_keys(b->caveats, keys, sizeof keys);
+    fprintf(f, "%zu ", pos);
+    gp_str(f, gname);
+    if (b->s.n)
+        fprintf(f, " %.6g %.6g %.6g", b->s.median, b->s.min, b->s.max);
+    else
+        fprintf(f, " NaN NaN NaN");
+    if (srv.n)
+        fprintf(f, " %.6g %.6g %.6g", srv.median, srv.min, srv.max);
+    else
+        fprintf(f, " NaN NaN NaN");
+    fprintf(f, rs.n ? " %.6g " : " NaN ", rs.median);
+    colour_int(f, g->colour);
+    if (b->s.n)
+        charts_value_label(b->s.median, vl, sizeof vl);
+    fprintf(f, " %s ", keys);
+    gp_str(f, vl);
+    fputc('\n', f);
+    seen_range(seen, &b->s);
+    seen_range(seen, &srv);
+    seen_range(seen, &rs);
+    seen->any |= b->s.n > 0 || srv.n > 0;
+    seen->used |= b->caveats;
+}
+
+/* The script drawing bars_p99.dat with truth: three dots a tool. */
+static void truth_script(struct cw *c, const struct stats_metric *m, const char *base, const struct bars_seen *seen,
+                         const char *ref, int kind, int sorted, FILE *f)
+{
+    int reps = repeats_max(&c->gs);
+    gp_begin(f, base, 1000, 620, c->footer, "p99 against the server's and the on-schedule p99");
+    char title[320];
+    snprintf(title, sizeof title, "p99: %s%s", kind < 0 ? "the tool's and the server's for the same requests (no on-schedule reference)"
+                                                       : "the tool's, the server's for the same requests, and on schedule",
+             reps > 1 ? (sorted ? " · median, whiskers min–max, largest first" : " · median, whiskers min–max")
+                      : " · one run per tool");
+    fprintf(f, "  set title ");
+    gp_str(f, title);
+    fprintf(f, " font \",12\"\n");
+    value_axis(f, m->unit, seen->lo, seen->hi);
+    slots_axis(f, c->gs.n, seen->longest, c->gs.n > 16);
+    fprintf(f, "  plot ");
+    if (reps > 1)
+        fprintf(f, "\"%s.dat\" using ($1-0.2):3:4:5 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.2 title \"min–max\", \\\n"
+                   "       \"%s.dat\" using 1:6:7:8 with yerrorbars lc rgb \"#222222\" pt 0 ps 0 lw 1.2 notitle, \\\n       ",
+                base, base);
+    fprintf(f, "\"%s.dat\" using ($1-0.2):3:10:xtic(2) with points pt 7 ps 2 lc rgb variable notitle, \\\n"
+               "       keyentry with points pt 7 ps 2 lc rgb \"#777777\" title \"the tool's own p99 (dot in its colour)\"", base);
+    fprintf(f, ", \\\n       \"%s.dat\" using 1:6 with points pt 5 ps 1.6 lc rgb \"#444444\" title \"the server's p99 for the same requests\"", base);
+    if (kind >= 0) {
+        char t[200];
+        if (kind == 0)
+            snprintf(t, sizeof t, "a client keeping its schedule (%s, open model) at the same rate", ref);
+        else
+            snprintf(t, sizeof t, "the least p99 an open schedule has through the stalls");
+        fprintf(f, ", \\\n       \"%s.dat\" using ($1+0.2):9 with points pt 2 ps 2 lw 2.5 lc rgb \"#C00000\" title ", base);
+        gp_str(f, t);
+    }
+    char data[80];
+    snprintf(data, sizeof data, "%s.dat", base);
+    fprintf(f, ", \\\n       \"%s.dat\" using ($1-0.2):3:12 with labels right offset -1.2,0 font \",8\" tc rgb \"#222222\" notitle", base);
+    caveat_points(f, data, "", "($1-0.2)", 3, 11, seen->used);
+    caveat_legend(f, seen->used);
+    fputc('\n', f);
+    gp_end(f);
+}
+
+/* Write bars_<metric>.dat and, when a bar has a value, its script: for
+ * p99 with the truth (truth), three dots a tool. */
+static int bars_write(struct cw *c, const struct stats_metric *m, const char *base, int truth, char *err)
+{
+    size_t n = c->gs.n, *ord;
+    char ref[128] = "";
+    int sorted, kind = truth ? truth_reference(c, ref, sizeof ref) : -1;
+    struct charts_bar *b = bars_ordered(c, m, &ord, &sorted);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (truth)
+        fprintf(f, "# p99 latency (ms), the tool's against the truth: x position, name: coordinated-omission verdict, "
+                   "tool median min max, server (same requests) median min max, on-schedule reference (%s), colour, caveats, value label\n",
+                kind == 0 ? ref : kind == 1 ? "open-schedule floor" : "none");
+    else
+        fprintf(f, "# %s (%s): x position, name, median, min, max, runs, colour (0xRRGGBB as an integer), status of the rows drawn, caveats, value label\n",
+                m->title, m->unit);
+    struct bars_seen seen = {.lo = INFINITY};
+    for (size_t k = 0; k < n; k++)
+        if (truth)
+            truth_line(c, ord[k], k, &b[ord[k]], ref, kind, f, &seen);
+        else
+            bar_line(c, ord[k], k, &b[ord[k]], f, &seen);
+    fclose(f);
+    int rc = put_file(c, base, "dat", buf, err);
+    if (!rc && seen.any) {
+        buf = NULL;
+        f = open_memstream(&buf, &len);
+        if (truth)
+            truth_script(c, m, base, &seen, ref, kind, sorted, f);
+        else
+            bars_script(c, m, base, &seen, sorted, f);
+        fclose(f);
+        rc = put_file(c, base, "gp", buf, err);
+    }
+    free(b);
+    free(ord);
+    return rc;
+}
+
 static int bars(struct cw *c, const struct stats_metric *m, char *err)
 {
     char base[64];
     snprintf(base, sizeof base, "bars_%s", m->key);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    fprintf(f, "# %s (%s): index, name, median, min, max, runs, colour (0xRRGGBB as an integer), status of the rows drawn, caveats, value label\n",
-            m->title, m->unit);
-    struct bars_seen seen = {.lo = INFINITY};
-    for (size_t i = 0; i < c->gs.n; i++)
-        bar_line(c, i, m, f, &seen);
-    fclose(f);
-    if (put_file(c, base, "dat", buf, err))
-        return -1;
-    if (!seen.any)
-        return 0;
-    buf = NULL;
-    f = open_memstream(&buf, &len);
-    bars_script(c, m, base, &seen, f);
-    fclose(f);
-    if (put_file(c, base, "gp", buf, err))
-        return -1;
-    return 0;
+    /* p99 with latency truth: the tool's, the server's and the on-schedule
+     * p99 of each tool, and its coordinated-omission verdict. */
+    return bars_write(c, m, base, !strcmp(m->key, "p99") && truth_present(c), err);
 }
 
 /* The highest level at which label li has a group with ok rows. */
@@ -547,7 +839,7 @@ static int sweep(struct cw *c, const struct stats_metric *m, char *err)
     for (size_t li = 0; li < c->gs.nlabels; li++) {
         char sel[64];
         snprintf(sel, sizeof sel, " index %zu", li);
-        caveat_points(f, data, sel, 1, 2, 6, used);
+        caveat_points(f, data, sel, "1", 2, 6, used);
         if (c->gs.nlabels <= 3)
             fprintf(f, ", \\\n       \"%s\"%s using 1:2:7 with labels center offset 0,1 font \",9\" tc rgb \"%s\" notitle", data, sel,
                     charts_colour((int)li));

@@ -1,7 +1,9 @@
 /* charts: gnuplot figures of a run, written into RUN_DIR/charts/ as data
  * (.dat) and scripts (.gp) a user can restyle, and rendered to PNG and SVG
  * when gnuplot is installed. Bars per tool of each headline metric (with
- * min-max whiskers over repeats), CPU/RSS/requests-per-second time series
+ * min-max whiskers over repeats, sorted by value then; dots on a log axis),
+ * p99 against the server's and the on-schedule p99 when the run has latency
+ * truth, CPU/RSS/requests-per-second time series
  * per tool run with the load stages shaded, and, for sweeps, curves
  * against the swept level. One colour per tool label in every chart. */
 #ifndef LB_CHARTS_H
@@ -96,5 +98,10 @@ struct charts_bar {
     unsigned caveats;
 };
 void charts_bar_fill(json_t *run, const struct stats_group *g, const struct stats_metric *m, struct charts_bar *b);
+
+/* The order of n bars into ord: by median, largest first, when repeats
+ * give the bars intervals (reps > 1); the profile's otherwise, since
+ * sorting one noisy run would imply a ranking. Returns 1 when sorted. */
+int charts_bar_order(const struct charts_bar *b, size_t n, int reps, size_t *ord);
 
 #endif

@@ -76,7 +76,7 @@ static void yscale_fit(struct yscale *sc, double lo, double hi, double head)
 {
     sc->log = lo > 0 && isfinite(lo) && hi / lo > 30;
     if (sc->log) {
-        sc->lo = pow(10, floor(log10(lo)));
+        sc->lo = pow(10, floor(log10(lo)) - 1); /* a decade below the least value: none is a sliver */
         sc->top = pow(10, ceil(log10(hi * head * 1.5)));
         sc->step = 10;
     } else {
@@ -118,18 +118,6 @@ static void y_axis(FILE *f, double x0, double x1, double y0, double y1, const st
     if (sc->log)
         fputs(" (log scale)", f);
     fputs("</text>", f);
-}
-
-static void legend(FILE *f, const struct stats_groups *gs, double x, double y)
-{
-    for (size_t li = 0; li < gs->nlabels; li++) {
-        fprintf(f, "<g class=\"legend\" data-tool=\"");
-        html_esc(f, gs->labels[li]);
-        fprintf(f, "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x,
-                y + (double)li * 18, charts_colour((int)li), x + 18, y + (double)li * 18 + 10);
-        html_esc(f, gs->labels[li]);
-        fputs("</text></g>", f);
-    }
 }
 
 static void svg_open(FILE *f, int w, int h, const char *title, const char *footer)
@@ -229,17 +217,23 @@ static void bar_one(FILE *f, const struct stats_group *g, size_t i, const struct
     html_esc(f, g->label);
     fprintf(f, "\">");
     if (s->n) {
-        double y = ypos(&fr->sc, s->median, y0, y1), ytop = y;
-        /* A row that did not end ok: hatched in its colour. */
-        if (ok)
+        double y = ypos(&fr->sc, s->median, y0, y1), ytop = fr->sc.log ? y - 6 : y; /* over a dot's top */
+        /* On a log axis a bar's length means nothing: a dot, open for a
+         * row that did not end ok. Else a row that did not end ok is
+         * hatched in its colour. */
+        const char *shape = fr->sc.log ? "circle" : "rect";
+        if (fr->sc.log)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"><title>", cx, y,
+                    ok ? charts_colour(g->colour) : "#fff", ok ? "#333" : charts_colour(g->colour), ok ? "0.6" : "2");
+        else if (ok)
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
                     cx - bw / 2, y, bw, y0 - y, charts_colour(g->colour));
         else
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#lb-hatch-%d)\" stroke=\"#333\" stroke-width=\"0.6\"><title>",
                     cx - bw / 2, y, bw, y0 - y, g->colour);
         html_esc(f, name);
-        fprintf(f, ": %.*f %s (%s of %zu%s)</title></rect>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
-                ok ? "" : ", footprint measured, no tool report");
+        fprintf(f, ": %.*f %s (%s of %zu%s)</title></%s>", m->prec, s->median, m->unit, s->n > 1 ? "median" : "one", s->n,
+                ok ? "" : ", footprint measured, no tool report", shape);
         if (s->n > 1) {
             double ya = ypos(&fr->sc, s->min, y0, y1), yb = ypos(&fr->sc, s->max, y0, y1);
             fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fh10M%.1f %.1fh10\" stroke=\"#222\" stroke-width=\"1.4\" fill=\"none\"/>",
@@ -312,17 +306,26 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
     struct yscale sc;
     yscale_fit(&sc, lo, max, used ? 1.2 : 1.1);
     char title[256];
-    snprintf(title, sizeof title, reps > 1 ? "%s: median, whiskers min–max" : "%s", m->title);
+    size_t *ord = util_xcalloc(gs->n + 1, sizeof *ord);
+    int sorted = charts_bar_order(b, gs->n, (int)reps, ord);
+    snprintf(title, sizeof title, reps > 1 ? "%s: median, whiskers min–max%s" : "%s, one run per tool%s", m->title,
+             reps > 1 ? (sorted ? ", largest first" : "") : " (profile order)");
     fprintf(f, "<figure class=\"chart bars\" data-metric=\"%s\">", m->key);
     svg_open(f, W, H, title, footer);
     y_axis(f, x0, x1, y0, y1, &sc, m->unit);
     struct bar_frame fr = {.x0 = x0, .y0 = y0, .y1 = y1, .slot = (x1 - x0) / (double)(gs->n ? gs->n : 1), .sc = sc,
                            .steep = gs->n > 12};
-    for (size_t i = 0; i < gs->n; i++)
-        bar_one(f, &gs->g[i], i, &b[i], m, &fr);
-    legend(f, gs, x1 + 20, y1);
-    double ly = y1 + (double)gs->nlabels * 18 + 6;
-    if (hatched) {
+    for (size_t k = 0; k < gs->n; k++)
+        bar_one(f, &gs->g[ord[k]], k, &b[ord[k]], m, &fr);
+    /* The axis names every bar: the key right of the plot holds only the
+     * marks (hatching, caveats). */
+    double ly = y1;
+    if (hatched && sc.log) {   /* open dots on a log axis */
+        fprintf(f, "<g class=\"hatch-key\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#fff\" stroke=\"#888\" stroke-width=\"2\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">failed/timed out</text></g>",
+                x1 + 26, ly + 6, x1 + 38, ly + 10);
+        ly += 18;
+    } else if (hatched) {
         fprintf(f, "<g class=\"hatch-key\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"url(#lb-hatch-gray)\" stroke=\"#333\" stroke-width=\"0.6\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">failed/timed out</text></g>",
                 x1 + 20, ly, x1 + 38, ly + 10);
@@ -330,6 +333,7 @@ static void bar_chart(FILE *f, json_t *run, const struct stats_groups *gs, const
     }
     caveat_legend(f, used, x1 + 20, ly);
     fputs("</svg></figure>\n", f);
+    free(ord);
     free(b);
 }
 

@@ -33,14 +33,22 @@ check "p99 (the tool's own figure): the bar says why it is missing" \
     grep -q '^4 "artillery-7450 – no result (timeout)" NaN' "$C1/bars_p99.dat"
 check "a skipped tool says so" grep -q '^1 "k6 – no result (skipped)" NaN' "$C1/bars_rss.dat"
 check "the timed-out bar is hatched, and the legend says what hatching means" \
-    sh -c "grep -q 'strcol(8) ne \"ok\" ? \$3 : NaN):7 with boxes fs pattern' '$C1/bars_rss.gp' &&
-           grep -q 'keyentry with boxes fs pattern.*title \"hatched: failed or timed out\"' '$C1/bars_rss.gp'"
+    sh -c "grep -q 'strcol(8) ne \"ok\" ? \$3 : NaN):7 with boxes fs pattern' '$C1/bars_cpu.gp' &&
+           grep -q 'keyentry with boxes fs pattern.*title \"hatched: failed or timed out\"' '$C1/bars_cpu.gp'"
+# On a log axis a bar's length means nothing: dots, an open one for a row
+# that did not end ok.
+check "log axis: dots, the timed-out one open, and the legend says so" \
+    sh -c "grep -q 'strcol(8) eq \"ok\" ? \$3 : NaN):7:xtic(2) with points pt 7' '$C1/bars_rss.gp' &&
+           grep -q 'strcol(8) ne \"ok\" ? \$3 : NaN):7 with points pt 6' '$C1/bars_rss.gp' &&
+           grep -q 'keyentry with points pt 6 .*title \"open dot: failed or timed out\"' '$C1/bars_rss.gp' &&
+           ! grep -q 'with boxes' '$C1/bars_rss.gp'"
 check "ok bars are drawn solid from the ok rows only" grep -q 'strcol(8) eq "ok" ? \$3 : NaN' "$C1/bars_rss.gp"
 check "no hatching where every bar is ok" sh -c "! grep -q 'pattern' '$CF/bars_rss.gp'"
 
 # --- value labels -----------------------------------------------------------
-for b in rps p50 p99 rss cpu cpu100k; do
-    check "bars_$b: every bar's value is drawn over it" grep -q 'bars_'$b'.dat" using 1:5:10 with labels' "$C1/bars_$b.gp"
+# Over the whisker's top on a linear axis, beside the dot on a log one.
+for b in rps p50 rss cpu cpu100k; do
+    check "bars_$b: every bar's value is drawn over it" grep -q 'bars_'$b'.dat" using 1:[35]:10 with labels' "$C1/bars_$b.gp"
 done
 check "value labels are the medians, three digits" \
     sh -c "grep -q '^0 \"lb-gen-closed\" 3.08838 .* \"3.09\"\$' '$C1/bars_rss.dat' && grep -q '^2 \"jmeter\" 261.071 .* \"261\"\$' '$C1/bars_rss.dat'"
@@ -70,12 +78,77 @@ check "jmeter carries no caveat" sh -c "! awk '/^# jmeter\$/ {on=1; next} /^# / 
 check "sweep: target-bound points get the marker" \
     grep -q 'using 1:(strstrt(strcol(6), "target") ? \$2 : NaN) with points pt 8' "$C4/sweep_rps.gp"
 check "bars: target-bound bars get the same marker" \
-    grep -q 'using 1:(strstrt(strcol(9), "target") ? \$5 : NaN) with points pt 8' "$C4/bars_cpu100k.gp"
+    grep -q 'using 1:(strstrt(strcol(9), "target") ? \$[35] : NaN) with points pt 8' "$C4/bars_cpu100k.gp"
 check "the legend explains the marker" \
     grep -q 'keyentry with points pt 8 .*title "target-bound: the server.s ceiling"' "$C4/sweep_rps.gp"
 check "bars data name the caveat" grep -q '^20 "lb-gen@10" .* target "' "$C4/bars_rps.dat"
 check "no marker and no legend line where no row carries the caveat" \
     sh -c "! grep -q 'pt 8' '$C1/bars_rss.gp'"
+
+# --- the key holds markers, not the names the x axis gives -----------------
+check "no bar chart's key repeats the tool names of its x axis" \
+    sh -c "for g in '$C1'/bars_*.gp '$C4'/bars_*.gp '$CF'/bars_*.gp; do
+               ! grep -q 'keyentry with boxes lc rgb \"#[0-9A-Fa-f]*\" title' \"\$g\" || exit 1
+               for n in lb-gen-closed k6 jmeter wrk lb-gen go-fasthttp; do ! grep -q \"title \\\"\$n\\\"\" \"\$g\" || exit 1; done
+           done"
+
+# --- order: largest first where repeats give intervals, else the profile's --
+check "one run per tool: the profile's order, and the title says one run" \
+    sh -c "grep -o '^[0-9]* \"[^ \"]*' '$C1/bars_rps.dat' | tr -d '\"' | tr '\n' ' ' | grep -qx '0 lb-gen-closed 1 k6 2 jmeter 3 artillery-200 4 artillery-7450 5 lb-gen-open ' &&
+           grep -q 'one run per tool (profile order)' '$C1/bars_rps.gp'"
+check "repeated runs: medians largest first, and the title says so" \
+    sh -c "awk 'NR > 1 {print \$3}' '$CF/bars_rps.dat' | sort -g -r -c && grep -q 'whiskers min–max, largest first' '$CF/bars_rps.gp' &&
+           awk 'NR > 1' '$CF/bars_rps.dat' | awk '{print \$1}' | tr '\n' ' ' | grep -qx '0 1 2 3 '"
+
+check "report.html: repeats sort the bars largest first, and the title says so" \
+    sh -c "perl -0ne 'print \$1 if m{<figure class=\"chart bars\" data-metric=\"rss\">(.*?)</figure>}s' '$tmp/fx/report.html' |
+           grep -o '<title>[^<:]*' | tr '\n' ' ' | grep -qx '<title>Peak RSS <title>wrk@40 <title>wrk@10 <title>lb-gen@10 <title>lb-gen@40 ' &&
+           grep -q '<title>Peak RSS: median, whiskers min–max, largest first</title>' '$tmp/fx/report.html'"
+check "report.html: one run per tool keeps the profile's order and says so" \
+    grep -q '<title>Peak RSS, one run per tool (profile order)</title>' "$tmp/s1/report.html"
+
+# --- every log axis starts a decade below the least value drawn --------------
+# The floor from the script, the least positive value (median, min, max;
+# with truth also the server's and the reference) from its data:
+# floor * 10 <= least.
+log_floors() {
+    for g in "$@"; do
+        grep -q 'set logscale y' "$g" || continue
+        floor=$(sed -n 's/^  set yrange \[\([^:]*\):.*/\1/p' "$g")
+        least=$(perl -ne 'next if /^#/ || !/\S/; s/"[^"]*"//g; my @f = split; my $n = @f == 10 ? 7 : 3;
+            print "$_\n" for grep { /^[0-9.e+-]+$/ && $_ > 0 } @f[1 .. $n]' "${g%.gp}.dat" | sort -g | head -n 1)
+        check "$(basename "$(dirname "$(dirname "$g")")")/$(basename "$g"): log floor $floor a decade below $least" \
+            awk -v f="$floor" -v l="$least" 'BEGIN { exit !(f > 0 && l > 0 && f * 10 <= l * 1.0000001) }'
+    done
+}
+log_floors "$C1"/bars_*.gp "$C4"/bars_*.gp "$C4"/sweep_*.gp
+
+# --- p99 against the truth (study 5: stalls, lb-gen open the reference) -----
+S5=$LB_SRC/docs/studies/5-latency-truth
+if [ -f "$S5/run.json" ]; then
+    mkdir "$tmp/s5"
+    cp "$S5/run.json" "$tmp/s5/"
+    LOADBENCH_GNUPLOT= "$LB" report "$tmp/s5" >/dev/null 2>&1
+    C5=$tmp/s5/charts
+    # ab omitted every wait, and the server agrees with it for the requests
+    # ab sent: only the on-schedule p99 (lb-gen open, 912 ms) shows the lie.
+    check "study 5: ab's tool, server and on-schedule p99, and its verdict by its name" \
+        grep -q '^[0-9]* "ab: stopped: hid the stalls" 107.344 107.344 107.344 107.151 107.151 107.151 911.737 ' "$C5/bars_p99.dat"
+    check "study 5: wrk stopped but its p99 holds the wait; k6 kept its schedule" \
+        sh -c "grep -q '^[0-9]* \"wrk: stopped; p99 has the wait\" 900.531 .* 106.103 .* 911.737 ' '$C5/bars_p99.dat' &&
+               grep -q '^[0-9]* \"k6: kept its schedule\" ' '$C5/bars_p99.dat'"
+    check "study 5: a row not judged still gets the reference of its load" \
+        grep -q '^[0-9]* "hey: not judged" .* 911.737 [0-9]* ' "$C5/bars_p99.dat"
+    check "study 5: three dots a tool, each in the key" \
+        sh -c "grep -q 'using (\$1-0.2):3:10:xtic(2) with points pt 7' '$C5/bars_p99.gp' &&
+               grep -q 'using 1:6 with points pt 5 .*title \"the server.s p99 for the same requests\"' '$C5/bars_p99.gp' &&
+               grep -q 'using (\$1+0.2):9 with points pt 2 .*title \"a client keeping its schedule (lb-gen, open model) at the same rate\"' '$C5/bars_p99.gp' &&
+               ! grep -q 'with boxes' '$C5/bars_p99.gp'"
+    log_floors "$C5"/bars_*.gp
+    check "study 1 (truth, no stalls): two dots, and the title says there is no reference" \
+        sh -c "grep -q 'no on-schedule reference)' '$C1/bars_p99.gp' && ! grep -q '(\$1+0.2):9' '$C1/bars_p99.gp' &&
+               grep -q '^0 \"lb-gen-closed\" 21.3156 21.3156 21.3156 20.267 20.267 20.267 NaN ' '$C1/bars_p99.dat'"
+fi
 
 # --- stage labels never overlap ---------------------------------------------
 # The sample run's jmeter (ramp 5 s, hold 20 s, ramp-down 5 s on a 35 s axis)
@@ -150,9 +223,10 @@ check "report.html: the legend under the results table explains ▽" grep -q '<s
 H1=$tmp/s1/report.html H4=$tmp/s4/report.html
 sw4=$(sed -n '/<figure class="chart sweep"/,/<\/figure>/p' "$H4" | head -c 200000)
 rss1=$(sed -n '/<figure class="chart bars" data-metric="rss">/,/<\/figure>/p' "$H1")
-check "report.html RSS: artillery-7450 is a hatched bar named with its status" \
-    sh -c 'printf "%s" "$1" | grep -q "<g class=\"bar failed\" data-tool=\"artillery-7450\"><rect [^>]*fill=\"url(#lb-hatch-4)\"" &&
-           printf "%s" "$1" | grep -q "artillery-7450 (timeout)</text>" && printf "%s" "$1" | grep -q "failed/timed out</text>"' _ "$rss1"
+check "report.html RSS (log axis): artillery-7450 is an open dot named with its status; CPU (linear): a hatched bar" \
+    sh -c 'printf "%s" "$1" | grep -q "<g class=\"bar failed\" data-tool=\"artillery-7450\"><circle [^>]*fill=\"#fff\" stroke=\"#CC79A7\"" &&
+           sed -n "/data-metric=\"cpu\">/,/<\/figure>/p" "$2" | grep -q "<g class=\"bar failed\" data-tool=\"artillery-7450\"><rect [^>]*fill=\"url(#lb-hatch-4)\"" &&
+           printf "%s" "$1" | grep -q "artillery-7450 (timeout)</text>" && printf "%s" "$1" | grep -q "failed/timed out</text>"' _ "$rss1" "$H1"
 check "report.html RSS: log axis (3.09-488 MB), said on the axis" sh -c 'printf "%s" "$1" | grep -q "class=\"axis\">MB (log scale)</text>"' _ "$rss1"
 check "report.html CPU: linear (9.2-98.9 %)" \
     sh -c "sed -n '/data-metric=\"cpu\">/,/<\/figure>/p' '$H1' | grep -q 'class=\"axis\">%</text>'"
@@ -205,7 +279,7 @@ if command -v gnuplot >/dev/null 2>&1; then
         is "$rc" 0 "$d: report with gnuplot exits 0"
         check "$d: gnuplot rendered every chart without a message" sh -c "grep -q 'rendered [0-9]* charts' '$tmp/$d.err' && ! test -s '$tmp/$d/charts/gnuplot.log'"
     done
-    check "the hatched bar is in the SVG" grep -q '<pattern' "$C1/bars_rss.svg"
+    check "the hatched bar is in the SVG" grep -q '<pattern' "$C1/bars_cpu.svg"
 else
     ok 0 "gnuplot rendering # SKIP gnuplot not installed (apt-get install gnuplot-nox)"
 fi

@@ -24,7 +24,7 @@ check "chart scripts and data are written without gnuplot" \
     test -s "$tmp/a/charts/bars_rss.gp" -a -s "$tmp/a/charts/bars_rss.dat" -a -s "$tmp/a/charts/sweep_rps.gp"
 check "no time-series script without the samples (run.json copied alone)" sh -c "! ls '$tmp/a/charts/'ts_* 2>/dev/null"
 check "the rss bars hold median, min and max per group" \
-    grep -qx '2 "wrk@10" 5.05242 5.03808 5.06675 2 15113984 ok - "5.05"' "$tmp/a/charts/bars_rss.dat"
+    grep -qx '1 "wrk@10" 5.05242 5.03808 5.06675 2 15113984 ok - "5.05"' "$tmp/a/charts/bars_rss.dat"  # two runs each: largest first
 check "every chart carries the footer (version, machine, date, profile)" \
     sh -c "grep -L 'loadbench 0.*AMD EPYC, 2 cores.*2026-11-29 23:22 UTC.*profile sweep-fixture' '$tmp/a/charts/'*.gp | grep -q . && exit 1 || exit 0"
 check "colours are fixed per tool: lb-gen is the first palette colour everywhere" \
