@@ -43,6 +43,10 @@
 
 #define TSUNG_XML "tsung.xml"
 #define TSUNG_LOG "log"
+/* Users one client VM holds (<client maxusers>): past it a VM of its own
+ * starts another beam (over the remote shell) and the controller's own VM
+ * silently runs no more (tried: maxusers 2, 4 closed users: 2 ran). */
+#define TSUNG_MAXUSERS 60000
 #define TSUNG_INETRC "tsung-hosts.inetrc"
 #define TSUNG_HOST "lbtsung"   /* client hosts lbtsung1..N, 127.0.0.1 in TSUNG_INETRC */
 /* Schedulers' busy-wait off (it inflates the CPU footprint); warm_time 0:
@@ -77,11 +81,11 @@ static int tsung_detect(const char *bin, struct adapter_found *found, char *err)
     "\"$@\"; rc=$?; kill $e 2>/dev/null; wait $e 2>/dev/null; exit $rc"
 
 
-/* Closed users' arrival phase: long enough that Tsung's warm-up wait (up
- * to 1 s, taken out of the first phase's clock: ts_launcher.erl adds
- * "Warm div 1000" whole seconds to its start) never ends it before every
- * user is in; maxnumber caps it at exactly N, split among the clients
- * (ts_config_server:get_client_cfg, the remainder to the last). */
+/* Closed users' arrival phase: at 1000 N users/s all N are in within
+ * milliseconds, long before it ends, even with a client VM slow to start;
+ * maxnumber caps it at exactly N, split among the clients
+ * (ts_config_server:get_client_cfg, the remainder to the last), and the
+ * last phase ends once its users are in (ts_launcher:change_phase). */
 #define TSUNG_CLOSED_PHASE_S 5
 
 /* The session of one closed user: a deadline of its own start + secs,
@@ -109,13 +113,13 @@ static void tsung_closed_session(struct textbuf *x, uint64_t secs)
 static void tsung_clients(struct textbuf *x, unsigned n)
 {
     if (n < 2) {
-        textbuf_printf(x, "  <clients><client host=\"localhost\" use_controller_vm=\"true\" maxusers=\"60000\"/>"
-                       "</clients>\n");
+        textbuf_printf(x, "  <clients><client host=\"localhost\" use_controller_vm=\"true\" maxusers=\"%d\"/>"
+                       "</clients>\n", TSUNG_MAXUSERS);
         return;
     }
     textbuf_printf(x, "  <clients>");
     for (unsigned k = 1; k <= n; k++)
-        textbuf_printf(x, "<client host=\"" TSUNG_HOST "%u\" maxusers=\"60000\"/>", k);
+        textbuf_printf(x, "<client host=\"" TSUNG_HOST "%u\" maxusers=\"%d\"/>", k, TSUNG_MAXUSERS);
     textbuf_printf(x, "</clients>\n");
 }
 
@@ -176,6 +180,11 @@ static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     struct raw_load l;
     if (raw_pick_load(c, "tsung", p, &l, err))
         return -1;
+    unsigned vms = c->instances > 1 ? c->instances : 1;
+    if (!l.open && l.level > (double)TSUNG_MAXUSERS * vms)
+        return util_err(err, "tsung: %g users on %u client VM%s: each holds at most %d (maxusers; the controller's "
+                        "own VM runs no more, silently): give it instances: %.0f or more",
+                        l.level, vms, vms > 1 ? "s" : "", TSUNG_MAXUSERS, ceil(l.level / TSUNG_MAXUSERS));
     if (!l.open && l.level < c->instances)
         return util_err(err, "tsung: %u instances need at least %u users (one each); the load asks for %g",
                         c->instances, c->instances, l.level);

@@ -987,7 +987,8 @@ static void test_tsung_prepare(void)
     ok(strstr(x, "monotonic_time(millisecond) + 5000 end.") && strstr(x, "<repeat name=\"lb_loop\"") &&
            strstr(x, "<while var=\"lb_go\" eq=\"1\"/>"),
        "tsung closed: each user loops until its own start + 5 s");
-    ok(strstr(x, "use_controller_vm=\"true\"") && !strstr(P.argv, " -r "), "tsung closed: one VM, no remote shell");
+    ok(strstr(x, "use_controller_vm=\"true\"") && !strstr(P.argv, " -r "),
+       "tsung closed: one client, in the controller's VM, no remote shell");
     is_str(P.plan.model, "closed", "tsung closed: model closed");
     adapter_plan_free(&P.plan);
 
