@@ -117,6 +117,9 @@ enum adapter_spread {
                                      * it listens on its ready_port, then the controller, which hands
                                      * them the test and collects their samples (JMeter's remote
                                      * engines); each engine's share of the load is its own */
+    ADAPTER_SPREAD_INTERNAL,        /* one process whose tool runs the N instances itself, all on
+                                     * this machine, inside its own process tree (Tsung's controller
+                                     * and its N client VMs): ctx->instances is N, one result */
 };
 
 struct adapter {

@@ -31,6 +31,8 @@ static const char *proc_role(enum adapter_spread s, size_t k, size_t n)
 size_t adapter_group_size(const struct adapter *a, const struct profile_tool *t)
 {
     unsigned n = t && t->instances ? t->instances : 1;
+    if (a->spread == ADAPTER_SPREAD_INTERNAL)
+        return 1;
     return n + (spread_led(a->spread) && n > 1 ? 1 : 0);
 }
 
@@ -98,7 +100,7 @@ static void group_notes(const struct adapter *a, struct adapter_group *g)
     if (a->spread == ADAPTER_SPREAD_COPIES)
         strvec_pushf(w, "%u copies, each with its share of the load (connections or rate split, the remainder "
                         "one each to the first), their counts summed", g->instances);
-    if (!a->merge_latency && !spread_led(a->spread))
+    if (!a->merge_latency && !spread_led(a->spread) && a->spread != ADAPTER_SPREAD_INTERNAL)
         strvec_pushf(w, "the %u instances give percentiles only: the row's percentiles are bounds, not exact "
                         "(each the highest instance's)", g->instances);
 }

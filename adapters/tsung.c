@@ -1,16 +1,27 @@
 /* The adapter for Tsung (Debian 1.7.0, Erlang; the fixtures in
  * tests/fixtures/tsung/ are its real output).
  *
- * Open model only: one <arrivalphase> of the load's duration whose users
- * arrive as a Poisson process at the rate (Tsung draws exponential
- * inter-arrival times); each user opens its own connection, sends one GET
- * and ends. Closed users (sessions looping on their connection) are not
- * mapped yet and are refused, as are several instances (Tsung's controller
- * starts its client nodes over ssh, outside loadbench's reach).
+ * Open: one <arrivalphase> of the load's duration whose users arrive as a
+ * Poisson process at the rate (Tsung draws exponential inter-arrival
+ * times); each user opens its own connection, sends one GET and ends. The
+ * phase ends at its duration or at round(rate x duration) users, whichever
+ * comes first, so the count is min(Poisson + 1, rate x duration): about
+ * 491 of 500 on average (docs/versions.md).
  *
- * The controller runs its one client in its own Erlang VM
- * (use_controller_vm), started with the schedulers' busy-wait off
- * (ERL_FLAGS=+sbwt none ...), which otherwise inflates its CPU footprint.
+ * Closed: N users, all brought in at the start by one phase capped at
+ * exactly N (maxnumber), each looping GET / on its own connection until its
+ * own start + the duration, then ending after its last response: the final
+ * stats dump counts every request the server answered.
+ *
+ * instances: N: Tsung's distributed mode, N <client> VMs of their own
+ * (lbtsung1..N, 127.0.0.1 in the run's ERL_INETRC file) started by its
+ * controller through adapters/tsung/lb-tsung-rsh (tsung -r), which runs
+ * them here in the foreground: every VM in the tool's process tree, all on
+ * the run's epmd (ERL_EPMD_PORT), each ending with the controller. One
+ * instance runs in the controller's VM (use_controller_vm). Every VM runs
+ * with the schedulers' busy-wait off (ERL_FLAGS=+sbwt none ...), which
+ * otherwise inflates its CPU footprint. Client VMs on other hosts are
+ * refused (harness/engine/runcheck.c).
  *
  * Results from LOG/<date>/tsung.log: every 10 s and at the end a dump of
  * "stats: NAME COUNT MEAN STDDEV MAX MIN MEAN_BEFORE COUNT_BEFORE" for
@@ -23,6 +34,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +43,18 @@
 
 #define TSUNG_XML "tsung.xml"
 #define TSUNG_LOG "log"
+/* Users one client VM holds (<client maxusers>): past it a VM of its own
+ * starts another beam (over the remote shell) and the controller's own VM
+ * silently runs no more (tried: maxusers 2, 4 closed users: 2 ran). */
+#define TSUNG_MAXUSERS 60000
+#define TSUNG_INETRC "tsung-hosts.inetrc"
+#define TSUNG_HOST "lbtsung"   /* client hosts lbtsung1..N, 127.0.0.1 in TSUNG_INETRC */
+/* Schedulers' busy-wait off (it inflates the CPU footprint); warm_time 0:
+ * Tsung 1.7 waits warm_time (1 s) before the first arrival but starts the
+ * first phase's clock Warm div 1000 whole seconds later (ts_launcher.erl,
+ * wait_static), so a wait of 995 ms came out of the phase (about 1 s of
+ * arrivals lost) and one of 1019 ms did not: the 426-497 of 500 asked. */
+#define TSUNG_ERL_FLAGS "+sbwt none +sbwtdcpu none +sbwtdio none -tsung_controller warm_time 0"
 
 static int tsung_detect(const char *bin, struct adapter_found *found, char *err)
 {
@@ -56,35 +81,117 @@ static int tsung_detect(const char *bin, struct adapter_found *found, char *err)
     "\"$@\"; rc=$?; kill $e 2>/dev/null; wait $e 2>/dev/null; exit $rc"
 
 
-static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+/* Closed users' arrival phase: at 1000 N users/s all N are in within
+ * milliseconds, long before it ends, even with a client VM slow to start;
+ * maxnumber caps it at exactly N, split among the clients
+ * (ts_config_server:get_client_cfg, the remainder to the last), and the
+ * last phase ends once its users are in (ts_launcher:change_phase). */
+#define TSUNG_CLOSED_PHASE_S 5
+
+/* The session of one closed user: a deadline of its own start + secs,
+ * then requests one after another on its connection while the clock is
+ * before it. Each user ends after its last response, so the final stats
+ * dump counts every request the server answered. */
+static void tsung_closed_session(struct textbuf *x, uint64_t secs)
 {
-    struct raw_load l;
-    if (c->instances > 1)
-        return util_err(err, "tsung: instances > 1 would run Tsung's distributed mode, whose controller starts "
-                        "its client nodes over ssh, outside loadbench's reach (and footprint): not supported");
-    if (raw_pick_load(c, "tsung", p, &l, err))
-        return -1;
-    if (!l.open)
-        return util_err(err, "tsung: closed users (sessions looping on one connection) are not mapped yet: "
-                        "give it an open load (model: open, rate)");
-    uint64_t secs = raw_whole_seconds(l.duration_ns, "tsung", "duration", p);
+    textbuf_printf(x, "  <sessions><session name=\"loop\" probability=\"100\" type=\"ts_http\">\n"
+                   "    <setdynvars sourcetype=\"eval\" code=\"fun(_) -> erlang:monotonic_time(millisecond) + %llu "
+                   "end.\"><var name=\"lb_end\"/></setdynvars>\n"
+                   "    <repeat name=\"lb_loop\" max_repeat=\"2000000000\">\n"
+                   "      <request><http url=\"/\" method=\"GET\" version=\"1.1\"/></request>\n"
+                   "      <setdynvars sourcetype=\"eval\" code=\"fun({_, D}) -> {ok, E} = ts_dynvars:lookup(lb_end, D), "
+                   "case E > erlang:monotonic_time(millisecond) of true -> 1; false -> 0 end end.\">"
+                   "<var name=\"lb_go\"/></setdynvars>\n"
+                   "      <while var=\"lb_go\" eq=\"1\"/>\n"
+                   "    </repeat>\n"
+                   "  </session></sessions>\n",
+                   (unsigned long long)(secs * 1000));
+}
+
+/* The client VMs: the controller's own for one instance; N VMs of their
+ * own otherwise, on host names the run's inetrc gives 127.0.0.1. */
+static void tsung_clients(struct textbuf *x, unsigned n)
+{
+    if (n < 2) {
+        textbuf_printf(x, "  <clients><client host=\"localhost\" use_controller_vm=\"true\" maxusers=\"%d\"/>"
+                       "</clients>\n", TSUNG_MAXUSERS);
+        return;
+    }
+    textbuf_printf(x, "  <clients>");
+    for (unsigned k = 1; k <= n; k++)
+        textbuf_printf(x, "<client host=\"" TSUNG_HOST "%u\" maxusers=\"%d\"/>", k, TSUNG_MAXUSERS);
+    textbuf_printf(x, "</clients>\n");
+}
+
+/* The scenario: clients, server, load, options, sessions. */
+static char *tsung_xml(const struct adapter_ctx *c, const struct raw_load *l, uint64_t secs)
+{
     struct textbuf x = {0};
     textbuf_printf(&x, "<?xml version=\"1.0\"?>\n"
                    "<!DOCTYPE tsung SYSTEM \"/usr/share/tsung/tsung-1.0.dtd\">\n"
-                   "<tsung loglevel=\"notice\" dumptraffic=\"false\">\n"
-                   "  <clients><client host=\"localhost\" use_controller_vm=\"true\" maxusers=\"60000\"/></clients>\n"
-                   "  <servers><server host=\"%s\" port=\"%d\" type=\"tcp\"/></servers>\n"
-                   "  <load><arrivalphase phase=\"1\" duration=\"%llu\" unit=\"second\">"
-                   "<users arrivalrate=\"%.6f\" unit=\"second\"/></arrivalphase></load>\n",
-                   c->host, c->port, (unsigned long long)secs, l.level);
+                   "<tsung loglevel=\"notice\" dumptraffic=\"false\">\n");
+    tsung_clients(&x, c->instances);
+    textbuf_printf(&x, "  <servers><server host=\"%s\" port=\"%d\" type=\"tcp\"/></servers>\n", c->host, c->port);
+    if (l->open)
+        textbuf_printf(&x, "  <load><arrivalphase phase=\"1\" duration=\"%llu\" unit=\"second\">"
+                       "<users arrivalrate=\"%.6f\" unit=\"second\"/></arrivalphase></load>\n",
+                       (unsigned long long)secs, l->level);
+    else
+        textbuf_printf(&x, "  <load><arrivalphase phase=\"1\" duration=\"%d\" unit=\"second\">"
+                       "<users maxnumber=\"%.0f\" arrivalrate=\"%.0f\" unit=\"second\"/></arrivalphase></load>\n",
+                       TSUNG_CLOSED_PHASE_S, l->level, l->level * 1000);
     if (c->load->request_timeout_ns)
         textbuf_printf(&x, "  <options><option name=\"connect_timeout\" value=\"%llu\"/></options>\n",
                        (unsigned long long)(c->load->request_timeout_ns / 1000000));
-    textbuf_printf(&x, "  <sessions><session name=\"get\" probability=\"100\" type=\"ts_http\">"
-                   "<request><http url=\"/\" method=\"GET\" version=\"1.1\"/></request></session></sessions>\n"
-                   "</tsung>\n");
-    int rc = adapter_write(c->dir, TSUNG_XML, x.s, err);
+    if (l->open)
+        textbuf_printf(&x, "  <sessions><session name=\"get\" probability=\"100\" type=\"ts_http\">"
+                       "<request><http url=\"/\" method=\"GET\" version=\"1.1\"/></request></session></sessions>\n");
+    else
+        tsung_closed_session(&x, secs);
+    textbuf_printf(&x, "</tsung>\n");
+    return x.s;
+}
+
+/* instances > 1: the inetrc naming the client hosts (every VM reads it
+ * through ERL_INETRC) and the remote shell that runs their VMs here. */
+static int tsung_distributed(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    struct textbuf x = {0};
+    textbuf_printf(&x, "{host, {127,0,0,1}, [");
+    for (unsigned k = 1; k <= c->instances; k++)
+        textbuf_printf(&x, "%s\"" TSUNG_HOST "%u\"", k > 1 ? ", " : "", k);
+    textbuf_printf(&x, "]}.\n{lookup, [file, native]}.\n");
+    int rc = adapter_write(c->dir, TSUNG_INETRC, x.s, err);
     textbuf_free(&x);
+    if (rc)
+        return -1;
+    strvec_push(&p->files, TSUNG_INETRC);
+    char abs[PATH_MAX];
+    if (!realpath(c->dir, abs))
+        return util_err(err, "tsung: %s: %s", c->dir, strerror(errno));
+    strvec_pushf(&p->env, "ERL_INETRC=%s/" TSUNG_INETRC, abs);
+    strvec_push(&p->argv, "-r");
+    strvec_pushf(&p->argv, "%s/adapters/tsung/lb-tsung-rsh", adapter_datadir());
+    return 0;
+}
+
+static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    struct raw_load l;
+    if (raw_pick_load(c, "tsung", p, &l, err))
+        return -1;
+    unsigned vms = c->instances > 1 ? c->instances : 1;
+    if (!l.open && l.level > (double)TSUNG_MAXUSERS * vms)
+        return util_err(err, "tsung: %g users on %u client VM%s: each holds at most %d (maxusers; the controller's "
+                        "own VM runs no more, silently): give it instances: %.0f or more",
+                        l.level, vms, vms > 1 ? "s" : "", TSUNG_MAXUSERS, ceil(l.level / TSUNG_MAXUSERS));
+    if (!l.open && l.level < c->instances)
+        return util_err(err, "tsung: %u instances need at least %u users (one each); the load asks for %g",
+                        c->instances, c->instances, l.level);
+    uint64_t secs = raw_whole_seconds(l.duration_ns, "tsung", "duration", p);
+    char *xml = tsung_xml(c, &l, secs);
+    int rc = adapter_write(c->dir, TSUNG_XML, xml, err);
+    free(xml);
     if (rc)
         return -1;
     strvec_push(&p->files, TSUNG_XML);
@@ -93,32 +200,57 @@ static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
         return -1;
     /* Erlang's distribution starts `epmd -daemon` on first use, which
      * detaches and outlives the run, outside the tool's tree. Ours runs in
-     * the tree instead, on a port of its own (ERL_EPMD_PORT), so it is
-     * measured with the tool and stopped with it. */
+     * the tree instead, on a port of its own (ERL_EPMD_PORT, inherited by
+     * every VM of the run), so it is measured with the tool and stopped
+     * with it. */
     strvec_push(&p->argv, "/bin/sh");
     strvec_push(&p->argv, "-c");
     strvec_push(&p->argv, TSUNG_WRAP);
     strvec_push(&p->argv, "tsung-with-epmd");
     strvec_pushf(&p->env, "ERL_EPMD_PORT=%d", epmd_port);
     strvec_push(&p->argv, c->found->path);
+    if (c->instances > 1 && tsung_distributed(c, p, err))
+        return -1;
     strvec_push(&p->argv, "-n");    /* no web dashboard */
     strvec_push(&p->argv, "-f");
     strvec_push(&p->argv, TSUNG_XML);
     strvec_push(&p->argv, "-l");
     strvec_push(&p->argv, TSUNG_LOG);
     strvec_push(&p->argv, "start");
-    strvec_push(&p->env, "ERL_FLAGS=+sbwt none +sbwtdcpu none +sbwtdio none");
-    strvec_push(&p->warnings, "tsung: arrivals are Poisson at the rate (not evenly spaced), each a new user on its "
-                "own connection; its log has no percentiles (no p50/p99 reported)");
-    p->model = "open";
+    strvec_push(&p->env, "ERL_FLAGS=" TSUNG_ERL_FLAGS);
+    if (l.open)
+        strvec_push(&p->warnings, "tsung: arrivals are Poisson at the rate (not evenly spaced), each a new user on "
+                    "its own connection, at most rate x duration of them and none after the duration, so a few "
+                    "fewer than asked on average (docs/versions.md); its log has no percentiles");
+    else
+        strvec_push(&p->warnings, "tsung: closed users each loop GET / on one connection until the duration from "
+                    "their own start, and finish their last request; its log has no percentiles");
+    p->model = l.open ? "open" : "closed";
     p->load_ns = secs * 1000000000ull;
-    p->startup_allowance_ns = 10000000000ull;   /* Erlang VM and controller start */
-    json_object_set_new(p->settings, "erl_flags", json_string("+sbwt none +sbwtdcpu none +sbwtdio none"));
+    p->startup_allowance_ns = 10000000000ull;   /* Erlang VMs and controller start */
+    json_object_set_new(p->settings, "erl_flags", json_string(TSUNG_ERL_FLAGS));
+    json_object_set_new(p->settings, "client_vms", json_integer(c->instances > 1 ? c->instances : 0));
     return 0;
 }
 
-/* The text of LOG/<newest run dir>/tsung.log, or NULL with err. */
-static char *tsung_log(const char *dir, char *err)
+/* How many client VMs of their own wrote a log in run dir path: files
+ * tsungK@HOST.log (the controller's is tsung_controller@HOST.log; with
+ * use_controller_vm there are none). */
+static int tsung_client_vms(const char *path)
+{
+    DIR *d = opendir(path);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += !strncmp(e->d_name, "tsung", 5) && isdigit((unsigned char)e->d_name[5]) && strchr(e->d_name, '@');
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The text of LOG/<newest run dir>/tsung.log, or NULL with err; *vms the
+ * client VMs that logged there. */
+static char *tsung_log(const char *dir, int *vms, char *err)
 {
     char path[1200], best[256] = "";
     snprintf(path, sizeof path, "%s/" TSUNG_LOG, dir);
@@ -133,6 +265,7 @@ static char *tsung_log(const char *dir, char *err)
             snprintf(best, sizeof best, "%s", e->d_name);
     closedir(d);
     snprintf(path, sizeof path, "%s/" TSUNG_LOG "/%s", dir, best);
+    *vms = tsung_client_vms(path);
     return best[0] ? adapter_slurp(path, "tsung.log", 64 << 20, err) : (util_err(err, "tsung wrote no run log"), NULL);
 }
 
@@ -170,6 +303,9 @@ static void tsung_line(const char *name, size_t nl, const double *v, int n, stru
         char k[8];
         snprintf(k, sizeof k, "%d", code);
         json_object_set_new(st, k, json_integer((json_int_t)v[1]));
+    } else if (nl == 5 && !strncmp(name, "users", 5) && n == 2) {
+        /* users CURRENT MAX: the most users running at once so far */
+        json_object_set_new(r->extra, "users_max", json_integer((json_int_t)v[1]));
     } else if (nl > 6 && !strncmp(name, "error_", 6) && n == 2) {
         char k[64];
         snprintf(k, sizeof k, "%.*s", (int)(nl < 63 ? nl : 63), name);
@@ -179,10 +315,11 @@ static void tsung_line(const char *name, size_t nl, const double *v, int n, stru
 
 static int tsung_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
 {
-    char *log = tsung_log(c->dir, err);
+    int vms = 0;
+    char *log = tsung_log(c->dir, &vms, err);
     if (!log)
         return -1;
-    r->extra = json_pack("{s:{}, s:{}}", "status", "errors");
+    r->extra = json_pack("{s:{}, s:{}, s:i}", "status", "errors", "client_vms", vms);
     double sum = 0, v[7];
     uint64_t count = 0;
     int dumps = 0;
@@ -232,12 +369,19 @@ static int tsung_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
 const struct adapter adapter_tsung = {
     .name = "tsung",
     .parse_files = (const char *const[]){"log/20261203-0930/tsung.log", NULL}, /* the newest run dir of log/ */
-    .description = "Tsung 1.7 (Erlang): open model, Poisson arrivals of one-request users (XML scenario); "
-                   "mean/min/max from tsung.log, no percentiles",
+    .description = "Tsung 1.7 (Erlang): open (Poisson arrivals of one-request users) or closed (users looping "
+                   "on a connection), instances through its distributed mode (XML scenario); mean/min/max from "
+                   "tsung.log, no percentiles",
     .install_hint = "apt-get install tsung (or scripts/install-tools)",
-    .caps = ADAPTER_OPEN,
+    .caps = ADAPTER_OPEN | ADAPTER_CLOSED,
+    .versions = "live: 1.7.0 (Debian 1.7.0-3.1, Erlang/OTP 25); source read at v1.7.0",
+    .spread = ADAPTER_SPREAD_INTERNAL,
+    .spread_note = "Tsung in its distributed mode: one controller VM (no load) and N client VMs of its own, "
+                   "started by its controller through loadbench's remote shell (adapters/tsung/lb-tsung-rsh) on "
+                   "this machine; the load split among them, counts and means from the controller's one tsung.log",
     .latency_measures = "Tsung's request: from the request sent on an open connection to its response received "
-                        "(connect apart, in its connect metric); mean, min, max only (no percentiles)",
+                        "(connect apart, in its connect metric; closed users connect once and reuse it); mean, "
+                        "min, max only (no percentiles)",
     .latency_resolution_ms = 0.001,
     .detect = tsung_detect,
     .prepare = tsung_prepare,

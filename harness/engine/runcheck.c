@@ -52,6 +52,11 @@ static int check_spread_hosts(const struct profile *p, const struct profile_tool
         return util_err(err, "%s:%d:%d: %s's master on host %s listens on %s, which its workers on %s cannot reach "
                         "(give %s an address: on the network they share)",
                         p->path, t->line, t->col, t->label, h->name, addr, t->hosts[1], h->name);
+    if (a->spread == ADAPTER_SPREAD_INTERNAL && (t->nhosts > 1 || !h->local))
+        return util_err(err, "%s:%d:%d: %s instances on %s%s: not supported yet (its controller starts its client VMs "
+                        "itself, here only; run them here, or instances: 1 there)",
+                        p->path, t->line, t->col, t->label, t->nhosts > 1 ? "several hosts" : "host ",
+                        t->nhosts > 1 ? "" : h->name);
     if (a->spread != ADAPTER_SPREAD_ENGINES)
         return 0;
     if (t->nhosts > 1)

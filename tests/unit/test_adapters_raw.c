@@ -1048,6 +1048,107 @@ static void test_vegeta_prepare(void)
     }
 }
 
+/* Tsung closed and instances: 2, real logs (tests/fixtures/tsung/): the
+ * most users at once, the client VMs that logged beside the controller. */
+static void test_tsung_closed_logs(struct adapter_result *r)
+{
+    static const char *const runs[] = {"closed-20ms", "inst2-20ms"};
+    for (int i = 0; i < 2; i++) {
+        char err[UTIL_ERR_LEN], sub[700], src[64], line[256], path[8192];
+        const char *d = fresh_dir(runs[i]);
+        snprintf(sub, sizeof sub, "%s/log/20261203-1230", d);
+        fsutil_mkdir_p(sub, err);
+        snprintf(src, sizeof src, "%s.tsung.log", runs[i]);
+        put_fixture("tsung", src, sub, "tsung.log");
+        /* the run log directory's other files, as it was (empty here) */
+        snprintf(path, sizeof path, "%s/tsung/%s.files.txt", fixtures, runs[i]);
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            char to[1024];
+            snprintf(to, sizeof to, "%s/%s", sub, line);
+            FILE *o = strcmp(line, "tsung.log") ? fopen(to, "w") : NULL;
+            if (o)
+                fclose(o);
+        }
+        if (f)
+            fclose(f);
+        ok(parse_dir(&adapter_tsung, d, NULL, r, err) == 0 && r->parsed, "tsung %s parses (%s)", runs[i], err);
+        is_u64(r->requests, server_count("tsung", runs[i]), "tsung %s: requests = the server's count", runs[i]);
+        is_u64(r->errors, 0, "tsung %s: no errors", runs[i]);
+        is_u64(adapter_json_count(r->extra, "users_max"), 4, "tsung %s: 4 users at once", runs[i]);
+        is_u64(adapter_json_count(r->extra, "client_vms"), i ? 2 : 0,
+               "tsung %s: client VMs of their own that logged (%d)", runs[i], i ? 2 : 0);
+    }
+    is_u64(r->requests, 974, "tsung inst2: 974 requests, the controller's sum of both VMs");
+}
+
+/* The scenario file a prepared Tsung run wrote, into buf. */
+static const char *tsung_file(const char *dir, const char *name, char *buf, size_t len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[n] = 0;
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/* Tsung's generated XML: closed users in one arrival phase capped at
+ * exactly N, looping until their own start + the duration; instances: N
+ * as N client VMs on names the run's inetrc resolves, through our remote
+ * shell; what it cannot express refused. */
+static void test_tsung_prepare(void)
+{
+    struct prepared P;
+    static char x[8192];
+    struct profile *p = load_profile("load: {connections: 4, duration: 5s}\ntools: [tsung]\n");
+    if (!p)
+        return;
+    prepare(&adapter_tsung, p, 0, &P);
+    ok(P.rc == 0, "tsung closed: prepared (%s)", P.err);
+    tsung_file(P.dir, "tsung.xml", x, sizeof x);
+    ok(strstr(x, "<users maxnumber=\"4\" arrivalrate=\"4000\" unit=\"second\"/>") != NULL,
+       "tsung closed: one phase, exactly 4 users, all at once");
+    ok(strstr(x, "monotonic_time(millisecond) + 5000 end.") && strstr(x, "<repeat name=\"lb_loop\"") &&
+           strstr(x, "<while var=\"lb_go\" eq=\"1\"/>"),
+       "tsung closed: each user loops until its own start + 5 s");
+    ok(strstr(x, "use_controller_vm=\"true\"") && !strstr(P.argv, " -r "),
+       "tsung closed: one client, in the controller's VM, no remote shell");
+    is_str(P.plan.model, "closed", "tsung closed: model closed");
+    adapter_plan_free(&P.plan);
+
+    struct adapter_found found = {.path = "/usr/bin/tsung", .version = "test"};
+    struct adapter_ctx c = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                            .found = &found, .dir = fresh_dir("tsung-inst"), .host = "127.0.0.1", .port = 8080,
+                            .url = "http://127.0.0.1:8080/", .instances = 2};
+    adapter_plan_init(&P.plan);
+    ok(adapter_tsung.prepare(&c, &P.plan, P.err) == 0, "tsung instances 2: prepared (%s)", P.err);
+    tsung_file(c.dir, "tsung.xml", x, sizeof x);
+    ok(strstr(x, "<clients><client host=\"lbtsung1\" maxusers=\"60000\"/><client host=\"lbtsung2\" "
+                 "maxusers=\"60000\"/></clients>") != NULL,
+       "tsung instances 2: two clients, each a VM of its own");
+    tsung_file(c.dir, "tsung-hosts.inetrc", x, sizeof x);
+    is_str(x, "{host, {127,0,0,1}, [\"lbtsung1\", \"lbtsung2\"]}.\n{lookup, [file, native]}.\n",
+           "tsung instances 2: the inetrc gives both names 127.0.0.1");
+    int rsh = 0, inetrc = 0;
+    for (size_t i = 0; i + 1 < P.plan.argv.n; i++)
+        rsh |= !strcmp(P.plan.argv.v[i], "-r") && strstr(P.plan.argv.v[i + 1], "/adapters/tsung/lb-tsung-rsh");
+    for (size_t i = 0; i < P.plan.env.n; i++)
+        inetrc |= !strncmp(P.plan.env.v[i], "ERL_INETRC=/", 12);
+    ok(rsh && inetrc, "tsung instances 2: -r our remote shell, ERL_INETRC absolute");
+    adapter_plan_free(&P.plan);
+    c.instances = 5;
+    c.dir = fresh_dir("tsung-inst5");
+    adapter_plan_init(&P.plan);
+    ok(adapter_tsung.prepare(&c, &P.plan, P.err) == -1 && strstr(P.err, "at least 5 users"),
+       "tsung 5 instances for 4 users: refused (%s)", P.err);
+    adapter_plan_free(&P.plan);
+    profile_free(p);
+}
+
 static void test_table(void)
 {
     const struct adapter *all[] = {&adapter_wrk, &adapter_hey, &adapter_ab, &adapter_h2load, &adapter_siege,
@@ -1094,6 +1195,8 @@ int main(void)
     test_vegeta(&r);
     test_vegeta_prepare();
     test_vegeta_detect();
+    test_tsung_closed_logs(&r);
+    test_tsung_prepare();
     test_prepare();
     adapter_result_free(&r);
     char cmd[600];

@@ -15,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const struct adapter adapter_lbgen;
 extern const struct adapter adapter_locust;
+extern const struct adapter adapter_tsung;
 
 static void test_share(void)
 {
@@ -187,9 +189,54 @@ static void test_place(void)
     profile_free(p);
 }
 
+static int has_note(const struct strvec *w, const char *needle)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (strstr(w->v[i], needle))
+            return 1;
+    return 0;
+}
+
+/* A tool that runs its instances itself (Tsung's controller and client
+ * VMs): one process in the run's own folder, its adapter told N. */
+static void test_internal(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    static const char text[] = "load: {connections: 6, duration: 2s}\ntools: [{tool: tsung, instances: 3}]\n";
+    struct profile *p = profile_load_string("t.yaml", text, strlen(text), err);
+    if (!ok(p != NULL, "a tsung profile loads")) {
+        diag("  got: %s", err);
+        return;
+    }
+    unsigned h;
+    ok(adapter_group_size(&adapter_tsung, &p->tools[0]) == 1 &&
+           !strcmp(adapter_group_place(&adapter_tsung, &p->tools[0], 0, &h), "tool"),
+       "tsung instances 3: one process, the tool");
+    char dir[] = "/tmp/lb-test-group-XXXXXX";
+    struct adapter_found found = {.path = "/usr/bin/tsung", .version = "test"};
+    struct adapter_ctx base = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                               .found = &found, .dir = mkdtemp(dir), .host = "127.0.0.1", .port = 8080,
+                               .url = "http://127.0.0.1:8080/"};
+    struct adapter_group g;
+    ok(base.dir && adapter_group_prepare(&adapter_tsung, &base, &g, err) == 0, "tsung group prepared (%s)", err);
+    ok(g.n == 1 && g.instances == 3 && g.procs[0].ctx.instances == 3 && !strcmp(g.procs[0].dir, dir),
+       "one process in the run's folder, told 3 instances (n %zu, instances %u)", g.n, g.instances);
+    ok(!has_note(&g.procs[0].plan.warnings, "percentiles only") && has_note(&g.procs[0].plan.warnings, "client VMs"),
+       "its note says how Tsung runs them, no bounds warning (one result)");
+    adapter_group_free(&g);
+    profile_free(p);
+    for (const char *const *f = (const char *const[]){"tsung.xml", "tsung-hosts.inetrc", NULL}; *f; f++) {
+        char path[64];
+        snprintf(path, sizeof path, "%s/%s", dir, *f);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_place();
+    test_internal();
     test_share();
     test_merge();
     test_lbgen_exact();
