@@ -985,6 +985,19 @@ static void test_co_counts(void)
         ok(good, "%s (%s)", cases[i].what, r.co.judged ? r.co.verdict : r.co.why_not);
         json_decref(in.stalls);
     }
+    /* Bursts (h2load's 2000 paced clients firing together every 4 s):
+     * 1000 in the window before each stall, none in it, and a series whose
+     * median second outside the stalls is 0 against a mean of 500. */
+    in.stalls = stalls_counted(300, 1000, 0, 0);
+    in.series = json_pack("{s:I, s:[{s:i,s:i}, {s:i,s:i}, {s:i,s:i}, {s:i,s:i}]}", "start_ns", (json_int_t)0, "seconds",
+                          "t", 1, "requests", 2000, "t", 3, "requests", 0, "t", 5, "requests", 0, "t", 7, "requests",
+                          0);
+    crosscheck_compute(&in, &r);
+    ok(!r.co.judged && strstr(r.co.why_not, "bursts"), "arrivals in bursts, paced by the windows before: not judged (%s)",
+       r.co.why_not);
+    json_decref(in.series);
+    in.series = NULL;
+    json_decref(in.stalls);
     /* An open schedule at 200/s expects 60 per 300 ms stall whatever the
      * windows before held; the row counts them. */
     stage.target = 200;
