@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'K6_NO_USAGE_REPORT=true' '/opt/loadbench-tools/bin/k6' 'run' '--no-color' '--no-usage-report' '--quiet' '--address=' '--summary-export' 'summary.json' '--summary-trend-stats' 'avg,min,med,max,p(90),p(95),p(99),count' 'script.js'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'K6_NO_USAGE_REPORT=true' '/opt/loadbench-tools/bin/k6' 'run' '--no-color' '--no-usage-report' '--quiet' '--address=' '--summary-export' 'summary.json' '--summary-trend-stats' 'avg,min,med,max,p(90),p(95),p(99),p(99.9),count' 'script.js'

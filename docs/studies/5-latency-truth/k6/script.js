@@ -18,5 +18,5 @@ export const options = {
 const params = {};
 
 export default function () {
-  http.get('http://127.0.0.1:36289/', params);
+  http.get('http://127.0.0.1:34565/', params);
 }

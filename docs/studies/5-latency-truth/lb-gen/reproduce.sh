@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" "$LB_ROOT"'/build/bin/lb-gen' '--threads=1' '--rate=500' '--duration=45s' '--max-inflight=2000' '--json=summary.json' '--quiet' 'http://127.0.0.1:36453/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" "$LB_ROOT"'/build/bin/lb-gen' '--threads=1' '--rate=500' '--duration=45s' '--max-inflight=2000' '--json=summary.json' '--quiet' 'http://127.0.0.1:45949/'

@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'LB_WRK_OUT=wrk.json' '/opt/loadbench-tools/bin/wrk2' '-t1' '-c600' '-d45s' '-R500' '-U' '-s' 'done.lua' 'http://127.0.0.1:44179/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'LB_WRK_OUT=wrk.json' '/opt/loadbench-tools/bin/wrk2' '-t1' '-c600' '-d45s' '-R500' '-U' '-s' 'done.lua' 'http://127.0.0.1:39921/'
