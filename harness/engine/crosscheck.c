@@ -365,7 +365,10 @@ static void compute_queueing(const struct crosscheck_in *in, const struct crossc
  * busy machine's wake-ups alone lengthen either one (lb-gen, 50 users at
  * 2 ms, unpinned: p99 +1.8 ms, 0.34 ms a request outside). The share
  * is judged on the hold window's server time only: over a whole run the
- * start-up's slow requests make a 3 s lb-gen run look 22 % outside. Stalls are the
+ * start-up's slow requests make a 3 s lb-gen run look 22 % outside. A
+ * machine too busy to hold the server's own delay (its p99 for the same
+ * requests far above its p50) lengthens every client's p99 with it: the
+ * floor is twice that spread at least. Stalls are the
  * coordinated-omission verdict's to judge: a p99 that holds a stall's
  * wait is not the tool's overhead. */
 static void compute_overhead(const struct crosscheck_in *in, const struct crosscheck_result *r,
@@ -390,8 +393,10 @@ static void compute_overhead(const struct crosscheck_in *in, const struct crossc
     int stalls = json_object_get(json_object_get(in->stalls, "delay"), "stall") != NULL;
     o->judged_p99 = delayed && !stalls && !isnan(o->p99_excess_ms) && o->server_p99_ms > 0;
     double step = crosscheck_resolution_at(in->latency_resolution_ms, in->latency_digits, o->tool_p99_ms);
-    o->fired_p99 = o->judged_p99 && o->p99_excess_ms >= CROSSCHECK_OVERHEAD_P99 * o->server_p99_ms &&
-                   o->p99_excess_ms >= CROSSCHECK_OVERHEAD_P99_MS && o->p99_excess_ms > step;
+    o->server_spread_ms = o->server_p99_ms - r->truth.rows[0].server_ms;
+    o->p99_floor_ms = fmax(fmax(CROSSCHECK_OVERHEAD_P99 * o->server_p99_ms, CROSSCHECK_OVERHEAD_P99_MS),
+                           CROSSCHECK_OVERHEAD_SPREAD * (isnan(o->server_spread_ms) ? 0 : o->server_spread_ms));
+    o->fired_p99 = o->judged_p99 && o->p99_excess_ms >= o->p99_floor_ms && o->p99_excess_ms > step;
     o->fired = r->workload.open_like ? o->fired_p99 : o->fired_share && o->fired_p99;
 }
 
@@ -1117,6 +1122,7 @@ static json_t *overhead_json(const struct crosscheck_overhead *o)
         json_object_set_new(j, "tool_p99_ms", jsonutil_num(o->tool_p99_ms));
         json_object_set_new(j, "server_p99_ms", jsonutil_num(o->server_p99_ms));
         json_object_set_new(j, "p99_excess_ms", jsonutil_num(o->p99_excess_ms));
+        json_object_set_new(j, "p99_floor_ms", jsonutil_num(o->p99_floor_ms));
         json_object_set_new(j, "p99_fired", json_boolean(o->fired_p99));
     }
     return j;

@@ -175,6 +175,9 @@ struct crosscheck_queueing {
 #define CROSSCHECK_OVERHEAD_OUTSIDE_MS 0.5      /* and at least this much a request */
 #define CROSSCHECK_OVERHEAD_P99 0.25            /* p99 over the server's by a quarter of it */
 #define CROSSCHECK_OVERHEAD_P99_MS 2.0          /* and at least this much */
+#define CROSSCHECK_OVERHEAD_SPREAD 2.0          /* and twice the server's own p99 - p50: a busy machine
+                                                 * held lb-target's 20 ms at p99 46 ms and lb-gen's p99
+                                                 * came 11.6 ms over it (k6's 276 ms) */
 
 struct crosscheck_overhead {
     int judged_share;               /* closed, a server delay of 1 ms or more, a hold rate and server time */
@@ -186,6 +189,8 @@ struct crosscheck_overhead {
     double server_ms;               /* the server's mean time per request (its basis: the queueing's) */
     double outside_ms, share;       /* cycle - server; of the cycle */
     double tool_p99_ms, server_p99_ms, p99_excess_ms;   /* server: for the same requests */
+    double server_spread_ms;        /* the server's p99 - its p50 for the same requests */
+    double p99_floor_ms;            /* what the excess must reach */
 };
 
 /* Who limited the run: a CPU set used 90 % or more (target first), else
