@@ -64,7 +64,7 @@ cpu)
     skip "the overhead note (as above)" ;;
 queueing)
     # Over half the users missing at the server and a p50 twice the
-    # server's (k6 at 34 % of its core beside 64 namespaces' sshds): the
+    # server's (k6 at 34 % of its core on a machine other work loaded): the
     # queueing witness, asked before the overhead one, names the tool.
     check "k6 named by queueing: fewer than half its users at the server" \
         perl -e 'exit !($ARGV[0] < 100)' -- "$(jget "$J" runs.1.limits.queueing.in_flight)"
