@@ -145,6 +145,12 @@ $(BUILD)/gen/generated/charts_hash.h: $(CHARTS_HASH_SRC)
 	@mkdir -p $(dir $@)
 	@printf '#define LB_CHARTS_HASH "%s"\n' "$$(cat $(CHARTS_HASH_SRC) | sha256sum | cut -c1-12)" >$@.tmp && mv $@.tmp $@
 $(call obj,harness/main.c harness/engine/run.c): $(BUILD)/gen/generated/charts_hash.h
+# The git revision is a compiler flag: a file holding it, rewritten (at
+# parse time) only when HEAD moves, makes the files that print it rebuild
+# then (run.json and the charts' footer name the build that made them).
+GIT_REV_FILE := $(BUILD)/gen/git-rev
+_ := $(shell mkdir -p $(BUILD)/gen && [ "$$(cat $(GIT_REV_FILE) 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $(GIT_REV_FILE))
+$(call obj,harness/main.c harness/engine/run.c harness/engine/hosts.c generator/main.c generator/report.c): $(GIT_REV_FILE)
 
 $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
