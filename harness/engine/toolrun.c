@@ -1142,6 +1142,9 @@ static void tool_run_stop(struct tool_run_state *r)
     json_decref(s);
     tool_run_open_bound(r);
     pid_t keep[1] = {r->tgt.proc.pid};
+    for (size_t k = 0; k < r->ntrees; k++)
+        if (r->trees[k].t->ex->stop_begin)
+            r->trees[k].t->ex->stop_begin(r->trees[k].t, 3000000000ull);
     for (size_t k = 0; k < r->ntrees; k++) {
         struct exec_tree *t = r->trees[k].t;
         int killed = t->ex->stop(t, keep, 1, 3000000000ull, err);
