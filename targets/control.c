@@ -14,6 +14,7 @@
  * same round trip makes /series exact: once a worker acked, every event of
  * a batch that began before the request has been recorded. */
 #include "targets/server_impl.h"
+#include "targets/peers.h"
 #include "common/net.h"
 #include "common/util.h"
 
@@ -221,10 +222,12 @@ static json_t *control_route(struct server *s, char *head, int *status)
             return answer(status, 503, control_error("a worker did not answer in time"));
         return answer(status, 200, o);
     }
+    if (!strcmp(path, "/peers"))
+        return answer(status, is_get ? 200 : 405, is_get ? peers_json(s->peers) : control_error("use GET /peers"));
     if (!strcmp(path, "/health"))
         return answer(status, 200, json_pack("{s:s}", "status", "ok"));
     return answer(status, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K, "
-                                             "GET /histogram, GET /stalls"));
+                                             "GET /histogram, GET /stalls, GET /peers"));
 }
 
 /* The whole HTTP answer (heap; its length in *len). */

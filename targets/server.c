@@ -36,6 +36,7 @@
 #include "targets/server.h"
 #include "targets/server_impl.h"
 #include "targets/h1.h"
+#include "targets/peers.h"
 #include "common/hist.h"
 #include "common/net.h"
 #include "targets/tstats.h"
@@ -626,6 +627,7 @@ static void request_done(struct worker *w, struct conn *c)
     tstats_add(&w->slot->requests, 1);
     if (w->stalls)
         count_stall_arrival(w);
+    peers_note(w->srv->peers, c->peer, w->now ? w->now : util_now_ns());
     count_inflight_up(w);
     if (w->srv->cfg.work_ns && V_IS_OK(c->variant))
         burn_cpu(w->srv->cfg.work_ns);
@@ -875,6 +877,7 @@ static void do_accept(struct worker *w)
         }
         struct conn *c = conn_alloc(w);
         c->fd = fd;
+        c->peer = peers_slot(s->peers, fd);
         struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
         if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
             tstats_add(&w->ctr.accept_errors, 1);
@@ -1048,6 +1051,7 @@ struct server *server_new(const struct server_config *cfg, char *err)
     }
     s->m_total = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
     s->m_window = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
+    s->peers = peers_new();
     s->started_ns = util_now_ns();
     s->window_since_ns = s->started_ns;
     delay_model_init(&s->delay, &cfg->delay, s->started_ns);
@@ -1235,6 +1239,7 @@ void server_free(struct server *s)
         free(s->resp[v]);
     hist_free(s->m_total);
     hist_free(s->m_window);
+    peers_free(s->peers);
     delay_model_free(&s->delay);
     if (s->lfd >= 0)
         close(s->lfd);

@@ -80,6 +80,7 @@ struct conn {
     uint8_t resp_since_input; /* a response completed after the last input */
     uint8_t wrote_after_fin;  /* a response completed after the peer's FIN */
     uint32_t queued, queued_ok;
+    int peer;                 /* its address's slot in srv->peers (peers.h), -1: none */
     uint64_t queued_bytes;    /* bytes of the queued (delayed) responses */
     uint64_t body_left;
     uint64_t linger_bytes;
@@ -163,6 +164,7 @@ struct server {
     int stopped;
     uint64_t window_since_ns;            /* control thread only */
     struct hist *m_total, *m_window;     /* control thread (or after stop) only */
+    struct peers *peers;                 /* first/last request per client address (peers.c) */
 };
 
 /* control.c: the control thread's loop (its argument is the server), and

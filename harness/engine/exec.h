@@ -117,6 +117,13 @@ struct executor {
      * its agent spares the other trees it runs instead. */
     int (*stop)(struct exec_tree *t, const pid_t *keep, int nkeep, uint64_t term_grace_ns, char *err);
 
+    /* Optional (NULL: nothing to do ahead): start stopping t without
+     * waiting, so that stop() on many trees in a row overlaps their
+     * graces. stop() must still be called; it then waits for this one.
+     * A remote executor sends its agent the stop now (one round trip and
+     * one grace for all hosts, not one per host). */
+    void (*stop_begin)(struct exec_tree *t, uint64_t term_grace_ns);
+
     /* End the capture of one output stream (call once the tree is
      * stopped): returns 0 with o filled, 1 when it had ended already (o
      * untouched), or -1 with err when its file could not be written

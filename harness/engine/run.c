@@ -858,7 +858,7 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
     if (p->nhosts)
         agents_record(R);
     /* The data path, before the first row (engine/runpath.h). */
-    json_object_set_new(R->run, "path", runpath_measure(p, R->agents, o->only));
+    json_object_set_new(R->run, "path", runpath_measure(p, R->agents, o->only, o->stop));
     /* The room first: without it nothing is run, and no run.json is left
      * claiming a run (exit 2). */
     if (reserve_room(R, 0, err) || save(R, err)) {

@@ -35,7 +35,8 @@ static int seen(json_t *o, const char *name)
     return json_object_get(o, name) != NULL;
 }
 
-json_t *runpath_measure(const struct profile *p, struct exec_host *const *agents, const char *only)
+json_t *runpath_measure(const struct profile *p, struct exec_host *const *agents, const char *only,
+                        const volatile sig_atomic_t *stop)
 {
     if (!p->nhosts)
         return json_pack("{s:s}", "skipped", "one box: the load goes over loopback (measure a path with hosts:)");
@@ -62,7 +63,9 @@ json_t *runpath_measure(const struct profile *p, struct exec_host *const *agents
             const char *name = h ? h->name : "controller";
             if (seen(o, name))
                 continue;
-            if (h == th || (!h && th && th->local) || (!th && h && h->local))
+            if (*stop)
+                json_object_set_new(o, name, json_pack("{s:s}", "skipped", "interrupted"));
+            else if (h == th || (!h && th && th->local) || (!th && h && h->local))
                 json_object_set_new(o, name, json_pack("{s:s}", "skipped", "the tool runs on the target's host"));
             else if (port <= 0)
                 json_object_set_new(o, name, json_pack("{s:s}", "error", err));

@@ -275,6 +275,11 @@ json_t *target_stalls(const struct target *t, char *err)
     return target_call_at(t, "GET", "/stalls", 0, NULL, err);
 }
 
+json_t *target_peers(const struct target *t, char *err)
+{
+    return target_call_at(t, "GET", "/peers", 0, NULL, err);
+}
+
 struct hist *target_histogram_between(json_t *a, json_t *b)
 {
     json_t *ba = json_object_get(a, "buckets"), *bb = json_object_get(b, "buckets");

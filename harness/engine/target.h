@@ -65,6 +65,9 @@ char *target_shape_flags(const struct profile_shape *shape, char *buf, size_t le
 
 /* GET /stalls: the shape and the stalls begun so far. */
 json_t *target_stalls(const struct target *t, char *err);
+/* GET /peers: each client address's first and last request (the
+ * server's clock) and count, at most 1024 addresses (targets/peers.h). */
+json_t *target_peers(const struct target *t, char *err);
 
 /* GET /stats. Returns the parsed JSON (new reference), or NULL with err. */
 json_t *target_stats(const struct target *t, char *err);

@@ -1142,6 +1142,9 @@ static void tool_run_stop(struct tool_run_state *r)
     json_decref(s);
     tool_run_open_bound(r);
     pid_t keep[1] = {r->tgt.proc.pid};
+    for (size_t k = 0; k < r->ntrees; k++)
+        if (r->trees[k].t->ex->stop_begin)
+            r->trees[k].t->ex->stop_begin(r->trees[k].t, 3000000000ull);
     for (size_t k = 0; k < r->ntrees; k++) {
         struct exec_tree *t = r->trees[k].t;
         int killed = t->ex->stop(t, keep, 1, 3000000000ull, err);
@@ -1166,6 +1169,28 @@ static void tool_run_stop(struct tool_run_state *r)
 
 /* ---- collect: the server's view, the footprint, the tool's own account ---------- */
 
+/* With load from two or more addresses (hosts), the server's first and
+ * last request per address and the spread of the first ones: the hosts'
+ * start skew on the server's one clock (run.json's server_peers). */
+static void record_server_peers(struct tool_run_state *r)
+{
+    json_t *pj = target_peers(&r->tgt, NULL);
+    json_t *a = json_object_get(pj, "peers");
+    if (json_array_size(a) >= 2) {
+        json_int_t lo = 0, hi = 0;
+        size_t i;
+        json_t *e;
+        json_array_foreach(a, i, e) {
+            json_int_t f = json_integer_value(json_object_get(e, "first_ns"));
+            lo = !i || f < lo ? f : lo;
+            hi = !i || f > hi ? f : hi;
+        }
+        json_object_set_new(pj, "first_spread_ns", json_integer(hi - lo));
+        json_object_set(r->res, "server_peers", pj);
+    }
+    json_decref(pj);
+}
+
 /* The server's view, after the tool is gone. */
 static void tool_run_collect_server(struct tool_run_state *r)
 {
@@ -1175,6 +1200,7 @@ static void tool_run_collect_server(struct tool_run_state *r)
     if (r->p->target.shape.stall_every_ns)
         r->stalls = target_stalls(&r->tgt, NULL);
     r->hist_end = target_histogram(&r->tgt, NULL);
+    record_server_peers(r);
     if (r->series) {
         char sp[PATH_MAX + 96];
         pathf(sp, sizeof sp, "%.*s.server.csv", (int)(strlen(r->spath) - 4), r->spath);

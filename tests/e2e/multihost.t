@@ -13,6 +13,7 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
+. "$(dirname "$0")/../lib/ssh-keys.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 [ "$(id -u)" = 0 ] || skip_all "needs root to make network namespaces (CI runs as root)"
@@ -53,19 +54,7 @@ done
 
 # Keys and sshd: host a on 198.18.0.2:2202, host b on 198.18.0.3:2203.
 k=$tmp/ssh
-mkdir -p "$k" /run/sshd
-ssh-keygen -q -t ed25519 -N '' -f "$k/host" -C lb-test-host
-ssh-keygen -q -t ed25519 -N '' -f "$k/id" -C lb-test-user
-cp "$k/id.pub" "$k/authorized_keys"
-cat > "$k/client.conf" <<EOF
-Host *
-    IdentityFile $k/id
-    IdentitiesOnly yes
-    StrictHostKeyChecking no
-    UserKnownHostsFile /dev/null
-    LogLevel ERROR
-EOF
-export LOADBENCH_SSH_CONFIG="$k/client.conf"
+ssh_keys "$k"
 for n in 2 3; do
     cat > "$k/sshd$n.conf" <<EOF
 Port 220$n

@@ -347,6 +347,58 @@ static void test_samples(struct exec_host *h)
     ex->free(t);
 }
 
+/* Stops sent ahead (stop_begin) for 3 trees, then stop() on each. On one
+ * host every reply reaches its own tree (stop() awaits the first while the
+ * others come). On 3 hosts (3 agents) the graces overlap: trees that
+ * ignore SIGTERM cost their grace (1 s) once, not once per host. */
+static void stop_three(struct exec_host **hs, const char *what, double *secs)
+{
+    char dir[PATH_MAX], err[UTIL_ERR_LEN] = "";
+    struct exec_tree *t[3] = {NULL, NULL, NULL};
+    const char *argv[] = {"/bin/sh", "-c", "trap '' TERM; sleep 30", NULL};
+    for (int i = 0; i < 3; i++) {
+        const struct executor *ex = exec_remote_executor(hs[i]);
+        snprintf(dir, sizeof dir, "%s/stopb-%s%d", tmp, what, i);
+        fsutil_mkdir_p(dir, NULL);
+        struct exec_spec spec = {.name = "stopb", .argv = argv, .dir = dir, .sample_interval_ns = 100000000};
+        if (ex->spawn(ex, &spec, &t[i], err)) {
+            ok(0, "%s: spawn %d: %s", what, i, err);
+            return;
+        }
+    }
+    util_sleep_until_ns(util_now_ns() + 300000000);   /* the traps are set */
+    uint64_t t0 = util_now_ns();
+    for (int i = 0; i < 3; i++)
+        t[i]->ex->stop_begin(t[i], 1000000000ull);
+    int all = 1;
+    for (int i = 0; i < 3; i++)
+        all &= t[i]->ex->stop(t[i], NULL, 0, 1000000000ull, err) >= 1 && t[i]->ended;
+    *secs = (double)(util_now_ns() - t0) / 1e9;
+    ok(all, "%s: each of the 3 stops sent ahead got its reply and killed its tree: %s", what, err);
+    for (int i = 0; i < 3; i++)
+        t[i]->ex->free(t[i]);
+}
+
+static void test_stop_begin(struct exec_host *h)
+{
+    char err[UTIL_ERR_LEN] = "";
+    double one = 0, three = 0;
+    ok(exec_remote_executor(h)->stop_begin != NULL, "the remote executor stops ahead");
+    struct exec_host *same[3] = {h, h, h};
+    stop_three(same, "one host", &one);
+    struct exec_host *hs[3] = {h, open_local(lb, 0, err), open_local(lb, 0, err)};
+    if (!hs[1] || !hs[2]) {
+        ok(0, "two more agents: %s", err);
+    } else {
+        stop_three(hs, "three hosts", &three);
+        /* One grace (1 s) and the round trips; one host after another it
+         * is 3 s and more, as on one host (its agent stops in turn). */
+        ok(three < 2.5, "three hosts: the graces overlapped, %.2f s (one host: %.2f s)", three, one);
+    }
+    exec_remote_close(hs[1]);
+    exec_remote_close(hs[2]);
+}
+
 static void test_files(struct exec_host *h)
 {
     char a[PATH_MAX + 8], b[PATH_MAX + 8], c[PATH_MAX + 8], err[UTIL_ERR_LEN] = "";
@@ -822,6 +874,7 @@ int main(void)
         test_spawn_wait(h);
         test_tools_and_own_copies(h);
         test_samples(h);
+        test_stop_begin(h);
         test_files(h);
         test_run_dirs(h);
         test_target(h);
