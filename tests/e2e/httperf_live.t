@@ -30,10 +30,19 @@ if run_lb open httperf 20ms '{model: open, rate: 200, duration: 2s}'; then
     is "$req" "$srv" "open: httperf's count = the server's"
     is "$(jget "$J" runs.0.crosscheck.verdict)" exact "open: crosscheck verdict exact"
     is "$(jget "$J" runs.0.client.errors)" 0 "open: no errors"
-    for k in p50 mean; do
-        check "open: latency $k at least half the 20 ms delay" \
-            perl -e 'exit !($ARGV[0] >= 10 && $ARGV[0] < 1000)' "$(jget "$J" runs.0.client.latency_ms.$k)"
-    done
+    check "open: latency mean at least half the 20 ms delay" \
+        perl -e 'exit !($ARGV[0] >= 10 && $ARGV[0] < 1000)' "$(jget "$J" runs.0.client.latency_ms.mean)"
+    # httperf's median is the centre of its 1 ms bin: when every connection
+    # took 20.1-20.4 ms it prints 20.5, outside its own min..max, and the
+    # row leaves it out with a warning (a CI run failed here on a null
+    # p50, which nothing else explains: the delay keeps it over 20 ms).
+    p50=$(jget "$J" runs.0.client.latency_ms.p50)
+    if [ "$p50" = null ]; then
+        check "open: no p50, and the row says why (the bin centre outside min..max)" \
+            sh -c "printf '%s' \"\$1\" | grep -q 'median .* outside its own min..max'" _ "$(jget "$J" runs.0.warnings)"
+    else
+        check "open: latency p50 at least half the 20 ms delay" perl -e 'exit !($ARGV[0] >= 10 && $ARGV[0] < 1000)' "$p50"
+    fi
     is "$(jget "$J" runs.0.client.latency_ms.p99)" null "open: no p99 (httperf prints no percentiles)"
     is "$(jget "$J" runs.0.client.latency_ms.p90)" null "open: no p90 either"
     is "$(jget "$J" runs.0.identity.latency_resolution_ms)" 1 "open: resolution stated as its 1 ms median bins"
