@@ -636,7 +636,7 @@ static void profile_sha_first_tools(const json_t *cur, size_t n, char hex[65])
  * describes every row the run has (a study a new tool joins): the run then
  * takes the new profile. Returns 0 (the same), 1 (extended) or -1 with err
  * naming both profiles. */
-static int check_same_profile(const struct profile *p, json_t *run, const char *into, char *err)
+static int check_same_profile(const struct profile *p, json_t *run, char *err)
 {
     json_t *rec = json_object_get(run, "profile");
     char had[65] = "", now[65], first[65] = "";
@@ -655,9 +655,10 @@ static int check_same_profile(const struct profile *p, json_t *run, const char *
         return 0;
     if (!strcmp(had, first))
         return 1;
-    return util_err(err, "--into %s: rerun with that run's profile unchanged (tool entries may be added after its own), "
-                    "or use --out; that run is of profile \"%s\" (%s, sha256 %.12s), not of \"%s\" (%s, sha256 %.12s)",
-                    into, json_string_value(json_object_get(rec, "name")) ?: "?",
+    /* Not the --into path: err holds 256 bytes, both profiles' must fit. */
+    return util_err(err, "that run is of profile \"%s\" (%s, sha256 %.12s), not of \"%s\" (%s, sha256 %.12s): only "
+                    "tool entries may be added after its own; else use --out",
+                    json_string_value(json_object_get(rec, "name")) ?: "?",
                     json_string_value(json_object_get(rec, "path")) ?: "?", had[0] ? had : "none", p->name, p->path, now);
 }
 
@@ -694,7 +695,7 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
             return -1;
         }
         R->runs = json_object_get(R->run, "runs");
-        int same = check_same_profile(p, R->run, o->into_dir, err);
+        int same = check_same_profile(p, R->run, err);
         if (same < 0) {
             json_decref(R->run);
             return -1;

@@ -111,7 +111,7 @@ check "and profile.yaml the profile as written" grep -q 'label: third' "$tmp/run
 sed 's/connections: 5/connections: 6/' "$tmp/three.yaml" > "$tmp/changed.yaml"
 rc=0; "$LB" run --quiet --only third --into "$tmp/run2" "$tmp/changed.yaml" >"$tmp/changed.out" 2>&1 || rc=$?
 is "$rc" 2 "--into with the load changed is refused"
-check "saying tool entries may be added" grep -q 'tool entries may be added after its own' "$tmp/changed.out"
+check "saying tool entries may be added" grep -q 'only tool entries may be added after its own' "$tmp/changed.out"
 
 # --- sweeps: each tool runs its own load's levels, a load without a sweep once
 cat > "$tmp/sweep.yaml" <<'Y'

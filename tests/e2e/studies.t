@@ -58,8 +58,9 @@ check "RSS peak is never below the largest process's maxrss" perl -MJSON::PP -e 
 check "CPU peak is never below the run's average" perl -MJSON::PP -e '
     my $f = decode_json($ARGV[0]); exit !($f->{cpu_peak_pct} >= $f->{cpu_avg_pct})' -- "$f"
 
-# --- study-page on a real run directory (docs/sample-run) -------------------
-S=docs/sample-run
+# --- study-page on a real run directory (the sample run of 2026-11-29, kept
+# as a fixture: docs/sample-run is made again whenever the charts change) --
+S=tests/fixtures/runs/sample-200vus-2026-11-29
 cat > "$tmp/t.md.in" <<'T'
 M {{meta}}
 V {{v jmeter rps_hold}}
@@ -104,7 +105,7 @@ check "{{meta}} names the machine and profile" grep -q '^M Run 20.* on AMD EPYC 
 check "the table is sorted by the column, skipped last" \
     sh -c "grep -A5 '^| Tool' '$tmp/t.md' | grep '^| [a-z]' | cut -d' ' -f2 | tr '\n' ' ' | grep -qx 'wrk jmeter k6 '"
 check "a skipped row prints – for its figures, not 0" grep -q '^| k6 | skipped | – | – |$' "$tmp/t.md"
-check "{{chart}} links the run's PNG" grep -q "^G !\[rps\](.*docs/sample-run/charts/bars_rps.png)" "$tmp/t.md"
+check "{{chart}} links the run's PNG" grep -q "^G !\[rps\](.*$S/charts/bars_rps.png)" "$tmp/t.md"
 for hole in '{{v nosuchtool rps}}' '{{v wrk nosuchfield}}' '{{nosuch}}' '{{chart nosuchchart x}}' '{{table label; labels=nosuch}}' \
            '{{carry wrk jmeter rps_hold 1 100}}' '{{carry k6 jmeter rps_hold 1 order}}' '{{within wrk rps_hold 5 order}}' \
            '{{carry wrk jmeter rps_hold 5}}' '{{order rps_hold wrk}}'; do
