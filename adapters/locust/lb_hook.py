@@ -86,7 +86,9 @@ def _write(event, exit_code):
         for c in runner.clients.all:
             _members.setdefault(c.id, False)
         doc["workers"] = {cid: {"ours": ours} for cid, ours in _members.items()}
-    tmp = _OUT + ".tmp"
+    # NAME.tmp.PID, as loadbench's own atomic writes: the clean-up of a
+    # dead run removes it once its writer is gone.
+    tmp = "%s.tmp.%d" % (_OUT, os.getpid())
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -16,6 +16,19 @@
 
 local out_path = os.getenv("LB_WRK_OUT") or "wrk-summary.json"
 
+-- Written whole or not at all, as loadbench writes its own files: to
+-- NAME.tmp.PID, then renamed (a kill mid-write leaves no half JSON, and
+-- loadbench's clean-up of a dead run removes the NAME.tmp.PID of a writer
+-- that is gone). wrk's Lua is LuaJIT: its ffi gives the pid.
+local function tmp_path()
+   local ok, pid = pcall(function()
+      local ffi = require("ffi")
+      ffi.cdef("int getpid(void);")
+      return ffi.C.getpid()
+   end)
+   return out_path .. ".tmp." .. (ok and tostring(pid) or "0")
+end
+
 local function num(x)
    if x == nil or x ~= x or x == math.huge or x == -math.huge then
       return "null"
@@ -39,7 +52,8 @@ done = function(summary, latency, requests)
       p[#p + 1] = string.format('"%s": %s', tostring(q),
          lat(function() return latency:percentile(q) end))
    end
-   local f = assert(io.open(out_path, "w"))
+   local tmp = tmp_path()
+   local f = assert(io.open(tmp, "w"))
    f:write("{\n")
    f:write('  "tool": "wrk",\n')
    f:write('  "format": 1,\n')
@@ -60,4 +74,5 @@ done = function(summary, latency, requests)
       num(requests.min), num(requests.max), num(requests.mean), num(requests.stdev)))
    f:write("}\n")
    f:close()
+   assert(os.rename(tmp, out_path))
 end

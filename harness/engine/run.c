@@ -509,7 +509,7 @@ static int make_run_dir(struct runner *R, char *err)
     if (R->o->into_dir) {
         if (!realpath(R->o->into_dir, R->dir))
             return util_err(err, "--into %s: %s", R->o->into_dir, strerror(errno));
-        return 0;
+        return runlock_take(R->dir, err); /* runlock hook (#18): the dir names its owner */
     }
     if (R->o->out_dir) {
         snprintf(R->dir, sizeof R->dir, "%s", R->o->out_dir);
@@ -529,23 +529,14 @@ static int make_run_dir(struct runner *R, char *err)
         if (fsutil_mkdir_p(parent, err))
             return -1;
     }
-    if (mkdir(R->dir, 0755) < 0) {
-        if (errno == EEXIST)
-            return util_err(err, "%s already exists: loadbench never overwrites a run (choose another --out)", R->dir);
-        return util_err(err, "cannot create the run directory %s: %s", R->dir, strerror(errno));
-    }
+    /* Made with its lock already inside (runlock hook, #18): a kill at any
+     * moment leaves no run directory that names no owner. */
+    if (runlock_mkdir(R->dir, err))
+        return -1;
     /* Absolute from here on: tools run with their own directory as cwd. */
     char abs[PATH_MAX];
     if (realpath(R->dir, abs))
         snprintf(R->dir, sizeof R->dir, "%s", abs);
-    /* Prove the directory takes writes before any load is sent. */
-    char probe[PATH_MAX + 16];
-    snprintf(probe, sizeof probe, "%s/.probe", R->dir);
-    if (fsutil_write_text(probe, "probe\n", err)) {
-        rmdir(R->dir);
-        return -1;
-    }
-    unlink(probe);
     return 0;
 }
 
@@ -851,7 +842,7 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
         return 2;
     if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
         return 130;
-    if (make_run_dir(R, err) || runlock_take(R->dir, err)) /* runlock hook (#18): the dir names its owner */
+    if (make_run_dir(R, err))
         return 2;
     *run_dir_out = util_xstrdup(R->dir);
     if (agents_mkdir(R, err) || run_open(R, p, o, err))

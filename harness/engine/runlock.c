@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -149,6 +150,62 @@ int runlock_take(const char *run_dir, char *err)
     return fsutil_write_text(path, text, err);
 }
 
+/* The hidden sibling run_dir is built in: ".NAME.lbnew.PID". */
+static int stage_name(char *out, size_t len, const char *run_dir, pid_t pid)
+{
+    const char *slash = strrchr(run_dir, '/');
+    const char *base = slash ? slash + 1 : run_dir;
+    int plen = slash ? (int)(slash - run_dir + 1) : 0;
+    return (size_t)snprintf(out, len, "%.*s.%s.lbnew.%d", plen, run_dir, base, (int)pid) < len ? 0 : -1;
+}
+
+/* Remove a staging directory: its entries are files (the lock, a lock's
+ * temporary), never directories. */
+static void remove_stage(const char *stage)
+{
+    DIR *d = opendir(stage);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+                unlinkat(dirfd(d), de->d_name, 0);
+        closedir(d);
+    }
+    rmdir(stage);
+}
+
+int runlock_mkdir(const char *run_dir, char *err)
+{
+    char stage[PATH_MAX];
+    struct stat st;
+    if (lstat(run_dir, &st) == 0)
+        return util_err(err, "%s already exists: loadbench never overwrites a run (choose another --out)", run_dir);
+    if (stage_name(stage, sizeof stage, run_dir, getpid()))
+        return util_err(err, "%s: path too long", run_dir);
+    remove_stage(stage); /* a dead namesake's, pid reused */
+    if (mkdir(stage, 0755) < 0)
+        return util_err(err, "cannot create the run directory %s: %s", run_dir, strerror(errno));
+    /* The lock is also the proof that the directory takes writes. */
+    if (runlock_take(stage, err)) {
+        remove_stage(stage);
+        return -1;
+    }
+    /* Into place whole, never over anything: an empty directory of the
+     * same name would be replaced by a plain rename. */
+    int rc = renameat2(AT_FDCWD, stage, AT_FDCWD, run_dir, RENAME_NOREPLACE);
+    if (rc < 0 && (errno == EINVAL || errno == ENOSYS)) /* a filesystem without it */
+        rc = lstat(run_dir, &st) == 0 ? (errno = EEXIST, -1) : rename(stage, run_dir);
+    if (rc < 0) {
+        int e = errno;
+        remove_stage(stage);
+        if (e == EEXIST || e == ENOTEMPTY)
+            return util_err(err, "%s already exists: loadbench never overwrites a run (choose another --out)",
+                            run_dir);
+        return util_err(err, "cannot create the run directory %s: %s", run_dir, strerror(e));
+    }
+    return 0;
+}
+
 void runlock_release(const char *run_dir)
 {
     struct owner o;
@@ -249,6 +306,21 @@ int runlock_reap(const char *run_dir, char *err)
     return rc;
 }
 
+/* Whether name is a staging directory (see runlock_mkdir) whose builder
+ * is gone: killed between its mkdir and its rename. */
+static int dead_stage(const char *name)
+{
+    const char *t = strstr(name, ".lbnew.");
+    if (!t)
+        return 0;
+    for (const char *p; (p = strstr(t + 1, ".lbnew."));)
+        t = p;
+    char *end;
+    long pid = strtol(t + 7, &end, 10);
+    uint64_t start;
+    return !*end && pid > 0 && isdigit((unsigned char)t[7]) && runlock_start_time((pid_t)pid, &start) < 0;
+}
+
 int runlock_reap_all(const char *results_root, char *err)
 {
     DIR *d = opendir(results_root);
@@ -257,11 +329,14 @@ int runlock_reap_all(const char *results_root, char *err)
     int marked = 0, failed = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
-        if (de->d_name[0] == '.')
-            continue;
         char dir[PATH_MAX];
         if ((size_t)snprintf(dir, sizeof dir, "%s/%s", results_root, de->d_name) >= sizeof dir)
             continue;
+        if (de->d_name[0] == '.') {
+            if (dead_stage(de->d_name))
+                remove_stage(dir);
+            continue;
+        }
         int rc = runlock_reap(dir, failed ? NULL : err);
         if (rc > 0)
             marked++;

@@ -42,6 +42,14 @@ int runlock_tag_dead(const char *s, const char **rest);
  * Returns 0 or -1. */
 int runlock_take(const char *run_dir, char *err);
 
+/* Create run_dir (which must not exist) with our lock already in it, so
+ * that no run directory is ever seen without its owner named, whenever
+ * loadbench is killed: it is built as the hidden sibling
+ * ".NAME.lbnew.PID", locked (the lock's write is the proof the place takes
+ * writes) and renamed into place without replacing anything. Returns 0 or
+ * -1 with err ("already exists", "cannot create the run directory"). */
+int runlock_mkdir(const char *run_dir, char *err);
+
 /* Remove run_dir's lock if it is ours. */
 void runlock_release(const char *run_dir);
 
@@ -54,7 +62,8 @@ void runlock_release(const char *run_dir);
 int runlock_reap(const char *run_dir, char *err);
 
 /* runlock_reap on every directory just below results_root (a missing
- * results_root has none). Returns how many were marked abandoned, or -1
+ * results_root has none); staging directories of a runlock_mkdir whose
+ * loadbench is gone are removed. Returns how many were marked abandoned, or -1
  * with err (the first failure; the others are still tried). */
 int runlock_reap_all(const char *results_root, char *err);
 

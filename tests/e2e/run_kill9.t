@@ -153,7 +153,13 @@ for d in "$tmp"/k9/*/; do
     statuses="$statuses $st"
     case "$st" in complete|interrupted|abandoned) ;; *) bad_dir=$((bad_dir + 1)); diag "$d: $st" ;; esac
 done
+# A run directory appears only with its lock inside (built hidden as
+# .NAME.lbnew.PID, then renamed): doctor removes a dead one's hidden copy.
+for d in "$tmp"/k9/.*.lbnew.*; do
+    [ -e "$d" ] || continue
+    bad_dir=$((bad_dir + 1)); diag "$d: a dead loadbench's staging directory left after doctor"
+done
 diag "run.json after doctor:$(echo $statuses | tr ' ' '\n' | sort | uniq -c | awk '{printf " %s x%s", $2, $1}')"
-is "$bad_dir" 0 "after doctor every run.json is complete, interrupted or abandoned, every JSON whole, no lock left"
+is "$bad_dir" 0 "after doctor every run.json is complete, interrupted or abandoned, every JSON whole, no lock or staging directory left"
 check "some runs were abandoned mid-way (the kills landed during the load)" sh -c "echo '$statuses' | grep -qw abandoned"
 done_testing
