@@ -96,6 +96,16 @@ struct executor {
      * running (exec failures in the child are reported here too). */
     int (*spawn)(const struct executor *ex, const struct exec_spec *spec, struct exec_tree **out, char *err);
 
+    /* Optional (NULL: spawn does everything): a tool on many hosts is
+     * started together, not one round trip and one file copy after
+     * another. spawn_prepare does the spawn's slow part ahead (a remote
+     * executor copies spec->dir there); spawn_begin sends the start and
+     * does not wait; spawn with the same spec (spec->name is the key)
+     * then takes its outcome. A spec prepared or begun must still be
+     * spawned: its tree may be running. */
+    int (*spawn_prepare)(const struct executor *ex, const struct exec_spec *spec, char *err);
+    void (*spawn_begin)(const struct executor *ex, const struct exec_spec *spec);
+
     /* Wait without blocking. Returns 1 once the root has exited (t->ended
      * and t->exit set; its orphans may still run), 0 while it runs. */
     int (*poll)(struct exec_tree *t);

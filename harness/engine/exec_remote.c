@@ -1,8 +1,11 @@
 /* exec_remote: trees on another host, through a `loadbench agent` at the
- * far end of a transport (docs/agent-protocol.md). One request at a time
- * from the caller's thread; events (samples, ends, heartbeats) are read
- * whenever the caller waits or polls; a thread of our own sends the
- * heartbeats, so the agent hears from us between tool runs too. */
+ * far end of a transport (docs/agent-protocol.md). Requests from the
+ * caller's thread: one awaited at a time, and stops, spawns and the
+ * goodbye sent ahead (their replies kept for whoever takes them, so that
+ * many hosts are stopped, started and closed together); events (samples,
+ * ends, heartbeats) are read whenever the caller waits or polls; a thread
+ * of our own sends the heartbeats, so the agent hears from us between
+ * tool runs too. */
 #include "engine/exec_remote.h"
 #include "adapters/adapter.h"
 #include "engine/agentproto.h"
@@ -52,6 +55,19 @@ struct remote_tree {
     struct remote_tree *next;
 };
 
+/* A spawn on its way: prepared (its files there), begun (its request
+ * sent, id set), answered (reply; tree made as the reply is read, so that
+ * the tree's first events, read with it, find it), until remote_spawn
+ * takes it. */
+struct remote_pending {
+    char *name, *dir;
+    int pushed;
+    json_int_t id;
+    json_t *reply;
+    struct remote_tree *tree;
+    struct remote_pending *next;
+};
+
 struct exec_host {
     struct executor ex;                         /* first: spawn gets the host back from it */
     char name[64];
@@ -69,8 +85,10 @@ struct exec_host {
     struct exec_remote_clock clock;
     struct exec_remote_ident ident;
     struct remote_tree *trees;
+    struct remote_pending *pending;             /* spawns prepared or begun */
     pthread_t hb;
     int hb_on, hb_stop;
+    int bye_sent;                               /* exec_remote_close_begin's goodbye is out */
 };
 
 static struct remote_tree *rtree(struct exec_tree *t)
@@ -193,6 +211,7 @@ static int transport_start(struct exec_host *h, const struct exec_remote_opts *o
 /* ---- loss, events, replies ------------------------------------------------------ */
 
 static void host_lose(struct exec_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static struct remote_tree *host_add_tree(struct exec_host *h, const json_t *rep, const char *dir);
 static void host_lose(struct exec_host *h, const char *fmt, ...)
 {
     if (h->lost[0])
@@ -262,12 +281,19 @@ static void host_line(struct exec_host *h, const char *line)
     } else if (h->want_id && json_integer_value(json_object_get(j, "re")) == h->want_id) {
         h->reply = json_incref(j);
     } else {
-        /* The reply to a stop sent ahead (remote_stop_begin): kept for
-         * its tree, whatever call is awaited meanwhile. */
+        /* The reply to a stop or spawn sent ahead (remote_stop_begin,
+         * remote_spawn_begin): kept for its tree or spawn, whatever call
+         * is awaited meanwhile. */
         json_int_t re = json_integer_value(json_object_get(j, "re"));
         for (struct remote_tree *r = h->trees; re && r; r = r->next)
             if (r->stop_id == re && !r->stop_reply)
                 r->stop_reply = json_incref(j);
+        for (struct remote_pending *q = h->pending; re && q; q = q->next)
+            if (q->id == re && !q->reply) {
+                q->reply = json_incref(j);
+                if (json_is_true(json_object_get(j, "ok")))
+                    q->tree = host_add_tree(h, j, q->dir);
+            }
     }
     json_decref(j);
 }
@@ -301,20 +327,20 @@ static int host_pump(struct exec_host *h, int wait_ms)
     return h->lost[0] ? -1 : 0;
 }
 
-/* Send req (stolen) and wait for its reply, ok or not. Returns the reply
- * (new reference), or NULL with err once the host is lost. */
-static json_t *host_call_any(struct exec_host *h, json_t *req, char *err)
+/* Send req (stolen) as the call whose reply is awaited next. */
+static void host_send_call(struct exec_host *h, json_t *req)
 {
-    if (h->lost[0]) {
-        json_decref(req);
-        util_err(err, "%s", h->lost);
-        return NULL;
-    }
     h->want_id = ++h->next_id;
     json_object_set_new(req, "id", json_integer(h->want_id));
     if (agentproto_send(&h->wr, req))
         host_lose(h, "cannot write to the agent: %s", strerror(errno));
     json_decref(req);
+}
+
+/* The reply to the call host_send_call sent (new reference), ok or not,
+ * or NULL with err once the host is lost. */
+static json_t *host_wait_reply(struct exec_host *h, char *err)
+{
     while (!h->reply && host_pump(h, 100) == 0)
         ;
     json_t *rep = h->reply;
@@ -325,17 +351,49 @@ static json_t *host_call_any(struct exec_host *h, json_t *req, char *err)
     return rep;
 }
 
-/* Send req (stolen) and wait for its reply. Returns the reply (new
- * reference) when ok, or NULL with err (the agent's error, or the loss). */
-static json_t *host_call(struct exec_host *h, json_t *req, char *err)
+/* Send req (stolen) and wait for its reply, ok or not. Returns the reply
+ * (new reference), or NULL with err once the host is lost. */
+static json_t *host_call_any(struct exec_host *h, json_t *req, char *err)
 {
-    json_t *rep = host_call_any(h, req, err);
+    if (h->lost[0]) {
+        json_decref(req);
+        util_err(err, "%s", h->lost);
+        return NULL;
+    }
+    host_send_call(h, req);
+    return host_wait_reply(h, err);
+}
+
+/* rep (stolen) when it says ok; else NULL, with err the agent's error
+ * (rep NULL: err is already filled). */
+static json_t *reply_ok(struct exec_host *h, json_t *rep, char *err)
+{
     if (rep && !json_is_true(json_object_get(rep, "ok"))) {
         util_err(err, "host %s: %s", h->name, json_string_value(json_object_get(rep, "error")));
         json_decref(rep);
         return NULL;
     }
     return rep;
+}
+
+/* Send req (stolen) and wait for its reply. Returns the reply (new
+ * reference) when ok, or NULL with err (the agent's error, or the loss). */
+static json_t *host_call(struct exec_host *h, json_t *req, char *err)
+{
+    return reply_ok(h, host_call_any(h, req, err), err);
+}
+
+/* The reply to a request sent ahead, once it lands in *slot (host_line
+ * puts it there), taken as host_call's. */
+static json_t *host_await(struct exec_host *h, json_t **slot, char *err)
+{
+    while (!*slot && host_pump(h, 100) == 0)
+        ;
+    json_t *rep = *slot;
+    *slot = NULL;
+    if (!rep)
+        util_err(err, "%s", h->lost);
+    return reply_ok(h, rep, err);
 }
 
 /* A call whose reply only says ok. Returns 0, or -1 with err. */
@@ -440,7 +498,6 @@ static void *host_hb_main(void *arg)
 /* ---- the executor --------------------------------------------------------------- */
 
 static void remote_free(struct exec_tree *t);
-static struct remote_tree *host_add_tree(struct exec_host *h, const json_t *rep);
 static void host_drop_tree(struct remote_tree *r);
 
 /* Every file under dir here (the adapter's configs) to the same path there. */
@@ -474,20 +531,84 @@ static json_t *spawn_request(const struct exec_spec *spec)
                      "sample_interval_ns", (json_int_t)spec->sample_interval_ns);
 }
 
+/* h's spawn on its way named spec->name, made when make is set; NULL
+ * otherwise. */
+static struct remote_pending *pending_find(struct exec_host *h, const struct exec_spec *spec, int make)
+{
+    for (struct remote_pending *q = h->pending; q; q = q->next)
+        if (!strcmp(q->name, spec->name))
+            return q;
+    if (!make)
+        return NULL;
+    struct remote_pending *q = util_xcalloc(1, sizeof *q);
+    q->name = util_xstrdup(spec->name);
+    q->dir = util_xstrdup(spec->dir);
+    q->next = h->pending;
+    h->pending = q;
+    return q;
+}
+
+/* Forget q; a tree it made stays the host's (freed with it). */
+static void pending_drop(struct exec_host *h, struct remote_pending *q)
+{
+    for (struct remote_pending **p = &h->pending; *p; p = &(*p)->next)
+        if (*p == q) {
+            *p = q->next;
+            break;
+        }
+    json_decref(q->reply);
+    free(q->name);
+    free(q->dir);
+    free(q);
+}
+
+static int remote_spawn_prepare(const struct executor *ex, const struct exec_spec *spec, char *err)
+{
+    struct exec_host *h = (struct exec_host *)ex;
+    struct remote_pending *q = pending_find(h, spec, 0);
+    if (q && !q->id) /* a failed row's leftover of the same name */
+        pending_drop(h, q);
+    q = pending_find(h, spec, 1);
+    if (q->pushed || q->id)
+        return 0;
+    if (remote_push_dir(h, spec->dir, err)) {
+        pending_drop(h, q);
+        return -1;
+    }
+    q->pushed = 1;
+    return 0;
+}
+
+static void remote_spawn_begin(const struct executor *ex, const struct exec_spec *spec)
+{
+    struct exec_host *h = (struct exec_host *)ex;
+    struct remote_pending *q = pending_find(h, spec, 0);
+    if (!q || !q->pushed || q->id || h->lost[0])
+        return; /* not prepared, begun already, or lost: spawn does or says it */
+    json_t *req = spawn_request(spec);
+    q->id = ++h->next_id;
+    json_object_set_new(req, "id", json_integer(q->id));
+    if (agentproto_send(&h->wr, req))
+        host_lose(h, "cannot write to the agent: %s", strerror(errno));
+    json_decref(req);
+}
+
+/* Every spawn goes the same way: prepared and begun here unless done
+ * ahead, then its reply awaited (the tree was made as it was read). */
 static int remote_spawn(const struct executor *ex, const struct exec_spec *spec, struct exec_tree **out, char *err)
 {
     struct exec_host *h = (struct exec_host *)ex;
-    if (remote_push_dir(h, spec->dir, err))
+    struct remote_pending *q = pending_find(h, spec, 0);
+    if (!q && remote_spawn_prepare(ex, spec, err))
         return -1;
-    json_t *rep = host_call(h, spawn_request(spec), err);
-    if (!rep)
-        return -1;
-    struct remote_tree *r = host_add_tree(h, rep);
-    r->dir = util_xstrdup(spec->dir);
-    r->t.cgroup = (int)json_integer_value(json_object_get(rep, "cgroup"));
-    const char *nc = json_string_value(json_object_get(rep, "no_cgroup"));
-    snprintf(r->t.no_cgroup, sizeof r->t.no_cgroup, "%s", nc ? nc : "");
+    remote_spawn_begin(ex, spec);
+    q = pending_find(h, spec, 0);
+    json_t *rep = q->id ? host_await(h, &q->reply, err) : (util_err(err, "%s", h->lost), NULL);
+    struct remote_tree *r = rep ? q->tree : NULL;
+    pending_drop(h, q);
     json_decref(rep);
+    if (!r)
+        return -1;
     *out = &r->t;
     return 0;
 }
@@ -546,18 +667,8 @@ static void remote_stop_begin(struct exec_tree *t, uint64_t term_grace_ns)
  * with err once the host is lost or the agent refused. */
 static json_t *stop_wait(struct remote_tree *r, char *err)
 {
-    while (!r->stop_reply && host_pump(r->h, 100) == 0)
-        ;
-    json_t *rep = r->stop_reply;
-    r->stop_reply = NULL;
+    json_t *rep = host_await(r->h, &r->stop_reply, err);
     r->stop_id = 0;
-    if (!rep)
-        util_err(err, "%s", r->h->lost);
-    else if (!json_is_true(json_object_get(rep, "ok"))) {
-        util_err(err, "host %s: %s", r->h->name, json_string_value(json_object_get(rep, "error")));
-        json_decref(rep);
-        rep = NULL;
-    }
     return rep;
 }
 
@@ -650,6 +761,8 @@ static void remote_free(struct exec_tree *t)
 static const struct executor remote_table = {
     .name = "remote",
     .spawn = remote_spawn,
+    .spawn_prepare = remote_spawn_prepare,
+    .spawn_begin = remote_spawn_begin,
     .poll = remote_poll,
     .sample = remote_sample,
     .summary = remote_summary,
@@ -700,12 +813,22 @@ struct exec_host *exec_remote_open(const struct exec_remote_opts *o, char *err)
     return h;
 }
 
+void exec_remote_close_begin(struct exec_host *h)
+{
+    if (!h || h->lost[0] || h->fd < 0 || h->bye_sent)
+        return;
+    host_send_call(h, json_pack("{s:s}", "op", "bye"));
+    h->bye_sent = 1;
+}
+
 void exec_remote_close(struct exec_host *h)
 {
     if (!h)
         return;
-    if (!h->lost[0] && h->fd >= 0)
-        host_do(h, json_pack("{s:s}", "op", "bye"), NULL);
+    exec_remote_close_begin(h);
+    char why[UTIL_ERR_LEN];
+    if (h->bye_sent)
+        json_decref(host_wait_reply(h, why)); /* lost meanwhile: nothing to say */
     if (h->hb_on) {
         __atomic_store_n(&h->hb_stop, 1, __ATOMIC_RELEASE);
         pthread_join(h->hb, NULL);
@@ -726,6 +849,8 @@ void exec_remote_close(struct exec_host *h)
         close(h->errfd);
     while (h->trees)
         remote_free(&h->trees->t);
+    while (h->pending)
+        pending_drop(h, h->pending);
     json_decref(h->reply);
     agentproto_reader_free(&h->rd);
     free(h);
@@ -804,7 +929,7 @@ int exec_remote_remove(struct exec_host *h, const char *path, char *err)
 }
 
 /* A tree of the host, known here from a reply ("tree", "pid", "started_ns"). */
-static struct remote_tree *host_add_tree(struct exec_host *h, const json_t *rep)
+static struct remote_tree *host_add_tree(struct exec_host *h, const json_t *rep, const char *dir)
 {
     struct remote_tree *r = util_xcalloc(1, sizeof *r);
     r->t.ex = &h->ex;
@@ -812,6 +937,10 @@ static struct remote_tree *host_add_tree(struct exec_host *h, const json_t *rep)
     r->id = (int)json_integer_value(json_object_get(rep, "tree"));
     r->t.pid = (pid_t)json_integer_value(json_object_get(rep, "pid"));
     r->t.started_ns = exec_remote_to_local_ns(h, agentproto_u64(rep, "started_ns"));
+    r->t.cgroup = (int)json_integer_value(json_object_get(rep, "cgroup"));
+    const char *nc = json_string_value(json_object_get(rep, "no_cgroup"));
+    snprintf(r->t.no_cgroup, sizeof r->t.no_cgroup, "%s", nc ? nc : "");
+    r->dir = dir ? util_xstrdup(dir) : NULL;
     r->next = h->trees;
     h->trees = r;
     return r;
@@ -833,7 +962,7 @@ static void host_drop_tree(struct remote_tree *r)
 
 struct exec_tree *exec_remote_adopt(struct exec_host *h, const json_t *reply)
 {
-    return &host_add_tree(h, reply)->t;
+    return &host_add_tree(h, reply, NULL)->t;
 }
 
 void exec_remote_forget(struct exec_tree *t)

@@ -165,9 +165,15 @@ int exec_remote_get(struct exec_host *h, const char *remote_path, const char *lo
  * spared by proc_stop_tree), for tests and diagnostics. */
 pid_t exec_remote_transport_pid(const struct exec_host *h);
 
-/* Say goodbye (the agent stops what is left and exits), wait up to 2 s
- * for the transport, kill it if needed, release h. Trees of h must have
- * been freed. NULL does nothing. */
+/* Send the goodbye now (the agent stops what is left and exits);
+ * exec_remote_close takes its reply. Closing N hosts: begin on each, then
+ * close each, so their agents and transports end together, not one after
+ * another (bench/hosts-scale.sh). NULL or a lost host does nothing. */
+void exec_remote_close_begin(struct exec_host *h);
+
+/* Say goodbye (unless exec_remote_close_begin did), wait up to 2 s for the
+ * transport, kill it if needed, release h. Trees of h must have been
+ * freed. NULL does nothing. */
 void exec_remote_close(struct exec_host *h);
 
 #endif

@@ -239,13 +239,25 @@ static json_t *nic_parse(char *text)
     return o;
 }
 
-json_t *hosts_nic_read(const struct profile_host *h, const char *control_dir, char *err)
+json_t *hosts_nic_local(void)
 {
-    if (!h || h->local) {
-        struct textbuf b = {0};
-        nic_local_lines(&b);
-        json_t *o = nic_parse(b.s ? b.s : "");
-        textbuf_free(&b);
+    struct textbuf b = {0};
+    nic_local_lines(&b);
+    json_t *o = nic_parse(b.s ? b.s : "");
+    textbuf_free(&b);
+    return o;
+}
+
+json_t *hosts_nic_read(const struct profile_host *h, struct exec_host *agent, const char *control_dir, char *err)
+{
+    if (!h || h->local)
+        return hosts_nic_local();
+    if (agent) {
+        json_t *rep = exec_remote_call(agent, json_pack("{s:s}", "op", "nic"), err);
+        json_t *o = json_is_object(json_object_get(rep, "nic")) ? json_incref(json_object_get(rep, "nic")) : NULL;
+        if (rep && !o)
+            util_err(err, "host %s: its agent's nic reply has no counters", h->name);
+        json_decref(rep);
         return o;
     }
     char out[16384];

@@ -43,12 +43,19 @@ int hosts_sweep_stale_control_dirs(void);
  * cannot be reached over ssh: WHAT SSH SAID (hint)". */
 int hosts_check_reachable(const struct profile *p, const char *only, const char *control_dir, char *err);
 
+struct exec_host;
+
 /* The counters of every network interface of h (this machine for NULL or
- * local; over ssh otherwise), from /sys/class/net/IFACE/statistics:
+ * local; through its agent when there is one, one request; over its own
+ * ssh session otherwise, about half a second each on a busy machine),
+ * from /sys/class/net/IFACE/statistics:
  * {"IFACE": {"rx_bytes":..., "tx_bytes":..., "rx_packets":...,
  * "tx_packets":..., "rx_dropped":..., "tx_dropped":...}, ...}. Returns a
  * new reference, or NULL with err. */
-json_t *hosts_nic_read(const struct profile_host *h, const char *control_dir, char *err);
+json_t *hosts_nic_read(const struct profile_host *h, struct exec_host *agent, const char *control_dir, char *err);
+
+/* hosts_nic_read of this machine (the agent's `nic` request). */
+json_t *hosts_nic_local(void);
 
 /* after - before, per interface present in both and per counter (a
  * counter that went backwards, e.g. an interface re-created, is left out).

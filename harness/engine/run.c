@@ -314,7 +314,8 @@ static json_t *placement_nic_read(struct runner *R, const struct profile_tool *t
     json_t *out = json_array();
     for (int i = 0; i < n; i++) {
         char err[UTIL_ERR_LEN];
-        json_t *now = hosts_nic_read(h[i], R->ssh_dir, err), *b = before ? json_array_get(before, (size_t)i) : NULL;
+        struct exec_host *a = h[i] && !h[i]->local && R->agents ? R->agents[h[i] - R->p->hosts] : NULL;
+        json_t *now = hosts_nic_read(h[i], a, R->ssh_dir, err), *b = before ? json_array_get(before, (size_t)i) : NULL;
         if (!now)
             logf_(R, "%s: %s", t->label, err);
         if (!before) {
@@ -403,6 +404,8 @@ static int agents_open(struct runner *R, char *err)
 
 static void agents_close(struct runner *R)
 {
+    for (size_t i = 0; R->agents && i < R->p->nhosts; i++)
+        exec_remote_close_begin(R->agents[i]);
     for (size_t i = 0; R->agents && i < R->p->nhosts; i++)
         exec_remote_close(R->agents[i]);
     free(R->agents);
@@ -873,6 +876,9 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
         return 1;
     }
     release_room(R);
+    /* The hosts are done with: let them go before the reports (charts
+     * take seconds), so a SIGINT clears them sooner. */
+    agents_close(R);
     if (report_write_all(R->dir, R->run, err)) {
         logf_(R, "reports: %s", err);
         if (rc != 130)

@@ -637,22 +637,63 @@ static uint64_t tool_run_cpus(const struct tool_run_state *r, size_t k)
     return r->p->tool_cpus;
 }
 
+/* Process k's spec (name is its storage) and the executor it runs on. */
+static const struct executor *tool_run_spec(struct tool_run_state *r, size_t k, struct exec_spec *spec, char *name,
+                                            size_t len)
+{
+    const struct adapter_proc *pr = &r->g.procs[k];
+    if (r->g.n > 1)
+        pathf(name, len, "%s.p%zu", r->subdir, k);
+    else
+        pathf(name, len, "%s", r->subdir);
+    *spec = (struct exec_spec){.name = name, .argv = (const char *const *)pr->plan.argv.v,
+                               .env = (const char *const *)pr->plan.env.v, .dir = pr->dir,
+                               .cpus_mask = tool_run_cpus(r, k), .want_cgroup = *r->o->cgroup_ok,
+                               .memory_limit_bytes = r->pt->memory_limit_bytes,
+                               .sample_interval_ns = r->p->sample_interval_ns};
+    r->trees[k].proc = pr;
+    return r->o->host_ex ? r->o->host_ex[pr->host_index] : r->o->ex;
+}
+
 /* Start process k of the group through the executor. */
 static int tool_run_spawn_one(struct tool_run_state *r, size_t k, char *err)
 {
-    const struct adapter_proc *pr = &r->g.procs[k];
+    struct exec_spec spec;
     char name[PATH_MAX];
-    if (r->g.n > 1)
-        pathf(name, sizeof name, "%s.p%zu", r->subdir, k);
-    else
-        pathf(name, sizeof name, "%s", r->subdir);
-    struct exec_spec spec = {.name = name, .argv = (const char *const *)pr->plan.argv.v,
-                             .env = (const char *const *)pr->plan.env.v, .dir = pr->dir, .cpus_mask = tool_run_cpus(r, k),
-                             .want_cgroup = *r->o->cgroup_ok, .memory_limit_bytes = r->pt->memory_limit_bytes,
-                             .sample_interval_ns = r->p->sample_interval_ns};
-    const struct executor *ex = r->o->host_ex ? r->o->host_ex[pr->host_index] : r->o->ex;
-    r->trees[k].proc = pr;
+    const struct executor *ex = tool_run_spec(r, k, &spec, name, sizeof name);
     return ex->spawn(ex, &spec, &r->trees[k].t, err);
+}
+
+/* Processes 0..n-1 started together: every one's files copied first, then
+ * every start sent, then each outcome taken (one round trip for all hosts,
+ * not one per host: the copies' start skew, bench/hosts-scale.sh). Every
+ * start sent is taken, so that what runs is known and stopped; a failed
+ * copy starts nothing (what was prepared goes with its host's link).
+ * Executors without spawn_prepare start in turn. Returns 0, or -1 with
+ * err (the first failure). */
+static int tool_run_spawn_together(struct tool_run_state *r, size_t n, char *err)
+{
+    struct exec_spec spec;
+    char name[PATH_MAX], e2[UTIL_ERR_LEN];
+    for (size_t k = 0; k < n; k++) {
+        const struct executor *ex = tool_run_spec(r, k, &spec, name, sizeof name);
+        if (ex->spawn_prepare && ex->spawn_prepare(ex, &spec, err))
+            return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const struct executor *ex = tool_run_spec(r, k, &spec, name, sizeof name);
+        if (ex->spawn_begin)
+            ex->spawn_begin(ex, &spec);
+    }
+    int rc = 0;
+    for (size_t k = 0; k < n; k++) {
+        const struct executor *ex = tool_run_spec(r, k, &spec, name, sizeof name);
+        if (rc && !ex->spawn_begin)
+            continue; /* not started yet: nothing to take */
+        if (ex->spawn(ex, &spec, &r->trees[k].t, rc ? e2 : err) && !rc)
+            rc = -1;
+    }
+    return rc;
 }
 
 /* 1 when addr accepts a connection made on the host the tree runs on
@@ -732,6 +773,11 @@ static int tool_run_spawn_all(struct tool_run_state *r, char *err)
                 return -1;
         return tool_run_spawn_one(r, 0, err);
     }
+    int ready = 0;
+    for (size_t k = 0; k < r->ntrees; k++)
+        ready |= r->g.procs[k].plan.ready_port > 0;
+    if (!ready || r->ntrees == 1)
+        return tool_run_spawn_together(r, r->ntrees, err);
     for (size_t k = 0; k < r->ntrees; k++)
         if (tool_run_spawn_one(r, k, err) || tool_run_wait_ready(r, k, err))
             return -1;

@@ -399,6 +399,63 @@ static void test_stop_begin(struct exec_host *h)
     exec_remote_close(hs[2]);
 }
 
+/* Spawns prepared and begun ahead (spawn_prepare, spawn_begin), then
+ * taken with spawn in another order: each reply reaches its own spec (by
+ * request id), a failed start among them is its own error, and a spec
+ * only prepared is started by spawn itself. */
+static void test_spawn_begin(struct exec_host *h)
+{
+    const struct executor *ex = exec_remote_executor(h);
+    char dirs[4][PATH_MAX], names[4][16], err[UTIL_ERR_LEN] = "";
+    const char *cmds[4] = {"exit 3", "exit 4", NULL, "exit 6"};
+    const char *argv[4][4];
+    struct exec_spec spec[4];
+    struct exec_tree *t[4] = {NULL, NULL, NULL, NULL};
+    ok(ex->spawn_prepare && ex->spawn_begin, "the remote executor starts ahead");
+    int prepared = 1;
+    for (int i = 0; i < 4; i++) {
+        snprintf(dirs[i], sizeof dirs[i], "%s/begin%d", tmp, i);
+        snprintf(names[i], sizeof names[i], "begin%d", i);
+        fsutil_mkdir_p(dirs[i], NULL);
+        if (cmds[i]) {
+            argv[i][0] = "/bin/sh", argv[i][1] = "-c", argv[i][2] = cmds[i], argv[i][3] = NULL;
+        } else {
+            argv[i][0] = "/nonexistent/lb-no-such-tool", argv[i][1] = NULL;
+        }
+        spec[i] = (struct exec_spec){.name = names[i], .argv = argv[i], .dir = dirs[i], .sample_interval_ns = 100000000};
+        prepared &= ex->spawn_prepare(ex, &spec[i], err) == 0;
+    }
+    ok(prepared, "4 spawns prepared: %s", err);
+    for (int i = 0; i < 3; i++) /* begin3 only prepared */
+        ex->spawn_begin(ex, &spec[i]);
+    int order[4] = {2, 0, 3, 1}, rc[4];
+    for (int j = 0; j < 4; j++) {
+        int i = order[j];
+        rc[i] = ex->spawn(ex, &spec[i], &t[i], i == 2 ? err : NULL);
+    }
+    ok(rc[2] < 0 && strstr(err, "lb-no-such-tool"), "the failed start is its own: %s", err);
+    uint64_t t0 = util_now_ns();
+    int codes = 1;
+    for (int i = 0; i < 4; i++) {
+        if (i == 2)
+            continue;
+        if (rc[i] || !t[i]) {
+            codes = 0;
+            continue;
+        }
+        while (!ex->poll(t[i]) && util_now_ns() - t0 < 60000000000ull)
+            util_sleep_until_ns(util_now_ns() + 10000000);
+        codes &= t[i]->ended && t[i]->exit.exited && t[i]->exit.code == 3 + i;
+        diag("begin%d: exit code %d", i, t[i]->exit.code);
+    }
+    ok(codes, "each tree ran its own spec: exit codes 3, 4 and 6 (begun out of order; the last only prepared)");
+    for (int i = 0; i < 4; i++)
+        if (t[i]) {
+            ex->stop(t[i], NULL, 0, 1000000000ull, NULL);
+            ex->free(t[i]);
+        }
+}
+
 static void test_files(struct exec_host *h)
 {
     char a[PATH_MAX + 8], b[PATH_MAX + 8], c[PATH_MAX + 8], err[UTIL_ERR_LEN] = "";
@@ -875,6 +932,7 @@ int main(void)
         test_tools_and_own_copies(h);
         test_samples(h);
         test_stop_begin(h);
+        test_spawn_begin(h);
         test_files(h);
         test_run_dirs(h);
         test_target(h);
