@@ -6,8 +6,11 @@
 # more for lb-target (198.18.1.1), all on one bridge in the controller's
 # namespace (198.18.0.1/16). One profile: lb-gen `instances: N`,
 # `host: [h1, ..., hN]`, open model at RATE/s per host (200) for DUR
-# (10s), sampled every 1 s; then the same profile again, interrupted by
-# SIGINT 3 s into its row.
+# (10s) with POOL connections per host (16: lb-gen's own default opens
+# 100 per copy before its start, 6,400 handshakes at once at 64 hosts,
+# whose lost SYNs, retried 1-3 s later, measure the target's kernel, not
+# the controller), sampled every 1 s; then the same profile again,
+# interrupted by SIGINT 3 s into its row.
 #
 # One line per N:
 #   cpu_s        loadbench's own CPU seconds over the run (user + system,
@@ -26,14 +29,14 @@
 #   sigint_s     SIGINT to nothing of the run left on any host (every
 #                process in a host's namespace but its sshd listener gone);
 #   failed       what went wrong: row status/reason, fds, ssh, heartbeats.
-# RATE, DUR override the load; KEEP=1 keeps the temporary directory (run
+# RATE, DUR, POOL override the load; KEEP=1 keeps the temporary directory (run
 # directories, logs). Every namespace and process made is removed however
 # it ends (EXIT, INT, TERM).
 set -eu
 cd "$(dirname "$0")/.."
 : "${LB_BUILD:=$(pwd)/build}"
 LB=$LB_BUILD/bin/loadbench
-RATE=${RATE:-200} DUR=${DUR:-10s}
+RATE=${RATE:-200} DUR=${DUR:-10s} POOL=${POOL:-16}
 [ $# -ge 1 ] || set -- 8 16   # make bench (bench/run passes no arguments)
 if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || [ ! -x /usr/sbin/sshd ] || ! command -v ssh >/dev/null; then
     echo "hosts-scale: skipped (needs root, iproute2, openssh-server and -client)"
@@ -152,7 +155,7 @@ for n in "$@"; do
         echo "  t: root@198.18.1.1"
         for i in $(seq 1 "$n"); do echo "  h$i: root@198.18.2.$i"; done
         echo "target: {host: t}"
-        echo "load: {model: open, rate: $((RATE * n)), duration: $DUR}"
+        echo "load: {model: open, rate: $((RATE * n)), duration: $DUR, max_inflight: $((POOL * n))}"
         printf 'tools: [{tool: lb-gen, instances: %d, host: [%s]}]\n' "$n" "$(seq -f 'h%g' -s ', ' 1 "$n")"
         echo "sampling: {interval: 1s}"
         echo "grace: 60s"
