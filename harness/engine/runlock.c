@@ -249,6 +249,21 @@ static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
     return rc < 0 ? -1 : 1;
 }
 
+/* The PID of a name ending in MARKER + PID (NAME.tmp.PID, .NAME.lbnew.PID:
+ * the last marker, not at the name's start, then digits only), or 0. */
+static pid_t marker_pid(const char *name, const char *marker)
+{
+    size_t ml = strlen(marker);
+    const char *t = NULL;
+    for (const char *p = name; (p = strstr(p, marker)); p++)
+        t = p;
+    if (!t || t == name || !isdigit((unsigned char)t[ml]))
+        return 0;
+    char *end;
+    long pid = strtol(t + ml, &end, 10);
+    return *end || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
+}
+
 /* Whether name is a leftover of an atomic write (NAME.tmp.PID, see
  * fsutil_write_text) by the dead owner or by another process that is gone:
  * lb-gen writes its --json summary that way, and a tool run killed with
@@ -256,17 +271,9 @@ static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
  * (reused, or a writer still at work) keeps its file. */
 static int dead_temp(const char *name, pid_t owner)
 {
-    const char *t = NULL;
-    for (const char *p = name; (p = strstr(p, ".tmp.")); p++)
-        t = p;
-    if (!t || t == name || !isdigit((unsigned char)t[5]))
-        return 0;
-    char *end;
-    long pid = strtol(t + 5, &end, 10);
-    if (*end || pid <= 0)
-        return 0;
+    pid_t pid = marker_pid(name, ".tmp.");
     uint64_t start;
-    return pid == owner || runlock_start_time((pid_t)pid, &start) < 0;
+    return pid > 0 && (pid == owner || runlock_start_time(pid, &start) < 0);
 }
 
 /* Remove the dead writers' temporary files in dir and its direct
@@ -310,15 +317,9 @@ int runlock_reap(const char *run_dir, char *err)
  * is gone: killed between its mkdir and its rename. */
 static int dead_stage(const char *name)
 {
-    const char *t = strstr(name, ".lbnew.");
-    if (!t)
-        return 0;
-    for (const char *p; (p = strstr(t + 1, ".lbnew."));)
-        t = p;
-    char *end;
-    long pid = strtol(t + 7, &end, 10);
+    pid_t pid = marker_pid(name, ".lbnew.");
     uint64_t start;
-    return !*end && pid > 0 && isdigit((unsigned char)t[7]) && runlock_start_time((pid_t)pid, &start) < 0;
+    return pid > 0 && runlock_start_time(pid, &start) < 0;
 }
 
 int runlock_reap_all(const char *results_root, char *err)
