@@ -409,6 +409,40 @@ const char *adapter_datadir(void)
     return dir;
 }
 
+const char *const *adapter_tools_dirs(void)
+{
+    static char dirs[3][PATH_MAX];
+    static const char *list[4];
+    if (list[0])
+        return list;
+    size_t n = 0;
+    const char *env = getenv("LB_TOOLS_DIR");
+    if (env && *env)
+        snprintf(dirs[n++], PATH_MAX, "%s", env);
+    snprintf(dirs[n++], PATH_MAX, "/opt/loadbench-tools");
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+        snprintf(dirs[n++], PATH_MAX, "%s/loadbench/tools", xdg);
+    else if (home && *home)
+        snprintf(dirs[n++], PATH_MAX, "%s/.local/share/loadbench/tools", home);
+    for (size_t i = 0; i < n; i++)
+        list[i] = dirs[i];
+    list[n] = NULL;
+    return list;
+}
+
+int adapter_tools_file(const char *rel, char *out, size_t outlen)
+{
+    const char *const *dirs = adapter_tools_dirs();
+    for (const char *const *d = dirs; *d; d++) {
+        snprintf(out, outlen, "%s/%s", *d, rel);
+        if (!access(out, F_OK))
+            return 0;
+    }
+    snprintf(out, outlen, "%s/%s", dirs[0], rel);
+    return -1;
+}
+
 int adapter_free_ports(int *ports, size_t n, char *err)
 {
     struct sockaddr_in a;

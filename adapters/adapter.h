@@ -299,4 +299,16 @@ const char *adapter_bindir(void);
  * installed share/loadbench. */
 const char *adapter_datadir(void);
 
+/* The tools folders scripts/install-tools installs the registry tools into
+ * (bin/, npm/, venv/, jmeter/, ...), in the order loadbench looks in them:
+ * $LB_TOOLS_DIR when set, /opt/loadbench-tools (root's default), then
+ * ${XDG_DATA_HOME:-$HOME/.local/share}/loadbench/tools (everyone else's).
+ * NULL-terminated; the strings live as long as the process. */
+const char *const *adapter_tools_dirs(void);
+
+/* The first tools folder holding rel (a file, e.g. "bin/vegeta"), as
+ * DIR/rel into out. Returns 0, or -1 (out then names the first folder's,
+ * for a message). */
+int adapter_tools_file(const char *rel, char *out, size_t outlen);
+
 #endif

@@ -36,11 +36,12 @@ static int art_detect(const char *bin, struct adapter_found *found, char *err)
         if (adapter_which(bin, found->path, sizeof found->path))
             return util_err(err, "artillery binary \"%s\" not found or not executable", bin);
     } else {
-        /* scripts/install-tools puts the pinned npm tree in tools/npm. */
-        snprintf(cand, sizeof cand, "%s/tools/npm/node_modules/.bin/artillery", adapter_datadir());
+        /* scripts/install-tools puts the pinned npm tree in the tools
+         * folder's npm/. */
+        adapter_tools_file("npm/node_modules/.bin/artillery", cand, sizeof cand);
         if (adapter_which(cand, found->path, sizeof found->path) &&
             adapter_which("artillery", found->path, sizeof found->path))
-            return util_err(err, "artillery not found in %s/tools/npm/node_modules/.bin or on PATH", adapter_datadir());
+            return util_err(err, "artillery not found in %s or on PATH", cand);
     }
     /* `artillery --version` prints a banner and "Artillery: 2.0.34"; the
      * variable keeps even the version command from phoning home. */
@@ -440,10 +441,10 @@ const struct adapter adapter_artillery = {
     .name = "artillery",
     .parse_files = (const char *const[]){"report.json", "stdout.txt", "stderr.txt", NULL},
     .description = "Artillery (Node.js): open model native (arrival phases); closed model from looping VUs",
-    .install_hint = "npm: scripts/install-tools (Artillery 2.0.34 into tools/npm; set "
-                    "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 on Node 20)",
+    .install_hint = "npm: scripts/install-tools (Artillery 2.0.34, pinned in scripts/registry/npm, into the "
+                    "tools folder's npm/; PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 on Node 20)",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
-    .versions = "live: 2.0.34 (npm, tools/npm)",
+    .versions = "live: 2.0.34 (npm)",
     .latency_measures = "http.response_time: request fully sent to first response byte (got's firstByte phase; "
                         "excludes connect and the body), Date.now() whole ms per sample, DDSketch percentiles "
                         "(about 1 % relative error)",

@@ -16,7 +16,7 @@
 static int autocannon_detect(const char *bin, struct adapter_found *found, char *err)
 {
     /* The pinned npm tree of scripts/install-tools first, then PATH. */
-    static const char *const cands[] = {"@/tools/npm/node_modules/.bin/autocannon", "autocannon", NULL};
+    static const char *const cands[] = {"T:npm/node_modules/.bin/autocannon", "autocannon", NULL};
     if (raw_find("autocannon", bin, cands, found, err))
         return -1;
     /* "autocannon v9.0.0\nnode v20.20.2" */
@@ -145,9 +145,9 @@ const struct adapter adapter_autocannon = {
     .name = "autocannon",
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "autocannon 9 (node): closed model (-c -d), paced with -R; JSON result",
-    .install_hint = "scripts/install-tools (npm, pinned in tools/npm)",
+    .install_hint = "npm: scripts/install-tools (autocannon 9.0.0, pinned in scripts/registry/npm, into the tools folder's npm/)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,
-    .versions = "live: 9.0.0 (npm, tools/npm)",
+    .versions = "live: 9.0.0 (npm)",
     .latency_measures = "request written to response complete, per connection, in whole ms; p97.5 instead of p95 "
                         "(p95 absent); not reported under -R, where its histogram holds more samples than responses",
     .latency_resolution_ms = 1,

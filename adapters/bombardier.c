@@ -22,10 +22,9 @@ static const char *const bombardier_options[] = {"connections", NULL};
 
 static int bombardier_detect(const char *bin, struct adapter_found *found, char *err)
 {
-    /* Where scripts/install-tools --bombardier-src puts it (the repository's
-     * tools/bin when not root, /opt/loadbench-tools/bin as root), then PATH. */
-    static const char *const cands[] = {"@/tools/bin/bombardier", "/opt/loadbench-tools/bin/bombardier",
-                                        "bombardier", NULL};
+    /* Where scripts/install-tools puts it (go install into a tools
+     * folder's bin/), then PATH. */
+    static const char *const cands[] = {"T:bin/bombardier", "bombardier", NULL};
     if (raw_find("bombardier", bin, cands, found, err))
         return -1;
     /* "bombardier version v2.0.2 linux/amd64" (kingpin prints it on stderr) */
@@ -147,11 +146,10 @@ const struct adapter adapter_bombardier = {
     .name = "bombardier",
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "bombardier (Go, fasthttp): closed model (-c -d), paced with --rate; JSON result",
-    .install_hint = "not in Debian: scripts/install-tools --bombardier-src DIR --gopath DIR (bombardier v1.2.6, "
-                    "built offline with Debian's Go packages), or `go install github.com/codesenberg/bombardier@v1.2.6` "
-                    "where the Go module proxy is reachable",
+    .install_hint = "Go module proxy: scripts/install-tools (go install github.com/codesenberg/bombardier@v1.2.6 "
+                    "into the tools folder)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,
-    .versions = "live: v1.2.6 (built from source with Go 1.19)",
+    .versions = "live: v1.2.6 (Go module proxy)",
     .latency_measures = "per request, from before the fasthttp client's Do to its return (includes waiting for a "
                         "connection from its pool and connecting); mean, max and p50/p90/p95/p99, no min; not "
                         "reported when some requests failed (their times are in the same histogram)",

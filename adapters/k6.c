@@ -33,10 +33,9 @@ static const char *const k6_options[] = {"discard_bodies", NULL};
 
 static int k6_detect(const char *bin, struct adapter_found *found, char *err)
 {
-    /* Where scripts/install-tools --k6-src/--k6-release puts it (the
-     * repository's tools/bin when not root, /opt/loadbench-tools/bin as
-     * root), then PATH. */
-    static const char *const cands[] = {"@/tools/bin/k6", "/opt/loadbench-tools/bin/k6", "k6", NULL};
+    /* k6 is in no registry loadbench installs from: the user's own k6 on
+     * PATH (or a tools folder's bin/, where a user may put one). */
+    static const char *const cands[] = {"k6", "T:bin/k6", NULL};
     if (raw_find("k6", bin, cands, found, err))
         return -1;
     const char *argv[] = {found->path, "version", NULL};
@@ -467,10 +466,10 @@ const struct adapter adapter_k6 = {
     .name = "k6",
     .parse_files = (const char *const[]){"summary.json", "stderr.txt", "stdout.txt", NULL},
     .description = "Grafana k6: JavaScript VUs (Go), closed and open (arrival-rate) executors",
-    .install_hint = "not packaged for Debian: scripts/install-tools --k6-src DIR (a k6 v0.48.0 source tree, "
-                    "built offline) or --k6-release (the checksummed release archive)",
+    .install_hint = "in no registry loadbench installs from: install it from k6's own packages; loadbench uses "
+                    "the k6 on PATH",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
-    .versions = "live: v0.48.0 (built from source with Go 1.19); by source: v1.0.0-v1.8.1, v2.0.0-v2.2.0",
+    .versions = "live: v0.48.0 (the user's own build, fixtures only); by source: v1.0.0-v1.8.1, v2.0.0-v2.2.0",
     .latency_measures = "http_req_duration: request sending started to last response byte received "
                         "(excludes DNS, connect and TLS; open model: from the actual send, not the schedule)",
     .latency_resolution_ms = 0.001,

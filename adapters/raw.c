@@ -179,20 +179,27 @@ int raw_find(const char *tool, const char *bin, const char *const *candidates, s
             return util_err(err, "%s binary \"%s\" not found or not executable", tool, bin);
         return 0;
     }
-    char tried[160] = "";
+    char tried[400] = "";
     for (const char *const *cand = candidates; *cand; cand++) {
-        char path[PATH_MAX];
-        if (!strncmp(*cand, "@/", 2))
-            snprintf(path, sizeof path, "%s/%s", adapter_datadir(), *cand + 2);
-        else
-            snprintf(path, sizeof path, "%s", *cand);
-        if (!adapter_which(path, found->path, sizeof found->path))
-            return 0;
-        size_t n = strlen(tried);
-        if (n < sizeof tried - 1)
-            snprintf(tried + n, sizeof tried - n, "%s%.100s", n ? ", " : "", strchr(path, '/') ? path : "PATH");
+        /* "T:rel": rel in each tools folder (adapter_tools_dirs), in turn. */
+        const char *const *dirs = adapter_tools_dirs();
+        int tools = !strncmp(*cand, "T:", 2);
+        for (size_t i = 0; tools ? dirs[i] != NULL : i < 1; i++) {
+            char path[PATH_MAX];
+            if (tools)
+                snprintf(path, sizeof path, "%s/%s", dirs[i], *cand + 2);
+            else if (!strncmp(*cand, "@/", 2))
+                snprintf(path, sizeof path, "%s/%s", adapter_datadir(), *cand + 2);
+            else
+                snprintf(path, sizeof path, "%s", *cand);
+            if (!adapter_which(path, found->path, sizeof found->path))
+                return 0;
+            size_t n = strlen(tried);
+            if (n < sizeof tried - 1)
+                snprintf(tried + n, sizeof tried - n, "%s%.120s", n ? ", " : "", strchr(path, '/') ? path : "PATH");
+        }
     }
-    return util_err(err, "%s not found (looked in %.160s)", tool, tried);
+    return util_err(err, "%s not found (looked in %.400s)", tool, tried);
 }
 
 /* The start of the line after p (or the end of text). */

@@ -69,7 +69,8 @@ int raw_copy_data(const struct adapter_ctx *c, const char *rel, const char *name
 
 /* Find a tool: bin when given, else each of the candidates in turn (a name
  * is looked up on PATH, a path starting with "@/" is relative to
- * adapter_datadir()). Fills found->path. Returns 0, or -1 with err. */
+ * adapter_datadir(), "T:rel" is rel in each tools folder in turn,
+ * adapter_tools_dirs()). Fills found->path. Returns 0, or -1 with err. */
 int raw_find(const char *tool, const char *bin, const char *const *candidates, struct adapter_found *found,
              char *err);
 

@@ -42,7 +42,7 @@ static const char *const vegeta_options[] = {"workers", NULL};
 
 static int vegeta_detect(const char *bin, struct adapter_found *found, char *err)
 {
-    static const char *const cands[] = {"@/tools/bin/vegeta", "/opt/loadbench-tools/bin/vegeta", "vegeta", NULL};
+    static const char *const cands[] = {"T:bin/vegeta", "vegeta", NULL};
     if (raw_find("vegeta", bin, cands, found, err))
         return -1;
     /* "Version: v12.8.4\nCommit: e04d9c0...\nRuntime: go1.19.8 linux/amd64\nDate: ..." */
@@ -290,10 +290,10 @@ const struct adapter adapter_vegeta = {
     .parse_files = (const char *const[]){VEGETA_CSV, VEGETA_REPORT, NULL},
     .description = "Vegeta (Go, net/http): open model (-rate R/s), closed with -rate=0 and N workers; exact "
                    "percentiles from its per-request CSV",
-    .install_hint = "not in Debian: scripts/install-tools --vegeta-src DIR --gopath DIR (Vegeta v12.8.4, built "
-                    "offline with Debian's Go packages plus c2h5oh/datasize and tsenart/go-tsz)",
+    .install_hint = "Go module proxy: scripts/install-tools (go install github.com/tsenart/vegeta/v12@v12.13.0 "
+                    "into the tools folder)",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN,
-    .versions = "live: v12.8.4 (built from source with Go 1.19)",
+    .versions = "live: v12.13.0 (Go module proxy); v12.8.4 (fixtures)",
     .latency_measures = "per request, from when a worker starts it (before the request is built and a pooled or "
                         "new connection is taken) to the end of reading the body (lib/attack.go hit()); in the "
                         "open model not from its time on the timetable; responses only (failed requests apart)",

@@ -1,5 +1,5 @@
-/* The adapter for wrk2 (github.com/giltene/wrk2, built from source by
- * scripts/install-tools --wrk2-src; the fixtures in tests/fixtures/wrk2/ are
+/* The adapter for wrk2 (github.com/giltene/wrk2, in no registry: the user's own
+ * install on PATH; the fixtures in tests/fixtures/wrk2/ are
  * its real output). wrk2 is wrk with a constant request rate (-R, total
  * requests/s) and HdrHistogram latency measured from each request's
  * intended start: an open model on a fixed set of connections.
@@ -41,7 +41,7 @@
 static int wrk2_detect(const char *bin, struct adapter_found *found, char *err)
 {
     /* Where scripts/install-tools --wrk2-src puts it, then PATH. */
-    static const char *const cands[] = {"@/tools/bin/wrk2", "/opt/loadbench-tools/bin/wrk2", "wrk2", NULL};
+    static const char *const cands[] = {"wrk2", "T:bin/wrk2", NULL};
     if (raw_find("wrk2", bin, cands, found, err))
         return -1;
     /* "wrk 4.0.0 [epoll] Copyright (C) 2012 Will Glozer" and the usage,
@@ -205,8 +205,8 @@ const struct adapter adapter_wrk2 = {
     .parse_files = (const char *const[]){"wrk.json", "stdout.txt", NULL},
     .description = "wrk2: wrk with a constant request rate (-R) and HdrHistogram latency corrected for "
                    "coordinated omission; open model on fixed connections, done() hook for results",
-    .install_hint = "not in Debian: scripts/install-tools --wrk2-src DIR (a github.com/giltene/wrk2 source tree; "
-                    "make with its bundled LuaJIT and Debian's libssl-dev)",
+    .install_hint = "in no registry: install your own wrk2 (it may call itself wrk) as wrk2 on PATH; loadbench "
+                    "uses the wrk2 on PATH",
     .caps = ADAPTER_OPEN,
     .latency_measures = "from the request's intended start on wrk2's schedule (rate / connections per connection) "
                         "to response parsed, so a stall's queueing counts (corrected); latency_uncorrected_ms from "
