@@ -1,4 +1,4 @@
-/* The adapter for autocannon 9 (npm, pinned in tools/npm): closed model
+/* The adapter for autocannon 9 (npm, pinned in scripts/registry/npm): closed model
  * (-c connections for -d seconds), paced with -R (a total rate that waits
  * for the server: paced, not open). Results from its -j JSON on stdout.
  * Latency is in whole ms and there is no p95 (p97.5 instead, kept in the

@@ -3,7 +3,7 @@
  * studies write by hand (refgen/README.md).
  *
  * There is no binary to install: detect() builds it from
- * refgen/go-fasthttp/main.go with Debian's golang-go and
+ * refgen/go-fasthttp/main.go with Debian's golang-go (/usr/lib/go/bin/go) and
  * golang-github-valyala-fasthttp-dev in GOPATH mode (GO111MODULE=off,
  * GOPROXY=off: nothing is downloaded) into build/refgen/go-fasthttp/ at the
  * top of the tree, on first use and again when the source, the Go toolchain
@@ -26,6 +26,11 @@
 #include <unistd.h>
 
 #define GOFH_GOPATH "/usr/share/gocode"
+/* Debian's Go (golang-go, 1.19 on Debian 12), never the first go on PATH:
+ * the machine may have a newer one first (/usr/local/go), and the figures
+ * stay comparable only with the toolchain Debian's fasthttp was packaged
+ * for. A profile's bin: names another. */
+#define GOFH_GO "/usr/lib/go/bin/go"
 #define GOFH_PKG "golang-github-valyala-fasthttp-dev"
 #define GOFH_BUILD_LIMIT_MS 300000ull /* a cold build is ~20 s on 2 idle cores */
 
@@ -163,8 +168,9 @@ static int gofh_detect(const char *bin, struct adapter_found *found, char *err)
     if (bin) {
         if (adapter_which(bin, gobin, sizeof gobin))
             return util_err(err, "Go toolchain \"%s\" not found or not executable", bin);
-    } else if (adapter_which("go", gobin, sizeof gobin)) {
-        return util_err(err, "the Go toolchain (go) is not on PATH: install golang-go (scripts/install-tools)");
+    } else if (adapter_which(GOFH_GO, gobin, sizeof gobin)) {
+        return util_err(err, "Debian's Go toolchain (" GOFH_GO ") is not installed: install golang-go "
+                        "(scripts/install-tools)");
     }
     if (access(GOFH_GOPATH "/src/github.com/valyala/fasthttp/client.go", R_OK))
         return util_err(err, "fasthttp is not in the GOPATH %s: install " GOFH_PKG " (scripts/install-tools)",

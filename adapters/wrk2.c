@@ -40,7 +40,7 @@
 
 static int wrk2_detect(const char *bin, struct adapter_found *found, char *err)
 {
-    /* Where scripts/install-tools --wrk2-src puts it, then PATH. */
+    /* The user's own wrk2 on PATH (wrk2 is in no registry), or a tools folder's bin/. */
     static const char *const cands[] = {"wrk2", "T:bin/wrk2", NULL};
     if (raw_find("wrk2", bin, cands, found, err))
         return -1;

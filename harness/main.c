@@ -335,14 +335,14 @@ static int cmd_plan(int argc, char **argv)
  * (this machine's, or a host's through its agent). */
 static void tools_print(const json_t *tools)
 {
-    printf("%-12s %-6s %-26s %-24s %s\n", "TOOL", "FOUND", "VERSION", "MODELS", "PATH / HOW TO GET IT");
+    printf("%-12s %-6s %-40s %-24s %s\n", "TOOL", "FOUND", "VERSION", "MODELS", "PATH / HOW TO GET IT");
     size_t i;
     json_t *t;
     json_array_foreach(tools, i, t)
     {
         int found = json_is_true(json_object_get(t, "found"));
         const char *get = json_string_value(json_object_get(t, found ? "path" : "install_hint"));
-        printf("%-12s %-6s %-26.26s %-24s %s\n", json_string_value(json_object_get(t, "tool")), found ? "yes" : "no",
+        printf("%-12s %-6s %-40.40s %-24s %s\n", json_string_value(json_object_get(t, "tool")), found ? "yes" : "no",
                found ? json_string_value(json_object_get(t, "version")) : "-",
                json_string_value(json_object_get(t, "models")), get ? get : "");
     }

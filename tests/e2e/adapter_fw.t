@@ -6,8 +6,8 @@
 # CPU/RSS samples written, and a reconciliation verdict other than mismatch
 # (the generated .jmx, Artillery YAML and locustfile load in their tools, or
 # the run would not be ok). A tool that is not installed is skipped with
-# loadbench's reason (k6 is not in Debian: scripts/install-tools --k6-src
-# builds it; k6_live.t tests it further, and tests/unit/test_adapters_fw.c
+# loadbench's reason (k6 is in no registry: the user's own k6 on PATH;
+# k6_live.t tests it further, and tests/unit/test_adapters_fw.c
 # on recorded output). Debian's
 # stock /usr/bin/jmeter, which cannot load a plan and exits 0, must be a
 # failed row. About 1.5 minutes on 2 cores (JVM and Node start-up).

@@ -1,7 +1,7 @@
 #!/bin/sh
-# k6 live against lb-target, whenever loadbench finds a k6 (built by
-# scripts/install-tools --k6-src, or on PATH); without one, one SKIP that
-# says where loadbench looked. Through `loadbench run`:
+# k6 live against lb-target, whenever loadbench finds a k6 (the user's own
+# on PATH: k6 is in no registry); without one, one SKIP that says where
+# loadbench looked and how to install it. Through `loadbench run`:
 #   - closed ramping-vus (0 -> 6 VUs, hold, -> 0): status ok, the executor
 #     as written, k6's count equal to the server's (k6 stops gracefully),
 #     a p99.9 (asked for in --summary-trend-stats) between p99 and max;

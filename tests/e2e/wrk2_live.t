@@ -1,7 +1,7 @@
 #!/bin/sh
-# wrk2 live against lb-target, when loadbench finds one (built by
-# scripts/install-tools --wrk2-src DIR); without one, one SKIP that says
-# where loadbench looked. Through `loadbench run`:
+# wrk2 live against lb-target, when loadbench finds one (the user's own on
+# PATH: wrk2 is in no registry); without one, one SKIP that says where
+# loadbench looked and how to install it. Through `loadbench run`:
 #   - open, 100/s for 32 s against a 20 ms delay (100 connections, 10.25 s
 #     of calibration on 2 threads): status ok, model open, about 3200
 #     requests, the tool's count within its connections of the server's
