@@ -241,7 +241,7 @@ endif
 check:
 	@scripts/deps build test $(if $(filter true,$(CI)),ci)
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
+	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --timer --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
 
 # check-quick: the edit-test loop, not a gate (CI and the README run the
 # whole `make check`): every unit test and the end-to-end tests of the main
@@ -254,7 +254,7 @@ QUICK_E2E := $(addprefix tests/e2e/,$(QUICK_E2E_TESTS))
 check-quick:
 	@scripts/deps build test
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@LB_BUILD=$(abspath $(BUILD)) prove -f --exec tests/lib/timeout-exec $(UNIT_TESTS) $(QUICK_E2E)
+	@LB_BUILD=$(abspath $(BUILD)) prove -f --timer --exec tests/lib/timeout-exec $(UNIT_TESTS) $(QUICK_E2E)
 
 # check-busy: the whole suite while lb-burner keeps one core busy (all of
 # it, wherever the scheduler puts it). The burner dies with this recipe's
@@ -279,7 +279,7 @@ check-asan:
 	@scripts/deps build test
 	@$(MAKE) --no-print-directory SANITIZE=address all $(ASAN_UNIT)
 	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS) && \
-	 LB_BUILD=$(abspath build-asan) $(SAN_ENV) prove -f --exec tests/lib/timeout-exec $(ASAN_UNIT) $(ASAN_E2E); rc=$$?; $(san_verdict)
+	 LB_BUILD=$(abspath build-asan) $(SAN_ENV) prove -f --timer --exec tests/lib/timeout-exec $(ASAN_UNIT) $(ASAN_E2E); rc=$$?; $(san_verdict)
 
 bench:
 	@scripts/deps build bench
