@@ -6,6 +6,7 @@
 #include "common/cgroup.h"
 #include "report/compare.h"
 #include "report/history.h"
+#include "report/export.h"
 #include "common/guard.h"
 #include "profile/profile.h"
 #include "engine/proc.h"
@@ -142,6 +143,9 @@ static void usage(FILE *f)
             "  history [--out DIR] [--include-suspect] RUN_DIR...  each tool's metrics across runs, oldest first,\n"
             "                         by tool version:\n"
             "                         DIR/history.md, history.csv, charts/history_*.png/.svg (DIR: ./history)\n"
+            "  export --format openmetrics|prometheus|csv [--no-timestamps] RUN_DIR  the run's headline\n"
+            "                         figures on stdout, per row: OpenMetrics or Prometheus text (nightly\n"
+            "                         gates: a textfile collector, a Pushgateway), or a long CSV table\n"
             "  doctor [--results DIR] machine facts that distort benchmarks, with warnings; marks runs in DIR\n"
             "                         (default results) whose loadbench died abandoned, removes their cgroups\n"
             "      --host H [PROFILE] the facts of host H instead: a host of PROFILE's hosts:, or without a\n"
@@ -725,6 +729,57 @@ static int cmd_compare(int argc, char **argv)
     return rc;
 }
 
+static const char export_usage[] =
+    "usage: loadbench export --format openmetrics|prometheus|csv [--no-timestamps] RUN_DIR\n"
+    "Writes the run's headline figures to standard output: gauges and counters per row\n"
+    "(labels tool, label, status, verdict, version) in OpenMetrics 1.0 or Prometheus' classic\n"
+    "text format, each sample stamped with its row's start unless --no-timestamps\n"
+    "(node_exporter's textfile collector and the Pushgateway refuse stamps), or a long CSV\n"
+    "table, one line per row and metric.\n";
+
+static int cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {{"format", required_argument, 0, 'f'},
+                                         {"no-timestamps", no_argument, 0, 'n'},
+                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *format = NULL;
+    int c, timestamps = 1;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+        if (c == 'f')
+            format = optarg;
+        else if (c == 'n')
+            timestamps = 0;
+        else if (c == 'h') {
+            fputs(export_usage, stdout);
+            return 0;
+        } else {
+            fputs(export_usage, stderr);
+            return 2;
+        }
+    }
+    int known = format && (!strcmp(format, "openmetrics") || !strcmp(format, "prometheus") || !strcmp(format, "csv"));
+    if (!known || argc - optind != 1) {
+        if (format && !known)
+            fprintf(stderr, "loadbench export: unknown format \"%s\" (openmetrics, prometheus, csv)\n", format);
+        fputs(export_usage, stderr);
+        return 2;
+    }
+    json_t *run = load_run(argv[optind]);
+    if (!run)
+        return 2;
+    if (!strcmp(format, "csv"))
+        export_csv_long(stdout, run);
+    else
+        export_metrics_text(stdout, run, !strcmp(format, "openmetrics"), timestamps);
+    json_decref(run);
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "loadbench export: cannot write to standard output\n");
+        return 2;
+    }
+    return 0;
+}
+
 static const char history_usage[] =
     "usage: loadbench history [--out DIR] [--include-suspect] RUN_DIR...\n"
     "Each tool's headline metrics across the runs (nights, releases), oldest first, labelled\n"
@@ -958,6 +1013,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return cmd_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export"))
+        return cmd_export(argc - 1, argv + 1);
     if (!strcmp(cmd, "history"))
         return cmd_history(argc - 1, argv + 1);
     if (!strcmp(cmd, "doctor"))
