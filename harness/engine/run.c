@@ -129,21 +129,68 @@ static json_t *busy_processes(json_t *warn)
     return out;
 }
 
+/* A file's first line as a JSON string with tabs as spaces, or null when
+ * it cannot be read. */
+static json_t *first_line_json(const char *path)
+{
+    char line[256];
+    fsutil_first_line(path, line, sizeof line);
+    for (char *t = line; *t; t++)
+        if (*t == '\t')
+            *t = ' ';
+    return line[0] ? json_string(line) : json_null();
+}
+
+/* The settings that shape a load on loopback (docs/reports.md, disclosure). */
+static json_t *net_settings(void)
+{
+    static const struct { const char *key, *path; } f[] = {
+        {"somaxconn", "/proc/sys/net/core/somaxconn"},
+        {"tcp_max_syn_backlog", "/proc/sys/net/ipv4/tcp_max_syn_backlog"},
+        {"ip_local_port_range", "/proc/sys/net/ipv4/ip_local_port_range"},
+        {"tcp_tw_reuse", "/proc/sys/net/ipv4/tcp_tw_reuse"},
+        {"tcp_fin_timeout", "/proc/sys/net/ipv4/tcp_fin_timeout"},
+        {"rmem_max", "/proc/sys/net/core/rmem_max"},
+        {"wmem_max", "/proc/sys/net/core/wmem_max"},
+        {"tcp_rmem", "/proc/sys/net/ipv4/tcp_rmem"},
+        {"tcp_wmem", "/proc/sys/net/ipv4/tcp_wmem"},
+    };
+    json_t *n = json_object();
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        json_object_set_new(n, f[i].key, first_line_json(f[i].path));
+    return n;
+}
+
+/* "kvm", "vmware", ... when the CPU says it runs under a hypervisor
+ * (/proc/cpuinfo's hypervisor flag; the vendor from DMI when readable),
+ * "none seen" otherwise. */
+static json_t *virtualization(const char *cpuinfo_flags)
+{
+    if (!strstr(cpuinfo_flags, " hypervisor"))
+        return json_string("none seen");
+    char vendor[128];
+    fsutil_first_line("/sys/class/dmi/id/sys_vendor", vendor, sizeof vendor);
+    return json_sprintf("hypervisor (%s)", vendor[0] ? vendor : "vendor not readable");
+}
+
 json_t *run_machine_info(void)
 {
     json_t *m = json_object(), *warn = json_array();
-    char model[256] = "unknown", line[512];
+    char model[256] = "unknown", line[512], flags[4096] = "", mhz[32] = "";
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (f) {
-        while (fgets(line, sizeof line, f)) {
-            if (!strncmp(line, "model name", 10)) {
-                char *c = strchr(line, ':');
-                if (c) {
-                    snprintf(model, sizeof model, "%s", c + 2);
-                    model[strcspn(model, "\n")] = 0;
-                }
-                break;
-            }
+        /* The first CPU's block: its model, clock and flags. */
+        while (fgets(line, sizeof line, f) && line[0] != '\n') {
+            char *c = strchr(line, ':');
+            if (!c)
+                continue;
+            c[strcspn(c, "\n")] = 0;
+            if (!strncmp(line, "model name", 10))
+                snprintf(model, sizeof model, "%s", c + 2);
+            else if (!strncmp(line, "cpu MHz", 7))
+                snprintf(mhz, sizeof mhz, "%s", c + 2);
+            else if (!strncmp(line, "flags", 5))
+                snprintf(flags, sizeof flags, "%s ", c + 1);
         }
         fclose(f);
     }
@@ -158,6 +205,10 @@ json_t *run_machine_info(void)
     json_object_set_new(m, "arch", json_string(u.machine));
     json_object_set_new(m, "hostname", json_string(host));
     json_object_set_new(m, "memory_mb", json_integer((json_int_t)(meminfo_kb("MemTotal") / 1024)));
+    json_object_set_new(m, "cpu_mhz", mhz[0] ? json_real(atof(mhz)) : json_null());
+    json_object_set_new(m, "smt_active", first_line_json("/sys/devices/system/cpu/smt/active"));
+    json_object_set_new(m, "virtualization", virtualization(flags));
+    json_object_set_new(m, "net", net_settings());
     fsutil_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", line, sizeof line);
     json_object_set_new(m, "cpu_governor", line[0] ? json_string(line) : json_null());
     if (line[0] && strcmp(line, "performance"))

@@ -973,7 +973,8 @@ void html_report(FILE *f, const char *dir, json_t *run)
     html_esc(f, pj);
     free(pj);
     fputs("</pre>\n<p class=\"note\">Files: <a href=\"run.json\">run.json</a>, <a href=\"summary.md\">summary.md</a>, "
-          "<a href=\"results.csv\">results.csv</a>, <a href=\"stats.csv\">stats.csv</a>, <a href=\"charts/\">charts/</a>.</p>\n",
+          "<a href=\"results.csv\">results.csv</a>, <a href=\"stats.csv\">stats.csv</a>, <a href=\"charts/\">charts/</a>; "
+          "everything needed to repeat the run: <a href=\"disclosure.md\">disclosure.md</a>.</p>\n",
           f);
     page_script(f);
     stats_groups_free(&gs);

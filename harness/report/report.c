@@ -1,5 +1,6 @@
 #include "report/report.h"
 #include "report/charts.h"
+#include "report/disclosure.h"
 #include "report/html.h"
 #include "common/fsutil.h"
 #include "report/stats.h"
@@ -11,7 +12,7 @@
 #include <time.h>
 
 /* A number at a path of object keys, NAN when absent or null. */
-static double num(json_t *o, const char *path)
+double report_num(json_t *o, const char *path)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", path);
@@ -21,7 +22,7 @@ static double num(json_t *o, const char *path)
     return json_is_number(cur) ? json_number_value(cur) : NAN;
 }
 
-static const char *str(json_t *o, const char *path)
+const char *report_str(json_t *o, const char *path)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", path);
@@ -29,6 +30,17 @@ static const char *str(json_t *o, const char *path)
     for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
         cur = json_object_get(cur, k);
     return json_is_string(cur) ? json_string_value(cur) : NULL;
+}
+
+/* This file's short names for them. */
+static double num(json_t *o, const char *path)
+{
+    return report_num(o, path);
+}
+
+static const char *str(json_t *o, const char *path)
+{
+    return report_str(o, path);
 }
 
 /* Format v with prec decimals, or "–" when absent. */
@@ -447,7 +459,7 @@ void report_markdown(FILE *f, json_t *run)
     const char *status = str(run, "status");
     if (status && strcmp(status, "complete"))
         fprintf(f, " **Run status: %s.**", status);
-    fprintf(f, "\n\n");
+    fprintf(f, " Everything needed to repeat it: [disclosure.md](disclosure.md).\n\n");
     fprintf(f, "| Tool | Status | Model | RPS (server) | RPS hold | P50 ms | P95 ms | P99 ms | Errors | CPU avg %% | CPU peak %% | RSS peak MB | Req/CPU-s | RPS/MB | Server count | Client count | Verdict | Bottleneck |\n");
     fprintf(f, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
     int note = 0, moved = 0, disturbed = 0;
@@ -683,6 +695,8 @@ int report_write(const char *dir, json_t *run, struct report_out *out, char *err
     if (write_with(dir, "results.csv", report_csv, run, err))
         return -1;
     if (write_with(dir, "stats.csv", report_stats_csv, run, err))
+        return -1;
+    if (write_with(dir, "disclosure.md", disclosure_markdown, run, err))
         return -1;
     if (charts_write(dir, run, &out->charts, err))
         return -1;
