@@ -14,6 +14,22 @@ const char *const disclosure_sections[] = {
 
 #define NOT_RECORDED "not recorded (a run made before loadbench recorded it)"
 
+/* s with the user name of any home directory in it left out: /home/NAME
+ * becomes /home/USER (a path may name its owner). */
+static void redacted(FILE *f, const char *s)
+{
+    while (*s) {
+        const char *h = strstr(s, "/home/");
+        if (!h) {
+            fputs(s, f);
+            return;
+        }
+        fwrite(s, 1, (size_t)(h - s) + 6, f);
+        fputs("USER", f);
+        s = h + 6 + strcspn(h + 6, "/ \t\n\"'");
+    }
+}
+
 /* A value at path as text: a string as it is, a number as written, true or
  * false, or NOT_RECORDED. */
 static void value(FILE *f, json_t *o, const char *path)
@@ -26,7 +42,7 @@ static void value(FILE *f, json_t *o, const char *path)
     for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
         cur = json_object_get(cur, k);
     if (s)
-        fprintf(f, "%s", s);
+        redacted(f, s);
     else if (!isnan(v))
         fprintf(f, "%.15g", v);
     else if (json_is_boolean(cur))
@@ -237,7 +253,11 @@ static void code_list(FILE *f, json_t *a)
 {
     size_t i;
     json_t *x;
-    json_array_foreach(a, i, x) fprintf(f, "%s%s", i ? " " : "", json_string_value(x) ? json_string_value(x) : "?");
+    json_array_foreach(a, i, x)
+    {
+        fputs(i ? " " : "", f);
+        redacted(f, json_string_value(x) ? json_string_value(x) : "?");
+    }
 }
 
 static void section_tool(FILE *f, json_t *r)
@@ -302,7 +322,7 @@ static void section_tool(FILE *f, json_t *r)
 static void section_left_out(FILE *f)
 {
     fprintf(f, "## Left out\n\nNothing that could be a secret is copied here: the machine's host name, user "
-               "names, the hosts' SSH key and config paths and the environment of loadbench itself are left "
+               "names (a path under /home/NAME reads /home/USER), the hosts' SSH key and config paths and the environment of loadbench itself are left "
                "out (each tool ran with a clean environment: only the variables listed under its row, plus "
                "PATH, LANG, TZ, HOME and TMPDIR). run.json keeps the host name for the run's owner.\n");
 }

@@ -31,6 +31,11 @@ check "the command that reruns the profile is there" grep -q 'loadbench run --ou
 check "the git revision to check out is there" grep -q "git checkout $(jget "$tmp/run/run.json" loadbench.git)" "$D"
 host=$(hostname)
 check "the host name ($host) is left out" sh -c "! grep -qw '$host' '$D'"
+# A path under a home directory names its owner: it reads /home/USER.
+perl -MJSON::PP -i -0pe '$d = decode_json($_); $d->{runs}[0]{identity}{path} = "/home/alice/lb/build/bin/lb-gen";
+    $_ = JSON::PP->new->utf8->canonical->encode($d)' "$tmp/run/run.json"
+"$LB" report "$tmp/run" >/dev/null 2>&1
+check "a user name in a path is left out (/home/USER)" sh -c "grep -q '/home/USER/lb/build/bin/lb-gen' '$D' && ! grep -q alice '$D'"
 check "summary.md links it" grep -q '(disclosure.md)' "$tmp/run/summary.md"
 check "report.html links it" grep -q 'href="disclosure.md"' "$tmp/run/report.html"
 done_testing
