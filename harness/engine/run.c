@@ -752,6 +752,7 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
     R->run = json_object();
     R->runs = json_array();
     json_object_set_new(R->run, "schema_version", json_integer(SCHEMA_VERSION));
+    json_object_set_new(R->run, "schema_minor", json_integer(LB_SCHEMA_MINOR));
     json_object_set_new(R->run, "loadbench",
                         json_pack("{s:s, s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE,
                                   "charts", LB_CHARTS_HASH));

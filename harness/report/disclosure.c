@@ -1,5 +1,5 @@
 #include "report/disclosure.h"
-#include "report/report.h"
+#include "report/jpath.h"
 #include "report/stats.h"
 
 #include <math.h>
@@ -34,17 +34,11 @@ static void redacted(FILE *f, const char *s)
  * false, or NOT_RECORDED. */
 static void value(FILE *f, json_t *o, const char *path)
 {
-    const char *s = report_str(o, path);
-    double v = report_num(o, path);
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    json_t *cur = o;
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
-        cur = json_object_get(cur, k);
-    if (s)
-        redacted(f, s);
-    else if (!isnan(v))
-        fprintf(f, "%.15g", v);
+    json_t *cur = jpath_get(o, path);
+    if (json_is_string(cur))
+        redacted(f, json_string_value(cur));
+    else if (json_is_number(cur))
+        fprintf(f, "%.15g", json_number_value(cur));
     else if (json_is_boolean(cur))
         fprintf(f, "%s", json_is_true(cur) ? "true" : "false");
     else if (json_is_null(cur))
@@ -75,7 +69,7 @@ static void items(FILE *f, json_t *o, const struct disc_item *it, size_t n)
 /* An optional field: "none" when the row has none. */
 static void item_opt(FILE *f, const char *name, json_t *o, const char *path)
 {
-    if (report_str(o, path) || !isnan(report_num(o, path)))
+    if (jpath_str(o, path) || !isnan(jpath_num(o, path)))
         item(f, name, o, path);
     else
         fprintf(f, "| %s | none |\n", name);
@@ -111,9 +105,9 @@ static void section_run(FILE *f, json_t *run)
     item(f, "profile file", p, "path");
     item(f, "profile SHA-256", run, "profile_sha256");
     fprintf(f, "| started | ");
-    utc(f, report_num(run, "started_at_ms"));
+    utc(f, jpath_num(run, "started_at_ms"));
     fprintf(f, " |\n| ended | ");
-    utc(f, report_num(run, "ended_at_ms"));
+    utc(f, jpath_num(run, "ended_at_ms"));
     fprintf(f, " |\n");
     ITEMS(f, run, build_items);
     fprintf(f, "\nRerun exactly this profile from the loadbench checkout of that revision (`git checkout %s`, "
@@ -121,7 +115,7 @@ static void section_run(FILE *f, json_t *run)
                "ran, `profile.yaml`.\n\n```sh\nbuild/bin/loadbench run --out results/rerun RUN_DIR/profile.yaml\n```\n\n"
                "Each row's directory also holds `reproduce.sh`, which reruns that one tool by hand with the "
                "argv and environment below.\n\n",
-            report_str(run, "loadbench.git") ? report_str(run, "loadbench.git") : "REV");
+            jpath_str(run, "loadbench.git") ? jpath_str(run, "loadbench.git") : "REV");
 }
 
 static void section_machine(FILE *f, json_t *run)
@@ -187,8 +181,8 @@ static void section_pinning(FILE *f, json_t *run)
 {
     json_t *p = json_object_get(run, "profile");
     fprintf(f, "## Pinning and cgroups\n\n| | |\n|---|---|\n");
-    cpu_mask(f, "lb-target's CPUs", report_num(p, "target_cpus_mask"));
-    cpu_mask(f, "the tools' CPUs", report_num(p, "tool_cpus_mask"));
+    cpu_mask(f, "lb-target's CPUs", jpath_num(p, "target_cpus_mask"));
+    cpu_mask(f, "the tools' CPUs", jpath_num(p, "tool_cpus_mask"));
     item(f, "lb-target threads", p, "target.threads");
     fprintf(f, "\nEach tool runs in a cgroup of its own where the machine allows it; a row's footprint says "
                "its source (`cgroup` or `/proc` sampling) below.\n\n");
@@ -286,7 +280,7 @@ static void section_tool(FILE *f, json_t *r)
         {"disturbed", "quiet.disturbed"},
     };
     json_t *id = json_object_get(r, "identity");
-    fprintf(f, "### %s (repeat ", report_str(r, "label") ? report_str(r, "label") : "?");
+    fprintf(f, "### %s (repeat ", jpath_str(r, "label") ? jpath_str(r, "label") : "?");
     value(f, r, "repeat");
     fprintf(f, ")\n\n| | |\n|---|---|\n");
     ITEMS(f, r, tool_items);
@@ -294,7 +288,7 @@ static void section_tool(FILE *f, json_t *r)
     ITEMS(f, r, count_items);
     item_opt(f, "bottleneck witness", r, "limits.witness");
     ITEMS(f, r, quiet_items);
-    fprintf(f, "\nargv (run in `%s/`):\n\n```\n", report_str(r, "dir") ? report_str(r, "dir") : "?");
+    fprintf(f, "\nargv (run in `%s/`):\n\n```\n", jpath_str(r, "dir") ? jpath_str(r, "dir") : "?");
     code_list(f, json_object_get(id, "argv"));
     fprintf(f, "\n```\n\nenvironment loadbench set: ");
     if (json_array_size(json_object_get(id, "env"))) {
@@ -308,7 +302,7 @@ static void section_tool(FILE *f, json_t *r)
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(id, "configs"), i, c)
-        fprintf(f, "%s[%s/%s](%s/%s)", i ? ", " : "", report_str(r, "dir"), json_string_value(c), report_str(r, "dir"),
+        fprintf(f, "%s[%s/%s](%s/%s)", i ? ", " : "", jpath_str(r, "dir"), json_string_value(c), jpath_str(r, "dir"),
                 json_string_value(c));
     if (!json_array_size(json_object_get(id, "configs")))
         fprintf(f, "none (all in argv)");
@@ -331,7 +325,7 @@ void disclosure_markdown(FILE *f, json_t *run)
 {
     fprintf(f, "# Full disclosure: %s\n\nEverything another person needs to repeat this run, from run.json "
                "(`loadbench report` writes this page).\n\n",
-            report_str(run, "profile.name") ? report_str(run, "profile.name") : "?");
+            jpath_str(run, "profile.name") ? jpath_str(run, "profile.name") : "?");
     section_run(f, run);
     section_machine(f, run);
     section_net(f, run);

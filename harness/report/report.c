@@ -2,6 +2,7 @@
 #include "report/charts.h"
 #include "report/disclosure.h"
 #include "report/html.h"
+#include "report/jpath.h"
 #include "common/fsutil.h"
 #include "report/stats.h"
 #include "common/util.h"
@@ -11,36 +12,15 @@
 #include <string.h>
 #include <time.h>
 
-/* A number at a path of object keys, NAN when absent or null. */
-double report_num(json_t *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    json_t *cur = o;
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
-        cur = json_object_get(cur, k);
-    return json_is_number(cur) ? json_number_value(cur) : NAN;
-}
-
-const char *report_str(json_t *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    json_t *cur = o;
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
-        cur = json_object_get(cur, k);
-    return json_is_string(cur) ? json_string_value(cur) : NULL;
-}
-
-/* This file's short names for them. */
+/* This file's short names for jpath's lookups. */
 static double num(json_t *o, const char *path)
 {
-    return report_num(o, path);
+    return jpath_num(o, path);
 }
 
 static const char *str(json_t *o, const char *path)
 {
-    return report_str(o, path);
+    return jpath_str(o, path);
 }
 
 /* Format v with prec decimals, or "–" when absent. */

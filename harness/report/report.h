@@ -28,11 +28,6 @@ int report_write_all(const char *dir, json_t *run, char *err);
 void report_markdown(FILE *f, json_t *run);
 void report_csv(FILE *f, json_t *run);
 
-/* The number at a dotted path of object keys ("client.latency_ms.p50"),
- * NAN when absent or not a number; the string there, or NULL. */
-double report_num(json_t *o, const char *path);
-const char *report_str(json_t *o, const char *path);
-
 /* s as one CSV field: quoted (quotes doubled) when it holds a comma, a
  * quote or a newline; nothing for NULL. */
 void report_csv_str(FILE *f, const char *s);

@@ -43,7 +43,34 @@ skip() { # skip DESCRIPTION: one skipped test
 # are then the sanitizer's, so precision bounds are skipped, never loosened.
 under_asan() { [ "${LB_BUILD_TYPE:-release}" = asan ]; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+# Every run.json a test wrote under $tmp is validated against
+# schema/run.schema.json by jsonschema's own validator (one check, before the
+# plan). A test that writes a broken run.json on purpose names its directory
+# with schema_exempt DIR.
+schema_exempt() { schema_exempted="${schema_exempted:-} $1"; }
+schema_check_tmp() {
+    [ -d "$tmp" ] || return 0
+    files=""
+    for f in $(find "$tmp" -name run.json -type f 2>/dev/null); do
+        keep=1
+        for x in ${schema_exempted:-}; do case $f in "$x"/*) keep=0 ;; esac; done
+        [ $keep = 0 ] || files="$files $f"
+    done
+    [ -n "$files" ] || return 0
+    n=$(echo $files | wc -w)
+    if ! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+        skip "python3-jsonschema is not installed (scripts/deps test): $n run.json not validated"
+        return 0
+    fi
+    if "$LB_SRC/tests/lib/schema-check" $files >"$tmp/.schema-check" 2>&1; then
+        ok 0 "every run.json this test wrote ($n) matches schema/run.schema.json"
+    else
+        ok 1 "every run.json this test wrote ($n) matches schema/run.schema.json"
+        sed 's/^/# /' "$tmp/.schema-check"
+    fi
+}
 done_testing() {
+    schema_check_tmp
     echo "1..$tap_n"
     [ "$tap_fail" -eq 0 ]
 }
