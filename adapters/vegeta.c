@@ -27,9 +27,11 @@
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
 #include "adapters/toolver.h"
+#include "common/fsutil.h"
 #include "common/units.h"
 #include "common/util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,11 @@
  * 4 bytes in, 5 error, 6 body (base64), 7 attack name, 8 seq, 9 method,
  * 10 URL, 11 headers (base64). */
 enum { CSV_TS, CSV_CODE, CSV_LATENCY, CSV_ERROR = 5, CSV_METHOD = 9, CSV_URL, CSV_COLUMNS = 12 };
+/* The longest row read: with -max-body=0 a row is its error text, the URL
+ * and the response headers in base64 (about 300 bytes from lb-target). A
+ * longer one is refused, never buffered whole (a 1 GB file with no newline
+ * costs 64 KiB). */
+#define VEGETA_ROW_MAX (64 << 10)
 
 /* $1 the vegeta binary, then the attack's flags. A failed encode or report
  * is exit 70 (no result), else the attack's own exit status. */
@@ -218,32 +225,43 @@ struct lat_vec {
 };
 
 /* Read DIR/results.csv into r (counts, errors), its rows into *rows and its
- * responses' latencies onto the end of lv. */
+ * responses' latencies onto the end of lv. The file is opened as every
+ * file a tool leaves (fsutil_open_input: a FIFO or a symbolic link there is
+ * refused, not waited on or followed) and read a row of at most
+ * VEGETA_ROW_MAX bytes at a time. */
 static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, struct lat_vec *lv, char *err)
 {
-    char path[1200];
+    char path[1200], why[UTIL_ERR_LEN];
     snprintf(path, sizeof path, "%s/" VEGETA_CSV, dir);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
+    FILE *fp = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, why);
+    if (!fp && errno == ENOENT)
         return util_err(err, "vegeta wrote no %s (the wrapper's `vegeta encode` did not run)", VEGETA_CSV);
-    char *line = NULL;
-    size_t lcap = 0;
+    if (!fp)
+        return util_err(err, "vegeta's %s cannot be read: %s", VEGETA_CSV, why);
+    char *line = util_xmalloc(VEGETA_ROW_MAX);
     int rc = 0;
     *rows = 0;
-    while (getline(&line, &lcap, fp) > 0) {
+    while (!rc && fgets(line, VEGETA_ROW_MAX, fp)) {
+        size_t n = strlen(line);
+        if (n && line[n - 1] != '\n' && !feof(fp)) {
+            rc = util_err(err, "%s line %llu is longer than %d bytes: not a Vegeta result row", VEGETA_CSV,
+                          (unsigned long long)*rows + 1, VEGETA_ROW_MAX - 1);
+            break;
+        }
         if (lv->n == lv->cap) {
             lv->cap = lv->cap ? lv->cap * 2 : 1024;
             lv->v = util_xrealloc(lv->v, lv->cap * sizeof *lv->v);
         }
         int k = csv_row(line, r, &lv->v[lv->n]);
-        if (k < 0) {
+        if (k < 0)
             rc = util_err(err, "%s line %llu is not a Vegeta result row (`vegeta encode -to csv`'s 12 columns)",
                           VEGETA_CSV, (unsigned long long)*rows + 1);
-            break;
-        }
-        lv->n += (size_t)k;
+        else
+            lv->n += (size_t)k;
         ++*rows;
     }
+    if (!rc && ferror(fp))
+        rc = util_err(err, "vegeta's %s: %s", VEGETA_CSV, strerror(errno));
     free(line);
     fclose(fp);
     return rc;

@@ -1,6 +1,12 @@
 /* Unit tests for what the Go-module tools' adapters (bombardier, Vegeta)
  * share or add beyond their parsers (which test_adapters_raw runs on the
  * captured fixtures):
+ *   - Vegeta's results.csv is read through the one safe reader (issue 44,
+ *     defect 2): a FIFO there is refused at once, not waited on; a symbolic
+ *     link is refused, not followed (here to a valid CSV that would parse);
+ *     a 1 GiB file with no newline is refused after one bounded row, never
+ *     buffered (the test's peak RSS grows by less than 64 MiB); a row of
+ *     other than `vegeta encode -to csv`'s 12 columns is refused;
  *   - the module version a Go binary carries (toolver_go_module*), read
  *     when a build stamped no version: on planted build-info text, and on
  *     the tools folder's real binaries where they are installed;
@@ -14,13 +20,112 @@
 #include "common/fsutil.h"
 #include "common/util.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 extern const struct adapter adapter_bombardier, adapter_vegeta;
+
+/* Vegeta's parser on dir (report.json and results.csv planted there). */
+static int vegeta_parse(const char *dir, struct adapter_result *r, char *err)
+{
+    adapter_result_free(r);
+    adapter_result_init(r);
+    struct adapter_ctx c = {.dir = dir, .host = "127.0.0.1", .url = "http://127.0.0.1:1/"};
+    err[0] = 0;
+    return adapter_vegeta.parse(&c, r, err);
+}
+
+/* A run directory holding the v12.13.0 closed run's report.json, and its
+ * results.csv when csv is set. */
+static const char *vegeta_run_dir(const char *name, int csv)
+{
+    const char *d = fresh_dir(name);
+    put_fixture("vegeta", "closed.report.json", d, "report.json");
+    if (csv)
+        put_fixture("vegeta", "closed.results.csv", d, "results.csv");
+    return d;
+}
+
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+static void test_results_csv_reader(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN], path[1024], target[1024];
+
+    const char *d = vegeta_run_dir("vg-plain", 1);
+    ok(vegeta_parse(d, r, err) == 0 && r->requests == 2541, "results.csv as a file: parses, 2541 rows (%s)", err);
+
+    /* A FIFO: the old fopen waited for a writer for ever (the alarm ends
+     * the test instead of hanging it). */
+    d = vegeta_run_dir("vg-fifo", 0);
+    snprintf(path, sizeof path, "%s/results.csv", d);
+    ok(mkfifo(path, 0600) == 0, "a FIFO planted as results.csv");
+    alarm(20);
+    int rc = vegeta_parse(d, r, err);
+    alarm(0);
+    ok(rc == -1 && strstr(err, "FIFO") && !strstr(err, "wrote no"),
+       "results.csv a FIFO: refused at once, said as it is (%s)", err);
+
+    /* A symbolic link to a valid CSV: followed, it would parse. */
+    const char *real = vegeta_run_dir("vg-link-target", 1);
+    snprintf(target, sizeof target, "%s/results.csv", real);
+    d = vegeta_run_dir("vg-link", 0);
+    snprintf(path, sizeof path, "%s/results.csv", d);
+    ok(symlink(target, path) == 0, "a symbolic link to a valid results.csv planted");
+    ok(vegeta_parse(d, r, err) == -1 && strstr(err, "symbolic link") && !r->parsed,
+       "results.csv a symbolic link: refused, not followed (%s)", err);
+
+    /* 1 GiB with no newline (sparse: a row's start, then NUL bytes). */
+    d = vegeta_run_dir("vg-huge", 0);
+    snprintf(path, sizeof path, "%s/results.csv", d);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    static const char start[] = "1796374241688602317,200,554954,0,0,";
+    int planted = fd >= 0 && write(fd, start, sizeof start - 1) == (ssize_t)(sizeof start - 1) &&
+                  ftruncate(fd, 1ll << 30) == 0;
+    if (fd >= 0)
+        close(fd);
+    ok(planted, "a 1 GiB results.csv with no newline planted");
+    long before = peak_rss_kib();
+    rc = vegeta_parse(d, r, err);
+    long grew = peak_rss_kib() - before;
+    ok(rc == -1 && strstr(err, "line 1") && !r->parsed, "1 GiB with no newline: refused at its first row (%s)", err);
+    ok(grew < 64 * 1024, "1 GiB with no newline: peak RSS grew by %ld KiB, under 64 MiB", grew);
+
+    /* Rows of other than Vegeta's 12 columns. */
+    static const char *const bad[] = {
+        /* 11: no headers column */
+        "1796374241688602317,200,554954,0,0,,,,1,GET,http://127.0.0.1:18300/json\n",
+        /* 13 */
+        "1796374241688602317,200,554954,0,0,,,,1,GET,http://127.0.0.1:18300/json,,x\n",
+        /* latency and status swapped */
+        "1796374241688602317,554954,200,0,0,,,,1,GET,http://127.0.0.1:18300/json,\n",
+        /* URL where the method is */
+        "1796374241688602317,200,554954,0,0,,,,1,http://127.0.0.1:18300/json,GET,\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "vg-bad-%zu", i);
+        d = vegeta_run_dir(name, 0);
+        snprintf(path, sizeof path, "%s/results.csv", d);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fputs(bad[i], f);
+            fclose(f);
+        }
+        ok(vegeta_parse(d, r, err) == -1 && strstr(err, "not a Vegeta result row"),
+           "a row not of Vegeta's 12 columns (%zu): refused (%s)", i, err);
+    }
+}
 
 static void test_go_module(void)
 {
@@ -215,8 +320,12 @@ int main(void)
         ok(0, "temp dir");
         return done_testing();
     }
+    struct adapter_result r;
+    adapter_result_init(&r);
+    test_results_csv_reader(&r);
     test_go_module();
     test_flags_in_help();
+    adapter_result_free(&r);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
     if (system(cmd) != 0)
