@@ -1,6 +1,9 @@
-/* The adapter for bombardier (codesenberg/bombardier, tested on v1.2.6 built
- * from source by scripts/install-tools; the fixtures in
- * tests/fixtures/bombardier/ are its real output).
+/* The adapter for bombardier (codesenberg/bombardier), run live here as
+ * v1.2.6 from the Go module proxy (scripts/install-tools: go install
+ * github.com/codesenberg/bombardier@v1.2.6 into the tools folder, with
+ * fasthttp v1.46.0 as its go.mod asks); the fixtures in
+ * tests/fixtures/bombardier/ are its real output, and every flag below is
+ * in its own --help (usage.txt there).
  *
  * Closed model: -c connections for -d (a Go duration, so no rounding to
  * whole seconds). A rate: --rate caps the same closed connections with a
@@ -10,6 +13,7 @@
  * latency mean/max and p50/75/90/95/99 in microseconds. */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
+#include "adapters/toolver.h"
 #include "common/units.h"
 #include "common/util.h"
 
@@ -27,7 +31,9 @@ static int bombardier_detect(const char *bin, struct adapter_found *found, char 
     static const char *const cands[] = {"T:bin/bombardier", "bombardier", NULL};
     if (raw_find("bombardier", bin, cands, found, err))
         return -1;
-    /* "bombardier version v2.0.2 linux/amd64" (kingpin prints it on stderr) */
+    /* "bombardier version v1.2.6 linux/amd64" (kingpin prints it on
+     * stderr); "unspecified" when the build stamped no main.version with
+     * -ldflags: the module version in the binary then. */
     const char *argv[] = {found->path, "--version", NULL};
     char out[512];
     int rc = adapter_capture(argv, out, sizeof out);
@@ -35,8 +41,8 @@ static int bombardier_detect(const char *bin, struct adapter_found *found, char 
     if (rc != 0 || !v)
         return util_err(err, "`%s --version` failed: %.200s", found->path, out);
     v += strlen("bombardier version ");
-    int vl = (int)strcspn(v, " \n");
-    snprintf(found->version, sizeof found->version, "%.*s", vl > 100 ? 100 : vl, v);
+    toolver_go_version(v, strcspn(v, " \n"), found->path, "github.com/codesenberg/bombardier", found->version,
+                       sizeof found->version);
     raw_origin(found);
     return 0;
 }

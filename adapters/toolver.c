@@ -1,9 +1,14 @@
 #include "adapters/toolver.h"
+#include "common/fsutil.h"
+#include "common/util.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int toolver_major(const char *version)
 {
@@ -105,4 +110,68 @@ enum toolver_known toolver_jmeter_known(const char *version)
     if (!triple(version, v) && v[0] == 5 && v[1] == 6 && v[2] == 3)
         return TOOLVER_SOURCE;
     return TOOLVER_UNKNOWN;
+}
+
+int toolver_go_module(const char *buf, size_t n, const char *module, char *out, size_t len)
+{
+    char needle[300];
+    int nl = snprintf(needle, sizeof needle, "\nmod\t%s\t", module);
+    if (nl < 0 || (size_t)nl >= sizeof needle)
+        return -1;
+    const char *m = memmem(buf, n, needle, (size_t)nl);
+    if (!m)
+        return -1;
+    const char *v = m + nl, *end = buf + n, *e = v;
+    while (e < end && *e != '\t' && *e != '\n' && e - v < 100 && isgraph((unsigned char)*e))
+        e++;
+    if (e == end || (*e != '\t' && *e != '\n') || e == v || *v != 'v')
+        return -1;      /* cut off, not a version, or "(devel)" */
+    snprintf(out, len, "%.*s", (int)(e - v), v);
+    return 0;
+}
+
+int toolver_go_module_file(const char *path, const char *module, char *out, size_t len)
+{
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        return -1;
+    int fd = fsutil_open_input(real, FSUTIL_CAP_RESULT, NULL);
+    if (fd < 0)
+        return -1;
+    /* Blocks of 1 MiB, each after the last 512 bytes of the one before:
+     * a module line (at most 300 + 100 bytes here) cut by a block's end
+     * is whole in the next. */
+    enum { BLOCK = 1 << 20, KEEP = 512 };
+    char *buf = util_xmalloc(BLOCK + KEEP);
+    size_t have = 0;
+    int rc = -1;
+    for (;;) {
+        ssize_t r = read(fd, buf + have, BLOCK + KEEP - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        if (toolver_go_module(buf, have, module, out, len) == 0) {
+            rc = 0;
+            break;
+        }
+        if (have > KEEP) {
+            memmove(buf, buf + have - KEEP, KEEP);
+            have = KEEP;
+        }
+    }
+    free(buf);
+    close(fd);
+    return rc;
+}
+
+void toolver_go_version(const char *stamped, size_t n, const char *path, const char *module, char *out, size_t len)
+{
+    if (n > 100)
+        n = 100;
+    if (n && !(n == 11 && !strncmp(stamped, "unspecified", 11)))
+        snprintf(out, len, "%.*s", (int)n, stamped);
+    else if (toolver_go_module_file(path, module, out, len))
+        snprintf(out, len, "unknown");
 }

@@ -2,7 +2,8 @@
  * which versions each adapter ran with here (live) or was checked against
  * by that version's source only. Pure functions on text, so that versions
  * that cannot be installed here are tested on fixtures taken from their
- * sources (tests/fixtures/<tool>/). Every name starts with toolver_. */
+ * sources (tests/fixtures/<tool>/); and one reader of the module version a
+ * Go binary carries. Every name starts with toolver_. */
 #ifndef LB_ADAPTER_TOOLVER_H
 #define LB_ADAPTER_TOOLVER_H
 
@@ -37,6 +38,27 @@ int toolver_jmeter_banner(const char *text, char *out, size_t len);
 
 /* What is known of JMeter version ("2.13.19691222", "5.6.3"). */
 enum toolver_known toolver_jmeter_known(const char *version);
+
+/* The version of Go module `module` in a Go binary's build information
+ * (the text `go version -m` prints, which the go command embeds in every
+ * binary it builds in module mode: "path\tMOD\nmod\tMOD\tVERSION\tSUM\n")
+ * found in buf[0..n), into out: what `go install MOD@VERSION` fetched,
+ * whether or not the build stamped a version with -ldflags. Returns 0, or -1
+ * when it is absent, cut off at the end of buf, or "(devel)" (a build from a
+ * work tree names no version). */
+int toolver_go_module(const char *buf, size_t n, const char *module, char *out, size_t len);
+
+/* toolver_go_module over the file at path (its links resolved: it is the
+ * binary loadbench runs), read in blocks through the safe reader
+ * (fsutil_open_input, at most FSUTIL_CAP_RESULT). Returns 0, or -1. */
+int toolver_go_module_file(const char *path, const char *module, char *out, size_t len);
+
+/* A Go tool's version into out: the n bytes at stamped, what the tool
+ * printed as its version, unless they are empty or "unspecified" (a build
+ * that stamped none with -ldflags); then toolver_go_module_file's module
+ * version of the binary at path; else "unknown". */
+void toolver_go_version(const char *stamped, size_t n, const char *path, const char *module, char *out,
+                        size_t len);
 
 /* The major number of version ("v1.2.3", "5.6.3"), or -1. */
 int toolver_major(const char *version);

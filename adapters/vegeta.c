@@ -1,6 +1,12 @@
-/* The adapter for Vegeta (tsenart/vegeta, tested on v12.8.4 built from
- * source by scripts/install-tools --vegeta-src; the fixtures in
- * tests/fixtures/vegeta/ are its real output).
+/* The adapter for Vegeta (tsenart/vegeta), run live here as v12.13.0 from
+ * the Go module proxy (scripts/install-tools: go install
+ * github.com/tsenart/vegeta/v12@v12.13.0 into the tools folder). Its real
+ * output is in tests/fixtures/vegeta/, v12.8.4's in tests/fixtures/vegeta/
+ * v12.8.4/ (a profile's bin: can still name one). Every flag below is in
+ * both versions' own -h (v12.13.0's is tests/fixtures/vegeta/usage*.txt);
+ * what v12.13.0 added (-dns-ttl, -connect-to, -prometheus-addr,
+ * -session-tickets) is left at its default, which is off or, for -dns-ttl,
+ * no lookup for the 127.0.0.1 of the URL.
  *
  * Open model: `vegeta attack -rate R/s -duration D` sends on a timetable
  * (lib/pacer.go: the i-th hit at i / R s, at once when behind) to a pool
@@ -12,16 +18,20 @@
  * Attack/attack), on at most N connections (-max-connections).
  *
  * The attack writes its binary results; the wrapper then runs `vegeta
- * encode -to csv` (one row per request: its status, latency in ns, error)
- * and `vegeta report -type=json`. The counts, errors and exact percentiles
- * come from the CSV (the JSON report's percentiles are a t-digest's
- * estimate); the JSON report gives the duration and is checked to agree
- * on the request count. */
+ * encode -to csv` (one row per request, no header: `vegeta encode -h` names
+ * its 12 columns, the same in v12.8.4 and v12.13.0, and Vegeta's own CSV
+ * decoder wants all 12) and `vegeta report -type=json` (read by field
+ * name). The counts, errors and exact percentiles come from the CSV (the
+ * JSON report's percentiles are a t-digest's estimate); the JSON report
+ * gives the duration and is checked to agree on the request count. */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
+#include "adapters/toolver.h"
+#include "common/fsutil.h"
 #include "common/units.h"
 #include "common/util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +40,17 @@
 #define VEGETA_CSV "results.csv"
 #define VEGETA_REPORT "report.json"
 #define VEGETA_TARGETS "targets.txt"
+#define VEGETA_MODULE "github.com/tsenart/vegeta/v12"
+/* `vegeta encode -to csv`'s columns (encode.go's usage, lib/results.go
+ * NewCSVEncoder): 0 timestamp (ns), 1 status, 2 latency (ns), 3 bytes out,
+ * 4 bytes in, 5 error, 6 body (base64), 7 attack name, 8 seq, 9 method,
+ * 10 URL, 11 headers (base64). */
+enum { CSV_TS, CSV_CODE, CSV_LATENCY, CSV_ERROR = 5, CSV_METHOD = 9, CSV_URL, CSV_COLUMNS = 12 };
+/* The longest row read: with -max-body=0 a row is its error text, the URL
+ * and the response headers in base64 (about 300 bytes from lb-target). A
+ * longer one is refused, never buffered whole (a 1 GB file with no newline
+ * costs 64 KiB). */
+#define VEGETA_ROW_MAX (64 << 10)
 
 /* $1 the vegeta binary, then the attack's flags. A failed encode or report
  * is exit 70 (no result), else the attack's own exit status. */
@@ -45,7 +66,10 @@ static int vegeta_detect(const char *bin, struct adapter_found *found, char *err
     static const char *const cands[] = {"T:bin/vegeta", "vegeta", NULL};
     if (raw_find("vegeta", bin, cands, found, err))
         return -1;
-    /* "Version: v12.8.4\nCommit: e04d9c0...\nRuntime: go1.19.8 linux/amd64\nDate: ..." */
+    /* "Version: v12.13.0\nCommit: \nRuntime: go1.26.8 linux/amd64\nDate: \n"
+     * (v12.8.4's fixture: "Version: v12.8.4\nCommit: e04d9c0..."):
+     * Version, Commit and Date are what the build stamped with -ldflags,
+     * empty when it stamped none. */
     const char *argv[] = {found->path, "-version", NULL};
     char out[512];
     int rc = adapter_capture(argv, out, sizeof out);
@@ -56,8 +80,7 @@ static int vegeta_detect(const char *bin, struct adapter_found *found, char *err
         return util_err(err, "`%s -version` does not print Vegeta's Version:/Commit:/Runtime: lines: not Vegeta? "
                         "(%.200s)", found->path, out);
     const char *v = out + 9;
-    int vl = (int)strcspn(v, " \n");
-    snprintf(found->version, sizeof found->version, "%.*s", vl > 100 ? 100 : vl, vl ? v : "unspecified");
+    toolver_go_version(v, strcspn(v, " \n"), found->path, VEGETA_MODULE, found->version, sizeof found->version);
     raw_origin(found);
     return 0;
 }
@@ -164,20 +187,26 @@ static void latency(uint64_t *v, size_t n, struct adapter_latency *out)
 }
 
 /* One CSV row into r; its latency into *lat when it got a response.
- * Returns 1 for a row with a response, 0 a failed one, -1 malformed. */
+ * Returns 1 for a row with a response, 0 a failed one, -1 malformed: not
+ * Vegeta's 12 columns, or a column not what it holds in them. */
 static int csv_row(char *line, struct adapter_result *r, uint64_t *lat)
 {
-    char *f[6], *end;
-    if (adapter_csv_split(line, f, 6) < 6)
+    char *f[CSV_COLUMNS + 1], *end;
+    if (adapter_csv_split(line, f, CSV_COLUMNS + 1) != CSV_COLUMNS)
         return -1;
-    unsigned long code = strtoul(f[1], &end, 10);
-    if (*end || end == f[1] || code > 999)
+    unsigned long long ts = strtoull(f[CSV_TS], &end, 10);
+    if (*end || end == f[CSV_TS] || !ts)
         return -1;
-    unsigned long long ns = strtoull(f[2], &end, 10);
-    if (*end || end == f[2])
+    unsigned long code = strtoul(f[CSV_CODE], &end, 10);
+    if (*end || end == f[CSV_CODE] || code > 999)
+        return -1;
+    unsigned long long ns = strtoull(f[CSV_LATENCY], &end, 10);
+    if (*end || end == f[CSV_LATENCY])
+        return -1;
+    if (strncmp(f[CSV_URL], "http", 4) || !f[CSV_METHOD][0])
         return -1;
     if (code == 0) {    /* no response: the error is Go's */
-        raw_add_error(r, f[5], 1);
+        raw_add_error(r, f[CSV_ERROR], 1);
         return 0;
     }
     r->requests++;
@@ -196,31 +225,43 @@ struct lat_vec {
 };
 
 /* Read DIR/results.csv into r (counts, errors), its rows into *rows and its
- * responses' latencies onto the end of lv. */
+ * responses' latencies onto the end of lv. The file is opened as every
+ * file a tool leaves (fsutil_open_input: a FIFO or a symbolic link there is
+ * refused, not waited on or followed) and read a row of at most
+ * VEGETA_ROW_MAX bytes at a time. */
 static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, struct lat_vec *lv, char *err)
 {
-    char path[1200];
+    char path[1200], why[UTIL_ERR_LEN];
     snprintf(path, sizeof path, "%s/" VEGETA_CSV, dir);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
+    FILE *fp = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, why);
+    if (!fp && errno == ENOENT)
         return util_err(err, "vegeta wrote no %s (the wrapper's `vegeta encode` did not run)", VEGETA_CSV);
-    char *line = NULL;
-    size_t lcap = 0;
+    if (!fp)
+        return util_err(err, "vegeta's %s cannot be read: %s", VEGETA_CSV, why);
+    char *line = util_xmalloc(VEGETA_ROW_MAX);
     int rc = 0;
     *rows = 0;
-    while (getline(&line, &lcap, fp) > 0) {
+    while (!rc && fgets(line, VEGETA_ROW_MAX, fp)) {
+        size_t n = strlen(line);
+        if (n && line[n - 1] != '\n' && !feof(fp)) {
+            rc = util_err(err, "%s line %llu is longer than %d bytes: not a Vegeta result row", VEGETA_CSV,
+                          (unsigned long long)*rows + 1, VEGETA_ROW_MAX - 1);
+            break;
+        }
         if (lv->n == lv->cap) {
             lv->cap = lv->cap ? lv->cap * 2 : 1024;
             lv->v = util_xrealloc(lv->v, lv->cap * sizeof *lv->v);
         }
         int k = csv_row(line, r, &lv->v[lv->n]);
-        if (k < 0) {
-            rc = util_err(err, "%s line %llu is not a Vegeta result row", VEGETA_CSV, (unsigned long long)*rows + 1);
-            break;
-        }
-        lv->n += (size_t)k;
+        if (k < 0)
+            rc = util_err(err, "%s line %llu is not a Vegeta result row (`vegeta encode -to csv`'s 12 columns)",
+                          VEGETA_CSV, (unsigned long long)*rows + 1);
+        else
+            lv->n += (size_t)k;
         ++*rows;
     }
+    if (!rc && ferror(fp))
+        rc = util_err(err, "vegeta's %s: %s", VEGETA_CSV, strerror(errno));
     free(line);
     fclose(fp);
     return rc;

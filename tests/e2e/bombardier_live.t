@@ -1,7 +1,8 @@
 #!/bin/sh
-# bombardier live against lb-target, whenever loadbench finds one
-# (built by scripts/install-tools --bombardier-src, or on PATH); without one,
-# one SKIP that says where loadbench looked. Through `loadbench run`:
+# bombardier live against lb-target, whenever loadbench finds one (v1.2.6,
+# which scripts/install-tools installs from the Go module proxy into the
+# tools folder, or one on PATH); without one, one SKIP that says where
+# loadbench looked and names scripts/install-tools. Through `loadbench run`:
 #   - closed, 8 connections for 2 s against a 20 ms delay: status ok, its
 #     count equal to the server's (bombardier waits for the requests in
 #     flight), at most 8 x 2 s / 20 ms, latency p50 at least the delay;

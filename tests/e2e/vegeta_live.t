@@ -1,7 +1,8 @@
 #!/bin/sh
-# Vegeta live against lb-target, whenever loadbench finds one (built by
-# scripts/install-tools --vegeta-src, or on PATH); without one, one SKIP
-# that says where loadbench looked. Through `loadbench run`:
+# Vegeta live against lb-target, whenever loadbench finds one (v12.13.0,
+# which scripts/install-tools installs from the Go module proxy into the
+# tools folder, or one on PATH); without one, one SKIP that says where
+# loadbench looked and names scripts/install-tools. Through `loadbench run`:
 #   - open, 50/s for 2 s against a 20 ms delay: model open, -rate=50/s,
 #     about 100 requests, its count equal to the server's (Vegeta waits for
 #     the requests in flight), crosscheck exact, p50 at least the delay;
@@ -13,7 +14,9 @@
 # Straight Vegeta runs, checking what the parser relies on in live output:
 #   - a refused connection: exit 0, every row of the CSV with status 0 and
 #     Go's "connection refused" as its error;
-#   - a 404 (lb-target's control port): rows with status 404.
+#   - a 404 (lb-target's control port): rows with status 404, each of the
+#     12 columns `vegeta encode -to csv` writes, and `vegeta report
+#     -type=json` counting them as "requests".
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
@@ -76,6 +79,7 @@ v_run() {
     timeout 30 "$VEG" attack -targets="$tmp/$1.targets" -rate=50/s -duration=1s -output="$tmp/$1.bin" \
         2>"$tmp/$1.err" || rc=$?
     "$VEG" encode -to csv -output "$tmp/$1.csv" "$tmp/$1.bin"
+    "$VEG" report -type=json -output "$tmp/$1.json" "$tmp/$1.bin"
 }
 
 start_target vt
@@ -84,6 +88,8 @@ is "$rc" 0 "404: vegeta attack exits 0"
 n=$(wc -l < "$tmp/notfound.csv")
 check "404: results written ($n)" test "$n" -gt 0
 is "$(cut -d, -f2 "$tmp/notfound.csv" | sort -u)" 404 "404: every row has status 404"
+is "$(awk -F, 'NF != 12' "$tmp/notfound.csv" | wc -l)" 0 "404: every row has the 12 columns of vegeta encode -to csv"
+is "$(jget "$tmp/notfound.json" requests)" "$n" "404: vegeta report -type=json counts the rows as requests"
 
 kill "$T_PID"; wait "$T_PID" 2>/dev/null || true
 v_run refused "http://127.0.0.1:$T_PORT/"
