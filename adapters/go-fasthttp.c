@@ -252,7 +252,7 @@ static int gofh_parse(const struct adapter_ctx *c, struct adapter_result *r, cha
     return refgen_parse(c, "go-fasthttp", r, err);
 }
 
-const struct adapter adapter_gofasthttp = {
+const struct adapter adapter_go_fasthttp = {
     .name = "go-fasthttp",
     .parse_files = (const char *const[]){"stdout.txt", "stderr.txt", NULL},
     .description = "reference Go generator on fasthttp (refgen/go-fasthttp; closed model, N goroutines)",

@@ -242,7 +242,7 @@ static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter
     return 0;
 }
 
-const struct adapter adapter_lbgen = {
+const struct adapter adapter_lb_gen = {
     .name = "lb-gen",
     .parse_files = (const char *const[]){"summary.json", NULL},
     .description = "loadbench's native C generator (closed and open model)",

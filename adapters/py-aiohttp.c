@@ -76,7 +76,7 @@ static int aio_parse(const struct adapter_ctx *c, struct adapter_result *r, char
     return refgen_parse(c, "py-aiohttp", r, err);
 }
 
-const struct adapter adapter_aiohttp = {
+const struct adapter adapter_py_aiohttp = {
     .name = "py-aiohttp",
     .parse_files = (const char *const[]){"stdout.txt", "stderr.txt", NULL},
     .description = "reference Python asyncio generator on aiohttp (refgen/py-aiohttp; closed model, N tasks)",

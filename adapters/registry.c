@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct adapter adapter_lbgen;
+extern const struct adapter adapter_lb_gen;
 extern const struct adapter adapter_wrk;
 extern const struct adapter adapter_wrk2;
 extern const struct adapter adapter_hey;
@@ -16,15 +16,15 @@ extern const struct adapter adapter_k6;
 extern const struct adapter adapter_artillery;
 extern const struct adapter adapter_locust;
 extern const struct adapter adapter_jmeter;
-extern const struct adapter adapter_gofasthttp;
-extern const struct adapter adapter_aiohttp;
+extern const struct adapter adapter_go_fasthttp;
+extern const struct adapter adapter_py_aiohttp;
 extern const struct adapter adapter_bombardier;
 extern const struct adapter adapter_vegeta;
 extern const struct adapter adapter_httperf;
 extern const struct adapter adapter_tsung;
 
 const struct adapter *const adapter_registry[] = {
-    &adapter_lbgen,
+    &adapter_lb_gen,
     &adapter_wrk,
     &adapter_wrk2,
     &adapter_hey,
@@ -40,8 +40,8 @@ const struct adapter *const adapter_registry[] = {
     &adapter_locust,
     &adapter_jmeter,
     &adapter_tsung,
-    &adapter_gofasthttp,
-    &adapter_aiohttp,
+    &adapter_go_fasthttp,
+    &adapter_py_aiohttp,
     NULL,
 };
 

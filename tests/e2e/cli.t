@@ -11,11 +11,7 @@ LB=$LB_BUILD/bin/loadbench
 cd "$LB_SRC"
 
 "$LB" tools > "$tmp/tools.txt"
-for t in lb-gen wrk hey ab h2load siege httperf autocannon k6 artillery locust jmeter go-fasthttp py-aiohttp bombardier; do
-    check "tools lists $t" grep -q "^$t " "$tmp/tools.txt"
-done
-check "tools lists wrk2" grep -q "^wrk2 " "$tmp/tools.txt"
-check "tools lists tsung" grep -q "^tsung " "$tmp/tools.txt"
+# (that it lists every registered adapter is lists.t's, from registry.c)
 check "tools lists artillery's pool option" grep -Eq '^  artillery +pool$' "$tmp/tools.txt"
 check "tools lists jmeter's options" grep -Eq '^  jmeter +heap jvm_args threads$' "$tmp/tools.txt"
 # the seed tools that cannot run here keep a row saying why, and a profile

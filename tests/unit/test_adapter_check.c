@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct adapter adapter_lbgen, adapter_wrk, adapter_hey;
+extern const struct adapter adapter_lb_gen, adapter_wrk, adapter_hey;
 
 static int parse_in(const struct adapter *a, const char *dir, struct adapter_result *r, char *err)
 {
@@ -42,7 +42,7 @@ static void planted(const char *what, const char *obj, const char *key, json_t *
     json_decref(j);
     struct adapter_result r;
     adapter_result_init(&r);
-    int rc = parse_in(&adapter_lbgen, d, &r, err);
+    int rc = parse_in(&adapter_lb_gen, d, &r, err);
     if (!ok(rc == -1 && !r.parsed && strstr(err, "unparseable output") && strstr(err, needle),
             "%s is refused as unparseable output", what))
         diag("  rc %d, parsed %d, err: %s", rc, r.parsed, err);
@@ -56,7 +56,7 @@ static void test_bounds(void)
     adapter_result_init(&r);
     const char *d = fresh_dir("lbgen-real");
     put_fixture("lb-gen", "summary.json", d, "summary.json");
-    ok(parse_in(&adapter_lbgen, d, &r, err) == 0 && r.parsed && r.requests == 4391,
+    ok(parse_in(&adapter_lb_gen, d, &r, err) == 0 && r.parsed && r.requests == 4391,
        "a real lb-gen summary passes (%s)", err);
     ok(fabs(r.lat.p50 - 1.129471) < 1e-9 && fabs(r.lat.max - 15.276847) < 1e-9, "with its latencies as reported");
     d = fresh_dir("wrk-real");

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern const struct adapter adapter_gofasthttp, adapter_aiohttp, adapter_lbgen;
+extern const struct adapter adapter_go_fasthttp, adapter_py_aiohttp, adapter_lb_gen;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -87,17 +87,17 @@ static int ordered(const struct adapter_latency *l)
 static void test_table(void)
 {
     const struct adapter *g = adapter_by_name("go-fasthttp"), *p = adapter_by_name("py-aiohttp");
-    ok(g == &adapter_gofasthttp, "go-fasthttp is registered");
-    ok(p == &adapter_aiohttp, "py-aiohttp is registered");
-    ok(adapter_gofasthttp.caps == ADAPTER_CLOSED && adapter_aiohttp.caps == ADAPTER_CLOSED,
+    ok(g == &adapter_go_fasthttp, "go-fasthttp is registered");
+    ok(p == &adapter_py_aiohttp, "py-aiohttp is registered");
+    ok(adapter_go_fasthttp.caps == ADAPTER_CLOSED && adapter_py_aiohttp.caps == ADAPTER_CLOSED,
        "both: closed model only (no ramp, no rate)");
-    ok(adapter_gofasthttp.latency_resolution_ms == 0.001 && adapter_aiohttp.latency_resolution_ms == 0.001,
+    ok(adapter_go_fasthttp.latency_resolution_ms == 0.001 && adapter_py_aiohttp.latency_resolution_ms == 0.001,
        "both: latency resolution 1 us");
-    ok(strstr(adapter_gofasthttp.latency_measures, "HostClient.Do") != NULL &&
-       strstr(adapter_aiohttp.latency_measures, "event loop") != NULL, "latency_measures say what is timed");
-    ok(strstr(adapter_gofasthttp.install_hint, "golang-go") && strstr(adapter_gofasthttp.install_hint, "fasthttp"),
+    ok(strstr(adapter_go_fasthttp.latency_measures, "HostClient.Do") != NULL &&
+       strstr(adapter_py_aiohttp.latency_measures, "event loop") != NULL, "latency_measures say what is timed");
+    ok(strstr(adapter_go_fasthttp.install_hint, "golang-go") && strstr(adapter_go_fasthttp.install_hint, "fasthttp"),
        "go-fasthttp's install hint names both packages");
-    ok(strstr(adapter_aiohttp.install_hint, "python3-aiohttp") != NULL, "py-aiohttp's install hint names the package");
+    ok(strstr(adapter_py_aiohttp.install_hint, "python3-aiohttp") != NULL, "py-aiohttp's install hint names the package");
 }
 
 /* ---- fixtures ------------------------------------------------------------------ */
@@ -169,24 +169,24 @@ static void test_bad_output(struct adapter_result *r)
 {
     char err[UTIL_ERR_LEN];
     const char *d = fresh_dir("missing");
-    ok(parse_dir(&adapter_gofasthttp, d, r, err) == -1 && !r->parsed, "no stdout.txt: no result (%s)", err);
+    ok(parse_dir(&adapter_go_fasthttp, d, r, err) == -1 && !r->parsed, "no stdout.txt: no result (%s)", err);
 
     d = fresh_dir("traceback");
     write_file(d, "stdout.txt", "");
     write_file(d, "stderr.txt", "Traceback (most recent call last):\n  File \"lb_aiohttp.py\", line 1\n");
-    ok(parse_dir(&adapter_aiohttp, d, r, err) == -1, "empty stdout: no result");
+    ok(parse_dir(&adapter_py_aiohttp, d, r, err) == -1, "empty stdout: no result");
     ok(strstr(err, "no JSON summary") && strstr(err, "stderr: Traceback"), "the error quotes stderr (%s)", err);
 
     d = fresh_dir("schema");
     write_file(d, "stdout.txt", "{\"schema\":\"lb-gen/1\",\"requests\":{\"completed\":5},\"errors\":{}}\n");
-    ok(parse_dir(&adapter_gofasthttp, d, r, err) == -1 && strstr(err, "lb-refgen/1"), "another schema is refused (%s)",
+    ok(parse_dir(&adapter_go_fasthttp, d, r, err) == -1 && strstr(err, "lb-refgen/1"), "another schema is refused (%s)",
        err);
 
     /* Fuzz regression (fuzz/corpus/fuzz_parsers/crash-lbgen-schema): the
      * message quoted the schema string after its JSON was freed. */
     d = fresh_dir("lbgen-schema");
     write_file(d, "summary.json", "{\"schema\":\"lb-gen/0\",\"requests\":{\"completed\":5},\"errors\":{}}\n");
-    ok(parse_dir(&adapter_lbgen, d, r, err) == -1 && strstr(err, "\"lb-gen/0\""),
+    ok(parse_dir(&adapter_lb_gen, d, r, err) == -1 && strstr(err, "\"lb-gen/0\""),
        "lb-gen: another schema is refused, named in the error (%s)", err);
 
     /* issue #19: 512 of 17,000 connections came out as a clean row. */
@@ -195,18 +195,18 @@ static void test_bad_output(struct adapter_result *r)
                "{\"schema\":\"lb-gen/1\",\"requests\":{\"completed\":512,\"ok\":512},\"errors\":{},"
                "\"connections\":{\"asked\":17000,\"max_open\":512},"
                "\"error\":\"only 512 of the 17000 connections asked for were open at once\"}\n");
-    ok(parse_dir(&adapter_lbgen, d, r, err) == -1 && strstr(err, "only 512 of the 17000"),
+    ok(parse_dir(&adapter_lb_gen, d, r, err) == -1 && strstr(err, "only 512 of the 17000"),
        "lb-gen: a run that did not deliver its connections fails, saying why (%s)", err);
     ok(r->parsed && r->requests == 512, "lb-gen: ... and its figures are kept to be seen (%llu)",
        (unsigned long long)r->requests);
     d = fresh_dir("lbgen-delivered");
     write_file(d, "summary.json",
                "{\"schema\":\"lb-gen/1\",\"requests\":{\"completed\":9,\"ok\":9},\"errors\":{},\"error\":null}\n");
-    ok(parse_dir(&adapter_lbgen, d, r, err) == 0 && r->requests == 9, "lb-gen: \"error\": null is a clean run (%s)", err);
+    ok(parse_dir(&adapter_lb_gen, d, r, err) == 0 && r->requests == 9, "lb-gen: \"error\": null is a clean run (%s)", err);
 
     d = fresh_dir("truncated");
     write_file(d, "stdout.txt", "{\"schema\":\"lb-refgen/1\",\"requests\":{\"completed\":5");
-    ok(parse_dir(&adapter_aiohttp, d, r, err) == -1, "truncated JSON: no result (%s)", err);
+    ok(parse_dir(&adapter_py_aiohttp, d, r, err) == -1, "truncated JSON: no result (%s)", err);
 
     /* Noise before the summary (a library's warning on stdout) is skipped;
      * unfinished requests and an interruption become warnings. */
@@ -216,7 +216,7 @@ static void test_bad_output(struct adapter_result *r)
                "{\"schema\":\"lb-refgen/1\",\"duration_s\":10,\"interrupted\":true,\"time\":{\"load_s\":2.5,"
                "\"elapsed_s\":3.5},\"requests\":{\"completed\":7,\"ok\":7,\"unfinished\":3},"
                "\"errors\":{\"timeout\":2,\"status\":0},\"latency_ms\":{\"count\":0,\"p50\":null}}\n");
-    ok(parse_dir(&adapter_gofasthttp, d, r, err) == 0, "noise before the summary: parsed (%s)", err);
+    ok(parse_dir(&adapter_go_fasthttp, d, r, err) == 0, "noise before the summary: parsed (%s)", err);
     is_u64(r->requests, 7, "noise: completed read");
     is_u64(r->err_timeout, 2, "noise: timeouts read");
     is_u64(r->errors, 2, "noise: errors summed");
@@ -231,7 +231,7 @@ static void prepare(const struct adapter *a, struct profile *p, size_t ti, struc
 {
     struct adapter_found found;
     memset(&found, 0, sizeof found);
-    if (a == &adapter_aiohttp) {
+    if (a == &adapter_py_aiohttp) {
         snprintf(found.path, sizeof found.path, "/usr/bin/python3");
         snprintf(found.version, sizeof found.version, "3.8.4 (Python 3.11.2)");
     } else {
@@ -250,7 +250,7 @@ static void test_prepare(void)
                                      "cpus: {target: [1], tool: [0]}\n");
     if (!p)
         return;
-    prepare(&adapter_gofasthttp, p, 0, &P);
+    prepare(&adapter_go_fasthttp, p, 0, &P);
     ok(P.rc == 0, "go closed: prepared (%s)", P.err);
     is_str(P.plan.argv.v[0], "/x/lb-go-fasthttp", "go closed: runs the built program");
     is_str(P.argv, "-c 50 -d 10s http://127.0.0.1:8080/", "go closed: -c 50 -d 10s URL");
@@ -261,7 +261,7 @@ static void test_prepare(void)
     ok(P.plan.warnings.n == 0, "go closed: no warnings");
     adapter_plan_free(&P.plan);
 
-    prepare(&adapter_aiohttp, p, 1, &P);
+    prepare(&adapter_py_aiohttp, p, 1, &P);
     ok(P.rc == 0, "py closed: prepared (%s)", P.err);
     is_str(P.plan.argv.v[0], "/usr/bin/python3", "py closed: runs the interpreter found");
     snprintf(want, sizeof want, "%s/lb_aiohttp.py -c 50 -d 10s http://127.0.0.1:8080/", P.dir);
@@ -283,7 +283,7 @@ static void test_prepare(void)
                      "tools: [go-fasthttp, py-aiohttp]\n");
     if (!p)
         return;
-    prepare(&adapter_gofasthttp, p, 0, &P);
+    prepare(&adapter_go_fasthttp, p, 0, &P);
     ok(P.rc == 0, "go ramp: prepared (%s)", P.err);
     is_str(P.argv, "-c 100 -d 20s -timeout 2s http://127.0.0.1:8080/", "go ramp: holds 100 for 20 s, -timeout 2s");
     ok(P.plan.warnings.n == 1 && strstr(P.plan.warnings.v[0], "ramp not supported by go-fasthttp") &&
@@ -294,7 +294,7 @@ static void test_prepare(void)
     snprintf(want, sizeof want, "GOMAXPROCS=%ld", online);
     ok(P.plan.env.n == 1 && !strcmp(P.plan.env.v[0], want), "go ramp: unpinned: GOMAXPROCS = online CPUs (%s)", want);
     adapter_plan_free(&P.plan);
-    prepare(&adapter_aiohttp, p, 1, &P);
+    prepare(&adapter_py_aiohttp, p, 1, &P);
     ok(P.rc == 0 && strstr(P.argv, "-c 100 -d 20s --timeout 2s http://127.0.0.1:8080/"),
        "py ramp: holds 100 for 20 s, --timeout 2s (%s)", P.argv);
     ok(P.plan.warnings.n == 1 && strstr(P.plan.warnings.v[0], "ramp not supported by py-aiohttp"),
@@ -306,10 +306,10 @@ static void test_prepare(void)
     p = load_profile("load: {model: open, rate: 200, duration: 5s}\ntools: [go-fasthttp, py-aiohttp]\n");
     if (!p)
         return;
-    prepare(&adapter_gofasthttp, p, 0, &P);
+    prepare(&adapter_go_fasthttp, p, 0, &P);
     ok(P.rc == -1 && strstr(P.err, "closed model only"), "go open: refused (%s)", P.err);
     adapter_plan_free(&P.plan);
-    prepare(&adapter_aiohttp, p, 1, &P);
+    prepare(&adapter_py_aiohttp, p, 1, &P);
     ok(P.rc == -1 && strstr(P.err, "closed model only"), "py open: refused (%s)", P.err);
     adapter_plan_free(&P.plan);
     profile_free(p);
@@ -318,7 +318,7 @@ static void test_prepare(void)
     p = load_profile("load: {connections: 3, duration: 1500ms}\ntools: [go-fasthttp]\n");
     if (!p)
         return;
-    prepare(&adapter_gofasthttp, p, 0, &P);
+    prepare(&adapter_go_fasthttp, p, 0, &P);
     is_str(P.argv, "-c 3 -d 1500ms http://127.0.0.1:8080/", "go: 1500ms as written");
     adapter_plan_free(&P.plan);
     profile_free(p);
@@ -335,8 +335,8 @@ int main(void)
     struct adapter_result r;
     adapter_result_init(&r);
     test_table();
-    test_tool(&adapter_gofasthttp, "go-fasthttp", &r);
-    test_tool(&adapter_aiohttp, "py-aiohttp", &r);
+    test_tool(&adapter_go_fasthttp, "go-fasthttp", &r);
+    test_tool(&adapter_py_aiohttp, "py-aiohttp", &r);
     test_bad_output(&r);
     test_prepare();
     adapter_result_free(&r);

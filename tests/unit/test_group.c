@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-extern const struct adapter adapter_lbgen;
+extern const struct adapter adapter_lb_gen;
 extern const struct adapter adapter_locust;
 extern const struct adapter adapter_tsung;
 
@@ -128,7 +128,7 @@ static void test_lbgen_exact(void)
     const char *one[] = {d0}, *two[] = {d0, d1};
     struct adapter_latency lat;
     char err[UTIL_ERR_LEN];
-    ok(adapter_lbgen.merge_latency(one, 1, &lat, err) == 0, "lb-gen merges one distribution (%s)", err);
+    ok(adapter_lb_gen.merge_latency(one, 1, &lat, err) == 0, "lb-gen merges one distribution (%s)", err);
     snprintf(path, sizeof path, "%s/summary.json", d0);
     json_t *j = json_load_file(path, 0, NULL), *l = json_object_get(j, "latency_ms");
     static const char *const keys[] = {"min", "mean", "p50", "p90", "p95", "p99", "p999", "max"};
@@ -137,7 +137,7 @@ static void test_lbgen_exact(void)
         ok(fabs(got - want) < 1e-6, "one instance: %s %.6f is its own summary's %.6f", keys[i], got, want);
     }
     json_decref(j);
-    ok(adapter_lbgen.merge_latency(two, 2, &lat, err) == 0, "lb-gen merges two distributions (%s)", err);
+    ok(adapter_lb_gen.merge_latency(two, 2, &lat, err) == 0, "lb-gen merges two distributions (%s)", err);
     static struct bucket b[8192];
     snprintf(path, sizeof path, "%s/latency.txt", d0);
     size_t n = read_buckets(path, b, 8192);
@@ -172,8 +172,8 @@ static void test_place(void)
     }
     char got[128] = "";
     unsigned h;
-    for (size_t k = 0; k < adapter_group_size(&adapter_lbgen, &p->tools[0]); k++) {
-        const char *role = adapter_group_place(&adapter_lbgen, &p->tools[0], k, &h);
+    for (size_t k = 0; k < adapter_group_size(&adapter_lb_gen, &p->tools[0]); k++) {
+        const char *role = adapter_group_place(&adapter_lb_gen, &p->tools[0], k, &h);
         snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s@%s", k ? " " : "", role, p->tools[0].hosts[h]);
     }
     is_str(got, "copy@a copy@b copy@a", "3 copies on [a, b]: a, b, a");
@@ -183,8 +183,8 @@ static void test_place(void)
         snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s@%s", k ? " " : "", role, p->tools[1].hosts[h]);
     }
     is_str(got, "master@a worker@a worker@b", "Locust on [a, b]: the master with the first worker on a");
-    const char *role = adapter_group_place(&adapter_lbgen, &p->tools[2], 0, &h);
-    ok(!strcmp(role, "tool") && h == 0 && adapter_group_size(&adapter_lbgen, &p->tools[2]) == 1,
+    const char *role = adapter_group_place(&adapter_lb_gen, &p->tools[2], 0, &h);
+    ok(!strcmp(role, "tool") && h == 0 && adapter_group_size(&adapter_lb_gen, &p->tools[2]) == 1,
        "no host:, one instance: one process, host index 0");
     profile_free(p);
 }
