@@ -238,10 +238,19 @@ CHECK_PRE := rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS) &&
 CHECK_POST = ; rc=$$?; $(san_verdict)
 endif
 
+# Tests that measure nothing in time or CPU run two at a time first (prove
+# -j2, --rules): every unit test but SERIAL_UNIT's, and the e2e tests marked
+# "# lb-test: parallel" (they parse and compute only). Every other test
+# then runs alone, one at a time, as prove runs what no rule matched.
+SERIAL_UNIT := test_sampler test_sampler_cost test_cgroup test_delay test_proc test_guard test_agent test_crosscheck
+PAR_TESTS    = $(filter-out $(addprefix $(BUILD)/tests/,$(SERIAL_UNIT)),$(UNIT_TESTS)) \
+               $(shell grep -l '^\# lb-test: parallel' tests/e2e/*.t 2>/dev/null)
+PROVE_PAR    = -j2 $(foreach t,$(PAR_TESTS),--rules=par=$(t))
+
 check:
 	@scripts/deps build test $(if $(filter true,$(CI)),ci)
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --timer --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
+	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --timer $(PROVE_PAR) --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
 
 # check-quick: the edit-test loop, not a gate (CI and the README run the
 # whole `make check`): every unit test and the end-to-end tests of the main

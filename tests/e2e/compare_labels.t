@@ -4,6 +4,7 @@
 # must stop it whichever way the compared tool is named; a --tool or
 # --control label that names no tool of the runs is bad input (exit 2,
 # the labels listed), never a pass (issue 19, defect 4).
+# lb-test: parallel (parses and computes only: no load, no clock, no CPU figure)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

@@ -4,6 +4,7 @@
 # 10 s) on its committed seed corpus fuzz/corpus/NAME, which holds every
 # crash found so far; no crash, and the executions as a diagnostic. SKIP
 # when clang or its libFuzzer runtime is missing.
+# lb-test: parallel (parses and computes only: no load, no clock, no CPU figure)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 

@@ -6,6 +6,7 @@
 # include each other, however indirectly. No function of the product is
 # longer than 120 lines, and no struct shares a function's name. Fails
 # naming the file and the header, symbol, loop, function or name.
+# lb-test: parallel (parses and computes only: no load, no clock, no CPU figure)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$LB_SRC"

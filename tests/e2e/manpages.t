@@ -5,6 +5,7 @@
 # page names is in a --help; every loadbench command is documented. The
 # pages are clean roff (groff -ww without a warning) and `make install-man`
 # (part of `make install`) puts them in PREFIX/share/man/man1.
+# lb-test: parallel (parses and computes only: no load, no clock, no CPU figure)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 B=$LB_BUILD/bin

@@ -4,6 +4,7 @@
 # with its footprint measured; study 4: a sweep whose lb-gen rows are
 # target-bound; the sweep-a fixture): value labels, the automatic log axis,
 # failed rows kept in the footprint charts, caveat markers with a legend.
+# lb-test: parallel (parses and computes only: no load, no clock, no CPU figure)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

@@ -2,6 +2,7 @@
 # loadbench report and compare on committed run fixtures (see
 # tests/fixtures/runs/README.md): byte-identical tables, charts written with
 # and without gnuplot, and the compare gate's verdicts and exit codes.
+# lb-test: parallel (parses and computes only: no load, no clock, no CPU figure)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

@@ -4,6 +4,7 @@
 # draws the charts, which `loadbench version` prints) equal the build's.
 # Keyed on the run's own record, not on git dates (a tarball has none).
 # LB_SAMPLE_RUN=DIR checks another directory (a fresh scripts/sample-run).
+# lb-test: parallel (parses and computes only: no load, no clock, no CPU figure)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
