@@ -389,7 +389,7 @@ static void scan_log(const char *dir, struct strvec *w, int *cpu_seen)
             continue;
         const char *msg = strstr(lvl, ": ");
         msg = msg ? msg + 2 : lvl;
-        if (strstr(msg, "CPU usage above"))
+        if (strstr(msg, "CPU usage")) /* "above 90%!", "threshold was exceeded on workers" (2.47) */
             *cpu_seen = 1;
         size_t len = strcspn(msg, "\r\n");
         strvec_pushf(w, "Locust: %.*s", (int)(len > 300 ? 300 : len), msg);

@@ -81,7 +81,10 @@ def _write(event, exit_code):
             for e in stats.errors.values()
         ],
         "user_count": runner.user_count if runner is not None else None,
+        # the master's own, its workers' (a master's flag for them, 2.12
+        # and 2.47), or an event seen here
         "cpu_warning": bool(getattr(runner, "cpu_warning_emitted", False))
+        or bool(getattr(runner, "worker_cpu_warning_emitted", False))
         or _state["cpu_warnings"] > 0,
     }
     if _NONCE and runner is not None and hasattr(runner, "clients"):
