@@ -106,15 +106,17 @@ static int loc_detect(const char *bin, struct adapter_found *found, char *err)
     loc_version_word(out, v, sizeof v);
     if (rc == 0 && v[0]) {
         snprintf(found->version, sizeof found->version, "%s", v);
+        raw_origin(found); /* scripts/install-tools' note, if it left one */
         return 0;
     }
     if (loc_debian(found->path) && adapter_dpkg_version("python3-locust", found) == 0)
         return 0;
+    char pout[512];
     const char *pv[] = {py, "-c", "import locust; print(locust.__version__)", NULL};
-    if (adapter_capture(pv, out, sizeof out) == 0) {
-        out[strcspn(out, "\r\n")] = 0;
-        if (out[0] && strcmp(out, "0.0.0")) {
-            snprintf(found->version, sizeof found->version, "%.100s", out);
+    if (adapter_capture(pv, pout, sizeof pout) == 0) {
+        pout[strcspn(pout, "\r\n")] = 0;
+        if (pout[0] && strcmp(pout, "0.0.0")) {
+            snprintf(found->version, sizeof found->version, "%.100s", pout);
             return 0;
         }
     }
