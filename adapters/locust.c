@@ -1,5 +1,8 @@
-/* The adapter for Locust (tested on Debian 12's python3-locust 2.12.1; the
- * fixtures in tests/fixtures/locust/ are its real output).
+/* The adapter for Locust: PyPI's 2.47.0 in the tools folder's venv/locust
+ * (scripts/install-tools, hash-pinned) by default, Debian 12's
+ * python3-locust 2.12.1 (/usr/bin/locust) through a profile's bin:. The
+ * fixtures in tests/fixtures/locust/ (2.47.0) and its 2.12.1/ are their
+ * real output.
  *
  * A generated locustfile.py (HttpUser, one GET task) runs headless: -u/-r/-t
  * for a constant closed load, a LoadTestShape for stages. Locust has no open
@@ -13,6 +16,7 @@
 #include "common/units.h"
 #include "common/util.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -28,52 +32,97 @@
  * target's delay four times over). */
 static const char *const loc_options[] = {"users", NULL};
 
-/* The interpreter of a script's #! line, into out; "" when none. */
-static void shebang(const char *path, char *out, size_t outlen)
+/* The Python that runs the Locust at path, into py: the interpreter its #!
+ * line names by absolute path (the tools folder's venv/locust/bin/python3,
+ * Debian's /usr/bin/python3). The one place that says which Python runs
+ * Locust: the kernel runs the same line when loadbench runs path, and
+ * detection asks the same interpreter for the version. A #! through
+ * /usr/bin/env (the first python3 on PATH, which need not be Locust's) or
+ * none is refused, and so is a path that is not a regular file (a FIFO is
+ * refused, never waited on). Returns 0, or -1 with err. */
+static int loc_python(const char *path, char *py, size_t pylen, char *err)
 {
-    out[0] = 0;
-    FILE *f = fopen(path, "r");
+    char real[PATH_MAX], line[512] = "", why[UTIL_ERR_LEN];
+    if (!realpath(path, real))
+        return util_err(err, "locust \"%s\": %s", path, strerror(errno));
+    FILE *f = fsutil_fopen_input(real, 1 << 20, why);
     if (!f)
-        return;
-    char line[512];
-    if (fgets(line, sizeof line, f) && !strncmp(line, "#!", 2)) {
-        char *s = line + 2;
-        s += strspn(s, " \t");
-        s[strcspn(s, " \t\r\n")] = 0;
-        snprintf(out, outlen, "%s", s);
-    }
+        return util_err(err, "locust \"%s\" is not a script loadbench can read (%.200s)", path, why);
+    if (!fgets(line, sizeof line, f))
+        line[0] = 0;
     fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    char *s = line;
+    if (!strncmp(s, "#!", 2)) {
+        s += 2 + strspn(s + 2, " \t");
+        s[strcspn(s, " \t")] = 0;
+    }
+    if (s == line || s[0] != '/' || !strcmp(strrchr(s, '/'), "/env"))
+        return util_err(err, "locust \"%s\" does not name its Python by path in its #! line (%.100s): "
+                        "loadbench runs the Locust of a venv or of a package, never the first python3 on PATH",
+                        path, line[0] ? line : "empty");
+    snprintf(py, pylen, "%s", s);
+    return 0;
+}
+
+/* "locust 2.47.0 from /…/site-packages/locust (Python 3.11.2)": the word
+ * after "locust ", or "" (Debian's 2.12.1 prints "locust "). */
+static void loc_version_word(const char *out, char *v, size_t vlen)
+{
+    v[0] = 0;
+    if (strncmp(out, "locust ", 7))
+        return;
+    int n = (int)strcspn(out + 7, " \t\r\n");
+    snprintf(v, vlen, "%.*s", n > 100 ? 100 : n, out + 7);
+}
+
+/* Whether the script at path is Debian's python3-locust's (dpkg -S). */
+static int loc_debian(const char *path)
+{
+    char real[PATH_MAX], out[512];
+    if (!realpath(path, real))
+        return 0;
+    const char *argv[] = {"dpkg-query", "-S", real, NULL};
+    return adapter_capture(argv, out, sizeof out) == 0 && !strncmp(out, "python3-locust: ", 16);
 }
 
 static int loc_detect(const char *bin, struct adapter_found *found, char *err)
 {
-    if (adapter_which(bin ? bin : "locust", found->path, sizeof found->path))
-        return bin ? util_err(err, "locust \"%s\" not found or not executable", bin)
-                   : util_err(err, "locust is not on PATH");
-    /* `locust --version` prints an empty version on Debian's 2.12.1, and so
-     * does locust.__version__ (the dist-info says 0.0.0): ask the
-     * interpreter Locust runs on first, then dpkg. */
-    char py[512], out[512] = "";
-    shebang(found->path, py, sizeof py);
-    if (py[0] && strcmp(py, "/usr/bin/env")) {
-        const char *argv[] = {py, "-c", "import locust; print(locust.__version__)", NULL};
-        if (adapter_capture(argv, out, sizeof out) == 0) {
-            out[strcspn(out, "\r\n")] = 0;
-            if (out[0] && strcmp(out, "0.0.0")) {
-                snprintf(found->version, sizeof found->version, "%.100s", out);
-                return 0;
-            }
+    /* The tools folder's (scripts/install-tools: PyPI's, in venv/locust),
+     * then PATH (Debian's /usr/bin/locust). */
+    static const char *const cands[] = {"T:bin/locust", "locust", NULL};
+    if (raw_find("locust", bin, cands, found, err))
+        return -1;
+    char py[512], out[512] = "", v[128];
+    if (loc_python(found->path, py, sizeof py, err))
+        return -1;
+    /* PyPI's says its version. Debian's 2.12.1 prints an empty one, and so
+     * does its locust.__version__ (the dist-info says 0.0.0): dpkg's, when
+     * the script is that package's (never for another Locust: a --version
+     * that timed out must not turn the venv's into Debian's), else Locust's
+     * own interpreter's answer. */
+    const char *lv[] = {found->path, "--version", NULL};
+    int rc = adapter_capture(lv, out, sizeof out);
+    loc_version_word(out, v, sizeof v);
+    if (rc == 0 && v[0]) {
+        snprintf(found->version, sizeof found->version, "%s", v);
+        raw_origin(found); /* scripts/install-tools' note, if it left one */
+        return 0;
+    }
+    if (loc_debian(found->path) && adapter_dpkg_version("python3-locust", found) == 0)
+        return 0;
+    char pout[512];
+    const char *pv[] = {py, "-c", "import locust; print(locust.__version__)", NULL};
+    if (adapter_capture(pv, pout, sizeof pout) == 0) {
+        pout[strcspn(pout, "\r\n")] = 0;
+        if (pout[0] && strcmp(pout, "0.0.0")) {
+            snprintf(found->version, sizeof found->version, "%.100s", pout);
+            return 0;
         }
     }
-    if (adapter_dpkg_version("python3-locust", found) == 0)
-        return 0;
-    const char *lv[] = {found->path, "--version", NULL};
-    if (adapter_capture(lv, out, sizeof out) != 0)
-        return util_err(err, "`%s --version` failed: %.150s", found->path, out);
-    out[strcspn(out, "\r\n")] = 0;
-    char *v = strchr(out, ' ');
-    v = v && v[1] ? v + 1 : "unknown";
-    snprintf(found->version, sizeof found->version, "%.100s", v);
+    if (rc != 0)
+        return util_err(err, "`%s --version` failed (exit %d): %.150s", found->path, rc, out);
+    snprintf(found->version, sizeof found->version, "unknown");
     return 0;
 }
 
@@ -91,7 +140,8 @@ static int copy_hook(const char *dir, char *err)
 
 /* Debian's Locust 2.12.1 has an empty __version__: a worker says "" when
  * it connects, and the master refuses it as "an old (pre 2.0) worker".
- * Both sides get the detected version instead (the same string). The
+ * Both sides get the detected version instead (the same string; PyPI's
+ * 2.47.0 has its own, which the patch leaves alone). The
  * patch goes before the class body, which the textbuf is in the middle
  * of: it is written at the class's indentation as a statement that runs
  * at import. */
@@ -273,6 +323,9 @@ static void loc_master(const struct adapter_ctx *c, uint64_t users, int shaped, 
     if (l->max_inflight && l->model == LOAD_CLOSED)
         strvec_push(&p->warnings, "load.max_inflight ignored in the closed model");
     json_object_set_new(p->settings, "user_class", json_string("HttpUser (python-requests)"));
+    char py[512], why[UTIL_ERR_LEN];
+    if (!loc_python(c->found->path, py, sizeof py, why))
+        json_object_set_new(p->settings, "python", adapter_json_text(py));
     p->load_ns = profile_load_duration_ns(l);
     p->startup_allowance_ns = 5000000000ull + stop_s * 1000000000ull;
     json_object_set_new(p->settings, "stop_timeout_s", json_integer((json_int_t)stop_s));
@@ -338,7 +391,7 @@ static void scan_log(const char *dir, struct strvec *w, int *cpu_seen)
             continue;
         const char *msg = strstr(lvl, ": ");
         msg = msg ? msg + 2 : lvl;
-        if (strstr(msg, "CPU usage above"))
+        if (strstr(msg, "CPU usage")) /* "above 90%!", "threshold was exceeded on workers" (2.47) */
             *cpu_seen = 1;
         size_t len = strcspn(msg, "\r\n");
         strvec_pushf(w, "Locust: %.*s", (int)(len > 300 ? 300 : len), msg);
@@ -483,9 +536,9 @@ const struct adapter adapter_locust = {
     .name = "locust",
     .parse_files = (const char *const[]){"locust.json", "stderr.txt", NULL},
     .description = "Locust (Python, gevent): HttpUser closed loop; paced with constant_throughput for a rate",
-    .install_hint = "apt-get install python3-locust (or scripts/install-tools)",
+    .install_hint = "PyPI: scripts/install-tools (Locust 2.47.0, hash-pinned, into the tools folder's venv/locust)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
-    .versions = "live: 2.12.1 (Debian python3-locust 2.12.1-1)",
+    .versions = "live: 2.47.0 (PyPI), 2.12.1 (Debian, bin:)",
     .latency_measures = "python-requests call: request start (including connect) to response body read, "
                         "percentiles rounded to whole ms (2 significant digits above 100 ms); failed requests' "
                         "times included",

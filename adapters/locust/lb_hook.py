@@ -4,9 +4,11 @@
 #
 # Use: put this file next to the generated locustfile and `import lb_hook`
 # at its top (Locust puts the locustfile's folder on sys.path). Tested with
-# Debian's python3-locust 2.12.1 (/usr/bin/locust, /usr/bin/python3).
+# PyPI's Locust 2.47.0 (the tools folder's venv/locust) and Debian's
+# python3-locust 2.12.1 (/usr/bin/locust, /usr/bin/python3): the events,
+# stats fields and MasterRunner.quit used here are the same in both.
 #
-# Why these events: on shutdown Locust 2.12 fires `quitting` *before* it
+# Why these events: on shutdown Locust (2.12 and 2.47) fires `quitting` *before* it
 # stops the runner (on SIGTERM the users are still running then), then stops
 # the runner, prints its summary and fires `quit(exit_code)`. The file is
 # written at `quitting` (marked "event": "quitting") and rewritten at `quit`
@@ -79,7 +81,10 @@ def _write(event, exit_code):
             for e in stats.errors.values()
         ],
         "user_count": runner.user_count if runner is not None else None,
+        # the master's own, its workers' (a master's flag for them, 2.12
+        # and 2.47), or an event seen here
         "cpu_warning": bool(getattr(runner, "cpu_warning_emitted", False))
+        or bool(getattr(runner, "worker_cpu_warning_emitted", False))
         or _state["cpu_warnings"] > 0,
     }
     if _NONCE and runner is not None and hasattr(runner, "clients"):
@@ -116,7 +121,7 @@ def _on_quit(exit_code, **_kw):
     _write("quit", exit_code)
 
 
-# Distributed mode (--master): Locust 2.12's master quits at the run-time
+# Distributed mode (--master): Locust's master (2.12, 2.47) quits at the run-time
 # limit by sending "quit" to its workers and waiting 0.5 s for their final
 # statistics; a worker first stops its users (up to --stop-timeout) and
 # only then sends its last report, which then arrives after the master has

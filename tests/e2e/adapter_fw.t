@@ -10,15 +10,30 @@
 # k6_live.t tests it further, and tests/unit/test_adapters_fw.c
 # on recorded output). Debian's
 # stock /usr/bin/jmeter, which cannot load a plan and exits 0, must be a
-# failed row. About 1.5 minutes on 2 cores (JVM and Node start-up).
+# failed row. Locust runs as loadbench finds it (the tools folder's PyPI
+# 2.47.0 first), and Debian's 2.12.1 once more through bin: /usr/bin/locust
+# (label locust-2.12.1), each row's version as that Locust says it. About
+# 1.5 minutes on 2 cores (JVM and Node start-up).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
 
 stock=""
 [ -x /usr/bin/jmeter ] && stock="  - {tool: jmeter, label: jmeter-stock, bin: /usr/bin/jmeter}"
+# The version each Locust row must show: the default's own `--version`
+# word (2.47.0), Debian's from dpkg (its --version prints none).
+loc_default=""
+look_for locust && loc_default=$("$found" --version 2>/dev/null | sed -n 's/^locust \([^ ][^ ]*\).*/\1/p')
+loc_debian="" loc212=""
+if [ -x /usr/bin/locust ] && dpkg-query -S /usr/bin/locust 2>/dev/null | grep -q '^python3-locust: '; then
+    loc_debian=$(dpkg-query -W -f='${Version}' python3-locust)
+    loc212="  - {tool: locust, label: locust-2.12.1, bin: /usr/bin/locust}"
+else
+    skip "no Debian python3-locust at /usr/bin/locust: no locust-2.12.1 row"
+fi
 
 cat > "$tmp/closed.yaml" <<Y
 name: fw-closed
@@ -30,6 +45,7 @@ tools:
   - locust
   - k6
 $stock
+$loc212
 sampling: {interval: 500ms}
 grace: 60s
 Y
@@ -92,6 +108,13 @@ check_run() {
         check "$2 $label: RSS sampled" perl -e 'exit !($ARGV[0] > 1)' "$(jget "$J" "runs.$i_.footprint.rss_peak_mb")"
         verdict=$(jget "$J" "runs.$i_.crosscheck.verdict")
         check "$2 $label: reconciliation verdict $verdict is not mismatch" test "$verdict" != mismatch
+        case $label in
+            locust) v=$(jget "$J" "runs.$i_.identity.version")
+                [ -z "$loc_default" ] || is "${v%% *}" "$loc_default" \
+                    "$2 locust: the version its own --version says ($found: $v)" ;;
+            locust-2.12.1) is "$(jget "$J" "runs.$i_.identity.version")" "$loc_debian" \
+                "$2 locust-2.12.1: Debian's version, from dpkg" ;;
+        esac
     done
 }
 

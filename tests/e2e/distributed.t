@@ -2,7 +2,9 @@
 # Tools run as several processes (instances: N) on one host, each row
 # measured as one, through `loadbench run` against the real lb-target:
 #   - lb-gen and wrk as 2 copies with the connections split (9: 5 and 4);
-#   - Locust in its distributed mode: a master and 2 workers;
+#   - Locust in its distributed mode: a master and 2 workers (the Locust
+#     loadbench finds, the tools folder's 2.47.0 first, and Debian's 2.12.1
+#     through bin:);
 #   - k6 as 2 execution segments (when loadbench finds a k6).
 # Every row: ok, reconciled against the server (the sum of the instances'
 # counts, exact or explained by the connections open at the stop), its
@@ -33,6 +35,15 @@ for t in locust:locust2:master,worker,worker k6:k6x2:segment,segment; do
         skip "$tool not found, no $label row: $why"
     fi
 done
+# Debian's Locust 2.12.1 as well (bin:), whose empty version its master
+# would refuse in its workers but for the locustfile's patch.
+if [ -x /usr/bin/locust ] && dpkg-query -S /usr/bin/locust 2>/dev/null | grep -q '^python3-locust: '; then
+    tools="$tools
+  - {tool: locust, label: locust212x2, instances: 2, bin: /usr/bin/locust}"
+    rows="$rows locust212x2:3:master,worker,worker"
+else
+    skip "no Debian python3-locust at /usr/bin/locust: no locust212x2 row"
+fi
 cat > "$tmp/d.yaml" <<Y
 name: distributed
 target: {delay: 1ms}
@@ -66,6 +77,7 @@ row() {
         printf "p99=%s\nlow_p99=%s\n", $r->{client}{latency_ms}{p99} // "null", $m && $m->{low_ms} ? $m->{low_ms}{p99} : "null";
         printf "files=%s\n", join(",", map { $_->{samples_file} } @p);
         printf "reason=%s\n", $r->{reason} // "";
+        printf "version=%s\n", $r->{identity}{version} // "";
     ' "$J" "$1"
 }
 val() { sed -n "s/^$1=//p" "$tmp/row"; }
@@ -73,7 +85,7 @@ val() { sed -n "s/^$1=//p" "$tmp/row"; }
 for spec in $rows; do
     label=${spec%%:*}; rest=${spec#*:}; trees=${rest%%:*}; roles=${rest#*:}
     row "$label" > "$tmp/row" || { ok 1 "$label: no row in run.json"; continue; }
-    is "$(val status)" ok "$label: status ok"
+    is "$(val status)" ok "$label: status ok (version $(val version))"
     [ "$(val status)" = ok ] || diag "reason: $(val reason)"
     is "$(val instances)" 2 "$label: 2 instances"
     is "$(val trees)" "$trees" "$label: the footprint is $trees process trees"

@@ -9,6 +9,7 @@
 # wrk, ab). About two minutes: three 11 s loads, three 10 s loads.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
 export PERL_UNICODE=SO   # verdicts hold "≈"
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
@@ -81,14 +82,16 @@ fi
 
 # A real tool that rounds: Locust keeps response times rounded to two
 # significant digits from 100 ms up (147 -> 150, 1140 -> 1100:
-# locust/stats.py round_response_time, so that workers send less to the
+# locust/stats.py round_response_time in 2.12.1, bucket_response_time in
+# 2.47.0, the same rounding, so that workers send less to the
 # master). Against a fixed 1140 ms delay its p50 reads 1100 ms, 40 ms below
 # what the server held every request, but within its step at that size
 # (100 ms from 1 s: the adapter's latency_digits 2), so the row is honest:
 # not flagged, and ok, not suspect (issue 29: the margin is the tool's own
 # resolution at that size, not its 1 ms below 100 ms).
-if ! command -v locust >/dev/null 2>&1; then
-    skip "locust not installed: no rounding tool to judge"
+# The Locust a run takes (the tools folder's 2.47.0, else PATH's).
+if ! look_for locust; then
+    skip "locust not found, no rounding tool to judge: $why"
     skip "(as above)"
     skip "(as above)"
 else
@@ -102,7 +105,7 @@ Y
     "$LB" run --quiet --out "$tmp/round" "$tmp/round.yaml" >/dev/null 2>&1 || true
     R=$tmp/round/run.json
     lp=$(jget "$R" runs.0.client.latency_ms.p50); sp=$(jget "$R" runs.0.server.server_time_ms.p50)
-    diag "locust p50 $lp ms, server p50 $sp ms"
+    diag "locust $(jget "$R" runs.0.identity.version) ($found): p50 $lp ms, server p50 $sp ms"
     is "$lp" 1100 "Locust reports p50 1100 ms against a 1140 ms delay (it rounds to 100 ms from 1 s up)"
     is "$(jget "$R" runs.0.latency_check.percentiles.below_server)" 0 "within its 100 ms step at 1.1 s: no percentile flagged"
     is "$(jget "$R" runs.0.status)" ok "the row is ok, not suspect ($(jget "$R" runs.0.reason))"

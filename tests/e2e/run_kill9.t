@@ -11,10 +11,12 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$LB_SRC/tests/lib/run-faults.sh"
+. "$LB_SRC/tests/lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 command -v wrk >/dev/null || skip_all "wrk is not installed (scripts/install-tools)"
-command -v locust >/dev/null || skip_all "locust is not installed (scripts/install-tools)"
+# The Locust a run takes: the tools folder's (PyPI's 2.47.0), else PATH's.
+look_for locust || skip_all "$why"
 cd "$LB_SRC"
 
 # Each run gets its own network namespace where this machine allows it:

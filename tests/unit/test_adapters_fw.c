@@ -457,57 +457,86 @@ static void art_generated(void)
 struct loc_case {
     const char *name;
     enum load_model model;
-    uint64_t requests, ok, errors, server;  /* server: counts.tsv */
+    uint64_t requests, ok, errors, server;  /* server: counts.tsv, counts-delay.tsv */
     double p50, p99, max, duration_s;
 };
 
-static void loc_parsers(void)
+/* Every case of one version's fixtures (folder under tests/fixtures/:
+ * locust for PyPI's 2.47.0, locust/2.12.1 for Debian's): refused is
+ * connect errors, answered never more than the server served nor short of
+ * it by more than the 10 users in flight. */
+static void loc_parse_version(const char *folder, const char *version, const struct loc_case *cases, size_t n,
+                              uint64_t refused, uint64_t status404)
 {
-    static const struct loc_case cases[] = {
-        {"success", LOAD_CLOSED, 2711, 2711, 0, 2721, 9, 17, 20.856892999972843, 2.7499382495880127},
-        {"paced", LOAD_OPEN, 550, 550, 0, 550, 8, 18, 24.465584999916246, 2.7405035495758057},
-        {"status-404", LOAD_CLOSED, 1703, 0, 1703, 1713, 9, 16, 45.077067999955034, 1.7129037380218506},
-        {"refused", LOAD_CLOSED, 0, 0, 924, 0, NAN, NAN, NAN, 1.5426342487335205},
-        {"sigterm", LOAD_CLOSED, 1830, 1830, 0, 1840, 9, 20, 27.421882999988156, 2.1258137226104736},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct loc_case *k = &cases[i];
         char dname[64], src[128];
-        snprintf(dname, sizeof dname, "loc-%s", k->name);
+        snprintf(dname, sizeof dname, "loc-%s-%s", version, k->name);
         const char *dir = fresh_dir(dname);
         snprintf(src, sizeof src, "%s.json", k->name);
-        put_fixture("locust", src, dir, "locust.json");
+        put_fixture(folder, src, dir, "locust.json");
         snprintf(src, sizeof src, "%s.stderr.txt", k->name);
-        put_fixture("locust", src, dir, "stderr.txt");
+        put_fixture(folder, src, dir, "stderr.txt");
         struct adapter_result r;
         char err[UTIL_ERR_LEN] = "";
         int rc = parse_at(&adapter_locust, dir, k->model, 10, 3, &r, err);
-        if (!ok(rc == 0 && r.parsed, "locust %s: parsed", k->name))
+        if (!ok(rc == 0 && r.parsed, "locust %s %s: parsed", version, k->name))
             diag("  %s", err);
-        is_u64(r.requests, k->requests, "locust %s: requests (answered)", k->name);
+        is_u64(r.requests, k->requests, "locust %s %s: requests (answered)", version, k->name);
         ok(r.requests <= k->server && k->server - r.requests <= 10,
-           "locust %s: short of the server's %llu by at most the 10 users in flight", k->name,
+           "locust %s %s: short of the server's %llu by at most the 10 users in flight", version, k->name,
            (unsigned long long)k->server);
-        is_u64(r.ok, k->ok, "locust %s: ok", k->name);
-        is_u64(r.errors, k->errors, "locust %s: errors", k->name);
-        is_num(r.duration_s, k->duration_s, "locust %s: Locust's own span", k->name);
+        is_u64(r.ok, k->ok, "locust %s %s: ok", version, k->name);
+        is_u64(r.errors, k->errors, "locust %s %s: errors", version, k->name);
+        is_num(r.duration_s, k->duration_s, "locust %s %s: Locust's own span", version, k->name);
         if (isnan(k->p50)) {
-            ok(isnan(r.lat.p50) && isnan(r.lat.max), "locust %s: no latency when nothing was answered", k->name);
+            ok(isnan(r.lat.p50) && isnan(r.lat.max), "locust %s %s: no latency when nothing was answered", version,
+               k->name);
         } else {
-            is_num(r.lat.p50, k->p50, "locust %s: p50", k->name);
-            is_num(r.lat.p99, k->p99, "locust %s: p99", k->name);
-            is_num(r.lat.max, k->max, "locust %s: max (unrounded)", k->name);
+            is_num(r.lat.p50, k->p50, "locust %s %s: p50", version, k->name);
+            is_num(r.lat.p99, k->p99, "locust %s %s: p99", version, k->name);
+            is_num(r.lat.max, k->max, "locust %s %s: max (unrounded)", version, k->name);
         }
         if (!strcmp(k->name, "refused"))
-            is_u64(r.err_connect, 924, "locust refused: [Errno 111] are connect errors, not requests");
+            is_u64(r.err_connect, refused, "locust %s refused: [Errno 111] are connect errors, not requests", version);
         if (!strcmp(k->name, "status-404"))
-            is_u64(r.err_status, 1703, "locust status-404: the 404s are status errors");
+            is_u64(r.err_status, status404, "locust %s status-404: the 404s are status errors", version);
         if (!strcmp(k->name, "paced"))
-            is_u64(r.scheduled, 30, "locust paced: offered = the profile's rate x duration");
-        if (!strcmp(k->name, "success"))
-            ok(r.warnings.n == 0, "locust success: no warnings");
+            is_u64(r.scheduled, 30, "locust %s paced: offered = the profile's rate x duration", version);
+        if (!strcmp(k->name, "success") || !strcmp(k->name, "delay-20ms"))
+            ok(r.warnings.n == 0, "locust %s %s: no warnings", version, k->name);
         adapter_result_free(&r);
     }
+}
+
+static void loc_parsers(void)
+{
+    /* PyPI's 2.47.0 (the default), then Debian's 2.12.1 (bin:): folder,
+     * version, refused's connect errors, status-404's status errors, the
+     * cases. */
+    static const struct {
+        const char *folder, *version;
+        uint64_t refused, status404;
+        struct loc_case cases[6];
+    } versions[] = {
+        {"locust", "2.47.0", 2471, 2243,
+         {{"success", LOAD_CLOSED, 3734, 3734, 0, 3741, 5, 12, 50.29250500001581, 2.8312289714813232},
+          {"paced", LOAD_OPEN, 554, 554, 0, 560, 5, 29, 46.596200000067256, 2.7821595668792725},
+          {"status-404", LOAD_CLOSED, 2243, 0, 2243, 2253, 5, 12, 39.061410000044816, 1.7514138221740723},
+          {"refused", LOAD_CLOSED, 0, 0, 2471, 0, NAN, NAN, NAN, 1.8305320739746094},
+          {"sigterm", LOAD_CLOSED, 3812, 3812, 0, 3815, 5, 11, 39.36984099993879, 2.6440846920013428},
+          {"delay-20ms", LOAD_CLOSED, 1211, 1211, 0, 1211, 22, 34, 59.97341099998721, 2.8075644969940186}}},
+        {"locust/2.12.1", "2.12.1", 924, 1703,
+         {{"success", LOAD_CLOSED, 2711, 2711, 0, 2721, 9, 17, 20.856892999972843, 2.7499382495880127},
+          {"paced", LOAD_OPEN, 550, 550, 0, 550, 8, 18, 24.465584999916246, 2.7405035495758057},
+          {"status-404", LOAD_CLOSED, 1703, 0, 1703, 1713, 9, 16, 45.077067999955034, 1.7129037380218506},
+          {"refused", LOAD_CLOSED, 0, 0, 924, 0, NAN, NAN, NAN, 1.5426342487335205},
+          {"sigterm", LOAD_CLOSED, 1830, 1830, 0, 1840, 9, 20, 27.421882999988156, 2.1258137226104736},
+          {"delay-20ms", LOAD_CLOSED, 987, 987, 0, 997, 23, 43, 55.1374990000113, 2.5278544425964355}}},
+    };
+    for (size_t v = 0; v < sizeof versions / sizeof *versions; v++)
+        loc_parse_version(versions[v].folder, versions[v].version, versions[v].cases, 6, versions[v].refused,
+                          versions[v].status404);
     /* A file still marked "quitting": Locust died while stopping. */
     const char *dir = fresh_dir("loc-quitting");
     char *text = NULL, err[UTIL_ERR_LEN] = "";
@@ -541,6 +570,16 @@ static void loc_parsers(void)
     ok(parse(&adapter_locust, dir, LOAD_CLOSED, &r, err) == 0 && has_warning(&r.warnings, "Locust: CPU usage above 90%"),
        "locust: its CPU warning reaches the result");
     adapter_result_free(&r);
+    /* 2.47's master says its workers' CPU was too high in words of its own:
+     * that line is the warning, not repeated from the hook's flag. */
+    adapter_write(dir, "stderr.txt",
+                  "[2026-12-04 08:49:29,185] vm/WARNING/locust.runners: CPU usage threshold was exceeded on workers "
+                  "during the test!\n",
+                  err);
+    ok(parse(&adapter_locust, dir, LOAD_CLOSED, &r, err) == 0 && r.warnings.n == 1 &&
+           has_warning(&r.warnings, "Locust: CPU usage threshold was exceeded on workers"),
+       "locust: its workers' CPU warning (2.47) reaches the result once");
+    adapter_result_free(&r);
     dir = fresh_dir("loc-none");
     ok(parse(&adapter_locust, dir, LOAD_CLOSED, &r, err) == -1, "locust: no hook output is an error");
     adapter_result_free(&r);
@@ -569,16 +608,56 @@ static void loc_config(const char *what, const char *yaml, const char *model, co
         ok(found, "locust %s: argv has %s", what, *a);
     }
     ok(access(dirname_join(dir, "lb_hook.py"), R_OK) == 0, "locust %s: lb_hook.py copied beside it", what);
-    /* The locustfile compiles, and loads in Locust's own interpreter. */
-    if (access("/usr/bin/python3", X_OK) == 0) {
-        ok(sh("/usr/bin/python3 -m py_compile '%s/locustfile.py'", dir) == 0, "locust %s: locustfile compiles", what);
-        if (sh("/usr/bin/python3 -c 'import locust' 2>/dev/null") == 0)
-            ok(sh("cd '%s' && LB_LOCUST_OUT=/dev/null /usr/bin/python3 -c 'import locustfile' >/dev/null 2>&1", dir) == 0,
-               "locust %s: locustfile imports with Locust", what);
+    /* The locustfile compiles, and loads in each Locust's own interpreter:
+     * Debian's (2.12.1) and the tools folder's venv (PyPI's 2.47.0). */
+    char venv[PATH_MAX];
+    const char *pys[] = {"/usr/bin/python3",
+                         adapter_tools_file("venv/locust/bin/python3", venv, sizeof venv) ? NULL : venv, NULL};
+    for (size_t i = 0; pys[i]; i++) {
+        if (access(pys[i], X_OK) != 0)
+            continue;
+        ok(sh("%s -m py_compile '%s/locustfile.py'", pys[i], dir) == 0, "locust %s: locustfile compiles (%s)", what,
+           pys[i]);
+        if (sh("%s -c 'import locust' 2>/dev/null", pys[i]) == 0)
+            ok(sh("cd '%s' && LB_LOCUST_OUT=/dev/null PYTHONDONTWRITEBYTECODE=1 %s -c 'import locustfile' >/dev/null "
+                  "2>&1", dir, pys[i]) == 0,
+               "locust %s: locustfile imports with the Locust of %s", what, pys[i]);
     }
 out:
     adapter_plan_free(&plan);
     profile_free(p);
+}
+
+/* detect: the version from `locust --version` (PyPI's), the interpreter
+ * named in the #! line by path only, and a bin: that is not a regular file
+ * refused at once (a FIFO is never waited on). The scripts are fake
+ * Locusts, named as such. */
+static void loc_detect_cases(void)
+{
+    const char *dir = fresh_dir("loc-detect");
+    char path[PATH_MAX], err[UTIL_ERR_LEN] = "";
+    struct adapter_found f;
+    snprintf(path, sizeof path, "%s/fake-locust-247", dir);
+    adapter_write(dir, "fake-locust-247",
+                  "#!/bin/sh\necho 'locust 2.47.0 from /x/site-packages/locust (Python 3.11.2)'\n", err);
+    chmod(path, 0755);
+    memset(&f, 0, sizeof f);
+    ok(adapter_locust.detect(path, &f, err) == 0 && !strcmp(f.version, "2.47.0"),
+       "locust detect: the version is the word after \"locust \" (got \"%s\" %s)", f.version, err);
+    snprintf(path, sizeof path, "%s/fake-locust-env", dir);
+    adapter_write(dir, "fake-locust-env", "#!/usr/bin/env python3\nimport sys\n", err);
+    chmod(path, 0755);
+    err[0] = 0;
+    ok(adapter_locust.detect(path, &f, err) == -1 && strstr(err, "never the first python3 on PATH"),
+       "locust detect: a #! through /usr/bin/env is refused (%s)", err);
+    snprintf(path, sizeof path, "%s/fake-locust-fifo", dir);
+    if (mkfifo(path, 0755) == 0 && chmod(path, 0755) == 0) {
+        err[0] = 0;
+        uint64_t t0 = util_now_ns();
+        ok(adapter_locust.detect(path, &f, err) == -1 && strstr(err, "FIFO"), "locust detect: a FIFO bin: is refused (%s)",
+           err);
+        ok(util_now_ns() - t0 < 5000000000ull, "locust detect: ... without waiting on it");
+    }
 }
 
 static void loc_generated(void)
@@ -929,6 +1008,7 @@ int main(void)
     art_generated();
     loc_parsers();
     loc_generated();
+    loc_detect_cases();
     loc_seconds();
     jm_parsers();
     jm_generated();
