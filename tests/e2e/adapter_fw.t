@@ -8,9 +8,11 @@
 # the run would not be ok). A tool that is not installed is skipped with
 # loadbench's reason (k6 is not in Debian: scripts/install-tools --k6-src
 # builds it; k6_live.t tests it further, and tests/unit/test_adapters_fw.c
-# on recorded output). Debian's
+# on recorded output). JMeter is 5.6.3 from Maven Central (the tools
+# folder's) by default; the closed run also runs Debian's 2.13 through
+# bin: /usr/share/jmeter (label jmeter-2.13). Debian's
 # stock /usr/bin/jmeter, which cannot load a plan and exits 0, must be a
-# failed row. About 1.5 minutes on 2 cores (JVM and Node start-up).
+# failed row. About 2 minutes on 2 cores (JVM and Node start-up).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -19,6 +21,8 @@ cd "$LB_SRC"
 
 stock=""
 [ -x /usr/bin/jmeter ] && stock="  - {tool: jmeter, label: jmeter-stock, bin: /usr/bin/jmeter}"
+debian=""
+[ -r /usr/share/jmeter/bin/ApacheJMeter.jar ] && debian="  - {tool: jmeter, label: jmeter-2.13, bin: /usr/share/jmeter}"
 
 cat > "$tmp/closed.yaml" <<Y
 name: fw-closed
@@ -29,6 +33,7 @@ tools:
   - artillery
   - locust
   - k6
+$debian
 $stock
 sampling: {interval: 500ms}
 grace: 60s
@@ -90,6 +95,11 @@ check_run() {
         samples=$1/$(jget "$J" "runs.$i_.footprint.samples_file")
         check "$2 $label: CPU/RSS samples written" test "$(wc -l < "$samples")" -ge 3
         check "$2 $label: RSS sampled" perl -e 'exit !($ARGV[0] > 1)' "$(jget "$J" "runs.$i_.footprint.rss_peak_mb")"
+        version=$(jget "$J" "runs.$i_.identity.version")
+        case $label in
+            jmeter) is "$version" 5.6.3 "$2 jmeter: 5.6.3 by default (the tools folder's, Maven Central)" ;;
+            jmeter-2.13) is "${version%%.1969*}" 2.13 "$2 jmeter-2.13: bin: /usr/share/jmeter runs Debian's 2.13 ($version)" ;;
+        esac
         verdict=$(jget "$J" "runs.$i_.crosscheck.verdict")
         check "$2 $label: reconciliation verdict $verdict is not mismatch" test "$verdict" != mismatch
     done
