@@ -179,6 +179,39 @@ static void test_jmeter_5x_prepare(void)
             }
         }
         ok(!disabled, "RMI SSL is never disabled");
+        /* A second engine: its remote object's port is none the run took. */
+        char d2[700];
+        snprintf(d2, sizeof d2, "%s/p2", base);
+        mkdir(d2, 0755);
+        struct prepared E2;
+        struct adapter_ctx c2 = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                                 .found = &f, .dir = d2, .host = "127.0.0.1", .port = 8080,
+                                 .url = "http://127.0.0.1:8080/", .instance = 2, .instances = 2,
+                                 .engine_ports = ports};
+        adapter_plan_init(&E2.plan);
+        E2.err[0] = 0;
+        E2.rc = adapter_jmeter.prepare(&c2, &E2.plan, E2.err);
+        int lp1 = 0, lp2 = 0;
+        for (size_t i = 0; i < E.plan.argv.n; i++)
+            sscanf(E.plan.argv.v[i], "-Jserver.rmi.localport=%d", &lp1);
+        for (size_t i = 0; i < E2.plan.argv.n; i++)
+            sscanf(E2.plan.argv.v[i], "-Jserver.rmi.localport=%d", &lp2);
+        char *taken = NULL, want[64];
+        snprintf(want, sizeof want, " %d  %d ", lp1, lp2);
+        size_t tlen = 0;
+        char tpath[800];
+        snprintf(tpath, sizeof tpath, "%s/rmi_localports", base);
+        FILE *tf = fopen(tpath, "r");
+        if (tf) {
+            getdelim(&taken, &tlen, 0, tf);
+            fclose(tf);
+        }
+        ok(E2.rc == 0 && lp1 > 0 && lp2 > 0 && lp1 != lp2 && lp1 != 40001 && lp1 != 40002 && lp2 != 40001 &&
+               lp2 != 40002 && taken && !strcmp(taken, want),
+           "two engines: distinct remote-object ports, none an engine's registry port, recorded (%d, %d: %s)", lp1, lp2,
+           taken ? taken : "no rmi_localports");
+        free(taken);
+        adapter_plan_free(&E2.plan);
         ok(localport && has_str(&E.plan.argv, "-Dserver_port=40001"),
            "the engine: its registry on its engine port, its remote object on a fixed server.rmi.localport");
         ok(!clientport, "the controller: no fixed client.rmi.localport (5.6.3 binds only its first SSL listener there)");
