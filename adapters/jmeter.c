@@ -2,7 +2,8 @@
  * home scripts/registry/maven/jmeter/install lays out in the tools folder,
  * TOOLS/jmeter), Debian 12's 2.13 (/usr/share/jmeter) when a profile names
  * it with bin: or when the tools folder has none. The fixtures in
- * tests/fixtures/jmeter/5.6.3/ and 2.13/ are their real output.
+ * tests/fixtures/jmeter/5.6.3/ and (2.13) tests/fixtures/jmeter/ are their
+ * real output.
  *
  * Either home runs through the launcher adapters/jmeter/lb-jmeter, on one
  * java, JM_JAVA (Debian's OpenJDK 17), with the JVM flags of that version's
