@@ -1,22 +1,24 @@
-/* The adapter for Apache JMeter (tested on Debian 12's 2.13 on OpenJDK 17;
- * the fixtures in tests/fixtures/jmeter/ are its real output; 5.6.3 checked
- * by its source: tests/fixtures/jmeter/v5.6.3-source/).
+/* The adapter for Apache JMeter: 5.6.3 from Maven Central by default (the
+ * home scripts/registry/maven/jmeter/install lays out in the tools folder,
+ * TOOLS/jmeter), Debian 12's 2.13 (/usr/share/jmeter) when a profile names
+ * it with bin: or when the tools folder has none. The fixtures in
+ * tests/fixtures/jmeter/5.6.3/ and (2.13) tests/fixtures/jmeter/ are their
+ * real output.
  *
- * JMeter 5.x (its core jar's Implementation-Version, JMETER_HOME) runs as
- * its own bin/jmeter, with no launcher: it allows its own classes in
- * XStream itself (SaveService.java). Its heap and collector are its
- * script's (HEAP, GC_ALGO), JVM_ARGS adds -XX:+PrintCommandLineFlags. The
- * same -n -t -l -j -q arguments, plan and JTL columns (by header name; 5.x
- * adds sentBytes). Its remote mode keeps RMI over SSL on: a keystore made
- * for the run (keytool, as its create-rmi-keystore.sh), fixed RMI ports,
- * every RMI socket bound to the load address (jm_rmi_ssl). Not run here:
- * checked against 5.6.3's source (RmiUtils.java) only.
+ * Either home runs through the launcher adapters/jmeter/lb-jmeter, on one
+ * java, JM_JAVA (Debian's OpenJDK 17), with the JVM flags of that version's
+ * own start script (5.6.3's bin/jmeter: HEAP, GC_ALGO, its --add-opens);
+ * the version is the Implementation-Version of the home's
+ * bin/ApacheJMeter.jar. The same -n -t -l -j -q arguments, plan and JTL
+ * columns (read by header name; 5.x adds sentBytes). 5.x's remote mode keeps
+ * RMI over SSL on: a keystore made for the run (keytool, as its
+ * create-rmi-keystore.sh), fixed RMI ports, every RMI socket bound to the
+ * load address (jm_rmi_ssl).
  *
  * Debian's JMeter 2.13 cannot load any plan as shipped (its XStream refuses
- * JMeter's own classes, and the process still exits 0), so it runs through
- * the launcher adapters/jmeter/lb-jmeter (see adapters/jmeter/README.md),
- * which also applies the heap and young-generation flags of JMeter's own
- * start script. The profile becomes a generated plan.jmx: ThreadGroups
+ * JMeter's own classes, and the process still exits 0): the launcher mends
+ * that (adapters/jmeter/README.md); a bin: naming an executable such as
+ * Debian's /usr/bin/jmeter runs it as it is. The profile becomes a generated plan.jmx: ThreadGroups
  * (threads, ramp-up, scheduler delay and duration) with one HTTP GET, and a
  * ConstantThroughputTimer for a rate (paced). Results come from the JTL CSV
  * (-q adapters/jmeter/lb-jtl.properties); counts and percentiles are
@@ -38,6 +40,7 @@
 #include "common/units.h"
 #include "common/util.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -51,77 +54,79 @@
 #define JM_JTL "results.jtl"
 #define JM_LOG "jmeter.log"
 #define JM_SERVER_LOG "jmeter-server.log"
-#define JM_HOME_DEFAULT "/usr/share/jmeter"
+#define JM_HOME_DEBIAN "/usr/share/jmeter"
+#define JM_TOOLS_JAR "jmeter/bin/ApacheJMeter.jar" /* in a tools folder */
+#define JM_JAR "/bin/ApacheJMeter.jar"             /* in a JMeter home */
+/* The one java loadbench runs JMeter with, both versions: Debian's
+ * default-jdk-headless, OpenJDK 17 (/usr/bin/java, never the first java on
+ * PATH: the machine may have another JDK beside it). Its keytool makes 5.x's
+ * RMI keystore; lb-jmeter gets it as LB_JMETER_JAVA (and javac beside it
+ * compiles 2.13's LbJMeter). */
+#define JM_JAVA "/usr/bin/java"
+#define JM_KEYTOOL "/usr/bin/keytool"
 
 /* heap: "1g" -> -Xms1g -Xmx1g (LB_JMETER_HEAP); jvm_args: appended (JVM_ARGS),
  * e.g. "-XX:+UseParallelGC"; threads: the paced model's thread count. */
 static const char *const jm_options[] = {"heap", "jvm_args", "threads", NULL};
 
-/* JMeter's home: $JMETER_HOME, else Debian's. */
-static const char *jm_home(void)
+/* The JMeter home whose bin/ApacheJMeter.jar is path (found->path of a
+ * home run through the launcher), into out; 0, or -1 when path names
+ * something else (a bin: executable run as it is). */
+static int jm_home_of(const char *path, char *out, size_t outlen)
 {
-    const char *home = getenv("JMETER_HOME");
-    return home && *home ? home : JM_HOME_DEFAULT;
+    size_t n = strlen(path), j = strlen(JM_JAR);
+    if (n <= j || strcmp(path + n - j, JM_JAR))
+        return -1;
+    snprintf(out, outlen, "%.*s", (int)(n - j), path);
+    return 0;
 }
 
-/* The version in the Implementation-Version of JMETER_HOME's core jar
- * (unzip -p). Returns 0 with found->version set, or -1. */
-static int jm_manifest_version(struct adapter_found *found)
+/* The version in the Implementation-Version of jar's manifest (unzip -p):
+ * 5.6.3 in Maven Central's launcher, 2.13.19691222 in Debian's. Returns 0
+ * with found->version set, or -1. */
+static int jm_manifest_version(const char *jar, struct adapter_found *found)
 {
-    char jar[PATH_MAX], mf[8192];
-    snprintf(jar, sizeof jar, "%s/lib/ext/ApacheJMeter_core.jar", jm_home());
+    char mf[8192];
     const char *argv[] = {"unzip", "-p", jar, "META-INF/MANIFEST.MF", NULL};
     if (access(jar, R_OK) || adapter_capture(argv, mf, sizeof mf) != 0)
         return -1;
     return toolver_manifest(mf, "Implementation-Version", found->version, sizeof found->version);
 }
 
-/* 1 when found is JMeter 3 or later (run as its own bin/jmeter, not
- * through Debian 2.13's launcher). */
+/* 1 when found is JMeter 3 or later (5.x: its own flags, RMI over SSL). */
 static int jm_is_5x(const struct adapter_found *found)
 {
     return toolver_major(found->version) >= 3;
 }
 
-static int jm_detect(const char *bin, struct adapter_found *found, char *err)
+/* The home to run: bin: when it names a folder, else $JMETER_HOME, else
+ * the tools folder's (5.6.3 from Maven Central), else Debian's 2.13. Its
+ * launcher jar into jar. */
+static void jm_pick_home(const char *bin, char *jar, size_t len)
 {
-    char cand[PATH_MAX + 64];
-    int manifest = -1; /* 0: found->version read from the core jar's manifest */
-    if (bin) {
-        if (adapter_which(bin, found->path, sizeof found->path))
-            return util_err(err, "JMeter launcher \"%s\" not found or not executable", bin);
-    } else {
-        snprintf(cand, sizeof cand, "%s/bin/ApacheJMeter.jar", jm_home());
-        if (access(cand, R_OK))
-            return util_err(err, "JMeter is not installed (%s missing)", cand);
-        char java[PATH_MAX];
-        if (adapter_which("java", java, sizeof java))
-            return util_err(err, "java is not on PATH (JMeter needs a JDK: default-jdk-headless)");
-        /* 5.x runs as its own bin/jmeter: it allows its own classes in
-         * XStream (SaveService.java) and has no Debian class path to mend. */
-        manifest = jm_manifest_version(found);
-        if (manifest == 0 && jm_is_5x(found)) {
-            snprintf(cand, sizeof cand, "%s/bin/jmeter", jm_home());
-            if (adapter_which(cand, found->path, sizeof found->path))
-                return util_err(err, "JMeter %s: %s is missing or not executable", found->version, cand);
-            return 0;
-        }
-        snprintf(cand, sizeof cand, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
-        if (adapter_which(cand, found->path, sizeof found->path))
-            return util_err(err, "the JMeter launcher %s is missing (set LOADBENCH_DATA to the source tree)", cand);
-    }
-    /* The core jar's manifest names the version without starting a JVM
-     * (Implementation-Version: 2.13.19691222 in Debian's, 5.6.3 in 5.6.3's). */
-    if (manifest == 0)
-        return 0;
+    const char *env = getenv("JMETER_HOME");
+    if (bin)
+        snprintf(jar, len, "%s%s", bin, JM_JAR);
+    else if (env && *env)
+        snprintf(jar, len, "%s%s", env, JM_JAR);
+    else if (adapter_tools_file(JM_TOOLS_JAR, jar, len))
+        snprintf(jar, len, "%s%s", JM_HOME_DEBIAN, JM_JAR);
+}
+
+/* A bin: naming an executable (Debian's /usr/bin/jmeter as shipped): run
+ * as it is, its version from --version, else from dpkg. */
+static int jm_detect_exec(const char *bin, struct adapter_found *found, char *err)
+{
+    if (adapter_which(bin, found->path, sizeof found->path))
+        return util_err(err, "JMeter \"%s\" not found or not executable (bin: names a JMeter home, e.g. %s, or "
+                             "a launcher)", bin, JM_HOME_DEBIAN);
     /* -j /dev/null: --version would leave a jmeter.log in our cwd. */
     const char *argv[] = {found->path, "-j", "/dev/null", "--version", NULL};
     char out[4096];
     int rc = adapter_capture(argv, out, sizeof out);
     if (rc == 0 && toolver_jmeter_banner(out, found->version, sizeof found->version) == 0)
         return 0;
-    /* The first run of the launcher compiles it (javac), and a JVM starts
-     * slowly on a busy core: dpkg still names the installed JMeter. */
+    /* A JVM starts slowly on a busy core: dpkg still names the installed JMeter. */
     const char *dq[] = {"dpkg-query", "-W", "-f=${Version}", "jmeter", NULL};
     char dv[256];
     if (adapter_capture(dq, dv, sizeof dv) == 0 && dv[0] && !strchr(dv, ' ')) {
@@ -134,6 +139,31 @@ static int jm_detect(const char *bin, struct adapter_found *found, char *err)
         nl = strrchr(out, '\n');
     }
     return util_err(err, "`%s --version` failed (exit %d): %.150s", found->path, rc, nl ? nl + 1 : out);
+}
+
+static int jm_detect(const char *bin, struct adapter_found *found, char *err)
+{
+    struct stat st;
+    if (bin && (stat(bin, &st) || !S_ISDIR(st.st_mode)))
+        return jm_detect_exec(bin, found, err);
+    char jar[PATH_MAX], cand[PATH_MAX + 64];
+    jm_pick_home(bin, jar, sizeof jar);
+    if (access(jar, R_OK))
+        return util_err(err, "JMeter is not installed (%s missing; scripts/install-tools installs 5.6.3 into the "
+                             "tools folder)", jar);
+    if (access(JM_JAVA, X_OK))
+        return util_err(err, "%s is missing (JMeter needs a JDK: apt-get install default-jdk-headless)", JM_JAVA);
+    snprintf(cand, sizeof cand, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
+    if (access(cand, X_OK))
+        return util_err(err, "the JMeter launcher %s is missing (set LOADBENCH_DATA to the source tree)", cand);
+    /* The launcher jar's manifest names the version without starting a JVM. */
+    if (jm_manifest_version(jar, found))
+        return util_err(err, "%s: no Implementation-Version in its manifest (unzip -p)", jar);
+    /* As found, not resolved: Debian's jar is a link into /usr/share/java. */
+    if (strlen(jar) >= sizeof found->path)
+        return util_err(err, "%.200s...: the JMeter home's path is too long", jar);
+    memcpy(found->path, jar, strlen(jar) + 1);
+    return 0;
 }
 
 /* One ThreadGroup: threads started evenly over [delay_s, delay_s+ramp_s],
@@ -312,11 +342,11 @@ static int jm_groups_for(const struct adapter_ctx *c, struct adapter_plan *p, st
             strvec_pushf(&p->warnings,
                          "stages as %zu JMeter thread group(s): each rising stage starts its threads evenly over the "
                          "stage%s",
-                         gs->n, falls ? "; JMeter 2.13 has no ramp-down: a falling stage stops its threads together "
-                                       "at the stage's midpoint (same thread-seconds as the linear ramp)" : "");
+                         gs->n, falls ? "; JMeter's ThreadGroup has no ramp-down: a falling stage stops its threads "
+                                       "together at the stage's midpoint (same thread-seconds as the linear ramp)" : "");
         if (!falls)
-            strvec_push(&p->warnings, "JMeter 2.13 has no ramp-down: all threads of a thread group stop together at "
-                                      "its end");
+            strvec_push(&p->warnings, "JMeter's ThreadGroup has no ramp-down: all threads of a thread group stop "
+                                      "together at its end");
     } else {
         p->model = "paced";
         double peak = profile_load_peak(l);
@@ -376,7 +406,7 @@ static int jm_write_plan(const struct adapter_ctx *c, struct adapter_plan *p, co
     struct textbuf b = {0};
     textbuf_printf(&b,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            "<!-- Generated by loadbench for profile \"%s\" (JMeter 2.13 format). -->\n"
+            "<!-- Generated by loadbench for profile \"%s\" (JMeter 2.13 format; 5.6.3 loads it). -->\n"
             "<jmeterTestPlan version=\"1.2\" properties=\"2.8\" jmeter=\"2.13 r1665067\">\n"
             "  <hashTree>\n"
             "    <TestPlan guiclass=\"TestPlanGui\" testclass=\"TestPlan\" testname=\"loadbench\" enabled=\"true\">\n"
@@ -412,30 +442,37 @@ static int jm_write_plan(const struct adapter_ctx *c, struct adapter_plan *p, co
 }
 
 /* The launcher's environment and the JVM settings, the same for every
- * process: heap, young generation, collector, extra JVM arguments (and, for
- * 5.x's remote mode, the address RMI binds, rmi_host; NULL otherwise). */
+ * process: java, the home, heap, collector, extra JVM arguments, and for a
+ * distributed run the address RMI binds (rmi_host; NULL otherwise). A bin:
+ * executable gets only JVM_ARGS. */
 static void jm_jvm(const struct adapter_ctx *c, struct adapter_plan *p, const char *heap, const char *rmi_host)
 {
     const char *jvm_args = adapter_option(c, "jvm_args");
     int v5 = jm_is_5x(c->found);
-    /* 2.13, the launcher's flags (adapters/jmeter/lb-jmeter): JMeter 2.13's
-     * own start-script heap and young generation; no collector named, so
-     * the JVM's default (G1 on Java 17 with 2+ CPUs). 5.x, its bin/jmeter's
-     * (5.6.3): HEAP "-Xms1g -Xmx1g -XX:MaxMetaspaceSize=256m", GC_ALGO G1
-     * with a 100 ms pause goal. Either way stdout's first line has the
-     * flags in effect (-XX:+PrintCommandLineFlags). */
+    char home[PATH_MAX];
+    int launcher = jm_home_of(c->found->path, home, sizeof home) == 0;
+    /* The launcher's flags (adapters/jmeter/lb-jmeter), each version's own
+     * start script's: 5.6.3's bin/jmeter HEAP and GC_ALGO (G1, 100 ms
+     * pause goal); 2.13's heap and young generation, no collector named
+     * (the JVM's default: G1 on Java 17 with 2+ CPUs). Either way stdout's
+     * first line has the flags in effect (-XX:+PrintCommandLineFlags). */
     char heapflags[128];
-    if (heap) {
+    if (heap)
         snprintf(heapflags, sizeof heapflags, "-Xms%s -Xmx%s", heap, heap);
-        strvec_pushf(&p->env, v5 ? "HEAP=%s" : "LB_JMETER_HEAP=%s", heapflags);
-    } else {
+    else
         snprintf(heapflags, sizeof heapflags, v5 ? "-Xms1g -Xmx1g -XX:MaxMetaspaceSize=256m" : "-Xms512m -Xmx512m");
+    if (launcher) {
+        strvec_pushf(&p->env, "JMETER_HOME=%s", home);
+        strvec_pushf(&p->env, "LB_JMETER_JAVA=%s", JM_JAVA);
+        if (heap)
+            strvec_pushf(&p->env, "LB_JMETER_HEAP=%s", heapflags);
+        if (rmi_host)
+            strvec_pushf(&p->env, "LB_JMETER_RMI_HOST=%s", rmi_host);
+        json_object_set_new(p->settings, "jmeter_home", json_string(home));
+        json_object_set_new(p->settings, "java", json_string(JM_JAVA));
     }
-    char rmi[128] = "";
-    if (rmi_host) /* 5.x's remote mode: RMI bound to and named by this address */
-        snprintf(rmi, sizeof rmi, " -Djava.rmi.server.hostname=%s", rmi_host);
-    if (v5)
-        strvec_pushf(&p->env, "JVM_ARGS=-XX:+PrintCommandLineFlags%s%s%s", rmi, jvm_args ? " " : "",
+    if (!launcher && rmi_host) /* a bin: launcher: the stubs' name at least */
+        strvec_pushf(&p->env, "JVM_ARGS=-Djava.rmi.server.hostname=%s%s%s", rmi_host, jvm_args ? " " : "",
                      jvm_args ? jvm_args : "");
     else if (jvm_args)
         strvec_pushf(&p->env, "JVM_ARGS=%s", jvm_args);
@@ -444,7 +481,7 @@ static void jm_jvm(const struct adapter_ctx *c, struct adapter_plan *p, const ch
         json_object_set_new(p->settings, "young_gen",
                             json_string("-XX:NewSize=128m -XX:MaxNewSize=128m -XX:SurvivorRatio=8 "
                                         "-XX:TargetSurvivorRatio=50 -XX:MaxTenuringThreshold=2"));
-    const char *gc_default = v5 ? "-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20 (bin/jmeter's GC_ALGO)"
+    const char *gc_default = v5 ? "-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20 (5.6.3's GC_ALGO)"
                                 : "JVM default (see client.tool_output.jvm)";
     json_object_set_new(p->settings, "gc", json_string(jvm_args && strstr(jvm_args, "GC") ? jvm_args : gc_default));
     if (jvm_args)
@@ -503,9 +540,9 @@ static void jm_controller_argv(const struct adapter_ctx *c, struct adapter_plan 
     strvec_push(&p->argv, "-R");
     strvec_push(&p->argv, hosts.s);
     json_object_set_new(p->settings, "remote_engines", json_string(hosts.s));
-    /* 2.13's default (SampleSenderFactory): batches of 100 samples or 60 s,
-     * response data stripped. */
-    json_object_set_new(p->settings, "sample_sender", json_string("StrippedBatch (JMeter 2.13's default mode)"));
+    /* The default of 2.13 and 5.6.3 (SampleSenderFactory): batches of 100
+     * samples or 60 s, response data stripped. */
+    json_object_set_new(p->settings, "sample_sender", json_string("StrippedBatch (JMeter's default mode)"));
     textbuf_free(&hosts);
 }
 
@@ -529,6 +566,7 @@ static int jm_check_engines(const struct adapter_ctx *c, const struct adapter_pl
 
 #define JM_KEYSTORE "rmi_keystore.jks"
 #define JM_KEYPASS "rmi_keystore.pass"
+#define JM_LOCALPORTS "rmi_localports" /* " PORT " per engine: their server.rmi.localport */
 
 /* count consecutive free TCP ports on host, the first in *first. Returns
  * 0, or -1 with err. (Free when probed: another process may take one
@@ -583,10 +621,11 @@ static int jm_keystore(const struct adapter_ctx *c, char *path, size_t plen, cha
     char why[UTIL_ERR_LEN] = "the buffer is too small";
     if (passlen < 25 || adapter_random_hex(pass, 12, why))
         return util_err(err, "no password for the RMI keystore: %s", why);
-    char kt[PATH_MAX], out[2048];
-    if (adapter_which("keytool", kt, sizeof kt))
-        return util_err(err, "keytool is not on PATH (JMeter 5.x's RMI over SSL needs a keystore; it comes with the JDK)");
-    const char *argv[] = {kt, "-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-alias", "rmi", "-validity", "7",
+    char out[2048];
+    if (access(JM_KEYTOOL, X_OK))
+        return util_err(err, "%s is missing (JMeter 5.x's RMI over SSL needs a keystore; it comes with the JDK)",
+                        JM_KEYTOOL);
+    const char *argv[] = {JM_KEYTOOL, "-genkeypair", "-keyalg", "RSA", "-keysize", "2048", "-alias", "rmi", "-validity", "7",
                           "-dname", "CN=loadbench-rmi", "-keystore", path, "-storetype", "JKS", "-storepass", pass,
                           "-keypass", pass, NULL};
     if (adapter_capture(argv, out, sizeof out) != 0)
@@ -594,32 +633,77 @@ static int jm_keystore(const struct adapter_ctx *c, char *path, size_t plen, cha
     return adapter_write(dir, JM_KEYPASS, pass, err);
 }
 
+/* A free port for engine c->instance's remote object (server.rmi.localport)
+ * that is none of the group's: not an engine's registry port, nor one an
+ * earlier engine of the run took (JM_LOCALPORTS in the tool run's folder).
+ * Those are free when probed, as they are not bound until the engines
+ * start, so a probe may hand one out again. Returns 0, or -1 with err. */
+static int jm_engine_localport(const struct adapter_ctx *c, int *port, char *err)
+{
+    char dir[PATH_MAX], mine[16];
+    snprintf(dir, sizeof dir, "%s", c->dir);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = 0;
+    char *taken = adapter_slurp(dir, JM_LOCALPORTS, 4096, NULL);
+    struct textbuf b = {0};
+    textbuf_printf(&b, "%s", taken ? taken : "");
+    int rc = -1;
+    for (int tries = 0; tries < 50 && rc; tries++) {
+        if (jm_free_ports(c->host, 1, port, err))
+            break;
+        int clash = 0;
+        for (unsigned k = 0; k < c->instances; k++)
+            clash |= c->engine_ports[k] == *port;
+        snprintf(mine, sizeof mine, " %d ", *port);
+        if (!clash && !strstr(b.s ? b.s : "", mine))
+            rc = 0;
+    }
+    if (rc == 0) {
+        textbuf_printf(&b, "%s", mine);
+        rc = adapter_write(dir, JM_LOCALPORTS, b.s, err);
+    } else if (!err[0]) {
+        util_err(err, "no free port for JMeter engine %u's remote object on %s", c->instance, c->host);
+    }
+    free(taken);
+    textbuf_free(&b);
+    return rc;
+}
+
 /* JMeter 5.x's remote mode, RMI over SSL kept on (turning it off reopens
  * CVE-2018-1287/1297): the run's keystore as keystore and truststore of
- * every process; every RMI socket bound to the load address
- * (java.rmi.server.hostname: RmiUtils.getRmiHost, also what the stubs
- * name, where Debian's 127.0.1.1 host entry would break them); fixed
- * ports: an engine's registry (its engine port) and its remote object
- * (server.rmi.localport), the controller's two listeners
- * (client.rmi.localport + 1 and + 2, RemoteThreadsListenerImpl and
- * RemoteSampleListenerImpl). Returns 0, or -1 with err. */
+ * every process; every RMI server socket bound to the load address
+ * (java.rmi.server.hostname, which the launcher sets from
+ * LB_JMETER_RMI_HOST: 5.6.3's RmiUtils.getRmiHost, also what the stubs
+ * name, where Debian's 127.0.1.1 host entry would break them). An engine's
+ * ports are fixed: its registry (its engine port) and its remote object
+ * (server.rmi.localport). The controller's listeners keep anonymous ports,
+ * bound to the load address all the same: 5.6.3's SSLRMIServerSocketFactory
+ * has no equals(), so RMI opens a server socket per exported listener, and
+ * with a fixed client.rmi.localport every listener after the first fails
+ * to bind ("Listen failed on port", seen here: a remote sample listener per
+ * engine and result collector). Returns 0, or -1 with err. */
 static int jm_rmi_ssl(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     char ks[PATH_MAX + 64], pass[32] = "";
-    const char *host = c->host; /* the load address, as 2.13's LB_JMETER_RMI_HOST */
+    const char *host = c->host; /* the load address */
     int port = 0;
-    if (jm_keystore(c, ks, sizeof ks, pass, sizeof pass, err) || jm_free_ports(host, c->instance ? 1 : 2, &port, err))
+    if (jm_keystore(c, ks, sizeof ks, pass, sizeof pass, err) || (c->instance && jm_engine_localport(c, &port, err)))
         return -1;
     if (c->instance)
         strvec_pushf(&p->argv, "-Jserver.rmi.localport=%d", port);
-    else /* its listeners take client.rmi.localport + 1 and + 2 */
-        strvec_pushf(&p->argv, "-Jclient.rmi.localport=%d", port - 1);
     strvec_pushf(&p->argv, "-Jserver.rmi.ssl.keystore.file=%s", ks);
     strvec_pushf(&p->argv, "-Jserver.rmi.ssl.truststore.file=%s", ks);
     strvec_pushf(&p->argv, "-Jserver.rmi.ssl.keystore.password=%s", pass);
     strvec_pushf(&p->argv, "-Jserver.rmi.ssl.truststore.password=%s", pass);
-    json_object_set_new(p->settings, "rmi_ssl", json_pack("{s:s, s:s, s:i}", "keystore", ks, "hostname", host,
-                                                          c->instance ? "rmi_localport" : "client_rmi_localport", port));
+    json_t *j = json_pack("{s:s, s:s}", "keystore", ks, "hostname", host);
+    if (c->instance)
+        json_object_set_new(j, "rmi_localport", json_integer(port));
+    else
+        json_object_set_new(j, "client_rmi_localport",
+                            json_string("0: anonymous ports bound to the load address (5.6.3 cannot share a fixed "
+                                        "one among its SSL listeners)"));
+    json_object_set_new(p->settings, "rmi_ssl", j);
     return 0;
 }
 
@@ -639,7 +723,9 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
         free(gs.g);
         return -1;
     }
-    strvec_push(&p->argv, c->found->path);
+    char launcher[PATH_MAX + 64], home[PATH_MAX];
+    snprintf(launcher, sizeof launcher, "%s/adapters/jmeter/lb-jmeter", adapter_datadir());
+    strvec_push(&p->argv, jm_home_of(c->found->path, home, sizeof home) ? c->found->path : launcher);
     if (engines && c->instance > 0) {
         jm_engine_argv(c, p, &gs);
     } else {
@@ -658,13 +744,11 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
         return -1;
     strvec_push(&p->argv, "-q");
     strvec_push(&p->argv, props);
-    /* Every RMI socket of a distributed run on the loopback address: the
-     * launcher binds them there and names it in the stubs
-     * (java.rmi.server.hostname, also what 2.13's server needs to start on
-     * a loopback address at all); 5.x binds them to that name itself. */
-    if (engines && !jm_is_5x(c->found))
-        strvec_pushf(&p->env, "LB_JMETER_RMI_HOST=%s", c->host);
-    jm_jvm(c, p, heap, engines && jm_is_5x(c->found) ? c->host : NULL);
+    /* Every RMI socket of a distributed run on the load address, which the
+     * stubs name (java.rmi.server.hostname, also what 2.13's server needs
+     * to start on a loopback address at all): 5.x binds them to that name
+     * itself, 2.13 through the launcher. */
+    jm_jvm(c, p, heap, engines ? c->host : NULL);
     p->load_ns = profile_load_duration_ns(c->load);
     /* JVM start (and the launcher's javac on its first run) on a busy
      * core; a controller then waits 5 s for its listeners after the
@@ -707,6 +791,28 @@ static int find_line(const char *dir, const char *name, const char *needle, char
     return rc;
 }
 
+/* The message of a jmeter.log line at ERROR (or FATAL), logger first;
+ * NULL for any other line. 2.13 (LogKit): "2026/11/29 22:58:17 ERROR -
+ * jmeter.JMeter: Error in NonGUIDriver ..."; 5.6.3 (log4j2's %d %p %c{1.}:
+ * %m): "2026-12-04 08:57:50,428 ERROR o.a.j.JMeter: Error in NonGUIDriver". */
+static const char *log_error_msg(const char *line)
+{
+    const char *e = strstr(line, " ERROR - ");
+    if (!e)
+        e = strstr(line, " FATAL_ERROR - ");
+    if (e)
+        return strstr(e, " - ") + 3;
+    /* 5.x: the level is the third word, after the date and the time. */
+    const char *w = strchr(line, ' ');
+    if (!w || !isdigit((unsigned char)line[0]) || !(w = strchr(w + 1, ' ')))
+        return NULL;
+    if (!strncmp(w, " ERROR ", 7))
+        return w + 7;
+    if (!strncmp(w, " FATAL ", 7))
+        return w + 7;
+    return NULL;
+}
+
 /* jmeter.log's ERROR lines (a few) into w; returns how many there were and
  * sets *forbidden when one is XStream's ForbiddenClassException. */
 static int log_errors(const char *dir, struct strvec *w, int *forbidden, char *first, size_t firstlen)
@@ -720,16 +826,12 @@ static int log_errors(const char *dir, struct strvec *w, int *forbidden, char *f
     size_t cap = 0;
     int n = 0;
     while (getline(&line, &cap, f) > 0) {
-        /* "2026/11/29 22:58:17 ERROR - jmeter.JMeter: Error in NonGUIDriver ..." */
-        char *e = strstr(line, " ERROR - ");
-        if (!e)
-            e = strstr(line, " FATAL_ERROR - ");
-        if (!e)
+        const char *msg = log_error_msg(line);
+        if (!msg)
             continue;
         if (strstr(line, "ForbiddenClassException"))
             *forbidden = 1;
         line[strcspn(line, "\r\n")] = 0;
-        char *msg = strstr(e, " - ") + 3;
         if (!n)
             snprintf(first, firstlen, "%s", msg);
         if (n < 5)
@@ -956,23 +1058,24 @@ static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
 const struct adapter adapter_jmeter = {
     .name = "jmeter",
     .parse_files = (const char *const[]){"results.jtl", "stdout.txt", "jmeter.log", NULL},
-    .description = "Apache JMeter 2.13 (Java), non-GUI, through adapters/jmeter/lb-jmeter: thread groups; "
-                   "ConstantThroughputTimer for a rate",
-    .install_hint = "apt-get install jmeter jmeter-http default-jdk-headless (or scripts/install-tools)",
+    .description = "Apache JMeter 5.6.3 (Maven Central; Debian's 2.13 via bin: /usr/share/jmeter) (Java), non-GUI, "
+                   "through adapters/jmeter/lb-jmeter: thread groups; ConstantThroughputTimer for a rate",
+    .install_hint = "scripts/install-tools (JMeter 5.6.3 from Maven Central into TOOLS/jmeter; Debian's jmeter "
+                    "jmeter-http default-jdk-headless for 2.13)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
-    .versions = "live: 2.13 (Debian 2.13-5, through adapters/jmeter/lb-jmeter); by source: 5.6.3 (its own bin/jmeter; "
-                "remote engines over RMI with SSL)",
+    .versions = "live: 5.6.3 (Maven Central), 2.13 (Debian, bin:)",
     .latency_measures = "JTL elapsed: from just before the connection is taken or opened to the last response "
                         "byte, including connect; whole ms; percentiles computed by loadbench from every sample",
     .latency_resolution_ms = 1,
     .options = jm_options,
     .spread = ADAPTER_SPREAD_ENGINES,
-    .spread_note = "JMeter 2.13 in its distributed mode: the controller (jmeter -n -R) sends no load: it sends the "
-                   "plan to the jmeter-server engines over RMI, each engine runs its share of the threads and rate "
-                   "(the plan's ${__P()} properties, set on each engine), and the engines send every sample back over "
-                   "RMI in 2.13's default mode StrippedBatch (every 100 samples or 60 s) to the controller, which "
-                   "writes the result file: the row's counts and latency are the controller's (every engine's "
-                   "samples, so its percentiles are exact), its footprint every process's",
+    .spread_note = "JMeter in its distributed mode: the controller (jmeter -n -R) sends no load: it sends the "
+                   "plan to the jmeter-server engines over RMI (5.6.3: over SSL, a keystore made for the run), each "
+                   "engine runs its share of the threads and rate (the plan's ${__P()} properties, set on each "
+                   "engine), and the engines send every sample back over RMI in JMeter's default mode StrippedBatch "
+                   "(every 100 samples or 60 s) to the controller, which writes the result file: the row's counts "
+                   "and latency are the controller's (every engine's samples, so its percentiles are exact), its "
+                   "footprint every process's",
     .detect = jm_detect,
     .prepare = jm_prepare,
     .parse = jm_parse,

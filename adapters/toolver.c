@@ -108,7 +108,7 @@ enum toolver_known toolver_jmeter_known(const char *version)
     if (!strncmp(version, "2.13", 4) && (version[4] == 0 || version[4] == '.' || version[4] == ' '))
         return TOOLVER_LIVE;
     if (!triple(version, v) && v[0] == 5 && v[1] == 6 && v[2] == 3)
-        return TOOLVER_SOURCE;
+        return TOOLVER_LIVE;
     return TOOLVER_UNKNOWN;
 }
 

@@ -8,12 +8,14 @@
 # the run would not be ok). A tool that is not installed is skipped with
 # loadbench's reason (k6 is in no registry: the user's own k6 on PATH;
 # k6_live.t tests it further, and tests/unit/test_adapters_fw.c
-# on recorded output). Debian's
+# on recorded output). JMeter is 5.6.3 from Maven Central (the tools
+# folder's) by default; the closed run also runs Debian's 2.13 through
+# bin: /usr/share/jmeter (label jmeter-2.13). Debian's
 # stock /usr/bin/jmeter, which cannot load a plan and exits 0, must be a
 # failed row. Locust runs as loadbench finds it (the tools folder's PyPI
 # 2.47.0 first), and Debian's 2.12.1 once more through bin: /usr/bin/locust
 # (label locust-2.12.1), each row's version as that Locust says it. About
-# 1.5 minutes on 2 cores (JVM and Node start-up).
+# 2 minutes on 2 cores (JVM and Node start-up).
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
@@ -34,6 +36,8 @@ if [ -x /usr/bin/locust ] && dpkg-query -S /usr/bin/locust 2>/dev/null | grep -q
 else
     skip "no Debian python3-locust at /usr/bin/locust: no locust-2.12.1 row"
 fi
+debian=""
+[ -r /usr/share/jmeter/bin/ApacheJMeter.jar ] && debian="  - {tool: jmeter, label: jmeter-2.13, bin: /usr/share/jmeter}"
 
 cat > "$tmp/closed.yaml" <<Y
 name: fw-closed
@@ -44,6 +48,7 @@ tools:
   - artillery
   - locust
   - k6
+$debian
 $stock
 $loc212
 sampling: {interval: 500ms}
@@ -106,6 +111,11 @@ check_run() {
         samples=$1/$(jget "$J" "runs.$i_.footprint.samples_file")
         check "$2 $label: CPU/RSS samples written" test "$(wc -l < "$samples")" -ge 3
         check "$2 $label: RSS sampled" perl -e 'exit !($ARGV[0] > 1)' "$(jget "$J" "runs.$i_.footprint.rss_peak_mb")"
+        version=$(jget "$J" "runs.$i_.identity.version")
+        case $label in
+            jmeter) is "$version" 5.6.3 "$2 jmeter: 5.6.3 by default (the tools folder's, Maven Central)" ;;
+            jmeter-2.13) is "${version%%.1969*}" 2.13 "$2 jmeter-2.13: bin: /usr/share/jmeter runs Debian's 2.13 ($version)" ;;
+        esac
         verdict=$(jget "$J" "runs.$i_.crosscheck.verdict")
         check "$2 $label: reconciliation verdict $verdict is not mismatch" test "$verdict" != mismatch
         case $label in

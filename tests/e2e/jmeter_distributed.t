@@ -1,7 +1,10 @@
 #!/bin/sh
-# JMeter 2.13 in its own distributed mode (instances: 2), through
-# `loadbench run` against the real lb-target: two jmeter-server engines
-# and a controller (jmeter -n -R) that collects their samples over RMI.
+# JMeter in its own distributed mode (instances: 2), through `loadbench run`
+# against the real lb-target, for each version loadbench runs: 5.6.3 from
+# Maven Central (the default; RMI over SSL with a keystore made for the
+# run) and Debian's 2.13 (bin: /usr/share/jmeter; RMI bound by the
+# launcher). Two jmeter-server engines and a controller (jmeter -n -R) that
+# collects their samples over RMI.
 # The row: ok, reconciled with the server (the controller's count holds
 # both engines' samples), its footprint three process trees (controller +
 # 2 engines) whose sum is the row's CPU and more than any one's, its
@@ -9,7 +12,7 @@
 # engine ran its share of the threads, listened on 127.0.0.1 only and
 # exited by itself; nothing of the run is left running afterwards. Load:
 # 3 s (JMeter's JVMs take longer than that to start); no bound here
-# depends on this machine's speed.
+# depends on this machine's speed. About 3 minutes on 2 cores.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -17,14 +20,20 @@ LB=$LB_BUILD/bin/loadbench
 cd "$LB_SRC"
 printf 'load: {connections: 1, duration: 1s}\ntools: [jmeter]\n' > "$tmp/find.yaml"
 "$LB" plan "$tmp/find.yaml" 2>&1 | grep -q '^  binary: ' ||
-    skip_all "jmeter not found (apt-get install jmeter jmeter-http default-jdk-headless, or scripts/install-tools)"
+    skip_all "jmeter not found (scripts/install-tools: JMeter 5.6.3 from Maven Central, Debian's 2.13)"
 
+# engines VERSION BIN: one distributed row of that JMeter (BIN: ", bin: ..."
+# for the tool entry, or nothing for the default), in its own folder.
+engines() {
+ver=$1
+tmp=$top/$ver
+mkdir -p "$tmp"
 cat > "$tmp/d.yaml" <<Y
 name: jmeter-distributed
 target: {delay: 1ms}
 load: {connections: 5, duration: 3s}
 tools:
-  - {tool: jmeter, label: jm2, instances: 2}
+  - {tool: jmeter, label: jm2, instances: 2$2}
 sampling: {interval: 500ms}
 grace: 60s
 Y
@@ -32,7 +41,7 @@ Y
 # The plan says what the mode changes, before anything runs.
 "$LB" plan "$tmp/d.yaml" > "$tmp/plan.out" 2>&1 || true
 check "plan: the controller sends no load and collects the samples over RMI" \
-    grep -q 'warning: JMeter 2.13 in its distributed mode: the controller (jmeter -n -R) sends no load' "$tmp/plan.out"
+    grep -q 'warning: JMeter in its distributed mode: the controller (jmeter -n -R) sends no load' "$tmp/plan.out"
 check "plan: 2 instances, 3 processes" grep -q 'instances: 2 (3 processes)' "$tmp/plan.out"
 
 # The TCP sockets JMeter's processes listen on (those whose working
@@ -73,7 +82,7 @@ rc=0
 wait "$watcher" || true
 J=$tmp/run/run.json
 check "loadbench run wrote run.json (exit $rc)" test -s "$J"
-[ -s "$J" ] || { sed 's/^/# /' "$tmp/run.out"; done_testing; exit; }
+[ -s "$J" ] || { sed 's/^/# /' "$tmp/run.out"; return; }
 
 perl -MJSON::PP -e '
     local $/; open my $f, "<", $ARGV[0] or exit 1; my $d = decode_json(<$f>);
@@ -91,11 +100,22 @@ perl -MJSON::PP -e '
     printf "ports=%s\n", join(",", map { $_->{settings}{rmi_port} // () } @pr);
     printf "shares=%s\n", join(",", map { $_->{settings}{engine_share} ? $_->{settings}{engine_share}[0]{threads} : () } @pr);
     printf "reason=%s\n", $r->{reason} // "";
+    (my $v = $r->{identity}{version} // "") =~ s/\.19691222$//;
+    printf "version=%s\n", $v;
+    printf "ssl=%s\n", join(",", map { $_->{settings}{rmi_ssl} ? "ssl" : "plain" } @pr);
 ' "$J" > "$tmp/row"
 val() { sed -n "s/^$1=//p" "$tmp/row"; }
+diag "JMeter $ver, instances 2: $(val status), verdict $(val verdict): client $(val client), server $(val server)"
+is "$(val version)" "$ver" "the row ran JMeter $ver"
 
 is "$(val status)" ok "status ok"
-[ "$(val status)" = ok ] || { diag "reason: $(val reason)"; sed 's/^/# /' "$tmp/run.out" | tail -20; }
+[ "$(val status)" = ok ] || {
+    diag "reason: $(val reason)"
+    sed 's/^/# /' "$tmp/run.out" | tail -20
+    for f in "$tmp"/run/jm2/p*/stdout.txt "$tmp"/run/jm2/p*/stderr.txt; do
+        [ -f "$f" ] && { diag "$f:"; tail -n 8 "$f" | sed 's/^/#   /'; }
+    done
+}
 is "$(val instances)" 2 "2 instances"
 is "$(val trees)" 3 "the footprint is 3 process trees"
 is "$(val roles)" controller,engine,engine "their roles: the controller and 2 engines"
@@ -110,6 +130,13 @@ check "the server saw the load ($(val server) requests)" test "$(val server)" -g
 is "$(val exact)" true "the percentiles are exact: the controller has every engine's sample"
 is "$(val merge_instances)" 2 "from 2 engines"
 is "$(val shares)" 3,2 "5 threads: 3 on the first engine, 2 on the second"
+if [ "$ver" = 5.6.3 ]; then
+    is "$(val ssl)" ssl,ssl,ssl "5.6.3: every process runs RMI over SSL"
+    check "5.6.3: the run's keystore, made by keytool" test -s "$tmp/run/jm2/rmi_keystore.jks"
+    check "5.6.3: SSL never disabled" sh -c "! grep -q 'server.rmi.ssl.disable' '$tmp/run/jm2/p0/reproduce.sh' '$tmp/run/jm2/p1/reproduce.sh' '$tmp/run/jm2/p2/reproduce.sh'"
+    check "5.6.3: an engine's remote object over SSL on the load address" \
+        grep -q 'SSLRMIServerSocketFactory(host=/127.0.0.1' "$tmp/run/jm2/p1/stdout.txt"
+fi
 n=0
 for f in $(val files | tr , ' '); do
     check "tree $n has its own series ($f)" test "$(wc -l < "$tmp/run/$f")" -ge 2
@@ -141,4 +168,15 @@ for port in $(val ports | tr , ' '); do
     check "nothing listens on engine port $port any more" \
         perl -MIO::Socket::INET -e 'exit(IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $ARGV[0], Timeout => 2) ? 1 : 0)' "$port"
 done
+}
+
+top=$tmp
+engines 5.6.3 ""
+tmp=$top # tap.sh removes $tmp at the end
+if [ -r /usr/share/jmeter/bin/ApacheJMeter.jar ]; then
+    engines 2.13 ", bin: /usr/share/jmeter"
+    tmp=$top
+else
+    skip "JMeter 2.13: Debian's jmeter is not installed (apt-get install jmeter jmeter-http)"
+fi
 done_testing

@@ -1,10 +1,10 @@
 /* Unit tests for adapters/toolver.c and the version-aware paths of the k6
- * and JMeter adapters, on versions that cannot be installed here: the
- * fixtures under tests/fixtures/k6/v2.2.0-source/ and
- * tests/fixtures/jmeter/v5.6.3-source/ are taken from those versions'
- * sources (their README.md names file and tag), beside the real outputs of
- * the versions that ran here (k6 v0.48.0's version.txt, Debian's JMeter
- * 2.13 core-jar manifest). */
+ * and JMeter adapters: k6 on versions that cannot be installed here (the
+ * fixtures under tests/fixtures/k6/v2.2.0-source/ are taken from that
+ * version's source, its README.md names file and tag), beside the real
+ * outputs of the versions that ran here (k6 v0.48.0's version.txt; JMeter
+ * 5.6.3's manifests and --version from Maven Central's jars,
+ * tests/fixtures/jmeter/5.6.3/, and Debian's 2.13 core-jar manifest). */
 #include "adapters/adapter.h"
 #include "adapters/toolver.h"
 #include "tests/tap.h"
@@ -72,10 +72,15 @@ static void test_k6(void)
 static void test_jmeter(void)
 {
     char v[64] = "";
-    char *t = fixture_text("jmeter/v5.6.3-source/MANIFEST.MF");
+    char *t = fixture_text("jmeter/5.6.3/ApacheJMeter.MANIFEST.MF");
     ok(toolver_manifest(t, "Implementation-Version", v, sizeof v) == 0 && !strcmp(v, "5.6.3"),
-       "JMeter 5.6.3 core jar manifest (CRLF): %s", v);
-    ok(toolver_jmeter_known(v) == TOOLVER_SOURCE, "JMeter 5.6.3: checked by source");
+       "JMeter 5.6.3 launcher jar manifest (Maven Central's bin/ApacheJMeter.jar): %s", v);
+    ok(toolver_jmeter_known(v) == TOOLVER_LIVE, "JMeter 5.6.3: ran live here");
+    free(t);
+    t = fixture_text("jmeter/5.6.3/ApacheJMeter_core.MANIFEST.MF");
+    v[0] = 0;
+    ok(toolver_manifest(t, "Implementation-Version", v, sizeof v) == 0 && !strcmp(v, "5.6.3"),
+       "JMeter 5.6.3 core jar manifest: %s", v);
     free(t);
     t = fixture_text("jmeter/debian-2.13-core.MANIFEST.MF");
     ok(toolver_manifest(t, "Implementation-Version", v, sizeof v) == 0 && !strcmp(v, "2.13.19691222"),
@@ -85,9 +90,10 @@ static void test_jmeter(void)
        "manifest: a value's blanks trimmed (%s)", v);
     ok(toolver_manifest(t, "Main-Class", v, sizeof v) == -1, "manifest: an absent key is -1");
     free(t);
-    t = fixture_text("jmeter/v5.6.3-source/banner.txt");
+    t = fixture_text("jmeter/5.6.3/version.txt");
     v[0] = 0;
-    ok(toolver_jmeter_banner(t, v, sizeof v) == 0 && !strcmp(v, "5.6.3"), "JMeter 5.6.3 --version banner: %s", v);
+    ok(toolver_jmeter_banner(t, v, sizeof v) == 0 && !strcmp(v, "5.6.3"),
+       "JMeter 5.6.3 --version banner (after the JVM's and log4j2's lines): %s", v);
     ok(strstr(t, "Version ") == NULL, "the 5.6.3 banner has no \"Version \" (the old detection found none)");
     free(t);
     ok(toolver_jmeter_banner("Copyright (c) 1998-2015 Apache Software Foundation\nVersion 2.13.19691222\n", v,
@@ -96,28 +102,6 @@ static void test_jmeter(void)
     ok(toolver_jmeter_banner("Error: could not find or load main class\n", v, sizeof v) == -1, "no version: -1");
     ok(toolver_jmeter_known("5.6.2") == TOOLVER_UNKNOWN && toolver_jmeter_known("2.13") == TOOLVER_LIVE,
        "JMeter: 5.6.2 unknown, 2.13 live");
-}
-
-/* JMeter 5.6.3's JTL layout (sentBytes after bytes): the same figures as
- * the 2.13 rows it was made from (test_adapters_fw's delay-20ms case). */
-static void test_jmeter_jtl(void)
-{
-    const char *d = fresh_dir("jm5-jtl");
-    put_fixture("jmeter/v5.6.3-source", "delay-20ms.jtl", d, "results.jtl");
-    put_fixture("jmeter", "delay-20ms.stdout.txt", d, "stdout.txt");
-    put_fixture("jmeter", "delay-20ms.stderr.txt", d, "stderr.txt");
-    put_fixture("jmeter", "delay-20ms.jmeter.log", d, "jmeter.log");
-    struct profile_stage st = {.duration_ns = 3000000000ull, .target = 10};
-    struct profile_load l = {.model = LOAD_CLOSED, .stages = &st, .nstages = 1};
-    struct adapter_ctx c = {.dir = d, .load = &l, .host = "127.0.0.1", .url = "http://127.0.0.1:1/"};
-    struct adapter_result r;
-    adapter_result_init(&r);
-    char err[UTIL_ERR_LEN] = "";
-    ok(adapter_parse(&adapter_jmeter, &c, &r, err) == 0 && r.parsed, "jmeter 5.6.3 JTL (sentBytes) parses (%s)", err);
-    ok(r.requests == 925 && r.ok == 925 && r.errors == 0, "jmeter 5.6.3 JTL: 925 requests, as the 2.13 rows");
-    ok(r.lat.p50 == 22 && r.lat.p99 == 116 && r.lat.min == 20 && r.lat.max == 128,
-       "jmeter 5.6.3 JTL: p50 22, p99 116, min 20, max 128 ms, as the 2.13 rows");
-    adapter_result_free(&r);
 }
 
 /* 1 when one of v's strings is s. */
@@ -129,33 +113,31 @@ static int has_str(const struct strvec *v, const char *s)
     return 0;
 }
 
-/* JMeter 5.x's path in prepare(): its own bin/jmeter's variables, no
- * launcher's; the same arguments; remote engines refused (not built). */
+/* JMeter's path in prepare(): a home (found->path its bin/ApacheJMeter.jar)
+ * runs through the launcher with its home, java and heap; the same
+ * arguments for 5.6.3 and 2.13; 5.6.3's remote engines over RMI with SSL. */
 static void test_jmeter_5x_prepare(void)
 {
     struct profile *p = load_profile("target: {delay: 20ms}\nload: {connections: 4, duration: 2s}\n"
                                      "tools: [{tool: jmeter, options: {heap: 2g, jvm_args: \"-XX:+UseZGC\"}}]\n");
     if (!p)
         return;
-    struct adapter_found f = {.path = "/opt/apache-jmeter-5.6.3/bin/jmeter", .version = "5.6.3"};
+    struct adapter_found f = {.path = "/opt/loadbench-tools/jmeter/bin/ApacheJMeter.jar", .version = "5.6.3"};
     struct prepared P;
     prepare_found(&adapter_jmeter, p, 0, &f, &P);
     ok(P.rc == 0, "jmeter 5.6.3: prepared (%s)", P.err);
     ok(!strncmp(P.argv, "-n -t plan.jmx -l results.jtl -j jmeter.log -q ", 47),
        "jmeter 5.6.3: the same -n -t -l -j -q as 2.13 (%s)", P.argv);
-    ok(has_str(&P.plan.env, "HEAP=-Xms2g -Xmx2g"), "jmeter 5.6.3: heap through bin/jmeter's HEAP");
-    ok(has_str(&P.plan.env, "JVM_ARGS=-XX:+PrintCommandLineFlags -XX:+UseZGC"),
-       "jmeter 5.6.3: JVM_ARGS prints the flags in effect, then the profile's");
-    int launcher = 0;
-    for (size_t i = 0; i < P.plan.env.n; i++)
-        launcher |= !strncmp(P.plan.env.v[i], "LB_JMETER_", 10);
-    ok(!launcher, "jmeter 5.6.3: nothing for the 2.13 launcher");
+    ok(P.plan.argv.n && strstr(P.plan.argv.v[0], "adapters/jmeter/lb-jmeter"), "jmeter 5.6.3: run by the launcher");
+    ok(has_str(&P.plan.env, "JMETER_HOME=/opt/loadbench-tools/jmeter") && has_str(&P.plan.env, "LB_JMETER_JAVA=/usr/bin/java"),
+       "jmeter 5.6.3: the launcher gets the home and the one java");
+    ok(has_str(&P.plan.env, "LB_JMETER_HEAP=-Xms2g -Xmx2g"), "jmeter 5.6.3: heap through LB_JMETER_HEAP");
+    ok(has_str(&P.plan.env, "JVM_ARGS=-XX:+UseZGC"), "jmeter 5.6.3: the profile's JVM_ARGS");
     adapter_plan_free(&P.plan);
     /* instances: 2: the controller and an engine as the group prepares
      * them (process folders p0, p1 of one tool-run folder). */
     static const int ports[2] = {40001, 40002};
-    char kt[4096];
-    if (adapter_which("keytool", kt, sizeof kt) == 0) {
+    if (access("/usr/bin/keytool", X_OK) == 0) {
         char base[600], d0[700], d1[700], pass0[64] = "", pass1[64] = "";
         snprintf(base, sizeof base, "%s", fresh_dir("jm5-remote"));
         snprintf(d0, sizeof d0, "%s/p0", base);
@@ -197,21 +179,61 @@ static void test_jmeter_5x_prepare(void)
             }
         }
         ok(!disabled, "RMI SSL is never disabled");
+        /* A second engine: its remote object's port is none the run took. */
+        char d2[700];
+        snprintf(d2, sizeof d2, "%s/p2", base);
+        mkdir(d2, 0755);
+        struct prepared E2;
+        struct adapter_ctx c2 = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                                 .found = &f, .dir = d2, .host = "127.0.0.1", .port = 8080,
+                                 .url = "http://127.0.0.1:8080/", .instance = 2, .instances = 2,
+                                 .engine_ports = ports};
+        adapter_plan_init(&E2.plan);
+        E2.err[0] = 0;
+        E2.rc = adapter_jmeter.prepare(&c2, &E2.plan, E2.err);
+        int lp1 = 0, lp2 = 0;
+        for (size_t i = 0; i < E.plan.argv.n; i++)
+            sscanf(E.plan.argv.v[i], "-Jserver.rmi.localport=%d", &lp1);
+        for (size_t i = 0; i < E2.plan.argv.n; i++)
+            sscanf(E2.plan.argv.v[i], "-Jserver.rmi.localport=%d", &lp2);
+        char *taken = NULL, want[64];
+        snprintf(want, sizeof want, " %d  %d ", lp1, lp2);
+        size_t tlen = 0;
+        char tpath[800];
+        snprintf(tpath, sizeof tpath, "%s/rmi_localports", base);
+        FILE *tf = fopen(tpath, "r");
+        if (tf) {
+            getdelim(&taken, &tlen, 0, tf);
+            fclose(tf);
+        }
+        ok(E2.rc == 0 && lp1 > 0 && lp2 > 0 && lp1 != lp2 && lp1 != 40001 && lp1 != 40002 && lp2 != 40001 &&
+               lp2 != 40002 && taken && !strcmp(taken, want),
+           "two engines: distinct remote-object ports, none an engine's registry port, recorded (%d, %d: %s)", lp1, lp2,
+           taken ? taken : "no rmi_localports");
+        free(taken);
+        adapter_plan_free(&E2.plan);
         ok(localport && has_str(&E.plan.argv, "-Dserver_port=40001"),
            "the engine: its registry on its engine port, its remote object on a fixed server.rmi.localport");
-        ok(clientport, "the controller: its listeners on fixed ports (client.rmi.localport)");
-        ok(has_str(&C.plan.env, "JVM_ARGS=-XX:+PrintCommandLineFlags -Djava.rmi.server.hostname=127.0.0.1 -XX:+UseZGC") &&
-               has_str(&E.plan.env, "JVM_ARGS=-XX:+PrintCommandLineFlags -Djava.rmi.server.hostname=127.0.0.1 -XX:+UseZGC"),
-           "every process: RMI bound to and named by the load address (java.rmi.server.hostname)");
+        ok(!clientport, "the controller: no fixed client.rmi.localport (5.6.3 binds only its first SSL listener there)");
+        ok(has_str(&C.plan.env, "LB_JMETER_RMI_HOST=127.0.0.1") && has_str(&E.plan.env, "LB_JMETER_RMI_HOST=127.0.0.1"),
+           "every process: RMI bound to and named by the load address (the launcher's java.rmi.server.hostname)");
         adapter_plan_free(&C.plan);
         adapter_plan_free(&E.plan);
     } else {
         ok(1, "# SKIP keytool not installed (a JDK: default-jdk-headless)");
     }
-    f = (struct adapter_found){.path = "/x/lb-jmeter", .version = "2.13.19691222"};
+    f = (struct adapter_found){.path = "/usr/share/jmeter/bin/ApacheJMeter.jar", .version = "2.13.19691222"};
     prepare_found(&adapter_jmeter, p, 0, &f, &P);
-    ok(P.rc == 0 && has_str(&P.plan.env, "LB_JMETER_HEAP=-Xms2g -Xmx2g") && has_str(&P.plan.env, "JVM_ARGS=-XX:+UseZGC"),
-       "jmeter 2.13: the launcher's variables, unchanged (%s)", P.err);
+    ok(P.rc == 0 && has_str(&P.plan.env, "LB_JMETER_HEAP=-Xms2g -Xmx2g") && has_str(&P.plan.env, "JVM_ARGS=-XX:+UseZGC") &&
+           has_str(&P.plan.env, "JMETER_HOME=/usr/share/jmeter"),
+       "jmeter 2.13: the launcher's variables, Debian's home (%s)", P.err);
+    adapter_plan_free(&P.plan);
+    /* A bin: executable (Debian's /usr/bin/jmeter as shipped): run as it is. */
+    f = (struct adapter_found){.path = "/usr/bin/jmeter", .version = "2.13-5"};
+    prepare_found(&adapter_jmeter, p, 0, &f, &P);
+    ok(P.rc == 0 && P.plan.argv.n && !strcmp(P.plan.argv.v[0], "/usr/bin/jmeter") &&
+           !has_str(&P.plan.env, "JMETER_HOME=/usr/share/jmeter"),
+       "jmeter bin: /usr/bin/jmeter: run as it is, no launcher (%s)", P.err);
     adapter_plan_free(&P.plan);
     profile_free(p);
 }
@@ -227,7 +249,6 @@ int main(void)
     test_k6();
     test_jmeter();
     test_jmeter_5x_prepare();
-    test_jmeter_jtl();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
     if (system(cmd) != 0)
