@@ -161,6 +161,32 @@ char *fsutil_slurp(const char *path, uint64_t max_bytes, size_t *len, char *err)
     return buf;
 }
 
+ssize_t fsutil_getline(char **line, size_t *cap, FILE *f, size_t max_line)
+{
+    size_t n = 0;
+    int c = 0;
+    while ((c = getc_unlocked(f)) != EOF) {
+        if (n == max_line) {
+            errno = E2BIG;
+            return -1;
+        }
+        if (n + 2 > *cap) {
+            *cap = *cap < 128 ? 128 : *cap * 2;
+            if (*cap > max_line + 1) /* n < max_line: n + 2 still fits */
+                *cap = max_line + 1;
+            *line = util_xrealloc(*line, *cap);
+        }
+        (*line)[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (c == EOF && ferror(f))
+        return -1;
+    if (*line)
+        (*line)[n] = 0;
+    return (ssize_t)n;
+}
+
 json_t *fsutil_load_json(const char *path, uint64_t max_bytes, json_error_t *je)
 {
     char why[200];

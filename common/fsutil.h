@@ -41,6 +41,20 @@ int fsutil_open_input(const char *path, uint64_t max_bytes, char *err);
 /* fsutil_open_input as a stdio stream ("r"). NULL with err on failure. */
 FILE *fsutil_fopen_input(const char *path, uint64_t max_bytes, char *err);
 
+/* The longest line fsutil_getline gives by default (a CSV row, a log
+ * line): a tool's line is a few hundred bytes; 1 MiB is far past any. */
+#define FSUTIL_LINE_MAX (1u << 20)
+
+/* One line of f (a stream of fsutil_fopen_input) into *line, a heap
+ * buffer of *cap bytes grown as getline grows it (both may start as
+ * NULL/0; the caller frees *line), but never past max_line + 1 bytes:
+ * getline would hold a 1 GB line with no newline whole. Returns the
+ * line's length (its newline included, NUL-terminated), 0 at the end of
+ * the file, or -1: a read error (errno set) or a line longer than
+ * max_line (errno E2BIG: the stream is left mid-line, stop reading). The
+ * one line reader of a file a tool leaves (tests/e2e/inputs.t). */
+ssize_t fsutil_getline(char **line, size_t *cap, FILE *f, size_t max_line);
+
 /* The whole file (checked as fsutil_open_input) in a NUL-terminated heap
  * buffer the caller frees; *len (may be NULL) gets its length. NULL with
  * err on failure. */

@@ -924,9 +924,11 @@ static void remove_tree(const char *dir)
 static void print_config(FILE *out, const char *dir, const char *name)
 {
     enum { SHOWN_MAX = 64 << 10 };
-    char *text = adapter_slurp(dir, name, SHOWN_MAX, NULL);
+    char *text = adapter_slurp(dir, name, FSUTIL_CAP_RESULT, NULL);
     size_t len = text ? strlen(text) : 0;
-    fprintf(out, "  config: %s (%zu bytes%s)\n", name, len, len >= SHOWN_MAX ? ", first 64 KiB shown" : "");
+    fprintf(out, "  config: %s (%zu bytes%s)\n", name, len, len > SHOWN_MAX ? ", first 64 KiB shown" : "");
+    if (len > SHOWN_MAX)
+        text[SHOWN_MAX] = 0;
     for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
         nl = strchr(line, '\n');
         fprintf(out, "  | %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);

@@ -76,6 +76,30 @@ static void reads(void)
         fclose(f);
 }
 
+/* fsutil_getline: lines as getline gives them, and a line over its cap
+ * refused (E2BIG) with the buffer never past the cap. */
+static void lines(void)
+{
+    fsutil_write_text(at("lines.txt"), "one\ntwo two\n\nlast", NULL);
+    FILE *f = fsutil_fopen_input(at("lines.txt"), 100, NULL);
+    char *l = NULL;
+    size_t cap = 0;
+    ssize_t n1 = fsutil_getline(&l, &cap, f, 16);
+    ok(n1 == 4 && !strcmp(l, "one\n"), "a line with its newline (%zd)", n1);
+    ssize_t n2 = fsutil_getline(&l, &cap, f, 16), n3 = fsutil_getline(&l, &cap, f, 16);
+    ssize_t n4 = fsutil_getline(&l, &cap, f, 16);
+    ok(n2 == 8 && n3 == 1 && n4 == 4 && !strcmp(l, "last"), "an empty line, and a last one with no newline");
+    ok(fsutil_getline(&l, &cap, f, 16) == 0, "then 0: the end");
+    fclose(f);
+    fsutil_write_text(at("long.txt"), "0123456789abcdefXYZ\nnext\n", NULL);
+    f = fsutil_fopen_input(at("long.txt"), 100, NULL);
+    errno = 0;
+    ok(fsutil_getline(&l, &cap, f, 16) == -1 && errno == E2BIG && cap <= 17,
+       "a line over the cap: -1, E2BIG, the buffer at most the cap + 1 (%zu)", cap);
+    fclose(f);
+    free(l);
+}
+
 static void writes(void)
 {
     char err[UTIL_ERR_LEN] = "";
@@ -107,6 +131,7 @@ int main(void)
     }
     refusals();
     reads();
+    lines();
     writes();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
