@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -216,6 +217,18 @@ void fsutil_first_line(const char *path, char *out, size_t outlen)
     if (fgets(out, (int)outlen, f))
         out[strcspn(out, "\n")] = 0;
     fclose(f);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void fsutil_remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int fsutil_mkdir_p(const char *path, char *err)

@@ -69,6 +69,10 @@ json_t *fsutil_load_json(const char *path, uint64_t max_bytes, json_error_t *je)
  * dropped); an empty string when the file is missing or empty. */
 void fsutil_first_line(const char *path, char *out, size_t outlen);
 
+/* Remove dir and everything under it (a link is removed, never followed).
+ * A missing dir is no error. */
+void fsutil_remove_tree(const char *dir);
+
 /* mkdir -p: create path and every missing parent (mode 0755). Returns 0,
  * or -1 with err naming the directory that could not be created (err may
  * be NULL). */

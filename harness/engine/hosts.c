@@ -111,28 +111,7 @@ void hosts_control_dir_remove(const char *dir)
 
 int hosts_sweep_stale_control_dirs(void)
 {
-    const char *base = HOSTS_CONTROL_PREFIX;
-    size_t plen = strlen(base) - strlen("/tmp/");
-    DIR *d = opendir("/tmp");
-    struct dirent *e;
-    int n = 0;
-    if (!d)
-        return 0;
-    while ((e = readdir(d))) {
-        const char *rest;
-        if (strncmp(e->d_name, base + strlen("/tmp/"), plen) || runlock_tag_dead(e->d_name + plen, &rest) != 1 ||
-            *rest != '-')
-            continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "/tmp/%s", e->d_name);
-        struct stat st;
-        if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-            continue;
-        hosts_control_dir_remove(path);
-        n++;
-    }
-    closedir(d);
-    return n;
+    return runlock_sweep_dirs("/tmp", HOSTS_CONTROL_PREFIX + strlen("/tmp/"), hosts_control_dir_remove);
 }
 
 /* The last non-empty line of text (ssh's own message comes last), in place. */
