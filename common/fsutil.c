@@ -80,10 +80,10 @@ static const char *input_refusal(int fd, uint64_t max_bytes, char *why, size_t l
     return why;
 }
 
-/* fsutil_open_input with the reason alone (no path) in why. */
-static int open_input(const char *path, uint64_t max_bytes, char *why, size_t len)
+/* fsutil_open_input_at with the reason alone (no path) in why. */
+static int open_input_at(int dirfd, const char *path, uint64_t max_bytes, char *why, size_t len)
 {
-    int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         int e = errno;
         if (e == ELOOP)
@@ -105,10 +105,20 @@ static int open_input(const char *path, uint64_t max_bytes, char *why, size_t le
     return fd;
 }
 
+static int open_input(const char *path, uint64_t max_bytes, char *why, size_t len)
+{
+    return open_input_at(AT_FDCWD, path, max_bytes, why, len);
+}
+
 int fsutil_open_input(const char *path, uint64_t max_bytes, char *err)
 {
+    return fsutil_open_input_at(AT_FDCWD, path, max_bytes, err);
+}
+
+int fsutil_open_input_at(int dirfd, const char *path, uint64_t max_bytes, char *err)
+{
     char why[200];
-    int fd = open_input(path, max_bytes, why, sizeof why);
+    int fd = open_input_at(dirfd, path, max_bytes, why, sizeof why);
     if (fd < 0) {
         int e = errno;
         util_err(err, "%s: %s", path, why);

@@ -38,6 +38,10 @@ ssize_t fsutil_read_all(const char *path, char **buf, size_t *cap_bytes);
  * with errno set and err "PATH: why" (err may be NULL). */
 int fsutil_open_input(const char *path, uint64_t max_bytes, char *err);
 
+/* fsutil_open_input of path relative to the directory dirfd (the agent
+ * reads beneath its run directory's descriptor). */
+int fsutil_open_input_at(int dirfd, const char *path, uint64_t max_bytes, char *err);
+
 /* fsutil_open_input as a stdio stream ("r"). NULL with err on failure. */
 FILE *fsutil_fopen_input(const char *path, uint64_t max_bytes, char *err);
 

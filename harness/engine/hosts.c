@@ -435,6 +435,10 @@ static int install_copy(const struct profile_host *h, const char *control_dir, c
                                   .agent_bin = bin};
     struct exec_host *a = rc ? NULL : exec_remote_open(&eo, err);
     rc = a ? 0 : -1;
+    /* The stage is the agent's run directory: it puts files only below one. */
+    json_t *made = a ? exec_remote_call(a, json_pack("{s:s, s:s}", "op", "mkdir", "dir", stage), err) : NULL;
+    rc = made ? 0 : -1;
+    json_decref(made);
     for (size_t i = 1; i < n && !rc; i++) {
         char *path = util_xasprintf("%s/%s", stage, files[i].rel);
         rc = exec_remote_put(a, files[i].src, path, err);

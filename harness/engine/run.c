@@ -376,6 +376,10 @@ static long host_index(const struct profile *p, const struct profile_host *h)
 static int agent_open(struct runner *R, size_t i, char *err)
 {
     R->agents[i] = hosts_agent_open(&R->p->hosts[i], R->ssh_dir, err);
+    /* One opened again after a loss: the run directory is given anew (its
+     * files are fetched and removed only below it). */
+    if (R->agents[i] && R->dir[0])
+        json_decref(exec_remote_call(R->agents[i], json_pack("{s:s, s:s}", "op", "mkdir", "dir", R->dir), NULL));
     return R->agents[i] ? 0 : -1;
 }
 
