@@ -9,6 +9,8 @@
 # newline whole). Checked on the sources, like layers.t's include rules:
 # a new fopen, open, getline or json_load_file in an adapter fails here,
 # naming the file and line. Comments and string literals are not code.
+# The same for the agent's confinement (defect 8): agent.c reaches files
+# only through rundirs.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$LB_SRC"
@@ -49,6 +51,18 @@ allowed() {
 hits=$(code adapters/*.c | grep -E "[^A-Za-z0-9_.>](${forbidden})[[:space:]]*\(" | allowed)
 [ -z "$hits" ] || echo "$hits" | sed 's/^/#   /'
 is "$(printf '%s' "$hits" | grep -c . || true)" 0 "adapters/ open and read files only through fsutil's checked readers"
+
+# The agent's file operations for the controller (issue 44, defect 8) go
+# only through harness/agent/rundirs.c, which confines them below a run
+# directory: agent.c itself opens, writes, renames or removes nothing, and
+# lists a directory only after rundirs_check_dir.
+agent_fs='fopen|open|openat|openat2|creat|rename|renameat|renameat2|unlink|unlinkat|remove|rmdir|mkdir|mkdirat|chmod|fchmodat|nftw|truncate|symlink|link|fsutil_[a-z_]+'
+hits=$(code harness/agent/agent.c | grep -E "[^A-Za-z0-9_.>](${agent_fs})[[:space:]]*\(" || true)
+[ -z "$hits" ] || echo "$hits" | sed 's/^/#   /'
+is "$(printf '%s' "$hits" | grep -c . || true)" 0 "agent.c touches files only through rundirs (confined below the run directory)"
+check "agent.c lists a directory only after rundirs_check_dir" \
+    perl -0ne 'my $n = () = /agentproto_list\(/g; exit(/rundirs_check_dir\([^;]*;\s*(?:\n[^\n]*){0,3}agentproto_list\(/ && $n == 1 ? 0 : 1)' \
+    harness/agent/agent.c
 
 # The rule has teeth: a planted fopen and getline are caught, in code but
 # not in a comment or a string.
