@@ -16,7 +16,7 @@ set -eu
 cd "$LB_SRC"
 
 # The calls that read a file some other way than the checked readers.
-forbidden='fopen|freopen|fdopen|open|openat|openat2|creat|getline|getdelim|popen|json_load_file|json_loadf|json_loadfd|fsutil_read_all|fsutil_read_small|fsutil_first_line|mmap|opendir|fdopendir|scandir'
+forbidden='fopen|freopen|fdopen|open|openat|openat2|creat|getline|getdelim|fgets|popen|json_load_file|json_loadf|json_loadfd|fsutil_read_all|fsutil_read_small|fsutil_first_line|mmap|opendir|fdopendir|scandir'
 
 # code FILE...: "FILE:LINE: code" with comments and string literals blanked.
 code() {

@@ -185,6 +185,49 @@ static void hostile(const struct tcase *c, const char *secret)
         }
 }
 
+/* Adapters whose readers are rewritten on other branches (gotools,
+ * locust247, jmeter5): the lead removes them from here at merge. */
+static int elsewhere(const char *name)
+{
+    return !strcmp(name, "vegeta") || !strcmp(name, "locust") || !strcmp(name, "jmeter");
+}
+
+/* Every adapter of the registry, each file its parse reads
+ * (parse_files), alone in a run directory as a FIFO, a link and a 1 GB
+ * file: the parse fails (there is nothing to parse), quickly, within the
+ * RSS bound. */
+static void every_adapter(const char *secret)
+{
+    static const char *const kinds[] = {"fifo", "link", "1gb"};
+    for (const struct adapter *const *a = adapter_registry; *a; a++) {
+        if (elsewhere((*a)->name)) {
+            skip("%s: its reader is rewritten on another branch (gotools, locust247, jmeter5)", (*a)->name);
+            continue;
+        }
+        struct tcase c = {.a = *a, .model = LOAD_CLOSED};
+        for (const char *const *f = (*a)->parse_files; f && *f; f++)
+            for (size_t k = 0; k < 3; k++) {
+                char tag[200], sub[700];
+                snprintf(tag, sizeof tag, "all-%s-%zu-%.40s", kinds[k], (size_t)(f - (*a)->parse_files), (*a)->name);
+                const char *d = fresh_dir(tag);
+                char dir[512];
+                snprintf(dir, sizeof dir, "%s", d);
+                const char *slash = strrchr(*f, '/');
+                if (slash) { /* tsung's log/RUN/tsung.log */
+                    snprintf(sub, sizeof sub, "%s/%.*s", dir, (int)(slash - *f), *f);
+                    fsutil_mkdir_p(sub, NULL);
+                }
+                plant(dir, *f, kinds[k], secret);
+                struct outcome o;
+                parse_child(&c, dir, &o);
+                if (!ok(o.rc == -1 && o.secs < 10 && o.rss_kb < RSS_BOUND_KB,
+                        "%s, %s alone as a %s: fails in %.2f s, %ld kB more RSS", (*a)->name, *f, kinds[k], o.secs,
+                        o.rss_kb))
+                    diag("  rc %d: %s", o.rc, o.err);
+            }
+    }
+}
+
 /* A FIFO named BIN.origin beside a tool: detection does not wait on it
  * (it hung `plan` and `run` for ever), nor on a FIFO given as a tool. */
 static void test_origin(void)
@@ -248,6 +291,7 @@ int main(void)
     /* Fixed on the branches that rewrite them (gotools, locust247,
      * jmeter5): the lead adds Vegeta's, Locust's and JMeter's cases here at
      * merge. */
+    every_adapter(secret);
     test_origin();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
