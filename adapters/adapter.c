@@ -193,10 +193,11 @@ char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *e
     else
         snprintf(path, sizeof path, "%s", name);
     /* Checked as every tool output is (a FIFO is refused, not waited on,
-     * a link not followed); a file over max_bytes is refused whole, never
-     * read in part (a summary past the part read was parsed as missing). */
+     * a link not followed: below dir, in no component of name); a file
+     * over max_bytes is refused whole, never read in part (a summary past
+     * the part read was parsed as missing). */
     char why[UTIL_ERR_LEN];
-    int fd = fsutil_open_input(path, max_bytes, why);
+    int fd = dir ? fsutil_open_input_beneath(dir, name, max_bytes, why) : fsutil_open_input(path, max_bytes, why);
     if (fd < 0) {
         util_err(err, "cannot read %s: %s", name, errno == ENOENT ? strerror(errno) : why);
         return NULL;

@@ -217,7 +217,9 @@ int adapter_dpkg_version(const char *package, struct adapter_found *found);
 const char *adapter_option(const struct adapter_ctx *c, const char *key);
 
 /* Read a whole file into a heap string (NUL-terminated), through
- * fsutil_open_input (a FIFO, a link or a device is refused). Returns NULL
+ * fsutil_open_input (a FIFO, a link or a device is refused; with dir,
+ * fsutil_open_input_beneath: name may have several components, none of
+ * them a link, none leading out of dir). Returns NULL
  * with err filled when missing, refused or unreadable; a file over
  * max_bytes is refused whole ("is N bytes, over the M-byte limit"), never
  * read in part. */

@@ -42,6 +42,14 @@ int fsutil_open_input(const char *path, uint64_t max_bytes, char *err);
  * reads beneath its run directory's descriptor). */
 int fsutil_open_input_at(int dirfd, const char *path, uint64_t max_bytes, char *err);
 
+/* fsutil_open_input of rel (one component or more) below the directory
+ * dir: no component of rel may be a symbolic link or lead out of dir
+ * ("..", an absolute rel), not only the last (O_NOFOLLOW checks only
+ * that): openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or one
+ * directory at a time with O_NOFOLLOW on a kernel without it. dir itself
+ * is taken as given. err "DIR/REL: why". */
+int fsutil_open_input_beneath(const char *dir, const char *rel, uint64_t max_bytes, char *err);
+
 /* fsutil_open_input as a stdio stream ("r"). NULL with err on failure. */
 FILE *fsutil_fopen_input(const char *path, uint64_t max_bytes, char *err);
 

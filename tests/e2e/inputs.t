@@ -37,7 +37,7 @@ code() {
 allowed() {
     grep -vE 'O_WRONLY|[^a-z_]open\("", O_RDONLY\)' |
     # A directory's names only (tsung's log folders): the file it picks is
-    # read through adapter_slurp.
+    # read through adapter_slurp below the run directory, through no link.
     grep -vE '^adapters/tsung\.c:[0-9]+: +DIR \*d = opendir\(path\);' |
     # Fixed on branch gotools/locust247 (Vegeta's results.csv reader,
     # Locust's shebang() and log scan): the lead removes these at merge.

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 extern const struct adapter adapter_lbgen, adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_k6,
-    adapter_artillery, adapter_bombardier, adapter_autocannon, adapter_siege, adapter_httperf;
+    adapter_artillery, adapter_bombardier, adapter_autocannon, adapter_siege, adapter_httperf, adapter_tsung;
 
 #define RSS_BOUND_KB (96 * 1024) /* a 1 GB read is ten times this */
 #define GIB (1ull << 30)
@@ -228,6 +228,33 @@ static void every_adapter(const char *secret)
     }
 }
 
+/* A file below the run directory reached through a linked directory (the
+ * O_NOFOLLOW of the last component does not see it): Tsung's
+ * log/RUN/tsung.log with log/ a link to a folder elsewhere holding a
+ * readable run log. The parse refuses it, reads nothing of it. */
+static void test_linked_dir(const char *secret)
+{
+    char out[512], path[700], text[1024];
+    snprintf(out, sizeof out, "%s", fresh_dir("elsewhere")); /* fresh_dir's buffer is reused */
+    snprintf(path, sizeof path, "%s/20260101-0000", out);
+    fsutil_mkdir_p(path, NULL);
+    snprintf(path, sizeof path, "%s/20260101-0000/tsung.log", out);
+    snprintf(text, sizeof text, "# stats: dump at 1\nstats: request 10 10 1 1 1 1 1 1\n%s\n", secret);
+    fsutil_write_text(path, text, NULL);
+    const char *d = fresh_dir("tsung-linked-log");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", d);
+    snprintf(path, sizeof path, "%s/log", dir);
+    if (symlink(out, path))
+        diag("symlink %s failed", path);
+    struct tcase c = {.a = &adapter_tsung, .model = LOAD_CLOSED};
+    struct outcome o;
+    parse_child(&c, dir, &o);
+    if (!ok(o.rc == -1 && strstr(o.err, "through a symbolic link"), "tsung, log/ a link elsewhere: the run log is "
+            "refused, not read"))
+        diag("  rc %d: %s", o.rc, o.err);
+}
+
 /* A FIFO named BIN.origin beside a tool: detection does not wait on it
  * (it hung `plan` and `run` for ever), nor on a FIFO given as a tool. */
 static void test_origin(void)
@@ -292,6 +319,7 @@ int main(void)
      * jmeter5): the lead adds Vegeta's, Locust's and JMeter's cases here at
      * merge. */
     every_adapter(secret);
+    test_linked_dir(secret);
     test_origin();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);

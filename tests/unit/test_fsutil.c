@@ -100,6 +100,26 @@ static void lines(void)
     free(l);
 }
 
+/* fsutil_open_input_beneath: every component checked, not only the last. */
+static void beneath(void)
+{
+    char err[UTIL_ERR_LEN] = "", sub[128];
+    snprintf(sub, sizeof sub, "%s/a/b", dir);
+    fsutil_mkdir_p(sub, NULL);
+    fsutil_write_text(at("a/b/f.txt"), "below\n", NULL);
+    if (symlink(at("a"), at("lnk")))
+        diag("symlink failed");
+    int fd = fsutil_open_input_beneath(dir, "a/b/f.txt", 100, err);
+    ok(fd >= 0, "a file two directories down opens (%s)", err);
+    if (fd >= 0)
+        close(fd);
+    ok(fsutil_open_input_beneath(dir, "lnk/b/f.txt", 100, err) < 0 && strstr(err, "through a symbolic link"),
+       "the same file through a linked directory is refused (%s)", err);
+    ok(fsutil_open_input_beneath(at("a"), "../a/b/f.txt", 100, err) < 0 && strstr(err, "out of its directory"),
+       "a path leading out with .. is refused (%s)", err);
+    ok(fsutil_open_input_beneath(dir, at("a/b/f.txt"), 100, err) < 0, "an absolute path is refused");
+}
+
 static void writes(void)
 {
     char err[UTIL_ERR_LEN] = "";
@@ -132,6 +152,7 @@ int main(void)
     refusals();
     reads();
     lines();
+    beneath();
     writes();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
