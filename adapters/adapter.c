@@ -73,7 +73,10 @@ int adapter_which(const char *name, char *out, size_t outlen)
 {
     if (strchr(name, '/')) {
         char abs[PATH_MAX];
-        if (!realpath(name, abs) || access(abs, X_OK))
+        struct stat st;
+        /* A regular executable file: a FIFO or a device with the x bit
+         * is not a program, and probing it would wait for ever. */
+        if (!realpath(name, abs) || stat(abs, &st) || !S_ISREG(st.st_mode) || access(abs, X_OK))
             return -1;
         snprintf(out, outlen, "%s", abs);
         return 0;
@@ -189,19 +192,21 @@ char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *e
         snprintf(path, sizeof path, "%s/%s", dir, name);
     else
         snprintf(path, sizeof path, "%s", name);
-    /* Checked as every tool output is (a FIFO is refused, not waited on);
-     * read up to max_bytes, the part the caller wants of a longer one. */
+    /* Checked as every tool output is (a FIFO is refused, not waited on,
+     * a link not followed: below dir, in no component of name); a file
+     * over max_bytes is refused whole, never read in part (a summary past
+     * the part read was parsed as missing). */
     char why[UTIL_ERR_LEN];
-    int fd = fsutil_open_input(path, FSUTIL_CAP_STREAM, why);
+    int fd = dir ? fsutil_open_input_beneath(dir, name, max_bytes, why) : fsutil_open_input(path, max_bytes, why);
     if (fd < 0) {
         util_err(err, "cannot read %s: %s", name, errno == ENOENT ? strerror(errno) : why);
         return NULL;
     }
-    size_t cap = 65536, n = 0;
+    size_t cap = max_bytes < 65536 ? max_bytes : 65536, n = 0;
     char *buf = util_xmalloc(cap + 1);
     for (;;) {
         if (n == cap) {
-            if (cap >= max_bytes)
+            if (cap >= max_bytes) /* grew since the check: what the cap allows */
                 break;
             cap = cap * 2 > max_bytes ? max_bytes : cap * 2;
             buf = util_xrealloc(buf, cap + 1);
@@ -309,9 +314,28 @@ int adapter_result_check(const struct adapter_result *r, double resolution_ms, d
     return 0;
 }
 
+/* The output every tool leaves, stdout.txt and stderr.txt (the harness's
+ * capture, at most 16 MiB each): -1 with err when one is there but is not
+ * what the capture writes (a FIFO, a link, a device, a huge file), so the
+ * row's reason names it, not a summary found missing in what was left. */
+static int std_files_check(const char *dir, char *err)
+{
+    static const char *const names[] = {"stdout.txt", "stderr.txt"};
+    for (size_t i = 0; dir && i < 2; i++) {
+        char path[PATH_MAX], why[UTIL_ERR_LEN];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        int fd = fsutil_open_input(path, FSUTIL_CAP_RESULT, why);
+        if (fd >= 0)
+            close(fd);
+        else if (errno != ENOENT)
+            return util_err(err, "cannot read %s: %s", names[i], why);
+    }
+    return 0;
+}
+
 int adapter_parse(const struct adapter *a, const struct adapter_ctx *ctx, struct adapter_result *r, char *err)
 {
-    if (a->parse(ctx, r, err))
+    if (std_files_check(ctx->dir, err) || a->parse(ctx, r, err))
         return -1;
     char why[UTIL_ERR_LEN];
     if (r->parsed && adapter_result_check(r, a->latency_resolution_ms, a->latency_rounding_pct, why)) {

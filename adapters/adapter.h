@@ -216,8 +216,13 @@ int adapter_dpkg_version(const char *package, struct adapter_found *found);
  * when absent or not a string. */
 const char *adapter_option(const struct adapter_ctx *c, const char *key);
 
-/* Read a whole file into a heap string (NUL-terminated). Returns NULL with
- * err filled when missing or unreadable. max_bytes caps what is read. */
+/* Read a whole file into a heap string (NUL-terminated), through
+ * fsutil_open_input (a FIFO, a link or a device is refused; with dir,
+ * fsutil_open_input_beneath: name may have several components, none of
+ * them a link, none leading out of dir). Returns NULL
+ * with err filled when missing, refused or unreadable; a file over
+ * max_bytes is refused whole ("is N bytes, over the M-byte limit"), never
+ * read in part. */
 char *adapter_slurp(const char *dir, const char *name, size_t max_bytes, char *err);
 
 /* n TCP ports free on 127.0.0.1 now, all different (each held until all

@@ -331,7 +331,7 @@ static void scan_output(const char *dir, const char *name, struct strvec *w)
     char *line = NULL;
     size_t cap = 0;
     int n = 0;
-    while (getline(&line, &cap, f) > 0 && n < 5) {
+    while (n < 5 && fsutil_getline(&line, &cap, f, FSUTIL_LINE_MAX) > 0) {
         const char *s = line + strspn(line, " \t");
         if (strncasecmp(s, "warning", 7) && strncasecmp(s, "error:", 6) && strncmp(s, "⚠", strlen("⚠")))
             continue;

@@ -140,7 +140,7 @@ static int go_build(const char *gobin, const char *src, const char *dir, const c
     free(envp);
     if (rc != 0) {
         unlink(tmpbin);
-        char *text = adapter_slurp(NULL, log, 4096, e);
+        char *text = adapter_slurp(NULL, log, 16 << 20, e); /* a whole build log: the first message is wanted */
         char why[200] = "";
         if (text) {
             /* The first compiler message, without go's "# command-line-arguments" header. */

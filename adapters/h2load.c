@@ -139,17 +139,21 @@ static double dur_ms(const char *s, const char **end)
 
 /* Read the --log-file: "<start µs since epoch>\t<status>\t<µs to end of
  * response>", status -1 for a failed stream. Returns the lines with a
- * status, recorded in h (µs). */
-static uint64_t read_log(const char *dir, struct hist *h)
+ * status, recorded in h (µs); 0 when there is no log; -1 with err when
+ * the log is there but cannot be read whole (refused: a FIFO, a link; or
+ * a line over 1 MiB, which no log of h2load's has). */
+static int64_t read_log(const char *dir, struct hist *h, char *err)
 {
-    char path[1200];
+    char path[1200], why[UTIL_ERR_LEN];
     snprintf(path, sizeof path, "%s/" H2_LOG, dir);
-    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, NULL);
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, why);
     if (!f)
-        return 0;
-    char line[256];
-    uint64_t n = 0;
-    while (fgets(line, sizeof line, f)) {
+        return errno == ENOENT ? 0 : util_err(err, "h2load's log: %s", why);
+    char *line = NULL;
+    size_t cap = 0;
+    int64_t n = 0;
+    ssize_t len;
+    while ((len = fsutil_getline(&line, &cap, f, FSUTIL_LINE_MAX)) > 0) {
         char *p = strchr(line, '\t');
         if (!p)
             continue;
@@ -160,7 +164,11 @@ static uint64_t read_log(const char *dir, struct hist *h)
         hist_record(h, us);
         n++;
     }
+    int e = errno;
+    free(line);
     fclose(f);
+    if (len < 0)
+        return util_err(err, "h2load's log %s: %s", H2_LOG, e == E2BIG ? "a line over 1 MiB: not h2load's" : strerror(e));
     return n;
 }
 
@@ -209,7 +217,12 @@ static int h2load_parse(const struct adapter_ctx *c, struct adapter_result *r, c
         r->bytes_read = strtoull(tr + 1, NULL, 10);
 
     struct hist *h = hist_new(3600ull * 1000000ull, 3);
-    uint64_t logged = read_log(c->dir, h);
+    int64_t logged = read_log(c->dir, h, err);
+    if (logged < 0) {
+        hist_free(h);
+        free(text);
+        return -1;
+    }
     if (logged) {
         r->lat.min = (double)hist_min(h) / 1000;
         r->lat.max = (double)hist_max(h) / 1000;
@@ -219,7 +232,7 @@ static int h2load_parse(const struct adapter_ctx *c, struct adapter_result *r, c
         r->lat.p95 = (double)hist_percentile(h, 95) / 1000;
         r->lat.p99 = (double)hist_percentile(h, 99) / 1000;
         r->lat.p999 = (double)hist_percentile(h, 99.9) / 1000;
-        if (logged != r->requests)
+        if ((uint64_t)logged != r->requests)
             strvec_pushf(&r->warnings, "h2load's log has %llu responses, its summary %llu",
                          (unsigned long long)logged, (unsigned long long)r->requests);
     } else if (r->requests) {

@@ -314,7 +314,7 @@ static void scan_log(const char *dir, const char *name, struct k6_logs *lg)
         return;
     char *line = NULL;
     size_t cap = 0;
-    while (getline(&line, &cap, f) > 0) {
+    while (fsutil_getline(&line, &cap, f, FSUTIL_LINE_MAX) > 0) {
         if (strncmp(line, "time=", 5) || !strstr(line, " level="))
             continue;
         char level[16], msg[512], error[512];

@@ -315,17 +315,18 @@ char *raw_output(const char *dir, size_t max_bytes)
 
 void raw_origin(struct adapter_found *found)
 {
-    char path[sizeof found->path + 16], line[64] = "";
+    char path[sizeof found->path + 16], e[UTIL_ERR_LEN];
     snprintf(path, sizeof path, "%s.origin", found->path);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* Through the safe reader: a FIFO named BIN.origin must not hang
+     * detection (nor `plan`), a link is not followed. */
+    char *line = adapter_slurp(NULL, path, 4096, e);
+    if (!line)
         return;
-    if (fgets(line, sizeof line, f))
-        line[strcspn(line, "\n")] = 0;
-    fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
     size_t n = strlen(found->version);
     if (line[0] && n < sizeof found->version - 4)
         snprintf(found->version + n, sizeof found->version - n, " (%s)", line);
+    free(line);
 }
 
 uint64_t raw_paced_workers(const struct profile *p, double peak_rps)

@@ -129,7 +129,7 @@ int refgen_parse(const struct adapter_ctx *c, const char *tool, struct adapter_r
     free(out);
     if (rc) {
         /* Nothing on stdout: stderr says why (a traceback, a Go panic). */
-        char *se = adapter_slurp(c->dir, "stderr.txt", 4096, e);
+        char *se = adapter_slurp(c->dir, "stderr.txt", 16 << 20, e);
         if (se && *se) {
             char first[160];
             snprintf(first, sizeof first, "%s", se);

@@ -266,7 +266,11 @@ static char *tsung_log(const char *dir, int *vms, char *err)
     closedir(d);
     snprintf(path, sizeof path, "%s/" TSUNG_LOG "/%s", dir, best);
     *vms = tsung_client_vms(path);
-    return best[0] ? adapter_slurp(path, "tsung.log", 64 << 20, err) : (util_err(err, "tsung wrote no run log"), NULL);
+    /* Below the run directory through no link (log/ or its run folder
+     * linked elsewhere is refused, not read). */
+    char rel[300];
+    snprintf(rel, sizeof rel, TSUNG_LOG "/%s/tsung.log", best);
+    return best[0] ? adapter_slurp(dir, rel, 64 << 20, err) : (util_err(err, "tsung wrote no run log"), NULL);
 }
 
 /* One "stats: NAME ..." line's numbers (at most 7) into v; returns how many. */

@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 ssize_t fsutil_read_small(const char *path, char *buf, size_t cap_bytes)
@@ -79,10 +82,52 @@ static const char *input_refusal(int fd, uint64_t max_bytes, char *why, size_t l
     return why;
 }
 
-/* fsutil_open_input with the reason alone (no path) in why. */
-static int open_input(const char *path, uint64_t max_bytes, char *why, size_t len)
+#define INPUT_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+
+/* path below dirfd opened with INPUT_FLAGS, no component of it a link nor
+ * leading out (".."): openat2 where the kernel has it (5.6), else one
+ * directory at a time with O_NOFOLLOW. Returns a descriptor, or -1. */
+static int open_beneath(int dirfd, const char *path)
 {
-    int fd = openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct open_how how = {.flags = INPUT_FLAGS, .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+                                                            RESOLVE_NO_MAGICLINKS};
+    int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS)
+        return fd;
+    char part[PATH_MAX];
+    int cur = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    for (const char *c = path; cur >= 0;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n >= sizeof part || *path == '/' || (n == 2 && c[0] == '.' && c[1] == '.')) {
+            close(cur);
+            errno = EXDEV;
+            return -1;
+        }
+        memcpy(part, c, n);
+        part[n] = 0;
+        int next = openat(cur, part, e ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC : INPUT_FLAGS);
+        close(cur);
+        if (!e || next < 0)
+            return next;
+        cur = next;
+        c = e + 1;
+    }
+    return -1;
+}
+
+/* fsutil_open_input_at with the reason alone (no path) in why; beneath:
+ * every component of path checked (open_beneath), not only the last. */
+static int open_input_at(int dirfd, const char *path, uint64_t max_bytes, char *why, size_t len, int beneath)
+{
+    int fd = beneath ? open_beneath(dirfd, path) : openat(dirfd, path, INPUT_FLAGS);
+    if (fd < 0 && beneath && (errno == ELOOP || errno == EXDEV)) {
+        int e = errno;
+        snprintf(why, len, "%s: refused (loadbench reaches no file it reads through a link, nor out of its "
+                           "directory)", e == ELOOP ? "is reached through a symbolic link" : "leads out of its directory");
+        errno = e;
+        return -1;
+    }
     if (fd < 0) {
         int e = errno;
         if (e == ELOOP)
@@ -104,10 +149,37 @@ static int open_input(const char *path, uint64_t max_bytes, char *why, size_t le
     return fd;
 }
 
+static int open_input(const char *path, uint64_t max_bytes, char *why, size_t len)
+{
+    return open_input_at(AT_FDCWD, path, max_bytes, why, len, 0);
+}
+
 int fsutil_open_input(const char *path, uint64_t max_bytes, char *err)
 {
+    return fsutil_open_input_at(AT_FDCWD, path, max_bytes, err);
+}
+
+int fsutil_open_input_beneath(const char *dir, const char *rel, uint64_t max_bytes, char *err)
+{
     char why[200];
-    int fd = open_input(path, max_bytes, why, sizeof why);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = dfd < 0 ? -1 : open_input_at(dfd, rel, max_bytes, why, sizeof why, 1);
+    int e = errno;
+    if (dfd < 0)
+        snprintf(why, sizeof why, "%s", strerror(e));
+    else
+        close(dfd);
+    if (fd < 0) {
+        util_err(err, "%s/%s: %s", dir, rel, why);
+        errno = e;
+    }
+    return fd;
+}
+
+int fsutil_open_input_at(int dirfd, const char *path, uint64_t max_bytes, char *err)
+{
+    char why[200];
+    int fd = open_input_at(dirfd, path, max_bytes, why, sizeof why, 0);
     if (fd < 0) {
         int e = errno;
         util_err(err, "%s: %s", path, why);
@@ -161,6 +233,32 @@ char *fsutil_slurp(const char *path, uint64_t max_bytes, size_t *len, char *err)
     return buf;
 }
 
+ssize_t fsutil_getline(char **line, size_t *cap, FILE *f, size_t max_line)
+{
+    size_t n = 0;
+    int c = 0;
+    while ((c = getc_unlocked(f)) != EOF) {
+        if (n == max_line) {
+            errno = E2BIG;
+            return -1;
+        }
+        if (n + 2 > *cap) {
+            *cap = *cap < 128 ? 128 : *cap * 2;
+            if (*cap > max_line + 1) /* n < max_line: n + 2 still fits */
+                *cap = max_line + 1;
+            *line = util_xrealloc(*line, *cap);
+        }
+        (*line)[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (c == EOF && ferror(f))
+        return -1;
+    if (*line)
+        (*line)[n] = 0;
+    return (ssize_t)n;
+}
+
 json_t *fsutil_load_json(const char *path, uint64_t max_bytes, json_error_t *je)
 {
     char why[200];
@@ -190,6 +288,18 @@ void fsutil_first_line(const char *path, char *out, size_t outlen)
     if (fgets(out, (int)outlen, f))
         out[strcspn(out, "\n")] = 0;
     fclose(f);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void fsutil_remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int fsutil_mkdir_p(const char *path, char *err)

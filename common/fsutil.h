@@ -38,8 +38,34 @@ ssize_t fsutil_read_all(const char *path, char **buf, size_t *cap_bytes);
  * with errno set and err "PATH: why" (err may be NULL). */
 int fsutil_open_input(const char *path, uint64_t max_bytes, char *err);
 
+/* fsutil_open_input of path relative to the directory dirfd (the agent
+ * reads beneath its run directory's descriptor). */
+int fsutil_open_input_at(int dirfd, const char *path, uint64_t max_bytes, char *err);
+
+/* fsutil_open_input of rel (one component or more) below the directory
+ * dir: no component of rel may be a symbolic link or lead out of dir
+ * ("..", an absolute rel), not only the last (O_NOFOLLOW checks only
+ * that): openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or one
+ * directory at a time with O_NOFOLLOW on a kernel without it. dir itself
+ * is taken as given. err "DIR/REL: why". */
+int fsutil_open_input_beneath(const char *dir, const char *rel, uint64_t max_bytes, char *err);
+
 /* fsutil_open_input as a stdio stream ("r"). NULL with err on failure. */
 FILE *fsutil_fopen_input(const char *path, uint64_t max_bytes, char *err);
+
+/* The longest line fsutil_getline gives by default (a CSV row, a log
+ * line): a tool's line is a few hundred bytes; 1 MiB is far past any. */
+#define FSUTIL_LINE_MAX (1u << 20)
+
+/* One line of f (a stream of fsutil_fopen_input) into *line, a heap
+ * buffer of *cap bytes grown as getline grows it (both may start as
+ * NULL/0; the caller frees *line), but never past max_line + 1 bytes:
+ * getline would hold a 1 GB line with no newline whole. Returns the
+ * line's length (its newline included, NUL-terminated), 0 at the end of
+ * the file, or -1: a read error (errno set) or a line longer than
+ * max_line (errno E2BIG: the stream is left mid-line, stop reading). The
+ * one line reader of a file a tool leaves (tests/e2e/inputs.t). */
+ssize_t fsutil_getline(char **line, size_t *cap, FILE *f, size_t max_line);
 
 /* The whole file (checked as fsutil_open_input) in a NUL-terminated heap
  * buffer the caller frees; *len (may be NULL) gets its length. NULL with
@@ -54,6 +80,10 @@ json_t *fsutil_load_json(const char *path, uint64_t max_bytes, json_error_t *je)
 /* The first line of the file at path into out (outlen bytes, newline
  * dropped); an empty string when the file is missing or empty. */
 void fsutil_first_line(const char *path, char *out, size_t outlen);
+
+/* Remove dir and everything under it (a link is removed, never followed).
+ * A missing dir is no error. */
+void fsutil_remove_tree(const char *dir);
 
 /* mkdir -p: create path and every missing parent (mode 0755). Returns 0,
  * or -1 with err naming the directory that could not be created (err may

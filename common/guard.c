@@ -1,6 +1,7 @@
 /* guard: the parent death signal for our children and a guardian process
  * that stops their trees and cgroups when loadbench dies (see guard.h). */
 #include "common/guard.h"
+#include "common/strbuf.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 
@@ -23,7 +24,7 @@
  * remove its temporary files. */
 #define GUARD_TERM_GRACE_MS 300
 
-enum { G_GROUP = 1, G_UNGROUP, G_CGROUP, G_UNCGROUP };
+enum { G_GROUP = 1, G_UNGROUP, G_CGROUP, G_UNCGROUP, G_DIR, G_UNDIR };
 
 /* One message per write; at most PIPE_BUF bytes, so writes from loadbench
  * and from children between fork and exec never interleave. */
@@ -31,6 +32,7 @@ struct guard_msg {
     int op;
     pid_t pgid;
     struct cgroup cg;
+    char dir[1024];             /* G_DIR, G_UNDIR */
 };
 _Static_assert(sizeof(struct guard_msg) <= PIPE_BUF, "a guard message must be one atomic pipe write");
 
@@ -109,6 +111,27 @@ void guard_forget_cgroup(const struct cgroup *cg)
     cgroup_msg(G_UNCGROUP, cg);
 }
 
+static void dir_msg(int op, const char *dir)
+{
+    if (guard_wfd < 0 || strlen(dir) >= sizeof ((struct guard_msg *)0)->dir)
+        return;
+    struct guard_msg m;
+    memset(&m, 0, sizeof m);
+    m.op = op;
+    snprintf(m.dir, sizeof m.dir, "%s", dir);
+    send_msg(&m);
+}
+
+void guard_watch_dir(const char *dir)
+{
+    dir_msg(G_DIR, dir);
+}
+
+void guard_forget_dir(const char *dir)
+{
+    dir_msg(G_UNDIR, dir);
+}
+
 /* ---- the guardian ---------------------------------------------------------- */
 
 struct watched {
@@ -116,6 +139,7 @@ struct watched {
     int ngroups, capgroups;
     struct cgroup *cgs;
     int ncgs, capcgs;
+    struct strvec dirs;
 };
 
 static void apply(struct watched *w, const struct guard_msg *m)
@@ -144,6 +168,14 @@ static void apply(struct watched *w, const struct guard_msg *m)
         for (int i = 0; i < w->ncgs; i++)
             if (!strcmp(w->cgs[i].cpu_dir, m->cg.cpu_dir))
                 w->cgs[i--] = w->cgs[--w->ncgs];
+        break;
+    case G_DIR:
+        strvec_push(&w->dirs, m->dir);
+        break;
+    case G_UNDIR:
+        for (size_t i = 0; i < w->dirs.n; i++)
+            if (!strcmp(w->dirs.v[i], m->dir))
+                w->dirs.v[i][0] = 0; /* forgotten */
         break;
     }
 }
@@ -240,6 +272,9 @@ static void stop_everything(struct watched *w)
         if (!w->cgs[i].v2)
             rmdir_soon(w->cgs[i].mem_dir);
     }
+    for (size_t i = 0; i < w->dirs.n; i++) /* after the groups: nothing writes there now */
+        if (w->dirs.v[i][0])
+            fsutil_remove_tree(w->dirs.v[i]);
 }
 
 static void guardian_main(int rfd)

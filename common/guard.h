@@ -10,7 +10,8 @@
  * before exec, and each cgroup loadbench creates is announced too. When
  * the pipe reaches EOF (loadbench is gone, however it went), the guardian
  * sends SIGTERM to the groups still announced, SIGKILL after a short grace,
- * kills and removes the announced cgroups, and exits.
+ * kills and removes the announced cgroups, removes the announced
+ * temporary directories, and exits.
  *
  * The pipe's write end and the guardian's pid are the one piece of module
  * state (one guardian per process): a child between fork and exec must
@@ -57,5 +58,11 @@ void guard_forget_group(pid_t pgid);
  * it once it is destroyed. Both do nothing without a guardian. */
 void guard_watch_cgroup(const struct cgroup *cg);
 void guard_forget_cgroup(const struct cgroup *cg);
+
+/* Announce a temporary directory the guardian removes, with everything
+ * under it, if we die (`plan`'s) / forget it once we removed it. Both do
+ * nothing without a guardian or for a path of 1024 bytes or more. */
+void guard_watch_dir(const char *dir);
+void guard_forget_dir(const char *dir);
 
 #endif

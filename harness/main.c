@@ -86,6 +86,9 @@ static void reap_dead(const char *results_root, const char *run_dir, int quiet)
     int s = hosts_sweep_stale_control_dirs();
     if (s > 0 && !quiet)
         fprintf(stderr, "loadbench: removed %d ssh control directory(ies) of a loadbench that died\n", s);
+    int pl = run_plan_sweep_stale();
+    if (pl > 0 && !quiet)
+        fprintf(stderr, "loadbench: removed %d temporary directory(ies) of a `loadbench plan` that died\n", pl);
 }
 
 /* reap_dead where this run goes: the --into run, the directory --out is
@@ -328,7 +331,13 @@ static int cmd_plan(int argc, char **argv)
         profile_free(p);
         return 2;
     }
+    /* The guardian removes plan's temporary directory however plan ends
+     * (a signal, SIGKILL included); a dead plan's is doctor's to remove. */
+    if (guard_start(err))
+        fprintf(stderr, "loadbench: warning: %s (a killed plan may leave its temporary directory)\n", err);
+    run_plan_sweep_stale();
     int rc = run_plan(p, stdout, err);
+    guard_stop();
     if (rc)
         fprintf(stderr, "loadbench: %s\n", err);
     profile_free(p);

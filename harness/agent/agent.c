@@ -422,10 +422,11 @@ static int op_free(struct agent *a, const json_t *req, json_t *rep, char *err)
 
 static int op_list(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
-    (void)a;
     const char *dir = json_string_value(json_object_get(req, "dir"));
     if (!dir)
         return util_err(err, "list needs dir");
+    if (rundirs_check_dir(&a->dirs, dir, err))
+        return -1;
     json_t *files = agentproto_list(dir, err);
     if (!files)
         return -1;
@@ -435,12 +436,12 @@ static int op_list(struct agent *a, const json_t *req, json_t *rep, char *err)
 
 static int op_get(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
-    (void)a;
     const char *path = json_string_value(json_object_get(req, "path"));
     uint64_t off = agentproto_u64(req, "offset"), max = agentproto_u64(req, "max");
-    /* A tool's output on this host: checked as every input (a FIFO there
-     * must not hang the agent, a link is not followed). */
-    int fd = path ? fsutil_open_input(path, FSUTIL_CAP_STREAM, err) : -1;
+    /* A tool's output on this host, below the run directory: checked as
+     * every input (a FIFO there must not hang the agent, a link anywhere
+     * below the run directory is not followed). */
+    int fd = path ? rundirs_open_read(&a->dirs, path, err) : -1;
     struct stat st;
     if (!path)
         return util_err(err, "cannot read (no path)");
@@ -468,39 +469,23 @@ static int op_get(struct agent *a, const json_t *req, json_t *rep, char *err)
     return 0;
 }
 
-/* put: chunks into path.lb-part, renamed to path on the last one. */
+/* put: chunks into path.lb-part below the run directory, renamed to path
+ * on the last one. */
 static int op_put(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)rep;
     const char *path = json_string_value(json_object_get(req, "path"));
     const char *data = json_string_value(json_object_get(req, "data"));
-    uint64_t off = agentproto_u64(req, "offset");
     if (!path || !data)
         return util_err(err, "put needs path and data");
-    char part[PATH_MAX + 16], dir[PATH_MAX];
-    snprintf(part, sizeof part, "%s.lb-part", path);
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir && off == 0) {
-        *slash = 0;
-        if (rundirs_mkdir(&a->dirs, dir, 0, err))
-            return -1;
-    }
     char *buf = util_xmalloc(AGENTPROTO_CHUNK_BYTES);
     long n = agentproto_b64_decode(data, buf, AGENTPROTO_CHUNK_BYTES);
-    int fd = n < 0 ? -1 : open(part, O_WRONLY | O_CREAT | O_CLOEXEC | (off == 0 ? O_TRUNC : 0), 0600);
-    int ok = fd >= 0 && pwrite(fd, buf, (size_t)n, (off_t)off) == (ssize_t)n;
+    int rc = n < 0 ? util_err(err, "cannot write %.200s: bad base64", path)
+                   : rundirs_put(&a->dirs, path, agentproto_u64(req, "offset"), buf, (size_t)n,
+                                 json_is_true(json_object_get(req, "last")),
+                                 (mode_t)json_integer_value(json_object_get(req, "mode")), err);
     free(buf);
-    if (fd >= 0)
-        close(fd);
-    if (!ok)
-        return util_err(err, "cannot write %s: %s", part, n < 0 ? "bad base64" : strerror(errno));
-    if (json_is_true(json_object_get(req, "last"))) {
-        chmod(part, (mode_t)json_integer_value(json_object_get(req, "mode")) & 07777);
-        if (rename(part, path))
-            return util_err(err, "cannot rename %s to %s: %s", part, path, strerror(errno));
-    }
-    return 0;
+    return rc;
 }
 
 /* The request's "shape" (a drawn delay, stalls) into sh; NULL when none.
@@ -677,12 +662,13 @@ static int op_tools(struct agent *a, const json_t *req, json_t *rep, char *err)
     return 0;
 }
 
-/* The run directory, made (and proven writable) before any load. */
+/* The run directory, made (and proven writable) before any load: every
+ * get, put, list and remove must lie below one. */
 static int op_mkdir(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)rep;
     const char *dir = json_string_value(json_object_get(req, "dir"));
-    return dir ? rundirs_mkdir(&a->dirs, dir, 1, err) : util_err(err, "mkdir needs dir");
+    return dir ? rundirs_root(&a->dirs, dir, err) : util_err(err, "mkdir needs dir");
 }
 
 /* A file or directory fetched back: gone from here, when this agent made it. */
@@ -773,8 +759,10 @@ static const struct agent_op {
 static void agent_reply(struct agent *a, json_t *rep, int rc, const char *err)
 {
     json_object_set_new(rep, "ok", json_boolean(rc == 0));
+    /* Always a string: the bytes of a request that is not UTF-8, quoted
+     * in err, are escaped (json_string would give NULL: no field). */
     if (rc)
-        json_object_set_new(rep, "error", json_string(err));
+        json_object_set_new(rep, "error", adapter_json_text(*err ? err : "the request failed (no reason given)"));
     agentproto_send(&a->wr, rep);
 }
 

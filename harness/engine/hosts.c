@@ -111,28 +111,7 @@ void hosts_control_dir_remove(const char *dir)
 
 int hosts_sweep_stale_control_dirs(void)
 {
-    const char *base = HOSTS_CONTROL_PREFIX;
-    size_t plen = strlen(base) - strlen("/tmp/");
-    DIR *d = opendir("/tmp");
-    struct dirent *e;
-    int n = 0;
-    if (!d)
-        return 0;
-    while ((e = readdir(d))) {
-        const char *rest;
-        if (strncmp(e->d_name, base + strlen("/tmp/"), plen) || runlock_tag_dead(e->d_name + plen, &rest) != 1 ||
-            *rest != '-')
-            continue;
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "/tmp/%s", e->d_name);
-        struct stat st;
-        if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-            continue;
-        hosts_control_dir_remove(path);
-        n++;
-    }
-    closedir(d);
-    return n;
+    return runlock_sweep_dirs("/tmp", HOSTS_CONTROL_PREFIX + strlen("/tmp/"), hosts_control_dir_remove);
 }
 
 /* The last non-empty line of text (ssh's own message comes last), in place. */
@@ -456,6 +435,10 @@ static int install_copy(const struct profile_host *h, const char *control_dir, c
                                   .agent_bin = bin};
     struct exec_host *a = rc ? NULL : exec_remote_open(&eo, err);
     rc = a ? 0 : -1;
+    /* The stage is the agent's run directory: it puts files only below one. */
+    json_t *made = a ? exec_remote_call(a, json_pack("{s:s, s:s}", "op", "mkdir", "dir", stage), err) : NULL;
+    rc = made ? 0 : -1;
+    json_decref(made);
     for (size_t i = 1; i < n && !rc; i++) {
         char *path = util_xasprintf("%s/%s", stage, files[i].rel);
         rc = exec_remote_put(a, files[i].src, path, err);

@@ -19,12 +19,12 @@
 #include "engine/toolrun.h"
 #include "common/units.h"
 #include "common/fsutil.h"
+#include "common/guard.h"
 #include "common/util.h"
 
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -427,6 +427,10 @@ static long host_index(const struct profile *p, const struct profile_host *h)
 static int agent_open(struct runner *R, size_t i, char *err)
 {
     R->agents[i] = hosts_agent_open(&R->p->hosts[i], R->ssh_dir, err);
+    /* One opened again after a loss: the run directory is given anew (its
+     * files are fetched and removed only below it). */
+    if (R->agents[i] && R->dir[0])
+        json_decref(exec_remote_call(R->agents[i], json_pack("{s:s, s:s}", "op", "mkdir", "dir", R->dir), NULL));
     return R->agents[i] ? 0 : -1;
 }
 
@@ -957,28 +961,15 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     return rc;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-/* Remove dir and everything under it (links are removed, not followed). */
-static void remove_tree(const char *dir)
-{
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* A generated config, shown whole in the plan (its directory is temporary). */
 static void print_config(FILE *out, const char *dir, const char *name)
 {
     enum { SHOWN_MAX = 64 << 10 };
-    char *text = adapter_slurp(dir, name, SHOWN_MAX, NULL);
+    char *text = adapter_slurp(dir, name, FSUTIL_CAP_RESULT, NULL);
     size_t len = text ? strlen(text) : 0;
-    fprintf(out, "  config: %s (%zu bytes%s)\n", name, len, len >= SHOWN_MAX ? ", first 64 KiB shown" : "");
+    fprintf(out, "  config: %s (%zu bytes%s)\n", name, len, len > SHOWN_MAX ? ", first 64 KiB shown" : "");
+    if (len > SHOWN_MAX)
+        text[SHOWN_MAX] = 0;
     for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
         nl = strchr(line, '\n');
         fprintf(out, "  | %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
@@ -1098,15 +1089,26 @@ static double plan_level(FILE *out, const struct adapter *a, const struct adapte
     return each;
 }
 
+/* Where plan makes its temporary directory: TMPDIR, else /tmp. */
+static const char *plan_tmp_root(void)
+{
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
 int run_plan(const struct profile *p, FILE *out, char *err)
 {
     if (runcheck_profile(p, NULL, err)) /* what validate and run refuse, plan refuses */
         return -1;
-    const char *tmpdir = getenv("TMPDIR");
-    char tmpl[2048];
-    snprintf(tmpl, sizeof tmpl, "%s/loadbench-plan-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    /* Named by its owner (runlock_tag), so a later doctor removes it
+     * once the owner is proven dead; the guardian removes it however plan
+     * ends (a signal, SIGKILL included). */
+    char tmpl[2048], tag[96];
+    runlock_tag(tag, sizeof tag);
+    snprintf(tmpl, sizeof tmpl, "%s/" RUN_PLAN_PREFIX "%s-XXXXXX", plan_tmp_root(), tag);
     if (!mkdtemp(tmpl))
         return util_err(err, "cannot create a temporary directory: %s", strerror(errno));
+    guard_watch_dir(tmpl);
     json_t *resolved = profile_to_json(p);
     char *s = json_dumps(resolved, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     fprintf(out, "# profile as resolved\n%s\n\n", s);
@@ -1163,6 +1165,12 @@ int run_plan(const struct profile *p, FILE *out, char *err)
         total_s += (double)(runs - 1) * (double)p->cooldown_ns / 1e9;
     fprintf(out, "# %d tool run(s), estimated wall time %.0f s (load + start-up + ~2 s of harness work each, plus cooldowns)\n",
             runs, total_s);
-    remove_tree(tmpl);
+    fsutil_remove_tree(tmpl);
+    guard_forget_dir(tmpl);
     return 0;
+}
+
+int run_plan_sweep_stale(void)
+{
+    return runlock_sweep_dirs(plan_tmp_root(), RUN_PLAN_PREFIX, fsutil_remove_tree);
 }

@@ -49,8 +49,17 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
 /* Print what `run` would do, without sending load: resolved profile,
  * generated configs (written into a temporary directory, printed, and
  * removed with it), each argv and the estimated wall time. Returns 0, or -1
- * with err. */
+ * with err. The directory, $TMPDIR/loadbench-plan-TAG-XXXXXX (TAG: the
+ * owner's runlock_tag), is announced to the guardian (guard_watch_dir),
+ * which removes it if plan is killed (call guard_start first). */
 int run_plan(const struct profile *p, FILE *out, char *err);
+
+#define RUN_PLAN_PREFIX "loadbench-plan-"
+
+/* Remove every plan directory in $TMPDIR (else /tmp) whose owner is
+ * proven dead (its guardian killed too), as doctor marks the runs of a
+ * dead loadbench. Returns how many went. */
+int run_plan_sweep_stale(void);
 
 /* Facts about this machine that change benchmark results (run.json
  * "machine"), and warnings about what would distort a benchmark. */

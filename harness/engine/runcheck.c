@@ -136,8 +136,12 @@ static int check_bin_paths(const struct profile *p, const char *only, char *err)
             return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, label, bin);
         if (stat(t->bin, &st) < 0)
             return util_err(err, "%s:%d:%d: %s: bin %s: %s", p->path, t->line, t->col, label, bin, strerror(errno));
-        if (!S_ISREG(st.st_mode))
-            return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file", p->path, t->line, t->col, label, bin);
+        if (!S_ISREG(st.st_mode)) /* a FIFO's probe (its #! line, its --version) would wait for ever */
+            return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file%s: a tool is a regular executable file",
+                            p->path, t->line, t->col, label, bin,
+                            S_ISFIFO(st.st_mode)  ? " (a FIFO)"
+                            : S_ISDIR(st.st_mode) ? " (a directory)"
+                                                  : " (a device or socket)");
         return util_err(err, "%s:%d:%d: %s: bin %s: not executable (chmod +x it)", p->path, t->line, t->col, label,
                         bin);
     }

@@ -347,3 +347,26 @@ int runlock_reap_all(const char *results_root, char *err)
     closedir(d);
     return failed ? -1 : marked;
 }
+
+int runlock_sweep_dirs(const char *root, const char *prefix, void (*remove_dir)(const char *path))
+{
+    size_t plen = strlen(prefix);
+    DIR *d = opendir(root);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        const char *rest;
+        char path[PATH_MAX];
+        struct stat st;
+        if (strncmp(e->d_name, prefix, plen) || runlock_tag_dead(e->d_name + plen, &rest) != 1 || *rest != '-' ||
+            snprintf(path, sizeof path, "%s/%s", root, e->d_name) >= (int)sizeof path)
+            continue;
+        if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        remove_dir(path);
+        n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}

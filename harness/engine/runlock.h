@@ -67,4 +67,10 @@ int runlock_reap(const char *run_dir, char *err);
  * with err (the first failure; the others are still tried). */
 int runlock_reap_all(const char *results_root, char *err);
 
+/* Remove, with remove_dir, every directory ROOT/PREFIX<tag>-... of ours
+ * (owned by our user, not a link) whose tag (runlock_tag) names an owner
+ * proven dead: the temporary directories a killed loadbench left (ssh
+ * control sockets, plan's configs). Returns how many went. */
+int runlock_sweep_dirs(const char *root, const char *prefix, void (*remove_dir)(const char *path));
+
 #endif

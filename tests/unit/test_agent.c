@@ -205,11 +205,16 @@ static void test_raw_loss(int end)
 
 /* ---- through exec_remote -------------------------------------------------------- */
 
+/* The agent, with the test's temporary directory as its run directory
+ * (its files are read, written and removed only below one). */
 static struct exec_host *open_local(const char *agent_bin, uint64_t timeout_ns, char *err)
 {
     struct exec_remote_opts o = {.name = "here", .agent_bin = agent_bin, .self_bin = lb,
                                  .heartbeat_timeout_ns = timeout_ns};
-    return exec_remote_open(&o, err);
+    struct exec_host *h = exec_remote_open(&o, err);
+    if (h)
+        json_decref(exec_remote_call(h, json_pack("{s:s, s:s}", "op", "mkdir", "dir", tmp), NULL));
+    return h;
 }
 
 static void test_refused_build(void)
@@ -878,6 +883,108 @@ static void test_run_dirs(struct exec_host *h)
     json_decref(rep);
 }
 
+/* Issue 44, defect 8: every file operation is resolved below a run
+ * directory given by mkdir (here only D/made: the agent opened without
+ * the test's directory), plainly (no "..", ".", empty component) and
+ * through no link; refused otherwise, with an error. */
+static int call_fails(struct exec_host *h, json_t *req, const char *needle, char *err)
+{
+    err[0] = 0;
+    json_t *rep = exec_remote_call(h, req, err);
+    json_decref(rep);
+    return !rep && strstr(err, needle) != NULL;
+}
+
+static void test_confinement(void)
+{
+    char err[UTIL_ERR_LEN] = "", d[PATH_MAX], made[PATH_MAX + 16], keep[PATH_MAX + 16], p[PATH_MAX + 64],
+         q[PATH_MAX + 64];
+    struct exec_remote_opts o = {.name = "here", .agent_bin = lb, .self_bin = lb};
+    struct exec_host *h = exec_remote_open(&o, err);
+    if (!ok(h != NULL, "open an agent with no run directory: %s", err))
+        return;
+    snprintf(d, sizeof d, "%s/conf", tmp);
+    mkdir(d, 0755);
+    snprintf(keep, sizeof keep, "%s/before.txt", d);
+    fsutil_write_text(keep, "there before the agent\n", NULL);
+    snprintf(made, sizeof made, "%s/made", d);
+    json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s}", "op", "mkdir", "dir", made), err);
+    ok(rep != NULL, "mkdir D/made: D/made is its run directory: %s", err);
+    json_decref(rep);
+    snprintf(p, sizeof p, "%s/..", made);
+    ok(call_fails(h, json_pack("{s:s, s:s}", "op", "remove", "path", p), "component is refused", err),
+       "remove D/made/.. is refused: %s", err);
+    ok(access(keep, F_OK) == 0 && access(made, F_OK) == 0, "and D's own file, and D/made, are still there");
+    snprintf(p, sizeof p, "%s/./x", made);
+    snprintf(q, sizeof q, "%s//x", made);
+    ok(call_fails(h, json_pack("{s:s, s:s}", "op", "remove", "path", p), "component is refused", err) &&
+           call_fails(h, json_pack("{s:s, s:s}", "op", "remove", "path", q), "component is refused", err),
+       "a \".\" or an empty component is refused too");
+    ok(exec_remote_get(h, keep, "/dev/null", 0, err) == -1 && strstr(err, "outside the run directory"),
+       "get of a file outside the run directory is refused: %s", err);
+    ok(exec_remote_get(h, "/etc/passwd", "/dev/null", 0, err) == -1 && strstr(err, "outside the run directory"),
+       "get /etc/passwd is refused");
+    snprintf(p, sizeof p, "%s/put-outside.txt", d);
+    ok(exec_remote_put(h, keep, p, err) == -1 && strstr(err, "outside the run directory") && access(p, F_OK),
+       "put outside the run directory is refused, nothing written: %s", err);
+    ok(call_fails(h, json_pack("{s:s, s:s}", "op", "list", "dir", d), "outside the run directory", err),
+       "list of a directory outside it is refused");
+    snprintf(p, sizeof p, "%s/ln", made);
+    if (symlink(keep, p))
+        diag("symlink failed");
+    char got[PATH_MAX + 16];
+    snprintf(got, sizeof got, "%s/got.txt", tmp);
+    ok(exec_remote_get(h, p, got, 0, err) == -1 && strstr(err, "symbolic link"),
+       "get of a link below the run directory is refused, not followed: %s", err);
+    snprintf(q, sizeof q, "%s/outdir", d);
+    mkdir(q, 0755);
+    snprintf(p, sizeof p, "%s/lnd", made);
+    if (symlink(q, p))
+        diag("symlink failed");
+    snprintf(p, sizeof p, "%s/lnd/f.txt", made);
+    snprintf(q, sizeof q, "%s/outdir/f.txt", d);
+    ok(exec_remote_put(h, keep, p, err) == -1 && strstr(err, "symbolic link") && access(q, F_OK),
+       "put through a linked directory is refused, nothing written where it points: %s", err);
+    snprintf(p, sizeof p, "%s/sub/f.txt", made);
+    ok(exec_remote_put(h, keep, p, err) == 0 && exec_remote_get(h, p, got, 0, err) == 0,
+       "put and get below the run directory work: %s", err);
+    snprintf(p, sizeof p, "%s/sub", made);
+    ok(rm_ok(h, p) && access(p, F_OK), "remove below it takes what the agent made");
+    snprintf(p, sizeof p, "%s/lnd", made);
+    snprintf(q, sizeof q, "%s/outdir", d);
+    ok(rm_ok(h, p) && access(p, F_OK) && access(q, F_OK) == 0, "remove of a link takes the link, not what it names");
+    exec_remote_close(h);
+    ok(access(keep, F_OK) == 0, "D's own file outlives the agent");
+}
+
+/* Every error reply carries "error", the reply to a line that is not
+ * UTF-8 too (its bytes escaped: json_string refused them, and the reply
+ * went out with no error field). */
+static void test_raw_not_utf8(void)
+{
+    struct raw r;
+    raw_start(&r);
+    json_decref(raw_line(&r));
+    json_decref(raw_line(&r));
+    raw_send(&r, "{\"id\":1,\"op\":\"hello\",\"proto\":1,\"version\":\"%s\",\"sha256\":\"%s\"}", LB_VERSION, sha);
+    json_decref(raw_reply(&r));
+    raw_send(&r, "{\"id\":2,\"op\":\"ping\xff\xfe\"}");
+    json_t *rep = raw_reply(&r);
+    const char *e = json_string_value(json_object_get(rep, "error"));
+    ok(json_is_false(json_object_get(rep, "ok")) && e && strstr(e, "\\xFF\\xFE"),
+       "a request that is not UTF-8: ok false, and an error naming the bytes: %s", e ? e : "(no error field)");
+    json_decref(rep);
+    raw_send(&r, "{\"id\":3,\"op\":\"get\",\"path\":\"/etc/passwd\"}");
+    rep = raw_reply(&r);
+    e = json_string_value(json_object_get(rep, "error"));
+    ok(json_is_false(json_object_get(rep, "ok")) && e && strstr(e, "outside the run directory"),
+       "get before any mkdir: refused with an error: %s", e ? e : "(none)");
+    json_decref(rep);
+    fclose(r.in);
+    raw_wait(&r);
+    fclose(r.out);
+}
+
 int main(void)
 {
     const char *b = getenv("LB_BUILD");
@@ -911,6 +1018,8 @@ int main(void)
     }
 
     test_raw_refusal();
+    test_raw_not_utf8();
+    test_confinement();
     test_raw_loss(0);
     test_raw_loss(1);
     test_refused_build();

@@ -76,6 +76,50 @@ static void reads(void)
         fclose(f);
 }
 
+/* fsutil_getline: lines as getline gives them, and a line over its cap
+ * refused (E2BIG) with the buffer never past the cap. */
+static void lines(void)
+{
+    fsutil_write_text(at("lines.txt"), "one\ntwo two\n\nlast", NULL);
+    FILE *f = fsutil_fopen_input(at("lines.txt"), 100, NULL);
+    char *l = NULL;
+    size_t cap = 0;
+    ssize_t n1 = fsutil_getline(&l, &cap, f, 16);
+    ok(n1 == 4 && !strcmp(l, "one\n"), "a line with its newline (%zd)", n1);
+    ssize_t n2 = fsutil_getline(&l, &cap, f, 16), n3 = fsutil_getline(&l, &cap, f, 16);
+    ssize_t n4 = fsutil_getline(&l, &cap, f, 16);
+    ok(n2 == 8 && n3 == 1 && n4 == 4 && !strcmp(l, "last"), "an empty line, and a last one with no newline");
+    ok(fsutil_getline(&l, &cap, f, 16) == 0, "then 0: the end");
+    fclose(f);
+    fsutil_write_text(at("long.txt"), "0123456789abcdefXYZ\nnext\n", NULL);
+    f = fsutil_fopen_input(at("long.txt"), 100, NULL);
+    errno = 0;
+    ok(fsutil_getline(&l, &cap, f, 16) == -1 && errno == E2BIG && cap <= 17,
+       "a line over the cap: -1, E2BIG, the buffer at most the cap + 1 (%zu)", cap);
+    fclose(f);
+    free(l);
+}
+
+/* fsutil_open_input_beneath: every component checked, not only the last. */
+static void beneath(void)
+{
+    char err[UTIL_ERR_LEN] = "", sub[128];
+    snprintf(sub, sizeof sub, "%s/a/b", dir);
+    fsutil_mkdir_p(sub, NULL);
+    fsutil_write_text(at("a/b/f.txt"), "below\n", NULL);
+    if (symlink(at("a"), at("lnk")))
+        diag("symlink failed");
+    int fd = fsutil_open_input_beneath(dir, "a/b/f.txt", 100, err);
+    ok(fd >= 0, "a file two directories down opens (%s)", err);
+    if (fd >= 0)
+        close(fd);
+    ok(fsutil_open_input_beneath(dir, "lnk/b/f.txt", 100, err) < 0 && strstr(err, "through a symbolic link"),
+       "the same file through a linked directory is refused (%s)", err);
+    ok(fsutil_open_input_beneath(at("a"), "../a/b/f.txt", 100, err) < 0 && strstr(err, "out of its directory"),
+       "a path leading out with .. is refused (%s)", err);
+    ok(fsutil_open_input_beneath(dir, at("a/b/f.txt"), 100, err) < 0, "an absolute path is refused");
+}
+
 static void writes(void)
 {
     char err[UTIL_ERR_LEN] = "";
@@ -107,6 +151,8 @@ int main(void)
     }
     refusals();
     reads();
+    lines();
+    beneath();
     writes();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
