@@ -778,7 +778,7 @@ static int find_line(const char *dir, const char *name, const char *needle, char
     char *line = NULL;
     size_t cap = 0;
     int rc = -1;
-    while (getline(&line, &cap, f) > 0) {
+    while (fsutil_getline(&line, &cap, f, FSUTIL_LINE_MAX) > 0) {
         if (strstr(line, needle)) {
             line[strcspn(line, "\r\n")] = 0;
             snprintf(out, outlen, "%s", line);
@@ -825,7 +825,7 @@ static int log_errors(const char *dir, struct strvec *w, int *forbidden, char *f
     char *line = NULL;
     size_t cap = 0;
     int n = 0;
-    while (getline(&line, &cap, f) > 0) {
+    while (fsutil_getline(&line, &cap, f, FSUTIL_LINE_MAX) > 0) {
         const char *msg = log_error_msg(line);
         if (!msg)
             continue;
@@ -984,7 +984,7 @@ static int jm_read_jtl(const struct adapter_ctx *c, struct adapter_result *r, st
     size_t cap = 0;
     char *fld[32];
     struct jtl_cols k = {-1, -1, -1, -1, -1, -1, 0};
-    if (getline(&buf, &cap, f) > 0) {
+    if (fsutil_getline(&buf, &cap, f, FSUTIL_LINE_MAX) > 0) {
         k.n = adapter_csv_split(buf, fld, 32);
         k.ts = col(fld, k.n, "timeStamp");
         k.el = col(fld, k.n, "elapsed");
@@ -1000,7 +1000,7 @@ static int jm_read_jtl(const struct adapter_ctx *c, struct adapter_result *r, st
                              "lb-jtl.properties applied?)",
                         JM_JTL);
     }
-    while (getline(&buf, &cap, f) > 0)
+    while (fsutil_getline(&buf, &cap, f, FSUTIL_LINE_MAX) > 0)
         if (buf[0] != '\n' && buf[0])
             jtl_line(r, t, &k, fld, adapter_csv_split(buf, fld, 32));
     free(buf);

@@ -48,8 +48,11 @@ static int loc_python(const char *path, char *py, size_t pylen, char *err)
     FILE *f = fsutil_fopen_input(real, 1 << 20, why);
     if (!f)
         return util_err(err, "locust \"%s\" is not a script loadbench can read (%.200s)", path, why);
-    if (!fgets(line, sizeof line, f))
-        line[0] = 0;
+    char *first = NULL;
+    size_t cap = 0;
+    if (fsutil_getline(&first, &cap, f, sizeof line - 1) > 0)
+        snprintf(line, sizeof line, "%s", first);
+    free(first);
     fclose(f);
     line[strcspn(line, "\r\n")] = 0;
     char *s = line;
@@ -380,7 +383,7 @@ static void scan_log(const char *dir, struct strvec *w, int *cpu_seen)
     char *line = NULL;
     size_t cap = 0;
     int n = 0;
-    while (getline(&line, &cap, f) > 0) {
+    while (fsutil_getline(&line, &cap, f, FSUTIL_LINE_MAX) > 0) {
         /* "[2026-11-29 22:48:23,688] vm/WARNING/locust.runners: CPU usage above 90%! ..." */
         const char *lvl = strstr(line, "/WARNING/");
         if (!lvl)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -175,9 +176,15 @@ int raw_find(const char *tool, const char *bin, const char *const *candidates, s
              char *err)
 {
     if (bin) {
-        if (adapter_which(bin, found->path, sizeof found->path))
-            return util_err(err, "%s binary \"%s\" not found or not executable", tool, bin);
-        return 0;
+        struct stat st;
+        if (!adapter_which(bin, found->path, sizeof found->path))
+            return 0;
+        if (strchr(bin, '/') && !stat(bin, &st) && !S_ISREG(st.st_mode))
+            return util_err(err, "%s binary \"%s\" is not a regular file (%s): not a program", tool, bin,
+                            S_ISFIFO(st.st_mode)  ? "a FIFO"
+                            : S_ISDIR(st.st_mode) ? "a directory"
+                                                  : "a device or a socket");
+        return util_err(err, "%s binary \"%s\" not found or not executable", tool, bin);
     }
     char tried[400] = "";
     for (const char *const *cand = candidates; *cand; cand++) {

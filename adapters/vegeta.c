@@ -238,16 +238,19 @@ static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, s
         return util_err(err, "vegeta wrote no %s (the wrapper's `vegeta encode` did not run)", VEGETA_CSV);
     if (!fp)
         return util_err(err, "vegeta's %s cannot be read: %s", VEGETA_CSV, why);
-    char *line = util_xmalloc(VEGETA_ROW_MAX);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
     int rc = 0;
     *rows = 0;
-    while (!rc && fgets(line, VEGETA_ROW_MAX, fp)) {
-        size_t n = strlen(line);
-        if (n && line[n - 1] != '\n' && !feof(fp)) {
+    while (!rc && (got = fsutil_getline(&line, &cap, fp, VEGETA_ROW_MAX - 1)) != 0) {
+        if (got < 0 && errno == E2BIG) {
             rc = util_err(err, "%s line %llu is longer than %d bytes: not a Vegeta result row", VEGETA_CSV,
                           (unsigned long long)*rows + 1, VEGETA_ROW_MAX - 1);
             break;
         }
+        if (got < 0)
+            break;
         if (lv->n == lv->cap) {
             lv->cap = lv->cap ? lv->cap * 2 : 1024;
             lv->v = util_xrealloc(lv->v, lv->cap * sizeof *lv->v);

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-extern const struct adapter adapter_lbgen, adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_k6,
+extern const struct adapter adapter_lb_gen, adapter_wrk, adapter_hey, adapter_ab, adapter_h2load, adapter_k6,
     adapter_artillery, adapter_bombardier, adapter_autocannon, adapter_siege, adapter_httperf, adapter_tsung;
 
 #define RSS_BOUND_KB (96 * 1024) /* a 1 GB read is ten times this */
@@ -45,7 +45,7 @@ struct tcase {
 };
 
 static const struct tcase cases[] = {
-    {&adapter_lbgen, "lb-gen", LOAD_CLOSED, "summary.json", {{"summary.json", "summary.json"}}},
+    {&adapter_lb_gen, "lb-gen", LOAD_CLOSED, "summary.json", {{"summary.json", "summary.json"}}},
     {&adapter_wrk, "wrk", LOAD_CLOSED, "wrk.json", {{"success.json", "wrk.json"}, {"success.stdout.txt", "stdout.txt"}}},
     {&adapter_k6, "k6", LOAD_CLOSED, "summary.json",
      {{"fast-closed.summary-export.json", "summary.json"}, {"fast-closed.stdout.txt", "stdout.txt"}}},
@@ -185,13 +185,6 @@ static void hostile(const struct tcase *c, const char *secret)
         }
 }
 
-/* Adapters whose readers are rewritten on other branches (gotools,
- * locust247, jmeter5): the lead removes them from here at merge. */
-static int elsewhere(const char *name)
-{
-    return !strcmp(name, "vegeta") || !strcmp(name, "locust") || !strcmp(name, "jmeter");
-}
-
 /* Every adapter of the registry, each file its parse reads
  * (parse_files), alone in a run directory as a FIFO, a link and a 1 GB
  * file: the parse fails (there is nothing to parse), quickly, within the
@@ -200,10 +193,6 @@ static void every_adapter(const char *secret)
 {
     static const char *const kinds[] = {"fifo", "link", "1gb"};
     for (const struct adapter *const *a = adapter_registry; *a; a++) {
-        if (elsewhere((*a)->name)) {
-            skip("%s: its reader is rewritten on another branch (gotools, locust247, jmeter5)", (*a)->name);
-            continue;
-        }
         struct tcase c = {.a = *a, .model = LOAD_CLOSED};
         for (const char *const *f = (*a)->parse_files; f && *f; f++)
             for (size_t k = 0; k < 3; k++) {
@@ -315,9 +304,6 @@ int main(void)
             diag("  rc %d: %s", o.rc, o.err);
         hostile(c, secret);
     }
-    /* Fixed on the branches that rewrite them (gotools, locust247,
-     * jmeter5): the lead adds Vegeta's, Locust's and JMeter's cases here at
-     * merge. */
     every_adapter(secret);
     test_linked_dir(secret);
     test_origin();
