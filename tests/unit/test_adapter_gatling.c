@@ -257,6 +257,8 @@ static void gt_generated(void)
                                        "constantConcurrentUsers(20).during(Duration.ofMillis(3000))",
                                        "rampConcurrentUsers(20).to(5).during(Duration.ofMillis(2000))",
                                        ".exitHereIf(session -> leave())", "static double target(long t)",
+                                       "if (t >= 5000L && t < 7000L) return 20 + (5 - 20) * (t - 5000L) / 2000.0;",
+                                       "return Double.MAX_VALUE;",
                                        "LOAD_MS = 7000L", NULL};
     gt_expect("ramp-down",
               "load:\n  stages:\n    - {duration: 2s, target: 20}\n    - {duration: 3s, target: 20}\n"
