@@ -388,6 +388,10 @@ static int gt_report_dir(const char *dir, char *out, size_t len, char *err)
     char res[PATH_MAX];
     snprintf(res, sizeof res, "%s/" GT_RESULTS, dir);
     DIR *d = opendir(res);
+    char cls[PATH_MAX + 40];
+    snprintf(cls, sizeof cls, "%s/classes/" GT_CLASS ".class", dir);
+    if (!d && access(cls, F_OK))
+        return util_err(err, "javac did not compile " GT_SOURCE " (its errors are in stderr.txt): Gatling never ran");
     if (!d)
         return util_err(err, "Gatling wrote no %s/ folder (see stdout.txt)", GT_RESULTS);
     struct dirent *e;

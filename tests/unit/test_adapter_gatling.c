@@ -121,7 +121,8 @@ static void gt_broken(const char *what, const char *edit, const char *want)
 
 static void gt_broken_reports(void)
 {
-    gt_broken("no-results", "rm -rf results", "no results/ folder");
+    gt_broken("no-javac", "rm -rf results", "javac did not compile LbSimulation.java");
+    gt_broken("no-results", "rm -rf results && mkdir classes && touch classes/LbSimulation.class", "no results/ folder");
     gt_broken("no-report", "rm -rf results/*", "holds 0 report folders");
     gt_broken("two-reports", "mkdir results/lbsimulation-20261204091000000", "holds 2 report folders");
     gt_broken("no-index", "rm results/*/index.html", "has no index.html");
