@@ -94,6 +94,11 @@ struct adapter_result {
                                  * the highest instance's; lat_low the lowest's) */
     struct adapter_latency lat_low;
     json_t *extra;              /* tool-specific figures kept as they are (may be NULL) */
+    uint64_t load_start_unix_ms, load_end_unix_ms;  /* the tool's own marks of its load (wall clock ms;
+                                 * 0: none): after load_end its processes do other work, which
+                                 * after_load names (Gatling: its report); the engine splits the
+                                 * footprint there */
+    const char *after_load;     /* a static string, or NULL */
     struct strvec warnings;     /* the tool's own warnings */
     char *fail_reason;          /* set: the result is not what the row claims (e.g. a process
                                  * loadbench did not start took part): the row fails with it,

@@ -200,6 +200,13 @@ static void merge_counts(const struct adapter_result *p, struct adapter_result *
         sum->duration_s = highest(sum->duration_s, p->duration_s);
     if (!isnan(p->rps))
         sum->rps = isnan(sum->rps) ? p->rps : sum->rps + p->rps;
+    /* the load of all: from the first one's start to the last one's end */
+    if (p->load_start_unix_ms && (!sum->load_start_unix_ms || p->load_start_unix_ms < sum->load_start_unix_ms))
+        sum->load_start_unix_ms = p->load_start_unix_ms;
+    if (p->load_end_unix_ms > sum->load_end_unix_ms)
+        sum->load_end_unix_ms = p->load_end_unix_ms;
+    if (p->after_load)
+        sum->after_load = p->after_load;
 }
 
 void adapter_group_merge(const struct adapter_result *parts, size_t n, struct adapter_result *sum)

@@ -22,6 +22,7 @@ extern const struct adapter adapter_bombardier;
 extern const struct adapter adapter_vegeta;
 extern const struct adapter adapter_httperf;
 extern const struct adapter adapter_tsung;
+extern const struct adapter adapter_gatling;
 
 const struct adapter *const adapter_registry[] = {
     &adapter_lb_gen,
@@ -39,6 +40,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_artillery,
     &adapter_locust,
     &adapter_jmeter,
+    &adapter_gatling,
     &adapter_tsung,
     &adapter_go_fasthttp,
     &adapter_py_aiohttp,
@@ -46,8 +48,6 @@ const struct adapter *const adapter_registry[] = {
 };
 
 const struct adapter_unrunnable adapter_unrunnable[] = {
-    {"gatling", "not run here: its JavaScript CLI (npm @gatling.io/cli) downloads a JVM bundle on its first run "
-                "(no download here); install Gatling with its bundle to run it by hand"},
     {"oha", "not run here: Rust, and its crates are not in Debian 12 (cargo install oha needs crates.io)"},
     {"fusillade", "not run here: neither in Debian nor npm, and not buildable without downloads"},
     {"funtester", "not run here: a Java/Groovy framework neither in Debian nor npm (its jars need downloads)"},

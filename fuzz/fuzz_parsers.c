@@ -61,6 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mkdir(sub, 0755);
         snprintf(sub, sizeof sub, "%s/log/20261203-0930", dir);
         mkdir(sub, 0755);
+        /* Gatling's report in results/<simulation>-<timestamp>/ */
+        snprintf(sub, sizeof sub, "%s/results", dir);
+        mkdir(sub, 0755);
+        snprintf(sub, sizeof sub, "%s/results/lbsimulation-20261204093000000", dir);
+        mkdir(sub, 0755);
     }
     const uint8_t *end = data + size;
     const char *const *names = a->parse_files;

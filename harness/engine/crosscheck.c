@@ -71,6 +71,22 @@ double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint6
     return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, cpu_pct));
 }
 
+void crosscheck_window_phase(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns,
+                             struct crosscheck_phase *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t end = pts[i].end_ns, start = end - (uint64_t)(pts[i].interval_s * 1e9);
+        uint64_t a = start > from_ns ? start : from_ns, b = end < to_ns ? end : to_ns;
+        if (b <= a)
+            continue;
+        out->cpu_s += pts[i].cpu_pct / 100 * (double)(b - a) / 1e9;
+        out->covered_s += (double)(b - a) / 1e9;
+        if (pts[i].rss_mb > out->rss_peak_mb)
+            out->rss_peak_mb = pts[i].rss_mb;
+    }
+}
+
 double crosscheck_window_thread(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns)
 {
     return window_avg(pts, n, from_ns, to_ns, offsetof(struct crosscheck_point, thread_pct));

@@ -377,6 +377,16 @@ void crosscheck_fill(const struct crosscheck_in *in, json_t *res, json_t *warnin
  * when samples cover less than half of it. */
 double crosscheck_window_cpu(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
 
+/* One phase of a tool's run from its sampled series: the CPU-seconds of
+ * pts over [from_ns, to_ns) (each point's CPU over the part of its
+ * interval inside), the highest RSS of a point whose interval overlaps it,
+ * and how much of the window the points cover. */
+struct crosscheck_phase {
+    double cpu_s, rss_peak_mb, covered_s;
+};
+void crosscheck_window_phase(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns,
+                             struct crosscheck_phase *out);
+
 /* The same for the busiest thread's % (thread_pct). */
 double crosscheck_window_thread(const struct crosscheck_point *pts, size_t n, uint64_t from_ns, uint64_t to_ns);
 

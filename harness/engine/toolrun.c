@@ -128,6 +128,8 @@ struct tool_run_state {
 
     /* The footprint, for the judgement. */
     double cpu_s, rss_peak, target_cpu_s;
+    double load_cpu_s;                  /* > 0: the CPU of the tool's own load phase (tool_run_phases),
+                                         * what requests per CPU-second divide by */
     struct sampler_summary tool_ss;     /* the trees' sampled aggregates, summed */
 
     /* The hosts the row uses, each read there (hostread.h): with another
@@ -1450,6 +1452,55 @@ static json_t *tool_run_merge_json(const struct tool_run_state *r)
     return o;
 }
 
+static json_t *phase_json(const struct crosscheck_phase *ph, double from_s, double to_s)
+{
+    return json_pack("{s:o, s:o, s:f, s:o, s:f}", "from_s", jsonutil_num(from_s), "to_s", jsonutil_num(to_s),
+                     "cpu_seconds", ph->cpu_s, "rss_peak_mb", jsonutil_num(ph->covered_s > 0 ? ph->rss_peak_mb : NAN),
+                     "covered_s", ph->covered_s);
+}
+
+/* Where the tool marks its own load (adapter_result's load_start/end,
+ * wall clock), the footprint in three phases from the sampled series:
+ * start (spawn to the load: a JVM's start, a compile), load, and after it
+ * (ar->after_load: Gatling's report), each with its CPU-seconds and peak
+ * RSS, into footprint.phases and a note; the load phase's CPU is then
+ * what requests per CPU-second divide by. */
+static void tool_run_phases(struct tool_run_state *r)
+{
+    const struct adapter_result *ar = &r->ar;
+    if (!ar->parsed || !ar->load_end_unix_ms || r->hs.remote || !r->ntp)
+        return;
+    /* wall clock -> monotonic: the offset at the spawn (a step shows in clock_stepped_ms) */
+    int64_t s_ns = (int64_t)ar->load_start_unix_ms * 1000000 - r->clock_off0;
+    int64_t e_ns = (int64_t)ar->load_end_unix_ms * 1000000 - r->clock_off0;
+    uint64_t spawned = r->spawned, ls = s_ns > (int64_t)spawned ? (uint64_t)s_ns : spawned;
+    uint64_t le = e_ns > (int64_t)ls ? (uint64_t)e_ns : ls, end = r->ended > le ? r->ended : le;
+    if (le >= r->tpts[r->ntp - 1].end_ns + 5000000000ull) /* past the series: a clock that moved */
+        return;
+    struct crosscheck_phase st, ld, af;
+    crosscheck_window_phase(r->tpts, r->ntp, spawned, ls, &st);
+    crosscheck_window_phase(r->tpts, r->ntp, ls, le, &ld);
+    crosscheck_window_phase(r->tpts, r->ntp, le, UINT64_MAX, &af);
+    const char *after = ar->after_load ? ar->after_load : "after";
+    double t_ls = (double)(ls - spawned) / 1e9, t_le = (double)(le - spawned) / 1e9, t_end = (double)(end - spawned) / 1e9;
+    json_t *ph = json_object();
+    json_object_set_new(ph, "start", phase_json(&st, 0, t_ls));
+    json_object_set_new(ph, "load", phase_json(&ld, t_ls, t_le));
+    json_object_set_new(ph, after, phase_json(&af, t_le, t_end));
+    json_object_set_new(ph, "basis", json_string("the tool's own marks of its load (wall clock) on the sampled "
+                                                 "series: each phase's CPU from its points (footprint.cpu_seconds "
+                                                 "is the exact whole)"));
+    json_object_set_new(json_object_get(r->res, "footprint"), "phases", ph);
+    if (ld.cpu_s > 0)
+        r->load_cpu_s = ld.cpu_s;
+    json_array_append_new(r->warnings,
+                          json_sprintf("footprint by phase (sampled): load %.1f CPU-s, peak RSS %.0f MB over %.1f s | "
+                                       "%s %.1f CPU-s, peak RSS %.0f MB over %.1f s | start (JVM, compile) %.1f CPU-s; "
+                                       "requests per CPU-second over the load phase only",
+                                       ld.cpu_s, ld.rss_peak_mb, t_le - t_ls, after, af.cpu_s, af.rss_peak_mb,
+                                       t_end - t_le, st.cpu_s));
+}
+
 /* The tool's own account, as its adapter parses it. */
 static void tool_run_collect_client(struct tool_run_state *r)
 {
@@ -1464,6 +1515,7 @@ static void tool_run_collect_client(struct tool_run_state *r)
         json_array_append_new(r->warnings, adapter_json_text(ar->warnings.v[i]));
     if (!ar->parsed)
         return;
+    tool_run_phases(r);
     json_t *c = json_object();
     json_object_set_new(c, "requests", json_integer((json_int_t)ar->requests));
     json_object_set_new(c, "ok", json_integer((json_int_t)ar->ok));
@@ -1598,7 +1650,7 @@ static void tool_run_crosscheck(struct tool_run_state *r, char *suspect, size_t 
                                .kernel_drops = tool_run_kernel_drops(r),
                                .latency_digits = r->a->latency_digits,
                                .open_at_stop = r->open_at_stop, .stopped_hard = r->stopped_by_us,
-                               .cpu_seconds = r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = r->ar.parsed ? &r->ar.lat : NULL,
+                               .cpu_seconds = r->load_cpu_s > 0 ? r->load_cpu_s : r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = r->ar.parsed ? &r->ar.lat : NULL,
                                .latency_resolution_ms = r->a->latency_resolution_ms, .model = r->plan->model,
                                .tool_cpus = p->tool_cpus, .target_cpus = p->target_cpus,
                                .tool_samples = r->ntrees == 1 ? r->tool->samples : NULL,
@@ -1613,6 +1665,9 @@ static void tool_run_crosscheck(struct tool_run_state *r, char *suspect, size_t 
     struct crosscheck_result cr;
     crosscheck_compute(&in, &cr);
     crosscheck_to_json(&cr, r->res, r->warnings);
+    if (r->load_cpu_s > 0)
+        json_object_set_new(json_object_get(r->res, "efficiency"), "cpu_basis",
+                            json_string("the tool's load phase (footprint.phases.load), not its whole run"));
     snprintf(suspect, len, "%s", cr.suspect.reason);
     if (hw)
         json_object_set_new(json_object_get(r->res, "windows"), "hold_server_time_ms", hw);

@@ -12,11 +12,13 @@ cd "$LB_SRC"
 
 "$LB" tools > "$tmp/tools.txt"
 # (that it lists every registered adapter is lists.t's, from registry.c)
+check "tools says gatling's instances are independent JVMs" grep -Eq '^  gatling +live: 3.14.9 .*N independent JVMs.*no distributed mode' "$tmp/tools.txt"
+check "tools lists gatling's options" grep -Eq '^  gatling +heap jvm_args$' "$tmp/tools.txt"
 check "tools lists artillery's pool option" grep -Eq '^  artillery +pool$' "$tmp/tools.txt"
 check "tools lists jmeter's options" grep -Eq '^  jmeter +heap jvm_args threads$' "$tmp/tools.txt"
 # the seed tools that cannot run here keep a row saying why, and a profile
 # naming one is refused with that reason; every version is live or by source
-for t in gatling oha fusillade funtester; do
+for t in oha fusillade funtester; do
     check "tools lists $t, not run here" grep -Eq "^$t +no +- +- +not run here: " "$tmp/tools.txt"
 done
 check "tools says k6 v2.2.0 was checked by source only" grep -Eq '^  k6 +live: v0.48.0 .*by source: .*v2.0.0-v2.2.0' "$tmp/tools.txt"
