@@ -1,5 +1,6 @@
 #include "report/compare.h"
 #include "report/html.h"
+#include "report/runrecord.h"
 #include "report/stats.h"
 #include "common/util.h"
 
@@ -144,6 +145,18 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
     return 0;
 }
 
+/* One run not complete makes its side not complete: the first such run's
+ * status, and in "status_side" (in memory only) which run and why. */
+static void side_status(json_t *side, json_t *run, const char *name)
+{
+    char why[COMPARE_WHY_LEN];
+    const char *st = runstatus(run, why, sizeof why);
+    if (!strcmp(st, RUNSTATUS_COMPLETE) || json_object_get(side, "status_side"))
+        return;
+    json_object_set_new(side, "status", json_string(st));
+    json_object_set_new(side, "status_side", json_sprintf("%s%s%s", name, why[0] ? ": no final row for " : "", why));
+}
+
 json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t n, char *err)
 {
     json_t *out = json_deep_copy(runs[0]), *rows = json_array(), *r;
@@ -156,9 +169,7 @@ json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t
             util_err(err, "%s and %s cannot be merged into one side: %s", names[0], names[k], why);
             return NULL;
         }
-        const char *st = stats_json_str(runs[k], "status", NULL);
-        if (!same_str(st, "complete")) /* one run not complete: the side is not */
-            json_object_set_new(out, "status", json_string(st ? st : "absent"));
+        side_status(out, runs[k], names[k]);
         json_array_foreach(json_object_get(runs[k], "runs"), i, r)
         {
             json_t *c = json_deep_copy(r);
@@ -465,16 +476,31 @@ static void compute_rows(struct compare_result *r, const struct stats_groups *gb
         }
 }
 
+/* "the current run's status is incomplete (no final row for: wrk
+ * (interrupted)), not complete" into r->run_missing. */
+static void run_not_complete(struct compare_result *r, const char *which, const char *st, json_t *run, const char *why)
+{
+    const char *side = stats_json_str(run, "status_side", NULL);
+    if (why[0])
+        snprintf(r->run_missing, sizeof r->run_missing, "%s's status is %s (no final row for: %s), not complete", which,
+                 st, why);
+    else if (side)
+        snprintf(r->run_missing, sizeof r->run_missing, "%s's status is %s (%s), not complete", which, st, side);
+    else
+        snprintf(r->run_missing, sizeof r->run_missing, "%s's status is %s, not complete", which, st);
+}
+
 /* Missing evidence: a run not complete, no row of the compared tool, a
  * gated row with rows that did not count, a gated cell with no value. */
 static void count_missing(struct compare_result *r, json_t *base, json_t *cur)
 {
-    const char *sb = stats_json_str(base, "status", NULL), *sc = stats_json_str(cur, "status", NULL);
+    char wb[COMPARE_WHY_LEN], wc[COMPARE_WHY_LEN];
+    const char *sb = runstatus(base, wb, sizeof wb), *sc = runstatus(cur, wc, sizeof wc);
     int gated_rows = 0;
-    if (!same_str(sc, "complete"))
-        snprintf(r->run_missing, sizeof r->run_missing, "the current run's status is %s, not complete", sc ? sc : "absent");
-    else if (!same_str(sb, "complete"))
-        snprintf(r->run_missing, sizeof r->run_missing, "the baseline's status is %s, not complete", sb ? sb : "absent");
+    if (strcmp(sc, RUNSTATUS_COMPLETE))
+        run_not_complete(r, "the current run", sc, cur, wc);
+    else if (strcmp(sb, RUNSTATUS_COMPLETE))
+        run_not_complete(r, "the baseline", sb, base, wb);
     for (size_t i = 0; i < r->nrows; i++) {
         const struct compare_row *row = &r->rows[i];
         gated_rows += row->gated && row->kind != COMPARE_ROW_MISSING;

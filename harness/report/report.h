@@ -15,7 +15,8 @@ struct report_out {
 };
 
 /* Write summary.md, results.csv, stats.csv, charts/ and report.html into
- * dir from run. out (may be NULL) says whether the charts were rendered.
+ * dir from run, as runrecord_view sees it (its status derived). out (may
+ * be NULL) says whether the charts were rendered.
  * Returns 0, or -1 with err filled. */
 int report_write(const char *dir, json_t *run, struct report_out *out, char *err);
 
