@@ -185,6 +185,21 @@ json_t *run_machine_info(void)
     return m;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Remove dir and everything under it (links are removed, not followed). */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* ---- the runner: log and progress lines ------------------------------------ */
 
 struct runner {
@@ -773,6 +788,18 @@ static long row_index(const struct runner *R, const char *sub)
     return -1;
 }
 
+/* A tool runs in a folder that holds only its own row's files: what an
+ * earlier attempt at sub left (the row --into replaces, or one a kill
+ * cut short) goes first, so no stale result is read as this run's. */
+static void row_dir_clear(const struct runner *R, const char *sub)
+{
+    char path[PATH_MAX + 256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", R->dir, sub);
+    if (lstat(path, &st) == 0)
+        remove_tree(path);
+}
+
 /* One tool run at one step, its row recorded and run.json saved. Returns
  * 0 (ok or skipped), 1 (failed, timeout, oom), 130 (interrupted), or -1
  * with err when run.json could not be saved. */
@@ -792,8 +819,10 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
     here.target_host = th && !th->local && R->agents ? R->agents[host_index(R->p, th)] : NULL;
     json_t *nic = placement_nic_read(R, t, NULL);
+    row_dir_clear(R, sub);
     json_t *res = tool_run(&here, t, load, level, rep, sub);
     placement_record(R, t, res, nic);
+    runrecord_files(R->dir, res); /* what it left, so a report finds what changed since */
     const char *st = json_string_value(json_object_get(res, "status"));
     const char *why = json_string_value(json_object_get(res, "reason"));
     logf_(R, "%s: %s%s%s%s", sub, st, why ? " (" : "", why ? why : "", why ? ")" : "");
@@ -949,21 +978,6 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     if (R.ssh_dir[0])
         hosts_control_dir_remove(R.ssh_dir);
     return rc;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-/* Remove dir and everything under it (links are removed, not followed). */
-static void remove_tree(const char *dir)
-{
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* A generated config, shown whole in the plan (its directory is temporary). */

@@ -448,6 +448,9 @@ void report_markdown(FILE *f, json_t *run)
     const char *status = str(run, "status"), *detail = str(run, "status_detail");
     if (status && strcmp(status, "complete"))
         fprintf(f, " **Run status: %s%s%s.**", status, detail ? ": " : "", detail ? detail : "");
+    if (num(run, "files_changed") > 0)
+        fprintf(f, " **%.0f files the run recorded are missing or changed since it ran: the notes name them.**",
+                num(run, "files_changed"));
     fprintf(f, "\n\n");
     fprintf(f, "| Tool | Status | Model | RPS (server) | RPS hold | P50 ms | P95 ms | P99 ms | Errors | CPU avg %% | CPU peak %% | RSS peak MB | Req/CPU-s | RPS/MB | Server count | Client count | Verdict | Bottleneck |\n");
     fprintf(f, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
@@ -695,8 +698,9 @@ int report_write(const char *dir, json_t *run, struct report_out *out, char *err
     if (!out)
         out = &dummy;
     memset(out, 0, sizeof *out);
-    /* The status the rows support, not the one run.json claims. */
-    json_t *view = runrecord_view(dir, run, NULL);
+    /* The status the rows support, and every recorded file checked: a
+     * file missing or changed since the run is a note, never a silent gap. */
+    json_t *view = runrecord_view(dir, run, &out->files_bad);
     int rc = report_write_view(dir, view, out, err);
     json_decref(view);
     return rc;

@@ -1,9 +1,18 @@
 #include "report/runrecord.h"
+#include "common/fsutil.h"
+#include "common/sha256.h"
+#include "common/strbuf.h"
 #include "common/util.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- status: the rows against the profile --------------------------------- */
 
@@ -160,12 +169,202 @@ void runstatus_settle(json_t *run, const char *ended_as)
     put_status(run, run);
 }
 
+/* ---- files: recorded at the row's end, checked by every report ------------- */
+
+/* At most this many files a row: a tool's folder is its configs, its
+ * output and its result files (a home/ of caches at most). */
+#define RUNRECORD_FILES_MAX 4096
+
+/* The keys of o (and of the objects and arrays in it, a few levels deep)
+ * that name a file of the run ("samples_file", "server_series_file"):
+ * fn(object, key, path) for each. */
+static void file_keys(json_t *o, int depth, void (*fn)(json_t *, const char *, const char *, void *), void *arg)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+    if (depth > 4)
+        return;
+    if (json_is_array(o))
+        json_array_foreach(o, i, v) file_keys(v, depth + 1, fn, arg);
+    if (!json_is_object(o))
+        return;
+    void *tmp;
+    json_object_foreach_safe(o, tmp, k, v)
+    {
+        size_t n = strlen(k);
+        if (json_is_string(v) && n > 5 && !strcmp(k + n - 5, "_file"))
+            fn(o, k, json_string_value(v), arg);
+        else
+            file_keys(v, depth + 1, fn, arg);
+    }
+}
+
+/* A path recorded for the run: relative, inside it (no ".." part). */
+static int inside_run(const char *rel)
+{
+    if (!rel[0] || rel[0] == '/')
+        return 0;
+    for (const char *p = rel; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
+        if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+            return 0;
+    return 1;
+}
+
+static void push_key_path(json_t *o, const char *k, const char *path, void *arg)
+{
+    (void)o;
+    (void)k;
+    if (inside_run(path))
+        strvec_push(arg, path);
+}
+
+/* Every regular file below run_dir/rel (links and other kinds are not
+ * followed or read), relative to run_dir, into out. */
+static void walk(const char *run_dir, const char *rel, int depth, struct strvec *out)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", run_dir, rel);
+    DIR *d = depth < 16 ? opendir(path) : NULL;
+    struct dirent *de;
+    while (d && (de = readdir(d)) && out->n < RUNRECORD_FILES_MAX) {
+        struct stat st;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        char *sub = util_xasprintf("%s/%s", rel, de->d_name);
+        if (S_ISDIR(st.st_mode))
+            walk(run_dir, sub, depth + 1, out);
+        else if (S_ISREG(st.st_mode))
+            strvec_push(out, sub);
+        free(sub);
+    }
+    if (d)
+        closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The size and SHA-256 of run_dir/rel as it is now. Returns 0, or -1 with
+ * why ("missing", or what it is instead of a regular file). */
+static int file_now(const char *run_dir, const char *rel, long long *bytes, char sha[65], char *why, size_t len)
+{
+    char path[4096], err[UTIL_ERR_LEN];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", run_dir, rel);
+    int fd = fsutil_open_input(path, FSUTIL_CAP_STREAM, err);
+    if (fd < 0) {
+        const char *colon = strstr(err, ": ");
+        snprintf(why, len, "%s", errno == ENOENT ? "is missing" : colon ? colon + 2 : err);
+        return -1;
+    }
+    int rc = fstat(fd, &st) < 0 || sha256_fd_hex(fd, sha) < 0 ? -1 : 0;
+    if (rc < 0)
+        snprintf(why, len, "cannot be read: %s", strerror(errno));
+    else
+        *bytes = (long long)st.st_size;
+    close(fd);
+    return rc;
+}
+
+void runrecord_files(const char *run_dir, json_t *row)
+{
+    struct strvec paths = {0};
+    const char *dir = json_string_value(json_object_get(row, "dir"));
+    if (dir && inside_run(dir))
+        walk(run_dir, dir, 0, &paths);
+    size_t in_dir = paths.n;
+    file_keys(row, 0, push_key_path, &paths);
+    qsort(paths.v, paths.n, sizeof *paths.v, cmp_str);
+    json_t *files = json_array();
+    for (size_t i = 0; i < paths.n; i++) {
+        char sha[65], why[256];
+        long long bytes;
+        if ((i && !strcmp(paths.v[i], paths.v[i - 1])) || file_now(run_dir, paths.v[i], &bytes, sha, why, sizeof why))
+            continue; /* a series file never written (a row that failed at start) is not evidence */
+        json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path", paths.v[i], "bytes", (json_int_t)bytes,
+                                               "sha256", sha));
+    }
+    json_object_set_new(row, "files", files);
+    if (in_dir >= RUNRECORD_FILES_MAX)
+        json_object_set_new(row, "files_unrecorded", json_sprintf("the row's folder has more than %d files: the "
+                                                                  "first %d found are recorded",
+                                                                  RUNRECORD_FILES_MAX, RUNRECORD_FILES_MAX));
+    strvec_free(&paths);
+}
+
+/* Why the recorded file e is no longer what the run left (a sentence into
+ * note), or 0 when it still is. */
+static int file_changed(const char *dir, json_t *e, char *note, size_t len)
+{
+    const char *rel = json_string_value(json_object_get(e, "path")),
+               *sha = json_string_value(json_object_get(e, "sha256"));
+    json_t *b = json_object_get(e, "bytes");
+    char now[65], why[256];
+    long long bytes;
+    if (!rel || !sha || !json_is_integer(b) || !inside_run(rel))
+        return snprintf(note, len, "a files entry of run.json is malformed or names a path outside the run: "
+                                   "the row's files cannot be checked"), 1;
+    long long was = (long long)json_integer_value(b);
+    if (file_now(dir, rel, &bytes, now, why, sizeof why))
+        return snprintf(note, len, "file %s %s since the run (recorded: %lld bytes, sha256 %.12s…): what it held is "
+                                   "not shown", rel, why, was, sha), 1;
+    if (bytes == was && !strcmp(now, sha))
+        return 0;
+    return snprintf(note, len, "file %s changed since the run (recorded: %lld bytes, sha256 %.12s…; now: %lld bytes, "
+                               "sha256 %.12s…): what it holds is not this row's evidence and is not shown",
+                    rel, was, sha, bytes, now), 1;
+}
+
+/* Drop o's key k when it names the bad file arg. */
+static void drop_key(json_t *o, const char *k, const char *path, void *arg)
+{
+    if (!strcmp(path, arg))
+        json_object_del(o, k);
+}
+
+/* Check row's recorded files under dir: a note for each missing or
+ * changed one, whose keys are dropped. Returns how many. */
+static int check_row(const char *dir, json_t *row)
+{
+    json_t *e, *w = json_object_get(row, "warnings");
+    size_t i;
+    int bad = 0;
+    if (!json_is_array(w)) {
+        w = json_array();
+        json_object_set_new(row, "warnings", w);
+    }
+    json_array_foreach(json_object_get(row, "files"), i, e)
+    {
+        char note[1024];
+        if (!file_changed(dir, e, note, sizeof note))
+            continue;
+        json_array_append_new(w, json_string(note));
+        const char *rel = json_string_value(json_object_get(e, "path"));
+        if (rel)
+            file_keys(row, 0, drop_key, (void *)rel);
+        bad++;
+    }
+    return bad;
+}
+
 json_t *runrecord_view(const char *dir, json_t *run, int *bad)
 {
-    (void)dir;
-    json_t *view = json_deep_copy(run);
+    json_t *view = json_deep_copy(run), *r;
+    size_t i;
+    int n = 0;
     put_status(view, run);
+    json_array_foreach(json_object_get(view, "runs"), i, r)
+    {
+        if (json_is_array(json_object_get(r, "files")))
+            n += check_row(dir, r);
+    }
+    if (n) /* for the reports' first lines */
+        json_object_set_new(view, "files_changed", json_integer(n));
     if (bad)
-        *bad = 0;
+        *bad = n;
     return view;
 }
