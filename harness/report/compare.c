@@ -303,7 +303,7 @@ static void cell_verdict(struct compare_cell *c, double thr)
 {
     c->change = NAN;
     c->verdict = COMPARE_NA;
-    if (!c->base.n || !c->cur.n || c->base.median == 0)
+    if (!c->base.n || !c->cur.n || c->base.median == 0 || c->unjudged)
         return;
     c->verdict = COMPARE_SAME;
     if (c->tested) {
@@ -329,6 +329,19 @@ static void cell_verdict(struct compare_cell *c, double thr)
     }
 }
 
+/* 1 when m is a footprint figure and a counted row of g (may be NULL) had
+ * its footprint not judged (footprint.judged false: loadbench was not
+ * scheduled through part of it, or took too few samples). */
+static int footprint_unjudged(const struct stats_group *g, const struct stats_metric *m)
+{
+    if (!g || (strcmp(m->key, "cpu") && strcmp(m->key, "rss") && strcmp(m->key, "cpu100k")))
+        return 0;
+    for (size_t i = 0; i < g->nok; i++)
+        if (json_is_false(json_object_get(json_object_get(g->rows[i], "footprint"), "judged")))
+            return 1;
+    return 0;
+}
+
 /* One cell per headline metric, then requests/s as a ratio to the control
  * (unless this is the control). Only the compared tool is gated: every
  * other tool's binary is the same in both runs (its sha256 was checked), so
@@ -347,6 +360,8 @@ static void row_cells(struct compare_row *row, const struct stats_group *h, cons
         metric_side(h, m, &sb);
         metric_side(g, m, &sc);
         cell_fill(c, &sb, &sc, r->paired);
+        c->unjudged = footprint_unjudged(h, m) || footprint_unjudged(g, m);
+        c->tested &= !c->unjudged;
     }
     if (strcmp(g->label, r->control)) {
         struct compare_cell *c = &row->cells[row->ncells++];
@@ -618,6 +633,14 @@ static void run_when(json_t *run, char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
+/* Why a gated cell has no verdict. */
+static const char *na_why(const struct compare_cell *c)
+{
+    return c->unjudged ? "footprint not judged (loadbench was not scheduled through part of a row, or sampled it "
+                         "too seldom: the row's notes say)"
+                       : "no value";
+}
+
 void compare_render_failures(const struct compare_result *r, FILE *f)
 {
     int n = 0;
@@ -645,7 +668,7 @@ void compare_render_missing(const struct compare_result *r, FILE *f)
             fprintf(f, "%s%s: %s", n++ ? ", " : "", row->name, row->missing);
         for (int k = 0; row->kind == COMPARE_ROW_CELLS && !row->missing[0] && k < row->ncells; k++)
             if (row->cells[k].gate && row->cells[k].verdict == COMPARE_NA)
-                fprintf(f, "%s%s %s: no value", n++ ? ", " : "", row->name, row->cells[k].metric);
+                fprintf(f, "%s%s %s: %s", n++ ? ", " : "", row->name, row->cells[k].metric, na_why(&row->cells[k]));
     }
 }
 
@@ -799,7 +822,7 @@ static int junit_cases(const struct compare_result *r, FILE *f, int *failures)
                 continue;
             n++;
             if (c->verdict == COMPARE_NA && !row->missing[0]) {
-                junit_missing(row->name, c->metric, "no value", al, f);
+                junit_missing(row->name, c->metric, na_why(c), al, f);
                 *failures += !al;
             } else {
                 junit_cell(row, c, r->threshold, f);

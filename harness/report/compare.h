@@ -52,6 +52,8 @@ struct compare_cell {
     int tested;                     /* the test can reach p < RANKS_ALPHA at these sizes */
     int significant;                /* tested and p significant: gated cells after Holm over the gate's
                                      * tested cells, the others at RANKS_ALPHA alone */
+    int unjudged;                   /* a footprint cell with a row whose footprint was not judged
+                                     * (footprint.judged false: loadbench was not scheduled): n/a */
 };
 
 enum compare_row_kind {
