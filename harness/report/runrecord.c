@@ -249,7 +249,8 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The size and SHA-256 of run_dir/rel as it is now. Returns 0, or -1 with
- * why ("missing", or what it is instead of a regular file). */
+ * why ("is missing", or what it is instead of a regular file) and errno
+ * (ENOENT: missing). */
 static int file_now(const char *run_dir, const char *rel, long long *bytes, char sha[65], char *why, size_t len)
 {
     char path[4096], err[UTIL_ERR_LEN];
@@ -257,8 +258,10 @@ static int file_now(const char *run_dir, const char *rel, long long *bytes, char
     snprintf(path, sizeof path, "%s/%s", run_dir, rel);
     int fd = fsutil_open_input(path, FSUTIL_CAP_STREAM, err);
     if (fd < 0) {
+        int e = errno;
         const char *colon = strstr(err, ": ");
-        snprintf(why, len, "%s", errno == ENOENT ? "is missing" : colon ? colon + 2 : err);
+        snprintf(why, len, "%s", e == ENOENT ? "is missing" : colon ? colon + 2 : err);
+        errno = e;
         return -1;
     }
     int rc = fstat(fd, &st) < 0 || sha256_fd_hex(fd, sha) < 0 ? -1 : 0;
@@ -296,9 +299,33 @@ void runrecord_files(const char *run_dir, json_t *row)
     strvec_free(&paths);
 }
 
+/* The files a publishing script pruned on purpose: the first word of each
+ * line of dir/PRUNED.txt ("PATH SIZE bytes", scripts/prune-run-dir), as
+ * the keys of an object (empty without one). */
+static json_t *pruned_list(const char *dir)
+{
+    char path[4096];
+    json_t *set = json_object();
+    snprintf(path, sizeof path, "%s/PRUNED.txt", dir);
+    char *text = fsutil_slurp(path, 64u << 20, NULL, NULL);
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        char *sp = strchr(line, ' ');
+        if (sp && sp > line) {
+            *sp = 0;
+            json_object_set_new(set, line, json_true());
+        }
+    }
+    free(text);
+    return set;
+}
+
 /* Why the recorded file e is no longer what the run left (a sentence into
- * note), or 0 when it still is. */
-static int file_changed(const char *dir, json_t *e, char *note, size_t len)
+ * note), or 0 when it still is, or was pruned on purpose (listed in
+ * pruned: PRUNED.txt says so in the run directory itself). */
+static int file_changed(const char *dir, json_t *e, json_t *pruned, char *note, size_t len)
 {
     const char *rel = json_string_value(json_object_get(e, "path")),
                *sha = json_string_value(json_object_get(e, "sha256"));
@@ -309,7 +336,10 @@ static int file_changed(const char *dir, json_t *e, char *note, size_t len)
         return snprintf(note, len, "a files entry of run.json is malformed or names a path outside the run: "
                                    "the row's files cannot be checked"), 1;
     long long was = (long long)json_integer_value(b);
-    if (file_now(dir, rel, &bytes, now, why, sizeof why))
+    int gone = file_now(dir, rel, &bytes, now, why, sizeof why), e_now = errno;
+    if (gone && e_now == ENOENT && json_object_get(pruned, rel))
+        return 0;
+    if (gone)
         return snprintf(note, len, "file %s %s since the run (recorded: %lld bytes, sha256 %.12s…): what it held is "
                                    "not shown", rel, why, was, sha), 1;
     if (bytes == was && !strcmp(now, sha))
@@ -328,7 +358,7 @@ static void drop_key(json_t *o, const char *k, const char *path, void *arg)
 
 /* Check row's recorded files under dir: a note for each missing or
  * changed one, whose keys are dropped. Returns how many. */
-static int check_row(const char *dir, json_t *row)
+static int check_row(const char *dir, json_t *row, json_t *pruned)
 {
     json_t *e, *w = json_object_get(row, "warnings");
     size_t i;
@@ -340,7 +370,7 @@ static int check_row(const char *dir, json_t *row)
     json_array_foreach(json_object_get(row, "files"), i, e)
     {
         char note[1024];
-        if (!file_changed(dir, e, note, sizeof note))
+        if (!file_changed(dir, e, pruned, note, sizeof note))
             continue;
         json_array_append_new(w, json_string(note));
         const char *rel = json_string_value(json_object_get(e, "path"));
@@ -353,15 +383,16 @@ static int check_row(const char *dir, json_t *row)
 
 json_t *runrecord_view(const char *dir, json_t *run, int *bad)
 {
-    json_t *view = json_deep_copy(run), *r;
+    json_t *view = json_deep_copy(run), *r, *pruned = pruned_list(dir);
     size_t i;
     int n = 0;
     put_status(view, run);
     json_array_foreach(json_object_get(view, "runs"), i, r)
     {
         if (json_is_array(json_object_get(r, "files")))
-            n += check_row(dir, r);
+            n += check_row(dir, r, pruned);
     }
+    json_decref(pruned);
     if (n) /* for the reports' first lines */
         json_object_set_new(view, "files_changed", json_integer(n));
     if (bad)

@@ -8,7 +8,9 @@
 # and neither draws nor links it. The fault program
 # tests/faults/fault-vandal.sh deletes the earlier row's series and
 # rewrites its stdout.txt. A rerun (--into) starts in an emptied folder.
-# lb-gen only, 1 s loads; about 10 s.
+# What a publishing script prunes (PRUNED.txt) or rewrites and reseals
+# (scripts/reseal-run-dir) on purpose is not noted. lb-gen only, 1 s
+# loads; about 12 s.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -61,6 +63,22 @@ for when in run report; do
 done
 check "run.json itself still names the series (the record is not rewritten)" \
     test "$(jget "$J" runs.0.footprint.samples_file)" = samples/first.csv
+
+# Files a publishing script removes on purpose are listed in PRUNED.txt
+# (scripts/prune-run-dir); files it rewrites on purpose (paths replaced by
+# $LB_ROOT) it records anew with scripts/reseal-run-dir.
+echo "samples/first.csv 5000 bytes" > "$R/PRUNED.txt"
+"$LB" report "$R" >/dev/null 2>&1
+check "a missing file PRUNED.txt lists is not noted" sh -c "! grep -q 'samples/first.csv is missing' '$R/summary.md'"
+check "the rewritten one still is" grep -q 'file first/stdout.txt changed since the run' "$R/summary.md"
+cp "$J" "$tmp/before-reseal.json"
+"$LB_SRC/scripts/reseal-run-dir" "$R" 2>"$tmp/reseal.err"
+check "reseal-run-dir records it anew ($(cat "$tmp/reseal.err"))" grep -q ': 1 file(s) recorded anew' "$tmp/reseal.err"
+check "changing in run.json only that entry's size and sha256" \
+    sh -c "diff '$tmp/before-reseal.json' '$J' | grep '^[<>]' | grep -qv '\"\\(bytes\|sha256\\)\": '; test \$? -eq 1"
+"$LB" report "$R" >/dev/null 2>&1
+check "after it, report notes nothing" sh -c "! grep -q 'since the run' '$R/summary.md'"
+rm "$R/PRUNED.txt"
 
 # A rerun starts in a folder holding only its own files.
 echo stale > "$R/first/stale-result.json"
