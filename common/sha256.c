@@ -2,9 +2,12 @@
  * vectors in tests/unit/test_units.c. */
 #include "common/sha256.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 struct sha256 {
     uint32_t h[8];
@@ -93,21 +96,31 @@ void sha256_hex(const void *data, unsigned long len, char hex[65])
     final(&s, hex);
 }
 
-int sha256_file_hex(const char *path, char hex[65])
+int sha256_fd_hex(int fd, char hex[65])
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
     struct sha256 s;
     unsigned char buf[65536];
-    size_t n;
     init(&s);
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        update(&s, buf, n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad)
-        return -1;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        update(&s, buf, (size_t)n);
+    }
     final(&s, hex);
     return 0;
+}
+
+int sha256_file_hex(const char *path, char hex[65])
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = sha256_fd_hex(fd, hex);
+    close(fd);
+    return rc;
 }

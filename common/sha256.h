@@ -6,6 +6,10 @@
  * when the file cannot be read. */
 int sha256_file_hex(const char *path, char hex[65]);
 
+/* Hex SHA-256 of what is left to read from fd (read to its end, not
+ * closed). Returns 0, or -1 on a read error. */
+int sha256_fd_hex(int fd, char hex[65]);
+
 /* Hex SHA-256 of a buffer. */
 void sha256_hex(const void *data, unsigned long len, char hex[65]);
 

@@ -586,6 +586,9 @@ static int cmd_report(int argc, char **argv)
         return 2;
     }
     fprintf(stderr, "loadbench: %s\n", ro.charts.note);
+    if (ro.files_bad)
+        fprintf(stderr, "loadbench: %d files the run recorded are missing or changed since it ran (summary.md's notes "
+                        "name them)\n", ro.files_bad);
     printf("%s/summary.md\n%s/results.csv\n%s/stats.csv\n%s/report.html\n%s/charts/\n", argv[1], argv[1], argv[1],
            argv[1], argv[1]);
     return 0;

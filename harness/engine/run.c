@@ -11,6 +11,7 @@
 #include "engine/netstat.h"
 #include "engine/proc.h"
 #include "report/report.h"
+#include "report/runrecord.h"
 #include "engine/runcheck.h"
 #include "engine/runlock.h"
 #include "engine/sampler.h"
@@ -25,6 +26,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -235,6 +237,21 @@ json_t *run_machine_info(void)
     return m;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Remove dir and everything under it (links are removed, not followed). */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* ---- the runner: log and progress lines ------------------------------------ */
 
 struct runner {
@@ -250,6 +267,7 @@ struct runner {
     struct exec_host **agents; /* per hosts: entry, the agent there (NULL: local or unused) */
     char reserve[PATH_MAX + 64]; /* room kept for the next run.json ("" when none) */
     int saved_all;          /* after a disk full: the reserve's room saved every row measured */
+    json_t *into;           /* --into: this run's entry in run.json's "into_runs" (borrowed) */
 };
 
 static void logf_(struct runner *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -728,6 +746,38 @@ static void run_take_profile(struct runner *R, const struct profile *p)
     }
 }
 
+/* --only LABEL into run.json's "only" (the labels a run set out to
+ * measure, which runstatus checks its rows against), when the run has
+ * one: a run of the whole profile stays one. */
+static void only_add(json_t *run, const char *label)
+{
+    json_t *only = json_object_get(run, "only"), *l;
+    size_t i;
+    if (!json_is_array(only))
+        return;
+    json_array_foreach(only, i, l) if (!strcmp(json_string_value(l) ?: "", label)) return;
+    json_array_append_new(only, json_string(label));
+}
+
+/* --into: this run's entry in run.json's "into_runs": when it began, the
+ * build, the status the run had before, and (run_step) each row it added
+ * or replaced. The run reads "running" until this one ends, so a kill
+ * leaves it abandoned, not complete. */
+static void into_begin(struct runner *R)
+{
+    json_t *list = json_object_get(R->run, "into_runs");
+    if (!json_is_array(list)) {
+        list = json_array();
+        json_object_set_new(R->run, "into_runs", list);
+    }
+    R->into = json_pack("{s:s, s:I, s:O?, s:{s:s, s:s, s:s}, s:[]}", "only", R->o->only, "started_at_ms",
+                        (json_int_t)util_wall_ms(), "status_before", json_object_get(R->run, "status"), "loadbench",
+                        "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE, "rows");
+    json_array_append_new(list, R->into);
+    only_add(R->run, R->o->only);
+    json_object_set_new(R->run, "status", json_string("running"));
+}
+
 /* run.json's start: the run --into adds to (refused when it is of another
  * profile), or a new one with the resolved profile, the machine and the
  * profile as written beside it. Returns 0, or -1 with err. */
@@ -751,6 +801,7 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
         }
         if (same == 1)
             run_take_profile(R, p);
+        into_begin(R);
         return 0;
     }
     R->run = json_object();
@@ -764,6 +815,8 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
     json_object_set_new(R->run, "machine", run_machine_info());
     json_object_set_new(R->run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
     json_object_set_new(R->run, "status", json_string("running"));
+    if (o->only) /* the scope runstatus checks: this label's entries */
+        json_object_set_new(R->run, "only", json_pack("[s]", o->only));
     json_object_set_new(R->run, "runs", R->runs);
     return 0;
 }
@@ -792,6 +845,18 @@ static long row_index(const struct runner *R, const char *sub)
     return -1;
 }
 
+/* A tool runs in a folder that holds only its own row's files: what an
+ * earlier attempt at sub left (the row --into replaces, or one a kill
+ * cut short) goes first, so no stale result is read as this run's. */
+static void row_dir_clear(const struct runner *R, const char *sub)
+{
+    char path[PATH_MAX + 256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", R->dir, sub);
+    if (lstat(path, &st) == 0)
+        remove_tree(path);
+}
+
 /* One tool run at one step, its row recorded and run.json saved. Returns
  * 0 (ok or skipped), 1 (failed, timeout, oom), 130 (interrupted), or -1
  * with err when run.json could not be saved. */
@@ -811,8 +876,10 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
     here.target_host = th && !th->local && R->agents ? R->agents[host_index(R->p, th)] : NULL;
     json_t *nic = placement_nic_read(R, t, NULL);
+    row_dir_clear(R, sub);
     json_t *res = tool_run(&here, t, load, level, rep, sub);
     placement_record(R, t, res, nic);
+    runrecord_files(R->dir, res); /* what it left, so a report finds what changed since */
     const char *st = json_string_value(json_object_get(res, "status"));
     const char *why = json_string_value(json_object_get(res, "reason"));
     logf_(R, "%s: %s%s%s%s", sub, st, why ? " (" : "", why ? why : "", why ? ")" : "");
@@ -821,9 +888,14 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
               json_number_value(json_object_get(json_object_get(res, "windows"), "whole_rps")),
               json_string_value(json_object_get(json_object_get(res, "crosscheck"), "verdict")) ?: "-");
     int rc = !strcmp(st, "interrupted") ? 130 : strcmp(st, "ok") && strcmp(st, "skipped") ? 1 : 0;
-    if (R->o->into_dir) /* a row added later says which build made it and when */
+    if (R->o->into_dir) { /* a row added later says which build made it and when, and the run which rows */
         json_object_set_new(res, "rerun", json_pack("{s:s, s:s, s:s, s:I}", "version", LB_VERSION, "git", LB_GIT_REV,
                                                     "build", LB_BUILD_TYPE, "at_ms", (json_int_t)util_wall_ms()));
+        json_t *old = replace_at >= 0 ? json_object_get(json_array_get(R->runs, (size_t)replace_at), "status") : NULL;
+        json_array_append_new(json_object_get(R->into, "rows"),
+                              json_pack("{s:s, s:s, s:I, s:O?}", "dir", sub, "status", st, "at_ms",
+                                        (json_int_t)util_wall_ms(), "replaced", old));
+    }
     if (replace_at >= 0)
         json_array_set_new(R->runs, (size_t)replace_at, res);
     else
@@ -920,8 +992,12 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
     int rc = run_steps(R, err);
     if (rc >= 0) {
         crosscheck_co_reference(json_object_get(R->run, "runs"));
-        json_object_set_new(R->run, "status", json_string(rc == 130 ? "interrupted" : "complete"));
+        /* Its rows say whether it is complete (an --into run only when
+         * every entry has a final row now), not how this run ended. */
+        runstatus_settle(R->run, rc == 130 ? "interrupted" : RUNSTATUS_COMPLETE);
         json_object_set_new(R->run, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
+        if (R->into)
+            json_object_set_new(R->into, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
     }
     if (rc < 0 || save(R, err)) {
         /* Tools ran, so not 2; run.json says "running" and the lock stays:

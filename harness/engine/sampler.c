@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -721,6 +722,70 @@ int sampler_wait_tick(uint64_t *deadline_ns, uint64_t interval_ns)
     if (*deadline_ns <= now && interval_ns)
         *deadline_ns += ((now - *deadline_ns) / interval_ns + 1) * interval_ns;
     return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* This thread's run-queue wait so far (ns), 0 without schedstat. */
+static uint64_t self_run_delay_ns(void)
+{
+    char buf[128];
+    unsigned long long run = 0, delay = 0;
+    if (fsutil_read_small("/proc/thread-self/schedstat", buf, sizeof buf) <= 0 ||
+        sscanf(buf, "%llu %llu", &run, &delay) != 2)
+        return 0;
+    return delay;
+}
+
+void sampler_gaps_start(struct sampler_gaps *g, uint64_t interval_ns)
+{
+    memset(g, 0, sizeof *g);
+    g->interval_ns = interval_ns;
+    g->mono_ns = clock_ns(CLOCK_MONOTONIC);
+    g->boot_ns = clock_ns(CLOCK_BOOTTIME);
+    g->delay_ns = self_run_delay_ns();
+}
+
+int sampler_gaps_look(struct sampler_gaps *g)
+{
+    uint64_t mono = clock_ns(CLOCK_MONOTONIC), boot = clock_ns(CLOCK_BOOTTIME), delay = self_run_delay_ns();
+    uint64_t dboot = boot - g->boot_ns, dmono = mono - g->mono_ns;
+    g->last_was_gap = g->interval_ns && dboot > 2 * g->interval_ns;
+    if (g->last_was_gap) {
+        g->n++;
+        g->total_ns += dboot;
+        g->longest_ns = dboot > g->longest_ns ? dboot : g->longest_ns;
+        g->suspended_ns += dboot > dmono ? dboot - dmono : 0;
+        g->queued_ns += delay > g->delay_ns ? delay - g->delay_ns : 0;
+        g->gap_from_ns = g->mono_ns;
+    }
+    g->mono_ns = mono;
+    g->boot_ns = boot;
+    g->delay_ns = delay;
+    return g->last_was_gap;
+}
+
+int sampler_gaps_say(const struct sampler_gaps *g, char *buf, size_t len)
+{
+    if (!g->n)
+        return 0;
+    char many[96] = "";
+    uint64_t known = g->suspended_ns + g->queued_ns;
+    double rest = g->total_ns > known ? (double)(g->total_ns - known) / 1e9 : 0;
+    if (g->n > 1)
+        snprintf(many, sizeof many, " in %d gaps, the longest %.1f s,", g->n, (double)g->longest_ns / 1e9);
+    snprintf(buf, len,
+             "loadbench was not scheduled for %.1f s: footprint figures not judged (its looks at the tool, every "
+             "%.0f ms, stopped%s for more than 2 intervals: %.1f s neither running nor runnable (stopped, e.g. by "
+             "SIGSTOP, or blocked), %.1f s waiting for a CPU, %.1f s with the machine suspended)",
+             (double)g->total_ns / 1e9, (double)g->interval_ns / 1e6, many, rest, (double)g->queued_ns / 1e9,
+             (double)g->suspended_ns / 1e9);
+    return 1;
 }
 
 void sampler_csv_header(FILE *f)

@@ -113,6 +113,37 @@ int sampler_machine_read_cpus(struct sampler_machine *cpus, int max, char *err);
  * again). Start with *deadline_ns = util_now_ns() + interval_ns. */
 int sampler_wait_tick(uint64_t *deadline_ns, uint64_t interval_ns);
 
+/* The sampling loop's own clock (issue #44): whether loadbench itself ran
+ * when it meant to. Two looks more than 2 intervals apart are a gap: the
+ * samples of that stretch are missing, whatever the tool did. Why is told
+ * from the clocks: CLOCK_BOOTTIME runs through a suspend, CLOCK_MONOTONIC
+ * does not; /proc/thread-self/schedstat's run_delay is the time this
+ * thread was runnable but waited for a CPU (a busy machine); the rest it
+ * was neither (stopped, SIGSTOP, or blocked). A tool that is idle leaves
+ * no gap: the looks go on. */
+struct sampler_gaps {
+    uint64_t interval_ns;
+    uint64_t mono_ns, boot_ns, delay_ns; /* at the last look */
+    int n;                               /* gaps so far */
+    uint64_t longest_ns;                 /* the longest (CLOCK_BOOTTIME) */
+    uint64_t total_ns;                   /* all of them, summed */
+    uint64_t suspended_ns, queued_ns;    /* of total: the machine suspended; waiting for a CPU */
+    int last_was_gap;                    /* the latest look ended a gap */
+    uint64_t gap_from_ns;                /* the latest gap's first moment (CLOCK_MONOTONIC): the look before it */
+};
+
+/* Start watching, now, a loop that means to look every interval_ns or
+ * sooner. */
+void sampler_gaps_start(struct sampler_gaps *g, uint64_t interval_ns);
+
+/* One look, now. Returns 1 when it ends a gap, else 0. */
+int sampler_gaps_look(struct sampler_gaps *g);
+
+/* "loadbench was not scheduled for 15.0 s: footprint figures not judged
+ * (...)" into buf, with what the clocks tell of why. Returns 0 (buf
+ * untouched) when there was no gap, else 1. */
+int sampler_gaps_say(const struct sampler_gaps *g, char *buf, size_t len);
+
 /* CSV header and row for the time series file (samples/<tool>.csv). */
 void sampler_csv_header(FILE *f);
 void sampler_csv_row(FILE *f, const struct sampler_point *p);

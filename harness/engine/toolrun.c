@@ -125,6 +125,8 @@ struct tool_run_state {
     double self0, self1;
     uint64_t next, last_tick_ns, last_resp, last_t;
     double cur_rps, cur_cpu, cur_rss;
+    struct sampler_gaps gaps;           /* the loop's own looks: where loadbench did not run */
+    int end_in_gap;                     /* the tool ended unseen, inside the last gap */
 
     /* The footprint, for the judgement. */
     double cpu_s, rss_peak, target_cpu_s;
@@ -1105,9 +1107,13 @@ static void tool_run_sample(struct tool_run_state *r)
     r->last_tick_ns = r->spawned;
     r->last_resp = target_u64(r->before, "responses_completed");
     r->last_t = util_now_ns();
+    sampler_gaps_start(&r->gaps, r->p->sample_interval_ns);
     for (;;) {
-        if (tool_run_all_ended(r))
+        sampler_gaps_look(&r->gaps);
+        if (tool_run_all_ended(r)) {
+            r->end_in_gap = r->gaps.last_was_gap; /* it ended while loadbench did not look */
             break;
+        }
         uint64_t now = util_now_ns();
         if (tool_run_must_stop(r, now))
             break;
@@ -1367,6 +1373,63 @@ static json_t *tool_run_sum_use(struct tool_run_state *r, struct tree_use *sum)
     return parts;
 }
 
+/* The seconds the tool really ran, over which its cumulative CPU is
+ * averaged: spawn to its end as seen. When it ended inside a gap of
+ * loadbench's own (sampler_gaps), its end is not known: the window then
+ * ends at its last sign of life, the server's last response to it (or
+ * loadbench's last look before the gap, when that was later), never at
+ * the moment loadbench ran again, which would dilute the average with time
+ * it was gone. Without a response from it the window is not known (NAN):
+ * the look before the gap alone could make the average any size. The
+ * window and its basis go into fp. */
+static double tool_run_window_s(const struct tool_run_state *r, json_t *fp)
+{
+    uint64_t end = r->ended;
+    const char *basis = "the tool's start to its end as loadbench saw it";
+    if (r->end_in_gap) {
+        uint64_t last = target_u64(r->after, "last_response_ns");
+        end = !last || last >= r->ended ? 0 : last > r->gaps.gap_from_ns ? last : r->gaps.gap_from_ns;
+        basis = end ? "the tool's start to its last sign of life (the server's last response to it, or loadbench's "
+                      "last look before the gap in which the tool ended unseen)"
+                    : "not known: the tool ended unseen in a gap of loadbench's own, and the server saw nothing "
+                      "from it to place its end";
+    }
+    double s = end > r->spawned ? (double)(end - r->spawned) / 1e9 : NAN;
+    json_object_set_new(fp, "window_s", jsonutil_num(s));
+    json_object_set_new(fp, "window_basis", json_string(basis));
+    return s;
+}
+
+/* Whether the footprint can be judged: not after a gap in loadbench's own
+ * looks (its samples then miss that stretch), nor with too few samples
+ * for the tool's run (under half of one per interval, from 4 intervals
+ * on). Either is said in the row and fp gets "judged": false, which
+ * compare reads as missing evidence. An end past the deadline is noted:
+ * loadbench could not stop the tool in time. */
+static void tool_run_judge_samples(struct tool_run_state *r, json_t *fp, double window_s)
+{
+    char why[600] = "";
+    double iv = (double)r->p->sample_interval_ns / 1e9, expect = iv > 0 ? window_s / iv : 0;
+    if (sampler_gaps_say(&r->gaps, why, sizeof why))
+        json_object_set_new(fp, "sampler_gaps",
+                            json_pack("{s:i, s:f, s:f, s:f, s:f}", "gaps", r->gaps.n, "total_s", (double)r->gaps.total_ns / 1e9,
+                                      "longest_s", (double)r->gaps.longest_ns / 1e9, "queued_s",
+                                      (double)r->gaps.queued_ns / 1e9, "suspended_s", (double)r->gaps.suspended_ns / 1e9));
+    else if (expect >= 4 && (double)r->ntp < expect / 2)
+        snprintf(why, sizeof why, "only %zu sample points over the tool's %.1f s at a %.0f ms interval (about %.0f "
+                                  "expected): footprint figures not judged", r->ntp, window_s, iv * 1e3, expect);
+    json_object_set_new(fp, "judged", json_boolean(!why[0]));
+    if (why[0]) {
+        json_object_set_new(fp, "not_judged", json_string(why));
+        json_array_append_new(r->warnings, json_string(why));
+    }
+    if (r->ended > r->deadline && r->v.status != TOOL_RUN_TIMEOUT)
+        json_array_append_new(r->warnings, json_sprintf("the row ended %.1f s after the tool's start, past its "
+                                                        "deadline of %.1f s: loadbench could not stop it in time",
+                                                        (double)(r->ended - r->spawned) / 1e9,
+                                                        (double)(r->deadline - r->spawned) / 1e9));
+}
+
 /* The tool's CPU and memory, summed over its trees, with the sampled
  * series' aggregates beside them and, for several trees, each part. */
 static void tool_run_footprint(struct tool_run_state *r)
@@ -1393,7 +1456,8 @@ static void tool_run_footprint(struct tool_run_state *r)
      * process (ru_maxrss) and the run's average CPU are floors the peaks
      * cannot be below: no sample may report less. */
     double maxrss_mb = u.maxrss_mb;
-    double cpu_avg = wall_s > 0 ? r->cpu_s / wall_s * 100 : NAN;
+    double window_s = tool_run_window_s(r, fp);
+    double cpu_avg = window_s > 0 ? r->cpu_s / window_s * 100 : NAN;
     r->rss_peak = ss.rss_peak_mb > maxrss_mb ? ss.rss_peak_mb : maxrss_mb;
     json_object_set_new(fp, "cpu_seconds", jsonutil_num(r->cpu_s));
     json_object_set_new(fp, "cpu_avg_pct", jsonutil_num(cpu_avg));
@@ -1413,6 +1477,7 @@ static void tool_run_footprint(struct tool_run_state *r)
     json_object_set_new(fp, "trees", json_integer((json_int_t)r->ntrees));
     if (parts)
         json_object_set_new(fp, "parts", parts);
+    tool_run_judge_samples(r, fp, window_s);
     json_object_set_new(r->res, "footprint", fp);
     json_t *tf = summary_json(&ts);
     json_object_set_new(tf, "cpu_seconds", jsonutil_num(r->target_cpu_s));

@@ -946,6 +946,10 @@ static double ts_stages(FILE *f, json_t *r, double load_start)
     return xmax;
 }
 
+/* A panel with no series (its file absent, or dropped by the files
+ * check): an invisible line, since gnuplot refuses to plot only NaN. */
+#define TS_EMPTY_PLOT "0 lc rgb \"#ffffff\""
+
 /* File names in scripts: the run dir's samples/ seen from charts/. */
 static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
 {
@@ -993,14 +997,14 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
         fprintf(f, "%s\"../%s\" using 1:3 skip 1 with lines lw 1.5 dt 2 lc rgb \"#777777\" title \"lb-target\"",
                 tool_csv ? ", " : "", tgt_csv);
     if (!tool_csv && !tgt_csv)
-        fprintf(f, "NaN notitle");
+        fprintf(f, TS_EMPTY_PLOT " notitle");
     /* RSS */
     fprintf(f, "\n  set ylabel \"RSS (MB)\"\n  plot ");
     if (tool_csv) {
         fprintf(f, "\"../%s\" using 1:6 skip 1 with lines lw 2 lc rgb \"%s\" title ", tool_csv, colr);
         gp_str(f, stats_json_str(r, "label", NULL));
     } else {
-        fprintf(f, "NaN notitle");
+        fprintf(f, TS_EMPTY_PLOT " notitle");
     }
     /* Requests/s */
     fprintf(f, "\n  set ylabel \"requests/s (server)\"\n  set xlabel \"seconds since the tool started\"\n  set format x \"%%g\"\n  plot ");
@@ -1008,7 +1012,7 @@ static void ts_one(struct cw *c, json_t *r, int colour, FILE *f)
         fprintf(f, "\"../%s\" using ($1+%.3f):($9 > 0 ? NaN : $3) skip 1 with linespoints lw 2 pt 7 ps 0.6 lc rgb \"%s\" title \"completed/s\"",
                 srv_csv, off, colr);
     else
-        fprintf(f, "NaN title \"no server series\"");
+        fprintf(f, TS_EMPTY_PLOT " title \"no server series\"");
     fprintf(f, "\n  unset multiplot\n");
 }
 

@@ -1,5 +1,6 @@
 #include "report/compare.h"
 #include "report/html.h"
+#include "report/runrecord.h"
 #include "report/stats.h"
 #include "common/util.h"
 
@@ -144,6 +145,18 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
     return 0;
 }
 
+/* One run not complete makes its side not complete: the first such run's
+ * status, and in "status_side" (in memory only) which run and why. */
+static void side_status(json_t *side, json_t *run, const char *name)
+{
+    char why[COMPARE_WHY_LEN];
+    const char *st = runstatus(run, why, sizeof why);
+    if (!strcmp(st, RUNSTATUS_COMPLETE) || json_object_get(side, "status_side"))
+        return;
+    json_object_set_new(side, "status", json_string(st));
+    json_object_set_new(side, "status_side", json_sprintf("%s%s%s", name, why[0] ? ": no final row for " : "", why));
+}
+
 json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t n, char *err)
 {
     json_t *out = json_deep_copy(runs[0]), *rows = json_array(), *r;
@@ -156,9 +169,7 @@ json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t
             util_err(err, "%s and %s cannot be merged into one side: %s", names[0], names[k], why);
             return NULL;
         }
-        const char *st = stats_json_str(runs[k], "status", NULL);
-        if (!same_str(st, "complete")) /* one run not complete: the side is not */
-            json_object_set_new(out, "status", json_string(st ? st : "absent"));
+        side_status(out, runs[k], names[k]);
         json_array_foreach(json_object_get(runs[k], "runs"), i, r)
         {
             json_t *c = json_deep_copy(r);
@@ -292,7 +303,7 @@ static void cell_verdict(struct compare_cell *c, double thr)
 {
     c->change = NAN;
     c->verdict = COMPARE_NA;
-    if (!c->base.n || !c->cur.n || c->base.median == 0)
+    if (!c->base.n || !c->cur.n || c->base.median == 0 || c->unjudged)
         return;
     c->verdict = COMPARE_SAME;
     if (c->tested) {
@@ -318,6 +329,19 @@ static void cell_verdict(struct compare_cell *c, double thr)
     }
 }
 
+/* 1 when m is a footprint figure and a counted row of g (may be NULL) had
+ * its footprint not judged (footprint.judged false: loadbench was not
+ * scheduled through part of it, or took too few samples). */
+static int footprint_unjudged(const struct stats_group *g, const struct stats_metric *m)
+{
+    if (!g || (strcmp(m->key, "cpu") && strcmp(m->key, "rss") && strcmp(m->key, "cpu100k")))
+        return 0;
+    for (size_t i = 0; i < g->nok; i++)
+        if (json_is_false(json_object_get(json_object_get(g->rows[i], "footprint"), "judged")))
+            return 1;
+    return 0;
+}
+
 /* One cell per headline metric, then requests/s as a ratio to the control
  * (unless this is the control). Only the compared tool is gated: every
  * other tool's binary is the same in both runs (its sha256 was checked), so
@@ -336,6 +360,8 @@ static void row_cells(struct compare_row *row, const struct stats_group *h, cons
         metric_side(h, m, &sb);
         metric_side(g, m, &sc);
         cell_fill(c, &sb, &sc, r->paired);
+        c->unjudged = footprint_unjudged(h, m) || footprint_unjudged(g, m);
+        c->tested &= !c->unjudged;
     }
     if (strcmp(g->label, r->control)) {
         struct compare_cell *c = &row->cells[row->ncells++];
@@ -465,16 +491,31 @@ static void compute_rows(struct compare_result *r, const struct stats_groups *gb
         }
 }
 
+/* "the current run's status is incomplete (no final row for: wrk
+ * (interrupted)), not complete" into r->run_missing. */
+static void run_not_complete(struct compare_result *r, const char *which, const char *st, json_t *run, const char *why)
+{
+    const char *side = stats_json_str(run, "status_side", NULL);
+    if (why[0])
+        snprintf(r->run_missing, sizeof r->run_missing, "%s's status is %s (no final row for: %s), not complete", which,
+                 st, why);
+    else if (side)
+        snprintf(r->run_missing, sizeof r->run_missing, "%s's status is %s (%s), not complete", which, st, side);
+    else
+        snprintf(r->run_missing, sizeof r->run_missing, "%s's status is %s, not complete", which, st);
+}
+
 /* Missing evidence: a run not complete, no row of the compared tool, a
  * gated row with rows that did not count, a gated cell with no value. */
 static void count_missing(struct compare_result *r, json_t *base, json_t *cur)
 {
-    const char *sb = stats_json_str(base, "status", NULL), *sc = stats_json_str(cur, "status", NULL);
+    char wb[COMPARE_WHY_LEN], wc[COMPARE_WHY_LEN];
+    const char *sb = runstatus(base, wb, sizeof wb), *sc = runstatus(cur, wc, sizeof wc);
     int gated_rows = 0;
-    if (!same_str(sc, "complete"))
-        snprintf(r->run_missing, sizeof r->run_missing, "the current run's status is %s, not complete", sc ? sc : "absent");
-    else if (!same_str(sb, "complete"))
-        snprintf(r->run_missing, sizeof r->run_missing, "the baseline's status is %s, not complete", sb ? sb : "absent");
+    if (strcmp(sc, RUNSTATUS_COMPLETE))
+        run_not_complete(r, "the current run", sc, cur, wc);
+    else if (strcmp(sb, RUNSTATUS_COMPLETE))
+        run_not_complete(r, "the baseline", sb, base, wb);
     for (size_t i = 0; i < r->nrows; i++) {
         const struct compare_row *row = &r->rows[i];
         gated_rows += row->gated && row->kind != COMPARE_ROW_MISSING;
@@ -592,6 +633,14 @@ static void run_when(json_t *run, char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
+/* Why a gated cell has no verdict. */
+static const char *na_why(const struct compare_cell *c)
+{
+    return c->unjudged ? "footprint not judged (loadbench was not scheduled through part of a row, or sampled it "
+                         "too seldom: the row's notes say)"
+                       : "no value";
+}
+
 void compare_render_failures(const struct compare_result *r, FILE *f)
 {
     int n = 0;
@@ -619,7 +668,7 @@ void compare_render_missing(const struct compare_result *r, FILE *f)
             fprintf(f, "%s%s: %s", n++ ? ", " : "", row->name, row->missing);
         for (int k = 0; row->kind == COMPARE_ROW_CELLS && !row->missing[0] && k < row->ncells; k++)
             if (row->cells[k].gate && row->cells[k].verdict == COMPARE_NA)
-                fprintf(f, "%s%s %s: no value", n++ ? ", " : "", row->name, row->cells[k].metric);
+                fprintf(f, "%s%s %s: %s", n++ ? ", " : "", row->name, row->cells[k].metric, na_why(&row->cells[k]));
     }
 }
 
@@ -773,7 +822,7 @@ static int junit_cases(const struct compare_result *r, FILE *f, int *failures)
                 continue;
             n++;
             if (c->verdict == COMPARE_NA && !row->missing[0]) {
-                junit_missing(row->name, c->metric, "no value", al, f);
+                junit_missing(row->name, c->metric, na_why(c), al, f);
                 *failures += !al;
             } else {
                 junit_cell(row, c, r->threshold, f);

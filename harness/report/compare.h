@@ -52,6 +52,8 @@ struct compare_cell {
     int tested;                     /* the test can reach p < RANKS_ALPHA at these sizes */
     int significant;                /* tested and p significant: gated cells after Holm over the gate's
                                      * tested cells, the others at RANKS_ALPHA alone */
+    int unjudged;                   /* a footprint cell with a row whose footprint was not judged
+                                     * (footprint.judged false: loadbench was not scheduled): n/a */
 };
 
 enum compare_row_kind {
@@ -74,6 +76,9 @@ struct compare_row {
     int ncells;
 };
 
+/* Room for why a run is not complete (the entries without a final row). */
+#define COMPARE_WHY_LEN 512
+
 struct compare_result {
     const char *tool, *control;     /* as resolved (borrowed) */
     double threshold;
@@ -82,7 +87,7 @@ struct compare_result {
     size_t nrows;
     int gated_cells, failures;      /* cells the gate read, and those that regressed */
     int missing;                    /* gated rows and cells without evidence (rows[].missing says why) */
-    char run_missing[160];          /* a run whose status is not complete ("" when both are) */
+    char run_missing[COMPARE_WHY_LEN + 256]; /* a run whose status is not complete ("" when both are) */
     int allow_missing;              /* as asked */
     int paired;                     /* as asked */
     int family;                     /* gated cells that were tested: Holm's family */

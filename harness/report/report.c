@@ -3,6 +3,7 @@
 #include "report/disclosure.h"
 #include "report/html.h"
 #include "report/jpath.h"
+#include "report/runrecord.h"
 #include "common/fsutil.h"
 #include "report/stats.h"
 #include "common/util.h"
@@ -436,9 +437,12 @@ void report_markdown(FILE *f, json_t *run)
         snprintf(fixed, sizeof fixed, ", %s ms delay", fmt(b[0], 64, num(run, "profile.target.delay_ns") / 1e6, 1));
     fprintf(f, " Target: lb-target%s%s, %s B body, %.0f thread(s).", fixed, shape_text(run, shape, sizeof shape),
             fmt(b[1], 64, num(run, "profile.target.body_bytes"), 0), num(run, "profile.target.threads"));
-    const char *status = str(run, "status");
+    const char *status = str(run, "status"), *detail = str(run, "status_detail");
     if (status && strcmp(status, "complete"))
-        fprintf(f, " **Run status: %s.**", status);
+        fprintf(f, " **Run status: %s%s%s.**", status, detail ? ": " : "", detail ? detail : "");
+    if (num(run, "files_changed") > 0)
+        fprintf(f, " **%.0f files the run recorded are missing or changed since it ran: the notes name them.**",
+                num(run, "files_changed"));
     fprintf(f, " Everything needed to repeat it: [disclosure.md](disclosure.md).\n\n");
     fprintf(f, "| Tool | Status | Model | RPS (server) | RPS hold | P50 ms | P95 ms | P99 ms | Errors | CPU avg %% | CPU peak %% | RSS peak MB | Req/CPU-s | RPS/MB | Server count | Client count | Verdict | Bottleneck |\n");
     fprintf(f, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
@@ -664,25 +668,36 @@ void report_stats_csv(FILE *f, json_t *run)
     stats_groups_free(&gs);
 }
 
+/* Every report from view (run as runrecord_view gives it). */
+static int report_write_view(const char *dir, json_t *view, struct report_out *out, char *err)
+{
+    if (write_with(dir, "summary.md", report_markdown, view, err))
+        return -1;
+    if (write_with(dir, "results.csv", report_csv, view, err))
+        return -1;
+    if (write_with(dir, "stats.csv", report_stats_csv, view, err))
+        return -1;
+    if (write_with(dir, "disclosure.md", disclosure_markdown, view, err))
+        return -1;
+    if (charts_write(dir, view, &out->charts, err))
+        return -1;
+    if (html_write(dir, view, err))
+        return -1;
+    return 0;
+}
+
 int report_write(const char *dir, json_t *run, struct report_out *out, char *err)
 {
     struct report_out dummy;
     if (!out)
         out = &dummy;
     memset(out, 0, sizeof *out);
-    if (write_with(dir, "summary.md", report_markdown, run, err))
-        return -1;
-    if (write_with(dir, "results.csv", report_csv, run, err))
-        return -1;
-    if (write_with(dir, "stats.csv", report_stats_csv, run, err))
-        return -1;
-    if (write_with(dir, "disclosure.md", disclosure_markdown, run, err))
-        return -1;
-    if (charts_write(dir, run, &out->charts, err))
-        return -1;
-    if (html_write(dir, run, err))
-        return -1;
-    return 0;
+    /* The status the rows support, and every recorded file checked: a
+     * file missing or changed since the run is a note, never a silent gap. */
+    json_t *view = runrecord_view(dir, run, &out->files_bad);
+    int rc = report_write_view(dir, view, out, err);
+    json_decref(view);
+    return rc;
 }
 
 int report_write_all(const char *dir, json_t *run, char *err)

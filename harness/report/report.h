@@ -12,10 +12,13 @@
 /* What report_write did beyond the tables. */
 struct report_out {
     struct charts_out charts;
+    int files_bad;          /* files a row recorded that are missing or changed since (each a note) */
 };
 
 /* Write summary.md, results.csv, stats.csv, charts/ and report.html into
- * dir from run. out (may be NULL) says whether the charts were rendered.
+ * dir from run, as runrecord_view sees it (its status derived, its files
+ * checked). out (may be NULL) says whether the charts were rendered and
+ * how many recorded files were missing or changed.
  * Returns 0, or -1 with err filled. */
 int report_write(const char *dir, json_t *run, struct report_out *out, char *err);
 

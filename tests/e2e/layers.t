@@ -26,12 +26,14 @@ forbid adapters        'engine/|report/'            "adapters/ include no engine
 forbid common          'engine/|report/|profile/|adapters/|targets/|generator/' "common/ includes only common/"
 forbid targets         'engine/|report/|profile/|adapters/|generator/' "targets/ includes only common/ and itself"
 forbid generator       'engine/|report/|profile/|adapters/|targets/' "generator/ includes only common/ and itself"
-# The engine writes the reports at a run's end (run.c: report/report.h)
-# and nothing else of them: the statistics it judges with are common/'s.
+# The engine writes the reports at a run's end (run.c: report/report.h),
+# and the run's record of itself, whose status and files every reader
+# checks the same way (run.c: report/runrecord.h); nothing else of them:
+# the statistics it judges with are common/'s.
 engine_report=$(grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"report/' harness/engine/*.[ch] |
-    grep -v '^harness/engine/run.c:[0-9]*:#include "report/report.h"' || true)
+    grep -vE '^harness/engine/run.c:[0-9]*:#include "report/(report|runrecord).h"' || true)
 [ -z "$engine_report" ] || echo "$engine_report" | sed 's/^/#   /'
-is "$(printf '%s' "$engine_report" | grep -c . || true)" 0 "the engine includes no report header but run.c's report/report.h"
+is "$(printf '%s' "$engine_report" | grep -c . || true)" 0 "the engine includes no report header but run.c's report/report.h and report/runrecord.h"
 # every project include names its folder (no bare "x.h" resolved by -I order)
 bare=$(git ls-files '*.c' '*.h' | xargs grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^/"]+"' || true)
 [ -z "$bare" ] || echo "$bare" | sed 's/^/#   /'

@@ -478,6 +478,35 @@ static void test_render(void)
     json_decref(cur);
 }
 
+/* A row whose footprint was not judged (loadbench was not scheduled
+ * through part of it, issue #44): its footprint cells are missing
+ * evidence (exit 3), never judged, even when they look regressed. */
+static void test_unjudged(void)
+{
+    struct compare_opts o = {.threshold = 0.10};
+    struct compare_result r;
+    char err[UTIL_ERR_LEN];
+    json_t *base = mkrun(3), *cur = mkrun(3);
+    scale(cur, "lb-gen", 0, "footprint", "rss_peak_mb", 3.0);
+    json_t *fp = json_object_get(json_array_get(json_object_get(cur, "runs"), 2), "footprint"); /* lb-gen #2 */
+    json_object_set_new(fp, "judged", json_false());
+    int rc = compare_compute(base, cur, &o, &r, err);
+    const struct compare_cell *rss = cell(&r, "lb-gen", "RSS peak MB"), *rps = cell(&r, "lb-gen", "RPS hold");
+    ok(rc == COMPARE_EXIT_MISSING, "a row's footprint not judged: exit 3, not regressed (%d)", rc);
+    ok(rss && rss->unjudged && rss->verdict == COMPARE_NA, "its RSS cell has no verdict");
+    ok(rps && !rps->unjudged && rps->verdict != COMPARE_NA, "the server-counted RPS is still judged");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    compare_render_missing(&r, f);
+    fclose(f);
+    ok(strstr(text, "lb-gen RSS peak MB: footprint not judged") != NULL, "the missing evidence says why: %s", text);
+    free(text);
+    compare_result_free(&r);
+    json_decref(base);
+    json_decref(cur);
+}
+
 int main(void)
 {
     test_cells();
@@ -488,5 +517,6 @@ int main(void)
     test_render();
     test_ranked();
     test_merge();
+    test_unjudged();
     return done_testing();
 }

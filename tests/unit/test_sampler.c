@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int cmp_double(const void *a, const void *b)
@@ -495,6 +496,52 @@ static void run_queue_wait(void)
     watch_pgid = 0;
 }
 
+/* The sampling loop's own gaps (issue #44): a child looks every 10 ms
+ * (interval 50 ms) for 1.5 s; stopped 0.6 s by SIGSTOP, it reports one gap
+ * of about 0.6 s, neither running nor runnable (not waiting for a CPU, not
+ * suspended), said as "loadbench was not scheduled for 0.6 s". */
+static void own_gaps(void)
+{
+    int fd[2];
+    if (pipe(fd)) {
+        ok(0, "pipe: %s", strerror(errno));
+        return;
+    }
+    pid_t c = fork();
+    if (c == 0) {
+        struct sampler_gaps g;
+        char say[600] = "";
+        close(fd[0]);
+        sampler_gaps_start(&g, 50000000ull);
+        for (uint64_t end = util_now_ns() + 1500000000ull; util_now_ns() < end;) {
+            util_sleep_until_ns(util_now_ns() + 10000000ull);
+            sampler_gaps_look(&g);
+        }
+        sampler_gaps_say(&g, say, sizeof say);
+        dprintf(fd[1], "%d %.3f %.3f %.3f|%s", g.n, (double)g.total_ns / 1e9, (double)g.queued_ns / 1e9,
+                (double)g.suspended_ns / 1e9, say);
+        _exit(0);
+    }
+    close(fd[1]);
+    util_sleep_until_ns(util_now_ns() + 300000000ull);
+    kill(c, SIGSTOP);
+    util_sleep_until_ns(util_now_ns() + 600000000ull);
+    kill(c, SIGCONT);
+    char buf[800] = "";
+    ssize_t n = read(fd[0], buf, sizeof buf - 1);
+    buf[n > 0 ? n : 0] = 0;
+    close(fd[0]);
+    waitpid(c, NULL, 0);
+    int gaps = 0;
+    double total = 0, queued = 0, susp = 0;
+    sscanf(buf, "%d %lf %lf %lf", &gaps, &total, &queued, &susp);
+    const char *say = strchr(buf, '|') ? strchr(buf, '|') + 1 : "";
+    ok(gaps >= 1 && total >= 0.55 && total < 1.2, "SIGSTOP for 0.6 s: a gap of %.3f s seen (%d gaps)", total, gaps);
+    ok(queued < 0.2 && susp < 0.05, "not waiting for a CPU (%.3f s), not suspended (%.3f s): stopped", queued, susp);
+    ok(!strncmp(say, "loadbench was not scheduled for 0.", 34) && strstr(say, ": footprint figures not judged"),
+       "said: %s", say);
+}
+
 int main(void)
 {
     const char *b = getenv("LB_BUILD");
@@ -516,6 +563,7 @@ int main(void)
     accuracy("tree of 4", "0.2", 3, 100);
     busiest_thread();
     run_queue_wait();
+    own_gaps();
 
     struct proc none = {.pid = -1};
     proc_stop_tree(&none, NULL, 0, 200000000ull, err);
