@@ -578,12 +578,28 @@ static int cmd_report(int argc, char **argv)
     return 0;
 }
 
+/* 1 when a run argument names a run.json, not its directory. */
+static int names_json(const char *arg)
+{
+    size_t n = strlen(arg);
+    return n > 5 && !strcmp(arg + n - 5, ".json");
+}
+
+/* The run directory a run argument names (a run.json's folder), in a heap
+ * string the caller frees. */
+static char *run_dir_of(const char *arg)
+{
+    const char *slash = strrchr(arg, '/');
+    if (!names_json(arg))
+        return util_xstrdup(arg);
+    return slash ? util_xasprintf("%.*s", (int)(slash - arg) + (slash == arg), arg) : util_xstrdup(".");
+}
+
 /* A run directory or its run.json. */
 static json_t *load_run(const char *arg)
 {
     char path[PATH_MAX];
-    size_t n = strlen(arg);
-    if (n > 5 && !strcmp(arg + n - 5, ".json"))
+    if (names_json(arg))
         snprintf(path, sizeof path, "%s", arg);
     else
         snprintf(path, sizeof path, "%s/run.json", arg);
@@ -682,6 +698,26 @@ static int compare_sides(char **pos, int npos, char ***b, int *nb, char ***c, in
     return 0;
 }
 
+/* The run directories among compare's positional arguments (a run.json's
+ * folder), NULL-ended, for the --junit check: an output never goes into a
+ * run it reads. */
+static const char **compare_run_dirs(char **pos, int npos)
+{
+    const char **d = util_xcalloc((size_t)npos + 1, sizeof *d);
+    for (int i = 0, k = 0; i < npos; i++) {
+        if (strcmp(pos[i], "vs"))
+            d[k++] = run_dir_of(pos[i]);
+    }
+    return d;
+}
+
+static void compare_run_dirs_free(const char **d)
+{
+    for (size_t i = 0; d[i]; i++)
+        free((char *)d[i]);
+    free(d);
+}
+
 static int cmd_compare(int argc, char **argv)
 {
     struct compare_opts co = {.threshold = 0.10};
@@ -695,25 +731,34 @@ static int cmd_compare(int argc, char **argv)
         fprintf(stderr, "%s", compare_usage);
         return 2;
     }
+    char err[UTIL_ERR_LEN] = "";
+    const char **dirs = compare_run_dirs(argv + optind, argc - optind);
+    if (junit && fsutil_output_check_outside(junit, dirs, "the compared run directory", err)) {
+        fprintf(stderr, "loadbench compare: --junit %s\n", err);
+        compare_run_dirs_free(dirs);
+        return 2;
+    }
     json_t *base = load_side(bp, nb), *cur = base ? load_side(cp, nc) : NULL;
     if (!base || !cur) {
         json_decref(base);
+        compare_run_dirs_free(dirs);
         return 2;
     }
-    char err[UTIL_ERR_LEN] = "";
     char *jbuf = NULL;
     size_t jlen = 0;
     FILE *jf = junit ? open_memstream(&jbuf, &jlen) : NULL;
-    rc = compare_runs(base, cur, &co, stdout, jf, err);
+    rc = compare_runs(base, cur, &co, junit && !strcmp(junit, "-") ? stderr : stdout, jf, err);
     if (jf) {
         fclose(jf);
         char werr[UTIL_ERR_LEN];
-        if (jlen && fsutil_write_text(junit, jbuf, werr)) {   /* nothing written: bad input, no file */
-            fprintf(stderr, "loadbench: %s\n", werr);
+        /* nothing written: bad input, no file */
+        if (jlen && fsutil_write_output(junit, jbuf, dirs, "the compared run directory", werr)) {
+            fprintf(stderr, "loadbench compare: --junit %s\n", werr);
             rc = 2;
         }
         free(jbuf);
     }
+    compare_run_dirs_free(dirs);
     if (rc == COMPARE_EXIT_REGRESSED)
         fprintf(stderr, "loadbench compare: regressed: %s\n", err);
     else if (rc == COMPARE_EXIT_MISSING)
