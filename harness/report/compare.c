@@ -90,10 +90,11 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
            mb = stats_json_num(cur, "machine", "memory_mb", NULL);
     if (!isnan(ma) && !isnan(mb) && fabs(ma - mb) > 0.02 * ma)
         return util_err(err, "not comparable: different machine (memory %.0f MB vs %.0f MB)", ma, mb), 1;
+    char qa[96], qb[96], ql[96];
     if (!same_str(stats_json_str(base, "loadbench", "build"), stats_json_str(cur, "loadbench", "build")))
-        return util_err(
-                   err, "not comparable: different build type (%s vs %s); a sanitizer build measures something else",
-                   stats_json_str(base, "loadbench", "build") ?: "?", stats_json_str(cur, "loadbench", "build") ?: "?"),
+        return util_err(err, "not comparable: different build type (%s vs %s); a sanitizer build measures something else",
+                        util_quote(stats_json_str(base, "loadbench", "build"), qa, sizeof qa),
+                        util_quote(stats_json_str(cur, "loadbench", "build"), qb, sizeof qb)),
                1;
     /* The profile as resolved, less where it was read from and its prose. */
     json_t *pa = json_deep_copy(json_object_get(base, "profile")), *pb = json_deep_copy(json_object_get(cur, "profile"));
@@ -130,15 +131,16 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
         if (!l || same_str(l, tool))
             continue;
         const char *a = label_sha(base, l), *b = label_sha(cur, l);
+        util_quote(l, ql, sizeof ql);
         if (a && b && strcmp(a, b))
-            return util_err(err, "not comparable: %s's binary changed (sha256 %.12s… vs %.12s…) and it is not the compared tool (%s)",
-                            l, a, b, tool),
+            return util_err(err, "not comparable: the binary of %s changed (sha256 %.12s… vs %.12s…) and it is not the compared tool (%s)",
+                            ql, a, b, tool),
                    1;
         a = label_identity(base, l, "version");
         b = label_identity(cur, l, "version");
         if (a && b && strcmp(a, b))
-            return util_err(err, "not comparable: %s's version changed (%s vs %s) and it is not the compared tool (%s)",
-                            l, a, b, tool),
+            return util_err(err, "not comparable: the version of %s changed (%s vs %s) and it is not the compared tool (%s)",
+                            ql, util_quote(a, qa, sizeof qa), util_quote(b, qb, sizeof qb), tool),
                    1;
     }
     return 0;

@@ -101,7 +101,7 @@ edit() { # edit OUT PERL-EXPR: a copy of sweep-b with one change
 edit asan '$d->{loadbench}{build} = "asan"'
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/asan" >/dev/null 2>"$tmp/c.err" || rc=$?
 is "$rc" 2 "another build type is not comparable (exit 2)"
-check "and says why" grep -q 'different build type (release vs asan)' "$tmp/c.err"
+check "and says why" grep -q 'different build type ("release" vs "asan")' "$tmp/c.err"
 edit cpu '$d->{machine}{cpu_model} = "Intel Xeon"'
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/cpu" >/dev/null 2>"$tmp/c.err" || rc=$?
 is "$rc" 2 "another machine is not comparable"
@@ -113,7 +113,7 @@ check "and says which part" grep -q 'different profiles (target differs)' "$tmp/
 edit wrksha '$_->{label} eq "wrk" and $_->{identity}{sha256} = "0" x 64 for @{$d->{runs}}'
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/wrksha" --junit "$tmp/nc.xml" >/dev/null 2>"$tmp/c.err" || rc=$?
 is "$rc" 2 "a changed wrk binary is not comparable when lb-gen is the compared tool"
-check "and says so" grep -q "wrk's binary changed" "$tmp/c.err"
+check "and says so" grep -q 'the binary of "wrk" changed' "$tmp/c.err"
 check "JUnit reports it as an error" grep -q 'errors="1"' "$tmp/nc.xml"
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/wrksha" --tool wrk --control lb-gen >/dev/null 2>"$tmp/w.err" || rc=$?
 is "$rc" 1 "with --tool wrk the pair is comparable, and wrk is gated"

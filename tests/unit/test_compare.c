@@ -284,7 +284,23 @@ static void test_missing(void)
     json_object_set_new(json_object_get(json_array_get(json_object_get(base, "runs"), 1), "identity"), "version",
                         json_string("4.1.0"));
     rc = compare_compute(base, cur, &o, &r, err);
-    ok(rc == COMPARE_EXIT_BAD && strstr(err, "wrk's version changed"), "the control's version changed: exit 2 (%s)", err);
+    ok(rc == COMPARE_EXIT_BAD && strstr(err, "the version of \"wrk\" changed"), "the control's version changed: exit 2 (%s)", err);
+    compare_result_free(&r);
+    /* Issue 44, defect 12: values are quoted and escaped, so a trailing
+     * space shows and a newline cannot break the line. */
+    json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 1), "identity"), "version",
+                        json_string("4.1.0-3+b2 "));
+    json_object_set_new(json_object_get(json_array_get(json_object_get(base, "runs"), 1), "identity"), "version",
+                        json_string("4.1.0-3+b2"));
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_BAD && strstr(err, "(\"4.1.0-3+b2\" vs \"4.1.0-3+b2 \")"),
+       "a version that differs by a trailing space shows it (%s)", err);
+    compare_result_free(&r);
+    json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 1), "identity"), "version",
+                        json_string("4.1\nok: 1"));
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_BAD && strstr(err, "\"4.1\\nok: 1\"") && !strchr(err, '\n'),
+       "a newline in a version is shown as \\n and does not break the line (%s)", err);
     compare_result_free(&r);
     json_decref(cur);
     json_decref(base);
@@ -304,7 +320,7 @@ static void test_comparable_and_labels(void)
     json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 1), "identity"), "sha256",
                         json_string("changed"));
     rc = run_compare(base, cur, 0.10, &r, err);
-    ok(rc == 2 && strstr(err, "wrk's binary changed"), "the control's binary changed: not comparable (%s)", err);
+    ok(rc == 2 && strstr(err, "the binary of \"wrk\" changed"), "the control's binary changed: not comparable (%s)", err);
     compare_result_free(&r);
     json_decref(cur);
     cur = mkrun(1);
