@@ -5,6 +5,7 @@
 #include "common/fsutil.h"
 #include "common/cgroup.h"
 #include "report/compare.h"
+#include "report/evidence.h"
 #include "report/history.h"
 #include "common/guard.h"
 #include "profile/profile.h"
@@ -543,41 +544,6 @@ static void json_load_error(const char *path, const json_error_t *je)
         fprintf(stderr, "loadbench: %s: %s\n", path, je->text);
 }
 
-static int cmd_report(int argc, char **argv)
-{
-    int include_suspect = argc == 3 && !strcmp(argv[1], "--include-suspect");
-    if (include_suspect) {
-        argv++;
-        argc--;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "usage: loadbench report [--include-suspect] RUN_DIR\n");
-        return 2;
-    }
-    char path[PATH_MAX], err[UTIL_ERR_LEN];
-    reap_dead(NULL, argv[1], 0); /* runlock hook (#18) */
-    snprintf(path, sizeof path, "%s/run.json", argv[1]);
-    json_error_t je;
-    json_t *run = fsutil_load_json(path, FSUTIL_CAP_RUN_JSON, &je);
-    if (!run) {
-        json_load_error(path, &je);
-        return 2;
-    }
-    if (include_suspect) /* in memory only: run.json is not written back */
-        json_object_set_new(run, STATS_INCLUDE_SUSPECT, json_true());
-    struct report_out ro;
-    int rc = report_write(argv[1], run, &ro, err);
-    json_decref(run);
-    if (rc) {
-        fprintf(stderr, "loadbench: %s\n", err);
-        return 2;
-    }
-    fprintf(stderr, "loadbench: %s\n", ro.charts.note);
-    printf("%s/summary.md\n%s/results.csv\n%s/stats.csv\n%s/report.html\n%s/charts/\n", argv[1], argv[1], argv[1],
-           argv[1], argv[1]);
-    return 0;
-}
-
 /* 1 when a run argument names a run.json, not its directory. */
 static int names_json(const char *arg)
 {
@@ -595,8 +561,10 @@ static char *run_dir_of(const char *arg)
     return slash ? util_xasprintf("%.*s", (int)(slash - arg) + (slash == arg), arg) : util_xstrdup(".");
 }
 
-/* A run directory or its run.json. */
-static json_t *load_run(const char *arg)
+/* A run directory or its run.json, checked (evidence_run_check: evidence
+ * for report, which refuses invalid values that compare and history show
+ * as no evidence). NULL with the error printed. */
+static json_t *load_run(const char *arg, int evidence)
 {
     char path[PATH_MAX];
     if (names_json(arg))
@@ -605,14 +573,55 @@ static json_t *load_run(const char *arg)
         snprintf(path, sizeof path, "%s/run.json", arg);
     json_error_t je;
     json_t *run = fsutil_load_json(path, FSUTIL_CAP_RUN_JSON, &je);
+    char err[UTIL_ERR_LEN];
     if (!run)
         json_load_error(path, &je);
-    else if (!json_is_array(json_object_get(run, "runs"))) {
-        fprintf(stderr, "loadbench: %s: not a loadbench run (no \"runs\")\n", path);
+    else if (evidence_run_check(run, evidence, err)) {
+        fprintf(stderr, "loadbench: %s: %s\n", path, err);
         json_decref(run);
         run = NULL;
+    } else {
+        evidence_mark_invalid(run); /* compare and history: no evidence, named */
     }
     return run;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {{"include-suspect", no_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    static const char use[] = "usage: loadbench report [--include-suspect] RUN_DIR\n";
+    int c, include_suspect = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'S': include_suspect = 1; break;
+        case 'h': fputs(use, stdout); return 0;
+        default: fputs(use, stderr); return 2;
+        }
+    }
+    if (argc - optind != 1 || names_json(argv[optind])) { /* its outputs go beside run.json: the directory */
+        fputs(use, stderr);
+        return 2;
+    }
+    const char *dir = argv[optind];
+    char err[UTIL_ERR_LEN];
+    reap_dead(NULL, dir, 0); /* runlock hook (#18) */
+    json_t *run = load_run(dir, 1);
+    if (!run)
+        return 2;
+    if (include_suspect) /* in memory only: run.json is not written back */
+        json_object_set_new(run, STATS_INCLUDE_SUSPECT, json_true());
+    struct report_out ro;
+    int rc = report_write(dir, run, &ro, err);
+    json_decref(run);
+    if (rc) {
+        fprintf(stderr, "loadbench: %s\n", err);
+        return 2;
+    }
+    fprintf(stderr, "loadbench: %s\n", ro.charts.note);
+    printf("%s/summary.md\n%s/results.csv\n%s/stats.csv\n%s/report.html\n%s/charts/\n", dir, dir, dir, dir, dir);
+    return 0;
 }
 
 static const char compare_usage[] =
@@ -632,7 +641,7 @@ static json_t *load_side(char **argv, int n)
 {
     json_t **runs = util_xcalloc((size_t)n, sizeof *runs), *side = NULL;
     int k = 0;
-    while (k < n && (runs[k] = load_run(argv[k])))
+    while (k < n && (runs[k] = load_run(argv[k], 0)))
         k++;
     if (k == n) {
         char err[UTIL_ERR_LEN];
@@ -798,7 +807,7 @@ static int cmd_history(int argc, char **argv)
     }
     json_t **runs = util_xcalloc((size_t)n, sizeof *runs);
     int k = 0, rc = 2;
-    while (k < n && (runs[k] = load_run(argv[optind + k])))
+    while (k < n && (runs[k] = load_run(argv[optind + k], 0)))
         if (include_suspect) /* in memory only */
             json_object_set_new(runs[k++], STATS_INCLUDE_SUSPECT, json_true());
         else

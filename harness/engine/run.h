@@ -9,14 +9,11 @@
 #ifndef LB_RUN_H
 #define LB_RUN_H
 
+#include "common/limits.h" /* LB_SCHEMA_VERSION */
 #include "profile/profile.h"
 
 #include <jansson.h>
 #include <signal.h>
-
-/* run.json's schema_version: raised when a key changes meaning or goes;
- * tests/e2e/sample_fresh.t compares docs/sample-run's with it. */
-#define LB_SCHEMA_VERSION 1
 
 struct run_opts {
     const char *out_dir;            /* exact run directory (must not exist), or NULL */

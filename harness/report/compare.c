@@ -1,6 +1,8 @@
 #include "report/compare.h"
+#include "report/evidence.h"
 #include "report/html.h"
 #include "report/stats.h"
+#include "common/sha256.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -401,15 +403,21 @@ static struct compare_row *add_row(struct compare_result *r, enum compare_row_ki
 }
 
 /* The statuses of g's rows that did not count ("suspect", "failed,
- * timeout"), into buf. */
+ * timeout"; a row with invalid evidence: "invalid: footprint.rss_peak_mb
+ * is -1: a negative value is not evidence"), into buf. */
 static void group_statuses(const struct stats_group *g, int include_suspect, char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = 0;
     for (size_t i = 0; i < g->nrows; i++) {
         json_t *r = g->all[i];
-        const char *st = stats_json_str(r, "status", NULL) ?: "absent";
-        if (stats_row_counts(r, include_suspect) || (n && strstr(buf, st)))
+        char inv[180];
+        const char *st = stats_json_str(r, "status", NULL) ?: "absent", *why = stats_json_str(r, EVIDENCE_WHY, NULL);
+        if (stats_row_counts(r, include_suspect))
+            continue;
+        if (why && !strcmp(st, EVIDENCE_INVALID))
+            snprintf(inv, sizeof inv, "invalid (%s)", why), st = inv;
+        if (n && strstr(buf, st))
             continue;
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "", st);
     }
@@ -420,7 +428,7 @@ static void group_statuses(const struct stats_group *g, int include_suspect, cha
 static void row_missing(struct compare_row *row, const struct stats_group *h, const struct stats_group *g,
                         int include_suspect)
 {
-    char st[96];
+    char st[200];
     if (!g) {
         snprintf(row->missing, sizeof row->missing, "not in the current run");
     } else if (g->nok < g->nrows) {

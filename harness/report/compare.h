@@ -68,7 +68,7 @@ struct compare_row {
     double level;                   /* NAN when no sweep */
     char name[128];                 /* "label" or "label@level" */
     int gated;                      /* the compared tool */
-    char missing[160];              /* gated: why its evidence is missing ("" when it is not) */
+    char missing[320];              /* gated: why its evidence is missing ("" when it is not) */
     size_t base_ok, base_rows, cur_ok, cur_rows;
     struct compare_cell cells[8];
     int ncells;
