@@ -148,8 +148,50 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
     return 0;
 }
 
+/* The content hash of a run: SHA-256 of its JSON with sorted keys, so a
+ * copy of a run directory (or its run.json re-indented) hashes the same. */
+static void run_content_hash(json_t *run, char hex[65])
+{
+    char *s = json_dumps(run, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+    sha256_hex(s ? s : "", s ? strlen(s) : 0, hex);
+    free(s);
+}
+
+/* Why runs a and b are one run (the same start time on the same host:
+ * its run id; or the same content), or 0 when they are distinct. */
+static int same_run(json_t *a, json_t *b, const char *ha, const char *hb, char *why, size_t len)
+{
+    double sa = stats_json_num(a, "started_at_ms", NULL, NULL), sb = stats_json_num(b, "started_at_ms", NULL, NULL);
+    if (!strcmp(ha, hb))
+        snprintf(why, len, "the same content (sha256 %.12s…)", ha);
+    else if (!isnan(sa) && sa == sb && same_str(stats_json_str(a, "machine", "hostname"), stats_json_str(b, "machine", "hostname")))
+        snprintf(why, len, "the same run id (started at %.0f ms on the same host)", sa);
+    else
+        return 0;
+    return 1;
+}
+
+/* A side's runs must be distinct runs: one run given twice would count its
+ * rows as independent repeats (p = 0.008 from one measurement). */
+static int duplicate_runs(json_t *const *runs, const char *const *names, size_t n, char *err)
+{
+    char (*hash)[65] = util_xcalloc(n + 1, sizeof *hash), why[160];
+    int dup = 0;
+    for (size_t k = 0; k < n; k++)
+        run_content_hash(runs[k], hash[k]);
+    for (size_t k = 1; k < n && !dup; k++)
+        for (size_t j = 0; j < k && !dup; j++)
+            if ((dup = same_run(runs[j], runs[k], hash[j], hash[k], why, sizeof why)))
+                util_err(err, "%s and %s are one run (%s): the runs of a side must be distinct runs, or its rows "
+                              "would count as independent repeats", names[j], names[k], why);
+    free(hash);
+    return dup ? -1 : 0;
+}
+
 json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t n, char *err)
 {
+    if (duplicate_runs(runs, names, n, err))
+        return NULL;
     json_t *out = json_deep_copy(runs[0]), *rows = json_array(), *r;
     size_t i;
     for (size_t k = 0; k < n; k++) {

@@ -95,9 +95,10 @@ struct compare_result {
  * the rows of all n runs, run k's repeat r renumbered k *
  * COMPARE_REPEAT_STRIDE + r, so that with the same number of runs on both
  * sides the rows pair run by run, repeat by repeat (names: the runs' paths,
- * for messages). Returns a new reference, or NULL with err when a run is
- * not comparable with the first (machine, build, profile, or any tool's
- * binary). */
+ * for messages). Returns a new reference, or NULL with err when two runs
+ * are one run (the same run id, started_at_ms on the same host, or the same
+ * content hash: one measurement is not repeats) or a run is not comparable
+ * with the first (machine, build, profile, or any tool's binary). */
 json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t n, char *err);
 
 /* Check that o's --tool and --control labels (when given) name a tool in

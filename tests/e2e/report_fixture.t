@@ -159,6 +159,15 @@ for c in report compare; do
     check "$c prints and writes no (null) row" sh -c "! grep -qs '(null)' '$tmp/$c.rows.out' '$tmp/$c.rows.err' $written"
 done
 
+# Defect 6: a side's runs must be distinct runs.
+cp -r "$F/sweep-b" "$tmp/b-copy"
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-a" "$F/sweep-a" vs "$F/sweep-b" "$tmp/b-copy" "$F/sweep-b" >/dev/null 2>"$tmp/d.err" || rc=$?
+is "$rc" 2 "compare A A A vs B B' B: one run given twice on a side is refused (exit 2)"
+check "the message names the two and why" grep -q 'sweep-a and .*sweep-a are one run (the same content' "$tmp/d.err"
+rc=0; "$LB" compare "$F/sweep-a" vs "$F/sweep-b" "$tmp/neg" >/dev/null 2>"$tmp/d.err" || rc=$?
+is "$rc" 2 "an edited copy of a run (the same run id) is the same run (exit 2)"
+check "the message says the same run id" grep -q 'are one run (the same run id' "$tmp/d.err"
+
 # Defect 13: report honours -- as compare does.
 mkdir "$tmp/dd"
 cp "$F/sweep-a/run.json" "$tmp/dd/"

@@ -438,8 +438,10 @@ static void test_merge(void)
     char err[UTIL_ERR_LEN] = "";
     json_t *runs[4];
     const char *names[] = {"a1", "a2", "a3", "a4"};
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 4; k++) {
         runs[k] = mkrun(1);
+        json_object_set_new(runs[k], "started_at_ms", json_integer(1795994573652 + k * 60000));
+    }
     json_t *m = compare_merge_runs(runs, names, 3, err);
     json_t *rows = json_object_get(m, "runs");
     ok(m && json_array_size(rows) == 6, "3 runs of 2 rows: 6 rows");
@@ -449,6 +451,19 @@ static void test_merge(void)
     json_object_set_new(json_object_get(runs[3], "machine"), "cores", json_integer(8));
     ok(!compare_merge_runs(runs, names, 4, err) && strstr(err, "a1 and a4 cannot be merged") && strstr(err, "cores"),
        "a run of another machine is refused (%s)", err);
+    /* One run twice on a side (issue 44, defect 6): its rows would count as
+     * independent repeats and give p = 0.008 from one measurement. */
+    json_t *dup[3] = {runs[0], runs[1], runs[0]};
+    err[0] = 0;
+    ok(!compare_merge_runs(dup, names, 3, err) && strstr(err, "a1 and a3 are one run (the same content"),
+       "the same run twice on a side is refused (%s)", err);
+    json_t *edited = json_deep_copy(runs[1]);
+    json_object_set_new(edited, "status", json_string("interrupted"));
+    json_t *same_id[2] = {runs[1], edited};
+    err[0] = 0;
+    ok(!compare_merge_runs(same_id, names, 2, err) && strstr(err, "a1 and a2 are one run (the same run id"),
+       "a run and an edited copy of it (same start on the same host) are one run (%s)", err);
+    json_decref(edited);
     for (int k = 0; k < 4; k++)
         json_decref(runs[k]);
 }
