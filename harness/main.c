@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,13 +171,25 @@ static struct profile *load_profile(const char *path, char *err)
     return p;
 }
 
+/* A plain decimal number at s (digits, at most one point, nothing else:
+ * strtod alone also reads "nan", "inf", "0x10" and "1e3"), then the
+ * suffix (may be ""). Returns 0 with *v, or -1. */
+static int parse_decimal(const char *s, const char *suffix, double *v)
+{
+    size_t n = strspn(s, "0123456789.");
+    const char *dot = memchr(s, '.', n);
+    if (!n || (dot && memchr(dot + 1, '.', n - (size_t)(dot - s) - 1)) || strcmp(s + n, suffix) ||
+        strspn(s, ".") == n)
+        return -1;
+    errno = 0;
+    *v = strtod(s, NULL);
+    return errno || !isfinite(*v) ? -1 : 0;
+}
+
 /* --scale's factor: a plain decimal number. Returns 0, or -1 with err set. */
 static int parse_scale(const char *s, double *f, char *err)
 {
-    char *end;
-    errno = 0;
-    *f = strtod(s, &end);
-    if (errno || end == s || *end)
+    if (parse_decimal(s, "", f))
         return util_err(err, "--scale needs a number such as 0.1 (got \"%s\")", s);
     return 0;
 }
@@ -666,10 +679,10 @@ static int compare_opts_parse(int argc, char **argv, struct compare_opts *co, co
     while ((c = getopt_long(argc, argv, "t:j:T:c:ph", opts, NULL)) != -1) {
         switch (c) {
         case 't': {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || (*end && strcmp(end, "%")) || v <= 0 || v >= 1000) {
-                fprintf(stderr, "loadbench compare: --threshold %s: give a percentage such as 10%%\n", optarg);
+            double v;
+            if ((parse_decimal(optarg, "%", &v) && parse_decimal(optarg, "", &v)) || v <= 0 || v >= 1000) {
+                fprintf(stderr, "loadbench compare: --threshold \"%s\": give a decimal percentage above 0 and "
+                                "below 1000, such as 10%%\n", optarg);
                 return 2;
             }
             co->threshold = v / 100;

@@ -168,6 +168,15 @@ rc=0; "$LB" compare "$F/sweep-a" vs "$F/sweep-b" "$tmp/neg" >/dev/null 2>"$tmp/d
 is "$rc" 2 "an edited copy of a run (the same run id) is the same run (exit 2)"
 check "the message says the same run id" grep -q 'are one run (the same run id' "$tmp/d.err"
 
+# Defect 11: --threshold is a decimal percentage in (0, 1000), nothing else.
+for t in 'nan%' '0x10%' 'inf%' '1e1%' '10%%' '0%' '1000%' '.%'; do
+    rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b" --threshold "$t" >/dev/null 2>"$tmp/t.err" || rc=$?
+    is "$rc" 2 "--threshold $t is refused (exit 2)"
+done
+check "the message quotes the value" grep -q -- '--threshold "\.%": give a decimal percentage above 0 and below 1000' "$tmp/t.err"
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b" --threshold 12.5 >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "--threshold 12.5 (no %) is still a percentage"
+
 # Defect 13: report honours -- as compare does.
 mkdir "$tmp/dd"
 cp "$F/sweep-a/run.json" "$tmp/dd/"
