@@ -322,17 +322,26 @@ static int cmd_validate(int argc, char **argv)
 
 static int cmd_plan(int argc, char **argv)
 {
+    static const struct option opts[] = {{"scale", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     char err[UTIL_ERR_LEN];
     double scale = 1;
-    if (argc > 2 && !strcmp(argv[1], "--scale")) {
-        if (parse_scale(argv[2], &scale, err)) {
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 's' && parse_scale(optarg, &scale, err) == 0)
+            continue;
+        if (c == 's')
             fprintf(stderr, "loadbench plan: %s\n", err);
-            return 2;
-        }
-        argc -= 2;
-        argv += 2;
+        else
+            fprintf(stderr, "usage: loadbench plan [--scale F] [PROFILE.yaml]\n");
+        return 2;
     }
-    struct profile *p = load_profile(argc > 1 ? argv[1] : NULL, err);
+    if (argc - optind > 1) {
+        fprintf(stderr, "loadbench plan: one profile at a time (got %d)\n", argc - optind);
+        return 2;
+    }
+    struct profile *p = load_profile(optind < argc ? argv[optind] : NULL, err);
     if (!p || profile_scale(p, scale, err)) { /* run_plan checks it as validate does (runcheck) */
         fprintf(stderr, "loadbench: %s\n", err);
         profile_free(p);
@@ -494,16 +503,22 @@ static int host_opts(const char *cmd, int argc, char **argv, const char **host, 
                      const char **results)
 {
     *host = *profile = NULL;
+    int dashdash = 0; /* after "--", an argument is never an option */
     for (int i = 1; i < argc; i++) {
-        if ((!strcmp(argv[i], "--host") || (results && !strcmp(argv[i], "--results"))) && i + 1 == argc) {
+        if (!dashdash && !strcmp(argv[i], "--")) {
+            dashdash = 1;
+            continue;
+        }
+        int opt = !dashdash && (!strcmp(argv[i], "--host") || (results && !strcmp(argv[i], "--results")));
+        if (opt && i + 1 == argc) {
             fprintf(stderr, "loadbench %s: %s needs a value\n", cmd, argv[i]);
             return 2;
         }
-        if (!strcmp(argv[i], "--host"))
+        if (opt && !strcmp(argv[i], "--host"))
             *host = argv[++i];
-        else if (results && !strcmp(argv[i], "--results"))
+        else if (opt)
             *results = argv[++i];
-        else if (argv[i][0] != '-' && !*profile)
+        else if ((dashdash || argv[i][0] != '-') && !*profile)
             *profile = argv[i];
         else {
             fprintf(stderr, "loadbench %s: unexpected \"%s\"\n", cmd, argv[i]);
@@ -975,7 +990,7 @@ static int plain_help(const char *cmd, int argc, char **argv)
     for (size_t i = 0; i < sizeof plain_usage / sizeof plain_usage[0]; i++) {
         if (strcmp(cmd, plain_usage[i].cmd))
             continue;
-        for (int a = 1; a < argc; a++)
+        for (int a = 1; a < argc && strcmp(argv[a], "--"); a++)
             if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
                 fputs(plain_usage[i].usage, stdout);
                 return -1;
