@@ -352,11 +352,95 @@ static int sync_parent(const char *path)
     return rc;
 }
 
+/* What an existing st is, for a refusal ("a character device"). */
+static const char *kind_name(mode_t m)
+{
+    return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device"
+           : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int fsutil_output_check(const char *path, char *err)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0 || S_ISREG(st.st_mode)) /* absent: created; a regular file: replaced */
+        return 0;
+    util_err(err, "%s is %s, not a regular file: refused (loadbench replaces only a regular file it writes; "
+                  "give - for standard output)", path, kind_name(st.st_mode));
+    errno = EEXIST;
+    return -1;
+}
+
+/* realpath of path's folder, then "/NAME", into out (PATH_MAX); -1 when
+ * the folder does not resolve (then nothing can be written there). */
+static int resolve_parent(const char *path, char *out)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    if (!realpath(dir, real))
+        return -1;
+    int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(real, "/") ? real : "", name);
+    return n < PATH_MAX ? 0 : -1;
+}
+
+int fsutil_output_check_outside(const char *path, const char *const *inside, const char *what, char *err)
+{
+    if (fsutil_output_check(path, err))
+        return -1;
+    char full[PATH_MAX], real[PATH_MAX];
+    if (!inside || resolve_parent(path, full))
+        return 0;
+    for (const char *const *d = inside; *d; d++) {
+        size_t n;
+        if (!realpath(*d, real) || strncmp(full, real, n = strlen(real)) || (full[n] != '/' && n > 1))
+            continue;
+        util_err(err, "%s is inside %s %s: refused (it would overwrite the evidence it reads)", path, what, *d);
+        errno = EEXIST;
+        return -1;
+    }
+    return 0;
+}
+
+int fsutil_write_output(const char *path, const char *text, const char *const *inside, const char *what, char *err)
+{
+    if (!strcmp(path, "-")) {
+        if (fputs(text, stdout) < 0 || fflush(stdout) < 0)
+            return write_error(err, "standard output", errno);
+        return 0;
+    }
+    if (fsutil_output_check_outside(path, inside, what, err))
+        return -1;
+    return fsutil_write_text(path, text, err);
+}
+
+int fsutil_replace(const char *tmp, const char *path, char *err)
+{
+    if (fsutil_output_check(path, err)) {
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return write_error(err, path, e);
+    }
+    return 0;
+}
+
 int fsutil_write_text(const char *path, const char *text, char *err)
 {
     char tmp[PATH_MAX];
+    if (fsutil_output_check(path, err))
+        return -1;
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
     if (fd < 0)
         return write_error(err, path, errno);
     size_t len = strlen(text), off = 0;
@@ -376,11 +460,12 @@ int fsutil_write_text(const char *path, const char *text, char *err)
     int e = fsync(fd) < 0 ? errno : 0;
     if (close(fd) < 0 && !e)
         e = errno;
-    if (e || rename(tmp, path) < 0) {
-        e = e ? e : errno;
+    if (e) {
         unlink(tmp);
         return write_error(err, path, e);
     }
+    if (fsutil_replace(tmp, path, err))
+        return -1;
     if (sync_parent(path) < 0)
         return write_error(err, path, errno);
     return 0;

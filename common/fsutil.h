@@ -90,8 +90,36 @@ void fsutil_remove_tree(const char *dir);
  * be NULL). */
 int fsutil_mkdir_p(const char *path, char *err);
 
-/* Write text to path atomically: a temporary NAME.tmp.PID beside it,
- * fsync, close, rename, fsync of the directory, so a reader (or a
+/* Output paths (issue 44): the one way loadbench writes a file a person
+ * named or a file of a report. An existing path that is not a regular
+ * file is refused, never replaced: a symbolic link (as root, replacing
+ * /dev/stdout's link or following one to /etc is how a system file is
+ * clobbered), a directory, a device, a FIFO or a socket; the message says
+ * "-" is the way to standard output. Returns 0 when path may be written,
+ * or -1 with err. */
+int fsutil_output_check(const char *path, char *err);
+
+/* fsutil_output_check, and path must not lie inside any of the
+ * directories in inside (NULL-ended; may be NULL), compared once both are
+ * resolved (realpath of path's folder): a compare's --junit inside a
+ * compared run directory would overwrite its evidence. what names them in
+ * err ("the compared run directory"). */
+int fsutil_output_check_outside(const char *path, const char *const *inside, const char *what, char *err);
+
+/* Write text to the output path a person named: "-" is standard output,
+ * anything else fsutil_write_text (checked as fsutil_output_check_outside).
+ * Returns 0, or -1 with err. */
+int fsutil_write_output(const char *path, const char *text, const char *const *inside, const char *what, char *err);
+
+/* rename(tmp, path) for a temporary loadbench just wrote beside path:
+ * path is checked first (fsutil_output_check), so no link, device or
+ * directory is replaced. On failure tmp is removed. Returns 0, or -1 with
+ * err and errno set. */
+int fsutil_replace(const char *tmp, const char *path, char *err);
+
+/* Write text to path atomically: path checked as fsutil_output_check, a
+ * temporary NAME.tmp.PID beside it, fsync, close, fsutil_replace, fsync of
+ * the directory, so a reader (or a
  * loadbench killed mid-write) sees the old file or the new one, never
  * half of one. A full disk may surface at write, fsync or close: each is
  * checked, the temporary removed, the old file left as it was, and err

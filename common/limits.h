@@ -7,4 +7,15 @@
  * profile's target.threads the same (issue #29: the profile allowed 256). */
 #define LB_TARGET_MAX_THREADS 64
 
+/* run.json's version (schema/run.schema.json, docs/reports.md): the major,
+ * schema_version, is raised when a field is removed or renamed or changes
+ * its type, unit or meaning; the run writes it, and report, compare and
+ * history read only it (issue 44: a run.json of schema 999 was read as
+ * this one). The minor, schema_minor, is raised when fields are added, and
+ * a reader of the same major reads any minor. tests/e2e/sample_fresh.t
+ * compares docs/sample-run's major with it. Minor 1: machine.net, cpu_mhz,
+ * smt_active, virtualization. */
+#define LB_SCHEMA_VERSION 1
+#define LB_SCHEMA_MINOR 1
+
 #endif

@@ -63,6 +63,46 @@ char *util_xasprintf(const char *fmt, ...)
     return p;
 }
 
+/* c escaped as in a JSON string into out (at least 7 bytes): its length. */
+static size_t quote_char(unsigned char c, char *out)
+{
+    static const char esc[] = "\"\"\\\\\nn\tt\rr\bb\ff";
+    for (const char *e = esc; *e; e += 2)
+        if ((unsigned char)e[0] == c)
+            return (size_t)snprintf(out, 7, "\\%c", e[1]);
+    if (c < 0x20 || c == 0x7f)
+        return (size_t)snprintf(out, 7, "\\u%04x", c);
+    out[0] = (char)c;
+    out[1] = 0;
+    return 1;
+}
+
+const char *util_quote(const char *s, char *buf, size_t len)
+{
+    if (!s) {
+        snprintf(buf, len, "absent");
+        return buf;
+    }
+    size_t n = 0;
+    if (len < 8) {
+        snprintf(buf, len, "\"…\"");
+        return buf;
+    }
+    buf[n++] = '"';
+    for (; *s; s++) {
+        char one[8];
+        size_t k = quote_char((unsigned char)*s, one);
+        if (n + k + 5 > len) { /* room for …" and the NUL */
+            n += (size_t)snprintf(buf + n, len - n, "…");
+            break;
+        }
+        memcpy(buf + n, one, k);
+        n += k;
+    }
+    snprintf(buf + n, len - n, "\"");
+    return buf;
+}
+
 int util_err(char *err, const char *fmt, ...)
 {
     if (err) {

@@ -21,6 +21,14 @@ char *util_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
  * that callers can write `return util_err(err, ...)`. */
 int util_err(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s quoted and escaped as a JSON string ("4.1.0-3+b2 " with its
+ * trailing space visible; a newline as \n, a quote as \", any other
+ * control byte as \u00XX, bytes >= 0x80 kept), cut with "…" to fit len,
+ * into buf, for values shown in messages: a difference is then visible
+ * and a value cannot break a line (issue 44). "absent" for NULL. Returns
+ * buf. */
+const char *util_quote(const char *s, char *buf, size_t len);
+
 /* Monotonic and wall clocks. */
 uint64_t util_now_ns(void);          /* CLOCK_MONOTONIC, ns */
 uint64_t util_now_us(void);          /* CLOCK_MONOTONIC, us */

@@ -5,6 +5,7 @@
 #include "common/fsutil.h"
 #include "common/cgroup.h"
 #include "report/compare.h"
+#include "report/evidence.h"
 #include "report/history.h"
 #include "report/export.h"
 #include "common/guard.h"
@@ -23,6 +24,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,13 +178,25 @@ static struct profile *load_profile(const char *path, char *err)
     return p;
 }
 
+/* A plain decimal number at s (digits, at most one point, nothing else:
+ * strtod alone also reads "nan", "inf", "0x10" and "1e3"), then the
+ * suffix (may be ""). Returns 0 with *v, or -1. */
+static int parse_decimal(const char *s, const char *suffix, double *v)
+{
+    size_t n = strspn(s, "0123456789.");
+    const char *dot = memchr(s, '.', n);
+    if (!n || (dot && memchr(dot + 1, '.', n - (size_t)(dot - s) - 1)) || strcmp(s + n, suffix) ||
+        strspn(s, ".") == n)
+        return -1;
+    errno = 0;
+    *v = strtod(s, NULL);
+    return errno || !isfinite(*v) ? -1 : 0;
+}
+
 /* --scale's factor: a plain decimal number. Returns 0, or -1 with err set. */
 static int parse_scale(const char *s, double *f, char *err)
 {
-    char *end;
-    errno = 0;
-    *f = strtod(s, &end);
-    if (errno || end == s || *end)
+    if (parse_decimal(s, "", f))
         return util_err(err, "--scale needs a number such as 0.1 (got \"%s\")", s);
     return 0;
 }
@@ -315,17 +329,26 @@ static int cmd_validate(int argc, char **argv)
 
 static int cmd_plan(int argc, char **argv)
 {
+    static const struct option opts[] = {{"scale", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     char err[UTIL_ERR_LEN];
     double scale = 1;
-    if (argc > 2 && !strcmp(argv[1], "--scale")) {
-        if (parse_scale(argv[2], &scale, err)) {
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 's' && parse_scale(optarg, &scale, err) == 0)
+            continue;
+        if (c == 's')
             fprintf(stderr, "loadbench plan: %s\n", err);
-            return 2;
-        }
-        argc -= 2;
-        argv += 2;
+        else
+            fprintf(stderr, "usage: loadbench plan [--scale F] [PROFILE.yaml]\n");
+        return 2;
     }
-    struct profile *p = load_profile(argc > 1 ? argv[1] : NULL, err);
+    if (argc - optind > 1) {
+        fprintf(stderr, "loadbench plan: one profile at a time (got %d)\n", argc - optind);
+        return 2;
+    }
+    struct profile *p = load_profile(optind < argc ? argv[optind] : NULL, err);
     if (!p || profile_scale(p, scale, err)) { /* run_plan checks it as validate does (runcheck) */
         fprintf(stderr, "loadbench: %s\n", err);
         profile_free(p);
@@ -493,16 +516,22 @@ static int host_opts(const char *cmd, int argc, char **argv, const char **host, 
                      const char **results)
 {
     *host = *profile = NULL;
+    int dashdash = 0; /* after "--", an argument is never an option */
     for (int i = 1; i < argc; i++) {
-        if ((!strcmp(argv[i], "--host") || (results && !strcmp(argv[i], "--results"))) && i + 1 == argc) {
+        if (!dashdash && !strcmp(argv[i], "--")) {
+            dashdash = 1;
+            continue;
+        }
+        int opt = !dashdash && (!strcmp(argv[i], "--host") || (results && !strcmp(argv[i], "--results")));
+        if (opt && i + 1 == argc) {
             fprintf(stderr, "loadbench %s: %s needs a value\n", cmd, argv[i]);
             return 2;
         }
-        if (!strcmp(argv[i], "--host"))
+        if (opt && !strcmp(argv[i], "--host"))
             *host = argv[++i];
-        else if (results && !strcmp(argv[i], "--results"))
+        else if (opt)
             *results = argv[++i];
-        else if (argv[i][0] != '-' && !*profile)
+        else if ((dashdash || argv[i][0] != '-') && !*profile)
             *profile = argv[i];
         else {
             fprintf(stderr, "loadbench %s: unexpected \"%s\"\n", cmd, argv[i]);
@@ -556,30 +585,76 @@ static void json_load_error(const char *path, const json_error_t *je)
         fprintf(stderr, "loadbench: %s: %s\n", path, je->text);
 }
 
-static int cmd_report(int argc, char **argv)
+/* 1 when a run argument names a run.json, not its directory. */
+static int names_json(const char *arg)
 {
-    int include_suspect = argc == 3 && !strcmp(argv[1], "--include-suspect");
-    if (include_suspect) {
-        argv++;
-        argc--;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "usage: loadbench report [--include-suspect] RUN_DIR\n");
-        return 2;
-    }
-    char path[PATH_MAX], err[UTIL_ERR_LEN];
-    reap_dead(NULL, argv[1], 0); /* runlock hook (#18) */
-    snprintf(path, sizeof path, "%s/run.json", argv[1]);
+    size_t n = strlen(arg);
+    return n > 5 && !strcmp(arg + n - 5, ".json");
+}
+
+/* The run directory a run argument names (a run.json's folder), in a heap
+ * string the caller frees. */
+static char *run_dir_of(const char *arg)
+{
+    const char *slash = strrchr(arg, '/');
+    if (!names_json(arg))
+        return util_xstrdup(arg);
+    return slash ? util_xasprintf("%.*s", (int)(slash - arg) + (slash == arg), arg) : util_xstrdup(".");
+}
+
+/* A run directory or its run.json, checked (evidence_run_check: evidence
+ * for report, which refuses invalid values that compare and history show
+ * as no evidence). NULL with the error printed. */
+static json_t *load_run(const char *arg, int evidence)
+{
+    char path[PATH_MAX];
+    if (names_json(arg))
+        snprintf(path, sizeof path, "%s", arg);
+    else
+        snprintf(path, sizeof path, "%s/run.json", arg);
     json_error_t je;
     json_t *run = fsutil_load_json(path, FSUTIL_CAP_RUN_JSON, &je);
-    if (!run) {
+    char err[UTIL_ERR_LEN];
+    if (!run)
         json_load_error(path, &je);
+    else if (evidence_run_check(run, evidence, err)) {
+        fprintf(stderr, "loadbench: %s: %s\n", path, err);
+        json_decref(run);
+        run = NULL;
+    } else {
+        evidence_mark_invalid(run); /* compare and history: no evidence, named */
+    }
+    return run;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {{"include-suspect", no_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    static const char use[] = "usage: loadbench report [--include-suspect] RUN_DIR\n";
+    int c, include_suspect = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'S': include_suspect = 1; break;
+        case 'h': fputs(use, stdout); return 0;
+        default: fputs(use, stderr); return 2;
+        }
+    }
+    if (argc - optind != 1 || names_json(argv[optind])) { /* its outputs go beside run.json: the directory */
+        fputs(use, stderr);
         return 2;
     }
+    const char *dir = argv[optind];
+    char err[UTIL_ERR_LEN];
+    reap_dead(NULL, dir, 0); /* runlock hook (#18) */
+    json_t *run = load_run(dir, 1);
+    if (!run)
+        return 2;
     if (include_suspect) /* in memory only: run.json is not written back */
         json_object_set_new(run, STATS_INCLUDE_SUSPECT, json_true());
     struct report_out ro;
-    int rc = report_write(argv[1], run, &ro, err);
+    int rc = report_write(dir, run, &ro, err);
     json_decref(run);
     if (rc) {
         fprintf(stderr, "loadbench: %s\n", err);
@@ -589,30 +664,8 @@ static int cmd_report(int argc, char **argv)
     if (ro.files_bad)
         fprintf(stderr, "loadbench: %d files the run recorded are missing or changed since it ran (summary.md's notes "
                         "name them)\n", ro.files_bad);
-    printf("%s/summary.md\n%s/results.csv\n%s/stats.csv\n%s/report.html\n%s/charts/\n", argv[1], argv[1], argv[1],
-           argv[1], argv[1]);
+    printf("%s/summary.md\n%s/results.csv\n%s/stats.csv\n%s/report.html\n%s/charts/\n", dir, dir, dir, dir, dir);
     return 0;
-}
-
-/* A run directory or its run.json. */
-static json_t *load_run(const char *arg)
-{
-    char path[PATH_MAX];
-    size_t n = strlen(arg);
-    if (n > 5 && !strcmp(arg + n - 5, ".json"))
-        snprintf(path, sizeof path, "%s", arg);
-    else
-        snprintf(path, sizeof path, "%s/run.json", arg);
-    json_error_t je;
-    json_t *run = fsutil_load_json(path, FSUTIL_CAP_RUN_JSON, &je);
-    if (!run)
-        json_load_error(path, &je);
-    else if (!json_is_array(json_object_get(run, "runs"))) {
-        fprintf(stderr, "loadbench: %s: not a loadbench run (no \"runs\")\n", path);
-        json_decref(run);
-        run = NULL;
-    }
-    return run;
 }
 
 static const char compare_usage[] =
@@ -632,7 +685,7 @@ static json_t *load_side(char **argv, int n)
 {
     json_t **runs = util_xcalloc((size_t)n, sizeof *runs), *side = NULL;
     int k = 0;
-    while (k < n && (runs[k] = load_run(argv[k])))
+    while (k < n && (runs[k] = load_run(argv[k], 0)))
         k++;
     if (k == n) {
         char err[UTIL_ERR_LEN];
@@ -657,10 +710,10 @@ static int compare_opts_parse(int argc, char **argv, struct compare_opts *co, co
     while ((c = getopt_long(argc, argv, "t:j:T:c:ph", opts, NULL)) != -1) {
         switch (c) {
         case 't': {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || (*end && strcmp(end, "%")) || v <= 0 || v >= 1000) {
-                fprintf(stderr, "loadbench compare: --threshold %s: give a percentage such as 10%%\n", optarg);
+            double v;
+            if ((parse_decimal(optarg, "%", &v) && parse_decimal(optarg, "", &v)) || v <= 0 || v >= 1000) {
+                fprintf(stderr, "loadbench compare: --threshold \"%s\": give a decimal percentage above 0 and "
+                                "below 1000, such as 10%%\n", optarg);
                 return 2;
             }
             co->threshold = v / 100;
@@ -698,6 +751,26 @@ static int compare_sides(char **pos, int npos, char ***b, int *nb, char ***c, in
     return 0;
 }
 
+/* The run directories among compare's positional arguments (a run.json's
+ * folder), NULL-ended, for the --junit check: an output never goes into a
+ * run it reads. */
+static const char **compare_run_dirs(char **pos, int npos)
+{
+    const char **d = util_xcalloc((size_t)npos + 1, sizeof *d);
+    for (int i = 0, k = 0; i < npos; i++) {
+        if (strcmp(pos[i], "vs"))
+            d[k++] = run_dir_of(pos[i]);
+    }
+    return d;
+}
+
+static void compare_run_dirs_free(const char **d)
+{
+    for (size_t i = 0; d[i]; i++)
+        free((char *)d[i]);
+    free(d);
+}
+
 static int cmd_compare(int argc, char **argv)
 {
     struct compare_opts co = {.threshold = 0.10};
@@ -711,25 +784,34 @@ static int cmd_compare(int argc, char **argv)
         fprintf(stderr, "%s", compare_usage);
         return 2;
     }
+    char err[UTIL_ERR_LEN] = "";
+    const char **dirs = compare_run_dirs(argv + optind, argc - optind);
+    if (junit && fsutil_output_check_outside(junit, dirs, "the compared run directory", err)) {
+        fprintf(stderr, "loadbench compare: --junit %s\n", err);
+        compare_run_dirs_free(dirs);
+        return 2;
+    }
     json_t *base = load_side(bp, nb), *cur = base ? load_side(cp, nc) : NULL;
     if (!base || !cur) {
         json_decref(base);
+        compare_run_dirs_free(dirs);
         return 2;
     }
-    char err[UTIL_ERR_LEN] = "";
     char *jbuf = NULL;
     size_t jlen = 0;
     FILE *jf = junit ? open_memstream(&jbuf, &jlen) : NULL;
-    rc = compare_runs(base, cur, &co, stdout, jf, err);
+    rc = compare_runs(base, cur, &co, junit && !strcmp(junit, "-") ? stderr : stdout, jf, err);
     if (jf) {
         fclose(jf);
         char werr[UTIL_ERR_LEN];
-        if (jlen && fsutil_write_text(junit, jbuf, werr)) {   /* nothing written: bad input, no file */
-            fprintf(stderr, "loadbench: %s\n", werr);
+        /* nothing written: bad input, no file */
+        if (jlen && fsutil_write_output(junit, jbuf, dirs, "the compared run directory", werr)) {
+            fprintf(stderr, "loadbench compare: --junit %s\n", werr);
             rc = 2;
         }
         free(jbuf);
     }
+    compare_run_dirs_free(dirs);
     if (rc == COMPARE_EXIT_REGRESSED)
         fprintf(stderr, "loadbench compare: regressed: %s\n", err);
     else if (rc == COMPARE_EXIT_MISSING)
@@ -777,7 +859,7 @@ static int cmd_export(int argc, char **argv)
         fputs(export_usage, stderr);
         return 2;
     }
-    json_t *run = load_run(argv[optind]);
+    json_t *run = load_run(argv[optind], 1);
     if (!run)
         return 2;
     if (!strcmp(format, "csv"))
@@ -820,7 +902,7 @@ static int cmd_history(int argc, char **argv)
     }
     json_t **runs = util_xcalloc((size_t)n, sizeof *runs);
     int k = 0, rc = 2;
-    while (k < n && (runs[k] = load_run(argv[optind + k])))
+    while (k < n && (runs[k] = load_run(argv[optind + k], 0)))
         if (include_suspect) /* in memory only */
             json_object_set_new(runs[k++], STATS_INCLUDE_SUSPECT, json_true());
         else
@@ -975,7 +1057,7 @@ static int plain_help(const char *cmd, int argc, char **argv)
     for (size_t i = 0; i < sizeof plain_usage / sizeof plain_usage[0]; i++) {
         if (strcmp(cmd, plain_usage[i].cmd))
             continue;
-        for (int a = 1; a < argc; a++)
+        for (int a = 1; a < argc && strcmp(argv[a], "--"); a++)
             if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
                 fputs(plain_usage[i].usage, stdout);
                 return -1;

@@ -9,20 +9,11 @@
 #ifndef LB_RUN_H
 #define LB_RUN_H
 
+#include "common/limits.h" /* LB_SCHEMA_VERSION */
 #include "profile/profile.h"
 
 #include <jansson.h>
 #include <signal.h>
-
-/* run.json's version (schema/run.schema.json, docs/reports.md): the major,
- * schema_version, is raised when a field is removed or renamed or changes
- * its type, unit or meaning, and readers refuse a major they do not know;
- * the minor, schema_minor, is raised when fields are added, and a reader
- * of the same major reads any minor. tests/e2e/sample_fresh.t compares
- * docs/sample-run's major with it. Minor 1: machine.net, cpu_mhz,
- * smt_active, virtualization. */
-#define LB_SCHEMA_VERSION 1
-#define LB_SCHEMA_MINOR 1
 
 struct run_opts {
     const char *out_dir;            /* exact run directory (must not exist), or NULL */

@@ -1,7 +1,9 @@
 #include "report/compare.h"
+#include "report/evidence.h"
 #include "report/html.h"
 #include "report/runrecord.h"
 #include "report/stats.h"
+#include "common/sha256.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -91,10 +93,11 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
            mb = stats_json_num(cur, "machine", "memory_mb", NULL);
     if (!isnan(ma) && !isnan(mb) && fabs(ma - mb) > 0.02 * ma)
         return util_err(err, "not comparable: different machine (memory %.0f MB vs %.0f MB)", ma, mb), 1;
+    char qa[96], qb[96], ql[96];
     if (!same_str(stats_json_str(base, "loadbench", "build"), stats_json_str(cur, "loadbench", "build")))
-        return util_err(
-                   err, "not comparable: different build type (%s vs %s); a sanitizer build measures something else",
-                   stats_json_str(base, "loadbench", "build") ?: "?", stats_json_str(cur, "loadbench", "build") ?: "?"),
+        return util_err(err, "not comparable: different build type (%s vs %s); a sanitizer build measures something else",
+                        util_quote(stats_json_str(base, "loadbench", "build"), qa, sizeof qa),
+                        util_quote(stats_json_str(cur, "loadbench", "build"), qb, sizeof qb)),
                1;
     /* The profile as resolved, less where it was read from and its prose. */
     json_t *pa = json_deep_copy(json_object_get(base, "profile")), *pb = json_deep_copy(json_object_get(cur, "profile"));
@@ -131,15 +134,16 @@ static int not_comparable(json_t *base, json_t *cur, const char *tool, char *err
         if (!l || same_str(l, tool))
             continue;
         const char *a = label_sha(base, l), *b = label_sha(cur, l);
+        util_quote(l, ql, sizeof ql);
         if (a && b && strcmp(a, b))
-            return util_err(err, "not comparable: %s's binary changed (sha256 %.12s… vs %.12s…) and it is not the compared tool (%s)",
-                            l, a, b, tool),
+            return util_err(err, "not comparable: the binary of %s changed (sha256 %.12s… vs %.12s…) and it is not the compared tool (%s)",
+                            ql, a, b, tool),
                    1;
         a = label_identity(base, l, "version");
         b = label_identity(cur, l, "version");
         if (a && b && strcmp(a, b))
-            return util_err(err, "not comparable: %s's version changed (%s vs %s) and it is not the compared tool (%s)",
-                            l, a, b, tool),
+            return util_err(err, "not comparable: the version of %s changed (%s vs %s) and it is not the compared tool (%s)",
+                            ql, util_quote(a, qa, sizeof qa), util_quote(b, qb, sizeof qb), tool),
                    1;
     }
     return 0;
@@ -157,8 +161,50 @@ static void side_status(json_t *side, json_t *run, const char *name)
     json_object_set_new(side, "status_side", json_sprintf("%s%s%s", name, why[0] ? ": no final row for " : "", why));
 }
 
+/* The content hash of a run: SHA-256 of its JSON with sorted keys, so a
+ * copy of a run directory (or its run.json re-indented) hashes the same. */
+static void run_content_hash(json_t *run, char hex[65])
+{
+    char *s = json_dumps(run, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+    sha256_hex(s ? s : "", s ? strlen(s) : 0, hex);
+    free(s);
+}
+
+/* Why runs a and b are one run (the same start time on the same host:
+ * its run id; or the same content), or 0 when they are distinct. */
+static int same_run(json_t *a, json_t *b, const char *ha, const char *hb, char *why, size_t len)
+{
+    double sa = stats_json_num(a, "started_at_ms", NULL, NULL), sb = stats_json_num(b, "started_at_ms", NULL, NULL);
+    if (!strcmp(ha, hb))
+        snprintf(why, len, "the same content (sha256 %.12s…)", ha);
+    else if (!isnan(sa) && sa == sb && same_str(stats_json_str(a, "machine", "hostname"), stats_json_str(b, "machine", "hostname")))
+        snprintf(why, len, "the same run id (started at %.0f ms on the same host)", sa);
+    else
+        return 0;
+    return 1;
+}
+
+/* A side's runs must be distinct runs: one run given twice would count its
+ * rows as independent repeats (p = 0.008 from one measurement). */
+static int duplicate_runs(json_t *const *runs, const char *const *names, size_t n, char *err)
+{
+    char (*hash)[65] = util_xcalloc(n + 1, sizeof *hash), why[160];
+    int dup = 0;
+    for (size_t k = 0; k < n; k++)
+        run_content_hash(runs[k], hash[k]);
+    for (size_t k = 1; k < n && !dup; k++)
+        for (size_t j = 0; j < k && !dup; j++)
+            if ((dup = same_run(runs[j], runs[k], hash[j], hash[k], why, sizeof why)))
+                util_err(err, "%s and %s are one run (%s): the runs of a side must be distinct runs, or its rows "
+                              "would count as independent repeats", names[j], names[k], why);
+    free(hash);
+    return dup ? -1 : 0;
+}
+
 json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t n, char *err)
 {
+    if (duplicate_runs(runs, names, n, err))
+        return NULL;
     json_t *out = json_deep_copy(runs[0]), *rows = json_array(), *r;
     size_t i;
     for (size_t k = 0; k < n; k++) {
@@ -425,15 +471,21 @@ static struct compare_row *add_row(struct compare_result *r, enum compare_row_ki
 }
 
 /* The statuses of g's rows that did not count ("suspect", "failed,
- * timeout"), into buf. */
+ * timeout"; a row with invalid evidence: "invalid: footprint.rss_peak_mb
+ * is -1: a negative value is not evidence"), into buf. */
 static void group_statuses(const struct stats_group *g, int include_suspect, char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = 0;
     for (size_t i = 0; i < g->nrows; i++) {
         json_t *r = g->all[i];
-        const char *st = stats_json_str(r, "status", NULL) ?: "absent";
-        if (stats_row_counts(r, include_suspect) || (n && strstr(buf, st)))
+        char inv[180];
+        const char *st = stats_json_str(r, "status", NULL) ?: "absent", *why = stats_json_str(r, EVIDENCE_WHY, NULL);
+        if (stats_row_counts(r, include_suspect))
+            continue;
+        if (why && !strcmp(st, EVIDENCE_INVALID))
+            snprintf(inv, sizeof inv, "invalid (%s)", why), st = inv;
+        if (n && strstr(buf, st))
             continue;
         n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : "", st);
     }
@@ -444,7 +496,7 @@ static void group_statuses(const struct stats_group *g, int include_suspect, cha
 static void row_missing(struct compare_row *row, const struct stats_group *h, const struct stats_group *g,
                         int include_suspect)
 {
-    char st[96];
+    char st[200];
     if (!g) {
         snprintf(row->missing, sizeof row->missing, "not in the current run");
     } else if (g->nok < g->nrows) {

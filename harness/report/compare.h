@@ -70,7 +70,7 @@ struct compare_row {
     double level;                   /* NAN when no sweep */
     char name[128];                 /* "label" or "label@level" */
     int gated;                      /* the compared tool */
-    char missing[160];              /* gated: why its evidence is missing ("" when it is not) */
+    char missing[320];              /* gated: why its evidence is missing ("" when it is not) */
     size_t base_ok, base_rows, cur_ok, cur_rows;
     struct compare_cell cells[8];
     int ncells;
@@ -100,9 +100,10 @@ struct compare_result {
  * the rows of all n runs, run k's repeat r renumbered k *
  * COMPARE_REPEAT_STRIDE + r, so that with the same number of runs on both
  * sides the rows pair run by run, repeat by repeat (names: the runs' paths,
- * for messages). Returns a new reference, or NULL with err when a run is
- * not comparable with the first (machine, build, profile, or any tool's
- * binary). */
+ * for messages). Returns a new reference, or NULL with err when two runs
+ * are one run (the same run id, started_at_ms on the same host, or the same
+ * content hash: one measurement is not repeats) or a run is not comparable
+ * with the first (machine, build, profile, or any tool's binary). */
 json_t *compare_merge_runs(json_t *const *runs, const char *const *names, size_t n, char *err);
 
 /* Check that o's --tool and --control labels (when given) name a tool in

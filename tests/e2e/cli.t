@@ -91,6 +91,23 @@ rc=0; scripts/studies --rerun lb-gen >/dev/null 2>&1 || rc=$?
 is "$rc" 2 "scripts/studies --rerun needs a label and a study number"
 check "scripts/studies --help explains --rerun" sh -c "scripts/studies --help | grep -q 'rerun LABEL N'"
 
+# Issue 44, defect 13: every command's options end at "--", as compare's
+# and validate's do: what follows is an argument, even "--help" or "-x".
+cp "$tmp/plan.yaml" "$tmp/-p.yaml"
+rc=0; (cd "$tmp" && "$LB" plan -- -p.yaml) >"$tmp/dd.out" 2>"$tmp/dd.err" || rc=$?
+is "$rc" 0 "plan -- -p.yaml: the profile after -- is read"
+check "and planned" grep -q 'model as run' "$tmp/dd.out"
+rc=0; "$LB" plan "$tmp/plan.yaml" --scale 0.5 >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "plan PROFILE --scale F: options after the profile, as run takes them"
+rc=0; "$LB" tools -- >/dev/null 2>"$tmp/dd.err" || rc=$?
+is "$rc" 0 "tools --: exit 0"
+mkdir "$tmp/dash"
+mkdir "$tmp/dash/--help"
+cp "$LB_SRC/tests/fixtures/runs/sweep-a/run.json" "$tmp/dash/--help/"
+rc=0; (cd "$tmp/dash" && LOADBENCH_GNUPLOT= "$LB" report -- --help) >"$tmp/dd.out" 2>"$tmp/dd.err" || rc=$?
+is "$rc" 0 "report -- --help reports the run directory named --help"
+check "its summary is written, not the usage printed" sh -c "test -s '$tmp/dash/--help/summary.md' && ! grep -q usage '$tmp/dd.out'"
+
 # Every command answers --help with its own usage (exit 0), never by
 # reading "--help" as a file, and refuses an option it does not know.
 for c in run validate plan tools report compare history doctor hosts; do

@@ -102,7 +102,7 @@ edit() { # edit OUT PERL-EXPR: a copy of sweep-b with one change
 edit asan '$d->{loadbench}{build} = "asan"'
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/asan" >/dev/null 2>"$tmp/c.err" || rc=$?
 is "$rc" 2 "another build type is not comparable (exit 2)"
-check "and says why" grep -q 'different build type (release vs asan)' "$tmp/c.err"
+check "and says why" grep -q 'different build type ("release" vs "asan")' "$tmp/c.err"
 edit cpu '$d->{machine}{cpu_model} = "Intel Xeon"'
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/cpu" >/dev/null 2>"$tmp/c.err" || rc=$?
 is "$rc" 2 "another machine is not comparable"
@@ -114,7 +114,7 @@ check "and says which part" grep -q 'different profiles (target differs)' "$tmp/
 edit wrksha '$_->{label} eq "wrk" and $_->{identity}{sha256} = "0" x 64 for @{$d->{runs}}'
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/wrksha" --junit "$tmp/nc.xml" >/dev/null 2>"$tmp/c.err" || rc=$?
 is "$rc" 2 "a changed wrk binary is not comparable when lb-gen is the compared tool"
-check "and says so" grep -q "wrk's binary changed" "$tmp/c.err"
+check "and says so" grep -q 'the binary of "wrk" changed' "$tmp/c.err"
 check "JUnit reports it as an error" grep -q 'errors="1"' "$tmp/nc.xml"
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/wrksha" --tool wrk --control lb-gen >/dev/null 2>"$tmp/w.err" || rc=$?
 is "$rc" 1 "with --tool wrk the pair is comparable, and wrk is gated"
@@ -125,5 +125,66 @@ rc=0; "$LB" compare "$F/sweep-a" "$tmp/gensha" >/dev/null 2>&1 || rc=$?
 is "$rc" 0 "the compared tool's own binary may change"
 rc=0; "$LB" compare "$F/sweep-a" "$tmp/nonexistent" >/dev/null 2>&1 || rc=$?
 is "$rc" 2 "a missing run is exit 2"
+
+# --- hostile run.json (issue 44) --------------------------------------------
+# Defect 5: impossible values are invalid evidence, never an improvement.
+edit neg '$_->{label} eq "lb-gen" and ($_->{footprint}{rss_peak_mb} = -1, $_->{footprint}{cpu_seconds} = -3) for @{$d->{runs}}'
+rc=0; LOADBENCH_GNUPLOT= "$LB" report "$tmp/neg" >/dev/null 2>"$tmp/n.err" || rc=$?
+is "$rc" 2 "report refuses RSS -1 and CPU -3 s (exit 2)"
+check "naming the row and the field" grep -q 'runs\[0\] ("lb-gen"): footprint.cpu_seconds is -3: a negative value is not evidence' "$tmp/n.err"
+check "and writes no summary with RSS -1.0 MB" test ! -e "$tmp/neg/summary.md"
+rc=0; "$LB" compare "$F/sweep-a" "$tmp/neg" >"$tmp/n.md" 2>"$tmp/n.err" || rc=$?
+is "$rc" 3 "compare: the gated cells have no evidence (exit 3), not improved"
+check "the missing evidence names the invalid value" grep -q 'lb-gen@10: 2 of 2 rows invalid (footprint.cpu_seconds is -3' "$tmp/n.err"
+check "no lb-gen cell is judged improved" sh -c "! grep -q '^| lb-gen .*improved' '$tmp/n.md'"
+edit zero '$_->{label} eq "lb-gen" and ($_->{footprint}{rss_peak_mb} = 0, $_->{footprint}{cpu_seconds} = 0) for @{$d->{runs}}; $d->{started_at_ms}++'
+rc=0; "$LB" compare "$tmp/neg" "$tmp/zero" >"$tmp/z.md" 2>"$tmp/z.err" || rc=$?
+is "$rc" 3 "compare: the same run as baseline against zeros is no evidence (exit 3), not regressed"
+check "the baseline's invalid rows are named" grep -q 'invalid (footprint.cpu_seconds is -3.*in the baseline' "$tmp/z.err"
+
+# Defect 10: an unknown schema and malformed rows are refused, field and index named.
+edit schema '$d->{schema_version} = 999'
+edit rows '$d->{runs} = [1, "x", undef]'
+edit nolabel 'delete $d->{runs}[2]{label}'
+for c in report compare; do
+    for d in schema rows nolabel; do
+        rc=0
+        if [ $c = report ]; then LOADBENCH_GNUPLOT= "$LB" report "$tmp/$d" >"$tmp/$c.$d.out" 2>"$tmp/$c.$d.err" || rc=$?
+        else "$LB" compare "$F/sweep-a" "$tmp/$d" >"$tmp/$c.$d.out" 2>"$tmp/$c.$d.err" || rc=$?; fi
+        is "$rc" 2 "$c refuses $d (exit 2)"
+    done
+    check "$c names schema_version 999" grep -q 'schema_version is 999: this loadbench reads schema 1 only' "$tmp/$c.schema.err"
+    check "$c names runs[0] of [1, \"x\", null]" grep -q 'runs\[0\] is 1, not a row (an object)' "$tmp/$c.rows.err"
+    check "$c names the row without a label" grep -q 'runs\[2\].label is absent, not a string' "$tmp/$c.nolabel.err"
+    written=; [ $c = report ] && written=$tmp/rows/summary.md
+    check "$c prints and writes no (null) row" sh -c "! grep -qs '(null)' '$tmp/$c.rows.out' '$tmp/$c.rows.err' $written"
+done
+
+# Defect 6: a side's runs must be distinct runs.
+cp -r "$F/sweep-b" "$tmp/b-copy"
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-a" "$F/sweep-a" vs "$F/sweep-b" "$tmp/b-copy" "$F/sweep-b" >/dev/null 2>"$tmp/d.err" || rc=$?
+is "$rc" 2 "compare A A A vs B B' B: one run given twice on a side is refused (exit 2)"
+check "the message names the two and why" grep -q 'sweep-a and .*sweep-a are one run (the same content' "$tmp/d.err"
+rc=0; "$LB" compare "$F/sweep-a" vs "$F/sweep-b" "$tmp/neg" >/dev/null 2>"$tmp/d.err" || rc=$?
+is "$rc" 2 "an edited copy of a run (the same run id) is the same run (exit 2)"
+check "the message says the same run id" grep -q 'are one run (the same run id' "$tmp/d.err"
+
+# Defect 11: --threshold is a decimal percentage in (0, 1000), nothing else.
+for t in 'nan%' '0x10%' 'inf%' '1e1%' '10%%' '0%' '1000%' '.%'; do
+    rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b" --threshold "$t" >/dev/null 2>"$tmp/t.err" || rc=$?
+    is "$rc" 2 "--threshold $t is refused (exit 2)"
+done
+check "the message quotes the value" grep -q -- '--threshold "\.%": give a decimal percentage above 0 and below 1000' "$tmp/t.err"
+rc=0; "$LB" compare "$F/sweep-a" "$F/sweep-b" --threshold 12.5 >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "--threshold 12.5 (no %) is still a percentage"
+
+# Defect 13: report honours -- as compare does.
+mkdir "$tmp/dd"
+cp "$F/sweep-a/run.json" "$tmp/dd/"
+rc=0; LOADBENCH_GNUPLOT= "$LB" report -- "$tmp/dd" >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "report -- DIR works (exit 0)"
+check "and writes the summary" test -s "$tmp/dd/summary.md"
+rc=0; LOADBENCH_GNUPLOT= "$LB" report "$tmp/dd" --include-suspect >/dev/null 2>&1 || rc=$?
+is "$rc" 0 "report DIR --include-suspect (option after the directory) works"
 
 done_testing

@@ -26,8 +26,8 @@ check "every committed run.json ($n) matches the schema" "$sc" $committed
 printf 'name: schema\nload: {connections: 1, duration: 1s}\ntools: [lb-gen]\nsampling: {interval: 200ms}\n' >"$tmp/p.yaml"
 "$LB" run --quiet --out "$tmp/run" "$tmp/p.yaml" >/dev/null 2>&1
 check "a fresh run matches the schema" "$sc" "$tmp/run/run.json"
-is "$(jget "$tmp/run/run.json" schema_minor)" "$(sed -n 's/^#define LB_SCHEMA_MINOR //p' harness/engine/run.h)" \
-    "the run carries schema_minor, as run.h defines it"
+is "$(jget "$tmp/run/run.json" schema_minor)" "$(sed -n 's/^#define LB_SCHEMA_MINOR //p' common/limits.h)" \
+    "the run carries schema_minor, as common/limits.h defines it"
 
 # mutate NAME PERL: a copy of the fresh run.json changed by PERL ($d the
 # decoded JSON) must fail validation.

@@ -284,7 +284,23 @@ static void test_missing(void)
     json_object_set_new(json_object_get(json_array_get(json_object_get(base, "runs"), 1), "identity"), "version",
                         json_string("4.1.0"));
     rc = compare_compute(base, cur, &o, &r, err);
-    ok(rc == COMPARE_EXIT_BAD && strstr(err, "wrk's version changed"), "the control's version changed: exit 2 (%s)", err);
+    ok(rc == COMPARE_EXIT_BAD && strstr(err, "the version of \"wrk\" changed"), "the control's version changed: exit 2 (%s)", err);
+    compare_result_free(&r);
+    /* Issue 44, defect 12: values are quoted and escaped, so a trailing
+     * space shows and a newline cannot break the line. */
+    json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 1), "identity"), "version",
+                        json_string("4.1.0-3+b2 "));
+    json_object_set_new(json_object_get(json_array_get(json_object_get(base, "runs"), 1), "identity"), "version",
+                        json_string("4.1.0-3+b2"));
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_BAD && strstr(err, "(\"4.1.0-3+b2\" vs \"4.1.0-3+b2 \")"),
+       "a version that differs by a trailing space shows it (%s)", err);
+    compare_result_free(&r);
+    json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 1), "identity"), "version",
+                        json_string("4.1\nok: 1"));
+    rc = compare_compute(base, cur, &o, &r, err);
+    ok(rc == COMPARE_EXIT_BAD && strstr(err, "\"4.1\\nok: 1\"") && !strchr(err, '\n'),
+       "a newline in a version is shown as \\n and does not break the line (%s)", err);
     compare_result_free(&r);
     json_decref(cur);
     json_decref(base);
@@ -304,7 +320,7 @@ static void test_comparable_and_labels(void)
     json_object_set_new(json_object_get(json_array_get(json_object_get(cur, "runs"), 1), "identity"), "sha256",
                         json_string("changed"));
     rc = run_compare(base, cur, 0.10, &r, err);
-    ok(rc == 2 && strstr(err, "wrk's binary changed"), "the control's binary changed: not comparable (%s)", err);
+    ok(rc == 2 && strstr(err, "the binary of \"wrk\" changed"), "the control's binary changed: not comparable (%s)", err);
     compare_result_free(&r);
     json_decref(cur);
     cur = mkrun(1);
@@ -422,8 +438,10 @@ static void test_merge(void)
     char err[UTIL_ERR_LEN] = "";
     json_t *runs[4];
     const char *names[] = {"a1", "a2", "a3", "a4"};
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 4; k++) {
         runs[k] = mkrun(1);
+        json_object_set_new(runs[k], "started_at_ms", json_integer(1795994573652 + k * 60000));
+    }
     json_t *m = compare_merge_runs(runs, names, 3, err);
     json_t *rows = json_object_get(m, "runs");
     ok(m && json_array_size(rows) == 6, "3 runs of 2 rows: 6 rows");
@@ -433,6 +451,19 @@ static void test_merge(void)
     json_object_set_new(json_object_get(runs[3], "machine"), "cores", json_integer(8));
     ok(!compare_merge_runs(runs, names, 4, err) && strstr(err, "a1 and a4 cannot be merged") && strstr(err, "cores"),
        "a run of another machine is refused (%s)", err);
+    /* One run twice on a side (issue 44, defect 6): its rows would count as
+     * independent repeats and give p = 0.008 from one measurement. */
+    json_t *dup[3] = {runs[0], runs[1], runs[0]};
+    err[0] = 0;
+    ok(!compare_merge_runs(dup, names, 3, err) && strstr(err, "a1 and a3 are one run (the same content"),
+       "the same run twice on a side is refused (%s)", err);
+    json_t *edited = json_deep_copy(runs[1]);
+    json_object_set_new(edited, "status", json_string("interrupted"));
+    json_t *same_id[2] = {runs[1], edited};
+    err[0] = 0;
+    ok(!compare_merge_runs(same_id, names, 2, err) && strstr(err, "a1 and a2 are one run (the same run id"),
+       "a run and an edited copy of it (same start on the same host) are one run (%s)", err);
+    json_decref(edited);
     for (int k = 0; k < 4; k++)
         json_decref(runs[k]);
 }
