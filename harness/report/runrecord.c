@@ -20,7 +20,9 @@
  * interrupted (or no status, or a word loadbench does not write). */
 static int row_final(json_t *row)
 {
-    static const char *const final[] = {"ok", "skipped", "suspect", "failed", "timeout", "oom", NULL};
+    /* "invalid": a row whose figures compare and history refuse as
+     * evidence (report/evidence.c marks it in memory); it did end. */
+    static const char *const final[] = {"ok", "skipped", "suspect", "failed", "timeout", "oom", "invalid", NULL};
     const char *st = json_string_value(json_object_get(row, "status"));
     for (const char *const *f = final; st && *f; f++)
         if (!strcmp(st, *f))

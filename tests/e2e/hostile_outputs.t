@@ -96,9 +96,9 @@ generator/report.c:FILE *f = fopen(path, "w");
 targets/main.c:FILE *f = c->stats_out ? fopen(c->stats_out, "w") : stdout;
 harness/engine/exec_remote.c:int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 harness/engine/exec_remote.c:if (n < 0 || rename(part, local_path)) {
-harness/agent/agent.c:int fd = n < 0 ? -1 : open(part, O_WRONLY | O_CREAT | O_CLOEXEC | (off == 0 ? O_TRUNC : 0), 0600);
-harness/agent/agent.c:if (rename(part, path))
 harness/agent/rundirs.c:int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+harness/agent/rundirs.c:int fd = openat(pfd, part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (off == 0 ? O_TRUNC : 0), 0600);
+harness/agent/rundirs.c:if (ok && last && renameat(pfd, part, pfd, leaf))
 adapters/refgen.c:int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 adapters/go-fasthttp.c:if (rename(tmpbin, bin)) {
 harness/report/charts.c:if (ok && rename(tmp[i], fin[i]) < 0)
@@ -106,8 +106,9 @@ harness/report/charts.c:int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_
 # (the cgroup, /proc and /dev/null writes are kernel files; proc.c, capture.c and
 # toolrun.c write a tool's own stdout and sample files inside the fresh row
 # directory loadbench made; runlock.c renames the staged run directory onto a
-# path lstat just found free; exec_remote.c and the agent move a copied file
-# into the run directory; refgen's log and go-fasthttp's binary are the
+# path lstat just found free; exec_remote.c and the agent (rundirs.c, from a
+# directory descriptor below its run directory, no link followed) move a
+# copied file into the run directory; refgen's log and go-fasthttp's binary are the
 # build cache's; lb-gen's --json and lb-target's stats file are those
 # programs' own outputs, written into, never renamed over; charts.c renames
 # a chart gnuplot just rendered, and opens gnuplot.log, inside the charts/

@@ -146,6 +146,7 @@ check "the baseline's invalid rows are named" grep -q 'invalid (footprint.cpu_se
 edit schema '$d->{schema_version} = 999'
 edit rows '$d->{runs} = [1, "x", undef]'
 edit nolabel 'delete $d->{runs}[2]{label}'
+for d in schema rows nolabel; do schema_exempt "$tmp/$d"; done # broken on purpose
 for c in report compare; do
     for d in schema rows nolabel; do
         rc=0
