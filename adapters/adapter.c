@@ -301,8 +301,10 @@ int adapter_result_check(const struct adapter_result *r, double resolution_ms, d
                   {"dropped", r->dropped},         {"late", r->late},
                   {"bytes read", r->bytes_read}};
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
-        if (counts[i].v > ADAPTER_COUNT_MAX)
-            return util_err(err, "the tool reported %s = %llu: negative or beyond any run", counts[i].name,
+        if (counts[i].v == ADAPTER_COUNT_NEGATIVE)
+            return util_err(err, "the tool reported a negative count of %s: no run has one", counts[i].name);
+        else if (counts[i].v > ADAPTER_COUNT_MAX)
+            return util_err(err, "the tool reported %s = %llu: beyond any run", counts[i].name,
                             (unsigned long long)counts[i].v);
     if (!isnan(r->duration_s) && !(r->duration_s >= 0 && isfinite(r->duration_s)))
         return util_err(err, "the tool reported a duration of %.6g s", r->duration_s);

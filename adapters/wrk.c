@@ -102,6 +102,10 @@ int wrk_read_summary(const struct adapter_ctx *c, const char *tool, struct adapt
         free(out);
         if (said)
             return util_err(err, "%s sent nothing: %s", tool, line);
+        /* done() ran but wrote a figure JSON has no word for (Lua's nan,
+         * inf): name it so, not as a hook that never ran. */
+        if (strcasestr(je.text, "nan") || strcasestr(je.text, "inf"))
+            return util_err(err, "%s's " WRK_JSON " holds a NaN or an infinity, which is no number: %s", tool, je.text);
         return util_err(err, "%s wrote no readable " WRK_JSON " (its done() hook did not run): %s", tool, je.text);
     }
     json_t *e = json_object_get(j, "errors"), *lat = json_object_get(j, "latency_us");

@@ -124,6 +124,24 @@ static void test_wrk(struct adapter_result *r)
     if (!ok(strstr(err, "unable to connect to 127.0.0.1:18399 Connection refused") != NULL,
             "wrk refused: the error quotes wrk"))
         diag("  err: %s", err);
+
+    /* Issue 44, defect 12: a NaN in wrk.json is named as one, not as a
+     * done() hook that never ran; a negative count is named negative, not
+     * printed as 2^60. */
+    d = fresh_dir("wrk-nan");
+    char e2[UTIL_ERR_LEN];
+    ok(adapter_write(d, "wrk.json", "{\"requests\": nan, \"errors\": {}}\n", e2) == 0, "wrk nan: planted");
+    ok(parse_dir(&adapter_wrk, d, NULL, r, err) == -1, "wrk nan: no result");
+    if (!ok(strstr(err, "NaN") && !strstr(err, "did not run"), "wrk nan: named NaN, not a hook that never ran"))
+        diag("  err: %s", err);
+    struct adapter_result neg;
+    adapter_result_init(&neg);
+    neg.requests = 10;
+    neg.errors = ADAPTER_COUNT_NEGATIVE;
+    ok(adapter_result_check(&neg, 0.001, 0, err) == -1 && strstr(err, "negative count of errors") &&
+           !strstr(err, "1152921504606846976"),
+       "a negative error count is named negative, not 2^60 (%s)", err);
+    adapter_result_free(&neg);
 }
 
 static void test_hey(struct adapter_result *r)
