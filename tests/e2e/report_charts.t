@@ -212,7 +212,7 @@ check "no two stage labels overlap in any time series" sh -c '
 mkdir "$tmp/sk"
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
     for my $r (grep { $_->{label} eq "locust" } @{$d->{runs}}) {
-        %$r = (label => $r->{label}, level => $r->{level}, dir => $r->{dir}, status => "skipped", reason => "not installed") }
+        %$r = (tool => $r->{tool}, label => $r->{label}, level => $r->{level}, repeat => $r->{repeat}, dir => $r->{dir}, status => "skipped", reason => "not installed") }
     print JSON::PP->new->utf8->canonical->encode($d)' < "$S4/run.json" > "$tmp/sk/run.json"
 LOADBENCH_GNUPLOT= "$LB" report "$tmp/sk" >/dev/null 2>&1
 SK=$tmp/sk/charts
