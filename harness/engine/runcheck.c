@@ -82,15 +82,13 @@ static int check_tools(const struct profile *p, char *err)
             if (!strcmp(u->name, t->tool))
                 return util_err(err, "%s:%d:%d: %s: %s", p->path, t->line, t->col, t->tool, u->why);
         if (!a) {
-            char known[512] = "";
-            for (const struct adapter *const *x = adapter_registry; *x; x++) {
-                strncat(known, (*x)->name, sizeof known - strlen(known) - 1);
-                if (x[1])
-                    strncat(known, ", ", sizeof known - strlen(known) - 1);
-            }
+            /* Not the list itself: it outgrew a message line (UTIL_ERR_LEN). */
+            size_t n = 0;
+            while (adapter_registry[n])
+                n++;
             char q[QUOTED_MAX + 4];
-            return util_err(err, "%s:%d:%d: unknown tool \"%s\" (known: %s)", p->path, t->line, t->col,
-                            quoted(t->tool, q), known);
+            return util_err(err, "%s:%d:%d: unknown tool \"%s\" (`loadbench tools` lists the %zu it knows)", p->path,
+                            t->line, t->col, quoted(t->tool, q), n);
         }
         const char *key;
         json_t *v;
@@ -136,12 +134,14 @@ static int check_bin_paths(const struct profile *p, const char *only, char *err)
             return util_err(err, "%s:%d:%d: %s: bin %s: not found in PATH", p->path, t->line, t->col, label, bin);
         if (stat(t->bin, &st) < 0)
             return util_err(err, "%s:%d:%d: %s: bin %s: %s", p->path, t->line, t->col, label, bin, strerror(errno));
+        /* A folder is a tool's home (JMeter's bin: names one): its adapter
+         * finds what it needs in it, and a folder cannot hang a probe. */
+        if (S_ISDIR(st.st_mode))
+            continue;
         if (!S_ISREG(st.st_mode)) /* a FIFO's probe (its #! line, its --version) would wait for ever */
             return util_err(err, "%s:%d:%d: %s: bin %s: not a regular file%s: a tool is a regular executable file",
                             p->path, t->line, t->col, label, bin,
-                            S_ISFIFO(st.st_mode)  ? " (a FIFO)"
-                            : S_ISDIR(st.st_mode) ? " (a directory)"
-                                                  : " (a device or socket)");
+                            S_ISFIFO(st.st_mode) ? " (a FIFO)" : " (a device or socket)");
         return util_err(err, "%s:%d:%d: %s: bin %s: not executable (chmod +x it)", p->path, t->line, t->col, label,
                         bin);
     }
