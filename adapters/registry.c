@@ -20,6 +20,7 @@ extern const struct adapter adapter_gofasthttp;
 extern const struct adapter adapter_aiohttp;
 extern const struct adapter adapter_bombardier;
 extern const struct adapter adapter_vegeta;
+extern const struct adapter adapter_oha;
 extern const struct adapter adapter_httperf;
 extern const struct adapter adapter_tsung;
 
@@ -35,6 +36,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_autocannon,
     &adapter_bombardier,
     &adapter_vegeta,
+    &adapter_oha,
     &adapter_k6,
     &adapter_artillery,
     &adapter_locust,
@@ -48,7 +50,6 @@ const struct adapter *const adapter_registry[] = {
 const struct adapter_unrunnable adapter_unrunnable[] = {
     {"gatling", "not run here: its JavaScript CLI (npm @gatling.io/cli) downloads a JVM bundle on its first run "
                 "(no download here); install Gatling with its bundle to run it by hand"},
-    {"oha", "not run here: Rust, and its crates are not in Debian 12 (cargo install oha needs crates.io)"},
     {"fusillade", "not run here: neither in Debian nor npm, and not buildable without downloads"},
     {"funtester", "not run here: a Java/Groovy framework neither in Debian nor npm (its jars need downloads)"},
     {NULL, NULL},
