@@ -20,6 +20,7 @@ extern const struct adapter adapter_go_fasthttp;
 extern const struct adapter adapter_py_aiohttp;
 extern const struct adapter adapter_bombardier;
 extern const struct adapter adapter_vegeta;
+extern const struct adapter adapter_oha;
 extern const struct adapter adapter_httperf;
 extern const struct adapter adapter_tsung;
 extern const struct adapter adapter_gatling;
@@ -36,6 +37,7 @@ const struct adapter *const adapter_registry[] = {
     &adapter_autocannon,
     &adapter_bombardier,
     &adapter_vegeta,
+    &adapter_oha,
     &adapter_k6,
     &adapter_artillery,
     &adapter_locust,
@@ -48,9 +50,10 @@ const struct adapter *const adapter_registry[] = {
 };
 
 const struct adapter_unrunnable adapter_unrunnable[] = {
-    {"oha", "not run here: Rust, and its crates are not in Debian 12 (cargo install oha needs crates.io)"},
-    {"fusillade", "not run here: neither in Debian nor npm, and not buildable without downloads"},
-    {"funtester", "not run here: a Java/Groovy framework neither in Debian nor npm (its jars need downloads)"},
+    {"fusillade", "not run here: in no registry this machine reaches (npm has no fusillade; PyPI's fusillade 0.0.1 "
+                  "is an unrelated identity service; Debian, crates.io, the Go proxy, Maven Central: none)"},
+    {"funtester", "not run here: a Java/Groovy framework whose jars come from its own site, not from a registry this "
+                  "machine reaches (npm and PyPI have no funtester)"},
     {NULL, NULL},
 };
 

@@ -1,5 +1,5 @@
 /* Unit tests for the raw-benchmarker adapters (wrk, hey, ab, h2load, siege,
- * autocannon, bombardier, httperf, Vegeta): every parser against the real captured output committed
+ * autocannon, bombardier, httperf, Vegeta, oha): every parser against the real captured output committed
  * under tests/fixtures/<tool>/ (copied into a temp dir under the names
  * prepare() makes the tool write), with the exact figures the fixture
  * READMEs and counts.tsv give; and prepare()'s command lines for a closed
@@ -24,6 +24,7 @@ extern const struct adapter adapter_wrk, adapter_hey, adapter_ab, adapter_h2load
     adapter_bombardier;
 extern const struct adapter adapter_httperf;
 extern const struct adapter adapter_wrk2, adapter_tsung, adapter_vegeta;
+extern const struct adapter adapter_oha;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -1217,6 +1218,178 @@ static void test_table(void)
            (adapter_bombardier.caps & ADAPTER_PACED), "hey, autocannon and bombardier: paced");
 }
 
+/* ---- oha ------------------------------------------------------------------- */
+
+/* Parse tests/fixtures/oha/NAME.json as a run directory's oha.json into r. */
+static int oha_parse(const char *name, struct adapter_result *r, char *err)
+{
+    char src[128], dir[128];
+    snprintf(src, sizeof src, "%s.json", name);
+    snprintf(dir, sizeof dir, "oha-%s", name);
+    const char *d = fresh_dir(dir);
+    put_fixture("oha", src, d, "oha.json");
+    return parse_dir(&adapter_oha, d, NULL, r, err);
+}
+
+static void test_oha(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    ok(oha_parse("success", r, err) == 0 && r->parsed, "oha success parses (%s)", err);
+    is_u64(r->requests, 67657, "oha success: requests = statusCodeDistribution's 200");
+    is_u64(r->ok, 67657, "oha success: 2xx ok");
+    is_u64(r->errors, 0, "oha success: no errors (the 10 aborted at the deadline are none)");
+    /* the server answered the 10 requests oha aborted at -z */
+    is_u64(server_count("oha", "success"), r->requests + 10, "oha success: server = oha's count + the 10 aborted");
+    within_inflight(r->requests, server_count("oha", "success"), 10, "oha success");
+    is_num(r->lat.p50, 0.189391, "oha success: p50 189 us, seconds read as ms");
+    is_num(r->lat.p90, 0.314177, "oha success: p90");
+    is_num(r->lat.p95, 0.869621, "oha success: p95");
+    is_num(r->lat.p99, 5.964541, "oha success: p99");
+    is_num(r->lat.p999, 20.412641, "oha success: p99.9");
+    is_num(r->lat.min, 0.048492, "oha success: min (fastest)");
+    is_num(r->lat.max, 194.95692, "oha success: max (slowest)");
+    is_num(r->lat.mean, 0.44163586546846443, "oha success: mean (average)");
+    is_num(r->duration_s, 3.006585554, "oha success: total");
+    is_u64(r->bytes_read, 4330048, "oha success: totalData (bodies: 64 B each)");
+    ok(r->warnings.n == 1 && has_warning(&r->warnings, "aborted 10 requests at its -z deadline"),
+       "oha success: one warning, naming the 10 aborted");
+
+    ok(oha_parse("status-404", r, err) == 0, "oha 404 parses (%s)", err);
+    is_u64(r->requests, 66593, "oha 404: every 404 a request");
+    is_u64(r->err_status, 66593, "oha 404: and a status error");
+    is_u64(r->ok, 0, "oha 404: none ok");
+    is_u64(r->errors, 66593, "oha 404: errors total");
+    within_inflight(r->requests, server_count("oha", "status-404"), 10, "oha status-404");
+    is_num(r->lat.p50, 0.128591, "oha 404: its responses are timed too");
+
+    ok(oha_parse("refused", r, err) == 0, "oha refused parses (exit 0, a result)");
+    is_u64(r->requests, 0, "oha refused: no response");
+    is_u64(r->err_connect, 19214, "oha refused: \"Connection refused (os error 111)\" is a connect error");
+    is_u64(r->errors, 19214, "oha refused: and nothing else (the 9 aborted are none)");
+    is_nan(r->lat.p50, "oha refused: no latency (null)");
+    is_nan(r->lat.min, "oha refused: no min");
+
+    ok(oha_parse("open", r, err) == 0, "oha open parses (%s)", err);
+    is_u64(r->requests, 600, "oha -q 200 -z 3s: 600 requests");
+    is_u64(r->requests, server_count("oha", "open"), "oha open: = the server's count (its 2 aborted were idle)");
+    is_num(r->lat.p50, 0.223171, "oha open: p50");
+    is_num(r->lat.p99, 16.11948, "oha open: p99");
+
+    ok(oha_parse("delay-20ms", r, err) == 0, "oha delay 20 ms parses (%s)", err);
+    is_u64(r->requests, 1258, "oha delay 20 ms: requests");
+    within_inflight(r->requests, server_count("oha", "delay-20ms"), 10, "oha delay-20ms");
+    ok(r->lat.min >= 20 && r->lat.p50 >= 20, "oha delay 20 ms: min %.3f and p50 %.3f ms at least the delay", r->lat.min,
+       r->lat.p50);
+    is_num(r->lat.p50, 20.364108, "oha delay 20 ms: p50");
+
+    ok(oha_parse("delay-20ms-open", r, err) == 0, "oha open delay 20 ms parses (%s)", err);
+    is_u64(r->requests, 298, "oha -q 100 -z 3s at 20 ms: 298 requests");
+    within_inflight(r->requests, server_count("oha", "delay-20ms-open"), 10, "oha delay-20ms-open");
+    ok(r->lat.min >= 20, "oha open delay 20 ms: min %.3f ms at least the delay, from the timetable", r->lat.min);
+}
+
+/* What oha writes when it fails, and a result that is not oha's. */
+static void test_oha_faults(struct adapter_result *r)
+{
+    char err[UTIL_ERR_LEN];
+    const char *d = fresh_dir("oha-no-json");
+    char e[UTIL_ERR_LEN];
+    adapter_write(d, "stderr.txt", "error: invalid value 'x' for '-c <N_CONNECTIONS>': invalid digit found in string\n", e);
+    ok(parse_dir(&adapter_oha, d, NULL, r, err) == -1 && !r->parsed && strstr(err, "no oha.json") &&
+           strstr(err, "invalid value 'x'"),
+       "oha without oha.json: no result, its error quoted (%s)", err);
+
+    d = fresh_dir("oha-odd-status");
+    adapter_write(d, "oha.json", "{\"summary\": {\"total\": 1}, \"statusCodeDistribution\": {\"200\": 5, \"2x\": 1}, "
+                  "\"errorDistribution\": {}}", e);
+    ok(parse_dir(&adapter_oha, d, NULL, r, err) == -1 && strstr(err, "\"2x\""),
+       "oha: a status key that is no HTTP status is refused (%s)", err);
+
+    d = fresh_dir("oha-redirects");
+    adapter_write(d, "oha.json", "{\"summary\": {\"total\": 1}, \"statusCodeDistribution\": {\"200\": 5, \"302\": 2, "
+                  "\"503\": 3}, \"errorDistribution\": {\"timeout\": 4}}", e);
+    ok(parse_dir(&adapter_oha, d, NULL, r, err) == 0, "oha: 200, 302, 503 and timeouts parse (%s)", err);
+    is_u64(r->requests, 10, "oha: every status a request");
+    is_u64(r->ok, 7, "oha: 2xx and 3xx ok (--redirect 0: a 3xx as it came)");
+    is_u64(r->err_status, 3, "oha: 5xx a status error");
+    is_u64(r->err_timeout, 4, "oha: \"timeout\" a timeout");
+    is_u64(r->errors, 7, "oha: errors total");
+}
+
+static void test_oha_prepare(void)
+{
+    struct prepared P;
+    struct profile *p = load_profile("load: {connections: 6, duration: 1500ms, timeout: 5s}\ntools: [oha]\n");
+    if (p) {
+        prepare(&adapter_oha, p, 0, &P);
+        is_str(P.argv, "--no-tui -c 6 -z 1500ms -t 5s --redirect 0 --output-format json --output oha.json "
+                       "http://127.0.0.1:8080/", "oha closed: -c 6 -z 1500ms, JSON into oha.json (%s)", P.argv);
+        is_str(P.plan.model, "closed", "oha closed: model closed");
+        is_u64(P.plan.load_ns, 1500000000ull, "oha closed: load 1.5 s");
+        ok(P.plan.warnings.n == 0, "oha closed: no warning");
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("load: {model: open, rate: 300, duration: 5s}\ntarget: {delay: 20ms}\n"
+                     "tools: [oha, {tool: oha, label: c8, options: {connections: \"8\"}}]\n");
+    if (p) {
+        prepare(&adapter_oha, p, 0, &P);
+        /* 300/s x (20 ms + 10 ms) x 4 = 36 connections */
+        is_str(P.argv, "--no-tui -c 36 -z 5s -q 300 --latency-correction --redirect 0 --output-format json "
+                       "--output oha.json http://127.0.0.1:8080/",
+               "oha open: -q 300 --latency-correction on 36 connections for 300/s at 20 ms (%s)", P.argv);
+        is_str(P.plan.model, "open", "oha open: model open");
+        ok(has_warning(&P.plan.warnings, "timed from its time on the timetable"),
+           "oha open: the warning says how a queued request is timed");
+        adapter_plan_free(&P.plan);
+        prepare(&adapter_oha, p, 1, &P);
+        ok(strstr(P.argv, "-c 8 -z 5s -q 300 ") != NULL, "oha open, option connections 8 (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("load: {model: open, rate: 2.5, duration: 2s, max_inflight: 3}\ntools: [oha]\n");
+    if (p) {
+        prepare(&adapter_oha, p, 0, &P);
+        ok(strstr(P.argv, "-c 3 -z 2s -q 2.5 ") != NULL, "oha open 2.5/s: -q takes the fraction, max_inflight 3 (%s)",
+           P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("load: {connections: 4, duration: 2s}\ntools: [{tool: oha, options: {connections: \"8\"}}]\n");
+    if (p) {
+        prepare(&adapter_oha, p, 0, &P);
+        ok(P.rc == -1 && strstr(P.err, "open load"), "oha closed with option connections: refused (%s)", P.err);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+    p = load_profile("load:\n  stages:\n    - {duration: 1s, target: 10}\n    - {duration: 3s, target: 10}\n"
+                     "    - {duration: 1s, target: 0}\ntools: [oha]\n");
+    if (p) {
+        prepare(&adapter_oha, p, 0, &P);
+        ok(strstr(P.argv, "-c 10 -z 3s ") != NULL && P.plan.warnings.n > 0,
+           "oha ramp: the hold phase, with a warning (%s)", P.argv);
+        adapter_plan_free(&P.plan);
+        profile_free(p);
+    }
+}
+
+/* Detection refuses a binary that does not say "oha VERSION" (echo prints
+ * "--version"), and reads the installed one's where there is. */
+static void test_oha_detect(void)
+{
+    struct adapter_found f;
+    char err[UTIL_ERR_LEN] = "";
+    memset(&f, 0, sizeof f);
+    ok(adapter_oha.detect("/bin/echo", &f, err) == -1 && strstr(err, "not oha"), "oha detect: /bin/echo refused");
+    if (access("/opt/loadbench-tools/bin/oha", X_OK) == 0) {
+        ok(adapter_oha.detect("/opt/loadbench-tools/bin/oha", &f, err) == 0 &&
+               !strcmp(f.version, "1.13.0 (crates.io 1.13.0)"),
+           "oha detect: the installed one's version and origin (%s)", f.version);
+    } else {
+        ok(1, "# SKIP no /opt/loadbench-tools/bin/oha (scripts/install-tools)");
+    }
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -1249,6 +1422,10 @@ int main(void)
     test_tsung_closed_logs(&r);
     test_tsung_prepare();
     test_prepare();
+    test_oha(&r);
+    test_oha_faults(&r);
+    test_oha_prepare();
+    test_oha_detect();
     adapter_result_free(&r);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
