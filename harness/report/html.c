@@ -692,8 +692,10 @@ static void results_table(FILE *f, json_t *run)
         fputs("</td><td>", f);
         html_esc(f, stats_json_str(r, "limits", "bottleneck") ?: "–");
         fputs("</td><td class=\"links\">", f);
+        /* A skipped row's tool never ran: it has no files to link. */
         static const char *const files[] = {"stdout.txt", "stderr.txt", "reproduce.sh", NULL};
-        for (const char *const *fl = files; *fl; fl++) {
+        const char *rst = stats_json_str(r, "status", NULL);
+        for (const char *const *fl = files; *fl && !(rst && !strcmp(rst, "skipped")); fl++) {
             fputs("<a href=\"", f);
             href(f, name);
             fprintf(f, "/%s\">%.6s</a> ", *fl, *fl);
