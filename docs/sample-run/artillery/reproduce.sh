@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT='$LB_ROOT'
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'ARTILLERY_DISABLE_TELEMETRY=true' "$LB_ROOT"'/tools/npm/node_modules/artillery/bin/run' 'run' '--output' 'report.json' 'artillery.yml'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'ARTILLERY_DISABLE_TELEMETRY=true' '$LB_TOOLS/npm/node_modules/artillery/bin/run' 'run' '--output' 'report.json' 'artillery.yml'

@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT='$LB_ROOT'
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" '/opt/loadbench-tools/bin/bombardier' '-c' '200' '-d' '20s' '-l' '-o' 'json' '-p' 'r' 'http://127.0.0.1:43583/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" '$LB_TOOLS/bin/bombardier' '-c' '200' '-d' '20s' '-l' '-o' 'json' '-p' 'r' 'http://127.0.0.1:35137/'

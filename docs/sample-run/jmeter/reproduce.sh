@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT='$LB_ROOT'
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" "$LB_ROOT"'/adapters/jmeter/lb-jmeter' '-n' '-t' 'plan.jmx' '-l' 'results.jtl' '-j' 'jmeter.log' '-q' "$LB_ROOT"'/adapters/jmeter/lb-jtl.properties'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'JMETER_HOME=$LB_TOOLS/jmeter' 'LB_JMETER_JAVA=/usr/bin/java' "$LB_ROOT"'/adapters/jmeter/lb-jmeter' '-n' '-t' 'plan.jmx' '-l' 'results.jtl' '-j' 'jmeter.log' '-q' "$LB_ROOT"'/adapters/jmeter/lb-jtl.properties'
