@@ -302,8 +302,9 @@ static void section_tool(FILE *f, json_t *r)
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(id, "configs"), i, c)
-        fprintf(f, "%s[%s/%s](%s/%s)", i ? ", " : "", jpath_str(r, "dir"), json_string_value(c), jpath_str(r, "dir"),
-                json_string_value(c));
+        /* Named, not linked: a published run prunes the copies of
+         * loadbench's own hook files (PRUNED.txt). */
+        fprintf(f, "%s`%s/%s`", i ? ", " : "", jpath_str(r, "dir"), json_string_value(c));
     if (!json_array_size(json_object_get(id, "configs")))
         fprintf(f, "none (all in argv)");
     fprintf(f, "; settings: `");
