@@ -1,5 +1,6 @@
 #include "report/export.h"
 #include "report/report.h"
+#include "report/stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -51,13 +52,8 @@ static const char *str_or(json_t *o, const char *key, const char *dflt)
 /* The figure of m in row, or NAN when absent (absent stays absent). */
 static double metric_value(json_t *row, const struct export_metric *m)
 {
-    json_t *o = json_object_get(row, m->obj);
-    if (m->sub)
-        o = json_object_get(o, m->sub);
-    json_t *v = json_object_get(o, m->key);
-    if (!json_is_number(v))
-        return NAN;
-    double x = json_number_value(v) * m->scale;
+    double x = m->sub ? stats_json_num(row, m->obj, m->sub, m->key) : stats_json_num(row, m->obj, m->key, NULL);
+    x *= m->scale;
     return isfinite(x) ? x : NAN;
 }
 
