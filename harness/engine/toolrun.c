@@ -219,27 +219,53 @@ static long path_at(const char *word, const char *prefix)
     return -1;
 }
 
-/* One word of reproduce.sh: a path inside the tool's own directory becomes
- * "$here"/..., one inside the loadbench checkout "$LB_ROOT"/..., so the
- * script runs from wherever the checkout has moved; anything else is
- * quoted as is. */
-static void reproduce_word(FILE *f, const char *word, const char *here, const char *root)
+/* The places reproduce.sh names through a variable rather than as they
+ * were on this machine: the tool's own directory, the loadbench checkout
+ * and the tools folder (scripts/install-tools) the tool came from. */
+struct repro_dirs {
+    const char *dir[3];
+};
+
+static const char *const repro_var[3] = {"\"$here\"", "\"$LB_ROOT\"", "\"$LB_TOOLS_DIR\""};
+
+/* One word of reproduce.sh: a path inside one of d's directories becomes
+ * its variable ("$here"/..., "$LB_ROOT"/..., "$LB_TOOLS_DIR"/...), so the
+ * script runs from wherever the checkout or the tools have moved; anything
+ * else is quoted as is. */
+static void reproduce_word(FILE *f, const char *word, const struct repro_dirs *d)
 {
-    const char *pre[2] = {here, root}, *var[2] = {"\"$here\"", "\"$LB_ROOT\""};
-    for (int i = 0; i < 2; i++) {
-        long at = pre[i][0] ? path_at(word, pre[i]) : -1;
+    for (int i = 0; i < 3; i++) {
+        const char *pre = d->dir[i];
+        long at = pre && pre[0] ? path_at(word, pre) : -1;
         if (at < 0)
             continue;
         fputc(' ', f);
         if (at > 0)
             shell_quoted(f, word, (size_t)at, 0);
-        fputs(var[i], f);
-        const char *rest = word + at + strlen(pre[i]);
+        fputs(repro_var[i], f);
+        const char *rest = word + at + strlen(pre);
         if (*rest)
             shell_quoted(f, rest, strlen(rest), 0);
         return;
     }
     shell_quoted(f, word, strlen(word), 1);
+}
+
+/* The tools folder one of the plan's words lies in (resolved into buf),
+ * or NULL. */
+static const char *repro_tools_dir(const struct adapter_plan *plan, char *buf)
+{
+    for (const char *const *t = adapter_tools_dirs(); *t; t++) {
+        if (!realpath(*t, buf))
+            continue;
+        for (size_t i = 0; i < plan->argv.n; i++)
+            if (path_at(plan->argv.v[i], buf) >= 0)
+                return buf;
+        for (size_t i = 0; i < plan->env.n; i++)
+            if (path_at(plan->env.v[i], buf) >= 0)
+                return buf;
+    }
+    return NULL;
 }
 
 /* reproduce.sh: the tool's command line and environment as loadbench ran
@@ -250,12 +276,13 @@ static void reproduce_word(FILE *f, const char *word, const char *here, const ch
  * it, the one that made it. */
 static void write_reproduce(const char *dir, const struct adapter_plan *plan, const char *target_cmd)
 {
-    char path[PATH_MAX + 16], here[PATH_MAX], root[PATH_MAX], up[PATH_MAX] = "";
+    char path[PATH_MAX + 16], here[PATH_MAX], root[PATH_MAX], tools[PATH_MAX], up[PATH_MAX] = "";
     snprintf(path, sizeof path, "%s/reproduce.sh", dir);
     if (!realpath(dir, here))
         snprintf(here, sizeof here, "%s", dir);
     if (!realpath(adapter_datadir(), root))
         root[0] = 0;
+    struct repro_dirs d = {{here, root, repro_tools_dir(plan, tools)}};
     size_t rn = strlen(root);
     if (rn > 1 && !strncmp(here, root, rn) && here[rn] == '/') {
         /* ../ once per folder between the script and the checkout. */
@@ -267,13 +294,16 @@ static void write_reproduce(const char *dir, const struct adapter_plan *plan, co
     if (!f)
         return;
     fputs("#!/bin/sh\n# Rerun this tool by hand, as loadbench ran it.\n"
-          "# LB_ROOT is the loadbench checkout (default: the one this script is in).\n"
-          "# 1. Start a target like the one it measured (it prints its port):\n#   ",
+          "# LB_ROOT is the loadbench checkout (default: the one this script is in).\n",
           f);
+    if (d.dir[2])
+        fputs("# LB_TOOLS_DIR is the tools folder scripts/install-tools filled (default: the one it ran from).\n", f);
+    fputs("# 1. Start a target like the one it measured (it prints its port):\n#   ", f);
     size_t cmd0 = strcspn(target_cmd, " ");
     char bin[PATH_MAX];
     snprintf(bin, sizeof bin, "%.*s", (int)cmd0, target_cmd);
-    reproduce_word(f, bin, "", root);
+    struct repro_dirs in_root = {{"", root, NULL}};
+    reproduce_word(f, bin, &in_root);
     fprintf(f, "%s\n# 2. Replace the port below with the one it printed, then run this script.\n"
                "here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1\n",
             target_cmd + cmd0);
@@ -284,13 +314,18 @@ static void write_reproduce(const char *dir, const struct adapter_plan *plan, co
         shell_quoted(f, root, strlen(root), 0);
         fputc('\n', f);
     }
+    if (d.dir[2]) {
+        fputs("[ -n \"${LB_TOOLS_DIR:-}\" ] || LB_TOOLS_DIR=", f);
+        shell_quoted(f, d.dir[2], strlen(d.dir[2]), 0);
+        fputc('\n', f);
+    }
     fputs("cd \"$here\" && mkdir -p home/tmp || exit 1\n"
           "exec env -i PATH=\"$PATH\" LANG=C.UTF-8 TZ=UTC HOME=\"$here/home\" TMPDIR=\"$here/home/tmp\"",
           f);
     for (size_t i = 0; i < plan->env.n; i++)
-        reproduce_word(f, plan->env.v[i], here, root);
+        reproduce_word(f, plan->env.v[i], &d);
     for (size_t i = 0; i < plan->argv.n; i++)
-        reproduce_word(f, plan->argv.v[i], here, root);
+        reproduce_word(f, plan->argv.v[i], &d);
     fputc('\n', f);
     fclose(f);
     chmod(path, 0755);
