@@ -51,7 +51,8 @@ const struct adapter *const adapter_registry[] = {
 
 const struct adapter_unrunnable adapter_unrunnable[] = {
     {"fusillade", "not run here: in no registry this machine reaches (npm has no fusillade; PyPI's fusillade 0.0.1 "
-                  "is an unrelated identity service; Debian, crates.io, the Go proxy, Maven Central: none)"},
+                  "is an unrelated identity service, crates.io's fusillade 24.1.0 an unrelated LLM request batcher; Debian, "
+                  "the Go proxy, Maven Central: none)"},
     {"funtester", "not run here: a Java/Groovy framework whose jars come from its own site, not from a registry this "
                   "machine reaches (npm and PyPI have no funtester)"},
     {NULL, NULL},
