@@ -11,6 +11,7 @@
 #include "engine/proc.h"
 #include "engine/run.h"
 #include "engine/target.h"
+#include "common/base64.h"
 #include "common/fsutil.h"
 #include "common/net.h"
 #include "common/util.h"
@@ -460,7 +461,7 @@ static int op_get(struct agent *a, const json_t *req, json_t *rep, char *err)
         free(buf);
         return util_err(err, "cannot read %s: %s", path, strerror(errno));
     }
-    char *b = agentproto_b64_encode(buf, (size_t)n);
+    char *b = base64_encode(buf, (size_t)n);
     json_object_set_new(rep, "data", json_string(b));
     json_object_set_new(rep, "size", json_integer((json_int_t)st.st_size));
     json_object_set_new(rep, "eof", json_boolean(n == 0 || off + (uint64_t)n >= (uint64_t)st.st_size));
@@ -479,7 +480,7 @@ static int op_put(struct agent *a, const json_t *req, json_t *rep, char *err)
     if (!path || !data)
         return util_err(err, "put needs path and data");
     char *buf = util_xmalloc(AGENTPROTO_CHUNK_BYTES);
-    long n = agentproto_b64_decode(data, buf, AGENTPROTO_CHUNK_BYTES);
+    long n = base64_decode(data, buf, AGENTPROTO_CHUNK_BYTES);
     int rc = n < 0 ? util_err(err, "cannot write %.200s: bad base64", path)
                    : rundirs_put(&a->dirs, path, agentproto_u64(req, "offset"), buf, (size_t)n,
                                  json_is_true(json_object_get(req, "last")),

@@ -1,6 +1,6 @@
 /* agentproto: what `loadbench agent` (agent/agent.c) and exec_remote share
  * of the line-delimited JSON protocol of docs/agent-protocol.md: reading
- * and writing lines, the build's identity and its check, base64, and the
+ * and writing lines, the build's identity and its check, and the
  * encoding of samples and exits. */
 #ifndef LB_AGENTPROTO_H
 #define LB_AGENTPROTO_H
@@ -58,12 +58,6 @@ int agentproto_identity(const char *path, char sha256[65], char *err);
  * who names the peer for the message ("host b", "the controller").
  * Returns 0 when they match, or -1 with err naming both builds. */
 int agentproto_check_peer(const json_t *hello, const char *who, const char *our_sha256, char *err);
-
-/* Base64 (RFC 4648, padded). encode returns a heap string; decode writes
- * at most cap bytes to out and returns their count, or -1 on bad input or
- * overflow. */
-char *agentproto_b64_encode(const void *data, size_t len);
-long agentproto_b64_decode(const char *s, void *out, size_t cap);
 
 /* The structs of sampler.h and exec.h as JSON objects and back (missing
  * fields read as 0). */

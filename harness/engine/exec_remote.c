@@ -10,6 +10,7 @@
 #include "adapters/adapter.h"
 #include "engine/agentproto.h"
 #include "engine/proc.h"
+#include "common/base64.h"
 #include "common/fsutil.h"
 #include "common/guard.h"
 #include "common/util.h"
@@ -1029,7 +1030,7 @@ int exec_remote_put(struct exec_host *h, const char *local_path, const char *rem
     int rc = 0;
     for (size_t off = 0; rc == 0;) {
         size_t len = (size_t)n - off > AGENTPROTO_CHUNK_BYTES ? AGENTPROTO_CHUNK_BYTES : (size_t)n - off;
-        char *b = agentproto_b64_encode(buf + off, len);
+        char *b = base64_encode(buf + off, len);
         int last = off + len == (size_t)n;
         rc = host_do(h, json_pack("{s:s, s:s, s:I, s:s, s:i, s:b}", "op", "put", "path", remote_path, "offset",
                                   (json_int_t)off, "data", b, "mode", (int)(st.st_mode & 07777), "last", last),
@@ -1052,7 +1053,7 @@ static long get_chunk(struct exec_host *h, const char *remote_path, uint64_t off
         return -1;
     char *buf = util_xmalloc(AGENTPROTO_CHUNK_BYTES);
     const char *data = json_string_value(json_object_get(rep, "data"));
-    long n = data ? agentproto_b64_decode(data, buf, AGENTPROTO_CHUNK_BYTES) : -1;
+    long n = data ? base64_decode(data, buf, AGENTPROTO_CHUNK_BYTES) : -1;
     *eof = json_is_true(json_object_get(rep, "eof"));
     json_decref(rep);
     if (n < 0)
