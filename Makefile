@@ -36,15 +36,16 @@ SANFLAGS =
 BUILD_TYPE = release
 endif
 
-PKGS := yaml-0.1 jansson libproc2
+PKGS := yaml-0.1 jansson libproc2 zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Each program links only what its folders use: lb-target, lb-gen and the
-# test helpers need jansson; loadbench adds libyaml (the profile). libproc2
+# test helpers need jansson; loadbench adds libyaml (the profile) and zlib
+# (HdrHistogram interval logs, common/hdrlog.c). libproc2
 # is the peer in tests/unit/test_sampler_cost.c only, so only the unit
-# tests link all three.
+# tests link them all.
 LIBS_JSON  := $(shell pkg-config --libs jansson 2>/dev/null)
-LIBS_LB    := $(shell pkg-config --libs yaml-0.1 jansson 2>/dev/null)
+LIBS_LB    := $(shell pkg-config --libs yaml-0.1 jansson zlib 2>/dev/null)
 PKG_OK     := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)

@@ -204,6 +204,20 @@ int hist_next(const struct hist *h, size_t *cursor, uint64_t *value, uint64_t *c
     return 0;
 }
 
+uint64_t hist_highest(const struct hist *h) { return h->highest; }
+int hist_sigfigs(const struct hist *h) { return h->sigfigs; }
+
+const uint64_t *hist_counts(const struct hist *h, size_t *len)
+{
+    *len = h->counts_len;
+    return h->counts;
+}
+
+size_t hist_index_of(const struct hist *h, uint64_t v)
+{
+    return counts_index(h, v > h->highest ? h->highest : v);
+}
+
 double hist_resolution(const struct hist *h)
 {
     return 1.0 / (double)h->sub_bucket_half_count;

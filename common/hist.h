@@ -50,6 +50,17 @@ uint64_t hist_percentile(const struct hist *h, double p);
  * or 0 at the end. */
 int hist_next(const struct hist *h, size_t *cursor, uint64_t *value, uint64_t *count);
 
+/* The parameters it was made with, and its counts array: counts[i] is
+ * the count of the i-th bucket in HdrHistogram's own order (its
+ * counts-array index with a lowest discernible value of 1), so an
+ * encoder can write them as HdrHistogram does. */
+uint64_t hist_highest(const struct hist *h);
+int hist_sigfigs(const struct hist *h);
+const uint64_t *hist_counts(const struct hist *h, size_t *len);
+
+/* The index counts[] holds value v at (v <= highest). */
+size_t hist_index_of(const struct hist *h, uint64_t v);
+
 /* The largest difference between a recorded value and the value the
  * histogram reports for it, as a fraction (e.g. 0.000977 for 3 digits). */
 double hist_resolution(const struct hist *h);

@@ -318,11 +318,11 @@ json_t *target_histogram_window_ms(json_t *a, json_t *b)
         return NULL;
     json_t *o = NULL;
     if (hist_count(h))
-        o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "count", (json_int_t)hist_count(h), "mean",
+        o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "count", (json_int_t)hist_count(h), "mean",
                       hist_mean(h) / 1e6, "p50", (double)hist_percentile(h, 50) / 1e6, "p90",
                       (double)hist_percentile(h, 90) / 1e6, "p95", (double)hist_percentile(h, 95) / 1e6, "p99",
-                      (double)hist_percentile(h, 99) / 1e6, "max", (double)hist_max(h) / 1e6, "resolution",
-                      "bucket tops: within 0.1 %");
+                      (double)hist_percentile(h, 99) / 1e6, "p999", (double)hist_percentile(h, 99.9) / 1e6, "max",
+                      (double)hist_max(h) / 1e6, "resolution", "bucket tops: within 0.1 %");
     hist_free(h);
     return o;
 }

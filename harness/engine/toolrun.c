@@ -11,6 +11,7 @@
 #include "engine/netstat.h"
 #include "engine/quiet.h"
 #include "engine/sampler.h"
+#include "engine/serverlog.h"
 #include "common/sha256.h"
 #include "engine/target.h"
 
@@ -94,6 +95,7 @@ struct tool_run_state {
     json_t *hist_end;                   /* GET /histogram after the tool: its requests' server times */
     json_t *last_stats;                 /* lb-target's stats at the last sample */
     json_t *hold_h0, *hold_h1;          /* server-time histograms at the hold window's edges */
+    struct serverlog slog;              /* those and one a sample, as an HdrHistogram interval log */
     uint64_t hold_s_ns, hold_e_ns;      /* the hold window, from the load's start */
     int have_hold;
     uint64_t hold_from, hold_to;        /* the hold window on the monotonic clock, once known */
@@ -884,6 +886,22 @@ static int tool_run_spawn(struct tool_run_state *r)
 
 /* ---- sample: the tool, the target and the machine on absolute deadlines --------- */
 
+/* samples/<subdir>.server.hlog: the server's view, interval by interval
+ * (serverlog.h), from the spawn; a hold window from the start opens with
+ * its first edge, taken before the spawn. */
+static void tool_run_open_serverlog(struct tool_run_state *r)
+{
+    char path[PATH_MAX + 96], err[UTIL_ERR_LEN];
+    pathf(path, sizeof path, "%.*s.server.hlog", (int)(strlen(r->spath) - 4), r->spath);
+    double epoch = (double)((int64_t)r->spawned + r->clock_off0) / 1e9;
+    if (serverlog_open(&r->slog, path, r->pt->label, r->have_hold, r->spawned, epoch, err)) {
+        json_array_append_new(r->warnings, json_sprintf("the server's interval log: %s", err));
+        return;
+    }
+    if (r->hold_h0)
+        serverlog_add(&r->slog, r->hold_h0, SERVERLOG_HOLD_START);
+}
+
 /* The series files: samples/<subdir>.csv (the tool), .target.csv and
  * .machine.csv beside it. */
 static void tool_run_open_series(struct tool_run_state *r)
@@ -915,6 +933,7 @@ static void tool_run_open_series(struct tool_run_state *r)
         fprintf(r->mcsv, "t_s,cpu,busy_pct,user_pct,system_pct,softirq_pct,irq_pct,steal_pct\n");
         json_object_set_new(r->res, "machine_samples_file", json_string(mpath + strlen(rd) + 1));
     }
+    tool_run_open_serverlog(r);
 }
 
 /* Why the sampling loop must stop now, with the status downgraded, or 0
@@ -1062,6 +1081,9 @@ static void tool_run_tick(struct tool_run_state *r, uint64_t now)
     if (r->mcsv)
         machine_row(r->mcsv, (double)(now - r->spawned) / 1e9, r->mprev, r->nmcpu);
     tool_run_sample_target(r);
+    json_t *snap = r->slog.f ? target_histogram(&r->tgt, NULL) : NULL;
+    serverlog_add(&r->slog, snap, SERVERLOG_SAMPLE);
+    json_decref(snap);
     if (r->o->progress)
         r->o->progress(r->o->progress_arg, r->pt->label, (double)(now - r->spawned) / 1e9,
                        (double)(r->load_ns + r->startup_ns) / 1e9, r->cur_rps, r->cur_cpu,
@@ -1081,10 +1103,14 @@ static uint64_t tool_run_hold_edges(struct tool_run_state *r, uint64_t now)
      * target on another host takes its snapshot then, not a link's delay
      * later; here target_call_at sleeps until the edge. */
     const uint64_t lead = 50000000ull;
-    if (r->hold_from && !r->hold_h0 && now + lead >= r->hold_from)
+    if (r->hold_from && !r->hold_h0 && now + lead >= r->hold_from) {
         r->hold_h0 = target_call_at(&r->tgt, "GET", "/histogram", r->hold_from, NULL, NULL);
-    if (r->hold_to && r->hold_h0 && !r->hold_h1 && now + lead >= r->hold_to)
+        serverlog_add(&r->slog, r->hold_h0, SERVERLOG_HOLD_START);
+    }
+    if (r->hold_to && r->hold_h0 && !r->hold_h1 && now + lead >= r->hold_to) {
         r->hold_h1 = target_call_at(&r->tgt, "GET", "/histogram", r->hold_to, NULL, NULL);
+        serverlog_add(&r->slog, r->hold_h1, SERVERLOG_HOLD_END);
+    }
     uint64_t wake = now + 20000000ull;
     if (wake > r->next)
         wake = r->next;
@@ -1210,8 +1236,10 @@ static void tool_run_stop(struct tool_run_state *r)
     struct sampler_reading rd;
     struct sampler_point pt;
     /* A hold window that lasts to the load's end ends with the tool. */
-    if (r->hold_h0 && !r->hold_h1 && !r->stopped_by_us)
+    if (r->hold_h0 && !r->hold_h1 && !r->stopped_by_us) {
         r->hold_h1 = target_histogram(&r->tgt, NULL);
+        serverlog_add(&r->slog, r->hold_h1, SERVERLOG_HOLD_END);
+    }
     /* A last reading before the tree is stopped covers the final partial
      * interval — only when it is long enough to mean something: CPU
      * counters advance in ticks (cpuacct at scheduler ticks, /proc in
@@ -1280,6 +1308,22 @@ static void record_server_peers(struct tool_run_state *r)
     json_decref(pj);
 }
 
+/* The interval log's last interval, to the tool's end, and its name in
+ * the row ("server_hlog_file") when it holds any. */
+static void tool_run_close_serverlog(struct tool_run_state *r)
+{
+    if (!r->slog.f)
+        return;
+    serverlog_add(&r->slog, r->hist_end, SERVERLOG_SAMPLE);
+    char path[PATH_MAX + 96];
+    pathf(path, sizeof path, "%.*s.server.hlog", (int)(strlen(r->spath) - 4), r->spath);
+    int n = serverlog_close(&r->slog);
+    if (n > 0)
+        json_object_set_new(r->res, "server_hlog_file", json_string(path + strlen(r->o->run_dir) + 1));
+    else if (n < 0)
+        json_array_append_new(r->warnings, json_sprintf("the server's interval log: %s", r->slog.err));
+}
+
 /* The server's view, after the tool is gone. */
 static void tool_run_collect_server(struct tool_run_state *r)
 {
@@ -1289,6 +1333,7 @@ static void tool_run_collect_server(struct tool_run_state *r)
     if (r->p->target.shape.stall_every_ns)
         r->stalls = target_stalls(&r->tgt, NULL);
     r->hist_end = target_histogram(&r->tgt, NULL);
+    tool_run_close_serverlog(r);
     record_server_peers(r);
     if (r->series) {
         char sp[PATH_MAX + 96];
@@ -1869,6 +1914,7 @@ static json_t *tool_run_free(struct tool_run_state *r)
     json_decref(r->last_stats);
     json_decref(r->hold_h0);
     json_decref(r->hold_h1);
+    serverlog_close(&r->slog);
     json_decref(r->series);
     json_decref(r->stalls);
     json_decref(r->hist_end);
