@@ -77,6 +77,8 @@ struct adapter_latency {
     double min, mean, p50, p90, p95, p99, p999, max;
 };
 
+struct hist;
+
 struct adapter_result {
     int parsed;                 /* 1 when the tool's output was read */
     uint64_t requests;          /* requests the tool counts as completed (any status) */
@@ -165,6 +167,11 @@ struct adapter {
      * left in dirs[0..n) into lat, exactly (min, mean, percentiles, max).
      * Returns 0, or -1 with err (the merge then falls back to bounds). */
     int (*merge_latency)(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err);
+    /* Optional: the tool's own latencies over its whole run, every bucket,
+     * as a histogram in ns (its processes' output in dirs[0..n), merged),
+     * or NULL with err. The row's tool view, samples/LABEL.tool.hlog, is
+     * written from it (an HdrHistogram log, common/hdrlog.h). */
+    struct hist *(*latency_hist)(const char *const *dirs, size_t n, char *err);
 };
 
 /* Every adapter, NULL-terminated, in the order `loadbench tools` lists them. */

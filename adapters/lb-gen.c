@@ -88,8 +88,9 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     if (l->request_timeout_ns)
         strvec_pushf(&p->argv, "--timeout=%s", units_format_duration(l->request_timeout_ns, d));
     strvec_push(&p->argv, "--json=summary.json");
-    if (c->instances > 1)
-        strvec_push(&p->argv, "--percentiles=" LBGEN_DIST);
+    /* Every bucket of its latencies: merged across instances, and the
+     * row's tool view (samples/LABEL.tool.hlog). */
+    strvec_push(&p->argv, "--percentiles=" LBGEN_DIST);
     strvec_push(&p->argv, "--quiet");
     strvec_push(&p->argv, c->url);
     p->load_ns = profile_load_duration_ns(l);
@@ -206,31 +207,55 @@ static int dist_summary(const char *dir, double *highest_ms, int *digits, double
 }
 
 /* The instances' distributions merged into one histogram of lb-gen's own
- * shape: its percentiles are what one lb-gen that had seen every request
- * would report. Min and mean from the summaries (exact there). */
-static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
+ * shape, with their exact min (ms, NAN for none) and the sum of their
+ * means weighted by count; NULL with err. */
+static struct hist *lbgen_hist(const char *const *dirs, size_t n, double *min, double *wsum, char *err)
 {
-    double highest_ms, min, mean, wsum = 0;
+    double highest_ms, imin, imean;
     int digits;
-    if (n == 0 || dist_summary(dirs[0], &highest_ms, &digits, &min, &mean, err))
-        return -1;
+    if (n == 0 || dist_summary(dirs[0], &highest_ms, &digits, &imin, &imean, err))
+        return NULL;
     struct hist *h = hist_new((uint64_t)llround(highest_ms * 1e6), digits);
-    if (!h)
-        return util_err(err, "lb-gen's histogram shape (%g ms, %d digits) is not one common/hist makes", highest_ms, digits);
-    lat->min = NAN;
+    if (!h) {
+        util_err(err, "lb-gen's histogram shape (%g ms, %d digits) is not one common/hist makes", highest_ms, digits);
+        return NULL;
+    }
+    *min = NAN;
+    *wsum = 0;
     for (size_t i = 0; i < n; i++) {
-        double hi, imin, imean;
+        double hi;
         int d;
         long long cnt = dist_summary(dirs[i], &hi, &d, &imin, &imean, err) ? -1 : dist_add(h, dirs[i], err);
         if (cnt < 0 || hi != highest_ms || d != digits) {
             hist_free(h);
-            return cnt < 0 ? -1 : util_err(err, "the instances' histograms differ in shape");
+            if (cnt >= 0)
+                util_err(err, "the instances' histograms differ in shape");
+            return NULL;
         }
         if (cnt > 0) {
-            lat->min = isnan(lat->min) || imin < lat->min ? imin : lat->min;
-            wsum += imean * (double)cnt;
+            *min = isnan(*min) || imin < *min ? imin : *min;
+            *wsum += imean * (double)cnt;
         }
     }
+    return h;
+}
+
+/* The whole run's distribution, every bucket: the row's tool view. */
+static struct hist *lbgen_latency_hist(const char *const *dirs, size_t n, char *err)
+{
+    double min, wsum;
+    return lbgen_hist(dirs, n, &min, &wsum, err);
+}
+
+/* Several instances merged: the percentiles are what one lb-gen that had
+ * seen every request would report. Min and mean from the summaries (exact
+ * there). */
+static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
+{
+    double wsum;
+    struct hist *h = lbgen_hist(dirs, n, &lat->min, &wsum, err);
+    if (!h)
+        return -1;
     uint64_t total = hist_count(h);
     lat->mean = total ? wsum / (double)total : NAN;
     double *pv[] = {&lat->p50, &lat->p90, &lat->p95, &lat->p99, &lat->p999};
@@ -255,4 +280,5 @@ const struct adapter adapter_lb_gen = {
     .prepare = lbgen_prepare,
     .parse = lbgen_parse,
     .merge_latency = lbgen_merge_latency,
+    .latency_hist = lbgen_latency_hist,
 };

@@ -44,4 +44,12 @@ void serverlog_add(struct serverlog *s, json_t *snap, enum serverlog_edge edge);
  * write failed. */
 int serverlog_close(struct serverlog *s);
 
+struct hist;
+
+/* The tool's own view (its adapter's latency_hist): a log of one interval,
+ * the tool's whole run from t0_epoch_s for len_s, tagged LABEL:run, at
+ * path. Returns 0, or -1 with err. */
+int serverlog_tool_view(const char *path, const char *label, const struct hist *h, double t0_epoch_s, double len_s,
+                        char *err);
+
 #endif

@@ -6,6 +6,7 @@
 #include "engine/exec.h"
 #include "engine/hostread.h"
 #include "common/fsutil.h"
+#include "common/hist.h"
 #include "common/jsonutil.h"
 #include "common/net.h"
 #include "engine/netstat.h"
@@ -1646,6 +1647,26 @@ static void tool_run_phases(struct tool_run_state *r)
                                        t_end - t_le, st.cpu_s));
 }
 
+/* The tool's own view, where its adapter gives every bucket of its
+ * latencies: samples/<subdir>.tool.hlog, one interval over its run. */
+static void tool_run_tool_view(struct tool_run_state *r)
+{
+    char err[UTIL_ERR_LEN] = "", path[PATH_MAX + 96];
+    struct hist *h = adapter_group_latency_hist(r->a, &r->g, err);
+    if (!h) {
+        if (err[0])
+            json_array_append_new(r->warnings, json_sprintf("the tool's interval log: %s", err));
+        return;
+    }
+    pathf(path, sizeof path, "%.*s.tool.hlog", (int)(strlen(r->spath) - 4), r->spath);
+    double epoch = (double)((int64_t)r->spawned + r->clock_off0) / 1e9;
+    if (serverlog_tool_view(path, r->pt->label, h, epoch, (double)(r->ended - r->spawned) / 1e9, err))
+        json_array_append_new(r->warnings, json_sprintf("the tool's interval log: %s", err));
+    else
+        json_object_set_new(r->res, "tool_hlog_file", json_string(path + strlen(r->o->run_dir) + 1));
+    hist_free(h);
+}
+
 /* The tool's own account, as its adapter parses it. */
 static void tool_run_collect_client(struct tool_run_state *r)
 {
@@ -1661,6 +1682,7 @@ static void tool_run_collect_client(struct tool_run_state *r)
     if (!ar->parsed)
         return;
     tool_run_phases(r);
+    tool_run_tool_view(r);
     json_t *c = json_object();
     json_object_set_new(c, "requests", json_integer((json_int_t)ar->requests));
     json_object_set_new(c, "ok", json_integer((json_int_t)ar->ok));

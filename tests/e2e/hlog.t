@@ -80,13 +80,29 @@ check "StartTime is the row's start ($start s against started_at_ms $want)" \
     perl -e "exit(abs($start * 1000 - $want) < 5000 ? 0 : 1)"
 is "$(jget "$tmp/read.json" count)" "$(jget "$tmp/run/run.json" runs.0.windows.hold_server_time_ms.count)" \
     "the hold intervals hold run.json's hold-window count"
-for p in p50 p99 p999; do
-    got=$(jget "$tmp/read.json" $p)
-    want=$(jget "$tmp/run/run.json" runs.0.windows.hold_server_time_ms.$p)
-    # The top of the same bucket, decoded by HdrHistogram: equal to the
-    # ns (run.json keeps ms with 6 decimals).
-    check "$p over the hold from HdrHistogram's decoding, $got ms, is run.json's $want ms" \
-        perl -e "exit(abs($got - $want) < 0.0000015 ? 0 : 1)"
-    diag "$p by HdrHistogram's own rank rule (nearest rank): $(jget "$tmp/read.json" ${p}_hdr) ms"
-done
+# same_percentiles READ.json RUN_JSON_PATH WHAT: p50, p99 and p99.9 as the
+# reader decoded them equal run.json's at PATH: the top of the same bucket,
+# to the ns (run.json keeps ms with 6 decimals).
+same_percentiles() {
+    for p in p50 p99 p999; do
+        got=$(jget "$1" $p)
+        want=$(jget "$tmp/run/run.json" "$2.$p")
+        check "$3 $p from HdrHistogram's decoding, $got ms, is run.json's $want ms" \
+            perl -e "exit(abs($got - $want) < 0.0000015 ? 0 : 1)"
+        diag "$p by HdrHistogram's own rank rule (nearest rank): $(jget "$1" ${p}_hdr) ms"
+    done
+}
+same_percentiles "$tmp/read.json" runs.0.windows.hold_server_time_ms "the hold's"
+
+# The tool's own view: lb-gen gives every bucket of its latencies (its
+# --percentiles file), so the row has samples/lb-gen.tool.hlog, one
+# interval over its run, whose percentiles are lb-gen's own in run.json.
+f=$(jget "$tmp/run/run.json" runs.0.tool_hlog_file)
+is "$f" "samples/lb-gen.tool.hlog" "run.json names the tool's own interval log"
+"$py" "$tmp/read.py" "$tmp/run/$f" lb-gen:run > "$tmp/tool.json" 2>"$tmp/tool.err" || true
+check "HdrHistogram's reader reads it ($(head -c 200 "$tmp/tool.err"))" test -s "$tmp/tool.json"
+is "$(jget "$tmp/tool.json" tags)" '["lb-gen:run"]' "one interval, tagged with the label and run"
+is "$(jget "$tmp/tool.json" count)" "$(jget "$tmp/run/lb-gen/summary.json" latency_ms.count)" \
+    "holding every latency lb-gen counted"
+same_percentiles "$tmp/tool.json" runs.0.client.latency_ms "lb-gen's"
 done_testing
