@@ -27,6 +27,7 @@
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
 #include "adapters/toolver.h"
+#include "common/hist.h"
 #include "common/fsutil.h"
 #include "common/units.h"
 #include "common/util.h"
@@ -270,24 +271,47 @@ static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, s
     return rc;
 }
 
-/* instances: N: every copy's rows together, so the percentiles stay exact. */
-static int vegeta_merge(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
+/* Every response's latency (ns) in the processes' results.csv onto lv.
+ * Returns 0, or -1 with err (none is an error). */
+static int read_all(const char *const *dirs, size_t n, struct lat_vec *lv, char *err)
 {
-    struct lat_vec lv = {0};
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         struct adapter_result scratch;
         adapter_result_init(&scratch);
         uint64_t rows;
-        rc = read_csv(dirs[i], &scratch, &rows, &lv, err);
+        rc = read_csv(dirs[i], &scratch, &rows, lv, err);
         adapter_result_free(&scratch);
     }
-    if (!rc && !lv.n)
-        rc = util_err(err, "no responses in the instances' %s", VEGETA_CSV);
+    if (!rc && !lv->n)
+        rc = util_err(err, "no responses in %s", VEGETA_CSV);
+    return rc;
+}
+
+/* instances: N: every copy's rows together, so the percentiles stay exact. */
+static int vegeta_merge(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
+{
+    struct lat_vec lv = {0};
+    int rc = read_all(dirs, n, &lv, err);
     if (!rc)
         latency(lv.v, lv.n, lat);
     free(lv.v);
     return rc;
+}
+
+/* The row's tool view: every response's latency from results.csv, into a
+ * histogram of 3 digits (0.1 %) up to an hour. */
+static struct hist *vegeta_latency_hist(const char *const *dirs, size_t n, char *err)
+{
+    struct lat_vec lv = {0};
+    struct hist *h = NULL;
+    if (read_all(dirs, n, &lv, err) == 0) {
+        h = hist_new(3600ull * 1000000000ull, 3);
+        for (size_t i = 0; i < lv.n; i++)
+            hist_record(h, lv.v[i]);
+    }
+    free(lv.v);
+    return h;
 }
 
 static int vegeta_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
@@ -347,4 +371,5 @@ const struct adapter adapter_vegeta = {
     .prepare = vegeta_prepare,
     .parse = vegeta_parse,
     .merge_latency = vegeta_merge,
+    .latency_hist = vegeta_latency_hist,
 };
