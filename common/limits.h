@@ -13,7 +13,7 @@
  * history read only it (issue 44: a run.json of schema 999 was read as
  * this one). The minor, schema_minor, is raised when fields are added, and
  * a reader of the same major reads any minor. tests/e2e/sample_fresh.t
- * compares docs/sample-run's major with it. Minor 1: machine.net, cpu_mhz,
+ * compares results/published/sample-200vus's major with it. Minor 1: machine.net, cpu_mhz,
  * smt_active, virtualization. Minor 2: a row's server_hlog_file, tool_hlog_file and its
  * windows.hold_server_time_ms.p999. */
 #define LB_SCHEMA_VERSION 1

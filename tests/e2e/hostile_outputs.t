@@ -114,7 +114,7 @@ harness/report/charts.c:int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_
 # build cache's; lb-gen's --json and lb-target's stats file are those
 # programs' own outputs, written into, never renamed over; charts.c renames
 # a chart gnuplot just rendered, and opens gnuplot.log, inside the charts/
-# folder report made: its code is hashed into docs/sample-run's record
+# folder report made: its code is hashed into results/published/sample-200vus's record
 # (sample_fresh.t), so moving it to fsutil_replace waits for the next
 # scripts/sample-run.)
 cd "$LB_SRC"

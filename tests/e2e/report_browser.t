@@ -131,7 +131,7 @@ check "and not blank ($(wc -c < "$tmp/run/shot.png" 2>/dev/null || echo 0) bytes
 [ -z "${LB_SHOTS:-}" ] || cp "$tmp/run/shot.png" "$LB_SHOTS/report-run.png"
 
 # --- a committed run directory: study 4's sweep, regenerated -----------------
-S4=$LB_SRC/docs/studies/4-concurrency-sweep
+S4=$LB_SRC/results/published/studies/4-concurrency-sweep
 if [ -f "$S4/run.json" ]; then
     mkdir "$tmp/s4"
     cp "$S4/run.json" "$tmp/s4/"
@@ -149,7 +149,7 @@ if [ -f "$S4/run.json" ]; then
         chrome --window-size=1280,2600 --hide-scrollbars --screenshot="$LB_SHOTS/report-study4.png" "file://$tmp/s4/report.html" >/dev/null || true
     fi
 else
-    skip "study 4's run.json is not in docs/studies"
+    skip "study 4's run.json is not in results/published/studies"
 fi
 e=$(grep -v 'dbus\|DBus\|unexpected operator\|bytes written' "$tmp/chrome.err" | head -3 | tr '\n' ' ' || true)
 [ -z "$e" ] || diag "chromium's stderr (first lines): $e"

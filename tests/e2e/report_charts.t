@@ -12,8 +12,8 @@ LB=$LB_BUILD/bin/loadbench
 # Study 1 as first run here (k6 skipped, artillery-7450 timed out at 488 MB):
 # a copy, so that rerunning the study does not move these checks.
 S1=$LB_SRC/tests/fixtures/runs/study1-footprint
-S4=$LB_SRC/docs/studies/4-concurrency-sweep
-[ -f "$S1/run.json" ] && [ -f "$S4/run.json" ] || skip_all "study 1 or 4 run.json not in docs/studies"
+S4=$LB_SRC/results/published/studies/4-concurrency-sweep
+[ -f "$S1/run.json" ] && [ -f "$S4/run.json" ] || skip_all "study 1 or 4 run.json not in results/published/studies"
 for s in s1:$S1 s4:$S4 fx:$LB_SRC/tests/fixtures/runs/sweep-a; do
     mkdir "$tmp/${s%%:*}"
     cp "${s#*:}/run.json" "$tmp/${s%%:*}/"
@@ -125,7 +125,7 @@ log_floors() {
 log_floors "$C1"/bars_*.gp "$C4"/bars_*.gp "$C4"/sweep_*.gp
 
 # --- p99 against the truth (study 5: stalls, lb-gen open the reference) -----
-S5=$LB_SRC/docs/studies/5-latency-truth
+S5=$LB_SRC/results/published/studies/5-latency-truth
 if [ -f "$S5/run.json" ]; then
     mkdir "$tmp/s5"
     cp "$S5/run.json" "$tmp/s5/"
@@ -165,7 +165,7 @@ fi
 # The sample run's jmeter (ramp 5 s, hold 20 s, ramp-down 5 s on a 35 s axis)
 # edited in the copy: a 0.8 s ramp (16 px: no label fits), a 2 s hold (40 px:
 # only "200" fits), then the 20 s hold and the ramp-down.
-SR=$LB_SRC/docs/sample-run
+SR=$LB_SRC/results/published/sample-200vus
 mkdir "$tmp/sr"
 cp -r "$SR/samples" "$tmp/sr/"
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); my ($r) = grep { $_->{dir} eq "jmeter" } @{$d->{runs}};

@@ -1,5 +1,5 @@
 #!/bin/sh
-# docs/sample-run (the front page's pictures) was made by this build: its
+# results/published/sample-200vus (the front page's pictures) was made by this build: its
 # run.json's schema_version and loadbench.charts (the hash of the code that
 # draws the charts, which `loadbench version` prints) equal the build's.
 # Keyed on the run's own record, not on git dates (a tarball has none).
@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
-dir=${LB_SAMPLE_RUN:-$LB_SRC/docs/sample-run}
+dir=${LB_SAMPLE_RUN:-$LB_SRC/results/published/sample-200vus}
 name=${dir#"$LB_SRC"/}
 fix="regenerate it with scripts/sample-run${LB_SAMPLE_RUN:+ $dir} (runs profiles/sample-200vus.yaml: every tool, several minutes)"
 

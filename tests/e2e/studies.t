@@ -59,7 +59,7 @@ check "CPU peak is never below the run's average" perl -MJSON::PP -e '
     my $f = decode_json($ARGV[0]); exit !($f->{cpu_peak_pct} >= $f->{cpu_avg_pct})' -- "$f"
 
 # --- study-page on a real run directory (the sample run of 2026-11-29, kept
-# as a fixture: docs/sample-run is made again whenever the charts change) --
+# as a fixture: results/published/sample-200vus is made again whenever the charts change) --
 S=tests/fixtures/runs/sample-200vus-2026-11-29
 cat > "$tmp/t.md.in" <<'T'
 M {{meta}}
@@ -125,7 +125,7 @@ check "and names the line" grep -q "first at line 2" "$tmp/check.err"
 # --- the gallery shows each study's headline chart --------------------------
 for page in docs/studies/[0-9]-*.md; do
     name=$(basename "$page" .md)
-    img=$(sed -n "s|^!\[.*\](\($name/charts/[a-z_0-9]*\.png\))\$|\1|p" docs/studies/README.md)
+    img=$(sed -n "s|^!\[.*\](\(\.\./\.\./results/published/studies/$name/charts/[a-z_0-9]*\.png\))\$|\1|p" docs/studies/README.md)
     check "the gallery shows $name's headline chart (${img:-none})" test -n "$img" -a -s "docs/studies/$img"
 done
 
@@ -134,8 +134,8 @@ for page in docs/studies/[0-9]-*.md; do
     [ -f "$page" ] || continue
     name=$(basename "$page" .md)
     check "$page is exactly what its template and run.json produce" \
-        scripts/study-page --check "docs/studies/src/$name.md.in" "docs/studies/$name" "$page"
-    check "$name's run directory holds the run.json it came from" test -s "docs/studies/$name/run.json"
+        scripts/study-page --check "docs/studies/src/$name.md.in" "results/published/studies/$name" "$page"
+    check "$name's run directory holds the run.json it came from" test -s "results/published/studies/$name/run.json"
     # "≈" twice encoded reads "â‰ˆ" (bytes C3 A2 C2 89 C2 88): a page is UTF-8 once.
     check "$page is UTF-8 encoded once (no double-encoded characters)" \
         perl -0777 -ne 'exit(/\xc3[\x80-\xbf]\xc2[\x80-\xbf]/ ? 1 : 0)' "$page"
@@ -145,7 +145,7 @@ done
 # scripts/prune-run-dir dropped what no page or report reads: `loadbench
 # report` on a copy of each must still write every table and report.html,
 # no file PRUNED.txt lists may be back, and pruning again drops nothing.
-for rd in docs/studies/[0-9]-*/ docs/sample-run/; do
+for rd in results/published/studies/[0-9]-*/ results/published/sample-200vus/; do
     rd=${rd%/}
     name=$(basename "$rd")
     rm -rf "$tmp/render" && cp -R "$rd" "$tmp/render"

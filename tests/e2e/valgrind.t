@@ -3,7 +3,7 @@
 # (--delay 1ms) serves a short lb-gen run (20 connections x 2 s, JSON
 # summary), each program under valgrind, and lb-target ends as it is meant
 # to, on SIGTERM; then `loadbench validate profiles/quick.yaml` and
-# `loadbench report` on a copy of docs/sample-run. Each must exit with its
+# `loadbench report` on a copy of results/published/sample-200vus. Each must exit with its
 # own status (never valgrind's 99), and its log must say "ERROR SUMMARY: 0
 # errors" and no block definitely lost; then test_agent's host-lost tests
 # (LB_AGENT_TESTS=lost). SKIP without valgrind, and under the
@@ -85,7 +85,7 @@ rc=0
 vg validate "$LB" validate "$LB_SRC/profiles/quick.yaml" >"$tmp/validate.out" 2>&1 || rc=$?
 vg_checks validate "$rc" 0
 
-cp -R "$LB_SRC/docs/sample-run" "$tmp/run"
+cp -R "$LB_SRC/results/published/sample-200vus" "$tmp/run"
 rc=0
 vg report "$LB" report "$tmp/run" >"$tmp/report.out" 2>&1 || rc=$?
 vg_checks report "$rc" 0

@@ -378,7 +378,7 @@ static void test_latency_and_workload(void)
 
 #define SAMPLE_RUN "tests/fixtures/crosscheck/sample-run.json"
 
-/* One row of docs/sample-run as crosscheck's input: lb-target's series
+/* One row of results/published/sample-200vus as crosscheck's input: lb-target's series
  * and server time as committed, the tool's latency, the profile's stages
  * (tests/fixtures/crosscheck/sample-run.py made the fixture). */
 static void sr_row(struct fx *f, json_t *root, json_t *row)
@@ -441,7 +441,7 @@ static void test_steady_sample_run(json_t *root)
         diag("%-11s hold %5.0f req/s  %d x %d s  change %+5.1f%%  ratio %.2f  p %.4f  %s", label, r.windows.hold_rps,
              s->blocks, s->block_s, s->change * 100, s->ratio, s->p, *crosscheck_steady_flag(s, flag, sizeof flag) ? flag : "steady");
     }
-    ok(aligned, "every row's hold window: the same seconds and rate as docs/sample-run/run.json");
+    ok(aligned, "every row's hold window: the same seconds and rate as results/published/sample-200vus/run.json");
     sr_compute(root, "lb-gen", &f, &r);
     ok(r.windows.steady.verdict == CROSSCHECK_STEADY_STEADY && r.windows.steady.blocks == 9 &&
            fabs(r.windows.steady.change) < 0.01,
