@@ -3,7 +3,8 @@
 # profile validates; --scale shortens a real run and is recorded; the page
 # generator prints run.json's numbers and refuses holes; every committed study
 # page is exactly what its template and committed run.json produce (numbers
-# generated, not typed).
+# generated, not typed); every published run under results/published/ is
+# what `loadbench report` writes from its committed inputs, byte for byte.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -141,24 +142,50 @@ for page in docs/studies/[0-9]-*.md; do
         perl -0777 -ne 'exit(/\xc3[\x80-\xbf]\xc2[\x80-\xbf]/ ? 1 : 0)' "$page"
 done
 
-# --- the pruned run directories still render, and the pruning holds ---------
-# scripts/prune-run-dir dropped what no page or report reads: `loadbench
-# report` on a copy of each must still write every table and report.html,
-# no file PRUNED.txt lists may be back, and pruning again drops nothing.
+# --- the published runs are what `loadbench report` writes -----------------
+# Each run directory under results/published/ commits what cannot be made
+# again (run.json, samples/, profile.yaml, the tools' configs and output)
+# and what a reader opens on GitHub (summary.md, report.html, results.csv,
+# stats.csv, disclosure.md, the PNG charts). A copy without the files report
+# writes is rendered again: every one of them committed must come out
+# byte-identical (else the committed page is stale or hand-edited: render
+# it again with `loadbench report`), and what report writes but the run
+# leaves out (each chart's .gp, .dat and .svg) must not be committed.
+# scripts/prune-run-dir dropped what no page or report reads: no file
+# PRUNED.txt lists may be back, and pruning again drops nothing.
+derived="summary.md results.csv stats.csv report.html disclosure.md charts"
+tracked() { git ls-files -- "$1" 2>/dev/null || find "$1" -type f; }
+find results/published -type f -exec cksum {} + | sort > "$tmp/published.before"
 for rd in results/published/studies/[0-9]-*/ results/published/sample-200vus/; do
     rd=${rd%/}
     name=$(basename "$rd")
     rm -rf "$tmp/render" && cp -R "$rd" "$tmp/render"
+    (cd "$tmp/render" && rm -rf $derived)
     rc=0; "$LB" report "$tmp/render" >"$tmp/render.out" 2>&1 || rc=$?
-    is "$rc" 0 "$name: loadbench report renders the pruned run directory"
+    is "$rc" 0 "$name: loadbench report renders the run from what is committed"
     for rf in summary.md results.csv stats.csv report.html charts/bars_rps.png; do
         check "$name: $rf rendered" test -s "$tmp/render/$rf"
     done
+    differ=$(for f in $derived; do tracked "$rd/$f"; done | while read -r f; do
+        cmp -s "$f" "$tmp/render/${f#"$rd"/}" || echo "${f#"$rd"/}"; done)
+    is "$differ" "" "$name: every committed file report writes comes out byte-identical"
+    srcs=$(cd "$tmp/render" && ls charts/*.gp charts/*.dat charts/*.svg 2>/dev/null | wc -l)
+    check "$name: report wrote the charts' sources again ($srcs .gp/.dat/.svg)" test "$srcs" -gt 0
+    is "$(tracked "$rd/charts" | grep -E '\.(gp|dat|svg)$' || true)" "" "$name: no chart source (.gp, .dat, .svg) is committed"
     back=$(while read -r pf _; do [ ! -e "$rd/$pf" ] || echo "$pf"; done < "$rd/PRUNED.txt")
     is "$back" "" "$name: no file PRUNED.txt lists is committed"
     rm -rf "$tmp/render" && cp -R "$rd" "$tmp/render"
     scripts/prune-run-dir "$tmp/render"
     check "$name: pruning again drops nothing" cmp -s "$rd/PRUNED.txt" "$tmp/render/PRUNED.txt"
 done
+# The chart sources left out are written byte-for-byte alike each time: the
+# sample run rendered a second time into another copy, the same files.
+S=results/published/sample-200vus
+rm -rf "$tmp/again" && cp -R "$S" "$tmp/again" && (cd "$tmp/again" && rm -rf $derived)
+rm -rf "$tmp/render" && cp -R "$tmp/again" "$tmp/render"
+"$LB" report "$tmp/render" >/dev/null 2>&1 && "$LB" report "$tmp/again" >/dev/null 2>&1
+check "sample-200vus: a second rendering writes the same charts, .gp, .dat and .svg" diff -r "$tmp/render/charts" "$tmp/again/charts"
+find results/published -type f -exec cksum {} + | sort > "$tmp/published.after"
+check "results/published/ is unchanged by all of the above" cmp -s "$tmp/published.before" "$tmp/published.after"
 
 done_testing
