@@ -5,7 +5,14 @@
 #   - docs/adding-a-tool.md's field table names every field of
 #     struct adapter (adapters/adapter.h), and no field it does not have;
 #   - `loadbench tools` lists every registered adapter, and
-#     docs/versions.md's table and the man page name each.
+#     docs/versions.md's table and the man page name each;
+#   - docs/versions.md's table has one row per adapter and no other, and
+#     every version number an adapter's `versions` line prints (`loadbench
+#     tools`) is in its row;
+#   - fuzz/corpus/fuzz_parsers has a seed for each adapter, and every seed
+#     names one (its first line: NAME or NAME/open);
+#   - no fixture keeps a copy of a hook script loadbench writes beside a run
+#     (adapters/*/*.lua, *.py): fixtures name the product's file instead.
 # lb-test: parallel
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
@@ -40,5 +47,33 @@ done
 roff=$(sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' docs/man/loadbench.1)
 for name in $(cat "$tmp/names"); do
     check "the man page names $name" sh -c "printf '%s' \"\$1\" | grep -qiw -- '$name'" _ "$roff"
+done
+# docs/versions.md's table: the first column, one row per adapter.
+sed -n '/^| tool | live |/,/^$/p' docs/versions.md | sed '1,2d' |
+    perl -ne 'print lc($1), "\t$_" if /^\| ([^|]+?) \|/' > "$tmp/versions.rows"
+is "$(cut -f1 "$tmp/versions.rows" | sort | tr '\n' ' ')" "$(tr '\n' ' ' < "$tmp/names")" \
+    "docs/versions.md's table has a row for each registered adapter and no other"
+sed -n '/^versions:/,/^$/p' "$tmp/tools.txt" | sed '1d' > "$tmp/versions.lines"
+while read -r name text; do
+    [ -n "$name" ] || continue
+    row=$(awk -F '\t' -v n="$name" '$1 == n { print $2 }' "$tmp/versions.rows")
+    missing=$(printf '%s\n' "$text" | perl -ne 'print "$1\n" while /(v?\d+(?:\.\d+)+)/g' | while read -r v; do
+        case $row in *"$v"*) ;; *) printf '%s ' "$v" ;; esac; done)
+    is "$missing" "" "docs/versions.md's $name row has every version its adapter prints"
+done < "$tmp/versions.lines"
+
+# The parsers' fuzz corpus: a seed per adapter, each seed an adapter's.
+for f in fuzz/corpus/fuzz_parsers/*; do head -n 1 "$f" | cut -d/ -f1; echo; done | grep -v '^$' | sort -u > "$tmp/fuzzed"
+for name in $(cat "$tmp/names"); do
+    check "fuzz/corpus/fuzz_parsers has a seed for $name" grep -qx -- "$name" "$tmp/fuzzed"
+done
+is "$(comm -23 "$tmp/fuzzed" "$tmp/names" | tr '\n' ' ')" "" "every fuzz_parsers seed names a registered adapter"
+
+# Fixtures refer to the product's hook scripts, never carry a copy that
+# could drift (a capture records the hook's git blob instead).
+for hook in adapters/*/*.lua adapters/*/*.py; do
+    [ -f "$hook" ] || continue
+    copies=$(find tests/fixtures -name "$(basename "$hook")" | tr '\n' ' ')
+    is "$copies" "" "no fixture copies $hook"
 done
 done_testing
