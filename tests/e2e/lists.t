@@ -5,7 +5,8 @@
 #   - docs/adding-a-tool.md's field table names every field of
 #     struct adapter (adapters/adapter.h), and no field it does not have;
 #   - `loadbench tools` lists every registered adapter, and
-#     docs/versions.md's table and the man page name each;
+#     docs/versions.md's table and the man page name each, and the man
+#     page's list in DESCRIPTION names no other;
 #   - docs/versions.md's table has one row per adapter and no other, and
 #     every version number an adapter's `versions` line prints (`loadbench
 #     tools`) is in its row;
@@ -48,6 +49,13 @@ roff=$(sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' docs/man/loadbench.1)
 for name in $(cat "$tmp/names"); do
     check "the man page names $name" sh -c "printf '%s' \"\$1\" | grep -qiw -- '$name'" _ "$roff"
 done
+# The man page's own list (DESCRIPTION: "runs HTTP load-testing tools (...)
+# one at a time"): exactly the registered adapters, none stale.
+listed=$(printf '%s' "$roff" | perl -0777 -ne '/load-testing tools \((.*?)\) one at a time/s or exit;
+    my $l = lc $1; $l =~ s/^\.br\s+//mg; $l =~ s/\(1\)//g;
+    $l =~ s/\b(its own|and the reference generators|and)\b/,/g;
+    print join(" ", sort grep { length } map { s/^\s+|\s+$//gr } split /[,\n]/, $l), "\n"')
+is "$listed" "$(tr '\n' ' ' < "$tmp/names" | sed 's/ $//')" "the man page's tool list is exactly the registered adapters"
 # docs/versions.md's table: the first column, one row per adapter.
 sed -n '/^| tool | live |/,/^$/p' docs/versions.md | sed '1,2d' |
     perl -ne 'print lc($1), "\t$_" if /^\| ([^|]+?) \|/' > "$tmp/versions.rows"
