@@ -56,7 +56,7 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 # Includes name their folder from the repository root ("common/util.h",
-# "adapters/adapter.h", "profile/profile.h") or, for harness/'s layers,
+# "adapters/adapter.h", "spec/profile.h") or, for harness/'s layers,
 # from harness/ ("engine/run.h", "report/charts.h").
 CPPFLAGS += -D_GNU_SOURCE -I. -Iharness -I$(BUILD)/gen \
             -DLB_VERSION='"$(VERSION)"' -DLB_GIT_REV='"$(GIT_REV)"' -DLB_BUILD_TYPE='"$(BUILD_TYPE)"'
@@ -68,14 +68,14 @@ LDLIBS  += -lpthread -lm
 # folder goes into the folder's library, which the unit tests link.
 # loadbench's harness/ is layers, each its own library: the engine (runs
 # tools), the agent and the reports (read run.json); below them and the
-# adapters sits profile/ (reads YAML: the contract both depend on).
+# adapters sits spec/ (reads YAML: the contract both depend on).
 # tests/e2e/layers.t fails when the reports reach into the engine.
 COMMON_SRC  := $(wildcard common/*.c)
 TARGET_SRC  := $(filter-out targets/main.c,$(wildcard targets/*.c))
 GEN_SRC     := $(filter-out generator/main.c,$(wildcard generator/*.c))
 ENGINE_SRC  := $(wildcard harness/engine/*.c)
 AGENT_SRC   := $(wildcard harness/agent/*.c)
-PROFILE_SRC := $(wildcard profile/*.c)
+PROFILE_SRC := $(wildcard spec/*.c)
 REPORT_SRC  := $(wildcard harness/report/*.c)
 ADAPTER_SRC := $(wildcard adapters/*.c)
 HARNESS_SRC := $(AGENT_SRC) $(ENGINE_SRC) $(PROFILE_SRC) $(REPORT_SRC) $(ADAPTER_SRC)

@@ -9,7 +9,7 @@
 #ifndef LB_ADAPTER_H
 #define LB_ADAPTER_H
 
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "common/strbuf.h"
 
 #include <jansson.h>

@@ -9,7 +9,7 @@
  * when adapters are added. The files are removed after each input, so
  * every input starts from an empty directory. */
 #include "adapters/adapter.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "common/util.h"
 
 #include <stdio.h>

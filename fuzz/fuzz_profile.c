@@ -1,6 +1,6 @@
-/* fuzz_profile: libFuzzer target for the profile loader (profile/profile.c).
+/* fuzz_profile: libFuzzer target for the profile loader (spec/profile.c).
  * Any input must give a profile or a located error, never a crash. */
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "common/util.h"
 
 #include <stddef.h>

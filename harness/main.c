@@ -9,7 +9,7 @@
 #include "report/history.h"
 #include "report/export.h"
 #include "common/guard.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "engine/proc.h"
 #include "report/report.h"
 #include "report/stats.h"

@@ -1,4 +1,4 @@
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "common/limits.h"
 #include "common/sha256.h"
 #include "common/units.h"

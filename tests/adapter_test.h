@@ -7,7 +7,7 @@
 #define LB_ADAPTER_TEST_H
 
 #include "adapters/adapter.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "tests/tap.h"
 #include "common/util.h"
 

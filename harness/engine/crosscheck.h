@@ -6,7 +6,7 @@
 #define LB_CROSSCHECK_H
 
 #include "adapters/adapter.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "engine/sampler.h"
 
 #include <jansson.h>

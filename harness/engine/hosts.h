@@ -12,7 +12,7 @@
 #define LB_HOSTS_H
 
 #include "adapters/adapter.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 
 #include <jansson.h>
 

@@ -9,7 +9,7 @@
 #ifndef LB_QUIET_H
 #define LB_QUIET_H
 
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "engine/sampler.h"
 
 #include <jansson.h>

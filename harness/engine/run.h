@@ -10,7 +10,7 @@
 #define LB_RUN_H
 
 #include "common/limits.h" /* LB_SCHEMA_VERSION */
-#include "profile/profile.h"
+#include "spec/profile.h"
 
 #include <jansson.h>
 #include <signal.h>

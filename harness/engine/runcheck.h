@@ -8,7 +8,7 @@
 #ifndef LB_RUNCHECK_H
 #define LB_RUNCHECK_H
 
-#include "profile/profile.h"
+#include "spec/profile.h"
 
 /* Check p as `run` would before starting anything (only: the --only
  * label, whose bin: alone is checked; NULL: every tool's). Returns 0, or

@@ -4,7 +4,7 @@
 #ifndef LB_RUNPATH_H
 #define LB_RUNPATH_H
 #include "engine/exec_remote.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include <jansson.h>
 #include <signal.h>
 

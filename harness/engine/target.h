@@ -5,7 +5,7 @@
 
 #include "engine/exec_remote.h"
 #include "engine/proc.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 
 #include <jansson.h>
 #include <stdint.h>

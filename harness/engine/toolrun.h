@@ -7,7 +7,7 @@
 #define LB_TOOLRUN_H
 
 #include "engine/exec.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "common/util.h"
 
 #include <jansson.h>

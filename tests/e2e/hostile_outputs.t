@@ -118,7 +118,7 @@ harness/report/charts.c:int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_
 # (sample_fresh.t), so moving it to fsutil_replace waits for the next
 # scripts/sample-run.)
 cd "$LB_SRC"
-git ls-files 'common/*.c' 'harness/*.c' 'harness/*/*.c' 'profile/*.c' 'adapters/*.c' 'targets/*.c' 'generator/*.c' |
+git ls-files 'common/*.c' 'harness/*.c' 'harness/*/*.c' 'spec/*.c' 'adapters/*.c' 'targets/*.c' 'generator/*.c' |
     grep -v '^common/fsutil.c$' |
     xargs grep -HnE 'fopen\([^;]*"[wa]|\b(creat|rename|renameat2?)\(|O_CREAT|O_WRONLY|O_RDWR' |
     sed -E 's/^([^:]*):[0-9]+:[[:space:]]*/\1:/' | sort >"$tmp/writes"

@@ -18,14 +18,25 @@ forbid() {
     is "$(printf '%s' "$hits" | grep -c . || true)" 0 "$3"
 }
 forbid harness/report  'engine/'                    "report/ includes no engine header"
-forbid profile         'engine/|report/|adapters/|agent/'  "profile/ includes only common/ and itself"
+forbid spec         'engine/|report/|adapters/|agent/'  "spec/ includes only common/ and itself"
 # The profile is the contract below both the harness and the adapters: it
 # lives beside them, not inside harness/, so no arrow climbs up.
-check "the profile model lives in profile/, below harness/ and adapters/" test -f profile/profile.h -a ! -e harness/profile
+check "the profile model lives in spec/, below harness/ and adapters/" test -f spec/profile.h -a ! -e profile -a ! -e harness/profile
+# No two top-level folders one letter apart (profile/ and profiles/ were):
+# a reader, a shell completion or a Makefile glob takes one for the other.
+near=$(git ls-files | sed -n 's|/.*||p' | sort -u | perl -e 'chomp(my @d = <STDIN>);
+    sub lev { my ($a, $b) = @_; my @p = (0 .. length $b);
+        for my $i (1 .. length $a) { my @c = ($i);
+            for my $j (1 .. length $b) { my $x = $p[$j-1] + (substr($a, $i-1, 1) ne substr($b, $j-1, 1));
+                $x = $p[$j] + 1 if $p[$j] + 1 < $x; $x = $c[$j-1] + 1 if $c[$j-1] + 1 < $x; push @c, $x }
+            @p = @c }
+        $p[-1] }
+    for my $i (0 .. $#d) { for my $j ($i + 1 .. $#d) { print "$d[$i]/ $d[$j]/ " if lev($d[$i], $d[$j]) <= 1 } }')
+is "$near" "" "no two top-level folders are one letter apart"
 forbid adapters        'engine/|report/'            "adapters/ include no engine or report header"
-forbid common          'engine/|report/|profile/|adapters/|targets/|generator/' "common/ includes only common/"
-forbid targets         'engine/|report/|profile/|adapters/|generator/' "targets/ includes only common/ and itself"
-forbid generator       'engine/|report/|profile/|adapters/|targets/' "generator/ includes only common/ and itself"
+forbid common          'engine/|report/|spec/|adapters/|targets/|generator/' "common/ includes only common/"
+forbid targets         'engine/|report/|spec/|adapters/|generator/' "targets/ includes only common/ and itself"
+forbid generator       'engine/|report/|spec/|adapters/|targets/' "generator/ includes only common/ and itself"
 # The engine writes the reports at a run's end (run.c: report/report.h),
 # and the run's record of itself, whose status and files every reader
 # checks the same way (run.c: report/runrecord.h); nothing else of them:
@@ -42,7 +53,7 @@ is "$(printf '%s' "$bare" | grep -c . || true)" 0 "every #include \"...\" names 
 # No cycle between files: a module (X.c with X.h, and X_impl.h, its
 # private header) whose includes lead back to itself (cgroup.c and guard.c
 # once did). tsort names the loop.
-for f in $(git ls-files 'common/*.[ch]' 'targets/*.[ch]' 'generator/*.[ch]' 'adapters/*.[ch]' 'profile/*.[ch]' \
+for f in $(git ls-files 'common/*.[ch]' 'targets/*.[ch]' 'generator/*.[ch]' 'adapters/*.[ch]' 'spec/*.[ch]' \
                         'harness/*.[ch]' 'harness/*/*.[ch]'); do
     m=${f%.*}
     m=${m#harness/}
@@ -67,10 +78,10 @@ else
     for l in report profile adapters common; do skip "lib$l.a: libraries not built (run make)"; done
 fi
 
-# Function length, in all product code (harness/, adapters/, profile/,
+# Function length, in all product code (harness/, adapters/, spec/,
 # targets/, generator/, common/): from a definition's opening brace at
 # column 0 to its closing one, signature line included.
-product_c=$(git ls-files 'common/*.c' 'targets/*.c' 'generator/*.c' 'adapters/*.c' 'profile/*.c' 'harness/*.c' 'harness/*/*.c')
+product_c=$(git ls-files 'common/*.c' 'targets/*.c' 'generator/*.c' 'adapters/*.c' 'spec/*.c' 'harness/*.c' 'harness/*/*.c')
 long=$(for f in $product_c; do
     awk '/^[A-Za-z].*\(/ { sig = FNR } /^\{/ { open = sig } /^\}/ { if (open && FNR - open + 1 > 120) print FILENAME ":" open ": " FNR - open + 1 " lines"; open = 0 }' "$f"
 done)
@@ -79,7 +90,7 @@ is "$(printf '%s' "$long" | grep -c . || true)" 0 "no function in the product's 
 
 # A type and a function never share a name (struct tool_run and tool_run()
 # once did): the struct is the thing, the function says what it does to it.
-product=$(git ls-files 'common/*.[ch]' 'targets/*.[ch]' 'generator/*.[ch]' 'adapters/*.[ch]' 'profile/*.[ch]' \
+product=$(git ls-files 'common/*.[ch]' 'targets/*.[ch]' 'generator/*.[ch]' 'adapters/*.[ch]' 'spec/*.[ch]' \
                        'harness/*.[ch]' 'harness/*/*.[ch]')
 grep -ohE 'struct [a-z_0-9]+ \{' $product | awk '{print $2}' | sort -u > "$tmp/types"
 grep -ohE '^[a-z].*[ *]([a-z_0-9]+)\(' $product | sed -E 's/.*[ *]([a-z_0-9]+)\($/\1/' | sort -u > "$tmp/funcs"

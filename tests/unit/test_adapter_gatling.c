@@ -8,7 +8,7 @@
  * of a sampled series (crosscheck_window_phase). */
 #include "adapters/adapter.h"
 #include "engine/crosscheck.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "tests/tap.h"
 #include "tests/adapter_test.h"
 #include "common/util.h"

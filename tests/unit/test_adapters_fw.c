@@ -6,7 +6,7 @@
  * own language where one is installed (node --check, xmllint, python3). */
 #include "adapters/adapter.h"
 #include "adapters/group.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "tests/tap.h"
 #include "tests/adapter_test.h"
 #include "common/util.h"

@@ -14,7 +14,7 @@
  *     from v12.13.0 and v12.8.4 (Vegeta) and v1.2.6 (bombardier). */
 #include "adapters/adapter.h"
 #include "adapters/toolver.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "tests/tap.h"
 #include "tests/adapter_test.h"
 #include "common/fsutil.h"

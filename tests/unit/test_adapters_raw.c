@@ -6,7 +6,7 @@
  * load, a ramp (hold phase + warning), an open load (paced, rate
  * converted) and a duration the tool cannot take. */
 #include "adapters/adapter.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "tests/tap.h"
 #include "tests/adapter_test.h"
 #include "adapters/raw.h"

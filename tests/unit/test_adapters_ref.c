@@ -6,7 +6,7 @@
  * and settings for a closed load, a ramp (hold phase + warning), an open
  * load (refused: closed model only) and a request timeout. */
 #include "adapters/adapter.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "adapters/refgen.h"
 #include "tests/tap.h"
 #include "tests/adapter_test.h"

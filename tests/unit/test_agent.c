@@ -14,7 +14,7 @@
 #include "common/fsutil.h"
 #include "common/sha256.h"
 #include "engine/proc.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "common/util.h"
 
 #include <arpa/inet.h>

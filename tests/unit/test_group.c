@@ -7,7 +7,7 @@
  * for one instance, against its own summary (exactly). */
 #include "adapters/adapter.h"
 #include "adapters/group.h"
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "tests/tap.h"
 #include "common/util.h"
 

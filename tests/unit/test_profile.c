@@ -1,6 +1,6 @@
-/* Unit tests for profile/: good profiles load with units resolved;
+/* Unit tests for spec/: good profiles load with units resolved;
  * each class of bad input is rejected with its own located message. */
-#include "profile/profile.h"
+#include "spec/profile.h"
 #include "tests/tap.h"
 #include "common/util.h"
 
