@@ -464,9 +464,8 @@ static struct exec_host *host_arg_agent(const char *cmd, struct host_arg *ha)
     signal(SIGPIPE, SIG_IGN);
     hosts_sweep_stale_control_dirs(); /* those of a loadbench that died */
     if (hosts_control_dir(ha->ssh_dir, err) == 0 && hosts_reach(ha->p, ha->h, ha->ssh_dir, err) == 0 &&
-        !(a = hosts_agent_open(ha->h, ha->ssh_dir, err))) {
-        hosts_where(ha->p, ha->h, where, sizeof where);
-        fprintf(stderr, "loadbench %s: %s: %s\n", cmd, where, err);
+        !(a = hosts_agent_open(ha->p, ha->h, ha->ssh_dir, err))) {
+        fprintf(stderr, "loadbench %s: %s\n", cmd, err); /* located by hosts_agent_open */
         return NULL;
     }
     if (!a) {

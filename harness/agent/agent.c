@@ -232,7 +232,7 @@ static void agent_stop_all(struct agent *a)
 static int op_hello(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)rep;
-    if (agentproto_check_peer(req, "the controller", a->sha, err)) {
+    if (agentproto_check_peer(req, "the controller", a->sha, NULL, err)) {
         a->done = 1;
         a->exit_code = 2;
         snprintf(a->why, sizeof a->why, "%s", err);
@@ -852,9 +852,13 @@ static void agent_hello(struct agent *a)
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
-    json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:I, s:s}", "agent", "loadbench", "proto", AGENTPROTO_VERSION,
-                          "version", LB_VERSION, "sha256", a->sha, "hostname", host, "pid", (int)getpid(), "now_ns",
-                          (json_int_t)util_now_ns(), "path", exe);
+    /* files: the sha256 of every program and support file this host would
+     * run from beside the agent, for the controller to check (a stale
+     * lb-gen in a cache of the same name is refused, never run). */
+    json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:I, s:s, s:o}", "agent", "loadbench", "proto",
+                          AGENTPROTO_VERSION, "version", LB_VERSION, "sha256", a->sha, "hostname", host, "pid",
+                          (int)getpid(), "now_ns", (json_int_t)util_now_ns(), "path", exe, "files",
+                          agentproto_build_files(adapter_bindir(), adapter_datadir()));
     agentproto_send(&a->wr, h);
     json_decref(h);
 }

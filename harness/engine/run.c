@@ -444,7 +444,7 @@ static long host_index(const struct profile *p, const struct profile_host *h)
  * loadbench on its PATH: hosts_agent_command). Returns 0, or -1 with err. */
 static int agent_open(struct runner *R, size_t i, char *err)
 {
-    R->agents[i] = hosts_agent_open(&R->p->hosts[i], R->ssh_dir, err);
+    R->agents[i] = hosts_agent_open(R->p, &R->p->hosts[i], R->ssh_dir, err);
     /* One opened again after a loss: the run directory is given anew (its
      * files are fetched and removed only below it). */
     if (R->agents[i] && R->dir[0])
