@@ -917,6 +917,19 @@ static void tool_run_open_series(struct tool_run_state *r)
     }
 }
 
+/* lb-target is gone mid-row: its host lost (said first: the cause, not
+ * "lb-target exited", which is only how the loss looked from here), or
+ * it died. */
+static void target_gone_reason(struct tool_run_state *r)
+{
+    if (r->tgt.host && r->tgt.tree && r->tgt.tree->lost[0])
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s (lb-target's host): the tool's results are partial",
+                           r->tgt.tree->lost);
+    else
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target died during the run (%s): the tool's results are partial",
+                           r->tgt.proc.exit.signaled ? "killed by a signal" : "exited");
+}
+
 /* Why the sampling loop must stop now, with the status downgraded, or 0
  * while the tool runs on. */
 static int tool_run_must_stop(struct tool_run_state *r, uint64_t now)
@@ -928,8 +941,7 @@ static int tool_run_must_stop(struct tool_run_state *r, uint64_t now)
                            "still running %.0f s after start (load %.0f s + start-up + grace): stopped",
                            (double)(now - r->spawned) / 1e9, (double)r->load_ns / 1e9);
     else if (!target_alive(&r->tgt))
-        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target died during the run (%s): the tool's results are partial",
-                           r->tgt.proc.exit.signaled ? "killed by a signal" : "exited");
+        target_gone_reason(r);
     else
         return 0;
     r->stopped_by_us = 1;

@@ -88,4 +88,26 @@ check "the message keeps ssh's REMOTE HOST IDENTIFICATION HAS CHANGED" \
     grep -q "cannot be reached over ssh: .*REMOTE HOST IDENTIFICATION HAS CHANGED.*: Host key verification failed" "$tmp/key.err"
 sed 's/^/#   /' "$tmp/key.err"
 
+# --- 16: the target's host lost: said first, and the next row reconnects ----
+printf '%s\n' 'name: tlost' "hosts: {ctl: local, a: 'root@198.18.0.2:2202'}" 'target: {host: a, delay: 1ms}' \
+    'load: {connections: 2, duration: 2s}' 'sampling: {interval: 500ms}' \
+    'tools: [{tool: lb-gen, host: ctl, load: {connections: 2, duration: 20s}}, {tool: lb-gen, label: again, host: ctl}]' \
+    > "$tmp/tlost.yaml"
+ip netns exec "$C" "$LB" run --out "$tmp/tlost" "$tmp/tlost.yaml" >/dev/null 2>"$tmp/tlost.err" &
+lbpid=$!
+track $lbpid
+wait_line "$tmp/tlost.err" 'lb-gen: starting' && sleep 3
+sshpid=$(ps -o pid=,comm= --ppid $lbpid | awk '$2 == "ssh" {print $1}' | head -1)
+check "a's ssh session is a child of loadbench (pid ${sshpid:-none})" test -n "$sshpid"
+[ -z "$sshpid" ] || kill -KILL "$sshpid" || true
+rc=0; wait $lbpid || rc=$?
+J=$tmp/tlost/run.json
+[ -f "$J" ] || { echo '{}' > "$tmp/tlost.none"; J=$tmp/tlost.none; }
+is "$rc/$(jget "$J" runs.0.status)" 1/failed "the target's host lost mid-row: that row failed, exit 1"
+check "its reason names the host loss first ($(jget "$J" runs.0.reason))" \
+    sh -c 'case "$1" in "host lost: "*"(lb-target'"'"'s host)"*) exit 0 ;; esac; exit 1' sh "$(jget "$J" runs.0.reason)"
+is "$(jget "$J" runs.1.status)/$(jget "$J" runs.1.crosscheck.verdict)/$(jget "$J" runs.1.placement.target.host)" \
+    ok/exact/a "the next row connected to a again: ok, exact, lb-target on a"
+[ "$(jget "$J" runs.1.status)" = ok ] || sed 's/^/#   /' "$tmp/tlost.err"
+
 done_testing
