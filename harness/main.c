@@ -378,9 +378,11 @@ static void tools_print(const json_t *tools)
     {
         int found = json_is_true(json_object_get(t, "found"));
         const char *get = json_string_value(json_object_get(t, found ? "path" : "install_hint"));
-        printf("%-12s %-6s %-40.40s %-24s %s\n", json_string_value(json_object_get(t, "tool")), found ? "yes" : "no",
-               found ? json_string_value(json_object_get(t, "version")) : "-",
-               json_string_value(json_object_get(t, "models")), get ? get : "");
+        const char *why = found ? NULL : json_string_value(json_object_get(t, "why"));
+        printf("%-12s %-6s %-40.40s %-24s %s%s%s%s\n", json_string_value(json_object_get(t, "tool")),
+               found ? "yes" : "no", found ? json_string_value(json_object_get(t, "version")) : "-",
+               json_string_value(json_object_get(t, "models")), why ? why : "", why ? " (" : "", get ? get : "",
+               why ? ")" : "");
     }
     printf("\nversions: \"live\" ran here in loadbench's tests; \"by source\" checked against that version's "
            "source only (docs/versions.md):\n");

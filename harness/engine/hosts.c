@@ -493,22 +493,42 @@ static int install_copy(const struct profile_host *h, const char *control_dir, c
 }
 
 /* `loadbench tools` of the copy just installed, on the host: it builds
- * what it builds on first use (at most 5 minutes; output discarded). */
-static void install_build(const struct profile_host *h, const char *control_dir, const char *where_dir)
+ * what it builds on first use (at most 5 minutes), each build leaving
+ * BUILD/NAME/build-failed when it failed (adapters/go-fasthttp.c), which
+ * the same login then prints. Returns 0, or -1 with err naming the step
+ * that failed (a tool that cannot be built there for want of its
+ * toolchain is not one: `tools --host` says why). */
+static int install_build(const struct profile_host *h, const char *control_dir, const char *where_dir, char *err)
 {
     struct strvec argv = {0};
     char log[PATH_MAX], e[UTIL_ERR_LEN];
     hosts_transport_argv(h, control_dir, &argv);
-    strvec_pushf(&argv, "\"%s/bin/loadbench\" tools >/dev/null 2>&1; exit 0", where_dir);
+    strvec_pushf(&argv,
+                 "\"%s/bin/loadbench\" tools >/dev/null 2>&1; for f in \"%s\"/share/loadbench/build/refgen/*/build-failed; "
+                 "do [ -f \"$f\" ] && echo \"lb-build-failed $(basename \"$(dirname \"$f\")\"): $(head -c 300 \"$f\")\"; "
+                 "done; exit 0",
+                 where_dir, where_dir);
     char ssh[PATH_MAX]; /* refgen_exec does not search PATH */
     if (adapter_which(argv.v[0], ssh, sizeof ssh) == 0) {
         free(argv.v[0]);
         argv.v[0] = util_xstrdup(ssh);
     }
     snprintf(log, sizeof log, "%s/install-build.log", control_dir);
-    refgen_exec((const char *const *)argv.v, NULL, log, 300000, e);
+    int rc = refgen_exec((const char *const *)argv.v, NULL, log, 300000, e);
+    char *out = adapter_slurp(NULL, log, 1 << 20, e);
+    const char *failed = out ? strstr(out, "lb-build-failed ") : NULL;
+    if (failed) {
+        char line[UTIL_ERR_LEN];
+        snprintf(line, sizeof line, "%s", failed + strlen("lb-build-failed "));
+        line[strcspn(line, "\n")] = 0;
+        rc = util_err(err, "the build step refgen/%s", line);
+    } else if (rc) {
+        rc = util_err(err, "its first-use builds (`loadbench tools` there) did not finish: %s", rc < 0 ? e : "ssh failed");
+    }
+    free(out);
     unlink(log);
     strvec_free(&argv);
+    return rc ? -1 : 0;
 }
 
 int hosts_install(const struct profile *p, const struct profile_host *h, const char *control_dir, char *where_dir,
@@ -543,10 +563,12 @@ int hosts_install(const struct profile *p, const struct profile_host *h, const c
     free(fin);
     /* What the host builds for itself (refgen/go-fasthttp, when Go and
      * fasthttp are there: ~20 s) is built here, by install, never by a
-     * look-up (`tools --host` only looks). A tool that cannot be built
-     * there is not an install error: `tools --host` then says why. */
-    if (!rc)
-        install_build(h, control_dir, where_dir);
+     * look-up (`tools --host` only looks). A build that fails (a full
+     * disk) fails the install, naming it; a tool that cannot be built
+     * there for want of Go is not an install error: `tools --host` then
+     * says why. */
+    if (!rc && install_build(h, control_dir, where_dir, e))
+        rc = util_err(err, "%s: %s", where, e);
     free(stage);
     free(files);
     return rc;

@@ -110,4 +110,28 @@ is "$(jget "$J" runs.1.status)/$(jget "$J" runs.1.crosscheck.verdict)/$(jget "$J
     ok/exact/a "the next row connected to a again: ok, exact, lb-target on a"
 [ "$(jget "$J" runs.1.status)" = ok ] || sed 's/^/#   /' "$tmp/tlost.err"
 
+# --- 18: a build step that fails (a full disk) fails hosts install ----------
+# a's cache on a 24 MB tmpfs in its sshd's mount namespace: this build's
+# copy fits, Go's build of refgen/go-fasthttp (~77 MB) does not.
+if [ -x /usr/lib/go/bin/go ] && [ -f /usr/share/gocode/src/github.com/valyala/fasthttp/client.go ]; then
+    sshd_a=$(ip netns pids "$A" | head -1)
+    on_a() { nsenter -t "$sshd_a" -m "$@"; }
+    on_a mount -t tmpfs -o size=24m lb-full "$tmp/cache-a"
+    rc=0; in_c "$LB" hosts install a "$P" > "$tmp/full.out" 2>"$tmp/full.err" || rc=$?
+    is "$rc" 2 "hosts install into a cache too small for the Go build: exit 2"
+    check "it names the build step that failed" \
+        grep -qF "cached.yaml:2:9: host a (root@198.18.0.2:2202): the build step refgen/go-fasthttp: go build of refgen/go-fasthttp failed" "$tmp/full.err"
+    sed 's/^/#   /' "$tmp/full.err"
+    left=$(on_a find "$tmp/cache-a" -name '.gocache-*' | head -3)
+    is "$left" "" "no Go build cache is left in a's cache"
+    check "the message says how little room was left" grep -Eq 'failed \(exit [0-9]+\): .*\([0-9] MB free there' "$tmp/full.err"
+    in_c "$LB" tools --host a "$P" > "$tmp/full-tools.out" 2>/dev/null || true
+    check "tools --host gives the failed build as the reason, not only how to install Go" \
+        grep -Eq '^go-fasthttp +no .*its build on this host failed: go build of refgen/go-fasthttp failed' "$tmp/full-tools.out"
+    grep '^go-fasthttp' "$tmp/full-tools.out" | sed 's/^/#   /'
+    on_a umount "$tmp/cache-a" 2>/dev/null || true
+else
+    skip "Debian's Go and fasthttp are not installed: no go-fasthttp build on a host"
+fi
+
 done_testing
