@@ -681,7 +681,8 @@ static int op_remove(struct agent *a, const json_t *req, json_t *rep, char *err)
 }
 
 /* Whether ADDR:PORT accepts a connection from this host (a master's
- * readiness, checked where it runs: the controller may have no route). */
+ * readiness, checked where it runs: the controller may have no route),
+ * with "pgid", by a listener of that process group. */
 static int op_listening(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)a;
@@ -693,7 +694,11 @@ static int op_listening(struct agent *a, const json_t *req, json_t *rep, char *e
     if (port <= 0 || port > 65535 || net_parse_addr(addr, &sa, err))
         return util_err(err, "listening needs addr and port (got %s)", addr);
     int fd = net_connect_blocking(&sa, NULL);
-    json_object_set_new(rep, "listening", json_boolean(fd >= 0));
+    /* pgid: it counts only when the listener is that tree's own (a
+     * stranger on a master's port is no master). */
+    json_int_t pgid = json_integer_value(json_object_get(req, "pgid"));
+    int up = fd >= 0 && (pgid <= 0 || hostread_listener_in_group(port, (pid_t)pgid));
+    json_object_set_new(rep, "listening", json_boolean(up));
     if (fd >= 0)
         close(fd);
     return 0;

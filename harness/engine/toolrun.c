@@ -737,12 +737,15 @@ static int tool_run_spawn_together(struct tool_run_state *r, size_t n, char *err
 
 /* 1 when addr accepts a connection made on the host the tree runs on
  * (its agent connects there: the controller may have no route to the
- * data network the listener is bound to), 0 while it does not. */
+ * data network the listener is bound to) and the listener there is the
+ * tree's own (its process group holds the socket: a stranger listening
+ * on a master's port is not taken for the master), 0 while not. */
 static int tool_run_listening(const struct exec_tree *t, const struct sockaddr_in *sa, const char *host, int port)
 {
     struct exec_host *h = exec_remote_host_of(t->ex);
     if (h) {
-        json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i}", "op", "listening", "addr", host, "port", port),
+        json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i, s:I}", "op", "listening", "addr", host, "port",
+                                                    port, "pgid", (json_int_t)t->pid),
                                        NULL);
         int up = json_is_true(json_object_get(rep, "listening"));
         json_decref(rep);
@@ -751,7 +754,7 @@ static int tool_run_listening(const struct exec_tree *t, const struct sockaddr_i
     int fd = net_connect_blocking(sa, NULL);
     if (fd >= 0)
         close(fd);
-    return fd >= 0;
+    return fd >= 0 && hostread_listener_in_group(port, t->pid);
 }
 
 /* A process whose plan names a ready port (a master, an engine) is
