@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define GOFH_GOPATH "/usr/share/gocode"
@@ -63,13 +64,15 @@ static int build_root(char *out, size_t len)
 
 /* A look-up (LOADBENCH_LOOKUP_ONLY: an agent's tools table, `loadbench
  * tools --host`) makes nothing: the first of build_root's two places
- * that holds a build. */
+ * that holds a build, or the failure of one. */
 static int lookup_root(char *out, size_t len)
 {
     const char *home = getenv("HOME");
-    char exe[PATH_MAX];
+    char exe[PATH_MAX], failed[PATH_MAX];
     if (!pathf(out, len, "%s/build/refgen", adapter_datadir()) &&
-        !pathf(exe, sizeof exe, "%s/go-fasthttp/lb-go-fasthttp", out) && !access(exe, X_OK))
+        !pathf(exe, sizeof exe, "%s/go-fasthttp/lb-go-fasthttp", out) &&
+        !pathf(failed, sizeof failed, "%s/go-fasthttp/build-failed", out) &&
+        (!access(exe, X_OK) || !access(failed, F_OK)))
         return 0;
     return !home || !*home || pathf(out, len, "%s/.cache/loadbench/refgen", home) ? -1 : 0;
 }
@@ -103,8 +106,12 @@ static int go_build(const char *gobin, const char *src, const char *dir, const c
 {
     char tmpbin[PATH_MAX], log[PATH_MAX], cache[PATH_MAX], ldflags[256];
     if (pathf(tmpbin, sizeof tmpbin, "%s/.lb-go-fasthttp.%d", dir, (int)getpid()) ||
-        pathf(log, sizeof log, "%s/build.log", dir) || pathf(cache, sizeof cache, "%s/../gocache", dir))
+        pathf(log, sizeof log, "%s/build.log", dir) || pathf(cache, sizeof cache, "%s/.gocache-XXXXXX", dir))
         return util_err(err, "build directory path too long: %s", dir);
+    /* Go's build cache (tens of MB) lives as long as the build: a cache
+     * of our own, removed below, never one left to fill the disk. */
+    if (!mkdtemp(cache))
+        return util_err(err, "cannot make a build cache in %s: %s", dir, strerror(errno));
     snprintf(ldflags, sizeof ldflags, "-X main.fasthttpVersion=%s", fh_deb);
     unlink(log);
 
@@ -136,6 +143,9 @@ static int go_build(const char *gobin, const char *src, const char *dir, const c
     const char *argv[] = {gobin, "build", "-trimpath", "-ldflags", ldflags, "-o", tmpbin, src, NULL};
     char e[UTIL_ERR_LEN];
     int rc = refgen_exec(argv, (const char *const *)envp, log, GOFH_BUILD_LIMIT_MS, e);
+    struct statvfs fs; /* the room left as it ended: a full disk loses Go's own message with its log */
+    double free_mb = statvfs(dir, &fs) ? -1 : (double)fs.f_bavail * (double)fs.f_frsize / 1e6;
+    fsutil_remove_tree(cache);
     free(cache_env);
     free(envp);
     if (rc != 0) {
@@ -152,14 +162,43 @@ static int go_build(const char *gobin, const char *src, const char *dir, const c
         }
         free(text);
         if (rc < 0)
-            return util_err(err, "building refgen/go-fasthttp failed: %s (log: %s)", e, log);
-        return util_err(err, "go build of refgen/go-fasthttp failed (exit %d): %s (log: %s)", rc, why, log);
+            return util_err(err, "building refgen/go-fasthttp failed: %s (%.0f MB free there; log: %s)", e, free_mb, log);
+        return util_err(err, "go build of refgen/go-fasthttp failed (exit %d): %s (%.0f MB free there; log: %s)", rc,
+                        why[0] ? why : "\"\" (its log is empty)", free_mb, log);
     }
     if (rename(tmpbin, bin)) {
         unlink(tmpbin);
         return util_err(err, "cannot move the built program to %s: %s", bin, strerror(errno));
     }
     return 0;
+}
+
+/* dir/build-failed holds why the last build there failed (a look-up and
+ * `hosts install` say it), and goes once a build succeeds. Returns rc. */
+static int build_mark(const char *dir, int rc, const char *why)
+{
+    char path[PATH_MAX], e[UTIL_ERR_LEN];
+    if (pathf(path, sizeof path, "%s/build-failed", dir))
+        return rc;
+    if (rc)
+        adapter_write(dir, "build-failed", why, e);
+    else
+        unlink(path);
+    return rc;
+}
+
+/* A look-up's reason when nothing is built in dir: the last build's
+ * failure there, or that none was made. Returns -1. */
+static int lookup_missing(const char *dir, const char *exe, char *err)
+{
+    char path[PATH_MAX], e[UTIL_ERR_LEN];
+    char *why = pathf(path, sizeof path, "%s/build-failed", dir) ? NULL : adapter_slurp(NULL, path, 4096, e);
+    if (why)
+        first_line(why);
+    int rc = why && *why ? util_err(err, "its build on this host failed: %s", why)
+                         : util_err(err, "not built on this host (%s): `loadbench hosts install HOST` builds it", exe);
+    free(why);
+    return rc;
 }
 
 static int gofh_detect(const char *bin, struct adapter_found *found, char *err)
@@ -208,8 +247,8 @@ static int gofh_detect(const char *bin, struct adapter_found *found, char *err)
     if (stat(exe, &s_bin) || access(exe, X_OK) || !file_equals(stampf, stamp)) {
         /* A look-up only looks (`loadbench hosts install` builds). */
         if (lookup)
-            return util_err(err, "not built on this host (%s): `loadbench hosts install HOST` builds it", exe);
-        if (go_build(gobin, src, dir, exe, fh_deb, err))
+            return lookup_missing(dir, exe, err);
+        if (build_mark(dir, go_build(gobin, src, dir, exe, fh_deb, err), err))
             return -1;
         char e[UTIL_ERR_LEN];
         if (adapter_write(dir, "stamp", stamp, e))

@@ -85,6 +85,8 @@ json_t *adapter_detect_all(void)
         if (found) {
             json_object_set_new(t, "version", adapter_json_text(f.version));
             json_object_set_new(t, "path", adapter_json_text(f.path));
+        } else {
+            json_object_set_new(t, "why", json_string(err)); /* what detect found, not only the hint */
         }
         if ((*a)->versions)
             json_object_set_new(t, "versions", json_string((*a)->versions));

@@ -378,9 +378,11 @@ static void tools_print(const json_t *tools)
     {
         int found = json_is_true(json_object_get(t, "found"));
         const char *get = json_string_value(json_object_get(t, found ? "path" : "install_hint"));
-        printf("%-12s %-6s %-40.40s %-24s %s\n", json_string_value(json_object_get(t, "tool")), found ? "yes" : "no",
-               found ? json_string_value(json_object_get(t, "version")) : "-",
-               json_string_value(json_object_get(t, "models")), get ? get : "");
+        const char *why = found ? NULL : json_string_value(json_object_get(t, "why"));
+        printf("%-12s %-6s %-40.40s %-24s %s%s%s%s\n", json_string_value(json_object_get(t, "tool")),
+               found ? "yes" : "no", found ? json_string_value(json_object_get(t, "version")) : "-",
+               json_string_value(json_object_get(t, "models")), why ? why : "", why ? " (" : "", get ? get : "",
+               why ? ")" : "");
     }
     printf("\nversions: \"live\" ran here in loadbench's tests; \"by source\" checked against that version's "
            "source only (docs/versions.md):\n");
@@ -464,9 +466,8 @@ static struct exec_host *host_arg_agent(const char *cmd, struct host_arg *ha)
     signal(SIGPIPE, SIG_IGN);
     hosts_sweep_stale_control_dirs(); /* those of a loadbench that died */
     if (hosts_control_dir(ha->ssh_dir, err) == 0 && hosts_reach(ha->p, ha->h, ha->ssh_dir, err) == 0 &&
-        !(a = hosts_agent_open(ha->h, ha->ssh_dir, err))) {
-        hosts_where(ha->p, ha->h, where, sizeof where);
-        fprintf(stderr, "loadbench %s: %s: %s\n", cmd, where, err);
+        !(a = hosts_agent_open(ha->p, ha->h, ha->ssh_dir, err))) {
+        fprintf(stderr, "loadbench %s: %s\n", cmd, err); /* located by hosts_agent_open */
         return NULL;
     }
     if (!a) {

@@ -232,7 +232,7 @@ static void agent_stop_all(struct agent *a)
 static int op_hello(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)rep;
-    if (agentproto_check_peer(req, "the controller", a->sha, err)) {
+    if (agentproto_check_peer(req, "the controller", a->sha, NULL, err)) {
         a->done = 1;
         a->exit_code = 2;
         snprintf(a->why, sizeof a->why, "%s", err);
@@ -681,7 +681,8 @@ static int op_remove(struct agent *a, const json_t *req, json_t *rep, char *err)
 }
 
 /* Whether ADDR:PORT accepts a connection from this host (a master's
- * readiness, checked where it runs: the controller may have no route). */
+ * readiness, checked where it runs: the controller may have no route),
+ * with "pgid", by a listener of that process group. */
 static int op_listening(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)a;
@@ -693,7 +694,11 @@ static int op_listening(struct agent *a, const json_t *req, json_t *rep, char *e
     if (port <= 0 || port > 65535 || net_parse_addr(addr, &sa, err))
         return util_err(err, "listening needs addr and port (got %s)", addr);
     int fd = net_connect_blocking(&sa, NULL);
-    json_object_set_new(rep, "listening", json_boolean(fd >= 0));
+    /* pgid: it counts only when the listener is that tree's own (a
+     * stranger on a master's port is no master). */
+    json_int_t pgid = json_integer_value(json_object_get(req, "pgid"));
+    int up = fd >= 0 && (pgid <= 0 || hostread_listener_in_group(port, (pid_t)pgid));
+    json_object_set_new(rep, "listening", json_boolean(up));
     if (fd >= 0)
         close(fd);
     return 0;
@@ -852,9 +857,13 @@ static void agent_hello(struct agent *a)
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = 0;
-    json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:I, s:s}", "agent", "loadbench", "proto", AGENTPROTO_VERSION,
-                          "version", LB_VERSION, "sha256", a->sha, "hostname", host, "pid", (int)getpid(), "now_ns",
-                          (json_int_t)util_now_ns(), "path", exe);
+    /* files: the sha256 of every program and support file this host would
+     * run from beside the agent, for the controller to check (a stale
+     * lb-gen in a cache of the same name is refused, never run). */
+    json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:I, s:s, s:o}", "agent", "loadbench", "proto",
+                          AGENTPROTO_VERSION, "version", LB_VERSION, "sha256", a->sha, "hostname", host, "pid",
+                          (int)getpid(), "now_ns", (json_int_t)util_now_ns(), "path", exe, "files",
+                          agentproto_build_files(adapter_bindir(), adapter_datadir()));
     agentproto_send(&a->wr, h);
     json_decref(h);
 }

@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -117,7 +118,7 @@ int agentproto_identity(const char *path, char sha256[65], char *err)
     return 0;
 }
 
-int agentproto_check_peer(const json_t *hello, const char *who, const char *our_sha256, char *err)
+int agentproto_check_peer(const json_t *hello, const char *who, const char *our_sha256, const char *fix, char *err)
 {
     const char *v = json_string_value(json_object_get(hello, "version"));
     const char *sha = json_string_value(json_object_get(hello, "sha256"));
@@ -125,9 +126,76 @@ int agentproto_check_peer(const json_t *hello, const char *who, const char *our_
     if (proto == AGENTPROTO_VERSION && v && sha && !strcmp(v, LB_VERSION) && !strcmp(sha, our_sha256))
         return 0;
     return util_err(err,
-                    "%s runs loadbench %s (sha256 %.12s, protocol %lld) but this is loadbench %s (sha256 %.12s, "
-                    "protocol %d): install this build there (loadbench hosts install)",
-                    who, v ? v : "?", sha ? sha : "?", (long long)proto, LB_VERSION, our_sha256, AGENTPROTO_VERSION);
+                    "%s runs loadbench %s (sha256 %.12s, protocol %lld), not this build (%s, sha256 %.12s, "
+                    "protocol %d): run `%s`",
+                    who, v ? v : "?", sha ? sha : "?", (long long)proto, LB_VERSION, our_sha256, AGENTPROTO_VERSION,
+                    fix ? fix : "loadbench hosts install");
+}
+
+/* ---- the build's files ----------------------------------------------------------- */
+
+/* The data subdirectories whose files a host runs from its copy. */
+static const char *const build_data[] = {"adapters", "refgen"};
+
+const char *const agentproto_build_progs[] = {"lb-target", "lb-gen", NULL};
+
+/* Every file in a subdirectory of datadir/sub (the adapters' own .c files,
+ * directly in adapters/, are sources, not support files) into m as
+ * "share/loadbench/SUB/REST": sha256. */
+static void build_data_files(json_t *m, const char *datadir, const char *sub)
+{
+    char dir[PATH_MAX], e[UTIL_ERR_LEN], sha[65];
+    snprintf(dir, sizeof dir, "%s/%s", datadir, sub);
+    size_t n = strlen(dir), i;
+    json_t *list = agentproto_list(dir, e), *x;
+    json_array_foreach(list, i, x)
+    {
+        const char *path = json_string_value(json_object_get(x, "path"));
+        if (strncmp(path, dir, n) || path[n] != '/' || !strchr(path + n + 1, '/'))
+            continue;
+        char *rel = util_xasprintf("share/loadbench/%s/%s", sub, path + n + 1);
+        json_object_set_new(m, rel, json_string(sha256_file_hex(path, sha) ? "unreadable" : sha));
+        free(rel);
+    }
+    json_decref(list); /* a directory that is not there has nothing */
+}
+
+json_t *agentproto_build_files(const char *bindir, const char *datadir)
+{
+    json_t *m = json_object();
+    char path[PATH_MAX], sha[65], rel[64];
+    for (size_t i = 0; agentproto_build_progs[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", bindir, agentproto_build_progs[i]);
+        snprintf(rel, sizeof rel, "bin/%s", agentproto_build_progs[i]);
+        json_object_set_new(m, rel, json_string(sha256_file_hex(path, sha) ? "missing" : sha));
+    }
+    for (size_t d = 0; d < sizeof build_data / sizeof *build_data; d++)
+        build_data_files(m, datadir, build_data[d]);
+    return m;
+}
+
+void agentproto_build_path(const char *rel, const char *bindir, const char *datadir, char *out, size_t len)
+{
+    if (!strncmp(rel, "bin/", 4))
+        snprintf(out, len, "%s/%s", bindir, rel + 4);
+    else
+        snprintf(out, len, "%s/%s", datadir, rel + strlen("share/loadbench/"));
+}
+
+int agentproto_check_files(const json_t *ours, const json_t *theirs, const char *who, const char *fix, char *err)
+{
+    const char *rel;
+    json_t *v;
+    json_object_foreach((json_t *)ours, rel, v)
+    {
+        const char *here = json_string_value(v), *there = json_string_value(json_object_get(theirs, rel));
+        if (there && !strcmp(here, there))
+            continue;
+        return util_err(err,
+                        "%s: its %s is not this build's (sha256 %.12s there, %.12s here): run `%s`",
+                        who, rel, there ? there : "missing", here, fix);
+    }
+    return 0;
 }
 
 /* ---- files ---------------------------------------------------------------------- */

@@ -55,9 +55,30 @@ int agentproto_send(struct agentproto_writer *w, const json_t *j);
 int agentproto_identity(const char *path, char sha256[65], char *err);
 
 /* Compare a peer's hello (its "proto", "version", "sha256") with ours.
- * who names the peer for the message ("host b", "the controller").
- * Returns 0 when they match, or -1 with err naming both builds. */
-int agentproto_check_peer(const json_t *hello, const char *who, const char *our_sha256, char *err);
+ * who names the peer for the message ("host b", "the controller"), fix
+ * the command that installs this build there (NULL: "loadbench hosts
+ * install"). Returns 0 when they match, or -1 with err naming both builds. */
+int agentproto_check_peer(const json_t *hello, const char *who, const char *our_sha256, const char *fix, char *err);
+
+/* The programs of this build a host runs from its copy: lb-target,
+ * lb-gen (NULL-terminated; loadbench itself is checked by the hello). */
+extern const char *const agentproto_build_progs[];
+
+/* The files of the build at bindir and datadir a host runs from its copy
+ * (the programs, every support file of an adapter or a refgen: hook
+ * scripts, launchers, the sources a host builds its refgen from), as
+ * {"bin/lb-gen": sha256, "share/loadbench/adapters/wrk/done.lua": ...},
+ * named as `hosts install` lays them out; "missing" for a program not
+ * there. A new reference. */
+json_t *agentproto_build_files(const char *bindir, const char *datadir);
+
+/* The file rel of agentproto_build_files at bindir or datadir, into out. */
+void agentproto_build_path(const char *rel, const char *bindir, const char *datadir, char *out, size_t len);
+
+/* Every file of ours (agentproto_build_files) the same in theirs. Returns
+ * 0, or -1 with err naming the first that is not, both sha256s and fix
+ * (the command that installs this build there). */
+int agentproto_check_files(const json_t *ours, const json_t *theirs, const char *who, const char *fix, char *err);
 
 /* The structs of sampler.h and exec.h as JSON objects and back (missing
  * fields read as 0). */

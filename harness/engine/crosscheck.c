@@ -1454,6 +1454,15 @@ static void net_read(const json_t *row, const json_t *path, double secs, struct 
     }
 }
 
+/* A row whose load was measured (ok or suspect): a failed one (a tool
+ * that died at start, its host lost) carried too little, or not the
+ * tool's, traffic to say the network bound it. */
+static int network_judgeable(const json_t *row)
+{
+    const char *st = json_string_value(json_object_get(row, "status"));
+    return st && (!strcmp(st, "ok") || !strcmp(st, "suspect"));
+}
+
 void crosscheck_network(json_t *row, const json_t *path)
 {
     json_t *limits = json_object_get(row, "limits"), *warnings = json_object_get(row, "warnings");
@@ -1482,7 +1491,7 @@ void crosscheck_network(json_t *row, const json_t *path)
         reason = json_sprintf("network (retransmits: %.0f TCP segments)", retrans);
     }
     const char *was = json_string_value(json_object_get(limits, "bottleneck"));
-    if (!witness || (was && !strcmp(was, "target"))) {
+    if (!witness || (was && !strcmp(was, "target")) || !network_judgeable(row)) {
         json_decref(reason);
         return;
     }

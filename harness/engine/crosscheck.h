@@ -423,8 +423,9 @@ json_t *crosscheck_machine_json_n(const struct sampler_machine *m0, const struct
  * frames of protocols nobody listens to), or TCP segments were
  * retransmitted. Sets limits.bottleneck "network", limits.witness
  * ("bytes", "nic", "retransmits"), limits.reason and a warning (a
- * target-bound row stays target-bound); always adds limits.network with
- * the figures. Nothing without a measured path. */
+ * target-bound row stays target-bound; a row neither ok nor suspect, one
+ * that failed, never gets a network bottleneck); always adds
+ * limits.network with the figures. Nothing without a measured path. */
 #define CROSSCHECK_NETWORK_SHARE 0.9
 void crosscheck_network(json_t *row, const json_t *path);
 

@@ -424,8 +424,25 @@ static char *host_next_line(struct exec_host *h, uint64_t deadline)
     }
 }
 
+/* The agent's build against ours: its loadbench (the hello's sha256),
+ * then, when o asks, every file it would run from beside itself. */
+static int host_hello_check(struct exec_host *h, const struct exec_remote_opts *o, const json_t *hello, char *err)
+{
+    char who[96];
+    snprintf(who, sizeof who, "host %s", h->name);
+    if (agentproto_check_peer(hello, who, h->sha, o->install_cmd, err))
+        return -1;
+    if (!o->check_files)
+        return 0;
+    json_t *ours = agentproto_build_files(adapter_bindir(), adapter_datadir());
+    int rc = agentproto_check_files(ours, json_object_get(hello, "files"), who,
+                                    o->install_cmd ? o->install_cmd : "loadbench hosts install", err);
+    json_decref(ours);
+    return rc;
+}
+
 /* Skip to the magic line, then take the agent's hello and check it. */
-static int host_hello_in(struct exec_host *h, uint64_t deadline, char *err)
+static int host_hello_in(struct exec_host *h, const struct exec_remote_opts *o, uint64_t deadline, char *err)
 {
     size_t skipped = 0;
     char *line, why[400];
@@ -440,9 +457,7 @@ static int host_hello_in(struct exec_host *h, uint64_t deadline, char *err)
     }
     json_error_t je;
     json_t *hello = json_loads(line, 0, &je);
-    char who[96];
-    snprintf(who, sizeof who, "host %s", h->name);
-    int rc = hello ? agentproto_check_peer(hello, who, h->sha, err)
+    int rc = hello ? host_hello_check(h, o, hello, err)
                    : util_err(err, "host %s: the agent's hello is not JSON: %.80s", h->name, line);
     if (rc == 0) {
         snprintf(h->ident.version, sizeof h->ident.version, "%s", json_string_value(json_object_get(hello, "version")));
@@ -780,7 +795,7 @@ static const struct executor remote_table = {
 static int host_handshake(struct exec_host *h, const struct exec_remote_opts *o, char *err)
 {
     uint64_t ct = o->connect_timeout_ns ? o->connect_timeout_ns : REMOTE_CONNECT_TIMEOUT_NS;
-    if (host_hello_in(h, util_now_ns() + ct, err))
+    if (host_hello_in(h, o, util_now_ns() + ct, err))
         return -1;
     h->last_rx_ns = util_now_ns();
     /* bindir, datadir: the agent runs its own copy of a file of ours

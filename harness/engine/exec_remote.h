@@ -10,8 +10,9 @@
  *
  * exec_remote_open starts the transport, skips whatever a remote shell
  * prints before the agent's magic line, checks the handshake (protocol
- * version, VERSION and the sha256 of the loadbench binary: a different
- * build is refused, naming both), measures the clock offset and round
+ * version, VERSION and the sha256 of the loadbench binary, and with
+ * o->check_files every program and support file the agent would run:
+ * a different build is refused, naming both), measures the clock offset and round
  * trip (minimum-RTT of several pings) and starts heartbeats both ways.
  * exec_remote_executor then gives a `const struct executor` (exec.h)
  * whose trees run on that host: the agent runs them through exec_local
@@ -57,6 +58,10 @@ struct exec_remote_opts {
     uint64_t heartbeat_timeout_ns;      /* 0: EXEC_REMOTE_HEARTBEAT_TIMEOUT_NS; heartbeats
                                          * go every third of it, both ways */
     uint64_t connect_timeout_ns;        /* for the magic line and the handshake; 0: 30 s */
+    const char *install_cmd;            /* how to put this build there, for a refusal
+                                         * (NULL: "loadbench hosts install") */
+    int check_files;                    /* refuse a host whose lb-gen, lb-target or support
+                                         * files differ from this build's (the hello's files) */
 };
 
 /* The clock of the host against ours: remote CLOCK_MONOTONIC = ours +

@@ -3,9 +3,12 @@
 #include "engine/crosscheck.h"
 #include "common/jsonutil.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /* loadbench's whole tree here (itself, and lb-target or the tools it
@@ -18,6 +21,79 @@ static double tree_cpu_s(void)
     double s = t && sampler_tree_sample(t, &rd, &pt) >= 0 ? (double)rd.cpu_ns / 1e9 : NAN;
     sampler_tree_free(t);
     return s;
+}
+
+/* The inodes of the sockets listening on port in /proc/net/tcp and
+ * tcp6, up to max. Returns how many. */
+static size_t listen_inodes(int port, unsigned long *ino, size_t max)
+{
+    static const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    size_t n = 0;
+    for (size_t f = 0; f < 2; f++) {
+        FILE *fp = fopen(files[f], "re");
+        char line[512], local[64];
+        unsigned st, lport;
+        unsigned long inode;
+        while (fp && fgets(line, sizeof line, fp))
+            if (sscanf(line, " %*d: %63s %*s %x %*s %*s %*s %*s %*s %lu", local, &st, &inode) == 3 && st == 0x0A &&
+                strchr(local, ':') && sscanf(strrchr(local, ':') + 1, "%x", &lport) == 1 && (int)lport == port &&
+                n < max)
+                ino[n++] = inode;
+        if (fp)
+            fclose(fp);
+    }
+    return n;
+}
+
+/* 1 when process pid holds a socket of ino[0..n). */
+static int holds_socket(const char *pid, const unsigned long *ino, size_t n)
+{
+    char dir[300], path[PATH_MAX], link[64];
+    snprintf(dir, sizeof dir, "/proc/%s/fd", pid);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d))) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ssize_t len = readlink(path, link, sizeof link - 1);
+        unsigned long x;
+        link[len > 0 ? len : 0] = 0;
+        for (size_t i = 0; i < n && sscanf(link, "socket:[%lu]", &x) == 1; i++)
+            found |= x == ino[i];
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* The process group of pid (from /proc/PID/stat), or -1. */
+static pid_t pgrp_of(const char *pid)
+{
+    char path[300], buf[1024];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    FILE *fp = fopen(path, "re");
+    size_t len = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
+    buf[len] = 0;
+    char *rp = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+    int pg;
+    return rp && sscanf(rp + 1, " %*c %*d %d", &pg) == 1 ? (pid_t)pg : -1;
+}
+
+int hostread_listener_in_group(int port, pid_t pgid)
+{
+    unsigned long ino[16];
+    size_t n = listen_inodes(port, ino, 16);
+    DIR *d = n && pgid > 0 ? opendir("/proc") : NULL;
+    struct dirent *e;
+    int ours = 0;
+    while (d && !ours && (e = readdir(d)))
+        if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && pgrp_of(e->d_name) == pgid)
+            ours = holds_socket(e->d_name, ino, n);
+    if (d)
+        closedir(d);
+    return ours;
 }
 
 int hostread_local(pid_t pid, struct hostread *out)

@@ -31,6 +31,12 @@ struct hostread {
     long ncpu;                      /* the host's online CPUs */
 };
 
+/* 1 when a TCP socket listening on port here (this network namespace,
+ * any address) is held by a process of process group pgid: the listener
+ * is the tree's own (a Locust master), not a stranger's on its port; 0
+ * when no listener on port is, or /proc cannot say. */
+int hostread_listener_in_group(int port, pid_t pgid);
+
 /* Read this machine now, TCP counters from pid's namespace (0: ours).
  * Always fills out; returns 0, or -1 (out->err says why). */
 int hostread_local(pid_t pid, struct hostread *out);

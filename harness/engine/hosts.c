@@ -124,6 +124,27 @@ static const char *last_line(char *text)
     return nl ? nl + 1 : text;
 }
 
+/* What ssh said, from its output: its last line, and, when it refused a
+ * host key that changed, its "REMOTE HOST IDENTIFICATION HAS CHANGED"
+ * line before it (alone, "Host key verification failed." reads like an
+ * unknown key). In place. */
+static const char *ssh_said(char *out)
+{
+    static __thread char both[600];
+    if (!out[0])
+        return "no answer";
+    char *changed = strstr(out, "REMOTE HOST IDENTIFICATION HAS CHANGED");
+    const char *last = last_line(out);
+    if (!changed || changed > last)
+        return last;
+    char *eol = strchr(changed, '\n');
+    int len = eol ? (int)(eol - changed) : (int)strlen(changed);
+    while (len > 0 && strchr("@! \r", changed[len - 1]))
+        len--;
+    snprintf(both, sizeof both, "%.*s: %s", len, changed, last);
+    return both;
+}
+
 /* Run cmd on h; returns the exit status (255: ssh's own failure), output
  * in out. */
 static int run_on(const struct profile_host *h, const char *control_dir, const char *cmd, char *out, size_t outlen)
@@ -148,7 +169,7 @@ void hosts_where(const struct profile *p, const struct profile_host *h, char *ou
 
 int hosts_reach(const struct profile *p, const struct profile_host *h, const char *control_dir, char *err)
 {
-    char out[4096], where[600], port[16] = "";
+    char out[4096], where[600], port[16] = "", conf[PATH_MAX + 8] = "";
     if (!h || h->local)
         return 0;
     if (run_on(h, control_dir, "exit 0", out, sizeof out) == 0)
@@ -156,10 +177,11 @@ int hosts_reach(const struct profile *p, const struct profile_host *h, const cha
     hosts_where(p, h, where, sizeof where);
     if (h->port)
         snprintf(port, sizeof port, " -p %u", h->port);
-    return util_err(err, "%s cannot be reached over ssh: %s (try `ssh -o BatchMode=yes%s %s%s%s true`: a key login, "
-                    "no prompt)",
-                    where, out[0] ? last_line(out) : "no answer", port, h->user ? h->user : "", h->user ? "@" : "",
-                    h->ssh_host);
+    const char *config = getenv("LOADBENCH_SSH_CONFIG");
+    if (config && *config) /* the hint's ssh reads what loadbench's reads */
+        snprintf(conf, sizeof conf, " -F %s", config);
+    return util_err(err, "%s cannot be reached over ssh: %s (try `ssh%s -o BatchMode=yes%s %s%s%s true`)",
+                    where, ssh_said(out), conf, port, h->user ? h->user : "", h->user ? "@" : "", h->ssh_host);
 }
 
 int hosts_check_reachable(const struct profile *p, const char *only, const char *control_dir, char *err)
@@ -308,16 +330,47 @@ char *hosts_agent_command(char *err)
                           id, self, id, self[0] ? self : "this path");
 }
 
-struct exec_host *hosts_agent_open(const struct profile_host *h, const char *control_dir, char *err)
+void hosts_install_command(const struct profile *p, const struct profile_host *h, char *out, size_t outlen)
+{
+    char dest[300];
+    profile_host_destination(h, dest, sizeof dest);
+    if (p)
+        snprintf(out, outlen, "loadbench hosts install %s %s", h->name, p->path);
+    else
+        snprintf(out, outlen, "loadbench hosts install %s", dest);
+}
+
+/* err, exec_remote's ("host NAME: why" or "host NAME runs ..."), as
+ * "WHERE: why" or "WHERE runs ...". */
+static void locate_err(const struct profile *p, const struct profile_host *h, const char *name, char *err)
+{
+    char where[600], why[UTIL_ERR_LEN], prefix[80];
+    size_t n = (size_t)snprintf(prefix, sizeof prefix, "host %s", name);
+    const char *rest = err, *sep = ": ";
+    if (!strncmp(err, prefix, n) && (err[n] == ':' || err[n] == ' ')) {
+        sep = err[n] == ':' ? ": " : " ";
+        rest = err + n + strlen(sep);
+    }
+    snprintf(why, sizeof why, "%s", rest);
+    hosts_where(p, h, where, sizeof where);
+    util_err(err, "%s%s%s", where, sep, why);
+}
+
+struct exec_host *hosts_agent_open(const struct profile *p, const struct profile_host *h, const char *control_dir,
+                                   char *err)
 {
     struct strvec tr = {0};
+    char fix[PATH_MAX + 400];
     char *cmd = hosts_agent_command(err);
     if (!cmd)
         return NULL;
     hosts_transport_argv(h, control_dir, &tr);
+    hosts_install_command(p, h, fix, sizeof fix);
     struct exec_remote_opts eo = {.name = h->name ? h->name : h->ssh_host, .transport = (const char *const *)tr.v,
-                                  .agent_bin = cmd};
+                                  .agent_bin = cmd, .install_cmd = fix, .check_files = 1};
     struct exec_host *a = exec_remote_open(&eo, err);
+    if (!a)
+        locate_err(p, h, eo.name, err);
     strvec_free(&tr);
     free(cmd);
     return a;
@@ -331,43 +384,32 @@ struct install_file {
     char rel[PATH_MAX];
 };
 
-/* The files to copy: our three programs, then every file in a
- * subdirectory of DATADIR/adapters and DATADIR/refgen (what `make install`
- * puts in share/loadbench). Returns how many (into *files), or -1 with
- * err. */
+/* The files to copy: loadbench, then the files of this build a host runs
+ * from its copy (agentproto_build_files: lb-target, lb-gen, every file in
+ * a subdirectory of DATADIR/adapters and DATADIR/refgen, as `make
+ * install` lays them out). Returns how many (into *files), or -1 with err. */
 static ssize_t install_files(struct install_file **files, char *err)
 {
-    static const char *const progs[] = {"loadbench", "lb-target", "lb-gen"};
-    static const char *const data[] = {"adapters", "refgen"};
-    size_t n = 0, cap = 16;
-    struct install_file *f = util_xcalloc(cap, sizeof *f);
-    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++, n++) {
-        snprintf(f[n].src, sizeof f[n].src, "%s/%s", adapter_bindir(), progs[i]);
-        snprintf(f[n].rel, sizeof f[n].rel, "bin/%s", progs[i]);
-        if (access(f[n].src, X_OK)) {
-            util_err(err, "%s: %s (build it first: make)", f[n].src, strerror(errno));
+    json_t *m = agentproto_build_files(adapter_bindir(), adapter_datadir()), *v;
+    size_t n = 0;
+    const char *rel;
+    struct install_file *f = util_xcalloc(json_object_size(m) + 1, sizeof *f);
+    snprintf(f[n].src, sizeof f[n].src, "%s/loadbench", adapter_bindir());
+    snprintf(f[n].rel, sizeof f[n].rel, "bin/loadbench");
+    n++;
+    json_object_foreach(m, rel, v)
+    {
+        agentproto_build_path(rel, adapter_bindir(), adapter_datadir(), f[n].src, sizeof f[n].src);
+        snprintf(f[n].rel, sizeof f[n].rel, "%s", rel);
+        n++;
+    }
+    json_decref(m);
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(f[i].rel, "bin/", 4) && access(f[i].src, X_OK)) {
+            util_err(err, "%s: %s (build it first: make)", f[i].src, strerror(errno));
             free(f);
             return -1;
         }
-    }
-    for (size_t d = 0; d < sizeof data / sizeof *data; d++) {
-        char dir[PATH_MAX], e[UTIL_ERR_LEN];
-        snprintf(dir, sizeof dir, "%s/%s", adapter_datadir(), data[d]);
-        json_t *list = agentproto_list(dir, e), *x;
-        size_t i;
-        json_array_foreach(list, i, x)
-        {
-            const char *path = json_string_value(json_object_get(x, "path"));
-            if (strncmp(path, dir, strlen(dir)) || path[strlen(dir)] != '/' || !strchr(path + strlen(dir) + 1, '/'))
-                continue; /* the adapters' own .c files: sources, not support files */
-            if (n == cap)
-                f = util_xrealloc(f, (cap *= 2) * sizeof *f);
-            snprintf(f[n].src, sizeof f[n].src, "%s", path);
-            snprintf(f[n].rel, sizeof f[n].rel, "share/loadbench/%s/%s", data[d], path + strlen(dir) + 1);
-            n++;
-        }
-        json_decref(list); /* a directory that is not there has nothing to copy */
-    }
     *files = f;
     return (ssize_t)n;
 }
@@ -451,22 +493,42 @@ static int install_copy(const struct profile_host *h, const char *control_dir, c
 }
 
 /* `loadbench tools` of the copy just installed, on the host: it builds
- * what it builds on first use (at most 5 minutes; output discarded). */
-static void install_build(const struct profile_host *h, const char *control_dir, const char *where_dir)
+ * what it builds on first use (at most 5 minutes), each build leaving
+ * BUILD/NAME/build-failed when it failed (adapters/go-fasthttp.c), which
+ * the same login then prints. Returns 0, or -1 with err naming the step
+ * that failed (a tool that cannot be built there for want of its
+ * toolchain is not one: `tools --host` says why). */
+static int install_build(const struct profile_host *h, const char *control_dir, const char *where_dir, char *err)
 {
     struct strvec argv = {0};
     char log[PATH_MAX], e[UTIL_ERR_LEN];
     hosts_transport_argv(h, control_dir, &argv);
-    strvec_pushf(&argv, "\"%s/bin/loadbench\" tools >/dev/null 2>&1; exit 0", where_dir);
+    strvec_pushf(&argv,
+                 "\"%s/bin/loadbench\" tools >/dev/null 2>&1; for f in \"%s\"/share/loadbench/build/refgen/*/build-failed; "
+                 "do [ -f \"$f\" ] && echo \"lb-build-failed $(basename \"$(dirname \"$f\")\"): $(head -c 300 \"$f\")\"; "
+                 "done; exit 0",
+                 where_dir, where_dir);
     char ssh[PATH_MAX]; /* refgen_exec does not search PATH */
     if (adapter_which(argv.v[0], ssh, sizeof ssh) == 0) {
         free(argv.v[0]);
         argv.v[0] = util_xstrdup(ssh);
     }
     snprintf(log, sizeof log, "%s/install-build.log", control_dir);
-    refgen_exec((const char *const *)argv.v, NULL, log, 300000, e);
+    int rc = refgen_exec((const char *const *)argv.v, NULL, log, 300000, e);
+    char *out = adapter_slurp(NULL, log, 1 << 20, e);
+    const char *failed = out ? strstr(out, "lb-build-failed ") : NULL;
+    if (failed) {
+        char line[UTIL_ERR_LEN];
+        snprintf(line, sizeof line, "%s", failed + strlen("lb-build-failed "));
+        line[strcspn(line, "\n")] = 0;
+        rc = util_err(err, "the build step refgen/%s", line);
+    } else if (rc) {
+        rc = util_err(err, "its first-use builds (`loadbench tools` there) did not finish: %s", rc < 0 ? e : "ssh failed");
+    }
+    free(out);
     unlink(log);
     strvec_free(&argv);
+    return rc ? -1 : 0;
 }
 
 int hosts_install(const struct profile *p, const struct profile_host *h, const char *control_dir, char *where_dir,
@@ -501,10 +563,12 @@ int hosts_install(const struct profile *p, const struct profile_host *h, const c
     free(fin);
     /* What the host builds for itself (refgen/go-fasthttp, when Go and
      * fasthttp are there: ~20 s) is built here, by install, never by a
-     * look-up (`tools --host` only looks). A tool that cannot be built
-     * there is not an install error: `tools --host` then says why. */
-    if (!rc)
-        install_build(h, control_dir, where_dir);
+     * look-up (`tools --host` only looks). A build that fails (a full
+     * disk) fails the install, naming it; a tool that cannot be built
+     * there for want of Go is not an install error: `tools --host` then
+     * says why. */
+    if (!rc && install_build(h, control_dir, where_dir, e))
+        rc = util_err(err, "%s: %s", where, e);
     free(stage);
     free(files);
     return rc;

@@ -88,9 +88,17 @@ int hosts_build_id(char *out, size_t outlen, char *err);
 char *hosts_agent_command(char *err);
 
 /* A `loadbench agent` on h (not local) over its ssh transport, located
- * by hosts_agent_command, handshake and clock done (exec_remote_open).
- * Returns it, or NULL with err. */
-struct exec_host *hosts_agent_open(const struct profile_host *h, const char *control_dir, char *err);
+ * by hosts_agent_command, handshake and clock done (exec_remote_open),
+ * refusing a host whose loadbench, lb-gen, lb-target or support files
+ * are not this build's. p may be NULL (see hosts_where). Returns it, or
+ * NULL with err "WHERE: why", a refusal ending in the exact command that
+ * installs this build there (hosts_install_command). */
+struct exec_host *hosts_agent_open(const struct profile *p, const struct profile_host *h, const char *control_dir,
+                                   char *err);
+
+/* "loadbench hosts install NAME PROFILE" for h of p (p NULL: "loadbench
+ * hosts install DEST"), into out. */
+void hosts_install_command(const struct profile *p, const struct profile_host *h, char *out, size_t outlen);
 
 /* Copy this build to h (not local): loadbench, lb-target and lb-gen into
  * HOSTS_CACHE_SH/ID/bin/ and the adapters' support files (every file in

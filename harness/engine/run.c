@@ -444,7 +444,7 @@ static long host_index(const struct profile *p, const struct profile_host *h)
  * loadbench on its PATH: hosts_agent_command). Returns 0, or -1 with err. */
 static int agent_open(struct runner *R, size_t i, char *err)
 {
-    R->agents[i] = hosts_agent_open(&R->p->hosts[i], R->ssh_dir, err);
+    R->agents[i] = hosts_agent_open(R->p, &R->p->hosts[i], R->ssh_dir, err);
     /* One opened again after a loss: the run directory is given anew (its
      * files are fetched and removed only below it). */
     if (R->agents[i] && R->dir[0])
@@ -874,6 +874,7 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
         host_ex[k] = placement_executor(R, t->hosts[k]);
     here.host_ex = t->nhosts > 1 ? host_ex : NULL;
     const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
+    placement_executor(R, R->p->target_host); /* a lost target host is connected again, as a tool's */
     here.target_host = th && !th->local && R->agents ? R->agents[host_index(R->p, th)] : NULL;
     json_t *nic = placement_nic_read(R, t, NULL);
     row_dir_clear(R, sub);

@@ -740,12 +740,15 @@ static int tool_run_spawn_together(struct tool_run_state *r, size_t n, char *err
 
 /* 1 when addr accepts a connection made on the host the tree runs on
  * (its agent connects there: the controller may have no route to the
- * data network the listener is bound to), 0 while it does not. */
+ * data network the listener is bound to) and the listener there is the
+ * tree's own (its process group holds the socket: a stranger listening
+ * on a master's port is not taken for the master), 0 while not. */
 static int tool_run_listening(const struct exec_tree *t, const struct sockaddr_in *sa, const char *host, int port)
 {
     struct exec_host *h = exec_remote_host_of(t->ex);
     if (h) {
-        json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i}", "op", "listening", "addr", host, "port", port),
+        json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i, s:I}", "op", "listening", "addr", host, "port",
+                                                    port, "pgid", (json_int_t)t->pid),
                                        NULL);
         int up = json_is_true(json_object_get(rep, "listening"));
         json_decref(rep);
@@ -754,7 +757,7 @@ static int tool_run_listening(const struct exec_tree *t, const struct sockaddr_i
     int fd = net_connect_blocking(sa, NULL);
     if (fd >= 0)
         close(fd);
-    return fd >= 0;
+    return fd >= 0 && hostread_listener_in_group(port, t->pid);
 }
 
 /* A process whose plan names a ready port (a master, an engine) is
@@ -937,6 +940,19 @@ static void tool_run_open_series(struct tool_run_state *r)
     tool_run_open_serverlog(r);
 }
 
+/* lb-target is gone mid-row: its host lost (said first: the cause, not
+ * "lb-target exited", which is only how the loss looked from here), or
+ * it died. */
+static void target_gone_reason(struct tool_run_state *r)
+{
+    if (r->tgt.host && r->tgt.tree && r->tgt.tree->lost[0])
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s (lb-target's host): the tool's results are partial",
+                           r->tgt.tree->lost);
+    else
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target died during the run (%s): the tool's results are partial",
+                           r->tgt.proc.exit.signaled ? "killed by a signal" : "exited");
+}
+
 /* Why the sampling loop must stop now, with the status downgraded, or 0
  * while the tool runs on. */
 static int tool_run_must_stop(struct tool_run_state *r, uint64_t now)
@@ -948,8 +964,7 @@ static int tool_run_must_stop(struct tool_run_state *r, uint64_t now)
                            "still running %.0f s after start (load %.0f s + start-up + grace): stopped",
                            (double)(now - r->spawned) / 1e9, (double)r->load_ns / 1e9);
     else if (!target_alive(&r->tgt))
-        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target died during the run (%s): the tool's results are partial",
-                           r->tgt.proc.exit.signaled ? "killed by a signal" : "exited");
+        target_gone_reason(r);
     else
         return 0;
     r->stopped_by_us = 1;

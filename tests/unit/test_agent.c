@@ -136,7 +136,7 @@ static void test_raw_refusal(void)
     json_t *rep = raw_reply(&r);
     const char *e = json_string_value(json_object_get(rep, "error"));
     ok(json_is_false(json_object_get(rep, "ok")) && e && strstr(e, "000000000000") && strstr(e, "sha256") &&
-           !strncmp(strstr(e, "this is") ? strstr(e, "this is") : "", "this is loadbench", 17),
+           strstr(e, "not this build (" LB_VERSION ", sha256 "),
        "a controller of another build is refused, naming both: %s", e ? e : "(none)");
     is_u64(raw_wait(&r), 2, "the agent exits 2 after a refusal");
     json_decref(hello);
@@ -877,6 +877,21 @@ static void test_run_dirs(struct exec_host *h)
     rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i}", "op", "listening", "addr", "127.0.0.1", "port", port), err);
     ok(json_is_true(json_object_get(rep, "listening")), "listening: a port that listens, seen from the agent");
     json_decref(rep);
+    /* Issue 44, defect 17: with pgid, only a listener of that process
+     * group counts (a stranger on a Locust master's port is no master). */
+    rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i, s:I}", "op", "listening", "addr", "127.0.0.1", "port", port,
+                                        "pgid", (json_int_t)getpgrp()), err);
+    ok(json_is_true(json_object_get(rep, "listening")), "listening with pgid: this test's own listener counts");
+    json_decref(rep);
+    struct exec_remote_ident id; /* the agent leads a process group of its own (the transport's) */
+    exec_remote_ident_get(h, &id);
+    rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i, s:I}", "op", "listening", "addr", "127.0.0.1", "port", port,
+                                        "pgid", (json_int_t)id.pid), err);
+    ok(json_is_false(json_object_get(rep, "listening")),
+       "listening with another group's pgid (the agent's): a stranger's listener does not count");
+    json_decref(rep);
+    ok(hostread_listener_in_group(port, getpgrp()) && !hostread_listener_in_group(port, 1),
+       "hostread_listener_in_group: ours yes, init's group no");
     close(fd);
     rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i}", "op", "listening", "addr", "127.0.0.1", "port", port), err);
     ok(json_is_false(json_object_get(rep, "listening")), "listening: false once it is closed");

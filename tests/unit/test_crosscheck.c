@@ -1071,13 +1071,14 @@ static void test_machine_ncpu(void)
 }
 
 /* The network witness on a row's NIC counters against the measured path. */
-static const char *net_case(const char *nic, const char *path, const char *bottleneck)
+static const char *net_status_case(const char *status, unsigned retrans, const char *nic, const char *path,
+                                   const char *bottleneck)
 {
     static char out[600];
     char row[800];
     snprintf(row, sizeof row,
-             "{\"limits\": {\"bottleneck\": \"%s\"}, \"warnings\": [], \"windows\": {\"whole_s\": 2.0},"
-             " \"tcp\": {\"retrans_segs\": 0}, \"nic\": [%s]}", bottleneck, nic);
+             "{\"status\": \"%s\", \"limits\": {\"bottleneck\": \"%s\"}, \"warnings\": [], \"windows\": {\"whole_s\": 2.0},"
+             " \"tcp\": {\"retrans_segs\": %u}, \"nic\": [%s]}", status, bottleneck, retrans, nic);
     json_t *r = json_loads(row, 0, NULL), *pa = json_loads(path, 0, NULL);
     crosscheck_network(r, pa);
     json_t *l = json_object_get(r, "limits");
@@ -1086,6 +1087,11 @@ static const char *net_case(const char *nic, const char *path, const char *bottl
     json_decref(r);
     json_decref(pa);
     return out;
+}
+
+static const char *net_case(const char *nic, const char *path, const char *bottleneck)
+{
+    return net_status_case("ok", 0, nic, path, bottleneck);
 }
 
 static void test_network_witness(void)
@@ -1101,6 +1107,11 @@ static void test_network_witness(void)
     is_str(net_case(nic95, "{\"skipped\": \"one box\"}", "tool"), "tool/-", "no measured path: no network witness");
     is_str(net_case(nic95, "{\"b\": {\"interface\": \"eth1\", \"bulk\": {\"bytes_per_s\": 100000000}}}", "none"),
            "none/-", "bytes on another interface than the route's do not count");
+    const char *quiet = "{\"host\": \"b\", \"interfaces\": {\"eth0\": {\"rx_bytes\": 1000}}}";
+    is_str(net_status_case("ok", 6, quiet, path, "none"), "network/retransmits", "an ok row with 6 retransmits: network-bound");
+    is_str(net_status_case("failed", 6, quiet, path, "none"), "none/-",
+           "a row that failed (at start: Locust's master port busy) is never network-bound, retransmits or not");
+    is_str(net_status_case("failed", 0, nic95, path, "none"), "none/-", "nor by its bytes");
 }
 
 int main(void)
