@@ -165,6 +165,13 @@ struct adapter {
      * left in dirs[0..n) into lat, exactly (min, mean, percentiles, max).
      * Returns 0, or -1 with err (the merge then falls back to bounds). */
     int (*merge_latency)(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err);
+    /* Optional: each response the tool timed, from the raw samples it left
+     * in dir (any order): fn(arg, its start in ns since the epoch, its
+     * latency in latency_resolution_ms steps, the tool's own unit).
+     * Returns 0, or -1 with err. harness/engine/toollog.c makes the row's
+     * HdrHistogram interval log of them. */
+    int (*samples)(const char *dir, void (*fn)(void *arg, int64_t start_unix_ns, uint64_t latency), void *arg,
+                   char *err);
 };
 
 /* Every adapter, NULL-terminated, in the order `loadbench tools` lists them. */

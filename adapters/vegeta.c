@@ -186,10 +186,11 @@ static void latency(uint64_t *v, size_t n, struct adapter_latency *out)
     out->mean = sum / (double)n / 1e6;
 }
 
-/* One CSV row into r; its latency into *lat when it got a response.
- * Returns 1 for a row with a response, 0 a failed one, -1 malformed: not
- * Vegeta's 12 columns, or a column not what it holds in them. */
-static int csv_row(char *line, struct adapter_result *r, uint64_t *lat)
+/* One CSV row into r; its latency into *lat and its start (ns since the
+ * epoch) into *start when it got a response. Returns 1 for a row with a
+ * response, 0 a failed one, -1 malformed: not Vegeta's 12 columns, or a
+ * column not what it holds in them. */
+static int csv_row(char *line, struct adapter_result *r, uint64_t *lat, uint64_t *start)
 {
     char *f[CSV_COLUMNS + 1], *end;
     if (adapter_csv_split(line, f, CSV_COLUMNS + 1) != CSV_COLUMNS)
@@ -215,13 +216,17 @@ static int csv_row(char *line, struct adapter_result *r, uint64_t *lat)
     else
         r->err_status++;
     *lat = ns;
+    *start = ts;
     return 1;
 }
 
-/* The responses' latencies in ns. */
+/* The responses' latencies in ns; or, with fn set, each response given to
+ * fn (its start and latency) instead of kept. */
 struct lat_vec {
     uint64_t *v;
     size_t n, cap;
+    void (*fn)(void *arg, int64_t start_unix_ns, uint64_t latency);
+    void *arg;
 };
 
 /* Read DIR/results.csv into r (counts, errors), its rows into *rows and its
@@ -255,7 +260,12 @@ static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, s
             lv->cap = lv->cap ? lv->cap * 2 : 1024;
             lv->v = util_xrealloc(lv->v, lv->cap * sizeof *lv->v);
         }
-        int k = csv_row(line, r, &lv->v[lv->n]);
+        uint64_t start;
+        int k = csv_row(line, r, &lv->v[lv->n], &start);
+        if (k > 0 && lv->fn) {
+            lv->fn(lv->arg, (int64_t)start, lv->v[lv->n]);
+            k = 0;
+        }
         if (k < 0)
             rc = util_err(err, "%s line %llu is not a Vegeta result row (`vegeta encode -to csv`'s 12 columns)",
                           VEGETA_CSV, (unsigned long long)*rows + 1);
@@ -286,6 +296,20 @@ static int vegeta_merge(const char *const *dirs, size_t n, struct adapter_latenc
         rc = util_err(err, "no responses in the instances' %s", VEGETA_CSV);
     if (!rc)
         latency(lv.v, lv.n, lat);
+    free(lv.v);
+    return rc;
+}
+
+/* Each response of DIR/results.csv to fn (adapter.h's samples). */
+static int vegeta_samples(const char *dir, void (*fn)(void *arg, int64_t start_unix_ns, uint64_t latency), void *arg,
+                          char *err)
+{
+    struct lat_vec lv = {.fn = fn, .arg = arg};
+    struct adapter_result scratch;
+    adapter_result_init(&scratch);
+    uint64_t rows;
+    int rc = read_csv(dir, &scratch, &rows, &lv, err);
+    adapter_result_free(&scratch);
     free(lv.v);
     return rc;
 }
@@ -347,4 +371,5 @@ const struct adapter adapter_vegeta = {
     .prepare = vegeta_prepare,
     .parse = vegeta_parse,
     .merge_latency = vegeta_merge,
+    .samples = vegeta_samples,
 };

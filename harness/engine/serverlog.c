@@ -9,6 +9,11 @@
 
 static const char *const phase_name[] = {"before-hold", "hold", "after-hold"};
 
+void serverlog_tag(char *buf, size_t len, const char *label, int phase)
+{
+    snprintf(buf, len, "%s:%s", label, phase < 0 || phase > 2 ? "load" : phase_name[phase]);
+}
+
 int serverlog_open(struct serverlog *s, const char *path, const char *label, int have_hold, uint64_t t0_ns,
                    double t0_epoch_s, char *err)
 {
@@ -35,7 +40,7 @@ static void serverlog_write(struct serverlog *s, json_t *snap, uint64_t t)
     if (!h)
         return;
     char tag[128];
-    snprintf(tag, sizeof tag, "%s:%s", s->label, s->phase < 0 ? "load" : phase_name[s->phase]);
+    serverlog_tag(tag, sizeof tag, s->label, s->phase);
     double start = (double)(s->prev_t - s->t0) / 1e9, len = (double)(t - s->prev_t) / 1e9;
     if (hdrlog_interval(s->f, tag, start, len, h, 1e6, s->err) == 0)
         s->intervals++;

@@ -11,6 +11,7 @@
 #include "common/util.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +27,10 @@ struct serverlog {
     unsigned intervals;
     char err[UTIL_ERR_LEN];
 };
+
+/* An interval's tag: "LABEL:before-hold", ":hold", ":after-hold" for
+ * phase 0, 1, 2, "LABEL:load" for -1 (no hold window). */
+void serverlog_tag(char *buf, size_t len, const char *label, int phase);
 
 /* Opens path for label's row: t0_ns (monotonic) is the log's zero,
  * t0_epoch_s the same moment since the epoch; have_hold says whether the

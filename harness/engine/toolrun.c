@@ -14,6 +14,7 @@
 #include "engine/serverlog.h"
 #include "common/sha256.h"
 #include "engine/target.h"
+#include "engine/toollog.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -1646,6 +1647,34 @@ static void tool_run_phases(struct tool_run_state *r)
                                        t_end - t_le, st.cpu_s));
 }
 
+/* samples/<subdir>.tool.hlog: the tool's own view as an HdrHistogram
+ * interval log, where its adapter reads per-request samples (toollog.h);
+ * named by the row's "tool_hlog_file". */
+static void tool_run_tool_hlog(struct tool_run_state *r)
+{
+    if (!r->a->samples || !r->spath[0])
+        return;
+    const char **dirs = util_xcalloc(r->g.n, sizeof *dirs);
+    size_t nd = 0;
+    for (size_t k = 0; k < r->g.n; k++)
+        if (r->g.procs[k].has_result)
+            dirs[nd++] = r->g.procs[k].dir;
+    struct toollog_frame fr = {.label = r->pt->label, .t0_unix_ns = (int64_t)r->spawned + r->clock_off0,
+                               .interval_ns = r->p->sample_interval_ns};
+    if (r->have_hold && r->hold_from && r->hold_to) {
+        fr.hold_from_unix_ns = (int64_t)r->hold_from + r->clock_off0;
+        fr.hold_to_unix_ns = (int64_t)r->hold_to + r->clock_off0;
+    }
+    char path[PATH_MAX + 96], err[UTIL_ERR_LEN];
+    pathf(path, sizeof path, "%.*s.tool.hlog", (int)(strlen(r->spath) - 4), r->spath);
+    int n = toollog_write(path, r->a, dirs, nd, &fr, err);
+    if (n > 0)
+        json_object_set_new(r->res, "tool_hlog_file", json_string(path + strlen(r->o->run_dir) + 1));
+    else if (n < 0)
+        json_array_append_new(r->warnings, json_sprintf("the tool's interval log: %s", err));
+    free(dirs);
+}
+
 /* The tool's own account, as its adapter parses it. */
 static void tool_run_collect_client(struct tool_run_state *r)
 {
@@ -1660,6 +1689,7 @@ static void tool_run_collect_client(struct tool_run_state *r)
         json_array_append_new(r->warnings, adapter_json_text(ar->warnings.v[i]));
     if (!ar->parsed)
         return;
+    tool_run_tool_hlog(r);
     tool_run_phases(r);
     json_t *c = json_object();
     json_object_set_new(c, "requests", json_integer((json_int_t)ar->requests));
