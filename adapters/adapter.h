@@ -167,11 +167,18 @@ struct adapter {
     int (*merge_latency)(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err);
     /* Optional: each response the tool timed, from the raw samples it left
      * in dir (any order): fn(arg, its start in ns since the epoch, its
-     * latency in latency_resolution_ms steps, the tool's own unit).
-     * Returns 0, or -1 with err. harness/engine/toollog.c makes the row's
-     * HdrHistogram interval log of them. */
-    int (*samples)(const char *dir, void (*fn)(void *arg, int64_t start_unix_ns, uint64_t latency), void *arg,
-                   char *err);
+     * latency in the tool's own unit (samples_unit_ns), and how
+     * many responses had it: 1 for a sample per request). Returns 0, or -1
+     * with err. harness/engine/toollog.c makes the row's HdrHistogram
+     * interval log of them. */
+    int (*samples)(const char *dir, void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count),
+                   void *arg, char *err);
+    /* 0: samples() gives each request's start. Else the tool's own
+     * intervals: t is the start of the interval (this long) the responses
+     * completed in, and each is one interval of the log (lb-gen: 1 s). */
+    uint64_t samples_period_ns;
+    /* The unit of samples()' latencies in ns; 0: latency_resolution_ms's. */
+    uint64_t samples_unit_ns;
 };
 
 /* Every adapter, NULL-terminated, in the order `loadbench tools` lists them. */

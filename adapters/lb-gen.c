@@ -15,6 +15,7 @@
 /* With several instances each writes its full distribution here, for an
  * exact merge. */
 #define LBGEN_DIST "latency.txt"
+#define LBGEN_SECONDS "latency-seconds.txt"
 
 static int lbgen_detect(const char *bin, struct adapter_found *found, char *err)
 {
@@ -88,6 +89,7 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     if (l->request_timeout_ns)
         strvec_pushf(&p->argv, "--timeout=%s", units_format_duration(l->request_timeout_ns, d));
     strvec_push(&p->argv, "--json=summary.json");
+    strvec_push(&p->argv, "--seconds-dist=" LBGEN_SECONDS);
     if (c->instances > 1)
         strvec_push(&p->argv, "--percentiles=" LBGEN_DIST);
     strvec_push(&p->argv, "--quiet");
@@ -242,6 +244,47 @@ static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter
     return 0;
 }
 
+/* One line of LBGEN_SECONDS to fn: "SEC VALUE_NS COUNT" after
+ * "start_wall_ms MS"; a comment skipped. Returns 0, or -1 (malformed). */
+static int seconds_line(const char *line, uint64_t *start_ms,
+                        void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count), void *arg)
+{
+    unsigned long long a, b, c;
+    char extra;
+    if (line[0] == '#')
+        return 0;
+    if (sscanf(line, "start_wall_ms %llu %c", &a, &extra) == 1)
+        return *start_ms = a, 0;
+    if (sscanf(line, "%llu %llu %llu %c", &a, &b, &c, &extra) != 3 || !*start_ms || a > 1000000000ull)
+        return -1;
+    fn(arg, (int64_t)(*start_ms * 1000000ull + a * 1000000000ull), b, c);
+    return 0;
+}
+
+/* Each second's histogram (--seconds-dist) to fn (adapter.h's samples). */
+static int lbgen_samples(const char *dir, void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count),
+                         void *arg, char *err)
+{
+    char path[1200], why[UTIL_ERR_LEN];
+    snprintf(path, sizeof path, "%s/" LBGEN_SECONDS, dir);
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, why);
+    if (!f)
+        return util_err(err, "lb-gen's %s cannot be read: %s", LBGEN_SECONDS, why);
+    char *line = NULL;
+    size_t cap = 0;
+    uint64_t start_ms = 0, n = 0;
+    int rc = 0;
+    while (!rc && fsutil_getline(&line, &cap, f, FSUTIL_LINE_MAX) > 0) {
+        n++;
+        if (seconds_line(line, &start_ms, fn, arg))
+            rc = util_err(err, "%s line %llu is not \"SECOND VALUE_NS COUNT\" after start_wall_ms: \"%.60s\"",
+                          LBGEN_SECONDS, (unsigned long long)n, line);
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
 const struct adapter adapter_lb_gen = {
     .name = "lb-gen",
     .parse_files = (const char *const[]){"summary.json", NULL},
@@ -255,4 +298,7 @@ const struct adapter adapter_lb_gen = {
     .prepare = lbgen_prepare,
     .parse = lbgen_parse,
     .merge_latency = lbgen_merge_latency,
+    .samples = lbgen_samples,
+    .samples_period_ns = 1000000000ull,
+    .samples_unit_ns = 1, /* its histograms' ns, 3 digits */
 };

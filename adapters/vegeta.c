@@ -225,7 +225,7 @@ static int csv_row(char *line, struct adapter_result *r, uint64_t *lat, uint64_t
 struct lat_vec {
     uint64_t *v;
     size_t n, cap;
-    void (*fn)(void *arg, int64_t start_unix_ns, uint64_t latency);
+    void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count);
     void *arg;
 };
 
@@ -263,7 +263,7 @@ static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, s
         uint64_t start;
         int k = csv_row(line, r, &lv->v[lv->n], &start);
         if (k > 0 && lv->fn) {
-            lv->fn(lv->arg, (int64_t)start, lv->v[lv->n]);
+            lv->fn(lv->arg, (int64_t)start, lv->v[lv->n], 1);
             k = 0;
         }
         if (k < 0)
@@ -301,8 +301,8 @@ static int vegeta_merge(const char *const *dirs, size_t n, struct adapter_latenc
 }
 
 /* Each response of DIR/results.csv to fn (adapter.h's samples). */
-static int vegeta_samples(const char *dir, void (*fn)(void *arg, int64_t start_unix_ns, uint64_t latency), void *arg,
-                          char *err)
+static int vegeta_samples(const char *dir, void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count),
+                          void *arg, char *err)
 {
     struct lat_vec lv = {.fn = fn, .arg = arg};
     struct adapter_result scratch;

@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 struct tl_sample {
-    int64_t t;     /* start, ns since the epoch */
+    int64_t t;     /* start (or its interval's), ns since the epoch */
     uint64_t v;    /* latency in the tool's unit */
+    uint64_t n;    /* responses */
 };
 
 struct tl_samples {
@@ -22,14 +23,14 @@ struct tl_samples {
     size_t n, cap;
 };
 
-static void tl_collect(void *arg, int64_t start_unix_ns, uint64_t latency)
+static void tl_collect(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count)
 {
     struct tl_samples *s = arg;
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 4096;
         s->v = util_xrealloc(s->v, s->cap * sizeof *s->v);
     }
-    s->v[s->n++] = (struct tl_sample){start_unix_ns, latency};
+    s->v[s->n++] = (struct tl_sample){t_unix_ns, latency, count};
 }
 
 static int tl_cmp(const void *a, const void *b)
@@ -47,9 +48,14 @@ static int tl_phase(const struct toollog_frame *fr, int64_t t)
 }
 
 /* The interval t (>= t0) falls in: [*s, *e), a sampling interval cut at the
- * hold window's edges. */
-static void tl_interval(const struct toollog_frame *fr, int64_t t, int64_t *s, int64_t *e)
+ * hold window's edges; or the tool's own interval from t, period long. */
+static void tl_interval(const struct toollog_frame *fr, uint64_t period, int64_t t, int64_t *s, int64_t *e)
 {
+    if (period) {
+        *s = t;
+        *e = t + (int64_t)period;
+        return;
+    }
     int64_t iv = fr->interval_ns ? (int64_t)fr->interval_ns : 1000000000;
     *s = fr->t0_unix_ns + (t - fr->t0_unix_ns) / iv * iv;
     *e = *s + iv;
@@ -64,30 +70,37 @@ static void tl_interval(const struct toollog_frame *fr, int64_t t, int64_t *s, i
 
 static int tl_header(FILE *f, const struct adapter *a, double unit_ns, const struct toollog_frame *fr)
 {
-    char c0[400], c1[200];
+    char c0[400], c1[240];
     snprintf(c0, sizeof c0, "[loadbench: %s's own latency per response (%s), values in %s, Interval_Max in ms]",
              a->name, a->latency_measures ? a->latency_measures : "as the tool times it",
              unit_ns == 1 ? "ns" : unit_ns == 1e6 ? "ms (the tool's whole ms)" : "the tool's unit");
-    snprintf(c1, sizeof c1, "[a response is in the interval it started in: sampling intervals from the tool's "
-                            "spawn, cut at the hold window's edges; tags as the server's log]");
+    if (a->samples_period_ns)
+        snprintf(c1, sizeof c1, "[the tool's own intervals of %g s, a response in the one it completed in; each "
+                                "in the window its middle is in; tags as the server's log]",
+                 (double)a->samples_period_ns / 1e9);
+    else
+        snprintf(c1, sizeof c1, "[a response is in the interval it started in: sampling intervals from the tool's "
+                                "spawn, cut at the hold window's edges; tags as the server's log]");
     const char *const comments[] = {c0, c1, NULL};
     return hdrlog_header(f, (double)fr->t0_unix_ns / 1e9, comments);
 }
 
 /* The sorted samples, interval by interval, into f. Returns the intervals
  * written, or -1 with err. */
-static int tl_write(FILE *f, const struct tl_samples *sv, double unit_ns, const struct toollog_frame *fr, char *err)
+static int tl_write(FILE *f, const struct tl_samples *sv, double unit_ns, uint64_t period,
+                    const struct toollog_frame *fr, char *err)
 {
     struct hist *h = hist_new((uint64_t)(3600e9 / unit_ns), 3);
     int n = 0;
     for (size_t i = 0; i < sv->n && n >= 0;) {
         int64_t t = sv->v[i].t < fr->t0_unix_ns ? fr->t0_unix_ns : sv->v[i].t, s, e;
-        tl_interval(fr, t, &s, &e);
+        tl_interval(fr, period, t, &s, &e);
         hist_reset(h);
-        while (i < sv->n && sv->v[i].t < e)
-            hist_record(h, sv->v[i++].v);
+        for (; i < sv->n && sv->v[i].t < (period ? t + 1 : e); i++)
+            hist_record_n(h, sv->v[i].v, sv->v[i].n);
         char tag[128];
-        serverlog_tag(tag, sizeof tag, fr->label, tl_phase(fr, s));
+        /* A tool's own interval is in the window its middle is in. */
+        serverlog_tag(tag, sizeof tag, fr->label, tl_phase(fr, period ? s + (e - s) / 2 : s));
         if (hdrlog_interval(f, tag, (double)(s - fr->t0_unix_ns) / 1e9, (double)(e - s) / 1e9, h, 1e6 / unit_ns,
                             err))
             n = -1;
@@ -112,13 +125,13 @@ int toollog_write(const char *path, const struct adapter *a, const char *const *
         return 0;
     }
     qsort(sv.v, sv.n, sizeof *sv.v, tl_cmp);
-    double unit_ns = fmax(1, round(a->latency_resolution_ms * 1e6));
+    double unit_ns = a->samples_unit_ns ? (double)a->samples_unit_ns : fmax(1, round(a->latency_resolution_ms * 1e6));
     FILE *f = fopen(path, "w");
     int rc = f ? 0 : util_err(err, "cannot write \"%s\": %s", path, strerror(errno));
     if (!rc && tl_header(f, a, unit_ns, fr))
         rc = util_err(err, "cannot write \"%s\"", path);
     if (!rc)
-        rc = tl_write(f, &sv, unit_ns, fr, err);
+        rc = tl_write(f, &sv, unit_ns, a->samples_period_ns, fr, err);
     if (f && (fclose(f) || rc < 0)) {
         if (rc >= 0)
             rc = util_err(err, "cannot write \"%s\"", path);

@@ -1,11 +1,12 @@
 /* toollog: a row's tool view as an HdrHistogram interval log
- * (samples/LABEL.tool.hlog, common/hdrlog.h), from the per-request samples
- * the tool itself left (an adapter's samples(): each response's start and
- * latency). Intervals are the row's sampling intervals from the tool's
- * spawn, cut again at the hold window's edges, and a request falls in the
- * interval where it started. Tags as the server's log (serverlog_tag).
- * Values are in the tool's own unit (its latency_resolution_ms: ns for
- * Vegeta, ms for JMeter), so the log is never finer than the tool. */
+ * (samples/LABEL.tool.hlog, common/hdrlog.h), from the samples the tool
+ * itself left (an adapter's samples()). Per-request samples (Vegeta): a
+ * response is in the interval its request started in, the row's sampling
+ * intervals from the tool's spawn cut at the hold window's edges. A tool's
+ * own intervals (lb-gen's seconds, samples_period_ns): one log interval
+ * each, in the window its middle is in. Tags as the server's log
+ * (serverlog_tag). Values are in the tool's own unit (samples_unit_ns, or
+ * its latency_resolution_ms), so the log is never finer than the tool. */
 #ifndef LB_TOOLLOG_H
 #define LB_TOOLLOG_H
 

@@ -3,8 +3,10 @@
 # back by HdrHistogram's own Python reader (PyPI hdrhistogram, module hdrh;
 # scripts/install-tools puts it in TOOLS/venv/hdrhistogram), not by ours:
 # the hold window's intervals add up to run.json's hold-window server
-# latency, count for count and percentile for percentile. With Vegeta
-# installed, its row's own view too (samples/vegeta.tool.hlog, from its
+# latency, count for count and percentile for percentile. lb-gen's own
+# view (samples/lb-gen.tool.hlog, its histogram of each second) holds
+# run.json's client requests and percentiles. With Vegeta installed, its
+# row's own view too (samples/vegeta.tool.hlog, from its
 # per-request CSV): every interval together holds run.json's client
 # requests, and p50/p99/p99.9 within the log's 3 digits of the client's
 # exact ones.
@@ -106,18 +108,26 @@ pcts() {
 # The top of the same bucket as run.json's: equal to the ns.
 pcts "over the hold" "$tmp/read.json" runs.0.windows.hold_server_time_ms 0
 
-# The tool's own view: Vegeta's per-request CSV as an interval log.
-if [ "$tools" != lb-gen ]; then
-    f=$(jget "$tmp/run/run.json" runs.1.tool_hlog_file)
-    is "$f" "samples/vegeta.tool.hlog" "run.json names Vegeta's own interval log"
-    "$py" "$tmp/read.py" "$tmp/run/$f" '*' > "$tmp/tool.json" 2>"$tmp/tool.err" || true
-    check "HdrHistogram's reader reads it ($(head -c 200 "$tmp/tool.err"))" test -s "$tmp/tool.json"
-    n=$(jget "$tmp/tool.json" intervals)
-    check "an interval a sample, cut at the hold's edges ($n)" test "$n" -ge 6 -a "$n" -le 16
-    is "$(jget "$tmp/tool.json" count)" "$(jget "$tmp/run/run.json" runs.1.client.requests)" \
+# tool_log ROW TOOL MIN MAX WHAT: the row's tool_hlog_file, read by
+# HdrHistogram's reader: MIN-MAX intervals (WHAT says which), every
+# response run.json counts, and p50/p99/p99.9 within 3 digits of the
+# client's, never below: lb-gen's are the same buckets as its whole-run
+# figures (a second's max caps only its top bucket); Vegeta's run.json
+# figures are exact (its ns, nearest rank), the log's the top of their
+# bucket: at most 1/1024 above.
+tool_log() {
+    f=$(jget "$tmp/run/run.json" runs.$1.tool_hlog_file)
+    is "$f" "samples/$2.tool.hlog" "run.json names $2's own interval log"
+    "$py" "$tmp/read.py" "$tmp/run/$f" '*' > "$tmp/$2.json" 2>"$tmp/$2.err" || true
+    check "HdrHistogram's reader reads it ($(head -c 200 "$tmp/$2.err"))" test -s "$tmp/$2.json"
+    n=$(jget "$tmp/$2.json" intervals)
+    check "$5 ($n)" test "$n" -ge "$3" -a "$n" -le "$4"
+    is "$(jget "$tmp/$2.json" count)" "$(jget "$tmp/run/run.json" runs.$1.client.requests)" \
         "its intervals hold every response run.json counts"
-    # Vegeta's are exact (its ns, nearest rank); the log's the top of the
-    # value's 3-digit bucket: at most 1/1024 above, never below.
-    pcts "of Vegeta's log" "$tmp/tool.json" runs.1.client.latency_ms 1/1024
-fi
+    pcts "of $2's log" "$tmp/$2.json" runs.$1.client.latency_ms 1/1024
+}
+# lb-gen's own view: its 3-digit histogram of each second.
+tool_log 0 lb-gen 5 7 "one interval a second of lb-gen's, over 5 s"
+# Vegeta's per-request CSV.
+[ "$tools" = lb-gen ] || tool_log 1 vegeta 6 16 "an interval a sample, cut at the hold's edges"
 done_testing
