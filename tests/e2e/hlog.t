@@ -5,11 +5,11 @@
 # the hold window's intervals add up to run.json's hold-window server
 # latency, count for count and percentile for percentile. lb-gen's own
 # view (samples/lb-gen.tool.hlog, its histogram of each second) holds
-# run.json's client requests and percentiles. With Vegeta installed, its
-# row's own view too (samples/vegeta.tool.hlog, from its
-# per-request CSV): every interval together holds run.json's client
-# requests, and p50/p99/p99.9 within the log's 3 digits of the client's
-# exact ones.
+# run.json's client requests and percentiles. With Vegeta or JMeter
+# installed, their rows' own views too (samples/TOOL.tool.hlog, from their
+# per-request CSV and JTL): every interval together holds run.json's
+# client requests, and p50/p99/p99.9 within the log's 3 digits of the
+# client's.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
@@ -22,8 +22,12 @@ for d in ${LB_TOOLS_DIR:-} /opt/loadbench-tools "${XDG_DATA_HOME:-$HOME/.local/s
 done
 [ -n "$py" ] || skip_all "HdrHistogram's reader is not installed: run scripts/install-tools (it puts PyPI hdrhistogram 0.10.8 in TOOLS/venv/hdrhistogram, pip install --require-hashes -r scripts/registry/pypi/hdrhistogram.txt)"
 
-tools=lb-gen
-if look_for vegeta; then tools="lb-gen, vegeta"; else diag "no tool log checked: $why"; fi
+# Vegeta and JMeter, where installed, for their own logs (rows 1 and 2,
+# in this order); each missing one is named.
+tools=lb-gen; others=
+for t in vegeta jmeter; do
+    if look_for $t; then tools="$tools, $t"; others="$others $t"; else diag "no $t tool log checked: $why"; fi
+done
 cat > "$tmp/p.yaml" <<Y
 name: hlog
 target: {delay: 2ms}
@@ -43,6 +47,7 @@ import json, sys
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader
 log, tag = sys.argv[1], sys.argv[2]
+unit = float(sys.argv[3]) if len(sys.argv) > 3 else 1e6   # the log's values per ms
 r = HistogramLogReader(log, HdrHistogram(1, 3600 * 10**9, 3))
 tags, total, n = [], None, 0
 while True:
@@ -70,9 +75,9 @@ for p10 in (500, 990, 999):
     for it in total.get_recorded_iterator():
         seen += it.count_added_in_this_iter_step
         if seen >= rank:
-            out[key] = min(it.value_iterated_to, total.get_max_value()) / 1e6
+            out[key] = min(it.value_iterated_to, total.get_max_value()) / unit
             break
-    out[key + "_hdr"] = total.get_value_at_percentile(p10 / 10) / 1e6
+    out[key + "_hdr"] = total.get_value_at_percentile(p10 / 10) / unit
 print(json.dumps(out))
 PY
 "$py" "$tmp/read.py" "$log" lb-gen:hold > "$tmp/read.json" 2>"$tmp/read.err" || true
@@ -108,17 +113,18 @@ pcts() {
 # The top of the same bucket as run.json's: equal to the ns.
 pcts "over the hold" "$tmp/read.json" runs.0.windows.hold_server_time_ms 0
 
-# tool_log ROW TOOL MIN MAX WHAT: the row's tool_hlog_file, read by
-# HdrHistogram's reader: MIN-MAX intervals (WHAT says which), every
-# response run.json counts, and p50/p99/p99.9 within 3 digits of the
-# client's, never below: lb-gen's are the same buckets as its whole-run
-# figures (a second's max caps only its top bucket); Vegeta's run.json
-# figures are exact (its ns, nearest rank), the log's the top of their
-# bucket: at most 1/1024 above.
+# tool_log ROW TOOL MIN MAX WHAT [UNIT]: the row's tool_hlog_file, read by
+# HdrHistogram's reader (its values UNIT a ms: 1e6 for ns): MIN-MAX
+# intervals (WHAT says which), every response run.json counts, and
+# p50/p99/p99.9 within 3 digits of the client's, never below: lb-gen's
+# and JMeter's are the same buckets as their whole-run figures (a second's
+# max caps only lb-gen's top bucket); Vegeta's run.json figures are exact
+# (its ns, nearest rank), the log's the top of their bucket: at most
+# 1/1024 above.
 tool_log() {
     f=$(jget "$tmp/run/run.json" runs.$1.tool_hlog_file)
     is "$f" "samples/$2.tool.hlog" "run.json names $2's own interval log"
-    "$py" "$tmp/read.py" "$tmp/run/$f" '*' > "$tmp/$2.json" 2>"$tmp/$2.err" || true
+    "$py" "$tmp/read.py" "$tmp/run/$f" '*' "${6:-1e6}" > "$tmp/$2.json" 2>"$tmp/$2.err" || true
     check "HdrHistogram's reader reads it ($(head -c 200 "$tmp/$2.err"))" test -s "$tmp/$2.json"
     n=$(jget "$tmp/$2.json" intervals)
     check "$5 ($n)" test "$n" -ge "$3" -a "$n" -le "$4"
@@ -128,6 +134,13 @@ tool_log() {
 }
 # lb-gen's own view: its 3-digit histogram of each second.
 tool_log 0 lb-gen 5 7 "one interval a second of lb-gen's, over 5 s"
-# Vegeta's per-request CSV.
-[ "$tools" = lb-gen ] || tool_log 1 vegeta 6 16 "an interval a sample, cut at the hold's edges"
+# Vegeta's per-request CSV (ns); JMeter's JTL (whole ms, values in ms).
+row=0
+for t in $others; do
+    row=$((row + 1))
+    case $t in
+    vegeta) tool_log $row vegeta 6 16 "an interval a sample, cut at the hold's edges" ;;
+    jmeter) tool_log $row jmeter 6 16 "an interval a sample, cut at the hold's edges" 1 ;;
+    esac
+done
 done_testing
