@@ -877,6 +877,29 @@ static void sec_dist_add(struct gen_sec_dist *d, struct worker *w)
     d->cap = d->n;
 }
 
+static int sec_bucket_cmp(const void *a, const void *b)
+{
+    const struct gen_sec_bucket *x = a, *y = b;
+    return x->sec != y->sec ? (x->sec < y->sec ? -1 : 1) : (x->value > y->value) - (x->value < y->value);
+}
+
+/* The threads' buckets in order, one line a second's bucket (their counts
+ * added): a file half as long with two threads. */
+static void sec_dist_merge(struct gen_sec_dist *d)
+{
+    if (!d->n)
+        return;
+    qsort(d->v, d->n, sizeof *d->v, sec_bucket_cmp);
+    size_t k = 0;
+    for (size_t i = 1; i < d->n; i++) {
+        if (d->v[i].sec == d->v[k].sec && d->v[i].value == d->v[k].value)
+            d->v[k].count += d->v[i].count;
+        else
+            d->v[++k] = d->v[i];
+    }
+    d->n = k + 1;
+}
+
 static void counts_add(struct gen_counts *d, const struct gen_counts *s)
 {
     const uint64_t *sp = (const uint64_t *)s;
@@ -947,6 +970,7 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
             out->end_ns = w->done_ns;
         out->asked += w->asked;
     }
+    sec_dist_merge(&out->sec_dist);
     out->max_open = atomic_load(&sh.max_open);
     out->interrupted = *stop != 0;
     /* Trim the series to the seconds the run lasted. */
