@@ -1,10 +1,12 @@
 /* serverlog: the server's interval log (see serverlog.h). */
 #include "engine/serverlog.h"
+#include "common/fsutil.h"
 #include "common/hdrlog.h"
 #include "common/hist.h"
 #include "engine/target.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const phase_name[] = {"before-hold", "hold", "after-hold"};
@@ -21,8 +23,9 @@ int serverlog_open(struct serverlog *s, const char *path, const char *label, int
     s->t0 = s->prev_t = t0_ns;
     s->phase = have_hold ? 0 : -1;
     snprintf(s->label, sizeof s->label, "%s", label);
-    if (!(s->f = fopen(path, "w")))
-        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+    snprintf(s->path, sizeof s->path, "%s", path);
+    if (!(s->f = open_memstream(&s->buf, &s->len)))
+        return util_err(err, "cannot hold \"%s\" in memory: %s", path, strerror(errno));
     const char *comments[] = {
         "[loadbench: lb-target's server time per request (from the parsed request to the response written), "
         "values in ns, Interval_Max in ms]",
@@ -77,5 +80,9 @@ int serverlog_close(struct serverlog *s)
     s->f = NULL;
     if (bad && !s->err[0])
         util_err(s->err, "cannot write the server's interval log");
+    if (!bad && !s->err[0] && s->intervals && fsutil_write_text(s->path, s->buf, s->err))
+        bad = 1;
+    free(s->buf);
+    s->buf = NULL;
     return bad || s->err[0] ? -1 : (int)s->intervals;
 }

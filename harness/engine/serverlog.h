@@ -18,7 +18,10 @@
 enum serverlog_edge { SERVERLOG_SAMPLE, SERVERLOG_HOLD_START, SERVERLOG_HOLD_END };
 
 struct serverlog {
-    FILE *f;
+    FILE *f;               /* the log, in memory (buf, len) until serverlog_close writes it */
+    char *buf;
+    size_t len;
+    char path[4200];
     json_t *prev;          /* the last snapshot (a reference); NULL: the fresh target, empty */
     uint64_t t0;           /* the log's zero on the monotonic clock (the tool's spawn) */
     uint64_t prev_t;       /* prev's time (ns, monotonic) */
@@ -45,8 +48,9 @@ int serverlog_open(struct serverlog *s, const char *path, const char *label, int
  * histogram, writes nothing. */
 void serverlog_add(struct serverlog *s, json_t *snap, enum serverlog_edge edge);
 
-/* Closes the log. Returns the intervals written, or -1 with s->err when a
- * write failed. */
+/* Closes the log and writes it whole to its path (common/fsutil.c), when
+ * it holds an interval. Returns the intervals written, or -1 with s->err
+ * when a write failed. */
 int serverlog_close(struct serverlog *s);
 
 #endif

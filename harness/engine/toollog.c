@@ -1,5 +1,6 @@
 /* toollog: the tool's interval log (see toollog.h). */
 #include "engine/toollog.h"
+#include "common/fsutil.h"
 #include "common/hdrlog.h"
 #include "common/hist.h"
 #include "common/util.h"
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct tl_sample {
     int64_t t;     /* start (or its interval's), ns since the epoch */
@@ -126,17 +126,20 @@ int toollog_write(const char *path, const struct adapter *a, const char *const *
     }
     qsort(sv.v, sv.n, sizeof *sv.v, tl_cmp);
     double unit_ns = a->samples_unit_ns ? (double)a->samples_unit_ns : fmax(1, round(a->latency_resolution_ms * 1e6));
-    FILE *f = fopen(path, "w");
-    int rc = f ? 0 : util_err(err, "cannot write \"%s\": %s", path, strerror(errno));
+    /* Made in memory, then written whole (common/fsutil.c). */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = f ? 0 : util_err(err, "cannot hold \"%s\" in memory: %s", path, strerror(errno));
     if (!rc && tl_header(f, a, unit_ns, fr))
         rc = util_err(err, "cannot write \"%s\"", path);
     if (!rc)
         rc = tl_write(f, &sv, unit_ns, a->samples_period_ns, fr, err);
-    if (f && (fclose(f) || rc < 0)) {
-        if (rc >= 0)
-            rc = util_err(err, "cannot write \"%s\"", path);
-        unlink(path);
-    }
+    if (f && fclose(f) && rc >= 0)
+        rc = util_err(err, "cannot write \"%s\"", path);
+    if (rc > 0 && fsutil_write_text(path, buf, err))
+        rc = -1;
+    free(buf);
     free(sv.v);
     return rc;
 }
