@@ -14,9 +14,9 @@
  * this one). The minor, schema_minor, is raised when fields are added, and
  * a reader of the same major reads any minor. tests/e2e/sample_fresh.t
  * compares docs/sample-run's major with it. Minor 1: machine.net, cpu_mhz,
- * smt_active, virtualization. Minor 2: a row's server_hlog_file and its
- * windows.hold_server_time_ms.p999. Minor 3: a row's tool_hlog_file. */
+ * smt_active, virtualization. Minor 2: a row's server_hlog_file, tool_hlog_file and its
+ * windows.hold_server_time_ms.p999. */
 #define LB_SCHEMA_VERSION 1
-#define LB_SCHEMA_MINOR 3
+#define LB_SCHEMA_MINOR 2
 
 #endif
