@@ -77,8 +77,6 @@ struct adapter_latency {
     double min, mean, p50, p90, p95, p99, p999, max;
 };
 
-struct hist;
-
 struct adapter_result {
     int parsed;                 /* 1 when the tool's output was read */
     uint64_t requests;          /* requests the tool counts as completed (any status) */
@@ -167,11 +165,20 @@ struct adapter {
      * left in dirs[0..n) into lat, exactly (min, mean, percentiles, max).
      * Returns 0, or -1 with err (the merge then falls back to bounds). */
     int (*merge_latency)(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err);
-    /* Optional: the tool's own latencies over its whole run, every bucket,
-     * as a histogram in ns (its processes' output in dirs[0..n), merged),
-     * or NULL with err. The row's tool view, samples/LABEL.tool.hlog, is
-     * written from it (an HdrHistogram log, common/hdrlog.h). */
-    struct hist *(*latency_hist)(const char *const *dirs, size_t n, char *err);
+    /* Optional: each response the tool timed, from the raw samples it left
+     * in dir (any order): fn(arg, its start in ns since the epoch, its
+     * latency in the tool's own unit (samples_unit_ns), and how
+     * many responses had it: 1 for a sample per request). Returns 0, or -1
+     * with err. harness/engine/toollog.c makes the row's HdrHistogram
+     * interval log of them. */
+    int (*samples)(const char *dir, void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count),
+                   void *arg, char *err);
+    /* 0: samples() gives each request's start. Else the tool's own
+     * intervals: t is the start of the interval (this long) the responses
+     * completed in, and each is one interval of the log (lb-gen: 1 s). */
+    uint64_t samples_period_ns;
+    /* The unit of samples()' latencies in ns; 0: latency_resolution_ms's. */
+    uint64_t samples_unit_ns;
 };
 
 /* Every adapter, NULL-terminated, in the order `loadbench tools` lists them. */

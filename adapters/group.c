@@ -233,38 +233,15 @@ void adapter_group_merge(const struct adapter_result *parts, size_t n, struct ad
     sum->parsed = 1;
 }
 
-/* The directories of the processes that left a result (caller frees the
- * array, not its strings); *nd their count. */
-static const char **result_dirs(const struct adapter_group *g, size_t *nd)
-{
-    const char **dirs = util_xcalloc(g->n ? g->n : 1, sizeof *dirs);
-    *nd = 0;
-    for (size_t k = 0; k < g->n; k++)
-        if (g->procs[k].has_result)
-            dirs[(*nd)++] = g->procs[k].dir;
-    return dirs;
-}
-
-struct hist *adapter_group_latency_hist(const struct adapter *a, const struct adapter_group *g, char *err)
-{
-    err[0] = 0;
-    if (!a->latency_hist)
-        return NULL;
-    size_t nd;
-    const char **dirs = result_dirs(g, &nd);
-    struct hist *h = nd ? a->latency_hist((const char *const *)dirs, nd, err) : NULL;
-    if (!nd)
-        util_err(err, "no process left a result");
-    free(dirs);
-    return h;
-}
-
 /* Where the adapter merges distributions itself, the percentiles are
  * exact; a merge that fails leaves the bounds, with a warning. */
 static void merge_exact(const struct adapter *a, const struct adapter_group *g, struct adapter_result *sum)
 {
-    size_t nd;
-    const char **dirs = result_dirs(g, &nd);
+    const char **dirs = util_xcalloc(g->n, sizeof *dirs);
+    size_t nd = 0;
+    for (size_t k = 0; k < g->n; k++)
+        if (g->procs[k].has_result)
+            dirs[nd++] = g->procs[k].dir;
     struct adapter_latency lat;
     char e[UTIL_ERR_LEN];
     if (a->merge_latency((const char *const *)dirs, nd, &lat, e) == 0) {

@@ -66,11 +66,6 @@ int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *bas
  * not be read (sum then holds no figures). */
 int adapter_group_parse(const struct adapter *a, struct adapter_group *g, struct adapter_result *sum, char *err);
 
-/* The tool's own whole-run latency histogram from the processes that left
- * a result (a->latency_hist), or NULL with err ("" when the adapter has
- * none). The caller frees it (hist_free). */
-struct hist *adapter_group_latency_hist(const struct adapter *a, const struct adapter_group *g, char *err);
-
 /* The merge alone: counts summed; the duration the longest; the rate the
  * sum of the rates; min the lowest, max the highest, mean weighted by
  * requests; each percentile the highest of the parts' (an upper bound of

@@ -908,11 +908,15 @@ struct jtl_sums {
     double sum;
     uint64_t rows, bad, threads_max;
     int64_t t_first, t_last;
+    /* samples(): each completed request to fn (adapter.h), or NULL */
+    void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count);
+    void *arg;
 };
 
 /* One sample of the JTL into r and t: an HTTP response (any code) is a
  * completed request; a failure without one is an error of its kind. */
-static void jtl_sample(struct adapter_result *r, struct jtl_sums *t, const struct jtl_cols *k, char **fld, long long el)
+static void jtl_sample(struct adapter_result *r, struct jtl_sums *t, const struct jtl_cols *k, char **fld, long long ts,
+                       long long el)
 {
     const char *code = fld[k->code];
     int numeric = strlen(code) == 3 && strspn(code, "0123456789") == 3;
@@ -921,6 +925,8 @@ static void jtl_sample(struct adapter_result *r, struct jtl_sums *t, const struc
         /* An HTTP response came back; or not HTTP, yet a success: count it as JMeter does. */
         r->requests++;
         hist_record(t->h, (uint64_t)el);
+        if (t->fn)
+            t->fn(t->arg, (int64_t)ts * 1000000, (uint64_t)el, 1);
         t->sum += (double)el;
         if (success)
             r->ok++;
@@ -968,7 +974,7 @@ static void jtl_line(struct adapter_result *r, struct jtl_sums *t, const struct 
         if (th > t->threads_max)
             t->threads_max = th;
     }
-    jtl_sample(r, t, k, fld, el);
+    jtl_sample(r, t, k, fld, ts, el);
 }
 
 /* The JTL (results.jtl) into r and t. Returns 0, or -1 with err. */
@@ -1006,6 +1012,21 @@ static int jm_read_jtl(const struct adapter_ctx *c, struct adapter_result *r, st
     free(buf);
     fclose(f);
     return 0;
+}
+
+/* Each completed request of DIR's JTL to fn: its start (timeStamp) and its
+ * elapsed, whole ms as JMeter times them (adapter.h's samples). */
+static int jm_samples(const char *dir, void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count),
+                      void *arg, char *err)
+{
+    struct adapter_ctx c = {.dir = dir};
+    struct adapter_result r;
+    adapter_result_init(&r);
+    struct jtl_sums t = {.h = hist_new(3600000, 3), .t_first = INT64_MAX, .fn = fn, .arg = arg};
+    int rc = jm_read_jtl(&c, &r, &t, err);
+    hist_free(t.h);
+    adapter_result_free(&r);
+    return rc;
 }
 
 static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
@@ -1067,6 +1088,8 @@ const struct adapter adapter_jmeter = {
     .latency_measures = "JTL elapsed: from just before the connection is taken or opened to the last response "
                         "byte, including connect; whole ms; percentiles computed by loadbench from every sample",
     .latency_resolution_ms = 1,
+    .samples = jm_samples,
+    .samples_unit_ns = 1000000, /* the JTL's whole ms */
     .options = jm_options,
     .spread = ADAPTER_SPREAD_ENGINES,
     .spread_note = "JMeter in its distributed mode: the controller (jmeter -n -R) sends no load: it sends the "

@@ -15,6 +15,7 @@
 /* With several instances each writes its full distribution here, for an
  * exact merge. */
 #define LBGEN_DIST "latency.txt"
+#define LBGEN_SECONDS "latency-seconds.txt"
 
 static int lbgen_detect(const char *bin, struct adapter_found *found, char *err)
 {
@@ -88,9 +89,9 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     if (l->request_timeout_ns)
         strvec_pushf(&p->argv, "--timeout=%s", units_format_duration(l->request_timeout_ns, d));
     strvec_push(&p->argv, "--json=summary.json");
-    /* Every bucket of its latencies: merged across instances, and the
-     * row's tool view (samples/LABEL.tool.hlog). */
-    strvec_push(&p->argv, "--percentiles=" LBGEN_DIST);
+    strvec_push(&p->argv, "--seconds-dist=" LBGEN_SECONDS);
+    if (c->instances > 1)
+        strvec_push(&p->argv, "--percentiles=" LBGEN_DIST);
     strvec_push(&p->argv, "--quiet");
     strvec_push(&p->argv, c->url);
     p->load_ns = profile_load_duration_ns(l);
@@ -207,55 +208,31 @@ static int dist_summary(const char *dir, double *highest_ms, int *digits, double
 }
 
 /* The instances' distributions merged into one histogram of lb-gen's own
- * shape, with their exact min (ms, NAN for none) and the sum of their
- * means weighted by count; NULL with err. */
-static struct hist *lbgen_hist(const char *const *dirs, size_t n, double *min, double *wsum, char *err)
+ * shape: its percentiles are what one lb-gen that had seen every request
+ * would report. Min and mean from the summaries (exact there). */
+static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
 {
-    double highest_ms, imin, imean;
+    double highest_ms, min, mean, wsum = 0;
     int digits;
-    if (n == 0 || dist_summary(dirs[0], &highest_ms, &digits, &imin, &imean, err))
-        return NULL;
+    if (n == 0 || dist_summary(dirs[0], &highest_ms, &digits, &min, &mean, err))
+        return -1;
     struct hist *h = hist_new((uint64_t)llround(highest_ms * 1e6), digits);
-    if (!h) {
-        util_err(err, "lb-gen's histogram shape (%g ms, %d digits) is not one common/hist makes", highest_ms, digits);
-        return NULL;
-    }
-    *min = NAN;
-    *wsum = 0;
+    if (!h)
+        return util_err(err, "lb-gen's histogram shape (%g ms, %d digits) is not one common/hist makes", highest_ms, digits);
+    lat->min = NAN;
     for (size_t i = 0; i < n; i++) {
-        double hi;
+        double hi, imin, imean;
         int d;
         long long cnt = dist_summary(dirs[i], &hi, &d, &imin, &imean, err) ? -1 : dist_add(h, dirs[i], err);
         if (cnt < 0 || hi != highest_ms || d != digits) {
             hist_free(h);
-            if (cnt >= 0)
-                util_err(err, "the instances' histograms differ in shape");
-            return NULL;
+            return cnt < 0 ? -1 : util_err(err, "the instances' histograms differ in shape");
         }
         if (cnt > 0) {
-            *min = isnan(*min) || imin < *min ? imin : *min;
-            *wsum += imean * (double)cnt;
+            lat->min = isnan(lat->min) || imin < lat->min ? imin : lat->min;
+            wsum += imean * (double)cnt;
         }
     }
-    return h;
-}
-
-/* The whole run's distribution, every bucket: the row's tool view. */
-static struct hist *lbgen_latency_hist(const char *const *dirs, size_t n, char *err)
-{
-    double min, wsum;
-    return lbgen_hist(dirs, n, &min, &wsum, err);
-}
-
-/* Several instances merged: the percentiles are what one lb-gen that had
- * seen every request would report. Min and mean from the summaries (exact
- * there). */
-static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
-{
-    double wsum;
-    struct hist *h = lbgen_hist(dirs, n, &lat->min, &wsum, err);
-    if (!h)
-        return -1;
     uint64_t total = hist_count(h);
     lat->mean = total ? wsum / (double)total : NAN;
     double *pv[] = {&lat->p50, &lat->p90, &lat->p95, &lat->p99, &lat->p999};
@@ -265,6 +242,47 @@ static int lbgen_merge_latency(const char *const *dirs, size_t n, struct adapter
     lat->max = total ? (double)hist_max(h) / 1e6 : NAN;
     hist_free(h);
     return 0;
+}
+
+/* One line of LBGEN_SECONDS to fn: "SEC VALUE_NS COUNT" after
+ * "start_wall_ms MS"; a comment skipped. Returns 0, or -1 (malformed). */
+static int seconds_line(const char *line, uint64_t *start_ms,
+                        void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count), void *arg)
+{
+    unsigned long long a, b, c;
+    char extra;
+    if (line[0] == '#')
+        return 0;
+    if (sscanf(line, "start_wall_ms %llu %c", &a, &extra) == 1)
+        return *start_ms = a, 0;
+    if (sscanf(line, "%llu %llu %llu %c", &a, &b, &c, &extra) != 3 || !*start_ms || a > 1000000000ull)
+        return -1;
+    fn(arg, (int64_t)(*start_ms * 1000000ull + a * 1000000000ull), b, c);
+    return 0;
+}
+
+/* Each second's histogram (--seconds-dist) to fn (adapter.h's samples). */
+static int lbgen_samples(const char *dir, void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count),
+                         void *arg, char *err)
+{
+    char path[1200], why[UTIL_ERR_LEN];
+    snprintf(path, sizeof path, "%s/" LBGEN_SECONDS, dir);
+    FILE *f = fsutil_fopen_input(path, FSUTIL_CAP_STREAM, why);
+    if (!f)
+        return util_err(err, "lb-gen's %s cannot be read: %s", LBGEN_SECONDS, why);
+    char *line = NULL;
+    size_t cap = 0;
+    uint64_t start_ms = 0, n = 0;
+    int rc = 0;
+    while (!rc && fsutil_getline(&line, &cap, f, FSUTIL_LINE_MAX) > 0) {
+        n++;
+        if (seconds_line(line, &start_ms, fn, arg))
+            rc = util_err(err, "%s line %llu is not \"SECOND VALUE_NS COUNT\" after start_wall_ms: \"%.60s\"",
+                          LBGEN_SECONDS, (unsigned long long)n, line);
+    }
+    free(line);
+    fclose(f);
+    return rc;
 }
 
 const struct adapter adapter_lb_gen = {
@@ -280,5 +298,7 @@ const struct adapter adapter_lb_gen = {
     .prepare = lbgen_prepare,
     .parse = lbgen_parse,
     .merge_latency = lbgen_merge_latency,
-    .latency_hist = lbgen_latency_hist,
+    .samples = lbgen_samples,
+    .samples_period_ns = 1000000000ull,
+    .samples_unit_ns = 1, /* its histograms' ns, 3 digits */
 };

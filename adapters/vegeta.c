@@ -27,7 +27,6 @@
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
 #include "adapters/toolver.h"
-#include "common/hist.h"
 #include "common/fsutil.h"
 #include "common/units.h"
 #include "common/util.h"
@@ -187,10 +186,11 @@ static void latency(uint64_t *v, size_t n, struct adapter_latency *out)
     out->mean = sum / (double)n / 1e6;
 }
 
-/* One CSV row into r; its latency into *lat when it got a response.
- * Returns 1 for a row with a response, 0 a failed one, -1 malformed: not
- * Vegeta's 12 columns, or a column not what it holds in them. */
-static int csv_row(char *line, struct adapter_result *r, uint64_t *lat)
+/* One CSV row into r; its latency into *lat and its start (ns since the
+ * epoch) into *start when it got a response. Returns 1 for a row with a
+ * response, 0 a failed one, -1 malformed: not Vegeta's 12 columns, or a
+ * column not what it holds in them. */
+static int csv_row(char *line, struct adapter_result *r, uint64_t *lat, uint64_t *start)
 {
     char *f[CSV_COLUMNS + 1], *end;
     if (adapter_csv_split(line, f, CSV_COLUMNS + 1) != CSV_COLUMNS)
@@ -216,13 +216,17 @@ static int csv_row(char *line, struct adapter_result *r, uint64_t *lat)
     else
         r->err_status++;
     *lat = ns;
+    *start = ts;
     return 1;
 }
 
-/* The responses' latencies in ns. */
+/* The responses' latencies in ns; or, with fn set, each response given to
+ * fn (its start and latency) instead of kept. */
 struct lat_vec {
     uint64_t *v;
     size_t n, cap;
+    void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count);
+    void *arg;
 };
 
 /* Read DIR/results.csv into r (counts, errors), its rows into *rows and its
@@ -256,7 +260,12 @@ static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, s
             lv->cap = lv->cap ? lv->cap * 2 : 1024;
             lv->v = util_xrealloc(lv->v, lv->cap * sizeof *lv->v);
         }
-        int k = csv_row(line, r, &lv->v[lv->n]);
+        uint64_t start;
+        int k = csv_row(line, r, &lv->v[lv->n], &start);
+        if (k > 0 && lv->fn) {
+            lv->fn(lv->arg, (int64_t)start, lv->v[lv->n], 1);
+            k = 0;
+        }
         if (k < 0)
             rc = util_err(err, "%s line %llu is not a Vegeta result row (`vegeta encode -to csv`'s 12 columns)",
                           VEGETA_CSV, (unsigned long long)*rows + 1);
@@ -271,47 +280,38 @@ static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, s
     return rc;
 }
 
-/* Every response's latency (ns) in the processes' results.csv onto lv.
- * Returns 0, or -1 with err (none is an error). */
-static int read_all(const char *const *dirs, size_t n, struct lat_vec *lv, char *err)
+/* instances: N: every copy's rows together, so the percentiles stay exact. */
+static int vegeta_merge(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
 {
+    struct lat_vec lv = {0};
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         struct adapter_result scratch;
         adapter_result_init(&scratch);
         uint64_t rows;
-        rc = read_csv(dirs[i], &scratch, &rows, lv, err);
+        rc = read_csv(dirs[i], &scratch, &rows, &lv, err);
         adapter_result_free(&scratch);
     }
-    if (!rc && !lv->n)
-        rc = util_err(err, "no responses in %s", VEGETA_CSV);
-    return rc;
-}
-
-/* instances: N: every copy's rows together, so the percentiles stay exact. */
-static int vegeta_merge(const char *const *dirs, size_t n, struct adapter_latency *lat, char *err)
-{
-    struct lat_vec lv = {0};
-    int rc = read_all(dirs, n, &lv, err);
+    if (!rc && !lv.n)
+        rc = util_err(err, "no responses in the instances' %s", VEGETA_CSV);
     if (!rc)
         latency(lv.v, lv.n, lat);
     free(lv.v);
     return rc;
 }
 
-/* The row's tool view: every response's latency from results.csv, into a
- * histogram of 3 digits (0.1 %) up to an hour. */
-static struct hist *vegeta_latency_hist(const char *const *dirs, size_t n, char *err)
+/* Each response of DIR/results.csv to fn (adapter.h's samples). */
+static int vegeta_samples(const char *dir, void (*fn)(void *arg, int64_t t_unix_ns, uint64_t latency, uint64_t count),
+                          void *arg, char *err)
 {
-    struct lat_vec lv = {0};
-    struct hist *h = NULL;
-    if (read_all(dirs, n, &lv, err) == 0) {
-        h = hist_new(3600ull * 1000000000ull, 3);
-        for (size_t i = 0; i < lv.n; i++)
-            hist_record(h, lv.v[i]);
-    }
+    struct lat_vec lv = {.fn = fn, .arg = arg};
+    struct adapter_result scratch;
+    adapter_result_init(&scratch);
+    uint64_t rows;
+    int rc = read_csv(dir, &scratch, &rows, &lv, err);
+    adapter_result_free(&scratch);
     free(lv.v);
-    return h;
+    return rc;
 }
 
 static int vegeta_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
@@ -371,5 +371,5 @@ const struct adapter adapter_vegeta = {
     .prepare = vegeta_prepare,
     .parse = vegeta_parse,
     .merge_latency = vegeta_merge,
-    .latency_hist = vegeta_latency_hist,
+    .samples = vegeta_samples,
 };

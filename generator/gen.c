@@ -110,6 +110,8 @@ struct worker {
 
     struct gen_counts c;
     struct hist *lat, *lat_uncorr;
+    struct hist *sec_lat;  /* per_second_hist: this second's latencies, into sec_dist at its end */
+    struct gen_sec_dist sec_dist;
     struct series series;
 };
 
@@ -368,6 +370,8 @@ static void response_done(struct worker *w, struct conn *c, uint64_t now)
         lat = now > c->intended_ns ? now - c->intended_ns : lat;
     }
     hist_record(w->lat, lat ? lat : 1);
+    if (w->sec_lat)
+        hist_record(w->sec_lat, lat ? lat : 1);
     w->row->lat[series_bucket(lat)]++;
     if (cfg->plant_ns) /* unset: one predictable branch */
         plant_burn(cfg->plant_ns);
@@ -573,8 +577,28 @@ static void tick(struct worker *w, uint64_t now)
     }
 }
 
+/* The second's histogram, bucket by bucket, onto sec_dist; then empty. */
+static void sec_flush(struct worker *w)
+{
+    if (!w->sec_lat || !hist_count(w->sec_lat))
+        return;
+    size_t cursor = 0;
+    uint64_t value, count, max = hist_max(w->sec_lat);
+    while (hist_next(w->sec_lat, &cursor, &value, &count)) {
+        struct gen_sec_dist *d = &w->sec_dist;
+        if (d->n == d->cap) {
+            d->cap = d->cap ? d->cap * 2 : 1024;
+            d->v = util_xrealloc(d->v, d->cap * sizeof *d->v);
+        }
+        d->v[d->n++] = (struct gen_sec_bucket){w->cur_sec, value < max ? value : max, count};
+    }
+    hist_reset(w->sec_lat);
+}
+
 static void rollover(struct worker *w, uint64_t now)
 {
+    if (now >= w->next_sec_ns)
+        sec_flush(w);
     while (now >= w->next_sec_ns) {
         if (w->cur_sec < w->series.n)
             w->series.active[w->cur_sec] = w->nconnected;
@@ -821,6 +845,8 @@ static void worker_init(struct worker *w, const struct gen_config *cfg, int id, 
     w->lat = hist_new(GEN_HIST_HIGHEST_NS, 3);
     if (cfg->model == GEN_OPEN)
         w->lat_uncorr = hist_new(GEN_HIST_HIGHEST_NS, 3);
+    if (cfg->per_second_hist)
+        w->sec_lat = hist_new(GEN_HIST_HIGHEST_NS, 3);
     series_init(&w->series, seconds);
 }
 
@@ -834,7 +860,44 @@ static void worker_free(struct worker *w)
     free(w->idle);
     hist_free(w->lat);
     hist_free(w->lat_uncorr);
+    hist_free(w->sec_lat);
+    free(w->sec_dist.v);
     series_free(&w->series);
+}
+
+/* A finished thread's seconds (its last one flushed) onto d. */
+static void sec_dist_add(struct gen_sec_dist *d, struct worker *w)
+{
+    sec_flush(w);
+    if (!w->sec_dist.n)
+        return;
+    d->v = util_xrealloc(d->v, (d->n + w->sec_dist.n) * sizeof *d->v);
+    memcpy(d->v + d->n, w->sec_dist.v, w->sec_dist.n * sizeof *d->v);
+    d->n += w->sec_dist.n;
+    d->cap = d->n;
+}
+
+static int sec_bucket_cmp(const void *a, const void *b)
+{
+    const struct gen_sec_bucket *x = a, *y = b;
+    return x->sec != y->sec ? (x->sec < y->sec ? -1 : 1) : (x->value > y->value) - (x->value < y->value);
+}
+
+/* The threads' buckets in order, one line a second's bucket (their counts
+ * added): a file half as long with two threads. */
+static void sec_dist_merge(struct gen_sec_dist *d)
+{
+    if (!d->n)
+        return;
+    qsort(d->v, d->n, sizeof *d->v, sec_bucket_cmp);
+    size_t k = 0;
+    for (size_t i = 1; i < d->n; i++) {
+        if (d->v[i].sec == d->v[k].sec && d->v[i].value == d->v[k].value)
+            d->v[k].count += d->v[i].count;
+        else
+            d->v[++k] = d->v[i];
+    }
+    d->n = k + 1;
 }
 
 static void counts_add(struct gen_counts *d, const struct gen_counts *s)
@@ -900,12 +963,14 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
         if (out->lat_uncorr)
             hist_add(out->lat_uncorr, w->lat_uncorr);
         series_add(&out->series, &w->series);
+        sec_dist_add(&out->sec_dist, w);
         if (w->stop_ns > out->stop_ns)
             out->stop_ns = w->stop_ns;
         if (w->done_ns > out->end_ns)
             out->end_ns = w->done_ns;
         out->asked += w->asked;
     }
+    sec_dist_merge(&out->sec_dist);
     out->max_open = atomic_load(&sh.max_open);
     out->interrupted = *stop != 0;
     /* Trim the series to the seconds the run lasted. */
@@ -928,6 +993,7 @@ void gen_result_free(struct gen_result *r)
 {
     hist_free(r->lat);
     hist_free(r->lat_uncorr);
+    free(r->sec_dist.v);
     series_free(&r->series);
     memset(r, 0, sizeof *r);
 }

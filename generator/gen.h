@@ -35,6 +35,7 @@ struct gen_config {
     int close_each;            /* Connection: close on every request */
     int ncpus;                 /* pin worker i to cpus[i % ncpus] */
     int cpus[64];
+    int per_second_hist;       /* keep a 3-digit histogram per second (gen_result.sec_dist) */
     uint64_t plant_ns;         /* benchmark only (bench/gate.sh, LB_GEN_PLANT_NS): thread CPU
                                 * burnt per response, a known regression; 0 = off */
 };
@@ -52,6 +53,18 @@ struct gen_counts {
     uint64_t bytes_read, bytes_written;
 };
 
+/* One bucket of one second's latency histogram: the second (from the load's
+ * start) its responses completed in, the bucket's highest equivalent value
+ * (ns; the second's exact max in its top bucket) and its count. */
+struct gen_sec_bucket {
+    uint64_t sec, value, count;
+};
+
+struct gen_sec_dist {
+    struct gen_sec_bucket *v;
+    size_t n, cap;
+};
+
 struct gen_result {
     struct gen_counts c;
     struct hist *lat;          /* closed: send→response; open: intended send→response */
@@ -63,6 +76,7 @@ struct gen_result {
     int interrupted;           /* a signal stopped the run */
     uint64_t start_ns, stop_ns, end_ns;  /* monotonic: load start, schedule end, drain end */
     uint64_t start_wall_ms, end_wall_ms;
+    struct gen_sec_dist sec_dist;  /* with per_second_hist: every thread's, second by second */
 };
 
 /* Latency histograms cover 1 ns .. this, at 3 significant digits. */

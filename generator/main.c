@@ -56,6 +56,7 @@ static const char usage[] =
     "      --cpus LIST         pin worker i to the i-th CPU of LIST (e.g. 0 or 0-3)\n"
     "      --json FILE         write the JSON summary to FILE (default: stdout; - is stdout)\n"
     "      --percentiles FILE  write the full latency distribution to FILE\n"
+    "      --seconds-dist FILE write each second's latency histogram to FILE\n"
     "  -q, --quiet             no human summary on stderr\n"
     "  -h, --help              this text;  --version  the version\n"
     "\n"
@@ -64,7 +65,7 @@ static const char usage[] =
     "could not start, 2 for a bad command line, 3 when fewer connections than\n"
     "asked were open at once (the JSON's \"error\" says so).\n";
 
-enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_VERSION };
+enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_SECONDS, O_VERSION };
 
 static const struct option long_opts[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -80,6 +81,7 @@ static const struct option long_opts[] = {
     {"cpus", required_argument, NULL, O_CPUS},
     {"json", required_argument, NULL, O_JSON},
     {"percentiles", required_argument, NULL, O_PERCENTILES},
+    {"seconds-dist", required_argument, NULL, O_SECONDS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, O_VERSION},
@@ -88,7 +90,7 @@ static const struct option long_opts[] = {
 
 struct args {
     const char *connections, *stages, *rate, *rate_stages, *max_inflight, *duration, *threads;
-    const char *timeout, *grace, *cpus, *json, *percentiles, *url;
+    const char *timeout, *grace, *cpus, *json, *percentiles, *seconds, *url;
     int close_each, quiet;
 };
 
@@ -295,6 +297,7 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
     memset(cfg, 0, sizeof *cfg);
     cfg->model = a->rate || a->rate_stages ? GEN_OPEN : GEN_CLOSED;
     cfg->close_each = a->close_each;
+    cfg->per_second_hist = a->seconds != NULL;
     if (config_url(a, cfg, err) < 0 || config_timing(a, cfg, &duration, err) < 0)
         return -1;
     if (cfg->model == GEN_CLOSED ? config_closed(a, cfg, duration, err) : config_open(a, cfg, duration, err))
@@ -341,6 +344,7 @@ int main(int argc, char **argv)
         case O_CPUS: a.cpus = optarg; break;
         case O_JSON: a.json = optarg; break;
         case O_PERCENTILES: a.percentiles = optarg; break;
+        case O_SECONDS: a.seconds = optarg; break;
         case 'q': a.quiet = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         case O_VERSION: printf("lb-gen %s (%s, %s)\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE); return 0;
@@ -409,6 +413,10 @@ int main(int argc, char **argv)
             rc = 3;
     }
     if (a.percentiles && report_percentiles(a.percentiles, &res, err) < 0) {
+        fprintf(stderr, "lb-gen: %s\n", err);
+        rc = 1;
+    }
+    if (a.seconds && report_seconds(a.seconds, &res, err) < 0) {
         fprintf(stderr, "lb-gen: %s\n", err);
         rc = 1;
     }

@@ -219,11 +219,38 @@ void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result
             (unsigned long long)c->conn_opened, (unsigned long long)c->conn_closed, r->max_open);
 }
 
-int report_percentiles(const char *path, const struct gen_result *r, char *err)
+/* path opened for lb-gen's own output file (--percentiles,
+ * --seconds-dist), or NULL with err. */
+static FILE *open_out(const char *path, char *err)
 {
     FILE *f = fopen(path, "w");
     if (!f)
+        util_err(err, "cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+
+int report_seconds(const char *path, const struct gen_result *r, char *err)
+{
+    FILE *f = open_out(path, err);
+    if (!f)
+        return -1;
+    fprintf(f, "# lb-gen: each second's latency histogram (1 ns..100 s, 3 significant digits), one bucket a "
+               "line: the second from the load's start (start_wall_ms), the bucket's highest equivalent value "
+               "in ns (the second's max in its top bucket), the count\n");
+    fprintf(f, "start_wall_ms %llu\n", (unsigned long long)r->start_wall_ms);
+    for (size_t i = 0; i < r->sec_dist.n; i++)
+        fprintf(f, "%llu %llu %llu\n", (unsigned long long)r->sec_dist.v[i].sec,
+                (unsigned long long)r->sec_dist.v[i].value, (unsigned long long)r->sec_dist.v[i].count);
+    if (fclose(f) != 0)
         return util_err(err, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+int report_percentiles(const char *path, const struct gen_result *r, char *err)
+{
+    FILE *f = open_out(path, err);
+    if (!f)
+        return -1;
     uint64_t total = hist_count(r->lat), seen = 0, value, count;
     size_t cursor = 0;
     fprintf(f, "%12s %14s %12s %14s\n\n", "Value(ms)", "Percentile", "TotalCount", "1/(1-Percentile)");

@@ -22,6 +22,11 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r);
 /* A few lines for people. */
 void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result *r);
 
+/* --seconds-dist: gen_result.sec_dist to path, a bucket a line ("SEC
+ * VALUE_NS COUNT") after a comment and "start_wall_ms MS". Returns 0, or -1
+ * with err. */
+int report_seconds(const char *path, const struct gen_result *r, char *err);
+
 /* The whole latency distribution, one bucket a line, HdrHistogram's
  * percentile-distribution layout (value in ms, percentile, total count,
  * 1/(1-percentile)). Returns 0, or -1 with err filled. */

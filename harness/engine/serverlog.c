@@ -1,13 +1,20 @@
 /* serverlog: the server's interval log (see serverlog.h). */
 #include "engine/serverlog.h"
+#include "common/fsutil.h"
 #include "common/hdrlog.h"
 #include "common/hist.h"
 #include "engine/target.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const phase_name[] = {"before-hold", "hold", "after-hold"};
+
+void serverlog_tag(char *buf, size_t len, const char *label, int phase)
+{
+    snprintf(buf, len, "%s:%s", label, phase < 0 || phase > 2 ? "load" : phase_name[phase]);
+}
 
 int serverlog_open(struct serverlog *s, const char *path, const char *label, int have_hold, uint64_t t0_ns,
                    double t0_epoch_s, char *err)
@@ -16,8 +23,9 @@ int serverlog_open(struct serverlog *s, const char *path, const char *label, int
     s->t0 = s->prev_t = t0_ns;
     s->phase = have_hold ? 0 : -1;
     snprintf(s->label, sizeof s->label, "%s", label);
-    if (!(s->f = fopen(path, "w")))
-        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+    snprintf(s->path, sizeof s->path, "%s", path);
+    if (!(s->f = open_memstream(&s->buf, &s->len)))
+        return util_err(err, "cannot hold \"%s\" in memory: %s", path, strerror(errno));
     const char *comments[] = {
         "[loadbench: lb-target's server time per request (from the parsed request to the response written), "
         "values in ns, Interval_Max in ms]",
@@ -35,7 +43,7 @@ static void serverlog_write(struct serverlog *s, json_t *snap, uint64_t t)
     if (!h)
         return;
     char tag[128];
-    snprintf(tag, sizeof tag, "%s:%s", s->label, s->phase < 0 ? "load" : phase_name[s->phase]);
+    serverlog_tag(tag, sizeof tag, s->label, s->phase);
     double start = (double)(s->prev_t - s->t0) / 1e9, len = (double)(t - s->prev_t) / 1e9;
     if (hdrlog_interval(s->f, tag, start, len, h, 1e6, s->err) == 0)
         s->intervals++;
@@ -62,24 +70,6 @@ void serverlog_add(struct serverlog *s, json_t *snap, enum serverlog_edge edge)
         s->phase = 2;
 }
 
-int serverlog_tool_view(const char *path, const char *label, const struct hist *h, double t0_epoch_s, double len_s,
-                        char *err)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return util_err(err, "cannot write %s: %s", path, strerror(errno));
-    const char *comments[] = {
-        "[loadbench: the tool's own latency per request over its whole run, as it reports it (every bucket of its "
-        "histogram), values in ns, Interval_Max in ms; one interval, tagged LABEL:run]",
-        NULL};
-    char tag[128];
-    snprintf(tag, sizeof tag, "%s:run", label);
-    int rc = hdrlog_header(f, t0_epoch_s, comments) || hdrlog_interval(f, tag, 0.0, len_s, h, 1e6, err);
-    if ((fclose(f) || rc) && !err[0])
-        util_err(err, "cannot write %s", path);
-    return rc || err[0] ? -1 : 0;
-}
-
 int serverlog_close(struct serverlog *s)
 {
     json_decref(s->prev);
@@ -90,5 +80,9 @@ int serverlog_close(struct serverlog *s)
     s->f = NULL;
     if (bad && !s->err[0])
         util_err(s->err, "cannot write the server's interval log");
+    if (!bad && !s->err[0] && s->intervals && fsutil_write_text(s->path, s->buf, s->err))
+        bad = 1;
+    free(s->buf);
+    s->buf = NULL;
     return bad || s->err[0] ? -1 : (int)s->intervals;
 }

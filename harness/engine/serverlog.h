@@ -11,13 +11,17 @@
 #include "common/util.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 enum serverlog_edge { SERVERLOG_SAMPLE, SERVERLOG_HOLD_START, SERVERLOG_HOLD_END };
 
 struct serverlog {
-    FILE *f;
+    FILE *f;               /* the log, in memory (buf, len) until serverlog_close writes it */
+    char *buf;
+    size_t len;
+    char path[4200];
     json_t *prev;          /* the last snapshot (a reference); NULL: the fresh target, empty */
     uint64_t t0;           /* the log's zero on the monotonic clock (the tool's spawn) */
     uint64_t prev_t;       /* prev's time (ns, monotonic) */
@@ -26,6 +30,10 @@ struct serverlog {
     unsigned intervals;
     char err[UTIL_ERR_LEN];
 };
+
+/* An interval's tag: "LABEL:before-hold", ":hold", ":after-hold" for
+ * phase 0, 1, 2, "LABEL:load" for -1 (no hold window). */
+void serverlog_tag(char *buf, size_t len, const char *label, int phase);
 
 /* Opens path for label's row: t0_ns (monotonic) is the log's zero,
  * t0_epoch_s the same moment since the epoch; have_hold says whether the
@@ -40,16 +48,9 @@ int serverlog_open(struct serverlog *s, const char *path, const char *label, int
  * histogram, writes nothing. */
 void serverlog_add(struct serverlog *s, json_t *snap, enum serverlog_edge edge);
 
-/* Closes the log. Returns the intervals written, or -1 with s->err when a
- * write failed. */
+/* Closes the log and writes it whole to its path (common/fsutil.c), when
+ * it holds an interval. Returns the intervals written, or -1 with s->err
+ * when a write failed. */
 int serverlog_close(struct serverlog *s);
-
-struct hist;
-
-/* The tool's own view (its adapter's latency_hist): a log of one interval,
- * the tool's whole run from t0_epoch_s for len_s, tagged LABEL:run, at
- * path. Returns 0, or -1 with err. */
-int serverlog_tool_view(const char *path, const char *label, const struct hist *h, double t0_epoch_s, double len_s,
-                        char *err);
 
 #endif

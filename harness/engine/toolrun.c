@@ -6,7 +6,6 @@
 #include "engine/exec.h"
 #include "engine/hostread.h"
 #include "common/fsutil.h"
-#include "common/hist.h"
 #include "common/jsonutil.h"
 #include "common/net.h"
 #include "engine/netstat.h"
@@ -15,6 +14,7 @@
 #include "engine/serverlog.h"
 #include "common/sha256.h"
 #include "engine/target.h"
+#include "engine/toollog.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -1662,24 +1662,32 @@ static void tool_run_phases(struct tool_run_state *r)
                                        t_end - t_le, st.cpu_s));
 }
 
-/* The tool's own view, where its adapter gives every bucket of its
- * latencies: samples/<subdir>.tool.hlog, one interval over its run. */
-static void tool_run_tool_view(struct tool_run_state *r)
+/* samples/<subdir>.tool.hlog: the tool's own view as an HdrHistogram
+ * interval log, where its adapter reads per-request samples (toollog.h);
+ * named by the row's "tool_hlog_file". */
+static void tool_run_tool_hlog(struct tool_run_state *r)
 {
-    char err[UTIL_ERR_LEN] = "", path[PATH_MAX + 96];
-    struct hist *h = adapter_group_latency_hist(r->a, &r->g, err);
-    if (!h) {
-        if (err[0])
-            json_array_append_new(r->warnings, json_sprintf("the tool's interval log: %s", err));
+    if (!r->a->samples || !r->spath[0])
         return;
+    const char **dirs = util_xcalloc(r->g.n, sizeof *dirs);
+    size_t nd = 0;
+    for (size_t k = 0; k < r->g.n; k++)
+        if (r->g.procs[k].has_result)
+            dirs[nd++] = r->g.procs[k].dir;
+    struct toollog_frame fr = {.label = r->pt->label, .t0_unix_ns = (int64_t)r->spawned + r->clock_off0,
+                               .interval_ns = r->p->sample_interval_ns};
+    if (r->have_hold && r->hold_from && r->hold_to) {
+        fr.hold_from_unix_ns = (int64_t)r->hold_from + r->clock_off0;
+        fr.hold_to_unix_ns = (int64_t)r->hold_to + r->clock_off0;
     }
+    char path[PATH_MAX + 96], err[UTIL_ERR_LEN];
     pathf(path, sizeof path, "%.*s.tool.hlog", (int)(strlen(r->spath) - 4), r->spath);
-    double epoch = (double)((int64_t)r->spawned + r->clock_off0) / 1e9;
-    if (serverlog_tool_view(path, r->pt->label, h, epoch, (double)(r->ended - r->spawned) / 1e9, err))
-        json_array_append_new(r->warnings, json_sprintf("the tool's interval log: %s", err));
-    else
+    int n = toollog_write(path, r->a, dirs, nd, &fr, err);
+    if (n > 0)
         json_object_set_new(r->res, "tool_hlog_file", json_string(path + strlen(r->o->run_dir) + 1));
-    hist_free(h);
+    else if (n < 0)
+        json_array_append_new(r->warnings, json_sprintf("the tool's interval log: %s", err));
+    free(dirs);
 }
 
 /* The tool's own account, as its adapter parses it. */
@@ -1696,8 +1704,8 @@ static void tool_run_collect_client(struct tool_run_state *r)
         json_array_append_new(r->warnings, adapter_json_text(ar->warnings.v[i]));
     if (!ar->parsed)
         return;
+    tool_run_tool_hlog(r);
     tool_run_phases(r);
-    tool_run_tool_view(r);
     json_t *c = json_object();
     json_object_set_new(c, "requests", json_integer((json_int_t)ar->requests));
     json_object_set_new(c, "ok", json_integer((json_int_t)ar->ok));

@@ -90,8 +90,6 @@ harness/engine/toolrun.c:if ((r->tcsv = fopen(r->spath, "w")))
 harness/engine/toolrun.c:if ((r->trees[k].csv = fopen(r->trees[k].path, "w")))
 harness/engine/toolrun.c:if ((r->gcsv = fopen(r->tpath, "w")))
 harness/engine/toolrun.c:if (r->nmcpu > 0 && (r->mcsv = fopen(mpath, "w"))) {
-harness/engine/serverlog.c:if (!(s->f = fopen(path, "w")))
-harness/engine/serverlog.c:FILE *f = fopen(path, "w");
 harness/engine/runlock.c:rc = lstat(run_dir, &st) == 0 ? (errno = EEXIST, -1) : rename(stage, run_dir);
 harness/engine/runlock.c:int rc = renameat2(AT_FDCWD, stage, AT_FDCWD, run_dir, RENAME_NOREPLACE);
 generator/report.c:FILE *f = fopen(path, "w");
@@ -105,9 +103,9 @@ adapters/refgen.c:int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOE
 adapters/go-fasthttp.c:if (rename(tmpbin, bin)) {
 harness/report/charts.c:if (ok && rename(tmp[i], fin[i]) < 0)
 harness/report/charts.c:int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);'
-# (the cgroup, /proc and /dev/null writes are kernel files; proc.c, capture.c,
-# toolrun.c and serverlog.c write a tool's own stdout and sample files
-# (series, interval logs) inside the fresh row directory loadbench made; runlock.c renames the staged run directory onto a
+# (the cgroup, /proc and /dev/null writes are kernel files; proc.c, capture.c and
+# toolrun.c write a tool's own stdout and sample files inside the fresh row
+# directory loadbench made; runlock.c renames the staged run directory onto a
 # path lstat just found free; exec_remote.c and the agent (rundirs.c, from a
 # directory descriptor below its run directory, no link followed) move a
 # copied file into the run directory; refgen's log and go-fasthttp's binary are the
