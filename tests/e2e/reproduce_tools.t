@@ -41,7 +41,7 @@ rc=0; LB_TOOLS_DIR=$tmp/tools2 "$r" >"$tmp/moved.out" 2>&1 || rc=$?
 is "$rc" 0 "reproduce.sh reruns bombardier from the moved folder (LB_TOOLS_DIR set)"
 n=$(served "$T_CTL")
 check "which the fresh target answered ($n responses)" test "${n:-0}" -gt 0
-rc=0; "$r" >/dev/null 2>&1 || rc=$?
+rc=0; env -u LB_TOOLS_DIR "$r" >/dev/null 2>&1 || rc=$?
 check "without LB_TOOLS_DIR it looks in the folder it ran from, now gone (exit $rc)" test "$rc" -ne 0
 
 # What scripts/studies and scripts/sample-run publish: every committed
