@@ -7,6 +7,7 @@
 #include "tests/tap.h"
 #include "harness/engine/pacing.h"
 #include "common/util.h"
+#include "profile/profile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -123,6 +124,25 @@ int main(void)
     struct pacing_in shortin = {.bins = bins, .nbins = 500, .open = 1, .rate_rps = 1000};
     pacing_judge(&shortin, &r);
     is_str(pacing_verdict(&r), "not judged", "half a second is not judged: %s", r.why);
+
+    /* The asked curve: a ramp 0 -> 1000/s over 2 s, then 1000/s for 8 s. */
+    struct profile_stage st[2] = {{2000000000ull, 1000}, {8000000000ull, 1000}};
+    struct profile_load ramp = {.model = LOAD_OPEN, .stages = st, .nstages = 2, .ramped = 1};
+    ok(fabs(pacing_load_asked(&ramp, 1000000000ull) - 250) < 1e-6, "the ramp asks 250 in its first second");
+    ok(fabs(pacing_load_asked(&ramp, 2000000000ull) - 1000) < 1e-6, "... 1000 by its end");
+    ok(fabs(pacing_load_asked(&ramp, 5000000000ull) - 4000) < 1e-6, "... then 1000 a second");
+    struct profile_load closed = {.model = LOAD_CLOSED, .stages = st, .nstages = 2};
+    ok(pacing_load_asked(&closed, 5000000000ull) == 0, "a closed load asks no rate");
+    /* A ramp's per-second error: the bins of a tool that ignored the ramp. */
+    json_t *arr = json_pack("{s:i, s:o}", "bin_ms", 1, "bins", json_array());
+    for (size_t i = 0; i < 3000; i++)
+        json_array_append_new(json_object_get(arr, "bins"), json_integer(1));
+    json_t *rj = pacing_ramp_json(arr, &ramp);
+    ok(rj && json_array_size(json_object_get(rj, "seconds")) == 3, "three whole seconds of ramp shown");
+    ok(rj && fabs(json_real_value(json_object_get(rj, "worst_error")) - 750) < 1e-6,
+       "... worst error +750 in the first second (1000 sent, 250 asked)");
+    json_decref(rj);
+    json_decref(arr);
 
     is_u64(pacing_poisson_upper(1, 1e-3), 6, "Poisson(1): P(X >= 6) is the first tail under 1e-3");
     is_u64(pacing_poisson_upper(0, 1e-3), 1, "Poisson(0): 1");
