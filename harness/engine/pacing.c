@@ -12,7 +12,7 @@ static const char *const finding_names[PACING_NFINDINGS] = {
     [PACING_UNDER_RATE] = "under-rate", [PACING_OVER_RATE] = "over-rate",
     [PACING_CHURN] = "connection churn", [PACING_BURSTY] = "bursty"};
 
-void pacing_dispersion(const uint64_t *bins, size_t nbins, unsigned bin_ms, struct pacing_dispersion *d)
+void pacing_bins_dispersion(const uint64_t *bins, size_t nbins, unsigned bin_ms, struct pacing_dispersion *d)
 {
     size_t n = nbins / bin_ms;
     double sum = 0, sq = 0;
@@ -117,8 +117,8 @@ static void judge_seconds(const struct pacing_in *in, struct pacing_result *r)
  * beyond its own sampling noise, 1 + 4 sqrt(2 / (n - 1)). */
 static void judge_dispersion(const struct pacing_in *in, struct pacing_result *r)
 {
-    pacing_dispersion(in->bins, in->nbins, 10, &r->d10);
-    pacing_dispersion(in->bins, in->nbins, 100, &r->d100);
+    pacing_bins_dispersion(in->bins, in->nbins, 10, &r->d10);
+    pacing_bins_dispersion(in->bins, in->nbins, 100, &r->d100);
     /* The bin comes from the rate asked (open model), so a tool's own
      * shortfall does not move it. */
     double rate = in->open && in->rate_rps > 0 ? in->rate_rps : r->achieved_rps;

@@ -72,7 +72,7 @@ void pacing_judge(const struct pacing_in *in, struct pacing_result *out);
 
 /* Variance / mean of the counts of bins of bin_ms ms (whole bins only)
  * over the 1 ms bins; index 0 with no arrivals. */
-void pacing_dispersion(const uint64_t *bins, size_t nbins, unsigned bin_ms, struct pacing_dispersion *d);
+void pacing_bins_dispersion(const uint64_t *bins, size_t nbins, unsigned bin_ms, struct pacing_dispersion *d);
 
 /* The smallest m with P(X >= m) <= p for X ~ Poisson(mean). */
 uint64_t pacing_poisson_upper(double mean, double p);
