@@ -20,6 +20,8 @@
 #define ADAPTER_OPEN 0x2     /* arrivals on a timetable independent of responses */
 #define ADAPTER_PACED 0x4    /* a closed loop slowed to a rate */
 #define ADAPTER_RAMP 0x8     /* follows stages over time */
+#define ADAPTER_POISSON 0x10 /* open loads with Poisson arrivals on request (load.arrivals: poisson) */
+#define ADAPTER_POISSON_ONLY 0x20 /* its open loads' arrivals are always Poisson (Tsung): judged so */
 
 struct adapter_found {
     char path[1024];        /* absolute path of the binary run */

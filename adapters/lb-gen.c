@@ -84,6 +84,11 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
         }
         if (l->max_inflight)
             strvec_pushf(&p->argv, "--max-inflight=%llu", (unsigned long long)l->max_inflight);
+        if (l->poisson) {
+            strvec_push(&p->argv, "--arrivals=poisson");
+            /* Each instance its own stream: copies with one seed would send in step. */
+            strvec_pushf(&p->argv, "--seed=%llu", (unsigned long long)(l->arrivals_seed + c->instance));
+        }
         p->model = "open";
     }
     if (l->request_timeout_ns)
@@ -290,7 +295,7 @@ const struct adapter adapter_lb_gen = {
     .parse_files = (const char *const[]){"summary.json", NULL},
     .description = "loadbench's native C generator (closed and open model)",
     .install_hint = "built with loadbench: run `make`",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON,
     .versions = "live: this build",
     .latency_measures = "request written to last response byte read (open model: from the intended send time)",
     .latency_resolution_ms = 0.001,

@@ -377,7 +377,7 @@ const struct adapter adapter_tsung = {
                    "on a connection), instances through its distributed mode (XML scenario); mean/min/max from "
                    "tsung.log, no percentiles",
     .install_hint = "apt-get install tsung (or scripts/install-tools)",
-    .caps = ADAPTER_OPEN | ADAPTER_CLOSED,
+    .caps = ADAPTER_OPEN | ADAPTER_CLOSED | ADAPTER_POISSON_ONLY,
     .versions = "live: 1.7.0 (Debian 1.7.0-3.1, Erlang/OTP 25); source read at v1.7.0",
     .spread = ADAPTER_SPREAD_INTERNAL,
     .spread_note = "Tsung in its distributed mode: one controller VM (no load) and N client VMs of its own, "

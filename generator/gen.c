@@ -107,6 +107,11 @@ struct worker {
     /* open model: this thread sends arrivals id, id+T, id+2T, ...;
      * cap_k/cap_t: the first arrival not yet counted as a cap hit */
     uint64_t next_k, k_total, next_t, cap_k, cap_t;
+    /* --arrivals poisson: this thread's arrival pm sits at position ppos
+     * of the schedule's integral (pvalid: computed) */
+    uint64_t pm;
+    double ppos;
+    int pvalid;
 
     struct gen_counts c;
     struct hist *lat, *lat_uncorr;
@@ -260,17 +265,52 @@ static void conn_write_more(struct worker *w, struct conn *c)
 
 static int fill(struct worker *w, uint64_t now);
 
+/* Poisson arrivals: this thread's m-th arrival sits at p_m, the sum of
+ * m + 1 exponential gaps of mean T, on the schedule's integral (so the T
+ * threads' streams superpose to one Poisson stream of the asked rate,
+ * following its stages). Each gap is drawn from (seed, thread, m) alone,
+ * so walking from the cached position gives the same p_m both ways. */
+static double poisson_gap(const struct worker *w, uint64_t m)
+{
+    uint64_t x = w->cfg->seed * 0x9e3779b97f4a7c15ull + ((uint64_t)w->id << 40) + m + 1;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    double u = ((double)(x >> 11) + 0.5) / 9007199254740992.0;   /* (0, 1) */
+    return -log(u) * (double)w->cfg->threads;
+}
+
+static double poisson_position(struct worker *w, uint64_t m)
+{
+    if (!w->pvalid) {
+        w->pm = 0;
+        w->ppos = poisson_gap(w, 0);
+        w->pvalid = 1;
+    }
+    while (w->pm < m)
+        w->ppos += poisson_gap(w, ++w->pm);
+    while (w->pm > m)
+        w->ppos -= poisson_gap(w, w->pm--);
+    return w->ppos;
+}
+
 /* Arrival k: its due time, or UINT64_MAX past the schedule. */
-static uint64_t arrival_at(const struct worker *w, uint64_t k)
+static uint64_t arrival_at(struct worker *w, uint64_t k)
 {
     uint64_t off;
+    if (w->cfg->poisson) {
+        uint64_t m = (k - (uint64_t)w->id) / (uint64_t)w->cfg->threads;
+        if (stages_position_time(&w->cfg->load, poisson_position(w, m), &off) < 0)
+            return UINT64_MAX;
+        return w->start_ns + off;
+    }
     if (k >= w->k_total || stages_arrival_time(&w->cfg->load, k, &off) < 0)
         return UINT64_MAX;
     return w->start_ns + off;
 }
 
 /* Step arrival *k (due at *t) to this thread's next one. */
-static void arrival_step(const struct worker *w, uint64_t *k, uint64_t *t)
+static void arrival_step(struct worker *w, uint64_t *k, uint64_t *t)
 {
     *k += (uint64_t)w->cfg->threads;
     *t = arrival_at(w, *k);
@@ -286,7 +326,7 @@ static void arrival_next(struct worker *w)
  * millions come due between two passes of the loop: after a few steps it
  * jumps by the schedule's integral (arrival k is due when the integral
  * reaches k), then corrects the rounding by the exact due times. */
-static uint64_t arrival_skip(const struct worker *w, uint64_t *k, uint64_t *t, uint64_t now)
+static uint64_t arrival_skip(struct worker *w, uint64_t *k, uint64_t *t, uint64_t now)
 {
     uint64_t n = 0, T = (uint64_t)w->cfg->threads, k0;
     for (int i = 0; i < 64 && *t <= now; i++, n++)
@@ -629,6 +669,12 @@ static void begin_stop(struct worker *w, uint64_t now)
         }
         if (w->next_t < w->stop_ns && (w->nidle == 0 || w->ninflight >= w->inflight_cap))
             count_cap_hits(w, w->stop_ns - 1);
+        if (w->cfg->poisson) {
+            /* Poisson: the first of this thread's arrivals not due by the stop. */
+            uint64_t t = w->next_t;
+            for (k_due = w->next_k; t < w->stop_ns;)
+                arrival_step(w, &k_due, &t);
+        }
         uint64_t due = thread_arrivals(w, k_due);
         uint64_t taken = thread_arrivals(w, w->next_k);
         w->c.scheduled = due;
@@ -830,7 +876,8 @@ static void worker_init(struct worker *w, const struct gen_config *cfg, int id, 
         conns = share(cfg->max_inflight, cfg->threads, id);
         w->asked = w->target = share(cfg->connections, cfg->threads, id);
         w->inflight_cap = (uint32_t)conns;
-        w->k_total = stages_arrival_count(&cfg->load);
+        /* Poisson: the schedule's end, not a count, ends the arrivals. */
+        w->k_total = cfg->poisson ? UINT64_MAX / 2 : stages_arrival_count(&cfg->load);
         w->cap_k = UINT64_MAX;
     }
     w->cap_conns = (uint32_t)conns;

@@ -33,6 +33,8 @@ struct gen_config {
     uint64_t timeout_ns;       /* per request (and per connect) */
     uint64_t grace_ns;         /* drain bound after the schedule ends */
     int close_each;            /* Connection: close on every request */
+    int poisson;               /* open model: Poisson arrivals (seeded) instead of the timetable */
+    uint64_t seed;             /* ... their seed: the same seed, the same arrivals */
     int ncpus;                 /* pin worker i to cpus[i % ncpus] */
     int cpus[64];
     int per_second_hist;       /* keep a 3-digit histogram per second (gen_result.sec_dist) */

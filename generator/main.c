@@ -46,6 +46,8 @@ static const char usage[] =
     "                          --max-inflight if lower)\n"
     "      --max-inflight N    cap on requests in flight; the pool grows on demand up\n"
     "                          to it (default: --connections if given, else 1000)\n"
+    "      --arrivals KIND     timetable (default: evenly spaced) or poisson (random,\n"
+    "                          exponential gaps, drawn from --seed N, default 1)\n"
     "Common:\n"
     "  -d, --duration T        how long to send (default 10s; not with stages)\n"
     "  -t, --threads N         worker threads, each with its own event loop (default 1;\n"
@@ -65,7 +67,8 @@ static const char usage[] =
     "could not start, 2 for a bad command line, 3 when fewer connections than\n"
     "asked were open at once (the JSON's \"error\" says so).\n";
 
-enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_SECONDS, O_VERSION };
+enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_SECONDS, O_VERSION,
+       O_ARRIVALS, O_SEED };
 
 static const struct option long_opts[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -78,6 +81,8 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, O_TIMEOUT},
     {"grace", required_argument, NULL, O_GRACE},
     {"close", no_argument, NULL, O_CLOSE},
+    {"arrivals", required_argument, NULL, O_ARRIVALS},
+    {"seed", required_argument, NULL, O_SEED},
     {"cpus", required_argument, NULL, O_CPUS},
     {"json", required_argument, NULL, O_JSON},
     {"percentiles", required_argument, NULL, O_PERCENTILES},
@@ -90,7 +95,7 @@ static const struct option long_opts[] = {
 
 struct args {
     const char *connections, *stages, *rate, *rate_stages, *max_inflight, *duration, *threads;
-    const char *timeout, *grace, *cpus, *json, *percentiles, *seconds, *url;
+    const char *timeout, *grace, *cpus, *json, *percentiles, *seconds, *url, *arrivals, *seed;
     int close_each, quiet;
 };
 
@@ -290,6 +295,22 @@ static int config_extras(const struct args *a, struct gen_config *cfg, char *err
     return 0;
 }
 
+/* --arrivals and --seed: the open model's arrival process. */
+static int config_arrivals(const struct args *a, struct gen_config *cfg, char *err)
+{
+    cfg->seed = 1;
+    if ((a->arrivals || a->seed) && cfg->model != GEN_OPEN)
+        return util_err(err, "--arrivals and --seed belong to the open model (--rate or --rate-stages)");
+    if (a->arrivals && strcmp(a->arrivals, "poisson") && strcmp(a->arrivals, "timetable"))
+        return util_err(err, "--arrivals must be timetable or poisson, not \"%s\"", a->arrivals);
+    cfg->poisson = a->arrivals && !strcmp(a->arrivals, "poisson");
+    if (a->seed && parse_count(a->seed, "--seed", 0, UINT64_MAX, &cfg->seed, err) < 0)
+        return -1;
+    if (a->seed && !cfg->poisson)
+        return util_err(err, "--seed draws Poisson arrivals: add --arrivals poisson");
+    return 0;
+}
+
 /* Turn the options into a config. Returns 0, or -1 with err filled. */
 static int build_config(const struct args *a, struct gen_config *cfg, char *err)
 {
@@ -303,6 +324,8 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
     if (cfg->model == GEN_CLOSED ? config_closed(a, cfg, duration, err) : config_open(a, cfg, duration, err))
         return -1;
     cfg->duration_ns = stages_total_ns(&cfg->load);
+    if (config_arrivals(a, cfg, err) < 0)
+        return -1;
     if (config_files(a, cfg, err) < 0 || config_extras(a, cfg, err) < 0)
         return -1;
     return 0;
@@ -341,6 +364,8 @@ int main(int argc, char **argv)
         case O_TIMEOUT: a.timeout = optarg; break;
         case O_GRACE: a.grace = optarg; break;
         case O_CLOSE: a.close_each = 1; break;
+        case O_ARRIVALS: a.arrivals = optarg; break;
+        case O_SEED: a.seed = optarg; break;
         case O_CPUS: a.cpus = optarg; break;
         case O_JSON: a.json = optarg; break;
         case O_PERCENTILES: a.percentiles = optarg; break;

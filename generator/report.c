@@ -160,6 +160,9 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
         /* Offered vs achieved: a rate the generator cannot keep is a result. */
         json_t *sch = json_object_get(j, "schedule");
         json_object_set_new(sch, "offered_per_s", json_real(load_s > 0 ? (double)c->scheduled / load_s : 0.0));
+        json_object_set_new(sch, "arrivals", json_string(cfg->poisson ? "poisson" : "timetable"));
+        if (cfg->poisson)
+            json_object_set_new(sch, "seed", json_integer((json_int_t)cfg->seed));
         json_object_set_new(sch, "sent_per_s", json_real(load_s > 0 ? (double)c->sent / load_s : 0.0));
     }
     json_object_set_new(j, "histogram", json_pack("{s:i, s:f, s:f, s:I}",

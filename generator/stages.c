@@ -151,7 +151,12 @@ double stages_arrivals(const struct stages *st, uint64_t t_ns)
 
 int stages_arrival_time(const struct stages *st, uint64_t k, uint64_t *t_ns)
 {
-    double want = (double)k, prev = st->start;
+    return stages_position_time(st, (double)k, t_ns);
+}
+
+int stages_position_time(const struct stages *st, double want, uint64_t *t_ns)
+{
+    double prev = st->start;
     uint64_t base = 0;
     for (size_t i = 0; i < st->n; i++) {
         uint64_t d = st->v[i].duration_ns;

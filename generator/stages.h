@@ -56,6 +56,10 @@ double stages_arrivals(const struct stages *st, uint64_t t_ns);
  * k falls after the last stage. */
 int stages_arrival_time(const struct stages *st, uint64_t k, uint64_t *t_ns);
 
+/* The same for a real position a of the integral (Poisson arrivals sit
+ * between the whole ones). Returns 0, or -1 past the last stage. */
+int stages_position_time(const struct stages *st, double a, uint64_t *t_ns);
+
 /* The number of arrivals the whole schedule holds: how many k have a time
  * strictly inside it. */
 uint64_t stages_arrival_count(const struct stages *st);

@@ -412,7 +412,7 @@ static int check_level(struct yparse *y, const struct ynode *n, enum load_model 
 }
 
 static const char *const load_keys[] = {"model", "connections", "vus", "rate", "duration", "stages", "sweep",
-                                        "max_inflight", "timeout", NULL};
+                                        "max_inflight", "timeout", "arrivals", "arrivals_seed", NULL};
 
 struct level_name {
     char text[32]; /* PROFILE_LEVEL_FMT */
@@ -482,6 +482,33 @@ static int parse_stages(struct yparse *y, const struct ynode *stages, struct pro
     }
     if (peak <= 0)
         return perr(y, stages->line, stages->col, "every stage targets 0: nothing would be sent");
+    return 0;
+}
+
+/* load.arrivals (timetable or poisson) and load.arrivals_seed: the open
+ * model's arrival process. Returns 0, or -1 with the error at its place. */
+static int parse_arrivals(struct yparse *y, const struct ynode *n, struct profile_load *l)
+{
+    const struct ynode *v = get(n, "arrivals"), *s = get(n, "arrivals_seed");
+    l->arrivals_seed = 1;
+    if (v) {
+        if (want_kind(y, v, Y_SCALAR, "load.arrivals"))
+            return -1;
+        if (l->model != LOAD_OPEN)
+            return perr(y, v->line, v->col, "load.arrivals belongs to the open model: add `model: open` and a rate");
+        if (strcmp(v->str, "poisson") && strcmp(v->str, "timetable"))
+            return perr(y, v->line, v->col, "load.arrivals must be \"timetable\" (evenly spaced) or \"poisson\" "
+                        "(random gaps, seeded), not \"%.40s\"", v->str);
+        l->poisson = !strcmp(v->str, "poisson");
+    }
+    if (s) {
+        double d;
+        if (!l->poisson)
+            return perr(y, s->line, s->col, "load.arrivals_seed draws Poisson arrivals: add `arrivals: poisson`");
+        if (get_number(y, s, "load.arrivals_seed", 0, 9007199254740992.0, 1, &d))
+            return -1;
+        l->arrivals_seed = (uint64_t)d;
+    }
     return 0;
 }
 
@@ -579,7 +606,7 @@ static int parse_load(struct yparse *y, const struct ynode *n, struct profile_lo
     }
     if ((v = get(n, "timeout")) && get_duration(y, v, "load.timeout", 0, &l->request_timeout_ns))
         return -1;
-    return 0;
+    return parse_arrivals(y, n, l);
 }
 
 static void load_clear(struct profile_load *l)
@@ -1374,6 +1401,9 @@ json_t *profile_load_to_json(const struct profile_load *l)
         json_object_set_new(o, "max_inflight", json_integer((json_int_t)l->max_inflight));
     if (l->request_timeout_ns)
         json_object_set_new(o, "request_timeout_ns", json_integer((json_int_t)l->request_timeout_ns));
+    if (l->poisson)
+        json_object_set_new(o, "arrivals", json_pack("{s:s, s:I}", "process", "poisson", "seed",
+                                                     (json_int_t)l->arrivals_seed));
     if (l->nsweep) {
         json_t *sw = json_array();
         for (size_t i = 0; i < l->nsweep; i++)

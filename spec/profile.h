@@ -23,6 +23,8 @@ struct profile_load {
     int ramped;                     /* 1 when written as stages (a ramp from 0 to the first target) */
     uint64_t max_inflight;          /* open model: cap on in-flight requests/connections; 0 = tool default */
     uint64_t request_timeout_ns;    /* per request; 0 = tool default */
+    int poisson;                    /* open model: arrivals: poisson (random gaps) instead of a timetable */
+    uint64_t arrivals_seed;         /* ... drawn from this seed (arrivals_seed, default 1) */
     double *sweep;                  /* sweep levels (connections or rates), or NULL */
     size_t nsweep;
 };

@@ -1,5 +1,6 @@
 /* control: lb-target's control channel, one thread apart from the
- * workers: GET /stats, /window, /series, /histogram and /stalls, each
+ * workers: GET /stats, /window, /series, /histogram, /stalls and
+ * /arrivals, each
  * answered from the workers' figures through the command handshake.
  *
  * Histograms and the control channel: the histograms are plain memory
@@ -133,6 +134,41 @@ static json_t *stalls_json(struct server *s)
     return o;
 }
 
+/* GET /arrivals?from_ns=A&to_ns=B: the arrivals of every worker per 1 ms
+ * bin from A to B (CLOCK_MONOTONIC; bins whole, from A's), and the
+ * requests per connection of every connection closed so far. Exact like
+ * /series: read after a CMD_SYNC round trip. NULL with *why when it
+ * cannot be answered. */
+static json_t *arrivals_answer(struct server *s, const char *query, const char **why)
+{
+    unsigned long long a = 0, b = 0;
+    int used = 0;
+    if (!query || sscanf(query, "from_ns=%llu&to_ns=%llu%n", &a, &b, &used) != 2 || query[used])
+        return *why = "use GET /arrivals?from_ns=A&to_ns=B (CLOCK_MONOTONIC ns)", NULL;
+    if (a < s->started_ns || b <= a)
+        return *why = "from_ns must be at or after the server's start and before to_ns", NULL;
+    uint64_t first = (a - s->started_ns) / 1000000ull, end = (b - s->started_ns + 999999ull) / 1000000ull;
+    if (end - first > ARRIVALS_RING_MS - ARRIVALS_MARGIN_MS)
+        return *why = "the window is longer than the arrivals ring holds (260 s)", NULL;
+    if (collect(s, CMD_SYNC) < 0)
+        return *why = "a worker did not answer in time", NULL;
+    uint64_t *bins = util_xcalloc(end - first, sizeof *bins), rpc[ARRIVALS_RPC_BUCKETS] = {0};
+    uint64_t open = 0;
+    for (int i = 0; i < s->nworkers; i++) {
+        if (arrivals_read(&s->workers[i].arr, first, end - first, bins) < 0) {
+            free(bins);
+            return *why = "the arrivals ring no longer holds that window", NULL;
+        }
+        arrivals_rpc_read(&s->workers[i].arr, rpc);
+        open += tstats_get(&s->workers[i].ctr.connections_open);
+    }
+    json_t *o = arrivals_json(bins, first, end - first, rpc);
+    free(bins);
+    json_object_set_new(o, "started_ns", json_integer((json_int_t)s->started_ns));
+    json_object_set_new(o, "connections_open", json_integer((json_int_t)open));
+    return o;
+}
+
 static json_t *control_error(const char *msg)
 {
     return json_pack("{s:s}", "error", msg);
@@ -222,12 +258,21 @@ static json_t *control_route(struct server *s, char *head, int *status)
             return answer(status, 503, control_error("a worker did not answer in time"));
         return answer(status, 200, o);
     }
+    if (!strcmp(path, "/arrivals")) {
+        if (!is_get)
+            return answer(status, 405, control_error("use GET /arrivals?from_ns=A&to_ns=B"));
+        const char *why = NULL;
+        json_t *o = arrivals_answer(s, query, &why);
+        if (!o)
+            return answer(status, strstr(why, "in time") ? 503 : 400, control_error(why));
+        return answer(status, 200, o);
+    }
     if (!strcmp(path, "/peers"))
         return answer(status, is_get ? 200 : 405, is_get ? peers_json(s->peers) : control_error("use GET /peers"));
     if (!strcmp(path, "/health"))
         return answer(status, 200, json_pack("{s:s}", "status", "ok"));
     return answer(status, 404, control_error("unknown path: try GET /stats, POST /window, GET /series?since=K, "
-                                             "GET /histogram, GET /stalls, GET /peers"));
+                                             "GET /histogram, GET /stalls, GET /arrivals, GET /peers"));
 }
 
 /* The whole HTTP answer (heap; its length in *len). */

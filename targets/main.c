@@ -47,7 +47,7 @@ static void usage(FILE *f)
 "  --help                 this text\n"
 "First stdout line: {\"event\":\"listening\",\"port\":P,\"control_port\":C,...}.\n"
 "Control channel: GET /stats, POST /window, GET /series?since=K, GET /histogram,\n"
-"GET /stalls, GET /health.\n"
+"GET /stalls, GET /arrivals?from_ns=A&to_ns=B, GET /health.\n"
 "Exit status: 0 after SIGTERM/SIGINT (or the parent's exit), 1 when the parent\n"
 "was gone at start, 2 for bad arguments or a busy port.\n");
 }

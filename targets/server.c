@@ -68,6 +68,7 @@ static void worker_tick(struct worker *w)
         w->cur_sec = sec;
         w->slot = tstats_second_begin(w->ring, sec, &w->ctr);
     }
+    arrivals_tick(&w->arr, (w->now - w->srv->started_ns) / 1000000ull);
 }
 
 static void count_open(struct worker *w, int delta)
@@ -236,6 +237,7 @@ static void conn_close(struct worker *w, struct conn *c, int how)
         tstats_add(&w->ctr.closed_unread, 1);
     tstats_add(&w->ctr.connections_closed, 1);
     tstats_add(&w->slot->closes, 1);
+    arrivals_conn_closed(&w->arr, c->nreq);
     count_open(w, -1);
     close(c->fd);
     c->fd = -1;
@@ -625,6 +627,8 @@ static void request_done(struct worker *w, struct conn *c)
         tstats_set(&w->ctr.first_request_ns, w->now ? w->now : util_now_ns());
     tstats_add(&w->ctr.requests_parsed, 1);
     tstats_add(&w->slot->requests, 1);
+    arrivals_note(&w->arr);
+    c->nreq++;
     if (w->stalls)
         count_stall_arrival(w);
     peers_note(w->srv->peers, c->peer, w->now ? w->now : util_now_ns());
@@ -1080,6 +1084,7 @@ struct server *server_new(const struct server_config *cfg, char *err)
         ev = (struct epoll_event){.events = EPOLLIN, .data.u64 = TAG_CTRL};
         epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->efd, &ev);
         w->ring = util_xcalloc(TSTATS_RING_SECONDS, sizeof *w->ring);
+        arrivals_init(&w->arr);
         if (cfg->delay.stall_every_ns)
             w->stalls = util_xcalloc(TSTATS_STALL_RING, sizeof *w->stalls);
         w->h_total = hist_new(TSTATS_HIST_HIGHEST_NS, TSTATS_HIST_SIGFIGS);
@@ -1220,6 +1225,7 @@ void server_free(struct server *s)
         free(w->ibuf);
         free(w->batch.ents);
         free(w->ring);
+        arrivals_free(&w->arr);
         free(w->stalls);
         hist_free(w->h_total);
         hist_free(w->h_window);

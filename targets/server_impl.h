@@ -11,6 +11,7 @@
 #include "targets/server.h"
 #include "targets/h1.h"
 #include "targets/tstats.h"
+#include "targets/arrivals.h"
 #include "common/hist.h"
 
 #include <jansson.h>
@@ -80,6 +81,7 @@ struct conn {
     uint8_t resp_since_input; /* a response completed after the last input */
     uint8_t wrote_after_fin;  /* a response completed after the peer's FIN */
     uint32_t queued, queued_ok;
+    uint32_t nreq;            /* requests parsed on it (arrivals.h) */
     int peer;                 /* its address's slot in srv->peers (peers.h), -1: none */
     uint64_t queued_bytes;    /* bytes of the queued (delayed) responses */
     uint64_t body_left;
@@ -121,6 +123,7 @@ struct worker {
     struct tstats_second *slot;
     struct tstats_second *ring;
     struct tstats_stall *stalls;          /* arrivals around stalls (NULL without stalls) */
+    struct arrivals arr;                  /* arrivals per 1 ms, requests per connection */
     struct hist *h_total, *h_window;     /* total holds closed windows */
     uint64_t window_since_ns;
     uint64_t window_inflight_max, window_open_max;

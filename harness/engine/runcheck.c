@@ -108,6 +108,9 @@ static int check_tools(const struct profile *p, char *err)
         if (l->model == LOAD_OPEN && !(a->caps & (ADAPTER_OPEN | ADAPTER_PACED)))
             return util_err(err, "%s:%d:%d: %s cannot run the open model (arrivals per second); give it a closed load",
                             p->path, t->line, t->col, t->tool);
+        if (l->poisson && !(a->caps & (ADAPTER_POISSON | ADAPTER_POISSON_ONLY)))
+            return util_err(err, "%s:%d:%d: %s sends its arrivals on a timetable: load.arrivals: poisson needs a tool "
+                            "that draws them (lb-gen; Tsung's are always Poisson)", p->path, t->line, t->col, t->tool);
         if (l->model == LOAD_CLOSED && !(a->caps & ADAPTER_CLOSED))
             return util_err(err, "%s:%d:%d: %s cannot run the closed model; give it an open load", p->path, t->line,
                             t->col, t->tool);

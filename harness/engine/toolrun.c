@@ -9,6 +9,7 @@
 #include "common/jsonutil.h"
 #include "common/net.h"
 #include "engine/netstat.h"
+#include "engine/pacing.h"
 #include "engine/quiet.h"
 #include "engine/sampler.h"
 #include "engine/serverlog.h"
@@ -1763,9 +1764,65 @@ static void tool_run_hosts_json(struct tool_run_state *r)
     json_object_set_new(r->res, "hosts", hosts);
 }
 
+/* GET /arrivals over [from, to] of the monotonic clock (NULL on failure). */
+static json_t *tool_run_arrivals(struct tool_run_state *r, uint64_t from, uint64_t to, char *err)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/arrivals?from_ns=%llu&to_ns=%llu", (unsigned long long)from,
+             (unsigned long long)to);
+    return target_call_at(&r->tgt, "GET", path, 0, NULL, err);
+}
+
+/* Pacing truth (engine/pacing.h): the server's arrivals over the hold
+ * window against the load asked, the row's "pacing". An under-rate row
+ * keeps its achieved rate as its figure, with a warning. */
+static void tool_run_pacing(struct tool_run_state *r)
+{
+    char err[UTIL_ERR_LEN] = "", why[UTIL_ERR_LEN + 80] = "";
+    const struct profile_load *l = r->as_run;
+    uint64_t first = target_u64(r->after, "first_request_ns");
+    if (!r->after || !r->before || !first || !r->have_hold || r->hold_e_ns <= r->hold_s_ns || r->tgt.host) {
+        json_object_set_new(r->res, "pacing", json_pack("{s:s, s:s}", "verdict", "not judged", "not_judged",
+                                                        r->tgt.host ? "lb-target ran on another host: its clock is not this one's"
+                                                        : "no hold window with requests in it"));
+        return;
+    }
+    json_t *arr = tool_run_arrivals(r, first + r->hold_s_ns, first + r->hold_e_ns, err);
+    if (!arr)
+        arr = json_pack("{s:s}", "error", err);
+    enum pacing_process proc = l->poisson || (r->a->caps & ADAPTER_POISSON_ONLY) ? PACING_POISSON : PACING_CLOCK;
+    struct pacing_in in;
+    struct pacing_result pr;
+    uint64_t *bins = NULL, (*rpc)[3] = NULL;
+    json_t *pj;
+    if (pacing_in_from(&in, arr, r->before, r->after, l, r->hold_s_ns,
+                       r->hold_e_ns, proc, &bins, &rpc, why, sizeof why) < 0) {
+        pj = json_pack("{s:s, s:s}", "verdict", "not judged", "not_judged", why);
+    } else {
+        pacing_judge(&in, &pr);
+        pj = pacing_json(&pr, &in);
+        if (pr.findings & (1u << PACING_UNDER_RATE))
+            json_array_append_new(r->warnings, json_sprintf("under-rate: the server saw %.1f/s where %.1f/s was asked "
+                                                            "over the hold; the row's figure is the achieved rate",
+                                                            pr.achieved_rps, pr.requested_rps));
+    }
+    if (l->model == LOAD_OPEN && l->ramped && profile_load_duration_ns(l) < 250000000000ull) {
+        json_t *whole = tool_run_arrivals(r, first, first + profile_load_duration_ns(l), err);
+        json_t *ramp = whole ? pacing_ramp_json(whole, l) : NULL;
+        if (ramp)
+            json_object_set_new(pj, "ramp", ramp);
+        json_decref(whole);
+    }
+    json_object_set_new(r->res, "pacing", pj);
+    json_decref(arr);
+    free(bins);
+    free(rpc);
+}
+
 static void tool_run_collect(struct tool_run_state *r)
 {
     tool_run_collect_server(r);
+    tool_run_pacing(r);
     json_object_set_new(r->res, "exit", tool_run_exit_json(r->tool));
     tool_run_footprint(r);
     if (r->hs.remote) {

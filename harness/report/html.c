@@ -1,3 +1,4 @@
+#include "report/pacing_table.h"
 #include "report/html.h"
 #include "report/charts.h"
 #include "common/fsutil.h"
@@ -717,6 +718,52 @@ static void results_table(FILE *f, json_t *run)
     fputs("</tbody></table>\n", f);
 }
 
+/* "Pacing": each row's pacing truth (report/pacing_table.h), with its
+ * findings' witnesses. Nothing when no row has one. */
+static void pacing_html(FILE *f, json_t *run)
+{
+    char c[PACING_TABLE_COLS][PACING_TABLE_CELL];
+    json_t *r, *w;
+    size_t i, k;
+    int any = 0;
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        if (!pacing_table_cells(r, c))
+            continue;
+        if (!any++) {
+            fputs("<h3 id=\"pacing\">Pacing: did each tool send what it was asked, when, on the connections asked?</h3>\n"
+                  "<p class=\"note\">", f);
+            html_esc(f, pacing_table_legend);
+            fputs("</p>\n<table class=\"pacing\"><thead><tr><th>Tool run</th>", f);
+            for (int k2 = 0; k2 < PACING_TABLE_COLS; k2++) {
+                fputs("<th>", f);
+                html_esc(f, pacing_table_head[k2]);
+                fputs("</th>", f);
+            }
+            fputs("</tr></thead><tbody>\n", f);
+        }
+        fputs("<tr><th>", f);
+        html_esc(f, stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL) ?: "?");
+        fputs("</th>", f);
+        for (int k2 = 0; k2 < PACING_TABLE_COLS; k2++) {
+            fputs("<td>", f);
+            html_esc(f, c[k2]);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+        json_array_foreach(json_object_get(json_object_get(r, "pacing"), "findings"), k, w)
+        {
+            fprintf(f, "<tr><td></td><td colspan=\"%d\" class=\"warn\">", PACING_TABLE_COLS);
+            html_esc(f, json_string_value(json_object_get(w, "finding")));
+            fputs(": ", f);
+            html_esc(f, json_string_value(json_object_get(w, "witness")));
+            fputs("</td></tr>\n", f);
+        }
+    }
+    if (any)
+        fputs("</tbody></table>\n", f);
+}
+
 static void stats_table(FILE *f, const struct stats_groups *gs)
 {
     fputs("<table class=\"stats sortable\"><thead><tr><th>Tool</th><th>Level</th><th>Runs ok</th>", f);
@@ -914,6 +961,7 @@ void html_report(FILE *f, const char *dir, json_t *run)
           "CPU 100 % = one core. CPU-s/100k req = the tool's CPU seconds per 100,000 server-counted requests. "
           "Verdict: the tool's own count against the server's.</p>\n",
           f);
+    pacing_html(f, run);
     if (multi) {
         fputs("<h2 id=\"repeats\">Over repeats and levels</h2>\n", f);
         stats_table(f, &gs);

@@ -3,6 +3,7 @@
 #include "report/disclosure.h"
 #include "report/html.h"
 #include "report/jpath.h"
+#include "report/pacing_table.h"
 #include "report/runrecord.h"
 #include "common/fsutil.h"
 #include "report/stats.h"
@@ -161,6 +162,11 @@ static const char *bottleneck_cell(json_t *r)
 static const char *hold_cell(json_t *r, char *buf, size_t len)
 {
     fmt_int(buf, len, num(r, "windows.hold_rps"));
+    if (str(r, "pacing.verdict") && !strcmp(str(r, "pacing.verdict"), "under-rate")) {
+        /* Its figure is what arrived, never the rate it was asked. */
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, " ⚠ under-rate (asked %.0f/s)", num(r, "pacing.requested_rps"));
+    }
     if (str(r, "windows.hold_steady.flag")) {
         size_t n = strlen(buf);
         snprintf(buf + n, len - n, " ⚠ %s", str(r, "windows.hold_steady.verdict") ?: "not steady");
@@ -235,6 +241,35 @@ static void report_truth_markdown(FILE *f, json_t *runs)
             fprintf(f, " | %s", cells[q] ? truth_cell(cells[q], b[1 + (q % 5)], sizeof b[1]) : "–");
         fprintf(f, " | %s |\n", fmt(b[6], sizeof b[6], num(pc, "tool_resolution_ms"), 3));
     }
+}
+
+/* "## Pacing": each row's pacing truth (report/pacing_table.h), with its
+ * findings' witnesses. Nothing when no row has one. */
+static void report_pacing_markdown(FILE *f, json_t *runs)
+{
+    char c[PACING_TABLE_COLS][PACING_TABLE_CELL], name[64];
+    json_t *r, *w;
+    size_t i, k;
+    int any = 0;
+    json_array_foreach(runs, i, r)
+    {
+        if (!pacing_table_cells(r, c))
+            continue;
+        if (!any++) {
+            fprintf(f, "\n## Pacing\n\n%s\n\n| Tool", pacing_table_legend);
+            for (int q = 0; q < PACING_TABLE_COLS; q++)
+                fprintf(f, " | %s", pacing_table_head[q]);
+            fprintf(f, " |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        }
+        fprintf(f, "| %s", row_name(r, name, sizeof name));
+        for (int q = 0; q < PACING_TABLE_COLS; q++)
+            fprintf(f, " | %s", c[q]);
+        fprintf(f, " |\n");
+    }
+    int listed = 0;
+    json_array_foreach(runs, i, r) json_array_foreach(json_object_get(json_object_get(r, "pacing"), "findings"), k, w)
+        fprintf(f, "%s- **%s** %s: %s\n", listed++ ? "" : "\n", row_name(r, name, sizeof name),
+                str(w, "finding") ?: "?", str(w, "witness") ?: "?");
 }
 
 /* "### Coordinated omission": each tool's verdict on the target's stalls. */
@@ -493,6 +528,7 @@ void report_markdown(FILE *f, json_t *run)
         }
     }
     report_truth_markdown(f, runs);
+    report_pacing_markdown(f, runs);
     report_co_markdown(f, runs);
     placement_markdown(f, runs);
     path_markdown(f, run);

@@ -51,6 +51,10 @@ int main(void)
     ok(stages_arrival_time(&st, 0, &t) == 0 && t == 0, "arrival 0 at 0");
     ok(stages_arrival_time(&st, 1234, &t) == 0 && t == 1234000000ULL, "arrival 1234 at 1.234 s (%llu)", (unsigned long long)t);
     ok(stages_arrival_time(&st, 5000, &t) == -1, "arrival 5000 is past the end");
+    ok(stages_position_time(&st, 1234.5, &t) == 0 && t == 1234500000ULL,
+       "position 1234.5 (a Poisson arrival between two whole ones) at 1.2345 s");
+    ok(stages_position_time(&st, 4999.999, &t) == 0 && stages_position_time(&st, 5000.5, &t) == -1,
+       "positions run to the schedule's end, not past it");
     stages_free(&st);
 
     /* Ramp 0→1000/s over 2 s: 1000 arrivals, the k-th at sqrt(k/250) s. */

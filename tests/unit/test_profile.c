@@ -359,6 +359,19 @@ int main(void)
     ok(p && !strcmp(p->name, "t"), "name defaults to the file name");
     profile_free(p);
 
+    p = load("load: {model: open, rate: 100, duration: 2s, arrivals: poisson, arrivals_seed: 9}\ntools: [lb-gen]\n", err);
+    ok(p && p->load.poisson && p->load.arrivals_seed == 9, "arrivals: poisson with its seed");
+    profile_free(p);
+    p = load("load: {model: open, rate: 100, duration: 2s}\ntools: [lb-gen]\n", err);
+    ok(p && !p->load.poisson && p->load.arrivals_seed == 1, "a timetable by default, seed 1");
+    profile_free(p);
+    bad("arrivals in the closed model", "load: {connections: 2, duration: 2s, arrivals: poisson}\ntools: [lb-gen]\n", 1,
+        "load.arrivals belongs to the open model");
+    bad("arrivals: normal", "load: {model: open, rate: 9, duration: 2s, arrivals: normal}\ntools: [lb-gen]\n", 1,
+        "must be \"timetable\" (evenly spaced) or \"poisson\"");
+    bad("a seed without poisson", "load: {model: open, rate: 9, duration: 2s, arrivals_seed: 2}\ntools: [lb-gen]\n", 1,
+        "add `arrivals: poisson`");
+
     p = load("load: {sweep: {levels: [10, 50, 100], duration: 30s}}\ntools: [lb-gen]\n", err);
     ok(p && p->load.nsweep == 3 && p->load.sweep[2] == 100 && profile_load_duration_ns(&p->load) == 30000000000ull,
        "sweep of three levels, 30 s each");
