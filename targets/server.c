@@ -155,7 +155,7 @@ static int out_pending(const struct conn *c)
 /* Write as much of q to fd as the socket takes, straight from the shared
  * responses. Returns the bytes written (0 when none fit), or -1 with errno
  * set when the peer is gone. */
-static ssize_t outq_writev(int fd, char *const *resp, const size_t *resp_len, const struct outq *q)
+static ssize_t outq_writev(const struct conn *c, char *const *resp, const size_t *resp_len, const struct outq *q)
 {
     struct iovec iov[OUT_IOV];
     size_t total = 0;
@@ -170,7 +170,8 @@ static ssize_t outq_writev(int fd, char *const *resp, const size_t *resp_len, co
             want += iov[n].iov_len;
         }
         /* One response (the usual case): write(), the kernel's leaner path. */
-        ssize_t w = n == 1 ? write(fd, iov[0].iov_base, iov[0].iov_len) : writev(fd, iov, n);
+        ssize_t w = c->ssl ? tls_writev(c->ssl, iov, n)
+                    : n == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, n);
         if (w < 0) {
             if (errno == EAGAIN)
                 break;
@@ -237,6 +238,8 @@ static void conn_close(struct worker *w, struct conn *c, int how)
     tstats_add(&w->ctr.connections_closed, 1);
     tstats_add(&w->slot->closes, 1);
     count_open(w, -1);
+    tls_conn_free(c->ssl);
+    c->ssl = NULL;
     close(c->fd);
     c->fd = -1;
     c->gen++;
@@ -259,6 +262,7 @@ static void conn_linger(struct worker *w, struct conn *c)
         return;
     }
     c->lingering = 1;
+    tls_close_notify(c->ssl);
     shutdown(c->fd, SHUT_WR);
 }
 
@@ -344,7 +348,7 @@ static int conn_flush(struct worker *w, struct conn *c)
     if (q->len == 0)
         return 0;
     if (!out_pending(c)) {
-        ssize_t n = outq_writev(c->fd, s->resp, s->resp_len, q);
+        ssize_t n = outq_writev(c, s->resp, s->resp_len, q);
         if (n < 0) {
             /* The peer is gone: what we produced is lost. */
             tstats_add(&w->ctr.responses_aborted, q->pending_ok);
@@ -381,7 +385,7 @@ static int conn_write_pending(struct worker *w, struct conn *c)
     struct server *s = w->srv;
     struct outq *q = c->out;
     while (q->head < q->len) {
-        ssize_t n = outq_writev(c->fd, s->resp, s->resp_len, q);
+        ssize_t n = outq_writev(c, s->resp, s->resp_len, q);
         if (n < 0) {
             conn_close(w, c, CLOSE_RESET);
             return -1;
@@ -774,6 +778,17 @@ static ssize_t conn_recv(struct worker *w, struct conn *c, char *buf, size_t len
     return n;
 }
 
+/* The next input of c: TLS, or the socket (delay mode: with its receive
+ * time; TLS input counts its delay from when it is read). */
+static ssize_t conn_input(struct worker *w, struct conn *c, char *buf, size_t len)
+{
+    if (c->ssl) {
+        w->req_base_ns = 0;
+        return tls_read(c->ssl, buf, len);
+    }
+    return w->srv->delayed ? conn_recv(w, c, buf, len) : read(c->fd, buf, len);
+}
+
 static void conn_read(struct worker *w, struct conn *c)
 {
     for (;;) {
@@ -784,7 +799,7 @@ static void conn_read(struct worker *w, struct conn *c)
                 return;
             /* Still watch for EOF/reset so that a closed peer frees its
              * connection even while its answers wait. */
-            ssize_t n = read(c->fd, w->ibuf, IBUF_BYTES);
+            ssize_t n = c->ssl ? tls_read(c->ssl, w->ibuf, IBUF_BYTES) : read(c->fd, w->ibuf, IBUF_BYTES);
             if (n > 0) {
                 tstats_add(&w->ctr.bytes_in, (uint64_t)n);
                 c->extra_input = 1;
@@ -811,8 +826,7 @@ static void conn_read(struct worker *w, struct conn *c)
             w->req_base_ns = 0;   /* held input: no receive time of its own (count from now) */
             more = 1;   /* the socket may hold more: read it next round */
         } else {
-            n = w->srv->delayed ? conn_recv(w, c, w->ibuf + plen, IBUF_BYTES - plen)
-                                     : read(c->fd, w->ibuf + plen, IBUF_BYTES - plen);
+            n = conn_input(w, c, w->ibuf + plen, IBUF_BYTES - plen);
             if (n == 0) {
                 conn_eof(w, c);
                 return;
@@ -826,8 +840,9 @@ static void conn_read(struct worker *w, struct conn *c)
             c->resp_since_input = 0;
             /* Edge-triggered: a short read drained the socket, unless the
              * peer's FIN came with the data (EPOLLRDHUP) - then read on to
-             * see the EOF, no new event will come for it. */
-            more = (size_t)n == IBUF_BYTES - plen || c->peer_fin;
+             * see the EOF, no new event will come for it. TLS: OpenSSL may
+             * hold decrypted input, so read on until it says EAGAIN. */
+            more = (size_t)n == IBUF_BYTES - plen || c->peer_fin || c->ssl;
         }
         c->in_len = 0;
         if (conn_process(w, c, w->ibuf, plen + (size_t)n) < 0)
@@ -843,6 +858,17 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t ev)
         return;
     if (ev & EPOLLRDHUP)
         c->peer_fin = 1;
+    if (c->handshaking) {
+        int r = tls_handshake(c->ssl, &w->tls);
+        if (r <= 0) {
+            if (r < 0)
+                conn_close(w, c, CLOSE_RESET);
+            return;
+        }
+        c->handshaking = 0;
+        conn_read(w, c);   /* a request may have come with the handshake's end */
+        return;
+    }
     if (out_pending(c) && conn_write_pending(w, c) < 0)
         return;
     if (c->lingering) {
@@ -851,6 +877,18 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t ev)
     }
     if ((ev & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP)) || c->want_read)
         conn_read(w, c);
+}
+
+/* A connection just accepted that cannot be served: an accept error. */
+static void accept_drop(struct worker *w, struct conn *c)
+{
+    tstats_add(&w->ctr.accept_errors, 1);
+    SSL_free(c->ssl);
+    c->ssl = NULL;
+    close(c->fd);
+    c->is_free = 1;
+    c->next = w->free_conns;
+    w->free_conns = c;
 }
 
 static void do_accept(struct worker *w)
@@ -877,14 +915,15 @@ static void do_accept(struct worker *w)
         }
         struct conn *c = conn_alloc(w);
         c->fd = fd;
+        if (s->tls_ctx && !(c->ssl = tls_conn_new(s->tls_ctx, fd))) {
+            accept_drop(w, c);
+            continue;
+        }
+        c->handshaking = c->ssl != NULL;
         c->peer = peers_slot(s->peers, fd);
         struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
         if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-            tstats_add(&w->ctr.accept_errors, 1);
-            close(fd);
-            c->is_free = 1;
-            c->next = w->free_conns;
-            w->free_conns = c;
+            accept_drop(w, c);
             continue;
         }
         tstats_add(&w->ctr.connections_accepted, 1);
@@ -898,6 +937,7 @@ static void do_accept(struct worker *w)
 static void worker_snapshot(struct worker *w, int new_window)
 {
     tstats_view_read(&w->snap_view, &w->ctr);
+    tls_view_read(&w->snap_tls, &w->tls);
     w->snap_view.window_since_ns = w->window_since_ns;
     w->snap_view.window_inflight_max = w->window_inflight_max;
     w->snap_view.window_open_max = w->window_open_max;
@@ -1028,6 +1068,8 @@ struct server *server_new(const struct server_config *cfg, char *err)
         memcpy(err, e2, UTIL_ERR_LEN);
         goto err;
     }
+    if (cfg->tls.version && !(s->tls_ctx = tls_ctx_new(&cfg->tls, err)))
+        goto err;
     s->port = net_local_port(s->lfd);
     s->control_port = net_local_port(s->cfd);
     s->resp[V_PLAIN] = h1_response_200(cfg->body_bytes, NULL, &s->resp_len[V_PLAIN]);
@@ -1208,8 +1250,10 @@ void server_free(struct server *s)
         for (size_t k = 0; k < w->nchunks; k++) {
             for (int j = 0; j < CONN_CHUNK; j++) {
                 struct conn *c = &w->chunks[k][j];
-                if (!c->is_free)
+                if (!c->is_free) {
+                    SSL_free(c->ssl);
                     close(c->fd);
+                }
                 free(c->in);
                 outq_free(c->out);
             }
@@ -1240,6 +1284,7 @@ void server_free(struct server *s)
     hist_free(s->m_total);
     hist_free(s->m_window);
     peers_free(s->peers);
+    SSL_CTX_free(s->tls_ctx);
     delay_model_free(&s->delay);
     if (s->lfd >= 0)
         close(s->lfd);

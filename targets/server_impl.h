@@ -11,6 +11,7 @@
 #include "targets/server.h"
 #include "targets/h1.h"
 #include "targets/tstats.h"
+#include "targets/tls.h"
 #include "common/hist.h"
 
 #include <jansson.h>
@@ -79,6 +80,7 @@ struct conn {
     uint8_t in_ready;         /* c->in holds complete unprocessed input */
     uint8_t resp_since_input; /* a response completed after the last input */
     uint8_t wrote_after_fin;  /* a response completed after the peer's FIN */
+    uint8_t handshaking;      /* TLS: the handshake is not complete yet */
     uint32_t queued, queued_ok;
     int peer;                 /* its address's slot in srv->peers (peers.h), -1: none */
     uint64_t queued_bytes;    /* bytes of the queued (delayed) responses */
@@ -89,6 +91,7 @@ struct conn {
     char *in;
     size_t in_len, in_cap;
     struct outq *out;         /* what could not be written yet */
+    SSL *ssl;                 /* TLS (tls.h); NULL: plain HTTP */
     struct conn *next;
 };
 
@@ -129,6 +132,8 @@ struct worker {
     atomic_int cmd;
     atomic_ulong acks;
     struct tstats_view snap_view;
+    struct tls_counters tls;             /* written by this worker only, like ctr */
+    struct tls_view snap_tls;
     struct hist *snap_total, *snap_window;
     uint64_t snap_now_ns;
 
@@ -165,6 +170,7 @@ struct server {
     uint64_t window_since_ns;            /* control thread only */
     struct hist *m_total, *m_window;     /* control thread (or after stop) only */
     struct peers *peers;                 /* first/last request per client address (peers.c) */
+    SSL_CTX *tls_ctx;                    /* NULL: plain HTTP */
 };
 
 /* control.c: the control thread's loop (its argument is the server), and
