@@ -36,7 +36,7 @@ SANFLAGS =
 BUILD_TYPE = release
 endif
 
-PKGS := yaml-0.1 jansson libproc2 openssl
+PKGS := yaml-0.1 jansson libproc2 openssl libnghttp2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Each program links only what its folders use: lb-target, lb-gen and the
@@ -45,8 +45,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # tests link all three.
 LIBS_JSON  := $(shell pkg-config --libs jansson 2>/dev/null)
 LIBS_LB    := $(shell pkg-config --libs yaml-0.1 jansson 2>/dev/null)
-# lb-target's TLS (targets/tls.c): OpenSSL.
-LIBS_TLS   := $(shell pkg-config --libs openssl 2>/dev/null)
+# lb-target's TLS and HTTP/2 (targets/tls.c, targets/h2.c): OpenSSL, nghttp2.
+LIBS_TARGET := $(shell pkg-config --libs openssl libnghttp2 2>/dev/null)
 PKG_OK     := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -173,7 +173,7 @@ $(BUILD)/bin/lb-target: $(call obj,targets/main.c) $(LIBTARGET) $(LIBCOMMON)
 $(BUILD)/bin/lb-gen:    $(call obj,generator/main.c) $(LIBGEN) $(LIBCOMMON)
 $(BUILD)/bin/loadbench: $(call obj,harness/main.c) $(LIBHARNESS) $(LIBCOMMON)
 $(BUILD)/bin/lb-gen: PROG_LIBS := $(LIBS_JSON)
-$(BUILD)/bin/lb-target: PROG_LIBS := $(LIBS_JSON) $(LIBS_TLS)
+$(BUILD)/bin/lb-target: PROG_LIBS := $(LIBS_JSON) $(LIBS_TARGET)
 $(BUILD)/bin/loadbench: PROG_LIBS := $(LIBS_LB)
 
 $(BUILD)/bin/%:
@@ -207,7 +207,7 @@ build-fuzz/obj/%.o: %.c
 
 build-fuzz/bin/%: build-fuzz/obj/fuzz/%.o $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS_LB) $(LIBS_TLS) $(LDLIBS)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS_LB) $(LIBS_TARGET) $(LDLIBS)
 
 fuzz: fuzz-build
 	@for f in $(FUZZERS); do n=$${f##*/}; mkdir -p build-fuzz/corpus/$$n; \

@@ -44,6 +44,8 @@ static void usage(FILE *f)
 "  --tls-key ecdsa|rsa    the certificate's key: ECDSA P-256 (default) or RSA 2048\n"
 "  --tls-ca FILE          write the run's CA certificate (PEM) here\n"
 "  --tls-resumption on|off  session tickets and cache (default on)\n"
+"  --http2                also speak HTTP/2 (nghttp2): h2 by ALPN over --tls, h2c\n"
+"                         with prior knowledge on plain connections\n"
 "  --exit-with-parent[=PID]\n"
 "                         stop (as on SIGTERM) when the parent process exits, even\n"
 "                         when it is SIGKILLed; PID: the parent it must have (its\n"
@@ -86,7 +88,7 @@ static int parse_dur(const char *s, uint64_t *ns, char *err)
 enum { O_LISTEN = 1, O_PORT, O_CONTROL, O_CONTROL_PORT, O_THREADS, O_CPUS, O_DELAY, O_BODY,
        O_STATS_OUT, O_BACKLOG, O_WORK, O_EXIT_WITH_PARENT, O_HELP, O_DELAY_DIST, O_DELAY_P50,
        O_DELAY_P99, O_DELAY_MEAN, O_DELAY_MIN, O_DELAY_MAX, O_SEED, O_STALL_EVERY, O_STALL_FOR,
-       O_TLS, O_TLS_KEY, O_TLS_CA, O_TLS_RESUMPTION };
+       O_TLS, O_TLS_KEY, O_TLS_CA, O_TLS_RESUMPTION, O_HTTP2 };
 
 /* One of the latency-shape options into d. Returns 0, or -1 with err. */
 static int delay_option(int opt, const char *arg, struct delay_spec *d, int *seeded, char *err)
@@ -170,6 +172,7 @@ static const struct option opts[] = {
     {"tls-key", required_argument, NULL, O_TLS_KEY},
     {"tls-ca", required_argument, NULL, O_TLS_CA},
     {"tls-resumption", required_argument, NULL, O_TLS_RESUMPTION},
+    {"http2", no_argument, NULL, O_HTTP2},
     {"exit-with-parent", optional_argument, NULL, O_EXIT_WITH_PARENT},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
@@ -261,6 +264,9 @@ static int one_option(int opt, const char *arg, struct cli *c, char *err)
         return size_option(opt, arg, &c->cfg, err);
     case O_TLS: case O_TLS_KEY: case O_TLS_CA: case O_TLS_RESUMPTION:
         return tls_option(opt, arg, &c->cfg.tls, err);
+    case O_HTTP2:
+        c->cfg.http2 = c->cfg.tls.alpn_h2 = 1;
+        return 0;
     case O_EXIT_WITH_PARENT:
         c->with_parent = 1;
         if (arg) {
@@ -343,6 +349,8 @@ static void announce(struct server *s, const struct server_config *cfg)
     char tls[32] = "";   /* only with --tls: the plain line stays as it was */
     if (cfg->tls.version)
         snprintf(tls, sizeof tls, ",\"tls\":\"%s\"", tls_version_name(cfg->tls.version));
+    if (cfg->http2)
+        snprintf(tls + strlen(tls), sizeof tls - strlen(tls), ",\"http2\":true");
     printf("{\"event\":\"listening\",\"port\":%d,\"control_port\":%d,\"pid\":%d,\"threads\":%d,"
            "\"delay_ns\":%llu,\"work_ns\":%llu,\"body_bytes\":%llu,\"delay\":%s%s}\n",
            server_port(s), server_control_port(s), (int)getpid(), cfg->threads,

@@ -223,7 +223,7 @@ static void conn_close(struct worker *w, struct conn *c, int how)
     if (c->is_free)
         return;
     /* Responses that will never be written. */
-    uint64_t lost = c->queued_ok + (c->out ? c->out->pending_ok : 0);
+    uint64_t lost = c->h2 ? h2_unanswered(c->h2) : c->queued_ok + (c->out ? c->out->pending_ok : 0);
     if (lost) {
         tstats_add(&w->ctr.responses_aborted, lost);
         count_inflight_down(w, lost);
@@ -238,6 +238,8 @@ static void conn_close(struct worker *w, struct conn *c, int how)
     tstats_add(&w->ctr.connections_closed, 1);
     tstats_add(&w->slot->closes, 1);
     count_open(w, -1);
+    h2_free(c->h2);
+    c->h2 = NULL;
     tls_conn_free(c->ssl);
     c->ssl = NULL;
     close(c->fd);
@@ -341,10 +343,14 @@ static void conn_maybe_done(struct worker *w, struct conn *c)
 
 /* Write what the batch produced for c (w->batch) in one writev; keep
  * references to what did not fit in c->out. Returns -1 when c was closed. */
+static int conn_h2_flush(struct worker *w, struct conn *c);
+
 static int conn_flush(struct worker *w, struct conn *c)
 {
     struct server *s = w->srv;
     struct outq *q = &w->batch;
+    if (c->h2)
+        return conn_h2_flush(w, c);
     if (q->len == 0)
         return 0;
     if (!out_pending(c)) {
@@ -537,11 +543,11 @@ static uint64_t due_of(struct worker *w, struct conn *c)
     return due;
 }
 
-static void fifo_push(struct worker *w, struct conn *c, int variant)
+static void fifo_push(struct worker *w, struct conn *c, int variant, int32_t stream)
 {
     uint64_t due = due_of(w, c);
     dq_push(w, (struct dent){.c = c, .gen = c->gen, .variant = variant, .parsed_ns = w->now, .due_ns = due,
-                             .seq = w->fseq++});
+                             .seq = w->fseq++, .stream = stream});
     if (dq_head(w)->seq == w->fseq - 1)
         timer_arm(w, due);   /* a new head */
     c->queued++;
@@ -583,7 +589,10 @@ static void fifo_expire(struct worker *w)
         e.c->queued_bytes -= s->resp_len[e.variant];
         if (V_IS_OK(e.variant))
             e.c->queued_ok--;
-        outq_push(&w->batch, e.variant, s->resp_len[e.variant], e.parsed_ns);
+        if (e.c->h2)
+            h2_respond(e.c->h2, e.stream);   /* a stream reset meanwhile is gone: counted then */
+        else
+            outq_push(&w->batch, e.variant, s->resp_len[e.variant], e.parsed_ns);
     }
     if (cur && conn_flush(w, cur) == 0) {
         conn_maybe_done(w, cur);
@@ -605,7 +614,7 @@ static void emit(struct worker *w, struct conn *c, int variant)
 {
     struct server *s = w->srv;
     if (s->delayed)
-        fifo_push(w, c, variant);
+        fifo_push(w, c, variant, 0);
     else
         outq_push(&w->batch, variant, s->resp_len[variant], w->now);
 }
@@ -622,9 +631,10 @@ static void burn_cpu(uint64_t work_ns)
     while ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec < end);
 }
 
-static void request_done(struct worker *w, struct conn *c)
+/* A request complete (HTTP/1.x or a stream of HTTP/2), to be answered
+ * with variant: counted, and its --work burnt. */
+static void count_request(struct worker *w, struct conn *c, int variant)
 {
-    c->pstate = PS_HEAD;
     if (!tstats_get(&w->ctr.requests_parsed))
         tstats_set(&w->ctr.first_request_ns, w->now ? w->now : util_now_ns());
     tstats_add(&w->ctr.requests_parsed, 1);
@@ -633,8 +643,14 @@ static void request_done(struct worker *w, struct conn *c)
         count_stall_arrival(w);
     peers_note(w->srv->peers, c->peer, w->now ? w->now : util_now_ns());
     count_inflight_up(w);
-    if (w->srv->cfg.work_ns && V_IS_OK(c->variant))
+    if (w->srv->cfg.work_ns && V_IS_OK(variant))
         burn_cpu(w->srv->cfg.work_ns);
+}
+
+static void request_done(struct worker *w, struct conn *c)
+{
+    c->pstate = PS_HEAD;
+    count_request(w, c, c->variant);
     emit(w, c, c->variant);
     if (V_IS_CLOSE(c->variant))
         c->closing = 1;
@@ -789,6 +805,130 @@ static ssize_t conn_input(struct worker *w, struct conn *c, char *buf, size_t le
     return w->srv->delayed ? conn_recv(w, c, buf, len) : read(c->fd, buf, len);
 }
 
+/* ---- HTTP/2 (h2.c): hooks and the connection's events ---- */
+
+static uint64_t h2_request_hook(void *wv, void *cv, int32_t stream)
+{
+    struct worker *w = wv;
+    struct conn *c = cv;
+    count_request(w, c, V_PLAIN);
+    if (w->srv->delayed)
+        fifo_push(w, c, V_PLAIN, stream);
+    else
+        h2_respond(c->h2, stream);
+    return w->now;
+}
+
+static void h2_closed_hook(void *wv, void *cv, uint64_t parsed_ns, int completed)
+{
+    struct worker *w = wv;
+    (void)cv;
+    count_inflight_down(w, 1);
+    if (!completed) {
+        tstats_add(&w->ctr.responses_aborted, 1);
+        return;
+    }
+    uint64_t done_ns = util_now_ns();
+    tstats_set(&w->ctr.last_response_ns, done_ns);
+    tstats_add(&w->ctr.responses_completed, 1);
+    tstats_add(&w->slot->completions, 1);
+    hist_record(w->h_window, done_ns > parsed_ns ? done_ns - parsed_ns : 1);
+}
+
+static ssize_t h2_send_hook(void *wv, void *cv, const uint8_t *data, size_t len)
+{
+    struct worker *w = wv;
+    struct conn *c = cv;
+    struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+    ssize_t n = c->ssl ? tls_writev(c->ssl, &iov, 1) : write(c->fd, data, len);
+    if (n > 0)
+        tstats_add(&w->ctr.bytes_out, (uint64_t)n);
+    return n;
+}
+
+static const struct h2_hooks h2_hooks = {
+    .request = h2_request_hook,
+    .closed = h2_closed_hook,
+    .send = h2_send_hook,
+};
+
+/* c speaks HTTP/2 from now on. Returns 0, or -1 when c was closed (out
+ * of memory in nghttp2). */
+static int conn_h2_start(struct worker *w, struct conn *c)
+{
+    struct server *s = w->srv;
+    uint64_t body = s->cfg.body_bytes;
+    c->h2 = h2_new(&h2_hooks, w, c, &w->h2, s->resp[V_PLAIN] + s->resp_len[V_PLAIN] - body, (size_t)body);
+    if (!c->h2) {
+        conn_close(w, c, CLOSE_RESET);
+        return -1;
+    }
+    return 0;
+}
+
+/* Write what nghttp2 has queued; close c when it broke or is finished.
+ * Returns -1 when c was closed. */
+static int conn_h2_flush(struct worker *w, struct conn *c)
+{
+    if (h2_send(c->h2) < 0 || h2_finished(c->h2)) {
+        conn_close(w, c, CLOSE_NORMAL);
+        return -1;
+    }
+    return 0;
+}
+
+/* HTTP/2 input buf[0..len). Returns -1 when c was closed (a protocol
+ * error: what nghttp2 has to say, e.g. GOAWAY, is sent first). */
+static int conn_h2_input(struct worker *w, struct conn *c, const char *buf, size_t len)
+{
+    tstats_add(&w->ctr.bytes_in, len);
+    if (h2_recv(c->h2, (const uint8_t *)buf, len) < 0) {
+        h2_send(c->h2);
+        conn_close(w, c, CLOSE_NORMAL);
+        return -1;
+    }
+    return conn_h2_flush(w, c);
+}
+
+/* An event on an HTTP/2 connection: read until the socket (or OpenSSL)
+ * is drained, then write. nghttp2 bounds what a connection holds: at most
+ * H2_MAX_STREAMS open streams, flood limits on what it must answer. */
+static void conn_h2_event(struct worker *w, struct conn *c)
+{
+    for (;;) {
+        ssize_t n = conn_input(w, c, w->ibuf, IBUF_BYTES);
+        if (n > 0) {
+            if (conn_h2_input(w, c, w->ibuf, (size_t)n) < 0)
+                return;
+            continue;
+        }
+        if (n == 0 || errno != EAGAIN) {
+            conn_close(w, c, n == 0 ? CLOSE_NORMAL : CLOSE_RESET);
+            return;
+        }
+        break;
+    }
+    conn_h2_flush(w, c);
+}
+
+/* --http2 on a plain connection: does its first input (w->ibuf[0..len))
+ * start with the HTTP/2 preface (prior knowledge)? Then c speaks h2c and
+ * that input is handled. Returns 1 when c went HTTP/2 (or was closed), 0
+ * to go on with HTTP/1.x. */
+static int conn_h2c_sniff(struct worker *w, struct conn *c, size_t len)
+{
+    if (len < 3)
+        return 0;   /* too short to tell: kept as a partial head, looked at again */
+    c->sniffed = 1;
+    if (c->ssl || !h2_is_preface(w->ibuf, len))
+        return 0;
+    tstats_add(&w->h2.h2c, 1);
+    if (conn_h2_start(w, c) < 0 || conn_h2_input(w, c, w->ibuf, len) < 0)
+        return 1;
+    conn_h2_event(w, c);
+    return 1;
+}
+
 static void conn_read(struct worker *w, struct conn *c)
 {
     for (;;) {
@@ -845,6 +985,8 @@ static void conn_read(struct worker *w, struct conn *c)
             more = (size_t)n == IBUF_BYTES - plen || c->peer_fin || c->ssl;
         }
         c->in_len = 0;
+        if (w->srv->cfg.http2 && !c->sniffed && conn_h2c_sniff(w, c, plen + (size_t)n))
+            return;
         if (conn_process(w, c, w->ibuf, plen + (size_t)n) < 0)
             return;
         if (!more)
@@ -866,7 +1008,16 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t ev)
             return;
         }
         c->handshaking = 0;
-        conn_read(w, c);   /* a request may have come with the handshake's end */
+        if (w->srv->cfg.http2 && tls_alpn_is_h2(c->ssl) && conn_h2_start(w, c) < 0)
+            return;
+        if (c->h2)
+            conn_h2_event(w, c);
+        else
+            conn_read(w, c);   /* a request may have come with the handshake's end */
+        return;
+    }
+    if (c->h2) {
+        conn_h2_event(w, c);
         return;
     }
     if (out_pending(c) && conn_write_pending(w, c) < 0)
@@ -938,6 +1089,7 @@ static void worker_snapshot(struct worker *w, int new_window)
 {
     tstats_view_read(&w->snap_view, &w->ctr);
     tls_view_read(&w->snap_tls, &w->tls);
+    h2_view_read(&w->snap_h2, &w->h2);
     w->snap_view.window_since_ns = w->window_since_ns;
     w->snap_view.window_inflight_max = w->window_inflight_max;
     w->snap_view.window_open_max = w->window_open_max;
@@ -1251,6 +1403,7 @@ void server_free(struct server *s)
             for (int j = 0; j < CONN_CHUNK; j++) {
                 struct conn *c = &w->chunks[k][j];
                 if (!c->is_free) {
+                    h2_free(c->h2);
                     SSL_free(c->ssl);
                     close(c->fd);
                 }

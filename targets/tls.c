@@ -101,16 +101,17 @@ static int write_ca(const char *path, X509 *ca, char *err)
     return 0;
 }
 
-/* ALPN: HTTP/1.1 when the client offers it; otherwise no protocol (the
- * handshake goes on and the connection is counted under "none"). */
+/* ALPN: h2 when it is on (arg) and the client offers it, else HTTP/1.1
+ * when the client offers it; otherwise no protocol (the handshake goes on
+ * and the connection is counted under "none"). */
 static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
                        unsigned inlen, void *arg)
 {
     (void)ssl;
-    (void)arg;
-    static const unsigned char ours[] = "\x08http/1.1";
+    static const unsigned char ours[] = "\x02h2\x08http/1.1";
+    size_t skip = arg ? 0 : 3;   /* without h2: from "http/1.1" on */
     unsigned char *sel;
-    if (SSL_select_next_proto(&sel, outlen, ours, sizeof ours - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+    if (SSL_select_next_proto(&sel, outlen, ours + skip, sizeof ours - 1 - skip, in, inlen) != OPENSSL_NPN_NEGOTIATED)
         return SSL_TLSEXT_ERR_NOACK;
     *out = sel;
     return SSL_TLSEXT_ERR_OK;
@@ -136,7 +137,7 @@ static SSL_CTX *ctx_build(const struct tls_config *cfg, X509 *cert, EVP_PKEY *ke
         SSL_CTX_set_num_tickets(ctx, 0);
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     }
-    SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+    SSL_CTX_set_alpn_select_cb(ctx, alpn_select, cfg->alpn_h2 ? (void *)ctx : NULL);
     return ctx;
 }
 
@@ -191,13 +192,21 @@ static void count_cipher(struct tls_counters *ctr, const char *name)
     tstats_add(&ctr->cipher_other, 1);
 }
 
+int tls_alpn_is_h2(const SSL *ssl)
+{
+    const unsigned char *p;
+    unsigned len;
+    SSL_get0_alpn_selected(ssl, &p, &len);
+    return len == 2 && !memcmp(p, "h2", 2);
+}
+
 static void count_done(SSL *ssl, struct tls_counters *ctr)
 {
     tstats_add(SSL_session_reused(ssl) ? &ctr->resumed : &ctr->full, 1);
     const unsigned char *p;
     unsigned len;
     SSL_get0_alpn_selected(ssl, &p, &len);
-    if (len == 2 && !memcmp(p, "h2", 2))
+    if (tls_alpn_is_h2(ssl))
         tstats_add(&ctr->alpn_h2, 1);
     else if (len == 8 && !memcmp(p, "http/1.1", 8))
         tstats_add(&ctr->alpn_h1, 1);

@@ -24,6 +24,7 @@ struct tls_config {
     int key;              /* TLS_KEY_ECDSA (P-256) or TLS_KEY_RSA (2048 bits) */
     int no_resumption;    /* 1: no session tickets, no session cache */
     const char *ca_out;   /* write the run's CA certificate (PEM) here; NULL: nowhere */
+    int alpn_h2;          /* offer h2 (first) as well as http/1.1 */
 };
 
 #define TLS_CIPHERS_MAX 8  /* distinct ciphers counted per worker (one version: 3-5 exist) */
@@ -44,7 +45,8 @@ struct tls_view {
 
 /* Make this run's CA and a server certificate it signs (127.0.0.1 and
  * localhost), write the CA to cfg->ca_out, and build the server context:
- * the one version of cfg, ALPN "http/1.1", tickets unless no_resumption.
+ * the one version of cfg, ALPN "http/1.1" (and "h2" first with alpn_h2),
+ * tickets unless no_resumption.
  * Returns the context, or NULL with err filled. */
 SSL_CTX *tls_ctx_new(const struct tls_config *cfg, char *err);
 
@@ -56,6 +58,9 @@ SSL *tls_conn_new(SSL_CTX *ctx, int fd);
  * full or resumed, protocol, cipher), 0 when it waits for the socket, -1
  * when it failed (counted as failed). */
 int tls_handshake(SSL *ssl, struct tls_counters *ctr);
+
+/* 1 when ALPN chose h2 for ssl. */
+int tls_alpn_is_h2(const SSL *ssl);
 
 /* read(2) over TLS: bytes read, 0 at the peer's close (close_notify or a
  * bare EOF), -1 with errno EAGAIN when nothing is readable yet, or -1
