@@ -50,6 +50,7 @@ static int frame_recv_cb(nghttp2_session *s, const nghttp2_frame *f, void *ud)
     }
     if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) || !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
+    tstats_add(&h->ctr->requests, 1);
     uint64_t t = h->hooks->request(h->w, h->c, f->hd.stream_id);
     nghttp2_session_set_stream_user_data(s, f->hd.stream_id, (void *)(uintptr_t)t);
     h->unanswered++;
@@ -177,6 +178,7 @@ void h2_free(struct h2_conn *h)
 
 void h2_view_read(struct h2_view *v, const struct h2_counters *c)
 {
+    v->requests = tstats_get(&c->requests);
     v->completed = tstats_get(&c->completed);
     v->reset = tstats_get(&c->reset);
     v->refused = tstats_get(&c->refused);
@@ -186,6 +188,7 @@ void h2_view_read(struct h2_view *v, const struct h2_counters *c)
 
 void h2_view_add(struct h2_view *dst, const struct h2_view *src)
 {
+    dst->requests += src->requests;
     dst->completed += src->completed;
     dst->reset += src->reset;
     dst->refused += src->refused;
@@ -195,7 +198,8 @@ void h2_view_add(struct h2_view *dst, const struct h2_view *src)
 
 json_t *h2_json(const struct h2_view *v)
 {
-    return json_pack("{s:{s:I, s:I, s:I}, s:I, s:I, s:i}", "streams", "completed", (json_int_t)v->completed, "reset",
+    return json_pack("{s:I, s:{s:I, s:I, s:I}, s:I, s:I, s:i}", "requests", (json_int_t)v->requests, "streams",
+                     "completed", (json_int_t)v->completed, "reset",
                      (json_int_t)v->reset, "refused", (json_int_t)v->refused, "connections_broken",
                      (json_int_t)v->broken, "h2c_connections", (json_int_t)v->h2c, "max_concurrent_streams",
                      H2_MAX_STREAMS);

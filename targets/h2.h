@@ -22,6 +22,7 @@
 #define H2_MAX_STREAMS 1024
 
 struct h2_counters {
+    tstats_ctr requests;    /* streams the client ended: requests, counted in requests_parsed too */
     tstats_ctr completed;   /* streams answered in full */
     tstats_ctr reset;       /* RST_STREAM from the client */
     tstats_ctr refused;     /* RST_STREAM(REFUSED_STREAM) sent: over H2_MAX_STREAMS */
@@ -30,7 +31,7 @@ struct h2_counters {
 } __attribute__((aligned(64)));
 
 struct h2_view {
-    uint64_t completed, reset, refused, broken, h2c;
+    uint64_t requests, completed, reset, refused, broken, h2c;
 };
 
 struct h2_hooks {
@@ -80,7 +81,8 @@ int h2_is_preface(const char *buf, size_t len);
 void h2_view_read(struct h2_view *v, const struct h2_counters *c);
 void h2_view_add(struct h2_view *dst, const struct h2_view *src);
 
-/* The "h2" object of /stats: "streams": {completed, reset, refused},
+/* The "h2" object of /stats: "requests" (of requests_parsed, those over
+ * HTTP/2), "streams": {completed, reset, refused},
  * "connections_broken", "h2c_connections", "max_concurrent_streams".
  * Returns a new object. */
 json_t *h2_json(const struct h2_view *v);
