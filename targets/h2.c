@@ -10,6 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#define DONE_MAX (H2_MAX_STREAMS + 64)
+
+/* A stream answered in full by nghttp2, complete once the socket took the
+ * bytes up to end (the total serialized when nghttp2 closed it). */
+struct done {
+    uint64_t end, parsed_ns;
+};
+
 struct h2_conn {
     nghttp2_session *s;
     const struct h2_hooks *hooks;
@@ -19,6 +27,13 @@ struct h2_conn {
     size_t body_len;
     uint64_t unanswered;
     int freeing;
+    uint8_t *scratch;         /* the caller's, reused by every h2_send: frames gathered for one write */
+    size_t scratch_len;
+    uint8_t *rest;            /* what the socket did not take: rest[rest_pos..rest_len) */
+    size_t rest_pos, rest_len, rest_cap;
+    uint64_t serialized, written;
+    struct done done[DONE_MAX];   /* a ring: [done_head, done_head + ndone) */
+    size_t done_head, ndone;
     char clen[24];            /* content-length, for every response */
 };
 
@@ -28,17 +43,6 @@ int h2_is_preface(const char *buf, size_t len)
 {
     size_t n = len < sizeof PREFACE - 1 ? len : sizeof PREFACE - 1;
     return n >= 3 && !memcmp(buf, PREFACE, n);
-}
-
-static ssize_t send_cb(nghttp2_session *s, const uint8_t *data, size_t len, int flags, void *ud)
-{
-    (void)s;
-    (void)flags;
-    struct h2_conn *h = ud;
-    ssize_t n = h->hooks->send(h->w, h->c, data, len);
-    if (n >= 0)
-        return n;
-    return errno == EAGAIN ? NGHTTP2_ERR_WOULDBLOCK : NGHTTP2_ERR_CALLBACK_FAILURE;
 }
 
 static int frame_recv_cb(nghttp2_session *s, const nghttp2_frame *f, void *ud)
@@ -72,11 +76,13 @@ static int stream_close_cb(nghttp2_session *s, int32_t stream, uint32_t error_co
     uintptr_t t = (uintptr_t)nghttp2_session_get_stream_user_data(s, stream);
     if (h->freeing || !t)
         return 0;
-    int completed = error_code == NGHTTP2_NO_ERROR;
+    /* Answered in full: complete once its bytes are written (done_advance). */
+    if (error_code == NGHTTP2_NO_ERROR && h->ndone < DONE_MAX) {
+        h->done[(h->done_head + h->ndone++) % DONE_MAX] = (struct done){.end = h->serialized, .parsed_ns = t};
+        return 0;
+    }
     h->unanswered--;
-    if (completed)
-        tstats_add(&h->ctr->completed, 1);
-    h->hooks->closed(h->w, h->c, (uint64_t)t, completed);
+    h->hooks->closed(h->w, h->c, (uint64_t)t, 0);
     return 0;
 }
 
@@ -103,21 +109,21 @@ static nghttp2_session_callbacks *g_cbs;   /* built once, read-only after */
 static void cbs_init(void)
 {
     nghttp2_session_callbacks_new(&g_cbs);
-    nghttp2_session_callbacks_set_send_callback(g_cbs, send_cb);
     nghttp2_session_callbacks_set_on_frame_recv_callback(g_cbs, frame_recv_cb);
     nghttp2_session_callbacks_set_on_frame_send_callback(g_cbs, frame_send_cb);
     nghttp2_session_callbacks_set_on_stream_close_callback(g_cbs, stream_close_cb);
 }
 
 struct h2_conn *h2_new(const struct h2_hooks *hooks, void *w, void *c, struct h2_counters *ctr, const char *body,
-                       size_t body_len)
+                       size_t body_len, uint8_t *scratch, size_t scratch_len)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, cbs_init);
     if (!g_cbs)
         return NULL;
     struct h2_conn *h = util_xcalloc(1, sizeof *h);
-    *h = (struct h2_conn){.hooks = hooks, .w = w, .c = c, .ctr = ctr, .body = body, .body_len = body_len};
+    *h = (struct h2_conn){.hooks = hooks, .w = w, .c = c, .ctr = ctr, .body = body, .body_len = body_len,
+                          .scratch = scratch, .scratch_len = scratch_len};
     snprintf(h->clen, sizeof h->clen, "%zu", body_len);
     nghttp2_settings_entry iv[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS}};
     if (nghttp2_session_server_new(&h->s, g_cbs, h) != 0 ||
@@ -149,17 +155,107 @@ int h2_respond(struct h2_conn *h, int32_t stream)
     return nghttp2_submit_response(h->s, stream, nva, sizeof nva / sizeof nva[0], h->body_len ? &prd : NULL) ? -1 : 0;
 }
 
+/* The streams whose last byte the socket has taken: complete. */
+static void done_advance(struct h2_conn *h)
+{
+    while (h->ndone && h->done[h->done_head].end <= h->written) {
+        uint64_t t = h->done[h->done_head].parsed_ns;
+        h->done_head = (h->done_head + 1) % DONE_MAX;
+        h->ndone--;
+        h->unanswered--;
+        tstats_add(&h->ctr->completed, 1);
+        h->hooks->closed(h->w, h->c, t, 1);
+    }
+}
+
+static void rest_add(struct h2_conn *h, const uint8_t *buf, size_t len)
+{
+    if (h->rest_len + len > h->rest_cap) {
+        h->rest_cap = h->rest_len + len;
+        h->rest = util_xrealloc(h->rest, h->rest_cap);
+    }
+    memcpy(h->rest + h->rest_len, buf, len);
+    h->rest_len += len;
+}
+
+/* Write buf[0..len) behind what is left over; keep what the socket does
+ * not take. Returns 1 when all went, 0 when the socket is full (the rest
+ * kept), -1 when the connection broke. */
+static int out_write(struct h2_conn *h, const uint8_t *buf, size_t len)
+{
+    if (h->rest_pos < h->rest_len) {
+        rest_add(h, buf, len);
+        return 0;
+    }
+    while (len) {
+        ssize_t n = h->hooks->send(h->w, h->c, buf, len);
+        if (n < 0) {
+            if (errno != EAGAIN)
+                return -1;
+            h->rest_pos = h->rest_len = 0;
+            rest_add(h, buf, len);
+            return 0;
+        }
+        buf += n;
+        len -= (size_t)n;
+        h->written += (uint64_t)n;
+        done_advance(h);
+    }
+    return 1;
+}
+
+/* Write what the socket did not take before. Returns as out_write. */
+static int rest_flush(struct h2_conn *h)
+{
+    while (h->rest_pos < h->rest_len) {
+        ssize_t n = h->hooks->send(h->w, h->c, h->rest + h->rest_pos, h->rest_len - h->rest_pos);
+        if (n < 0)
+            return errno == EAGAIN ? 0 : -1;
+        h->rest_pos += (size_t)n;
+        h->written += (uint64_t)n;
+        done_advance(h);
+    }
+    h->rest_pos = h->rest_len = 0;
+    return 1;
+}
+
+/* nghttp2's frames, gathered in the scratch buffer so that many go in one
+ * write (one TLS record), until none is left or the socket is full; a
+ * stream counts as complete only once its last byte is written. */
 int h2_send(struct h2_conn *h)
 {
-    int rv = nghttp2_session_send(h->s);
-    if (rv == NGHTTP2_ERR_FLOODED)
-        tstats_add(&h->ctr->broken, 1);
-    return rv ? -1 : 0;
+    int r = rest_flush(h);
+    size_t len = 0;
+    while (r == 1) {
+        const uint8_t *data;
+        ssize_t n = nghttp2_session_mem_send(h->s, &data);
+        if (n < 0) {
+            if (n == NGHTTP2_ERR_FLOODED)
+                tstats_add(&h->ctr->broken, 1);
+            return -1;
+        }
+        if (n > 0 && (size_t)n <= h->scratch_len - len) {
+            memcpy(h->scratch + len, data, (size_t)n);
+            len += (size_t)n;
+            h->serialized += (uint64_t)n;
+            continue;
+        }
+        /* Full, or nothing more: write what is gathered, then a frame too
+         * big for the room left (data stays valid until the next call). */
+        r = len ? out_write(h, h->scratch, len) : 1;
+        len = 0;
+        if (n == 0)
+            break;
+        h->serialized += (uint64_t)n;
+        if (r >= 0)
+            r = out_write(h, data, (size_t)n);
+    }
+    return r < 0 ? -1 : 0;
 }
 
 int h2_finished(const struct h2_conn *h)
 {
-    return !nghttp2_session_want_read(h->s) && !nghttp2_session_want_write(h->s);
+    return !nghttp2_session_want_read(h->s) && !nghttp2_session_want_write(h->s) && h->rest_pos == h->rest_len;
 }
 
 uint64_t h2_unanswered(const struct h2_conn *h)
@@ -173,6 +269,7 @@ void h2_free(struct h2_conn *h)
         return;
     h->freeing = 1;
     nghttp2_session_del(h->s);
+    free(h->rest);
     free(h);
 }
 

@@ -49,10 +49,12 @@ struct h2_hooks {
 struct h2_conn;
 
 /* A server session for connection c of worker w, answering every request
- * with 200 and body[0..body_len) (application/json). Returns NULL when
+ * with 200 and body[0..body_len) (application/json). scratch[0..
+ * scratch_len) is the caller's buffer, which h2_send fills with frames
+ * and writes (its content is not kept between calls). Returns NULL when
  * nghttp2 is out of memory. */
 struct h2_conn *h2_new(const struct h2_hooks *hooks, void *w, void *c, struct h2_counters *ctr, const char *body,
-                       size_t body_len);
+                       size_t body_len, uint8_t *scratch, size_t scratch_len);
 
 /* Feed input. Returns 0, or -1 when the client broke the protocol or
  * flooded (a GOAWAY may be queued: h2_send it, then close). */

@@ -858,7 +858,10 @@ static int conn_h2_start(struct worker *w, struct conn *c)
 {
     struct server *s = w->srv;
     uint64_t body = s->cfg.body_bytes;
-    c->h2 = h2_new(&h2_hooks, w, c, &w->h2, s->resp[V_PLAIN] + s->resp_len[V_PLAIN] - body, (size_t)body);
+    /* The input buffer is free whenever h2_send runs (input is handled
+     * whole before), so it is the frames' scratch buffer too. */
+    c->h2 = h2_new(&h2_hooks, w, c, &w->h2, s->resp[V_PLAIN] + s->resp_len[V_PLAIN] - body, (size_t)body,
+                   (uint8_t *)w->ibuf, IBUF_BYTES);
     if (!c->h2) {
         conn_close(w, c, CLOSE_RESET);
         return -1;
