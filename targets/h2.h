@@ -4,8 +4,9 @@
  * The event loop (server.c) owns the socket and the counting of requests
  * and responses; it gives h2 three hooks: a request ended, a counted
  * request's stream closed (answered or not), and write(2). A response is
- * complete when nghttp2 closes its stream with no error: both sides sent
- * END_STREAM, i.e. its last DATA frame went through the write hook. */
+ * complete when nghttp2 has closed its stream with no error (both sides
+ * sent END_STREAM) and the socket has taken the last byte of its last
+ * frame. */
 #ifndef LB_H2_H
 #define LB_H2_H
 
