@@ -36,7 +36,7 @@ SANFLAGS =
 BUILD_TYPE = release
 endif
 
-PKGS := yaml-0.1 jansson libproc2 zlib
+PKGS := yaml-0.1 jansson libproc2 zlib openssl libnghttp2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Each program links only what its folders use: lb-target, lb-gen and the
@@ -46,6 +46,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # tests link them all.
 LIBS_JSON  := $(shell pkg-config --libs jansson 2>/dev/null)
 LIBS_LB    := $(shell pkg-config --libs yaml-0.1 jansson zlib 2>/dev/null)
+# lb-target's TLS and HTTP/2 (targets/tls.c, targets/h2.c): OpenSSL, nghttp2.
+LIBS_TARGET := $(shell pkg-config --libs openssl libnghttp2 2>/dev/null)
 PKG_OK     := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -171,7 +173,8 @@ $(LIBADAPTER): $(call obj,$(ADAPTER_SRC))
 $(BUILD)/bin/lb-target: $(call obj,targets/main.c) $(LIBTARGET) $(LIBCOMMON)
 $(BUILD)/bin/lb-gen:    $(call obj,generator/main.c) $(LIBGEN) $(LIBCOMMON)
 $(BUILD)/bin/loadbench: $(call obj,harness/main.c) $(LIBHARNESS) $(LIBCOMMON)
-$(BUILD)/bin/lb-target $(BUILD)/bin/lb-gen: PROG_LIBS := $(LIBS_JSON)
+$(BUILD)/bin/lb-gen: PROG_LIBS := $(LIBS_JSON)
+$(BUILD)/bin/lb-target: PROG_LIBS := $(LIBS_JSON) $(LIBS_TARGET)
 $(BUILD)/bin/loadbench: PROG_LIBS := $(LIBS_LB)
 
 $(BUILD)/bin/%:
@@ -205,7 +208,7 @@ build-fuzz/obj/%.o: %.c
 
 build-fuzz/bin/%: build-fuzz/obj/fuzz/%.o $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS_LB) $(LDLIBS)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(LIBS_LB) $(LIBS_TARGET) $(LDLIBS)
 
 fuzz: fuzz-build
 	@for f in $(FUZZERS); do n=$${f##*/}; mkdir -p build-fuzz/corpus/$$n; \
@@ -282,7 +285,7 @@ check-busy:
 ASAN_UNIT := $(patsubst tests/unit/%.c,build-asan/tests/%,$(UNIT_SRC))
 ASAN_E2E_TESTS ?= hostile_profiles.t run_basic.t target-bad.t target-cli.t gen_args.t gen_errors.t gen_eof.t \
                   gen_closed_counts.t target-count.t report_fixture.t adapter_raw.t \
-                  target-control.t target-parent.t gen_signals.t compare_labels.t
+                  target-control.t target-parent.t gen_signals.t compare_labels.t target-tls.t target-h2.t
 ASAN_E2E  := $(addprefix tests/e2e/,$(ASAN_E2E_TESTS))
 
 check-asan:

@@ -50,6 +50,14 @@ void adapter_plan_init(struct adapter_plan *p)
     p->model = "closed";
 }
 
+void adapter_plan_tls(struct adapter_plan *p, const struct adapter *a, const struct adapter_ctx *ctx)
+{
+    if (!ctx->ca_file)
+        return;
+    json_object_set_new(p->settings, "tls", json_pack("{s:b, s:s}", "verified", a->tls_verifies, "how",
+                                                      a->tls_how ? a->tls_how : "not stated"));
+}
+
 void adapter_plan_constant(struct adapter_plan *p, const struct profile_load *load, double level, uint64_t duration_ns)
 {
     profile_load_free(p->as_run);

@@ -22,6 +22,9 @@
 #define ADAPTER_RAMP 0x8     /* follows stages over time */
 #define ADAPTER_POISSON 0x10 /* open loads with Poisson arrivals on request (load.arrivals: poisson) */
 #define ADAPTER_POISSON_ONLY 0x20 /* its open loads' arrivals are always Poisson (Tsung): judged so */
+#define ADAPTER_TLS 0x40     /* HTTPS (target.tls): ctx->url is https:// */
+#define ADAPTER_H2 0x80      /* HTTP/2 over TLS (target.protocol: h2) */
+#define ADAPTER_H2C 0x100    /* HTTP/2 with prior knowledge (target.protocol: h2c) */
 
 struct adapter_found {
     char path[1024];        /* absolute path of the binary run */
@@ -37,7 +40,9 @@ struct adapter_ctx {
     const char *dir;                    /* the tool run's directory (absolute; the tool's cwd) */
     const char *host;                   /* "127.0.0.1" */
     int port;
-    const char *url;                    /* "http://127.0.0.1:PORT/" */
+    const char *url;                    /* "http://127.0.0.1:PORT/" ("https://" with target.tls) */
+    const char *ca_file;                /* target.tls: the run's CA certificate (PEM) to verify the
+                                         * target against; NULL: plain TCP */
     uint64_t tool_cpus;                 /* the CPU set the tool is pinned to (0 = all) */
     unsigned instance, instances;       /* this process's place in a tool run of several
                                          * (adapters/group.h): instance of instances; 0 of 1 alone */
@@ -134,6 +139,12 @@ struct adapter {
     const char *description;
     const char *install_hint;       /* one line: how to get the tool */
     unsigned caps;
+    const char *tls_how;            /* with ADAPTER_TLS: what the tool does with the certificate
+                                     * ("verifies against the run's CA (--cacert)", "does not verify
+                                     * (...)"), shown by `loadbench tools` and in each row */
+    int tls_verifies;               /* 1: the tool verifies the certificate against ctx->ca_file */
+    const char *no_h2_why;          /* why the tool cannot speak HTTP/2, when the reason is the
+                                     * tool's ("JMeter core has no HTTP/2 client"); NULL: generic */
     const char *const *parse_files; /* the files parse() reads from the run directory, main one
                                      * first (NULL-terminated): fuzz/fuzz_parsers.c feeds them */
     const char *latency_measures;   /* from which event to which */
@@ -208,6 +219,10 @@ extern const struct adapter_unrunnable adapter_unrunnable[];
 json_t *adapter_detect_all(void);
 
 void adapter_plan_init(struct adapter_plan *p);
+
+/* With target.tls (ctx->ca_file set): record in p->settings whether the
+ * tool verified the certificate and how (a->tls_verifies, a->tls_how). */
+void adapter_plan_tls(struct adapter_plan *p, const struct adapter *a, const struct adapter_ctx *ctx);
 
 /* Record that the tool applies one constant stage of level for
  * duration_ns (model as in load) instead of the profile's load. */

@@ -51,6 +51,8 @@ static void push_duration(struct strvec *argv, uint64_t ns)
         strvec_pushf(argv, "%llums", (unsigned long long)ms);
 }
 
+extern const struct adapter adapter_h2load;   /* below: its table names the TLS behaviour */
+
 static int h2load_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -78,7 +80,9 @@ static int h2load_prepare(const struct adapter_ctx *c, struct adapter_plan *p, c
         return util_err(err, "h2load needs at least as many clients as threads (%llu threads, %llu clients)",
                         (unsigned long long)threads, (unsigned long long)conns);
     strvec_push(&p->argv, c->found->path);
-    strvec_push(&p->argv, "--h1");
+    if (c->profile->target.protocol == PROFILE_H1)
+        strvec_push(&p->argv, "--h1");   /* HTTP/1.1 over plain TCP and over TLS (ALPN http/1.1) */
+    adapter_plan_tls(p, &adapter_h2load, c);
     strvec_push(&p->argv, "-c");
     strvec_pushf(&p->argv, "%llu", (unsigned long long)conns);
     strvec_push(&p->argv, "-t");
@@ -272,7 +276,9 @@ const struct adapter adapter_h2load = {
     .parse_files = (const char *const[]){"stdout.txt", "h2load.log", NULL},
     .description = "h2load (nghttp2) over HTTP/1.1: closed model (-c -D), paced with --rps per client",
     .install_hint = "apt-get install nghttp2-client (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_H2C,
+    /* h2load has no option for a CA: it does not check the server's certificate. */
+    .tls_how = "does not verify (h2load has no CA option)",
     .versions = "live: 1.52.0 (Debian nghttp2-client)",
     .latency_measures = "request submitted to response complete (h2load's per-request log, µs), responses only",
     .latency_resolution_ms = 0.001,

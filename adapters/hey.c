@@ -30,6 +30,8 @@ static int hey_detect(const char *bin, struct adapter_found *found, char *err)
 
 static const char *const hey_options[] = {"connections", NULL};
 
+extern const struct adapter adapter_hey;   /* below: its table names the TLS behaviour */
+
 static int hey_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -70,6 +72,9 @@ static int hey_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
         strvec_push(&p->argv, "-t");
         strvec_pushf(&p->argv, "%llu", (unsigned long long)ts);
     }
+    if (c->profile->target.protocol == PROFILE_H2)
+        strvec_push(&p->argv, "-h2");
+    adapter_plan_tls(p, &adapter_hey, c);
     strvec_push(&p->argv, c->url);
     p->load_ns = l.duration_ns;
     p->startup_allowance_ns = 1000000000ull;
@@ -213,7 +218,9 @@ const struct adapter adapter_hey = {
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "hey: Go HTTP load generator, closed model (-c -z), paced with -q per worker",
     .install_hint = "apt-get install hey (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2,
+    .tls_how = "does not verify (hey's requester.go: InsecureSkipVerify: true)",
+    .no_h2_why = "hey's -h2 is HTTP/2 over TLS only (Go's http2.ConfigureTransport): no h2c",
     .versions = "live: 0.1.4 (Debian 0.1.4-2+b4)",
     .latency_measures = "request start (a new connection's dial included) to response body read; min, max and "
                         "percentiles from hey's first 1,000,000 responses only",

@@ -1084,6 +1084,7 @@ const struct adapter adapter_jmeter = {
     .install_hint = "scripts/install-tools (JMeter 5.6.3 from Maven Central into TOOLS/jmeter; Debian's jmeter "
                     "jmeter-http default-jdk-headless for 2.13)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .no_h2_why = "JMeter core has no HTTP/2 client",
     .versions = "live: 5.6.3 (Maven Central), 2.13 (Debian, bin:)",
     .latency_measures = "JTL elapsed: from just before the connection is taken or opened to the last response "
                         "byte, including connect; whole ms; percentiles computed by loadbench from every sample",

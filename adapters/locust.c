@@ -541,6 +541,7 @@ const struct adapter adapter_locust = {
     .description = "Locust (Python, gevent): HttpUser closed loop; paced with constant_throughput for a rate",
     .install_hint = "PyPI: scripts/install-tools (Locust 2.47.0, hash-pinned, into the tools folder's venv/locust)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .no_h2_why = "Locust's HttpUser (python-requests) speaks HTTP/1.1 only",
     .versions = "live: 2.47.0 (PyPI), 2.12.1 (Debian, bin:)",
     .latency_measures = "python-requests call: request start (including connect) to response body read, "
                         "percentiles rounded to whole ms (2 significant digits above 100 ms); failed requests' "

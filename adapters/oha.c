@@ -79,6 +79,8 @@ static int oha_connections(const struct adapter_ctx *c, const struct raw_load *l
     return 0;
 }
 
+extern const struct adapter adapter_oha;   /* below: its table names the TLS behaviour */
+
 static int oha_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -115,6 +117,13 @@ static int oha_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     strvec_push(&p->argv, "json");
     strvec_push(&p->argv, "--output");
     strvec_push(&p->argv, OHA_JSON);
+    if (c->profile->target.protocol == PROFILE_H2)
+        strvec_push(&p->argv, "--http2");
+    if (c->ca_file) {
+        strvec_push(&p->argv, "--cacert");
+        strvec_push(&p->argv, c->ca_file);
+    }
+    adapter_plan_tls(p, &adapter_oha, c);
     strvec_push(&p->argv, c->url);
     p->load_ns = l.duration_ns;
     /* after the load it sorts every response's latency for its stats */
@@ -218,7 +227,9 @@ const struct adapter adapter_oha = {
     .description = "oha (Rust, hyper): closed model (-c -z), open with -q --latency-correction; JSON result",
     .install_hint = "crates.io: scripts/install-tools (cargo install --locked --version 1.13.0 oha into the tools "
                     "folder; needs Rust >= 1.86)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2,
+    .tls_how = "verifies against the run's CA (--cacert; rustls, the system store too)",
+    .tls_verifies = 1,
     .versions = "live: 1.13.0 (crates.io)",
     .latency_measures = "closed: from just before the request is sent (a new connection's connect included) to "
                         "its whole body read; open (-q with --latency-correction): from the request's time on "

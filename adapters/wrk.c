@@ -64,6 +64,8 @@ int wrk_command(const struct adapter_ctx *c, struct adapter_plan *p, const char 
     return 0;
 }
 
+extern const struct adapter adapter_wrk;   /* below: its table names the TLS behaviour */
+
 static int wrk_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -80,6 +82,7 @@ static int wrk_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     uint64_t secs = raw_whole_seconds(l.duration_ns, "wrk", "duration", p);
     if (wrk_command(c, p, "wrk", threads, conns, secs, 0, "--latency", err))
         return -1;
+    adapter_plan_tls(p, &adapter_wrk, c);
     p->model = "closed";
     p->load_ns = secs * 1000000000ull;
     p->startup_allowance_ns = 1000000000ull;
@@ -156,7 +159,8 @@ const struct adapter adapter_wrk = {
     .parse_files = (const char *const[]){"wrk.json", NULL},
     .description = "wrk 4: event-driven HTTP/1.1 benchmark, closed model, Lua done() hook for results",
     .install_hint = "apt-get install wrk (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED,
+    .caps = ADAPTER_CLOSED | ADAPTER_TLS,
+    .tls_how = "does not verify (wrk's src/ssl.c: SSL_VERIFY_NONE)",
     .versions = "live: 4.1.0 (Debian 4.1.0-3+b2)",
     .latency_measures = "request written to response parsed, per keep-alive connection (connect not included); "
                         "closed loop: a slow response delays the next send (coordinated omission)",

@@ -29,19 +29,7 @@ done
 [ -x "$TARGET" ] || { echo "bench/target.sh: $TARGET not built (make)" >&2; exit 1; }
 [ "$(nproc)" -ge 2 ] || { echo "bench/target.sh: SKIP: needs 2 CPUs (server on 1, wrk on 0)"; exit 0; }
 
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-    for p in $pids; do kill "$p" 2>/dev/null || true; done
-    for p in $pids; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-hz=$(getconf CLK_TCK)
-# cpu_ticks PID: utime+stime of the whole process (all threads).
-cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+. bench/lib/servers.sh
 
 # start_lbt NAME ARGS...: sets LBT_PID, LBT_PORT (LBT_WRAP: a prefix that
 # execs, e.g. chrt).
@@ -68,21 +56,7 @@ start_lbt lbt --body 800B
 LBT_SERVE_PID=$LBT_PID
 LBT_SERVE_PORT=$LBT_PORT
 
-mkdir -p "$tmp/ngx/www"
-sed "s|@PORT@|$NGX_PORT|; s|@DIR@|$tmp/ngx|g" bench/nginx.conf >"$tmp/ngx/nginx.conf"
-# The same 800-byte JSON body lb-target sends.
-pad=$(awk 'BEGIN { for (i = 0; i < 800 - 31; i++) printf "x" }')
-printf '{"server":"lb-target","pad":"%s"}' "$pad" >"$tmp/ngx/www/data.json"
-taskset -c 1 nginx -p "$tmp/ngx" -c "$tmp/ngx/nginx.conf" 2>"$tmp/ngx.err" &
-NGX_PID=$!
-pids="$pids $NGX_PID"
-i=0
-# nginx writes its pid file after it opened its listening socket.
-until [ -s "$tmp/ngx/nginx.pid" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] && kill -0 $NGX_PID 2>/dev/null || { echo "nginx did not start: $(cat "$tmp/ngx.err" "$tmp/ngx/error.log" 2>/dev/null)" >&2; exit 1; }
-    sleep 0.05
-done
+start_nginx "127.0.0.1:$NGX_PORT"
 
 # run_wrk PID PORT CONNS: prints "requests rps cpu_seconds wall_seconds".
 run_wrk() {
@@ -99,7 +73,6 @@ run_wrk() {
 $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "lb-target vs nginx: wrk -t1 -c100 -d${DURATION}s on CPU 0, server on CPU 1, 800 B JSON, $ROUNDS alternating rounds"
 : >"$tmp/lbt.rows"

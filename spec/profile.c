@@ -998,10 +998,71 @@ static int parse_target_stall(struct yparse *y, const struct ynode *v, struct pr
 static const char *const top_keys[] = {"name",   "description", "hosts", "target", "load",  "tools", "sampling",
                                        "repeat", "cooldown",    "grace", "cpus",   "quiet", NULL};
 
+/* A scalar that must be one of choices (NULL-terminated): its index in
+ * *out. Returns 0, or -1 naming what is allowed. */
+static int get_choice(struct yparse *y, const struct ynode *n, const char *what, const char *const *choices, int *out)
+{
+    if (want_kind(y, n, Y_SCALAR, what))
+        return -1;
+    char list[128] = "";
+    for (int i = 0; choices[i]; i++) {
+        if (!strcmp(n->str, choices[i])) {
+            *out = i;
+            return 0;
+        }
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", choices[i]);
+    }
+    return perr(y, n->line, n->col, "%s \"%.60s\": use %s", what, n->str, list);
+}
+
+const char *profile_protocol_name(enum profile_protocol p)
+{
+    return p == PROFILE_H2 ? "h2" : p == PROFILE_H2C ? "h2c" : "h1";
+}
+
+/* target.tls: {version: 1.3|1.2, key: ecdsa|rsa, resumption: on|off}. */
+static int parse_target_tls(struct yparse *y, const struct ynode *v, struct profile_tls *t)
+{
+    static const char *const keys[] = {"version", "key", "resumption", NULL};
+    static const char *const versions[] = {"1.3", "1.2", NULL}, *const key_types[] = {"ecdsa", "rsa", NULL},
+                             *const on_off[] = {"on", "off", NULL};
+    if (want_kind(y, v, Y_MAP, "target.tls") || check_keys(y, v, "target.tls", keys))
+        return -1;
+    const struct ynode *w;
+    int i = 0;
+    if ((w = get(v, "version")) && get_choice(y, w, "target.tls.version", versions, &i))
+        return -1;
+    t->version = i == 0 ? 13 : 12;
+    if ((w = get(v, "key")) && get_choice(y, w, "target.tls.key", key_types, &t->key_rsa))
+        return -1;
+    if ((w = get(v, "resumption")) && get_choice(y, w, "target.tls.resumption", on_off, &t->no_resumption))
+        return -1;
+    return 0;
+}
+
+/* target.protocol and target.tls, which must agree: h2 is over TLS, h2c
+ * is not. */
+static int parse_target_protocol(struct yparse *y, const struct ynode *v, struct profile *p)
+{
+    static const char *const protocols[] = {"h1", "h2", "h2c", NULL};
+    const struct ynode *w = get(v, "tls"), *pr = get(v, "protocol");
+    int proto = PROFILE_H1;
+    if (w && parse_target_tls(y, w, &p->target.tls))
+        return -1;
+    if (pr && get_choice(y, pr, "target.protocol", protocols, &proto))
+        return -1;
+    p->target.protocol = (enum profile_protocol)proto;
+    if (proto == PROFILE_H2 && !w)
+        return perr(y, pr->line, pr->col, "target.protocol h2 is HTTP/2 over TLS: add target.tls (or use h2c)");
+    if (proto == PROFILE_H2C && w)
+        return perr(y, pr->line, pr->col, "target.protocol h2c is HTTP/2 without TLS: drop target.tls (or use h2)");
+    return 0;
+}
+
 /* target: lb-target's settings and where it runs. */
 static int parse_target(struct yparse *y, const struct ynode *v, struct profile *p)
 {
-    static const char *const keys[] = {"delay", "stall", "work", "body", "threads", "host", NULL};
+    static const char *const keys[] = {"delay", "stall", "work", "body", "threads", "host", "protocol", "tls", NULL};
     if (want_kind(y, v, Y_MAP, "target") || check_keys(y, v, "target", keys))
         return -1;
     const struct ynode *w;
@@ -1025,6 +1086,11 @@ static int parse_target(struct yparse *y, const struct ynode *v, struct profile 
     }
     if ((w = get(v, "host")) && get_placement(y, p, w, &p->target_host))
         return -1;
+    if (parse_target_protocol(y, v, p))
+        return -1;
+    if (p->target_host && (p->target.tls.version || p->target.protocol != PROFILE_H1))
+        return perr(y, w->line, w->col, "target.host with target.tls or target.protocol h2/h2c: not supported yet "
+                                        "(the run's CA is made on the target's host)");
     return 0;
 }
 
@@ -1513,6 +1579,13 @@ json_t *profile_to_json(const struct profile *p)
         json_object_set_new(o, "scale", json_real(p->scale));
     if (p->target.work_ns)
         json_object_set_new(json_object_get(o, "target"), "work_ns", json_integer((json_int_t)p->target.work_ns));
+    /* Only when set: a plain HTTP/1.1 profile hashes as before. */
+    if (p->target.protocol != PROFILE_H1)
+        json_object_set_new(json_object_get(o, "target"), "protocol", json_string(profile_protocol_name(p->target.protocol)));
+    if (p->target.tls.version)
+        json_object_set_new(json_object_get(o, "target"), "tls",
+                            json_pack("{s:s, s:s, s:b}", "version", p->target.tls.version == 13 ? "1.3" : "1.2", "key",
+                                      p->target.tls.key_rsa ? "rsa" : "ecdsa", "resumption", !p->target.tls.no_resumption));
     json_t *shape = profile_shape_json(&p->target.shape);
     if (shape)
         json_object_set_new(json_object_get(o, "target"), "shape", shape);

@@ -94,6 +94,20 @@ struct profile_host {
 #define PROFILE_DURATION_MAX_NS (7ull * 86400 * 1000000000ull)
 #define PROFILE_RUN_MAX_NS (30ull * 86400 * 1000000000ull)
 
+/* target.protocol: what the tools must speak (lb-target gets --http2 for
+ * h2 and h2c). */
+enum profile_protocol { PROFILE_H1, PROFILE_H2, PROFILE_H2C };
+
+/* target.tls: {version: 1.3|1.2, key: ecdsa|rsa, resumption: on|off}. */
+struct profile_tls {
+    int version;                    /* 0: no TLS; 12 or 13 */
+    int key_rsa;                    /* 1: RSA 2048; 0: ECDSA P-256 */
+    int no_resumption;              /* 1: resumption: off */
+};
+
+/* "h1", "h2" or "h2c". */
+const char *profile_protocol_name(enum profile_protocol p);
+
 struct profile {
     char *path;
     char *name;
@@ -104,6 +118,8 @@ struct profile {
         uint64_t work_ns;           /* CPU per request on the target: a CPU-bound backend */
         uint64_t body_bytes;
         unsigned threads;
+        enum profile_protocol protocol;  /* target.protocol: h1 (default), h2 (over TLS), h2c */
+        struct profile_tls tls;          /* target.tls; version 0: plain TCP */
     } target;
     char *target_host;              /* the hosts: entry lb-target runs on, or NULL: this machine */
     struct profile_host *hosts;     /* the hosts: map (nhosts 0: everything on this machine) */

@@ -66,12 +66,18 @@ static int collect(struct server *s, int cmd)
 json_t *server_merged_stats(struct server *s, uint64_t window_since_ns)
 {
     struct tstats_view v;
+    struct tls_view tv;
+    struct h2_view hv;
     memset(&v, 0, sizeof v);
+    memset(&tv, 0, sizeof tv);
+    memset(&hv, 0, sizeof hv);
     hist_reset(s->m_total);
     hist_reset(s->m_window);
     for (int i = 0; i < s->nworkers; i++) {
         struct worker *w = &s->workers[i];
         tstats_view_add(&v, &w->snap_view);
+        tls_view_add(&tv, &w->snap_tls);
+        h2_view_add(&hv, &w->snap_h2);
         hist_add(s->m_total, w->snap_total);
         hist_add(s->m_window, w->snap_window);
     }
@@ -79,6 +85,10 @@ json_t *server_merged_stats(struct server *s, uint64_t window_since_ns)
     uint64_t now = util_now_ns();
     json_t *o = tstats_json(&v, s->m_total, s->m_window, now, s->started_ns);
     json_object_set_new(o, "delay", delay_json(&s->delay));
+    if (s->tls_ctx)
+        json_object_set_new(o, "tls", tls_json(&tv, &s->cfg.tls));
+    if (s->cfg.http2)
+        json_object_set_new(o, "h2", h2_json(&hv));
     if (s->delay.spec.stall_every_ns)
         json_object_set_new(o, "stalls_begun", json_integer((json_int_t)delay_stalls_begun(&s->delay, now)));
     return o;

@@ -39,6 +39,13 @@ static void usage(FILE *f)
 "  --body SIZE            JSON body size, e.g. 64B, 800B, 16KiB (default 64B)\n"
 "  --stats-out FILE       on SIGTERM/SIGINT write final stats here (default stdout)\n"
 "  --backlog N            listen backlog (default 4096)\n"
+"  --tls 1.3|1.2          serve HTTPS with this one TLS version (OpenSSL), with a\n"
+"                         certificate made for this run by a CA of its own\n"
+"  --tls-key ecdsa|rsa    the certificate's key: ECDSA P-256 (default) or RSA 2048\n"
+"  --tls-ca FILE          write the run's CA certificate (PEM) here\n"
+"  --tls-resumption on|off  session tickets and cache (default on)\n"
+"  --http2                also speak HTTP/2 (nghttp2): h2 by ALPN over --tls, h2c\n"
+"                         with prior knowledge on plain connections\n"
 "  --exit-with-parent[=PID]\n"
 "                         stop (as on SIGTERM) when the parent process exits, even\n"
 "                         when it is SIGKILLed; PID: the parent it must have (its\n"
@@ -80,7 +87,8 @@ static int parse_dur(const char *s, uint64_t *ns, char *err)
 
 enum { O_LISTEN = 1, O_PORT, O_CONTROL, O_CONTROL_PORT, O_THREADS, O_CPUS, O_DELAY, O_BODY,
        O_STATS_OUT, O_BACKLOG, O_WORK, O_EXIT_WITH_PARENT, O_HELP, O_DELAY_DIST, O_DELAY_P50,
-       O_DELAY_P99, O_DELAY_MEAN, O_DELAY_MIN, O_DELAY_MAX, O_SEED, O_STALL_EVERY, O_STALL_FOR };
+       O_DELAY_P99, O_DELAY_MEAN, O_DELAY_MIN, O_DELAY_MAX, O_SEED, O_STALL_EVERY, O_STALL_FOR,
+       O_TLS, O_TLS_KEY, O_TLS_CA, O_TLS_RESUMPTION, O_HTTP2 };
 
 /* One of the latency-shape options into d. Returns 0, or -1 with err. */
 static int delay_option(int opt, const char *arg, struct delay_spec *d, int *seeded, char *err)
@@ -160,6 +168,11 @@ static const struct option opts[] = {
     {"body", required_argument, NULL, O_BODY},
     {"stats-out", required_argument, NULL, O_STATS_OUT},
     {"backlog", required_argument, NULL, O_BACKLOG},
+    {"tls", required_argument, NULL, O_TLS},
+    {"tls-key", required_argument, NULL, O_TLS_KEY},
+    {"tls-ca", required_argument, NULL, O_TLS_CA},
+    {"tls-resumption", required_argument, NULL, O_TLS_RESUMPTION},
+    {"http2", no_argument, NULL, O_HTTP2},
     {"exit-with-parent", optional_argument, NULL, O_EXIT_WITH_PARENT},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
@@ -202,6 +215,31 @@ static int size_option(int opt, const char *arg, struct server_config *cfg, char
     }
 }
 
+/* --tls, --tls-key, --tls-ca, --tls-resumption. Returns 0, or -1 with err. */
+static int tls_option(int opt, const char *arg, struct tls_config *t, char *err)
+{
+    switch (opt) {
+    case O_TLS:
+        if (strcmp(arg, "1.3") && strcmp(arg, "1.2"))
+            return util_err(err, "--tls must be 1.3 or 1.2, not \"%s\"", arg);
+        t->version = arg[2] == '3' ? TLS_V13 : TLS_V12;
+        return 0;
+    case O_TLS_KEY:
+        if (strcmp(arg, "ecdsa") && strcmp(arg, "rsa"))
+            return util_err(err, "--tls-key must be ecdsa or rsa, not \"%s\"", arg);
+        t->key = !strcmp(arg, "rsa") ? TLS_KEY_RSA : TLS_KEY_ECDSA;
+        return 0;
+    case O_TLS_CA:
+        t->ca_out = arg;
+        return 0;
+    default: /* O_TLS_RESUMPTION */
+        if (strcmp(arg, "on") && strcmp(arg, "off"))
+            return util_err(err, "--tls-resumption must be on or off, not \"%s\"", arg);
+        t->no_resumption = !strcmp(arg, "off");
+        return 0;
+    }
+}
+
 /* One option (opt from getopt_long, its argument arg). Returns 0, 1 when
  * the program should stop with status 0 (--help), or -1 with err. */
 static int one_option(int opt, const char *arg, struct cli *c, char *err)
@@ -224,6 +262,11 @@ static int one_option(int opt, const char *arg, struct cli *c, char *err)
         return delay_option(opt, arg, &c->cfg.delay, &c->seeded, err);
     case O_WORK: case O_BODY: case O_BACKLOG:
         return size_option(opt, arg, &c->cfg, err);
+    case O_TLS: case O_TLS_KEY: case O_TLS_CA: case O_TLS_RESUMPTION:
+        return tls_option(opt, arg, &c->cfg.tls, err);
+    case O_HTTP2:
+        c->cfg.http2 = c->cfg.tls.alpn_h2 = 1;
+        return 0;
     case O_EXIT_WITH_PARENT:
         c->with_parent = 1;
         if (arg) {
@@ -255,6 +298,9 @@ static int parse_cli(int argc, char **argv, struct cli *c, char *err)
         return util_err(err, "unexpected argument \"%s\" (see --help)", argv[optind]);
     if (delay_finish(&c->cfg.delay, c->seeded, err) < 0)
         return -1;
+    const struct tls_config *t = &c->cfg.tls;
+    if (!t->version && (t->key || t->ca_out || t->no_resumption))
+        return util_err(err, "--tls-key, --tls-ca and --tls-resumption need --tls 1.3 or --tls 1.2");
     if (net_parse_addr(c->listen, &c->cfg.listen_addr, err) < 0 ||
         net_parse_addr(c->control, &c->cfg.control_addr, err) < 0)
         return -1;
@@ -300,11 +346,16 @@ static void announce(struct server *s, const struct server_config *cfg)
     json_t *dj = server_delay_json(s);
     char *shape = json_dumps(dj, JSON_COMPACT);
     json_decref(dj);
+    char tls[32] = "";   /* only with --tls: the plain line stays as it was */
+    if (cfg->tls.version)
+        snprintf(tls, sizeof tls, ",\"tls\":\"%s\"", tls_version_name(cfg->tls.version));
+    if (cfg->http2)
+        snprintf(tls + strlen(tls), sizeof tls - strlen(tls), ",\"http2\":true");
     printf("{\"event\":\"listening\",\"port\":%d,\"control_port\":%d,\"pid\":%d,\"threads\":%d,"
-           "\"delay_ns\":%llu,\"work_ns\":%llu,\"body_bytes\":%llu,\"delay\":%s}\n",
+           "\"delay_ns\":%llu,\"work_ns\":%llu,\"body_bytes\":%llu,\"delay\":%s%s}\n",
            server_port(s), server_control_port(s), (int)getpid(), cfg->threads,
            (unsigned long long)cfg->delay.fixed_ns, (unsigned long long)cfg->work_ns,
-           (unsigned long long)cfg->body_bytes, shape);
+           (unsigned long long)cfg->body_bytes, shape, tls);
     free(shape);
     fflush(stdout);
 }

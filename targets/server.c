@@ -156,7 +156,7 @@ static int out_pending(const struct conn *c)
 /* Write as much of q to fd as the socket takes, straight from the shared
  * responses. Returns the bytes written (0 when none fit), or -1 with errno
  * set when the peer is gone. */
-static ssize_t outq_writev(int fd, char *const *resp, const size_t *resp_len, const struct outq *q)
+static ssize_t outq_writev(const struct conn *c, char *const *resp, const size_t *resp_len, const struct outq *q)
 {
     struct iovec iov[OUT_IOV];
     size_t total = 0;
@@ -171,7 +171,8 @@ static ssize_t outq_writev(int fd, char *const *resp, const size_t *resp_len, co
             want += iov[n].iov_len;
         }
         /* One response (the usual case): write(), the kernel's leaner path. */
-        ssize_t w = n == 1 ? write(fd, iov[0].iov_base, iov[0].iov_len) : writev(fd, iov, n);
+        ssize_t w = c->ssl ? tls_writev(c->ssl, iov, n)
+                    : n == 1 ? write(c->fd, iov[0].iov_base, iov[0].iov_len) : writev(c->fd, iov, n);
         if (w < 0) {
             if (errno == EAGAIN)
                 break;
@@ -223,7 +224,7 @@ static void conn_close(struct worker *w, struct conn *c, int how)
     if (c->is_free)
         return;
     /* Responses that will never be written. */
-    uint64_t lost = c->queued_ok + (c->out ? c->out->pending_ok : 0);
+    uint64_t lost = c->h2 ? h2_unanswered(c->h2) : c->queued_ok + (c->out ? c->out->pending_ok : 0);
     if (lost) {
         tstats_add(&w->ctr.responses_aborted, lost);
         count_inflight_down(w, lost);
@@ -239,6 +240,10 @@ static void conn_close(struct worker *w, struct conn *c, int how)
     tstats_add(&w->slot->closes, 1);
     arrivals_conn_closed(&w->arr, c->nreq);
     count_open(w, -1);
+    h2_free(c->h2);
+    c->h2 = NULL;
+    tls_conn_free(c->ssl);
+    c->ssl = NULL;
     close(c->fd);
     c->fd = -1;
     c->gen++;
@@ -261,6 +266,7 @@ static void conn_linger(struct worker *w, struct conn *c)
         return;
     }
     c->lingering = 1;
+    tls_close_notify(c->ssl);
     shutdown(c->fd, SHUT_WR);
 }
 
@@ -339,14 +345,18 @@ static void conn_maybe_done(struct worker *w, struct conn *c)
 
 /* Write what the batch produced for c (w->batch) in one writev; keep
  * references to what did not fit in c->out. Returns -1 when c was closed. */
+static int conn_h2_flush(struct worker *w, struct conn *c);
+
 static int conn_flush(struct worker *w, struct conn *c)
 {
     struct server *s = w->srv;
     struct outq *q = &w->batch;
+    if (c->h2)
+        return conn_h2_flush(w, c);
     if (q->len == 0)
         return 0;
     if (!out_pending(c)) {
-        ssize_t n = outq_writev(c->fd, s->resp, s->resp_len, q);
+        ssize_t n = outq_writev(c, s->resp, s->resp_len, q);
         if (n < 0) {
             /* The peer is gone: what we produced is lost. */
             tstats_add(&w->ctr.responses_aborted, q->pending_ok);
@@ -383,7 +393,7 @@ static int conn_write_pending(struct worker *w, struct conn *c)
     struct server *s = w->srv;
     struct outq *q = c->out;
     while (q->head < q->len) {
-        ssize_t n = outq_writev(c->fd, s->resp, s->resp_len, q);
+        ssize_t n = outq_writev(c, s->resp, s->resp_len, q);
         if (n < 0) {
             conn_close(w, c, CLOSE_RESET);
             return -1;
@@ -535,11 +545,11 @@ static uint64_t due_of(struct worker *w, struct conn *c)
     return due;
 }
 
-static void fifo_push(struct worker *w, struct conn *c, int variant)
+static void fifo_push(struct worker *w, struct conn *c, int variant, int32_t stream)
 {
     uint64_t due = due_of(w, c);
     dq_push(w, (struct dent){.c = c, .gen = c->gen, .variant = variant, .parsed_ns = w->now, .due_ns = due,
-                             .seq = w->fseq++});
+                             .seq = w->fseq++, .stream = stream});
     if (dq_head(w)->seq == w->fseq - 1)
         timer_arm(w, due);   /* a new head */
     c->queued++;
@@ -581,7 +591,10 @@ static void fifo_expire(struct worker *w)
         e.c->queued_bytes -= s->resp_len[e.variant];
         if (V_IS_OK(e.variant))
             e.c->queued_ok--;
-        outq_push(&w->batch, e.variant, s->resp_len[e.variant], e.parsed_ns);
+        if (e.c->h2)
+            h2_respond(e.c->h2, e.stream);   /* a stream reset meanwhile is gone: counted then */
+        else
+            outq_push(&w->batch, e.variant, s->resp_len[e.variant], e.parsed_ns);
     }
     if (cur && conn_flush(w, cur) == 0) {
         conn_maybe_done(w, cur);
@@ -603,7 +616,7 @@ static void emit(struct worker *w, struct conn *c, int variant)
 {
     struct server *s = w->srv;
     if (s->delayed)
-        fifo_push(w, c, variant);
+        fifo_push(w, c, variant, 0);
     else
         outq_push(&w->batch, variant, s->resp_len[variant], w->now);
 }
@@ -620,9 +633,10 @@ static void burn_cpu(uint64_t work_ns)
     while ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec < end);
 }
 
-static void request_done(struct worker *w, struct conn *c)
+/* A request complete (HTTP/1.x or a stream of HTTP/2), to be answered
+ * with variant: counted, and its --work burnt. */
+static void count_request(struct worker *w, struct conn *c, int variant)
 {
-    c->pstate = PS_HEAD;
     if (!tstats_get(&w->ctr.requests_parsed))
         tstats_set(&w->ctr.first_request_ns, w->now ? w->now : util_now_ns());
     tstats_add(&w->ctr.requests_parsed, 1);
@@ -633,8 +647,14 @@ static void request_done(struct worker *w, struct conn *c)
         count_stall_arrival(w);
     peers_note(w->srv->peers, c->peer, w->now ? w->now : util_now_ns());
     count_inflight_up(w);
-    if (w->srv->cfg.work_ns && V_IS_OK(c->variant))
+    if (w->srv->cfg.work_ns && V_IS_OK(variant))
         burn_cpu(w->srv->cfg.work_ns);
+}
+
+static void request_done(struct worker *w, struct conn *c)
+{
+    c->pstate = PS_HEAD;
+    count_request(w, c, c->variant);
     emit(w, c, c->variant);
     if (V_IS_CLOSE(c->variant))
         c->closing = 1;
@@ -778,6 +798,144 @@ static ssize_t conn_recv(struct worker *w, struct conn *c, char *buf, size_t len
     return n;
 }
 
+/* The next input of c: TLS, or the socket (delay mode: with its receive
+ * time; TLS input counts its delay from when it is read). */
+static ssize_t conn_input(struct worker *w, struct conn *c, char *buf, size_t len)
+{
+    if (c->ssl) {
+        w->req_base_ns = 0;
+        return tls_read(c->ssl, buf, len);
+    }
+    return w->srv->delayed ? conn_recv(w, c, buf, len) : read(c->fd, buf, len);
+}
+
+/* ---- HTTP/2 (h2.c): hooks and the connection's events ---- */
+
+static uint64_t h2_request_hook(void *wv, void *cv, int32_t stream)
+{
+    struct worker *w = wv;
+    struct conn *c = cv;
+    count_request(w, c, V_PLAIN);
+    if (w->srv->delayed)
+        fifo_push(w, c, V_PLAIN, stream);
+    else
+        h2_respond(c->h2, stream);
+    return w->now;
+}
+
+static void h2_closed_hook(void *wv, void *cv, uint64_t parsed_ns, int completed)
+{
+    struct worker *w = wv;
+    (void)cv;
+    count_inflight_down(w, 1);
+    if (!completed) {
+        tstats_add(&w->ctr.responses_aborted, 1);
+        return;
+    }
+    uint64_t done_ns = util_now_ns();
+    tstats_set(&w->ctr.last_response_ns, done_ns);
+    tstats_add(&w->ctr.responses_completed, 1);
+    tstats_add(&w->slot->completions, 1);
+    hist_record(w->h_window, done_ns > parsed_ns ? done_ns - parsed_ns : 1);
+}
+
+static ssize_t h2_send_hook(void *wv, void *cv, const uint8_t *data, size_t len)
+{
+    struct worker *w = wv;
+    struct conn *c = cv;
+    struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+    ssize_t n = c->ssl ? tls_writev(c->ssl, &iov, 1) : write(c->fd, data, len);
+    if (n > 0)
+        tstats_add(&w->ctr.bytes_out, (uint64_t)n);
+    return n;
+}
+
+static const struct h2_hooks h2_hooks = {
+    .request = h2_request_hook,
+    .closed = h2_closed_hook,
+    .send = h2_send_hook,
+};
+
+/* c speaks HTTP/2 from now on. Returns 0, or -1 when c was closed (out
+ * of memory in nghttp2). */
+static int conn_h2_start(struct worker *w, struct conn *c)
+{
+    struct server *s = w->srv;
+    uint64_t body = s->cfg.body_bytes;
+    /* The input buffer is free whenever h2_send runs (input is handled
+     * whole before), so it is the frames' scratch buffer too. */
+    c->h2 = h2_new(&h2_hooks, w, c, &w->h2, s->resp[V_PLAIN] + s->resp_len[V_PLAIN] - body, (size_t)body,
+                   (uint8_t *)w->ibuf, IBUF_BYTES);
+    if (!c->h2) {
+        conn_close(w, c, CLOSE_RESET);
+        return -1;
+    }
+    return 0;
+}
+
+/* Write what nghttp2 has queued; close c when it broke or is finished.
+ * Returns -1 when c was closed. */
+static int conn_h2_flush(struct worker *w, struct conn *c)
+{
+    if (h2_send(c->h2) < 0 || h2_finished(c->h2)) {
+        conn_close(w, c, CLOSE_NORMAL);
+        return -1;
+    }
+    return 0;
+}
+
+/* HTTP/2 input buf[0..len). Returns -1 when c was closed (a protocol
+ * error: what nghttp2 has to say, e.g. GOAWAY, is sent first). */
+static int conn_h2_input(struct worker *w, struct conn *c, const char *buf, size_t len)
+{
+    tstats_add(&w->ctr.bytes_in, len);
+    if (h2_recv(c->h2, (const uint8_t *)buf, len) < 0) {
+        h2_send(c->h2);
+        conn_close(w, c, CLOSE_NORMAL);
+        return -1;
+    }
+    return conn_h2_flush(w, c);
+}
+
+/* An event on an HTTP/2 connection: read until the socket (or OpenSSL)
+ * is drained, then write. nghttp2 bounds what a connection holds: at most
+ * H2_MAX_STREAMS open streams, flood limits on what it must answer. */
+static void conn_h2_event(struct worker *w, struct conn *c)
+{
+    for (;;) {
+        ssize_t n = conn_input(w, c, w->ibuf, IBUF_BYTES);
+        if (n > 0) {
+            if (conn_h2_input(w, c, w->ibuf, (size_t)n) < 0)
+                return;
+            continue;
+        }
+        if (n == 0 || errno != EAGAIN) {
+            conn_close(w, c, n == 0 ? CLOSE_NORMAL : CLOSE_RESET);
+            return;
+        }
+        break;
+    }
+    conn_h2_flush(w, c);
+}
+
+/* --http2 on a plain connection: does its first input (w->ibuf[0..len))
+ * start with the HTTP/2 preface (prior knowledge)? Then c speaks h2c and
+ * that input is handled. Returns 1 when c went HTTP/2 (or was closed), 0
+ * to go on with HTTP/1.x. */
+static int conn_h2c_sniff(struct worker *w, struct conn *c, size_t len)
+{
+    if (len < 3)
+        return 0;   /* too short to tell: kept as a partial head, looked at again */
+    c->sniffed = 1;
+    if (c->ssl || !h2_is_preface(w->ibuf, len))
+        return 0;
+    tstats_add(&w->h2.h2c, 1);
+    if (conn_h2_start(w, c) < 0 || conn_h2_input(w, c, w->ibuf, len) < 0)
+        return 1;
+    conn_h2_event(w, c);
+    return 1;
+}
+
 static void conn_read(struct worker *w, struct conn *c)
 {
     for (;;) {
@@ -788,7 +946,7 @@ static void conn_read(struct worker *w, struct conn *c)
                 return;
             /* Still watch for EOF/reset so that a closed peer frees its
              * connection even while its answers wait. */
-            ssize_t n = read(c->fd, w->ibuf, IBUF_BYTES);
+            ssize_t n = c->ssl ? tls_read(c->ssl, w->ibuf, IBUF_BYTES) : read(c->fd, w->ibuf, IBUF_BYTES);
             if (n > 0) {
                 tstats_add(&w->ctr.bytes_in, (uint64_t)n);
                 c->extra_input = 1;
@@ -815,8 +973,7 @@ static void conn_read(struct worker *w, struct conn *c)
             w->req_base_ns = 0;   /* held input: no receive time of its own (count from now) */
             more = 1;   /* the socket may hold more: read it next round */
         } else {
-            n = w->srv->delayed ? conn_recv(w, c, w->ibuf + plen, IBUF_BYTES - plen)
-                                     : read(c->fd, w->ibuf + plen, IBUF_BYTES - plen);
+            n = conn_input(w, c, w->ibuf + plen, IBUF_BYTES - plen);
             if (n == 0) {
                 conn_eof(w, c);
                 return;
@@ -830,10 +987,13 @@ static void conn_read(struct worker *w, struct conn *c)
             c->resp_since_input = 0;
             /* Edge-triggered: a short read drained the socket, unless the
              * peer's FIN came with the data (EPOLLRDHUP) - then read on to
-             * see the EOF, no new event will come for it. */
-            more = (size_t)n == IBUF_BYTES - plen || c->peer_fin;
+             * see the EOF, no new event will come for it. TLS: OpenSSL may
+             * hold decrypted input, so read on until it says EAGAIN. */
+            more = (size_t)n == IBUF_BYTES - plen || c->peer_fin || c->ssl;
         }
         c->in_len = 0;
+        if (w->srv->cfg.http2 && !c->sniffed && conn_h2c_sniff(w, c, plen + (size_t)n))
+            return;
         if (conn_process(w, c, w->ibuf, plen + (size_t)n) < 0)
             return;
         if (!more)
@@ -847,6 +1007,26 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t ev)
         return;
     if (ev & EPOLLRDHUP)
         c->peer_fin = 1;
+    if (c->handshaking) {
+        int r = tls_handshake(c->ssl, &w->tls);
+        if (r <= 0) {
+            if (r < 0)
+                conn_close(w, c, CLOSE_RESET);
+            return;
+        }
+        c->handshaking = 0;
+        if (w->srv->cfg.http2 && tls_alpn_is_h2(c->ssl) && conn_h2_start(w, c) < 0)
+            return;
+        if (c->h2)
+            conn_h2_event(w, c);
+        else
+            conn_read(w, c);   /* a request may have come with the handshake's end */
+        return;
+    }
+    if (c->h2) {
+        conn_h2_event(w, c);
+        return;
+    }
     if (out_pending(c) && conn_write_pending(w, c) < 0)
         return;
     if (c->lingering) {
@@ -855,6 +1035,18 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t ev)
     }
     if ((ev & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP)) || c->want_read)
         conn_read(w, c);
+}
+
+/* A connection just accepted that cannot be served: an accept error. */
+static void accept_drop(struct worker *w, struct conn *c)
+{
+    tstats_add(&w->ctr.accept_errors, 1);
+    SSL_free(c->ssl);
+    c->ssl = NULL;
+    close(c->fd);
+    c->is_free = 1;
+    c->next = w->free_conns;
+    w->free_conns = c;
 }
 
 static void do_accept(struct worker *w)
@@ -881,14 +1073,15 @@ static void do_accept(struct worker *w)
         }
         struct conn *c = conn_alloc(w);
         c->fd = fd;
+        if (s->tls_ctx && !(c->ssl = tls_conn_new(s->tls_ctx, fd))) {
+            accept_drop(w, c);
+            continue;
+        }
+        c->handshaking = c->ssl != NULL;
         c->peer = peers_slot(s->peers, fd);
         struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
         if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-            tstats_add(&w->ctr.accept_errors, 1);
-            close(fd);
-            c->is_free = 1;
-            c->next = w->free_conns;
-            w->free_conns = c;
+            accept_drop(w, c);
             continue;
         }
         tstats_add(&w->ctr.connections_accepted, 1);
@@ -902,6 +1095,8 @@ static void do_accept(struct worker *w)
 static void worker_snapshot(struct worker *w, int new_window)
 {
     tstats_view_read(&w->snap_view, &w->ctr);
+    tls_view_read(&w->snap_tls, &w->tls);
+    h2_view_read(&w->snap_h2, &w->h2);
     w->snap_view.window_since_ns = w->window_since_ns;
     w->snap_view.window_inflight_max = w->window_inflight_max;
     w->snap_view.window_open_max = w->window_open_max;
@@ -1032,6 +1227,8 @@ struct server *server_new(const struct server_config *cfg, char *err)
         memcpy(err, e2, UTIL_ERR_LEN);
         goto err;
     }
+    if (cfg->tls.version && !(s->tls_ctx = tls_ctx_new(&cfg->tls, err)))
+        goto err;
     s->port = net_local_port(s->lfd);
     s->control_port = net_local_port(s->cfd);
     s->resp[V_PLAIN] = h1_response_200(cfg->body_bytes, NULL, &s->resp_len[V_PLAIN]);
@@ -1213,8 +1410,11 @@ void server_free(struct server *s)
         for (size_t k = 0; k < w->nchunks; k++) {
             for (int j = 0; j < CONN_CHUNK; j++) {
                 struct conn *c = &w->chunks[k][j];
-                if (!c->is_free)
+                if (!c->is_free) {
+                    h2_free(c->h2);
+                    SSL_free(c->ssl);
                     close(c->fd);
+                }
                 free(c->in);
                 outq_free(c->out);
             }
@@ -1246,6 +1446,7 @@ void server_free(struct server *s)
     hist_free(s->m_total);
     hist_free(s->m_window);
     peers_free(s->peers);
+    SSL_CTX_free(s->tls_ctx);
     delay_model_free(&s->delay);
     if (s->lfd >= 0)
         close(s->lfd);

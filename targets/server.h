@@ -5,6 +5,7 @@
 
 #include "common/limits.h"
 #include "targets/delay.h"
+#include "targets/tls.h"
 
 #include <jansson.h>
 #include <netinet/in.h>
@@ -19,6 +20,8 @@ struct server_config {
     uint64_t work_ns;                 /* burn this much CPU per request on the worker (a CPU-bound backend) */
     uint64_t body_bytes;              /* JSON body size */
     int backlog;
+    struct tls_config tls;            /* version TLS_OFF: plain HTTP */
+    int http2;                        /* also HTTP/2: h2 by ALPN over TLS, h2c with prior knowledge */
 };
 
 #define SERVER_MAX_THREADS LB_TARGET_MAX_THREADS /* common/limits.h: the profile checks the same */

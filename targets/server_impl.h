@@ -12,6 +12,8 @@
 #include "targets/h1.h"
 #include "targets/tstats.h"
 #include "targets/arrivals.h"
+#include "targets/tls.h"
+#include "targets/h2.h"
 #include "common/hist.h"
 
 #include <jansson.h>
@@ -80,6 +82,8 @@ struct conn {
     uint8_t in_ready;         /* c->in holds complete unprocessed input */
     uint8_t resp_since_input; /* a response completed after the last input */
     uint8_t wrote_after_fin;  /* a response completed after the peer's FIN */
+    uint8_t handshaking;      /* TLS: the handshake is not complete yet */
+    uint8_t sniffed;          /* --http2: the first input was looked at for the h2 preface */
     uint32_t queued, queued_ok;
     uint32_t nreq;            /* requests parsed on it (arrivals.h) */
     int peer;                 /* its address's slot in srv->peers (peers.h), -1: none */
@@ -91,6 +95,8 @@ struct conn {
     char *in;
     size_t in_len, in_cap;
     struct outq *out;         /* what could not be written yet */
+    SSL *ssl;                 /* TLS (tls.h); NULL: plain HTTP */
+    struct h2_conn *h2;       /* HTTP/2 (h2.h); NULL: HTTP/1.x */
     struct conn *next;
 };
 
@@ -101,6 +107,7 @@ struct dent {
     uint64_t parsed_ns;
     uint64_t due_ns;
     uint64_t seq;             /* heap order among equal deadlines: arrival */
+    int32_t stream;           /* HTTP/2: the stream to answer (0: HTTP/1.x) */
 };
 
 struct server;
@@ -132,6 +139,10 @@ struct worker {
     atomic_int cmd;
     atomic_ulong acks;
     struct tstats_view snap_view;
+    struct tls_counters tls;             /* written by this worker only, like ctr */
+    struct tls_view snap_tls;
+    struct h2_counters h2;
+    struct h2_view snap_h2;
     struct hist *snap_total, *snap_window;
     uint64_t snap_now_ns;
 
@@ -168,6 +179,7 @@ struct server {
     uint64_t window_since_ns;            /* control thread only */
     struct hist *m_total, *m_window;     /* control thread (or after stop) only */
     struct peers *peers;                 /* first/last request per client address (peers.c) */
+    SSL_CTX *tls_ctx;                    /* NULL: plain HTTP */
 };
 
 /* control.c: the control thread's loop (its argument is the server), and

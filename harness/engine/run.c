@@ -1194,7 +1194,8 @@ int run_plan(const struct profile *p, FILE *out, char *err)
     print_placement(out, p);
     const char *addr = profile_host_load_address(profile_host_by_name(p, p->target_host));
     char url[300];
-    snprintf(url, sizeof url, strchr(addr, ':') ? "http://[%s]:PORT/" : "http://%s:PORT/", addr);
+    snprintf(url, sizeof url, strchr(addr, ':') ? "%s://[%s]:PORT/" : "%s://%s:PORT/",
+             p->target.tls.version ? "https" : "http", addr);
     size_t nlevels = sweep_levels(p);
     double total_s = 0;
     int runs = 0;
@@ -1227,8 +1228,8 @@ int run_plan(const struct profile *p, FILE *out, char *err)
             /* Port 1 is a placeholder: the real port is known only once
              * the fresh lb-target of each run has started. */
             struct adapter_ctx ctx = {.profile = p, .tool = t, .load = load, .found = &found, .dir = dir,
-                                      .host = addr, .port = 1, .url = url,
-                                      .tool_cpus = p->tool_cpus, .instances = 1};
+                                      .host = addr, .port = 1, .url = url, .tool_cpus = p->tool_cpus,
+                                      .instances = 1, .ca_file = p->target.tls.version ? "RUN/target-ca.pem" : NULL};
             double each_s = plan_level(out, a, &ctx, level, tmpl);
             if (each_s >= 0) {
                 total_s += each_s * p->repeat;

@@ -36,6 +36,24 @@ static const char *quoted(const char *s, char buf[QUOTED_MAX + 4])
  * address. JMeter's engines bind RMI to loopback, so they must run with
  * their controller on this machine. Returns 0, or -1 with err located at
  * the tool entry. */
+/* target.protocol and target.tls against what the adapter maps: a tool that
+ * cannot is refused here, never run over something else (no silent
+ * fallback). Returns 0, or -1 with err naming the tool and the setting. */
+static int check_protocol(const struct profile *p, const struct profile_tool *t, const struct adapter *a, char *err)
+{
+    const char *need = NULL, *why = NULL;
+    if (p->target.protocol == PROFILE_H2 && !(a->caps & ADAPTER_H2))
+        need = "target.protocol h2 (HTTP/2 over TLS)", why = a->no_h2_why;
+    else if (p->target.protocol == PROFILE_H2C && !(a->caps & ADAPTER_H2C))
+        need = "target.protocol h2c (HTTP/2 with prior knowledge)", why = a->no_h2_why;
+    else if (p->target.tls.version && !(a->caps & ADAPTER_TLS))
+        need = "target.tls (HTTPS)";
+    if (!need)
+        return 0;
+    return util_err(err, "%s:%d:%d: %s cannot run %s: %s", p->path, t->line, t->col, t->tool, need,
+                    why ? why : "its adapter does not map it (`loadbench tools` lists what each supports)");
+}
+
 static int check_spread_hosts(const struct profile *p, const struct profile_tool *t, const struct adapter *a,
                               char *err)
 {
@@ -102,7 +120,7 @@ static int check_tools(const struct profile *p, char *err)
                 return util_err(err, "%s:%d:%d: %s has no option \"%s\"", p->path, t->line, t->col, t->tool,
                                 quoted(key, q));
         }
-        if (check_spread_hosts(p, t, a, err))
+        if (check_spread_hosts(p, t, a, err) || check_protocol(p, t, a, err))
             return -1;
         const struct profile_load *l = profile_tool_load(p, t);
         if (l->model == LOAD_OPEN && !(a->caps & (ADAPTER_OPEN | ADAPTER_PACED)))

@@ -81,7 +81,7 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     units_format_duration(o->work_ns, work);
     snprintf(body, sizeof body, "%lluB", (unsigned long long)o->body_bytes);
     snprintf(threads, sizeof threads, "%u", o->threads ? o->threads : 1);
-    const char *argv[40];
+    const char *argv[56];
     char shape[512];
     int n = 0;
     argv[n++] = o->bin;
@@ -106,6 +106,18 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
      * on SIGKILL (its parent-death signal, checked against this pid). */
     snprintf(parent, sizeof parent, "--exit-with-parent=%d", (int)getpid());
     argv[n++] = parent;
+    if (o->tls && o->tls->version) {
+        argv[n++] = "--tls";
+        argv[n++] = o->tls->version == 13 ? "1.3" : "1.2";
+        argv[n++] = "--tls-key";
+        argv[n++] = o->tls->key_rsa ? "rsa" : "ecdsa";
+        argv[n++] = "--tls-resumption";
+        argv[n++] = o->tls->no_resumption ? "off" : "on";
+        argv[n++] = "--tls-ca";
+        argv[n++] = o->ca_path;
+    }
+    if (o->http2)
+        argv[n++] = "--http2";
     if (o->cpus_mask) {
         char *p = cpus;
         for (int c = 0; c < 64; c++)

@@ -26,6 +26,9 @@ struct target_opts {
     uint64_t sample_interval_ns;/* host: the agent samples it at this interval (0: 1 s) */
     const char *listen_addr;    /* the address it serves load on (NULL: 127.0.0.1); its control
                                  * port stays on 127.0.0.1 */
+    const struct profile_tls *tls;   /* NULL or version 0: plain TCP (this machine only) */
+    int http2;                  /* lb-target --http2 (target.protocol h2 or h2c) */
+    const char *ca_path;        /* with tls: where lb-target writes the run's CA */
 };
 
 struct target {

@@ -83,6 +83,7 @@ struct tool_run_state {
     struct adapter_found found;
     struct adapter_ctx ctx;
     char url[64];
+    char ca_path[4200];                 /* target.tls: the run's CA, in the tool run's directory */
     struct adapter_group g;
     const struct adapter_plan *plan;
     const struct profile_load *as_run;  /* the load all processes together really apply */
@@ -589,17 +590,19 @@ static int tool_run_prepare(struct tool_run_state *r)
                              .delay_ns = p->target.delay_ns, .shape = &p->target.shape,
                              .work_ns = p->target.work_ns, .body_bytes = p->target.body_bytes,
                              .threads = p->target.threads, .cpus_mask = p->target_cpus, .host = r->o->target_host,
-                             .sample_interval_ns = p->sample_interval_ns, .listen_addr = r->o->target_addr};
+                             .sample_interval_ns = p->sample_interval_ns, .listen_addr = r->o->target_addr,
+                             .tls = &p->target.tls, .http2 = p->target.protocol != PROFILE_H1, .ca_path = r->ca_path};
+    snprintf(r->ca_path, sizeof r->ca_path, "%s/target-ca.pem", r->dir);
     const char *addr = r->o->target_addr ? r->o->target_addr : "127.0.0.1";
     if (target_start(&r->tgt, &to, err)) {
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "target: %s", err);
         return -1;
     }
     r->have_tgt = 1;
-    snprintf(r->url, sizeof r->url, "http://%.40s:%d/", addr, r->tgt.port);
+    snprintf(r->url, sizeof r->url, "%s://%.40s:%d/", p->target.tls.version ? "https" : "http", addr, r->tgt.port);
     r->ctx = (struct adapter_ctx){.profile = p, .tool = r->pt, .load = r->load, .found = &r->found, .dir = r->dir,
                                   .host = addr, .port = r->tgt.port, .url = r->url, .tool_cpus = p->tool_cpus,
-                                  .instances = 1};
+                                  .instances = 1, .ca_file = p->target.tls.version ? r->ca_path : NULL};
     int failed = adapter_group_prepare(r->a, &r->ctx, &r->g, err);
     r->plan = &r->g.procs[0].plan;
     if (failed) {
@@ -614,11 +617,17 @@ static int tool_run_prepare(struct tool_run_state *r)
     json_object_set_new(r->ident, "model", json_string(r->plan->model));
     if (r->as_run != r->load)
         json_object_set_new(r->res, "load_as_run", profile_load_to_json(r->as_run));
-    char tcmd[1024], shape[512];
-    pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u%s", r->o->target_bin,
+    char tcmd[1024], shape[512], proto[128] = "";
+    const struct profile_tls *tls = &p->target.tls;
+    if (tls->version)
+        snprintf(proto, sizeof proto, " --tls %s --tls-key %s --tls-resumption %s --tls-ca target-ca.pem",
+                 tls->version == 13 ? "1.3" : "1.2", tls->key_rsa ? "rsa" : "ecdsa", tls->no_resumption ? "off" : "on");
+    if (p->target.protocol != PROFILE_H1)
+        snprintf(proto + strlen(proto), sizeof proto - strlen(proto), " --http2");
+    pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u%s%s", r->o->target_bin,
           (unsigned long long)(p->target.shape.dist ? 0 : p->target.delay_ns), (unsigned long long)p->target.work_ns,
           (unsigned long long)p->target.body_bytes, p->target.threads,
-          target_shape_flags(&p->target.shape, shape, sizeof shape));
+          target_shape_flags(&p->target.shape, shape, sizeof shape), proto);
     for (size_t k = 0; k < r->g.n; k++)
         write_reproduce(r->g.procs[k].dir, &r->g.procs[k].plan, tcmd);
     return 0;
@@ -1920,6 +1929,44 @@ static void tool_run_crosscheck(struct tool_run_state *r, char *suspect, size_t 
         json_object_set_new(json_object_get(r->res, "windows"), "hold_server_time_ms", hw);
 }
 
+/* target.tls or HTTP/2: lb-target's handshake and protocol counts go into
+ * the row; a tool asked for h2 or h2c whose requests the server counted
+ * over HTTP/1.x (an ALPN fallback, a tool without HTTP/2) fails its row
+ * with that reason - never a quiet ok. Missing counts fail it too. */
+static void tool_run_protocol(struct tool_run_state *r)
+{
+    const struct profile *p = r->p;
+    if (!p->target.tls.version && p->target.protocol == PROFILE_H1)
+        return;
+    json_t *tls = json_object_get(r->after, "tls"), *h2 = json_object_get(r->after, "h2");
+    const char *asked = profile_protocol_name(p->target.protocol);
+    json_object_set_new(r->res, "target_protocol", json_pack("{s:s, s:O?, s:O?}", "asked", asked, "tls", tls, "h2", h2));
+    if (r->v.status != TOOL_RUN_OK)
+        return;
+    if (p->target.tls.version && !tls) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target gave no TLS counts (\"tls\" in /stats)");
+        return;
+    }
+    if (p->target.protocol == PROFILE_H1)
+        return;
+    uint64_t all = target_u64(r->after, "requests_parsed");
+    json_t *n = json_object_get(h2, "requests");
+    if (!json_is_integer(n)) {
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "lb-target gave no HTTP/2 counts (\"h2\" in /stats)");
+        return;
+    }
+    uint64_t h2req = (uint64_t)json_integer_value(n);
+    json_t *alpn = json_object_get(tls, "alpn");
+    if (all > h2req)
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED,
+                           "asked for %s, the tool spoke HTTP/1.1: lb-target counted %llu of its %llu requests over "
+                           "HTTP/1.x (ALPN per connection: h2 %lld, http/1.1 %lld, none %lld)",
+                           asked, (unsigned long long)(all - h2req), (unsigned long long)all,
+                           json_integer_value(json_object_get(alpn, "h2")),
+                           json_integer_value(json_object_get(alpn, "h1")),
+                           json_integer_value(json_object_get(alpn, "none")));
+}
+
 /* Exit codes are not trusted alone: an ok run must have parsed a result
  * and the server must have seen its traffic. Only a run still ok is
  * judged: its first failure is its reason. */
@@ -1939,6 +1986,7 @@ static void tool_run_judge(struct tool_run_state *r)
         if (r->v.status == TOOL_RUN_OK && ar->parsed && ar->requests > 0 && ar->errors >= ar->requests)
             tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "every request the tool reported failed (%llu errors)",
                                (unsigned long long)ar->errors);
+        tool_run_protocol(r);
     }
     for (size_t k = 0; k < r->ntrees; k++) {
         const struct exec_tree *t = r->trees[k].t;
