@@ -13,9 +13,10 @@
  * history read only it (issue 44: a run.json of schema 999 was read as
  * this one). The minor, schema_minor, is raised when fields are added, and
  * a reader of the same major reads any minor. tests/e2e/sample_fresh.t
- * compares results/published/sample-200vus's major with it. Minor 1: machine.net, cpu_mhz,
- * smt_active, virtualization. Minor 2: a row's server_hlog_file, tool_hlog_file and its
- * windows.hold_server_time_ms.p999. */
+ * compares results/published/sample-200vus's major with it. Minor 1:
+ * machine.net, cpu_mhz, smt_active, virtualization. Minor 2: a row's
+ * server_hlog_file, tool_hlog_file, windows.hold_server_time_ms.p999,
+ * pacing and target_protocol. */
 #define LB_SCHEMA_VERSION 1
 #define LB_SCHEMA_MINOR 2
 
