@@ -94,6 +94,7 @@ harness/engine/runlock.c:rc = lstat(run_dir, &st) == 0 ? (errno = EEXIST, -1) : 
 harness/engine/runlock.c:int rc = renameat2(AT_FDCWD, stage, AT_FDCWD, run_dir, RENAME_NOREPLACE);
 generator/report.c:FILE *f = fopen(path, "w");
 targets/main.c:FILE *f = c->stats_out ? fopen(c->stats_out, "w") : stdout;
+targets/tls.c:FILE *f = fopen(path, "w");
 harness/engine/exec_remote.c:int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 harness/engine/exec_remote.c:if (n < 0 || rename(part, local_path)) {
 harness/agent/rundirs.c:int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -109,8 +110,9 @@ harness/report/charts.c:int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_
 # path lstat just found free; exec_remote.c and the agent (rundirs.c, from a
 # directory descriptor below its run directory, no link followed) move a
 # copied file into the run directory; refgen's log and go-fasthttp's binary are the
-# build cache's; lb-gen's --json and lb-target's stats file are those
-# programs' own outputs, written into, never renamed over; charts.c renames
+# build cache's; lb-gen's --json and lb-target's stats file and --tls-ca
+# certificate are those programs' own outputs, written into, never renamed
+# over; charts.c renames
 # a chart gnuplot just rendered, and opens gnuplot.log, inside the charts/
 # folder report made: its code is hashed into results/published/sample-200vus's record
 # (sample_fresh.t), so moving it to fsutil_replace waits for the next
