@@ -233,15 +233,22 @@ void adapter_group_merge(const struct adapter_result *parts, size_t n, struct ad
     sum->parsed = 1;
 }
 
+const char **adapter_group_result_dirs(const struct adapter_group *g, size_t *n)
+{
+    const char **dirs = util_xcalloc(g->n ? g->n : 1, sizeof *dirs);
+    *n = 0;
+    for (size_t k = 0; k < g->n; k++)
+        if (g->procs[k].has_result)
+            dirs[(*n)++] = g->procs[k].dir;
+    return dirs;
+}
+
 /* Where the adapter merges distributions itself, the percentiles are
  * exact; a merge that fails leaves the bounds, with a warning. */
 static void merge_exact(const struct adapter *a, const struct adapter_group *g, struct adapter_result *sum)
 {
-    const char **dirs = util_xcalloc(g->n, sizeof *dirs);
-    size_t nd = 0;
-    for (size_t k = 0; k < g->n; k++)
-        if (g->procs[k].has_result)
-            dirs[nd++] = g->procs[k].dir;
+    size_t nd;
+    const char **dirs = adapter_group_result_dirs(g, &nd);
     struct adapter_latency lat;
     char e[UTIL_ERR_LEN];
     if (a->merge_latency((const char *const *)dirs, nd, &lat, e) == 0) {

@@ -66,6 +66,10 @@ int adapter_group_prepare(const struct adapter *a, const struct adapter_ctx *bas
  * not be read (sum then holds no figures). */
 int adapter_group_parse(const struct adapter *a, struct adapter_group *g, struct adapter_result *sum, char *err);
 
+/* The directories of the processes parse reads (has_result), *n of them:
+ * an array the caller frees, of strings it does not. */
+const char **adapter_group_result_dirs(const struct adapter_group *g, size_t *n);
+
 /* The merge alone: counts summed; the duration the longest; the rate the
  * sum of the rates; min the lowest, max the highest, mean weighted by
  * requests; each percentile the highest of the parts' (an upper bound of

@@ -1341,11 +1341,9 @@ static void tool_run_close_serverlog(struct tool_run_state *r)
     if (!r->slog.f)
         return;
     serverlog_add(&r->slog, r->hist_end, SERVERLOG_SAMPLE);
-    char path[PATH_MAX + 96];
-    pathf(path, sizeof path, "%.*s.server.hlog", (int)(strlen(r->spath) - 4), r->spath);
     int n = serverlog_close(&r->slog);
-    if (n > 0)
-        json_object_set_new(r->res, "server_hlog_file", json_string(path + strlen(r->o->run_dir) + 1));
+    if (n > 0)   /* the path serverlog_open kept */
+        json_object_set_new(r->res, "server_hlog_file", json_string(r->slog.path + strlen(r->o->run_dir) + 1));
     else if (n < 0)
         json_array_append_new(r->warnings, json_sprintf("the server's interval log: %s", r->slog.err));
 }
@@ -1679,11 +1677,8 @@ static void tool_run_tool_hlog(struct tool_run_state *r)
 {
     if (!r->a->samples || !r->spath[0])
         return;
-    const char **dirs = util_xcalloc(r->g.n, sizeof *dirs);
-    size_t nd = 0;
-    for (size_t k = 0; k < r->g.n; k++)
-        if (r->g.procs[k].has_result)
-            dirs[nd++] = r->g.procs[k].dir;
+    size_t nd;
+    const char **dirs = adapter_group_result_dirs(&r->g, &nd);
     struct toollog_frame fr = {.label = r->pt->label, .t0_unix_ns = (int64_t)r->spawned + r->clock_off0,
                                .interval_ns = r->p->sample_interval_ns};
     if (r->have_hold && r->hold_from && r->hold_to) {
