@@ -16,11 +16,7 @@ set -eu
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
-py=
-for d in ${LB_TOOLS_DIR:-} /opt/loadbench-tools "${XDG_DATA_HOME:-$HOME/.local/share}/loadbench/tools"; do
-    [ -x "$d/venv/hdrhistogram/bin/python" ] && { py=$d/venv/hdrhistogram/bin/python; break; }
-done
-[ -n "$py" ] || skip_all "HdrHistogram's reader is not installed: run scripts/install-tools (it puts PyPI hdrhistogram 0.10.8 in TOOLS/venv/hdrhistogram, pip install --require-hashes -r scripts/registry/pypi/hdrhistogram.txt)"
+py=$(tools_file venv/hdrhistogram/bin/python) || skip_all "HdrHistogram's reader is not installed: run scripts/install-tools (it puts PyPI hdrhistogram 0.10.8 in TOOLS/venv/hdrhistogram, pip install --require-hashes -r scripts/registry/pypi/hdrhistogram.txt)"
 
 # Vegeta and JMeter, where installed, for their own logs (rows 1 and 2,
 # in this order); each missing one is named.

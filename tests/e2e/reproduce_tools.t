@@ -7,14 +7,13 @@
 # real lb-target.
 set -eu
 . "$(dirname "$0")/gen-lib.sh"     # tap.sh, target.sh, served
+. "$(dirname "$0")/../lib/live-tool.sh"    # tools_file
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
-src=
-for d in ${LB_TOOLS_DIR:-} /opt/loadbench-tools "${XDG_DATA_HOME:-$HOME/.local/share}/loadbench/tools"; do
-    [ -x "$d/bin/bombardier" ] && { src=$d; break; }
-done
-[ -n "$src" ] || skip_all "bombardier is not in a tools folder (install it: scripts/install-tools bombardier)"
+b=$(tools_file bin/bombardier) ||
+    skip_all "bombardier is not in a tools folder (install it: scripts/install-tools bombardier)"
+src=${b%/bin/bombardier}
 
 mkdir -p "$tmp/tools/bin"
 cp "$src/bin/bombardier" "$tmp/tools/bin/"

@@ -14,6 +14,16 @@ look_for() {
     [ -n "$found" ]
 }
 
+# tools_file REL: prints the first tools folder's REL that is executable,
+# in the order loadbench looks (adapter_tools_dirs(): $LB_TOOLS_DIR,
+# /opt/loadbench-tools, the user's data folder); returns 1 when none has it.
+tools_file() {
+    for d in ${LB_TOOLS_DIR:-} /opt/loadbench-tools "${XDG_DATA_HOME:-$HOME/.local/share}/loadbench/tools"; do
+        [ -x "$d/$1" ] && { echo "$d/$1"; return 0; }
+    done
+    return 1
+}
+
 # find_tool TOOL [LOAD]: look_for TOOL LOAD, or skip_all with plan's reason. Not in a
 # $(...): skip_all must end the test.
 find_tool() {
