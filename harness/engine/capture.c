@@ -1,6 +1,7 @@
 /* capture: a tool's output through a pipe, into a file of bounded size.
  * See capture.h for why. */
 #include "engine/capture.h"
+#include "common/fsutil.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void file_write(struct capture *c, const char *buf, size_t len)
@@ -170,4 +172,70 @@ uint64_t capture_dropped(const struct capture *c)
 {
     uint64_t kept = c->total_bytes < c->head_bytes ? c->total_bytes : c->head_bytes;
     return c->total_bytes - kept - c->ring_fill;
+}
+
+/* 1 when line (len bytes) reads as a fatal message. */
+static int reads_fatal(const char *line, size_t len)
+{
+    static const char *const words[] = {"error", "fatal", "exception", "busy", "refused", "cannot", "could not",
+                                        "failed", "denied", "no such", "not found", "invalid", "usage"};
+    char low[512];
+    size_t n = len < sizeof low - 1 ? len : sizeof low - 1;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)(line[i] >= 'A' && line[i] <= 'Z' ? line[i] + 32 : line[i]);
+    low[n] = 0;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(low, words[i]))
+            return 1;
+    return 0;
+}
+
+int capture_fatal_line(const char *path, char *out, size_t len)
+{
+    char buf[16384 + 1];
+    struct stat st;
+    out[0] = 0;
+    int fd = fsutil_open_input(path, FSUTIL_CAP_STREAM, NULL);
+    if (fd < 0)
+        return 0;
+    off_t from = !fstat(fd, &st) && st.st_size > 16384 ? st.st_size - 16384 : 0;
+    ssize_t n = pread(fd, buf, sizeof buf - 1, from);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    const char *best = NULL, *last = NULL;
+    size_t best_len = 0, last_len = 0;
+    for (ssize_t i = 0; i < n;) {
+        ssize_t j = i;
+        while (j < n && buf[j] != '\n')
+            j++;
+        ssize_t e = j;
+        while (e > i && (buf[e - 1] == '\r' || buf[e - 1] == ' ' || buf[e - 1] == '\t'))
+            e--;
+        if (e > i && !(from && i == 0)) { /* a line cut by the 16 KiB start is not one */
+            last = buf + i, last_len = (size_t)(e - i);
+            if (reads_fatal(last, last_len))
+                best = last, best_len = last_len;
+        }
+        i = j + 1;
+    }
+    if (!best)
+        best = last, best_len = last_len;
+    if (!best)
+        return 0;
+    const char *e = best_len > 2 && best[0] == '[' && best[1] >= '0' && best[1] <= '9' ? memchr(best, ']', best_len)
+                                                                                    : NULL;
+    if (e) { /* a log line's "[time] " */
+        best_len -= (size_t)(e + 1 - best);
+        best = e + 1;
+        while (best_len && *best == ' ')
+            best++, best_len--;
+    }
+    size_t k = best_len < len - 1 ? best_len : len - 1;
+    memcpy(out, best, k);
+    out[k] = 0;
+    for (size_t i = 0; i < k; i++) /* one line, printable */
+        if ((unsigned char)out[i] < 0x20)
+            out[i] = ' ';
+    return 1;
 }

@@ -9,6 +9,7 @@
 #define LB_CAPTURE_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The bounds loadbench uses for every tool's stdout and stderr. */
@@ -47,5 +48,13 @@ int capture_finish(struct capture *c, char *err);
 
 /* Bytes left out of the file (0 when the whole output was kept). */
 uint64_t capture_dropped(const struct capture *c);
+
+/* A failed tool's own last word: of the last 16 KiB of the captured file
+ * at path (read the safe way: no FIFO, no symbolic link), the last line
+ * that reads as a fatal one (error, fatal, exception, busy, refused,
+ * cannot, could not, failed, denied, no such, not found, invalid, usage),
+ * else its last non-empty line, cut to fit out. Returns 1 with out
+ * filled, 0 ("" in out) when the file holds no line. */
+int capture_fatal_line(const char *path, char *out, size_t len);
 
 #endif

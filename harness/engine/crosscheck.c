@@ -332,10 +332,11 @@ static uint64_t reconcile_bound(const struct crosscheck_in *in, uint64_t open_ma
 static void compute_reconciliation(const struct crosscheck_in *in, const struct crosscheck_server *s,
                                    struct crosscheck_reconciliation *rc)
 {
-    rc->server = s->requests;
+    rc->foreign = in->foreign_requests < s->requests ? in->foreign_requests : s->requests;
+    rc->server = s->requests - rc->foreign;
     rc->bound = reconcile_bound(in, s->connections_open_max);
     rc->client = in->client_parsed ? in->client_requests : 0;
-    rc->verdict = in->client_parsed ? crosscheck_verdict(in->client_requests, s->requests, rc->bound) : CROSSCHECK_NO_CLIENT;
+    rc->verdict = in->client_parsed ? crosscheck_verdict(in->client_requests, rc->server, rc->bound) : CROSSCHECK_NO_CLIENT;
 }
 
 static int popcount(uint64_t m, int dflt)
@@ -619,7 +620,9 @@ static int suspect_count(const struct crosscheck_in *in, const struct crosscheck
         return 1;
     }
     if (c > s) {
-        unsigned long long unserved = (sv->requests_parsed > s ? sv->requests_parsed - s : 0) + sv->accept_errors +
+        /* the foreign requests are out of s, and out of the parsed ones */
+        unsigned long long parsed = sv->requests_parsed > rc->foreign ? sv->requests_parsed - rc->foreign : 0;
+        unsigned long long unserved = (parsed > s ? parsed - s : 0) + sv->accept_errors +
                                       in->kernel_drops;
         if (c - s <= e && c - s <= unserved)
             return 0;
@@ -922,7 +925,10 @@ static void compute_co(const struct crosscheck_in *in, struct crosscheck_co *c)
 void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result *out)
 {
     memset(out, 0, sizeof *out);
-    uint64_t server = crosscheck_server_requests(in->before, in->after);
+    /* The row's own requests: foreign ones (engine/peercheck.h) are not
+     * the tool's work, in its rate or per CPU-second. */
+    uint64_t all = crosscheck_server_requests(in->before, in->after);
+    uint64_t server = all - (in->foreign_requests < all ? in->foreign_requests : all);
     compute_windows(in, server, &out->windows);
     compute_server(in, &out->windows, &out->server);
     compute_workload(in, out, &out->workload);
@@ -1043,6 +1049,8 @@ static json_t *reconciliation_json(const struct crosscheck_reconciliation *rc, j
 {
     json_t *cc = json_object();
     json_object_set_new(cc, "server", uint_json(rc->server));
+    if (rc->foreign)
+        json_object_set_new(cc, "foreign", uint_json(rc->foreign));
     if (rc->verdict == CROSSCHECK_NO_CLIENT) {
         json_object_set_new(cc, "verdict", json_string(crosscheck_verdict_name(rc->verdict)));
         return cc;

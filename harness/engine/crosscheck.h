@@ -31,6 +31,8 @@ struct crosscheck_in {
     uint64_t client_requests;
     uint64_t client_errors;
     uint64_t client_ok;             /* responses the tool counts as successful */
+    uint64_t foreign_requests;      /* requests from addresses no host of the row has (engine/peercheck.h):
+                                     * out of the server's count before the tool's is reconciled */
     uint64_t kernel_drops;          /* TcpExt ListenOverflows + ListenDrops over the run: connects the
                                      * server never accepted */
     int clock_stepped;              /* the wall clock moved against the monotonic one during the run */
@@ -122,6 +124,7 @@ struct crosscheck_reconciliation {
     enum crosscheck_verdict verdict;
     uint64_t server, client;        /* client: 0 with CROSSCHECK_NO_CLIENT */
     uint64_t bound;                 /* connections open when the tool stopped: responses it may not have read */
+    uint64_t foreign;               /* the server's requests from foreign addresses, left out of server */
 };
 
 enum crosscheck_bottleneck { CROSSCHECK_BOTTLENECK_NONE, CROSSCHECK_BOTTLENECK_TOOL, CROSSCHECK_BOTTLENECK_TARGET };

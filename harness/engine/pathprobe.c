@@ -5,6 +5,7 @@
 #include "common/net.h"
 #include "common/util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -139,6 +140,10 @@ static int probe_rtts(const struct sockaddr_in *sa, unsigned n, struct pathprobe
     int fd = probe_connect(sa, 'E', err);
     if (fd < 0)
         return -1;
+    struct sockaddr_in self;
+    socklen_t slen = sizeof self;
+    if (!getsockname(fd, (struct sockaddr *)&self, &slen))
+        inet_ntop(AF_INET, &self.sin_addr, r->source, sizeof r->source);
     uint64_t *t = util_xcalloc(n, sizeof *t);
     char msg[PROBE_MSG_BYTES] = "loadbench path probe", back[PROBE_MSG_BYTES];
     int rc = 0;
@@ -241,8 +246,9 @@ int pathprobe_measure(const char *addr, int port, unsigned rtts, unsigned flows,
 
 json_t *pathprobe_json(const struct pathprobe_result *r)
 {
-    return json_pack("{s:s?, s:{s:i, s:f, s:f, s:f}, s:{s:i, s:f, s:f, s:f}}", "interface", r->iface[0] ? r->iface : NULL,
-                     "rtt", "count", (int)r->rtts, "p50_us", r->rtt_p50_us, "p99_us", r->rtt_p99_us, "min_us",
-                     r->rtt_min_us, "bulk", "flows", (int)r->flows, "seconds", r->bulk_s, "bytes_per_s",
-                     r->bytes_per_s, "packets_per_s", r->packets_per_s);
+    return json_pack("{s:s?, s:s?, s:{s:i, s:f, s:f, s:f}, s:{s:i, s:f, s:f, s:f}}", "interface",
+                     r->iface[0] ? r->iface : NULL, "source", r->source[0] ? r->source : NULL, "rtt", "count",
+                     (int)r->rtts, "p50_us", r->rtt_p50_us, "p99_us", r->rtt_p99_us, "min_us", r->rtt_min_us, "bulk",
+                     "flows", (int)r->flows, "seconds", r->bulk_s, "bytes_per_s", r->bytes_per_s, "packets_per_s",
+                     r->packets_per_s);
 }

@@ -22,6 +22,9 @@ void pathprobe_stop(struct pathprobe_server *s);
 
 struct pathprobe_result {
     char iface[64];                 /* what `ip route get ADDR` picks here ("" unknown) */
+    char source[64];                /* the address this host's connections to ADDR come from, as
+                                     * the kernel chose it (getsockname; "" unknown): what the
+                                     * target sees as this host (engine/peercheck.h) */
     unsigned rtts;                  /* round trips measured */
     double rtt_p50_us, rtt_p99_us, rtt_min_us;
     unsigned flows;

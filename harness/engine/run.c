@@ -7,6 +7,7 @@
 #include "engine/crosscheck.h"
 #include "engine/exec_remote.h"
 #include "engine/hosts.h"
+#include "engine/peercheck.h"
 #include "engine/runpath.h"
 #include "engine/netstat.h"
 #include "engine/proc.h"
@@ -877,8 +878,13 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     placement_executor(R, R->p->target_host); /* a lost target host is connected again, as a tool's */
     here.target_host = th && !th->local && R->agents ? R->agents[host_index(R->p, th)] : NULL;
     json_t *nic = placement_nic_read(R, t, NULL);
+    char peer_why[UTIL_ERR_LEN] = "";
+    json_t *peers = peercheck_expected(R->p, t, json_object_get(R->run, "path"), peer_why, sizeof peer_why);
+    here.peer_addrs = peers;
+    here.peer_why = peer_why;
     row_dir_clear(R, sub);
     json_t *res = tool_run(&here, t, load, level, rep, sub);
+    json_decref(peers);
     placement_record(R, t, res, nic);
     runrecord_files(R->dir, res); /* what it left, so a report finds what changed since */
     const char *st = json_string_value(json_object_get(res, "status"));

@@ -10,6 +10,7 @@
 #include "common/net.h"
 #include "engine/netstat.h"
 #include "engine/pacing.h"
+#include "engine/peercheck.h"
 #include "engine/quiet.h"
 #include "engine/sampler.h"
 #include "engine/serverlog.h"
@@ -103,6 +104,7 @@ struct tool_run_state {
     int have_hold;
     uint64_t hold_from, hold_to;        /* the hold window on the monotonic clock, once known */
     uint64_t open_at_stop;
+    uint64_t foreign;               /* the server's requests from addresses not the row's (record_foreign_peers) */
     struct netstat ns0, ns1;
 
     /* The tool's process trees, through the executor: one per process
@@ -1312,25 +1314,52 @@ static void tool_run_stop(struct tool_run_state *r)
 
 /* ---- collect: the server's view, the footprint, the tool's own account ---------- */
 
-/* With load from two or more addresses (hosts), the server's first and
- * last request per address and the spread of the first ones: the hosts'
- * start skew on the server's one clock (run.json's server_peers). */
+/* Requests from addresses no host of the row has (engine/peercheck.h):
+ * counted apart (r->foreign, out of the reconciliation) and named. */
+static void record_foreign_peers(struct tool_run_state *r, json_t *pj)
+{
+    struct peercheck pc;
+    peercheck_judge(pj, r->o->peer_addrs, &pc);
+    r->foreign = pc.foreign;
+    if (!pj || !r->o->peer_addrs) {
+        json_object_set_new(r->res, "peers_check", json_pack("{s:s, s:s}", "verdict", "not judged", "why",
+                                                            pj ? r->o->peer_why ?: "?" : "lb-target's /peers unreadable"));
+        return;
+    }
+    json_object_set_new(r->res, "peers_check", json_pack("{s:s, s:O, s:I}", "verdict", pc.foreign ? "foreign" : "own",
+                                                        "expected", r->o->peer_addrs, "foreign_requests",
+                                                        (json_int_t)pc.foreign));
+    if (pc.foreign)
+        json_array_append_new(r->warnings,
+                              json_sprintf("foreign requests: %s, which %s not a host of this row; counted apart, "
+                                           "not in the reconciliation (the per-second series and the server's time include them)",
+                                           pc.named, pc.naddrs > 1 ? "are" : "is"));
+}
+
+/* With load from two or more of the row's addresses (hosts), the
+ * server's first and last request per address and the spread of the
+ * first ones: the hosts' start skew on the server's one clock (run.json's
+ * server_peers); and every address checked against the row's hosts. */
 static void record_server_peers(struct tool_run_state *r)
 {
     json_t *pj = target_peers(&r->tgt, NULL);
+    record_foreign_peers(r, pj);
     json_t *a = json_object_get(pj, "peers");
-    if (json_array_size(a) >= 2) {
-        json_int_t lo = 0, hi = 0;
-        size_t i;
-        json_t *e;
-        json_array_foreach(a, i, e) {
-            json_int_t f = json_integer_value(json_object_get(e, "first_ns"));
-            lo = !i || f < lo ? f : lo;
-            hi = !i || f > hi ? f : hi;
-        }
-        json_object_set_new(pj, "first_spread_ns", json_integer(hi - lo));
-        json_object_set(r->res, "server_peers", pj);
+    json_int_t lo = 0, hi = 0;
+    size_t i, own = 0;
+    json_t *e;
+    json_array_foreach(a, i, e) {
+        if (!peercheck_is_own(r->o->peer_addrs, json_string_value(json_object_get(e, "address")) ?: ""))
+            continue;
+        json_int_t f = json_integer_value(json_object_get(e, "first_ns"));
+        lo = !own || f < lo ? f : lo;
+        hi = !own || f > hi ? f : hi;
+        own++;
     }
+    if (own >= 2)
+        json_object_set_new(pj, "first_spread_ns", json_integer(hi - lo));
+    if (own >= 2 || r->foreign)
+        json_object_set(r->res, "server_peers", pj);
     json_decref(pj);
 }
 
@@ -1898,7 +1927,7 @@ static void tool_run_crosscheck(struct tool_run_state *r, char *suspect, size_t 
                                .delay_ns = p->target.delay_ns, .client_parsed = r->ar.parsed,
                                .client_requests = r->ar.requests, .client_errors = r->ar.errors,
                                .client_ok = r->ar.ok, .clock_stepped = stepped,
-                               .kernel_drops = tool_run_kernel_drops(r),
+                               .kernel_drops = tool_run_kernel_drops(r), .foreign_requests = r->foreign,
                                .latency_digits = r->a->latency_digits,
                                .open_at_stop = r->open_at_stop, .stopped_hard = r->stopped_by_us,
                                .cpu_seconds = r->load_cpu_s > 0 ? r->load_cpu_s : r->cpu_s, .rss_peak_mb = r->rss_peak, .lat = r->ar.parsed ? &r->ar.lat : NULL,
@@ -2027,6 +2056,31 @@ static void tool_run_dedupe_lost(struct tool_run_state *r)
     }
 }
 
+/* A failed row whose process exited with an error code: that process's
+ * own fatal stderr line ("master port 5557 was busy") closes the reason,
+ * which otherwise says only what loadbench saw. */
+static void tool_run_said(struct tool_run_state *r)
+{
+    char path[PATH_MAX + 16], line[240];
+    if (r->v.status != TOOL_RUN_FAILED)
+        return;
+    for (size_t k = 0; k < r->ntrees; k++) {
+        const struct exec_tree *t = r->trees[k].t;
+        if (!t || !t->ended || !t->exit.exited || !t->exit.code)
+            continue;
+        pathf(path, sizeof path, "%s/stderr.txt", r->trees[k].proc->dir);
+        if (capture_fatal_line(path, line, sizeof line) && !strstr(r->v.reason, line)) {
+            size_t n = strlen(r->v.reason);
+            char who[48] = "the tool";
+            if (r->ntrees > 1)
+                snprintf(who, sizeof who, "its %s", r->trees[k].proc->role);
+            snprintf(r->v.reason + n, sizeof r->v.reason - n, "; %s exited %d saying \"%s\"", who, t->exit.code,
+                     line);
+        }
+        return;
+    }
+}
+
 static json_t *tool_run_free(struct tool_run_state *r)
 {
     pid_t keep_tgt[1] = {r->have_tgt ? r->tgt.proc.pid : 0};
@@ -2040,6 +2094,11 @@ static json_t *tool_run_free(struct tool_run_state *r)
             continue;
         finish_output(r, k, EXEC_STDOUT);
         finish_output(r, k, EXEC_STDERR);
+    }
+    tool_run_said(r);
+    for (size_t k = 0; k < r->ntrees; k++) {
+        if (!r->trees[k].t)
+            continue;
         r->trees[k].t->ex->free(r->trees[k].t);
         if (r->trees[k].csv)
             fclose(r->trees[k].csv);

@@ -55,6 +55,9 @@ struct tool_run_opts {
     struct exec_host *target_host;  /* where lb-target runs (NULL: here) */
     const char *target_addr;        /* the address it serves load on, which the tool is given
                                      * (NULL: 127.0.0.1) */
+    const json_t *peer_addrs;       /* the addresses the row's hosts load from (peercheck_expected),
+                                     * or NULL: not judged, for peer_why */
+    const char *peer_why;
     int *cgroup_ok;                 /* in/out: 1 while cgroups work here; a run that finds
                                      * they do not clears it (one warning, not one per run) */
     /* Called after every sample (may be NULL): the live figures. */

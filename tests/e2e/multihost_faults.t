@@ -110,6 +110,49 @@ is "$(jget "$J" runs.1.status)/$(jget "$J" runs.1.crosscheck.verdict)/$(jget "$J
     ok/exact/a "the next row connected to a again: ok, exact, lb-target on a"
 [ "$(jget "$J" runs.1.status)" = ok ] || sed 's/^/#   /' "$tmp/tlost.err"
 
+# --- 15: a stranger's requests are counted apart, never explained away ------
+# While lb-gen (on ctl, 198.18.0.1) loads lb-target on a, a process at
+# 198.18.0.254, an address no host of the run has, sends it 3 requests.
+ip -n "$C" addr add 198.18.0.254/24 dev br0
+printf '%s\n' 'name: stranger' "hosts: {ctl: local, a: 'root@198.18.0.2:2202'}" 'target: {host: a, delay: 1ms}' \
+    'load: {connections: 4, duration: 4s}' 'sampling: {interval: 500ms}' 'tools: [{tool: lb-gen, host: ctl}]' \
+    > "$tmp/stranger.yaml"
+in_c "$LB" run --out "$tmp/stranger" "$tmp/stranger.yaml" >/dev/null 2>"$tmp/stranger.err" &
+lbpid=$!
+track $lbpid
+port=""
+if wait_line "$tmp/stranger.err" 'lb-gen: starting'; then
+    for _ in $(seq 50); do
+        port=$(ip netns exec "$A" ss -Hltnp 'src 198.18.0.2' | awk '/lb-target/ {sub(/.*:/, "", $4); print $4; exit}')
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+fi
+check "lb-target listens on a (port ${port:-none})" test -n "$port"
+sent=$(in_c python3 -c '
+import socket, sys
+n = 0
+for _ in range(3):
+    s = socket.create_connection(("198.18.0.2", int(sys.argv[1])), 5, ("198.18.0.254", 0))
+    s.sendall(b"GET / HTTP/1.1\r\nHost: stranger\r\nConnection: close\r\n\r\n")
+    n += s.recv(64).startswith(b"HTTP/1.1 200")
+    while s.recv(4096):
+        pass
+    s.close()
+print(n)' "${port:-1}" 2>&1 || true)
+is "$sent" 3 "the stranger's 3 requests were answered"
+rc=0; wait $lbpid || rc=$?
+J=$tmp/stranger/run.json
+[ -f "$J" ] || { echo '{}' > "$tmp/stranger.none"; J=$tmp/stranger.none; }
+is "$rc/$(jget "$J" runs.0.status)/$(jget "$J" runs.0.crosscheck.verdict)" 0/ok/exact \
+    "the row is ok and its count exact against the server's own-host requests"
+is "$(jget "$J" runs.0.crosscheck.foreign)/$(jget "$J" runs.0.peers_check.verdict)/$(jget "$J" runs.0.peers_check.foreign_requests)" \
+    3/foreign/3 "the 3 foreign requests are counted apart: out of the reconciliation, in peers_check"
+check "the row names them and their address" \
+    grep -qF '3 requests from 198.18.0.254, which is not a host of this row' "$J"
+[ "$(jget "$J" runs.0.crosscheck.foreign)" = 3 ] || sed 's/^/#   /' "$tmp/stranger.err"
+ip -n "$C" addr del 198.18.0.254/24 dev br0
+
 # --- 18: a build step that fails (a full disk) fails hosts install ----------
 # a's cache on a 24 MB tmpfs in its sshd's mount namespace: this build's
 # copy fits, Go's build of refgen/go-fasthttp (~77 MB) does not.
