@@ -162,16 +162,10 @@ static int vegeta_prepare(const struct adapter_ctx *c, struct adapter_plan *p, c
     return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Exact nearest-rank percentiles of the sorted latencies (ns) in ms. */
 static void latency(uint64_t *v, size_t n, struct adapter_latency *out)
 {
-    qsort(v, n, sizeof *v, cmp_u64);
+    qsort(v, n, sizeof *v, util_cmp_u64);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += (double)v[i];

@@ -121,6 +121,12 @@ void util_sleep_until_ns(uint64_t t_ns)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+int util_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 uint64_t util_now_ns(void)
 {
     struct timespec ts;

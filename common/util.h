@@ -31,6 +31,8 @@ const char *util_quote(const char *s, char *buf, size_t len);
 
 /* Monotonic and wall clocks. */
 uint64_t util_now_ns(void);          /* CLOCK_MONOTONIC, ns */
+/* qsort's comparison of two uint64_t, ascending. */
+int util_cmp_u64(const void *a, const void *b);
 uint64_t util_now_us(void);          /* CLOCK_MONOTONIC, us */
 uint64_t util_wall_ms(void);         /* CLOCK_REALTIME, ms since the epoch */
 

@@ -117,6 +117,7 @@ struct worker {
     struct hist *lat, *lat_uncorr;
     struct hist *sec_lat;  /* per_second_hist: this second's latencies, into sec_dist at its end */
     struct gen_sec_dist sec_dist;
+    struct gen_sends sends;  /* record_sends: this thread's send times */
     struct series series;
 };
 
@@ -218,6 +219,20 @@ err:
     w->retry_at = now + RETRY_NS;
 }
 
+/* A request's send time onto s (record_sends), dropped past GEN_SENDS_MAX. */
+static void sends_note(struct gen_sends *s, uint64_t now)
+{
+    if (s->n == s->cap) {
+        if (s->cap >= GEN_SENDS_MAX) {
+            s->dropped++;
+            return;
+        }
+        s->cap = s->cap ? s->cap * 2 : 4096;
+        s->v = util_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = now;
+}
+
 /* Write the request on an idle connection. */
 static void conn_send(struct worker *w, struct conn *c, uint64_t now, uint64_t intended)
 {
@@ -227,6 +242,8 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t now, uint64_t i
     c->wpos = 0;
     c->state = C_WRITING;
     w->ninflight++;
+    if (w->cfg->record_sends)
+        sends_note(&w->sends, now);
     if (w->cfg->model == GEN_OPEN && now - intended > GEN_LATE_NS && now > intended)
         w->c.late++;
     ssize_t n = send(c->fd, w->req, w->req_len, MSG_NOSIGNAL);
@@ -909,6 +926,7 @@ static void worker_free(struct worker *w)
     hist_free(w->lat_uncorr);
     hist_free(w->sec_lat);
     free(w->sec_dist.v);
+    free(w->sends.v);
     series_free(&w->series);
 }
 
@@ -945,6 +963,22 @@ static void sec_dist_merge(struct gen_sec_dist *d)
             d->v[++k] = d->v[i];
     }
     d->n = k + 1;
+}
+
+/* Every thread's send times onto d, in time order. */
+static void sends_merge(struct gen_sends *d, struct worker *ws, int n)
+{
+    for (int i = 0; i < n; i++)
+        d->n += ws[i].sends.n, d->dropped += ws[i].sends.dropped;
+    if (!d->n)
+        return;
+    d->v = util_xmalloc(d->n * sizeof *d->v);
+    d->cap = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(d->v + d->cap, ws[i].sends.v, ws[i].sends.n * sizeof *d->v);
+        d->cap += ws[i].sends.n;
+    }
+    qsort(d->v, d->n, sizeof *d->v, util_cmp_u64);
 }
 
 static void counts_add(struct gen_counts *d, const struct gen_counts *s)
@@ -1018,6 +1052,7 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
         out->asked += w->asked;
     }
     sec_dist_merge(&out->sec_dist);
+    sends_merge(&out->sends, ws, cfg->threads);
     out->max_open = atomic_load(&sh.max_open);
     out->interrupted = *stop != 0;
     /* Trim the series to the seconds the run lasted. */
@@ -1041,6 +1076,7 @@ void gen_result_free(struct gen_result *r)
     hist_free(r->lat);
     hist_free(r->lat_uncorr);
     free(r->sec_dist.v);
+    free(r->sends.v);
     series_free(&r->series);
     memset(r, 0, sizeof *r);
 }

@@ -38,6 +38,8 @@ struct gen_config {
     int ncpus;                 /* pin worker i to cpus[i % ncpus] */
     int cpus[64];
     int per_second_hist;       /* keep a 3-digit histogram per second (gen_result.sec_dist) */
+    int record_sends;          /* keep each request's send time (gen_result.sends), at most
+                                * GEN_SENDS_MAX a thread */
     uint64_t plant_ns;         /* benchmark only (bench/gate.sh, LB_GEN_PLANT_NS): thread CPU
                                 * burnt per response, a known regression; 0 = off */
 };
@@ -67,6 +69,15 @@ struct gen_sec_dist {
     size_t n, cap;
 };
 
+/* Send times (CLOCK_MONOTONIC ns) of requests written, in order; dropped:
+ * those past a thread's GEN_SENDS_MAX. */
+struct gen_sends {
+    uint64_t *v;
+    size_t n, cap;
+    uint64_t dropped;
+};
+#define GEN_SENDS_MAX (4u << 20)
+
 struct gen_result {
     struct gen_counts c;
     struct hist *lat;          /* closed: send→response; open: intended send→response */
@@ -79,6 +90,7 @@ struct gen_result {
     uint64_t start_ns, stop_ns, end_ns;  /* monotonic: load start, schedule end, drain end */
     uint64_t start_wall_ms, end_wall_ms;
     struct gen_sec_dist sec_dist;  /* with per_second_hist: every thread's, second by second */
+    struct gen_sends sends;    /* with record_sends: every thread's, sorted */
 };
 
 /* Latency histograms cover 1 ns .. this, at 3 significant digits. */

@@ -59,6 +59,7 @@ static const char usage[] =
     "      --json FILE         write the JSON summary to FILE (default: stdout; - is stdout)\n"
     "      --percentiles FILE  write the full latency distribution to FILE\n"
     "      --seconds-dist FILE write each second's latency histogram to FILE\n"
+    "      --sends FILE        write each request's send time (CLOCK_MONOTONIC ns) to FILE\n"
     "  -q, --quiet             no human summary on stderr\n"
     "  -h, --help              this text;  --version  the version\n"
     "\n"
@@ -68,7 +69,7 @@ static const char usage[] =
     "asked were open at once (the JSON's \"error\" says so).\n";
 
 enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_SECONDS, O_VERSION,
-       O_ARRIVALS, O_SEED };
+       O_ARRIVALS, O_SEED, O_SENDS };
 
 static const struct option long_opts[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -87,6 +88,7 @@ static const struct option long_opts[] = {
     {"json", required_argument, NULL, O_JSON},
     {"percentiles", required_argument, NULL, O_PERCENTILES},
     {"seconds-dist", required_argument, NULL, O_SECONDS},
+    {"sends", required_argument, NULL, O_SENDS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, O_VERSION},
@@ -96,6 +98,7 @@ static const struct option long_opts[] = {
 struct args {
     const char *connections, *stages, *rate, *rate_stages, *max_inflight, *duration, *threads;
     const char *timeout, *grace, *cpus, *json, *percentiles, *seconds, *url, *arrivals, *seed;
+    const char *sends;
     int close_each, quiet;
 };
 
@@ -319,6 +322,7 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
     cfg->model = a->rate || a->rate_stages ? GEN_OPEN : GEN_CLOSED;
     cfg->close_each = a->close_each;
     cfg->per_second_hist = a->seconds != NULL;
+    cfg->record_sends = a->sends != NULL;
     if (config_url(a, cfg, err) < 0 || config_timing(a, cfg, &duration, err) < 0)
         return -1;
     if (cfg->model == GEN_CLOSED ? config_closed(a, cfg, duration, err) : config_open(a, cfg, duration, err))
@@ -370,6 +374,7 @@ int main(int argc, char **argv)
         case O_JSON: a.json = optarg; break;
         case O_PERCENTILES: a.percentiles = optarg; break;
         case O_SECONDS: a.seconds = optarg; break;
+        case O_SENDS: a.sends = optarg; break;
         case 'q': a.quiet = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         case O_VERSION: printf("lb-gen %s (%s, %s)\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE); return 0;
@@ -441,7 +446,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "lb-gen: %s\n", err);
         rc = 1;
     }
-    if (a.seconds && report_seconds(a.seconds, &res, err) < 0) {
+    if ((a.seconds && report_seconds(a.seconds, &res, err) < 0) || (a.sends && report_sends(a.sends, &res, err) < 0)) {
         fprintf(stderr, "lb-gen: %s\n", err);
         rc = 1;
     }

@@ -249,6 +249,21 @@ int report_seconds(const char *path, const struct gen_result *r, char *err)
     return 0;
 }
 
+int report_sends(const char *path, const struct gen_result *r, char *err)
+{
+    FILE *f = open_out(path, err);
+    if (!f)
+        return -1;
+    fprintf(f, "# lb-gen: each request's send time, CLOCK_MONOTONIC ns, in order (the clock of lb-target's GET "
+               "/arrivals); dropped: past %u a thread\ndropped %llu\n", GEN_SENDS_MAX,
+            (unsigned long long)r->sends.dropped);
+    for (size_t i = 0; i < r->sends.n; i++)
+        fprintf(f, "%llu\n", (unsigned long long)r->sends.v[i]);
+    if (fclose(f) != 0)
+        return util_err(err, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
 int report_percentiles(const char *path, const struct gen_result *r, char *err)
 {
     FILE *f = open_out(path, err);

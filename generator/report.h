@@ -26,6 +26,10 @@ void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result
  * VALUE_NS COUNT") after a comment and "start_wall_ms MS". Returns 0, or -1
  * with err. */
 int report_seconds(const char *path, const struct gen_result *r, char *err);
+/* --sends: a comment line, "dropped N", then each request's send time
+ * (CLOCK_MONOTONIC ns, the clock lb-target's GET /arrivals bins by), one
+ * a line, in order. Returns 0, or -1 with err. */
+int report_sends(const char *path, const struct gen_result *r, char *err);
 
 /* The whole latency distribution, one bucket a line, HdrHistogram's
  * percentile-distribution layout (value in ms, percentile, total count,

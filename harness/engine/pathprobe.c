@@ -114,12 +114,6 @@ void pathprobe_stop(struct pathprobe_server *s)
     free(s);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* A blocking connection that announced its mode, or -1 with err. */
 static int probe_connect(const struct sockaddr_in *sa, char mode, char *err)
 {
@@ -158,7 +152,7 @@ static int probe_rtts(const struct sockaddr_in *sa, unsigned n, struct pathprobe
     }
     close(fd);
     if (!rc) {
-        qsort(t, n, sizeof *t, cmp_u64);
+        qsort(t, n, sizeof *t, util_cmp_u64);
         r->rtts = n;
         r->rtt_min_us = (double)t[0] / 1e3;
         r->rtt_p50_us = (double)t[(n - 1) / 2] / 1e3;
