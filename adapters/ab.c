@@ -58,7 +58,8 @@ static int ab_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     uint64_t secs = raw_whole_seconds(l.duration_ns, "ab", "duration", p);
     uint64_t n = ab_max_requests(secs);
     strvec_push(&p->argv, c->found->path);
-    strvec_push(&p->argv, "-k");
+    if (!c->load->no_keepalive) /* without -k, ab opens a connection per request */
+        strvec_push(&p->argv, "-k");
     strvec_push(&p->argv, "-c");
     strvec_pushf(&p->argv, "%llu", (unsigned long long)conns);
     /* -n after -t: -t sets the 50,000 cap, a later -n replaces it. */
@@ -206,7 +207,7 @@ const struct adapter adapter_ab = {
     .parse_files = (const char *const[]){"stdout.txt", "percentiles.csv", NULL},
     .description = "ApacheBench 2.3: keep-alive, closed model (-c, -t with a large -n)",
     .install_hint = "apt-get install apache2-utils (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED,
+    .caps = ADAPTER_CLOSED | ADAPTER_NOKEEPALIVE,
     .versions = "live: 2.3 (Debian apache2-utils 2.4.71-1~deb12u1)",
     .latency_measures = "request start (connect for a new connection, else request write on the kept-alive one) to "
                         "response complete; percentiles from ab's -e table (µs); mean not reported (ab's text rounds "

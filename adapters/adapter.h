@@ -25,6 +25,7 @@
 #define ADAPTER_TLS 0x40     /* HTTPS (target.tls): ctx->url is https:// */
 #define ADAPTER_H2 0x80      /* HTTP/2 over TLS (target.protocol: h2) */
 #define ADAPTER_H2C 0x100    /* HTTP/2 with prior knowledge (target.protocol: h2c) */
+#define ADAPTER_NOKEEPALIVE 0x200 /* a new connection per request (load.keepalive: off) */
 
 struct adapter_found {
     char path[1024];        /* absolute path of the binary run */

@@ -75,6 +75,10 @@ static int bombardier_prepare(const struct adapter_ctx *c, struct adapter_plan *
     strvec_push(&p->argv, "json");
     strvec_push(&p->argv, "-p");
     strvec_push(&p->argv, "r");
+    if (c->load->no_keepalive) { /* its fasthttp client: -a is net/http's (bombardier --help) */
+        strvec_push(&p->argv, "-H");
+        strvec_push(&p->argv, "Connection: close");
+    }
     strvec_push(&p->argv, c->url);
     p->load_ns = l.duration_ns;
     json_object_set_new(p->settings, "connections", json_integer((json_int_t)conns));
@@ -154,7 +158,7 @@ const struct adapter adapter_bombardier = {
     .description = "bombardier (Go, fasthttp): closed model (-c -d), paced with --rate; JSON result",
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/codesenberg/bombardier@v1.2.6 "
                     "into the tools folder)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_NOKEEPALIVE,
     .versions = "live: v1.2.6 (Go module proxy)",
     .latency_measures = "per request, from before the fasthttp client's Do to its return (includes waiting for a "
                         "connection from its pool and connecting); mean, max and p50/p90/p95/p99, no min; not "

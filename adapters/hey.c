@@ -74,6 +74,8 @@ static int hey_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     }
     if (c->profile->target.protocol == PROFILE_H2)
         strvec_push(&p->argv, "-h2");
+    if (c->load->no_keepalive)
+        strvec_push(&p->argv, "-disable-keepalive");
     adapter_plan_tls(p, &adapter_hey, c);
     strvec_push(&p->argv, c->url);
     p->load_ns = l.duration_ns;
@@ -218,7 +220,7 @@ const struct adapter adapter_hey = {
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "hey: Go HTTP load generator, closed model (-c -z), paced with -q per worker",
     .install_hint = "apt-get install hey (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE,
     .tls_how = "does not verify (hey's requester.go: InsecureSkipVerify: true)",
     .no_h2_why = "hey's -h2 is HTTP/2 over TLS only (Go's http2.ConfigureTransport): no h2c",
     .versions = "live: 0.1.4 (Debian 0.1.4-2+b4)",

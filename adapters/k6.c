@@ -227,9 +227,11 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
             "import http from 'k6/http';\n\n"
             "export const options = {\n"
             "  discardResponseBodies: %s,\n"
+            "%s"
             "  scenarios: {\n"
             "    lb: {\n",
-            c->profile->name ? c->profile->name : "", discard_bodies ? "true" : "false");
+            c->profile->name ? c->profile->name : "", discard_bodies ? "true" : "false",
+            l->no_keepalive ? "  noConnectionReuse: true,\n" : "");
     if (l->model == LOAD_CLOSED)
         k6_closed_scenario(l, &js, p);
     else
@@ -468,7 +470,7 @@ const struct adapter adapter_k6 = {
     .description = "Grafana k6: JavaScript VUs (Go), closed and open (arrival-rate) executors",
     .install_hint = "in no registry loadbench installs from: install it from k6's own packages; loadbench uses "
                     "the k6 on PATH",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_NOKEEPALIVE,
     .versions = "live: v0.48.0 (the user's own build, fixtures only); by source: v1.0.0-v1.8.1, v2.0.0-v2.2.0",
     .latency_measures = "http_req_duration: request sending started to last response byte received "
                         "(excludes DNS, connect and TLS; open model: from the actual send, not the schedule)",

@@ -93,6 +93,8 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     }
     if (l->request_timeout_ns)
         strvec_pushf(&p->argv, "--timeout=%s", units_format_duration(l->request_timeout_ns, d));
+    if (l->no_keepalive)
+        strvec_push(&p->argv, "--close");
     strvec_push(&p->argv, "--json=summary.json");
     strvec_push(&p->argv, "--seconds-dist=" LBGEN_SECONDS);
     if (c->instances > 1)
@@ -295,7 +297,7 @@ const struct adapter adapter_lb_gen = {
     .parse_files = (const char *const[]){"summary.json", NULL},
     .description = "loadbench's native C generator (closed and open model)",
     .install_hint = "built with loadbench: run `make`",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_NOKEEPALIVE,
     .versions = "live: this build",
     .latency_measures = "request written to last response byte read (open model: from the intended send time)",
     .latency_resolution_ms = 0.001,

@@ -123,6 +123,8 @@ static int oha_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
         strvec_push(&p->argv, "--cacert");
         strvec_push(&p->argv, c->ca_file);
     }
+    if (c->load->no_keepalive)
+        strvec_push(&p->argv, "--disable-keepalive");
     adapter_plan_tls(p, &adapter_oha, c);
     strvec_push(&p->argv, c->url);
     p->load_ns = l.duration_ns;
@@ -227,7 +229,7 @@ const struct adapter adapter_oha = {
     .description = "oha (Rust, hyper): closed model (-c -z), open with -q --latency-correction; JSON result",
     .install_hint = "crates.io: scripts/install-tools (cargo install --locked --version 1.13.0 oha into the tools "
                     "folder; needs Rust >= 1.86)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE,
     .tls_how = "verifies against the run's CA (--cacert; rustls, the system store too)",
     .tls_verifies = 1,
     .versions = "live: 1.13.0 (crates.io)",

@@ -152,7 +152,7 @@ static int vegeta_prepare(const struct adapter_ctx *c, struct adapter_plan *p, c
         strvec_pushf(&p->argv, "-timeout=%s", units_format_duration(c->load->request_timeout_ns, d));
     /* keep-alive HTTP/1.1, redirects not followed (a 3xx is counted as it
      * came), bodies read whole but not kept in the results */
-    strvec_push(&p->argv, "-keepalive=true");
+    strvec_push(&p->argv, c->load->no_keepalive ? "-keepalive=false" : "-keepalive=true");
     strvec_push(&p->argv, "-http2=false");
     strvec_push(&p->argv, "-redirects=-1");
     strvec_push(&p->argv, "-max-body=0");
@@ -354,7 +354,7 @@ const struct adapter adapter_vegeta = {
                    "percentiles from its per-request CSV",
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/tsenart/vegeta/v12@v12.13.0 "
                     "into the tools folder)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_NOKEEPALIVE,
     .versions = "live: v12.13.0 (Go module proxy); v12.8.4 (fixtures)",
     .latency_measures = "per request, from when a worker starts it (before the request is built and a pooled or "
                         "new connection is taken) to the end of reading the body (lib/attack.go hit()); in the "

@@ -59,6 +59,10 @@ int wrk_command(const struct adapter_ctx *c, struct adapter_plan *p, const char 
      * itself be relative to loadbench's cwd. */
     strvec_push(&p->argv, "-s");
     strvec_push(&p->argv, "done.lua");
+    if (c->load->no_keepalive) { /* wrk reconnects after a response that closes */
+        strvec_push(&p->argv, "-H");
+        strvec_push(&p->argv, "Connection: close");
+    }
     strvec_push(&p->argv, c->url);
     strvec_push(&p->env, "LB_WRK_OUT=" WRK_JSON);
     return 0;
@@ -159,7 +163,7 @@ const struct adapter adapter_wrk = {
     .parse_files = (const char *const[]){"wrk.json", NULL},
     .description = "wrk 4: event-driven HTTP/1.1 benchmark, closed model, Lua done() hook for results",
     .install_hint = "apt-get install wrk (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_TLS,
+    .caps = ADAPTER_CLOSED | ADAPTER_TLS | ADAPTER_NOKEEPALIVE,
     .tls_how = "does not verify (wrk's src/ssl.c: SSL_VERIFY_NONE)",
     .versions = "live: 4.1.0 (Debian 4.1.0-3+b2)",
     .latency_measures = "request written to response parsed, per keep-alive connection (connect not included); "

@@ -412,7 +412,8 @@ static int check_level(struct yparse *y, const struct ynode *n, enum load_model 
 }
 
 static const char *const load_keys[] = {"model", "connections", "vus", "rate", "duration", "stages", "sweep",
-                                        "max_inflight", "timeout", "arrivals", "arrivals_seed", NULL};
+                                        "max_inflight", "timeout", "arrivals", "arrivals_seed", "keepalive",
+                                        NULL};
 
 struct level_name {
     char text[32]; /* PROFILE_LEVEL_FMT */
@@ -606,6 +607,15 @@ static int parse_load(struct yparse *y, const struct ynode *n, struct profile_lo
     }
     if ((v = get(n, "timeout")) && get_duration(y, v, "load.timeout", 0, &l->request_timeout_ns))
         return -1;
+    if ((v = get(n, "keepalive"))) {
+        if (want_kind(y, v, Y_SCALAR, "load.keepalive"))
+            return -1;
+        int off = !strcmp(v->str, "off") || !strcmp(v->str, "false");
+        if (!off && strcmp(v->str, "on") && strcmp(v->str, "true"))
+            return perr(y, v->line, v->col, "load.keepalive must be on (the default: connections carry many requests) "
+                        "or off (a new connection for every request), not \"%.40s\"", v->str);
+        l->no_keepalive = off;
+    }
     return parse_arrivals(y, n, l);
 }
 
@@ -1467,6 +1477,8 @@ json_t *profile_load_to_json(const struct profile_load *l)
         json_object_set_new(o, "max_inflight", json_integer((json_int_t)l->max_inflight));
     if (l->request_timeout_ns)
         json_object_set_new(o, "request_timeout_ns", json_integer((json_int_t)l->request_timeout_ns));
+    if (l->no_keepalive)
+        json_object_set_new(o, "keepalive", json_false());
     if (l->poisson)
         json_object_set_new(o, "arrivals", json_pack("{s:s, s:I}", "process", "poisson", "seed",
                                                      (json_int_t)l->arrivals_seed));

@@ -25,6 +25,7 @@ struct profile_load {
     uint64_t request_timeout_ns;    /* per request; 0 = tool default */
     int poisson;                    /* open model: arrivals: poisson (random gaps) instead of a timetable */
     uint64_t arrivals_seed;         /* ... drawn from this seed (arrivals_seed, default 1) */
+    int no_keepalive;               /* keepalive: off - a new connection for every request */
     double *sweep;                  /* sweep levels (connections or rates), or NULL */
     size_t nsweep;
 };

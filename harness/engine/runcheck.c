@@ -48,6 +48,8 @@ static int check_protocol(const struct profile *p, const struct profile_tool *t,
         need = "target.protocol h2c (HTTP/2 with prior knowledge)", why = a->no_h2_why;
     else if (p->target.tls.version && !(a->caps & ADAPTER_TLS))
         need = "target.tls (HTTPS)";
+    else if (profile_tool_load(p, t)->no_keepalive && !(a->caps & ADAPTER_NOKEEPALIVE))
+        need = "load.keepalive off (a new connection for every request)", why = NULL;
     if (!need)
         return 0;
     return util_err(err, "%s:%d:%d: %s cannot run %s: %s", p->path, t->line, t->col, t->tool, need,
