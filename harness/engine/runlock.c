@@ -245,6 +245,9 @@ static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
                                   "the loadbench that ran it died (killed?) before it finished; the tool runs it "
                                   "finished are kept, the one in progress is not in runs"));
     int rc = fsutil_write_json(path, run, err);
+    if (rc < 0 && (errno == ENOSPC || errno == EDQUOT)) /* the run died of a full disk: the compact form,
+                                                          * a third smaller, may fit where the indented did not */
+        rc = fsutil_write_json_flags(path, run, JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII, err);
     json_decref(run);
     return rc < 0 ? -1 : 1;
 }
