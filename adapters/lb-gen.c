@@ -60,6 +60,22 @@ static void stages_arg(struct strvec *argv, const char *flag, const struct profi
     strvec_push(argv, arg);
 }
 
+extern const struct adapter adapter_lb_gen;   /* below: its table names the TLS behaviour */
+
+/* target.tls: verify against the run's CA, the one version lb-target
+ * serves, and resumption as the profile says. */
+static void tls_args(const struct adapter_ctx *c, struct adapter_plan *p)
+{
+    const struct profile_tls *t = &c->profile->target.tls;
+    if (!c->ca_file)
+        return;
+    strvec_pushf(&p->argv, "--cacert=%s", c->ca_file);
+    if (t->version)
+        strvec_pushf(&p->argv, "--tls-version=%s", t->version == 13 ? "1.3" : "1.2");
+    strvec_pushf(&p->argv, "--tls-resumption=%s", t->no_resumption ? "off" : "on");
+    adapter_plan_tls(p, &adapter_lb_gen, c);
+}
+
 static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     (void)err;
@@ -95,6 +111,7 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
         strvec_pushf(&p->argv, "--timeout=%s", units_format_duration(l->request_timeout_ns, d));
     if (l->no_keepalive)
         strvec_push(&p->argv, "--close");
+    tls_args(c, p);
     strvec_push(&p->argv, "--json=summary.json");
     strvec_push(&p->argv, "--seconds-dist=" LBGEN_SECONDS);
     if (c->instances > 1)
@@ -297,7 +314,9 @@ const struct adapter adapter_lb_gen = {
     .parse_files = (const char *const[]){"summary.json", NULL},
     .description = "loadbench's native C generator (closed and open model)",
     .install_hint = "built with loadbench: run `make`",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_NOKEEPALIVE,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_TLS | ADAPTER_NOKEEPALIVE,
+    .tls_how = "verifies against the run's CA (--cacert; OpenSSL, the URL's IP address in the certificate)",
+    .tls_verifies = 1,
     .versions = "live: this build",
     .latency_measures = "request written to last response byte read (open model: from the intended send time)",
     .latency_resolution_ms = 0.001,

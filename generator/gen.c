@@ -49,11 +49,16 @@
 #define WARM_UP_MAX_NS 2000000000ULL   /* the warm-up gives up after this without progress */
 
 /* C_DONE: connected, nothing in flight, not (yet) on the idle stack — the
- * moment between a response (or a handshake) and what follows it. */
-enum { C_FREE, C_CONNECTING, C_IDLE, C_DONE, C_WRITING, C_READING };
+ * moment between a response (or a handshake) and what follows it.
+ * C_HANDSHAKE: TLS only, TCP connected and the TLS handshake under way; a
+ * connection counts as opened when it is done. */
+enum { C_FREE, C_CONNECTING, C_HANDSHAKE, C_IDLE, C_DONE, C_WRITING, C_READING };
 
+/* TLS is a branch per connection, never work per plain request: ssl is
+ * NULL on plain http:// connections. */
 struct conn {
     int fd;
+    SSL *ssl;              /* https: the connection's TLS; NULL: plain */
     uint32_t gen;          /* bumped on open and close: stale events are ignored */
     uint8_t state;
     uint32_t wpos;         /* bytes of the request written so far */
@@ -113,6 +118,10 @@ struct worker {
     double ppos;
     int pvalid;
 
+    struct gtls_client tls;   /* https: this thread's context and newest session */
+    const char *tls_version, *tls_cipher;  /* of its first completed handshake */
+    char tls_failure[256];    /* why its first failed handshake failed */
+
     struct gen_counts c;
     struct hist *lat, *lat_uncorr;
     struct hist *sec_lat;  /* per_second_hist: this second's latencies, into sec_dist at its end */
@@ -159,16 +168,28 @@ static struct conn *idle_pop(struct worker *w)
     return &w->conns[w->idle[--w->nidle]];
 }
 
+/* Connecting: the TCP connect or the TLS handshake not done yet. */
+static int conn_pending(const struct conn *c)
+{
+    return c->state == C_CONNECTING || c->state == C_HANDSHAKE;
+}
+
+/* No close_notify: HTTP/1.1's framing ends every response, and a client
+ * closing after one sends nothing more (gtls_conn_free). */
 static void conn_close(struct worker *w, struct conn *c)
 {
     if (c->state == C_WRITING || c->state == C_READING)
         w->ninflight--;
     if (c->state == C_IDLE && w->cfg->model == GEN_OPEN)
         idle_remove(w, c);
-    if (c->state != C_CONNECTING) {
+    if (!conn_pending(c)) {
         w->nconnected--;
         w->c.conn_closed++;
         open_count(w, -1);
+    }
+    if (c->ssl) {
+        gtls_conn_free(c->ssl);
+        c->ssl = NULL;
     }
     close(c->fd);
     c->fd = -1;
@@ -199,6 +220,8 @@ static void conn_open(struct worker *w, uint64_t now)
         w->no_port_range = 1;
     if (connect(fd, (const struct sockaddr *)&w->cfg->addr, sizeof w->cfg->addr) < 0 && errno != EINPROGRESS)
         goto err;
+    if (w->cfg->tls && !(c->ssl = gtls_conn_new(&w->tls, fd)))
+        goto err;
     c->fd = fd;
     c->gen++;
     c->state = C_CONNECTING;
@@ -210,6 +233,9 @@ static void conn_open(struct worker *w, uint64_t now)
     w->nopen++;
     return;
 err:
+    if (c->ssl)
+        SSL_free(c->ssl);
+    c->ssl = NULL;
     if (fd >= 0)
         close(fd);
     c->fd = -1;
@@ -217,6 +243,14 @@ err:
     w->free_slots[w->nfree++] = i;
     count_error(w, &w->c.err_connect);
     w->retry_at = now + RETRY_NS;
+}
+
+/* send() or, on a TLS connection, SSL_write(), alike. */
+static ssize_t conn_write(const struct conn *c, const char *buf, size_t len)
+{
+    if (c->ssl)
+        return gtls_write(c->ssl, buf, len);
+    return send(c->fd, buf, len, MSG_NOSIGNAL);
 }
 
 /* A request's send time onto s (record_sends), dropped past GEN_SENDS_MAX. */
@@ -246,7 +280,7 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t now, uint64_t i
         sends_note(&w->sends, now);
     if (w->cfg->model == GEN_OPEN && now - intended > GEN_LATE_NS && now > intended)
         w->c.late++;
-    ssize_t n = send(c->fd, w->req, w->req_len, MSG_NOSIGNAL);
+    ssize_t n = conn_write(c, w->req, w->req_len);
     if (n == (ssize_t)w->req_len) {
         c->state = C_READING;
         w->c.sent++;
@@ -263,7 +297,7 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t now, uint64_t i
 
 static void conn_write_more(struct worker *w, struct conn *c)
 {
-    ssize_t n = send(c->fd, w->req + c->wpos, w->req_len - c->wpos, MSG_NOSIGNAL);
+    ssize_t n = conn_write(c, w->req + c->wpos, w->req_len - c->wpos);
     if (n < 0) {
         if (errno != EAGAIN) {
             count_error(w, &w->c.err_write);
@@ -463,14 +497,23 @@ static void response_done(struct worker *w, struct conn *c, uint64_t now)
     }
 }
 
+/* read() or, on a TLS connection, SSL_read(), alike. */
+static ssize_t conn_recv(const struct worker *w, const struct conn *c)
+{
+    if (c->ssl)
+        return gtls_read(c->ssl, w->buf, READ_BUF_BYTES);
+    return read(c->fd, w->buf, READ_BUF_BYTES);
+}
+
 /* events: the epoll event that woke us. Under edge triggering a close that
  * arrives with the last bytes raises no later edge: when the event says the
  * peer closed (EPOLLRDHUP), read on to the EOF instead of stopping at a
- * short read. */
+ * short read. SSL_read gives a record at a time, short or not, whatever
+ * is left in the socket: TLS reads on until OpenSSL wants the socket. */
 static void conn_read(struct worker *w, struct conn *c, uint64_t now, uint32_t events)
 {
     for (;;) {
-        ssize_t n = read(c->fd, w->buf, READ_BUF_BYTES);
+        ssize_t n = conn_recv(w, c);
         if (n > 0) {
             w->c.bytes_read += (uint64_t)n;
             size_t used;
@@ -489,7 +532,7 @@ static void conn_read(struct worker *w, struct conn *c, uint64_t now, uint32_t e
             }
             /* A short read drained the socket; the next edge brings more,
              * unless the peer's close came with these bytes. */
-            if ((size_t)n < READ_BUF_BYTES && !(events & (EPOLLRDHUP | EPOLLHUP)))
+            if ((size_t)n < READ_BUF_BYTES && !c->ssl && !(events & (EPOLLRDHUP | EPOLLHUP)))
                 return;
             continue;
         }
@@ -530,6 +573,50 @@ static void connected(struct worker *w, struct conn *c, uint64_t now)
         conn_send(w, c, now, now);
 }
 
+static void connect_failed(struct worker *w, struct conn *c, uint64_t now)
+{
+    count_error(w, &w->c.err_connect);
+    conn_close(w, c);
+    w->retry_at = now + RETRY_NS;
+}
+
+/* The TLS handshake, on from where the socket last stopped it. Done: the
+ * connection is open (counted, and its session resumed or not). */
+static void conn_handshake(struct worker *w, struct conn *c, uint64_t now)
+{
+    char why[sizeof w->tls_failure];
+    int r = gtls_handshake(c->ssl, why, sizeof why);
+    if (r == 0)
+        return;
+    if (r < 0) {
+        w->c.tls_failed++;
+        if (!w->tls_failure[0])
+            memcpy(w->tls_failure, why, sizeof why);
+        connect_failed(w, c, now);
+        return;
+    }
+    w->c.tls_handshakes++;
+    w->c.tls_resumed += SSL_session_reused(c->ssl) ? 1 : 0;
+    if (!w->tls_version) {
+        w->tls_version = SSL_get_version(c->ssl);
+        w->tls_cipher = SSL_get_cipher_name(c->ssl);
+    }
+    connected(w, c, now);
+}
+
+/* Data or EOF on a connection with nothing in flight: the server closed it
+ * (keep-alive timeout) or misbehaves; reopened by fill(). Over TLS the
+ * bytes may be the server's session tickets (TLS 1.3 sends them after the
+ * handshake), which OpenSSL takes, leaving nothing to read. */
+static void idle_readable(struct worker *w, struct conn *c)
+{
+    ssize_t n = conn_recv(w, c);
+    if (n > 0)
+        count_error(w, &w->c.err_read);
+    if (n >= 0 || errno != EAGAIN)
+        conn_close(w, c);
+}
+
 static void handle_event(struct worker *w, const struct epoll_event *ev, uint64_t now)
 {
     uint32_t i = (uint32_t)ev->data.u64, gen = (uint32_t)(ev->data.u64 >> 32);
@@ -540,34 +627,34 @@ static void handle_event(struct worker *w, const struct epoll_event *ev, uint64_
     switch (c->state) {
     case C_CONNECTING:
         if (e & (EPOLLERR | EPOLLHUP)) {
-            count_error(w, &w->c.err_connect);
-            conn_close(w, c);
-            w->retry_at = now + RETRY_NS;
+            connect_failed(w, c, now);
         } else if (e & EPOLLOUT) {
-            connected(w, c, now);
+            if (!c->ssl) {
+                connected(w, c, now);
+                return;
+            }
+            c->state = C_HANDSHAKE;
+            conn_handshake(w, c, now);
         }
+        return;
+    case C_HANDSHAKE:
+        conn_handshake(w, c, now);
         return;
     case C_IDLE:
     case C_DONE: /* closed model, connected before the start */
-        /* Data or EOF on a connection with nothing in flight: the server
-         * closed it (keep-alive timeout) or misbehaves. Reopened by fill(). */
-        if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) {
-            ssize_t n = read(c->fd, w->buf, READ_BUF_BYTES);
-            if (n > 0)
-                count_error(w, &w->c.err_read);
-            if (n >= 0 || errno != EAGAIN)
-                conn_close(w, c);
-        }
+        if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
+            idle_readable(w, c);
         return;
     case C_WRITING:
-        if (e & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+        if (e & (EPOLLOUT | EPOLLERR | EPOLLHUP) || c->ssl)
             conn_write_more(w, c);
         if (c->gen != gen || c->state != C_READING)
             return;
         /* The response may already be here. */
         __attribute__((fallthrough));
     case C_READING:
-        if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
+        /* TLS: a read may have waited on the socket's writability. */
+        if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP) || c->ssl)
             conn_read(w, c, now, e);
         return;
     }
@@ -596,7 +683,7 @@ static void trim(struct worker *w)
 {
     for (uint32_t i = 0; i < w->cap_conns && w->nopen > w->target; i++) {
         struct conn *c = &w->conns[i];
-        if (c->state == C_CONNECTING || c->state == C_IDLE)
+        if (conn_pending(c) || c->state == C_IDLE)
             conn_close(w, c);
     }
 }
@@ -608,7 +695,7 @@ static void timeouts(struct worker *w, uint64_t now)
         struct conn *c = &w->conns[i];
         if (c->state == C_FREE || c->state == C_IDLE || now - c->sent_ns < limit)
             continue;
-        if (c->state == C_CONNECTING) {
+        if (conn_pending(c)) {
             count_error(w, &w->c.err_connect);
             w->retry_at = now + RETRY_NS;
         } else {
@@ -699,10 +786,12 @@ static void begin_stop(struct worker *w, uint64_t now)
     }
     for (uint32_t i = 0; i < w->cap_conns; i++) {
         struct conn *c = &w->conns[i];
-        if (c->state == C_CONNECTING)
+        if (conn_pending(c))
             w->c.conn_unfinished++;
+        if (c->state == C_HANDSHAKE)
+            w->c.tls_unfinished++;
         /* C_DONE: connected before a start that a signal cut short. */
-        if (c->state == C_CONNECTING || c->state == C_IDLE || c->state == C_DONE)
+        if (conn_pending(c) || c->state == C_IDLE || c->state == C_DONE)
             conn_close(w, c);
     }
 }
@@ -918,6 +1007,7 @@ static void worker_free(struct worker *w)
 {
     if (w->ep >= 0)
         close(w->ep);
+    gtls_client_free(&w->tls);
     free(w->buf);
     free(w->conns);
     free(w->free_slots);
@@ -1010,6 +1100,8 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
             util_err(err, "epoll_create1: %s", strerror(errno));
             goto out;
         }
+        if (cfg->tls && gtls_client_init(&ws[i].tls, &cfg->tls_opts, err) < 0)
+            goto out;
     }
     for (int i = 0; i < cfg->threads; i++) {
         int e = pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]);
@@ -1050,6 +1142,12 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
         if (w->done_ns > out->end_ns)
             out->end_ns = w->done_ns;
         out->asked += w->asked;
+        if (!out->tls_version) {
+            out->tls_version = w->tls_version;
+            out->tls_cipher = w->tls_cipher;
+        }
+        if (!out->tls_failure[0])
+            memcpy(out->tls_failure, w->tls_failure, sizeof out->tls_failure);
     }
     sec_dist_merge(&out->sec_dist);
     sends_merge(&out->sends, ws, cfg->threads);

@@ -7,6 +7,7 @@
 
 #include "generator/series.h"
 #include "generator/stages.h"
+#include "generator/tls.h"
 
 #include <netinet/in.h>
 #include <signal.h>
@@ -32,7 +33,10 @@ struct gen_config {
                                 * connections (the pool grows on demand up to it) */
     uint64_t timeout_ns;       /* per request (and per connect) */
     uint64_t grace_ns;         /* drain bound after the schedule ends */
-    int close_each;            /* Connection: close on every request */
+    int close_each;            /* Connection: close on every request (--no-keepalive): a new
+                                * connection per request */
+    int tls;                   /* an https:// URL: every connection speaks TLS */
+    struct gtls_opts tls_opts; /* ... how */
     int poisson;               /* open model: Poisson arrivals (seeded) instead of the timetable */
     uint64_t seed;             /* ... their seed: the same seed, the same arrivals */
     int ncpus;                 /* pin worker i to cpus[i % ncpus] */
@@ -55,6 +59,8 @@ struct gen_counts {
     uint64_t conn_opened, conn_closed;
     uint64_t conn_unfinished;  /* connects still in progress when the load ended */
     uint64_t bytes_read, bytes_written;
+    uint64_t tls_handshakes, tls_resumed, tls_failed; /* completed (resumed among them), failed */
+    uint64_t tls_unfinished;   /* handshakes under way when the load ended (in conn_unfinished) */
 };
 
 /* One bucket of one second's latency histogram: the second (from the load's
@@ -91,6 +97,10 @@ struct gen_result {
     uint64_t start_wall_ms, end_wall_ms;
     struct gen_sec_dist sec_dist;  /* with per_second_hist: every thread's, second by second */
     struct gen_sends sends;    /* with record_sends: every thread's, sorted */
+    const char *tls_version;   /* TLS: OpenSSL's names of the version and cipher negotiated
+                                * (static strings; NULL before a handshake completed) */
+    const char *tls_cipher;
+    char tls_failure[256];     /* TLS: why the first failed handshake failed ("" none) */
 };
 
 /* Latency histograms cover 1 ns .. this, at 3 significant digits. */

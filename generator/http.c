@@ -384,15 +384,16 @@ char *http_request_build(const char *host, const char *path, int close, size_t *
     return s;
 }
 
-int http_url_split(const char *url, char **hostport, char **path, char *err)
+int http_url_split(const char *url, char **hostport, char **path, int *tls, char *err)
 {
-    static const char scheme[] = "http://";
-    if (strncmp(url, scheme, sizeof scheme - 1) != 0) {
+    static const char http[] = "http://", https[] = "https://";
+    *tls = strncmp(url, https, sizeof https - 1) == 0;
+    if (!*tls && strncmp(url, http, sizeof http - 1) != 0) {
         if (strstr(url, "://"))
-            return util_err(err, "unsupported URL \"%s\": only http:// is supported", url);
-        return util_err(err, "bad URL \"%s\": expected http://HOST:PORT/PATH", url);
+            return util_err(err, "unsupported URL \"%s\": only http:// and https:// are supported", url);
+        return util_err(err, "bad URL \"%s\": expected http://HOST:PORT/PATH or https://...", url);
     }
-    const char *h = url + sizeof scheme - 1;
+    const char *h = url + (*tls ? sizeof https : sizeof http) - 1;
     size_t hlen = strcspn(h, "/?#");
     if (hlen == 0)
         return util_err(err, "bad URL \"%s\": no host", url);
@@ -401,7 +402,7 @@ int http_url_split(const char *url, char **hostport, char **path, char *err)
         p = "";
     char *hp = util_xasprintf("%.*s", (int)hlen, h);
     if (!strchr(hp, ':')) {
-        char *with_port = util_xasprintf("%s:80", hp);
+        char *with_port = util_xasprintf("%s:%d", hp, *tls ? 443 : 80);
         free(hp);
         hp = with_port;
     }

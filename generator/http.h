@@ -45,9 +45,9 @@ int http_resp_eof(struct http_resp *r);
  * into a fresh heap string; *len gets its length. */
 char *http_request_build(const char *host, const char *path, int close, size_t *len);
 
-/* Split an http:// URL into host[:port] (for the Host header and the
- * address) and path. Returns 0 with the two heap strings set, or -1 with err
- * filled. */
-int http_url_split(const char *url, char **hostport, char **path, char *err);
+/* Split an http:// or https:// URL into host:port (for the Host header and
+ * the address; port 80 or 443 when none is given) and path; *tls is 1 for
+ * https. Returns 0 with the two heap strings set, or -1 with err filled. */
+int http_url_split(const char *url, char **hostport, char **path, int *tls, char *err);
 
 #endif

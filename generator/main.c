@@ -54,13 +54,21 @@ static const char usage[] =
     "                          never more than the connections)\n"
     "      --timeout T         a request (or connect) slower than this is an error (default 10s)\n"
     "      --grace T           after the end, wait at most this for responses in flight (default 5s)\n"
-    "      --close             send Connection: close (a new connection per request)\n"
+    "      --no-keepalive      a new connection for every request: Connection: close, closed\n"
+    "                          after the response (also --keepalive off, --close)\n"
     "      --cpus LIST         pin worker i to the i-th CPU of LIST (e.g. 0 or 0-3)\n"
     "      --json FILE         write the JSON summary to FILE (default: stdout; - is stdout)\n"
     "      --percentiles FILE  write the full latency distribution to FILE\n"
     "      --seconds-dist FILE write each second's latency histogram to FILE\n"
     "      --sends FILE        write each request's send time (CLOCK_MONOTONIC ns) to FILE\n"
     "  -q, --quiet             no human summary on stderr\n"
+    "HTTPS (an https:// URL; OpenSSL, ALPN http/1.1):\n"
+    "      --tls-version V     1.3 or 1.2 only (default: negotiate, at least 1.2)\n"
+    "      --cacert FILE       verify the server against this CA (PEM; default: the\n"
+    "                          system's CAs); the certificate must name the URL's host\n"
+    "      --insecure          do not verify the server's certificate\n"
+    "      --tls-resumption on|off  offer each thread's newest session (TLS 1.3 ticket,\n"
+    "                          TLS 1.2 session) on its new connections (default on)\n"
     "  -h, --help              this text;  --version  the version\n"
     "\n"
     "Durations take units: 500ms, 2s, 1m30s. The JSON summary (schema lb-gen/1)\n"
@@ -69,7 +77,7 @@ static const char usage[] =
     "asked were open at once (the JSON's \"error\" says so).\n";
 
 enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_SECONDS, O_VERSION,
-       O_ARRIVALS, O_SEED, O_SENDS };
+       O_ARRIVALS, O_SEED, O_KEEPALIVE, O_TLS_VERSION, O_CACERT, O_INSECURE, O_TLS_RESUMPTION, O_SENDS };
 
 static const struct option long_opts[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -82,6 +90,12 @@ static const struct option long_opts[] = {
     {"timeout", required_argument, NULL, O_TIMEOUT},
     {"grace", required_argument, NULL, O_GRACE},
     {"close", no_argument, NULL, O_CLOSE},
+    {"no-keepalive", no_argument, NULL, O_CLOSE},
+    {"keepalive", required_argument, NULL, O_KEEPALIVE},
+    {"tls-version", required_argument, NULL, O_TLS_VERSION},
+    {"cacert", required_argument, NULL, O_CACERT},
+    {"insecure", no_argument, NULL, O_INSECURE},
+    {"tls-resumption", required_argument, NULL, O_TLS_RESUMPTION},
     {"arrivals", required_argument, NULL, O_ARRIVALS},
     {"seed", required_argument, NULL, O_SEED},
     {"cpus", required_argument, NULL, O_CPUS},
@@ -98,8 +112,8 @@ static const struct option long_opts[] = {
 struct args {
     const char *connections, *stages, *rate, *rate_stages, *max_inflight, *duration, *threads;
     const char *timeout, *grace, *cpus, *json, *percentiles, *seconds, *url, *arrivals, *seed;
-    const char *sends;
-    int close_each, quiet;
+    const char *keepalive, *tls_version, *cacert, *tls_resumption, *sends;
+    int close_each, insecure, quiet;
 };
 
 static int parse_count(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out, char *err)
@@ -129,11 +143,12 @@ static int config_url(const struct args *a, struct gen_config *cfg, char *err)
     if (!a->url)
         return util_err(err, "no URL given (e.g. lb-gen -c 10 -d 5s http://127.0.0.1:8080/)");
     char *hostport = NULL, *path = NULL;
-    if (http_url_split(a->url, &hostport, &path, err) < 0)
+    if (http_url_split(a->url, &hostport, &path, &cfg->tls, err) < 0)
         return -1;
     cfg->url = a->url;
     cfg->host = hostport;
     cfg->path = path;
+    cfg->tls_opts.host = util_xasprintf("%.*s", (int)(strrchr(hostport, ':') - hostport), hostport);
     char e[UTIL_ERR_LEN];
     if (net_parse_addr(hostport, &cfg->addr, e) < 0)
         return util_err(err, "URL %s: %s", a->url, e);
@@ -314,16 +329,50 @@ static int config_arrivals(const struct args *a, struct gen_config *cfg, char *e
     return 0;
 }
 
+/* --keepalive, --no-keepalive (--close). */
+static int config_keepalive(const struct args *a, struct gen_config *cfg, char *err)
+{
+    cfg->close_each = a->close_each;
+    if (!a->keepalive)
+        return 0;
+    if (strcmp(a->keepalive, "on") && strcmp(a->keepalive, "off"))
+        return util_err(err, "--keepalive must be on or off, not \"%s\"", a->keepalive);
+    if (a->close_each && !strcmp(a->keepalive, "on"))
+        return util_err(err, "--keepalive on contradicts --no-keepalive/--close");
+    cfg->close_each = !strcmp(a->keepalive, "off");
+    return 0;
+}
+
+/* --tls-version, --cacert, --insecure, --tls-resumption: with an https://
+ * URL only. */
+static int config_tls(const struct args *a, struct gen_config *cfg, char *err)
+{
+    struct gtls_opts *t = &cfg->tls_opts;
+    if (!cfg->tls && (a->tls_version || a->cacert || a->insecure || a->tls_resumption))
+        return util_err(err, "--tls-version, --cacert, --insecure and --tls-resumption need an https:// URL");
+    if (a->tls_version && strcmp(a->tls_version, "1.3") && strcmp(a->tls_version, "1.2"))
+        return util_err(err, "--tls-version must be 1.3 or 1.2, not \"%s\"", a->tls_version);
+    t->version = !a->tls_version ? 0 : !strcmp(a->tls_version, "1.3") ? 13 : 12;
+    if (a->tls_resumption && strcmp(a->tls_resumption, "on") && strcmp(a->tls_resumption, "off"))
+        return util_err(err, "--tls-resumption must be on or off, not \"%s\"", a->tls_resumption);
+    t->resumption = !a->tls_resumption || !strcmp(a->tls_resumption, "on");
+    if (a->cacert && a->insecure)
+        return util_err(err, "give either --cacert (verify) or --insecure (do not), not both");
+    t->cafile = a->cacert;
+    t->insecure = a->insecure;
+    return 0;
+}
+
 /* Turn the options into a config. Returns 0, or -1 with err filled. */
 static int build_config(const struct args *a, struct gen_config *cfg, char *err)
 {
     uint64_t duration;
     memset(cfg, 0, sizeof *cfg);
     cfg->model = a->rate || a->rate_stages ? GEN_OPEN : GEN_CLOSED;
-    cfg->close_each = a->close_each;
     cfg->per_second_hist = a->seconds != NULL;
     cfg->record_sends = a->sends != NULL;
-    if (config_url(a, cfg, err) < 0 || config_timing(a, cfg, &duration, err) < 0)
+    if (config_url(a, cfg, err) < 0 || config_keepalive(a, cfg, err) < 0 || config_tls(a, cfg, err) < 0 ||
+        config_timing(a, cfg, &duration, err) < 0)
         return -1;
     if (cfg->model == GEN_CLOSED ? config_closed(a, cfg, duration, err) : config_open(a, cfg, duration, err))
         return -1;
@@ -340,42 +389,59 @@ static void config_free(struct gen_config *cfg)
     stages_free(&cfg->load);
     free((char *)cfg->host);
     free((char *)cfg->path);
-    cfg->host = cfg->path = NULL;
+    free((char *)cfg->tls_opts.host);
+    cfg->host = cfg->path = cfg->tls_opts.host = NULL;
 }
 
-int main(int argc, char **argv)
+/* One probe connect, so an unreachable target is one clear error before
+ * any load rather than a report full of connect errors; over https the
+ * probe's handshake, so that a certificate that does not verify, or a
+ * version the server does not speak, is one too (bounded by --timeout, at
+ * most 10 s). Returns 0, or -1 with err filled. */
+static int probe_target(const struct gen_config *cfg, char *err)
 {
-    struct args a = {0};
-    char err[UTIL_ERR_LEN];
+    char e[UTIL_ERR_LEN];
+    int fd = net_connect_blocking(&cfg->addr, err);
+    if (fd < 0)
+        return stop_flag ? 0 : -1; /* a signal's EINTR is a stopped run, not an unreachable target */
+    uint64_t ms = cfg->timeout_ns / 1000000;
+    int rc = 0;
+    if (cfg->tls && gtls_probe(&cfg->tls_opts, fd, ms > 10000 ? 10000 : ms < 1 ? 1 : (int)ms, e) < 0)
+        rc = util_err(err, "%s: %s", cfg->url, e);
+    close(fd);
+    return rc;
+}
+
+/* The command line into a. Returns -1 to go on, or the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
     int opt;
-    /* First of all, so that a signal at any moment ends the run with its
-     * JSON: one before the load starts makes a run that stops at once. */
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "c:s:R:d:t:qh", long_opts, NULL)) != -1) {
         switch (opt) {
-        case 'c': a.connections = optarg; break;
-        case 's': a.stages = optarg; break;
-        case 'R': a.rate = optarg; break;
-        case O_RATE_STAGES: a.rate_stages = optarg; break;
-        case O_MAX_INFLIGHT: a.max_inflight = optarg; break;
-        case 'd': a.duration = optarg; break;
-        case 't': a.threads = optarg; break;
-        case O_TIMEOUT: a.timeout = optarg; break;
-        case O_GRACE: a.grace = optarg; break;
-        case O_CLOSE: a.close_each = 1; break;
-        case O_ARRIVALS: a.arrivals = optarg; break;
-        case O_SEED: a.seed = optarg; break;
-        case O_CPUS: a.cpus = optarg; break;
-        case O_JSON: a.json = optarg; break;
-        case O_PERCENTILES: a.percentiles = optarg; break;
-        case O_SECONDS: a.seconds = optarg; break;
-        case O_SENDS: a.sends = optarg; break;
-        case 'q': a.quiet = 1; break;
+        case 'c': a->connections = optarg; break;
+        case 's': a->stages = optarg; break;
+        case 'R': a->rate = optarg; break;
+        case O_RATE_STAGES: a->rate_stages = optarg; break;
+        case O_MAX_INFLIGHT: a->max_inflight = optarg; break;
+        case 'd': a->duration = optarg; break;
+        case 't': a->threads = optarg; break;
+        case O_TIMEOUT: a->timeout = optarg; break;
+        case O_GRACE: a->grace = optarg; break;
+        case O_CLOSE: a->close_each = 1; break;
+        case O_KEEPALIVE: a->keepalive = optarg; break;
+        case O_TLS_VERSION: a->tls_version = optarg; break;
+        case O_CACERT: a->cacert = optarg; break;
+        case O_INSECURE: a->insecure = 1; break;
+        case O_TLS_RESUMPTION: a->tls_resumption = optarg; break;
+        case O_ARRIVALS: a->arrivals = optarg; break;
+        case O_SEED: a->seed = optarg; break;
+        case O_CPUS: a->cpus = optarg; break;
+        case O_JSON: a->json = optarg; break;
+        case O_PERCENTILES: a->percentiles = optarg; break;
+        case O_SECONDS: a->seconds = optarg; break;
+        case O_SENDS: a->sends = optarg; break;
+        case 'q': a->quiet = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         case O_VERSION: printf("lb-gen %s (%s, %s)\n", LB_VERSION, LB_GIT_REV, LB_BUILD_TYPE); return 0;
         default:
@@ -388,11 +454,28 @@ int main(int argc, char **argv)
         }
     }
     if (optind < argc)
-        a.url = argv[optind];
+        a->url = argv[optind];
     if (optind + 1 < argc) {
         fprintf(stderr, "lb-gen: one URL only, got also \"%s\" (see lb-gen --help)\n", argv[optind + 1]);
         return 2;
     }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct args a = {0};
+    char err[UTIL_ERR_LEN];
+    /* First of all, so that a signal at any moment ends the run with its
+     * JSON: one before the load starts makes a run that stops at once. */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    int done = parse_args(argc, argv, &a);
+    if (done >= 0)
+        return done;
 
     struct gen_config cfg;
     if (build_config(&a, &cfg, err) < 0) {
@@ -400,17 +483,11 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 2;
     }
-
-    /* One probe connect, so an unreachable target is one clear error
-     * before any load rather than a report full of connect errors. */
-    int probe = net_connect_blocking(&cfg.addr, err);
-    if (probe < 0 && !stop_flag) { /* a signal's EINTR is a stopped run, not an unreachable target */
+    if (probe_target(&cfg, err) < 0) {
         fprintf(stderr, "lb-gen: %s\n", err);
         config_free(&cfg);
         return 1;
     }
-    if (probe >= 0)
-        close(probe);
 
     struct gen_result res;
     if (gen_run(&cfg, &stop_flag, &res, err) < 0) {

@@ -48,6 +48,7 @@ static json_t *config_json(const struct gen_config *cfg)
                           "grace_s", (double)cfg->grace_ns / 1e9,
                           "close", cfg->close_each);
     json_object_set_new(c, "threads_requested", json_integer(cfg->threads_requested));
+    json_object_set_new(c, "keepalive", json_boolean(!cfg->close_each));
     if (closed) {
         if (cfg->load_from_stages)
             json_object_set_new(c, "stages", stages_json(&cfg->load));
@@ -70,6 +71,29 @@ static json_t *config_json(const struct gen_config *cfg)
         json_object_set_new(c, "cpus", json_null());
     }
     return c;
+}
+
+/* https: what was asked and what came of it; null for plain http://. */
+static json_t *tls_json(const struct gen_config *cfg, const struct gen_result *r)
+{
+    if (!cfg->tls)
+        return json_null();
+    const struct gen_counts *c = &r->c;
+    const struct gtls_opts *t = &cfg->tls_opts;
+    json_t *o = json_pack("{s:s, s:s, s:b, s:s, s:s?, s:I, s:I, s:I, s:I}",
+                          "version_asked", gtls_version_asked(t),
+                          "verify", gtls_verify_name(t),
+                          "resumption", t->resumption,
+                          "host", t->host,
+                          "cafile", t->cafile,
+                          "handshakes", (json_int_t)c->tls_handshakes,
+                          "resumed", (json_int_t)c->tls_resumed,
+                          "failed", (json_int_t)c->tls_failed,
+                          "unfinished", (json_int_t)c->tls_unfinished);
+    json_object_set_new(o, "version", r->tls_version ? json_string(r->tls_version) : json_null());
+    json_object_set_new(o, "cipher", r->tls_cipher ? json_string(r->tls_cipher) : json_null());
+    json_object_set_new(o, "first_failure", r->tls_failure[0] ? json_string(r->tls_failure) : json_null());
+    return o;
 }
 
 static json_t *series_json(const struct gen_result *r)
@@ -176,6 +200,7 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
         "closed", (json_int_t)c->conn_closed,
         "max_open", (json_int_t)r->max_open,
         "unfinished", (json_int_t)c->conn_unfinished));
+    json_object_set_new(j, "tls", tls_json(cfg, r));
     char err[UTIL_ERR_LEN];
     json_object_set_new(j, "error", report_shortfall(r, err) < 0 ? json_string(err) : json_null());
     json_object_set_new(j, "bytes", json_pack("{s:I, s:I}",
@@ -218,8 +243,15 @@ void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result
     } else {
         human_latency(f, "latency:", r->lat);
     }
-    fprintf(f, "  connections: %u asked, %llu opened, %llu closed, at most %u open\n", r->asked,
-            (unsigned long long)c->conn_opened, (unsigned long long)c->conn_closed, r->max_open);
+    fprintf(f, "  connections: %u asked, %llu opened, %llu closed, at most %u open%s\n", r->asked,
+            (unsigned long long)c->conn_opened, (unsigned long long)c->conn_closed, r->max_open,
+            cfg->close_each ? " (no keep-alive: one per request)" : "");
+    if (cfg->tls)
+        fprintf(f, "  tls: %s %s, verify %s, %llu handshakes (%llu resumed), %llu failed%s%s\n",
+                r->tls_version ? r->tls_version : "(none completed)", r->tls_cipher ? r->tls_cipher : "",
+                gtls_verify_name(&cfg->tls_opts), (unsigned long long)c->tls_handshakes,
+                (unsigned long long)c->tls_resumed, (unsigned long long)c->tls_failed,
+                r->tls_failure[0] ? ": " : "", r->tls_failure);
 }
 
 /* path opened for lb-gen's own output file (--percentiles,

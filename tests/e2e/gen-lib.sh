@@ -46,6 +46,10 @@ fcmp() { perl -e "exit(($1) ? 0 : 1)"; }
 # start_faults MODE: a tests/progs/gen-faults server (a fault server: it
 # misbehaves on purpose) answering by MODE; sets F_PID, F_URL.
 start_faults() {
+    # A MODE's earlier file goes first: the loop below must never read the
+    # port of the server before (the child truncates the file only when
+    # it runs, maybe after the first look).
+    rm -f "$tmp/f-$1.out"
     "$FAULTS" "$1" >"$tmp/f-$1.out" 2>&1 &
     F_PID=$!
     track $F_PID

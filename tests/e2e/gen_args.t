@@ -36,7 +36,13 @@ bad "pool above the in-flight cap" "--max-inflight" --rate 10 -c 10 --max-inflig
 bad "zero timeout" "--timeout" --timeout 0s -c 1 -d 1s "$url"
 bad "unknown option" "unknown" --bogus "$url"
 bad "no URL" "no URL" -c 1 -d 1s
-bad "https URL" "http://" -c 1 -d 1s "https://127.0.0.1:$T_PORT/"
+bad "ftp URL" "only http:// and https://" -c 1 -d 1s "ftp://127.0.0.1:$T_PORT/"
+bad "TLS option on an http URL" "need an https:// URL" --cacert /dev/null -c 1 -d 1s "$url"
+bad "bad --tls-version" "must be 1.3 or 1.2" --tls-version 1.1 -c 1 -d 1s "https://127.0.0.1:$T_PORT/"
+bad "bad --tls-resumption" "must be on or off" --tls-resumption maybe -c 1 -d 1s "https://127.0.0.1:$T_PORT/"
+bad "--cacert with --insecure" "either --cacert" --cacert /dev/null --insecure -c 1 -d 1s "https://127.0.0.1:$T_PORT/"
+bad "bad --keepalive" "--keepalive must be on or off" --keepalive maybe -c 1 -d 1s "$url"
+bad "--keepalive on with --no-keepalive" "contradicts" --keepalive on --no-keepalive -c 1 -d 1s "$url"
 bad "bad cpu list" "--cpus" --cpus x -c 1 -d 1s "$url"
 bad "unreachable target" "cannot connect" -c 1 -d 1s "$gone_url"
 export LB_GEN_PLANT_NS=lots # bench/gate.sh's switch: a bad value is a bad command line

@@ -27,7 +27,7 @@ refused() {
 }
 refused jmeter-h2 '{protocol: h2, tls: {version: 1.3}}' '[jmeter]' 'jmeter cannot run target.protocol h2 (HTTP/2 over TLS): JMeter core has no HTTP/2 client'
 refused wrk-h2 '{protocol: h2, tls: {version: 1.3}}' '[h2load, wrk]' 'wrk cannot run target.protocol h2 (HTTP/2 over TLS)'
-refused lbgen-tls '{tls: {version: 1.2}}' '[lb-gen]' 'lb-gen cannot run target.tls (HTTPS)'
+refused ab-tls '{tls: {version: 1.2}}' '[ab]' 'ab cannot run target.tls (HTTPS)'
 refused hey-h2c '{protocol: h2c}' '[hey]' "hey cannot run target.protocol h2c (HTTP/2 with prior knowledge): hey's -h2 is HTTP/2 over TLS only"
 refused h2-plain '{protocol: h2}' '[h2load]' 'target.protocol h2 is HTTP/2 over TLS: add target.tls (or use h2c)'
 refused h2c-tls '{protocol: h2c, tls: {version: 1.3}}' '[h2load]' 'target.protocol h2c is HTTP/2 without TLS'
@@ -84,6 +84,27 @@ row_ok h2load-h2c 0
 is "$(jget "$J" runs.0.target_protocol.h2.h2c_connections)" 2 "h2load-h2c: 2 connections with prior knowledge"
 case "$(jget "$J" runs.0.identity.argv)" in *'"http://127.0.0.1:'*) ok 0 "h2load-h2c: an http:// URL" ;;
     *) ok 1 "h2load-h2c: an http:// URL" ;; esac
+
+# lb-gen over TLS 1.3: verified against the run's CA, its handshakes the
+# server's, its count reconciled; then TLS 1.2 with resumption off.
+run lbgen '{delay: 5ms, tls: {version: 1.3}}' '[lb-gen]'
+row_ok lbgen-tls13 0
+argv=$(jget "$J" runs.0.identity.argv)
+case "$argv" in *'"--cacert='*'target-ca.pem"'*'"--tls-version=1.3"'*'"--tls-resumption=on"'*'"https://127.0.0.1:'*)
+    ok 0 "lbgen-tls13: --cacert (the run's CA), --tls-version=1.3, --tls-resumption=on, an https:// URL" ;;
+    *) ok 1 "lbgen-tls13: --cacert, --tls-version=1.3, --tls-resumption=on, an https:// URL ($argv)" ;; esac
+is "$(jget "$J" runs.0.identity.settings.tls.verified)" true "lbgen-tls13: the row says lb-gen verified the certificate"
+is "$(jget "$J" runs.0.target_protocol.tls.handshakes.failed)/$(jget "$J" runs.0.target_protocol.tls.alpn.h1)" 0/3 \
+    "lbgen-tls13: no failed handshake; the probe's and 2 connections' ALPN http/1.1"
+c=$(jget "$J" runs.0.target_protocol.tls.ciphers)
+case "$c" in *TLS_AES_*) ok 0 "lbgen-tls13: a TLS 1.3 cipher ($c)" ;; *) ok 1 "lbgen-tls13: a TLS 1.3 cipher ($c)" ;; esac
+run lbgen12 '{tls: {version: 1.2, resumption: off}}' '[lb-gen]'
+row_ok lbgen-tls12 0
+case "$(jget "$J" runs.0.identity.argv)" in *'"--tls-version=1.2"'*'"--tls-resumption=off"'*)
+    ok 0 "lbgen-tls12: --tls-version=1.2 --tls-resumption=off" ;;
+    *) ok 1 "lbgen-tls12: --tls-version=1.2 --tls-resumption=off ($(jget "$J" runs.0.identity.argv))" ;; esac
+is "$(jget "$J" runs.0.target_protocol.tls.handshakes.resumed)/$(jget "$J" runs.0.target_protocol.tls.handshakes.full)" 0/3 \
+    "lbgen-tls12: 3 full handshakes (the probe, 2 connections), none resumed"
 
 if command -v wrk >/dev/null 2>&1; then
     run https '{tls: {version: 1.2, key: rsa, resumption: off}}' '[wrk, h2load]'

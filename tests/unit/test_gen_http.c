@@ -121,19 +121,27 @@ int main(void)
     free(req);
 
     char err[UTIL_ERR_LEN], *hp, *path;
-    ok(http_url_split("http://127.0.0.1:8080/a/b?c#frag", &hp, &path, err) == 0, "URL split");
+    int tls = -1;
+    ok(http_url_split("http://127.0.0.1:8080/a/b?c#frag", &hp, &path, &tls, err) == 0 && tls == 0, "URL split");
     is_str(hp, "127.0.0.1:8080", "host:port");
     is_str(path, "/a/b?c", "path with query, without fragment");
     free(hp);
     free(path);
-    ok(http_url_split("http://localhost", &hp, &path, err) == 0, "URL without port or path");
+    ok(http_url_split("http://localhost", &hp, &path, &tls, err) == 0, "URL without port or path");
     is_str(hp, "localhost:80", "port 80 by default");
     is_str(path, "/", "path / by default");
     free(hp);
     free(path);
-    ok(http_url_split("https://127.0.0.1/", &hp, &path, err) == -1 && strstr(err, "only http://"),
-       "https is refused: %s", err);
-    ok(http_url_split("127.0.0.1:8080", &hp, &path, err) == -1 && strstr(err, "expected http://"),
+    ok(http_url_split("https://127.0.0.1/x", &hp, &path, &tls, err) == 0 && tls == 1, "https URL: tls");
+    is_str(hp, "127.0.0.1:443", "https: port 443 by default");
+    is_str(path, "/x", "https: path");
+    free(hp);
+    free(path);
+    ok(http_url_split("ftp://127.0.0.1/", &hp, &path, &tls, err) == -1 && strstr(err, "only http:// and https://"),
+       "ftp is refused: %s", err);
+    ok(http_url_split("https:/127.0.0.1/", &hp, &path, &tls, err) == -1 && strstr(err, "expected http://"),
+       "https:/ (one slash) is refused: %s", err);
+    ok(http_url_split("127.0.0.1:8080", &hp, &path, &tls, err) == -1 && strstr(err, "expected http://"),
        "a bare address is refused: %s", err);
     {
         /* Fuzz regression (fuzz/corpus/fuzz_gen_http/crash-header-name-nul):
