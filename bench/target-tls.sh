@@ -76,3 +76,45 @@ for mode in https-h1 h2; do
     echo "  ratio, req per server CPU-s, lb-target / nginx ($mode): ${m}x (median of per-round ratios:" \
         "$(tr '\n' ' ' <"$tmp/ratio.rows")) - $(awk -v r="$m" 'BEGIN { print (r >= 1.3) ? "meets" : "MISSES" }') the 1.3x goal"
 done
+
+# Full handshakes per server CPU-second (issue #40): lb-gen opens a new
+# connection per request with resumption off (--close --tls-resumption off,
+# 50 connections, on CPU 0), so every request is a full TLS 1.3 handshake
+# (ECDSA P-256 signature, X25519). Per server CPU-second, lb-target against
+# nginx (the peer, same key type, same client) and against the bound
+# `openssl speed ecdsap256` gives for the signature alone on one core (the
+# issue's goal: >= 70 % of it; a full handshake is far more than its
+# signature: key exchange, key schedule, the connection's own costs).
+GEN=$LB_BUILD/bin/lb-gen
+if [ -x "$GEN" ]; then
+    sign=$(taskset -c 1 openssl speed -seconds 2 ecdsap256 2>/dev/null | awk '/nistp256/ { print $(NF - 1) }')
+    echo "full TLS 1.3 handshakes per server CPU-second: lb-gen -t1 -c 50 --close --tls-resumption off on CPU 0;" \
+        "openssl speed ecdsap256 on CPU 1: ${sign:-?} signs/s"
+    # hsrun PID PORT PATH: "handshakes handshakes_per_server_cpu_second" (lb-gen's own count).
+    hsrun() {
+        c0=$(cpu_ticks "$1")
+        taskset -c 0 "$GEN" -t 1 -c 50 -d "${DURATION}s" --close --tls-resumption off --insecure -q \
+            --json "$tmp/hs.json" "https://127.0.0.1:$2$3" >/dev/null 2>&1 || true
+        c1=$(cpu_ticks "$1")
+        h=$(sed -n 's/.*"handshakes": *\([0-9]*\).*/\1/p' "$tmp/hs.json" | head -1)
+        awk -v h="${h:-0}" -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%d %.0f", h, (b > a ? h / ((b - a) / hz) : 0) }'
+    }
+    : >"$tmp/hs.rows"
+    : >"$tmp/hs.sign"
+    for r in $(seq 1 "$ROUNDS"); do
+        l=$(hsrun $LPID $LPORT /)
+        n=$(hsrun $NPID $NPORT /data.json)
+        ratio=$(echo "$l $n" | awk '{ printf "%.3f", ($4 > 0 ? $2 / $4 : 0) }')
+        echo "$ratio" >>"$tmp/hs.rows"
+        echo "$l" | awk -v s="${sign:-0}" '{ printf "%.3f\n", (s > 0 ? $2 / s : 0) }' >>"$tmp/hs.sign"
+        echo "$l $n" | awk -v r="$r" -v x="$ratio" -v s="${sign:-0}" '{ printf "  round %d  lb-target: %d handshakes, " \
+            "%d per CPU-s (%.3fx the signing bound) | nginx: %d, %d per CPU-s | %sx\n", r, $1, $2, (s > 0 ? $2 / s : 0), $3, $4, x }'
+    done
+    m=$(median <"$tmp/hs.rows")
+    echo "  ratio, full handshakes per server CPU-s, lb-target / nginx: ${m}x (median of $(tr '\n' ' ' <"$tmp/hs.rows"))"
+    ms=$(median <"$tmp/hs.sign")
+    echo "  ratio, lb-target's full handshakes per CPU-s / ECDSA P-256 signs per s: ${ms}x -" \
+        "$(awk -v r="$ms" 'BEGIN { print (r >= 0.7) ? "meets" : "MISSES" }') the 0.7x goal"
+else
+    echo "handshakes: SKIP: $GEN not built"
+fi
