@@ -16,8 +16,8 @@
 #include "engine/run.h"
 #include "generated/charts_hash.h" /* generated: LB_CHARTS_HASH */
 #include "engine/runcheck.h"
-#include "engine/hosts.h"
-#include "engine/exec_remote.h"
+#include "remote/ssh.h"
+#include "remote/exec.h"
 #include "engine/runlock.h"
 #include "common/util.h"
 

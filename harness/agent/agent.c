@@ -4,10 +4,10 @@
 #include "agent/rundirs.h"
 #include "adapters/adapter.h"
 #include "engine/hostread.h"
-#include "engine/hosts.h"
-#include "engine/agentproto.h"
+#include "remote/ssh.h"
+#include "remote/agentproto.h"
 #include "engine/exec.h"
-#include "engine/pathprobe.h"
+#include "remote/pathprobe.h"
 #include "engine/proc.h"
 #include "engine/run.h"
 #include "engine/target.h"
@@ -635,7 +635,7 @@ static int op_machine(struct agent *a, const json_t *req, json_t *rep, char *err
     return 0;
 }
 
-/* Every network interface's counters (engine/hosts.h): one request
+/* Every network interface's counters (remote/ssh.h): one request
  * instead of an ssh session per host and per row. */
 static int op_nic(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
@@ -704,7 +704,7 @@ static int op_listening(struct agent *a, const json_t *req, json_t *rep, char *e
     return 0;
 }
 
-/* The data path (engine/pathprobe.h): serve probes on this host's load
+/* The data path (remote/pathprobe.h): serve probes on this host's load
  * address, stop serving, or measure the path to another host's. */
 static int op_probe_serve(struct agent *a, const json_t *req, json_t *rep, char *err)
 {

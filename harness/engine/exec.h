@@ -158,7 +158,7 @@ struct executor {
 /* This machine. */
 extern const struct executor exec_local;
 
-/* Other hosts: see engine/exec_remote.h (exec_remote_open gives a table
+/* Other hosts: see remote/exec.h (exec_remote_open gives a table
  * per host). */
 
 #endif

@@ -1,5 +1,5 @@
 #include "engine/hostread.h"
-#include "engine/agentproto.h"
+#include "remote/agentproto.h"
 #include "engine/crosscheck.h"
 #include "common/jsonutil.h"
 

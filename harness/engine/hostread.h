@@ -7,7 +7,7 @@
 #ifndef LB_HOSTREAD_H
 #define LB_HOSTREAD_H
 
-#include "engine/exec_remote.h"
+#include "remote/exec.h"
 #include "engine/netstat.h"
 #include "engine/quiet.h"
 #include "engine/sampler.h"

@@ -5,9 +5,9 @@
 #include "engine/capture.h"
 #include "common/cgroup.h"
 #include "engine/crosscheck.h"
-#include "engine/exec_remote.h"
-#include "engine/hosts.h"
-#include "engine/runpath.h"
+#include "remote/exec.h"
+#include "remote/ssh.h"
+#include "remote/runpath.h"
 #include "engine/netstat.h"
 #include "engine/proc.h"
 #include "report/report.h"
@@ -981,7 +981,7 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
         return 2;
     if (p->nhosts)
         agents_record(R);
-    /* The data path, before the first row (engine/runpath.h). */
+    /* The data path, before the first row (remote/runpath.h). */
     json_object_set_new(R->run, "path", runpath_measure(p, R->agents, o->only, o->stop));
     /* The room first: without it nothing is run, and no run.json is left
      * claiming a run (exit 2). */

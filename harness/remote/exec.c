@@ -6,9 +6,9 @@
  * ends, heartbeats) are read whenever the caller waits or polls; a thread
  * of our own sends the heartbeats, so the agent hears from us between
  * tool runs too. */
-#include "engine/exec_remote.h"
+#include "remote/exec.h"
 #include "adapters/adapter.h"
-#include "engine/agentproto.h"
+#include "remote/agentproto.h"
 #include "engine/proc.h"
 #include "common/base64.h"
 #include "common/fsutil.h"

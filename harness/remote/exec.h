@@ -1,4 +1,4 @@
-/* exec_remote: the executor for another host. A `loadbench agent` (the
+/* remote/exec (exec_remote_*): the executor for another host. A `loadbench agent` (the
  * same binary, harness/agent/) runs at the other end of a transport given
  * as an argv prefix, and the two speak the line-delimited JSON protocol of
  * docs/agent-protocol.md over the transport's stdin/stdout:
@@ -35,8 +35,8 @@
  *
  * One host is used by one thread (the tool run's); a heartbeat thread of
  * its own only writes. */
-#ifndef LB_EXEC_REMOTE_H
-#define LB_EXEC_REMOTE_H
+#ifndef LB_REMOTE_EXEC_H
+#define LB_REMOTE_EXEC_H
 
 #include "engine/exec.h"
 

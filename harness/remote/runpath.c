@@ -1,6 +1,6 @@
 /* runpath: one probe server on the target's host, each tool host measures. */
-#include "engine/runpath.h"
-#include "engine/pathprobe.h"
+#include "remote/runpath.h"
+#include "remote/pathprobe.h"
 #include "common/util.h"
 
 #include <string.h>

@@ -1,9 +1,9 @@
 /* runpath: the data path of a run across hosts, measured once before the
- * first row (engine/pathprobe.h) from each tool host to the target's load
+ * first row (remote/pathprobe.h) from each tool host to the target's load
  * address, for run.json's "path" (docs/multihost.md, "The data path"). */
 #ifndef LB_RUNPATH_H
 #define LB_RUNPATH_H
-#include "engine/exec_remote.h"
+#include "remote/exec.h"
 #include "spec/profile.h"
 #include <jansson.h>
 #include <signal.h>
