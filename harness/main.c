@@ -13,6 +13,7 @@
 #include "engine/proc.h"
 #include "report/report.h"
 #include "report/stats.h"
+#include "engine/machine.h"
 #include "engine/run.h"
 #include "generated/charts_hash.h" /* generated: LB_CHARTS_HASH */
 #include "engine/runcheck.h"
@@ -964,7 +965,7 @@ static int cmd_doctor(int argc, char **argv)
     if (!host || ha.h->local) {
         if (!host)
             reap_dead(results ? results : "results", NULL, 0);
-        m = run_machine_info();
+        m = machine_info();
     } else {
         m = host_arg_fetch("doctor", &ha, host, exec_remote_machine);
         rc = m ? 0 : 2;

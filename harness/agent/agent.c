@@ -9,7 +9,7 @@
 #include "engine/exec.h"
 #include "remote/pathprobe.h"
 #include "engine/proc.h"
-#include "engine/run.h"
+#include "engine/machine.h"
 #include "engine/target.h"
 #include "common/base64.h"
 #include "common/fsutil.h"
@@ -631,7 +631,7 @@ static int op_http(struct agent *a, const json_t *req, json_t *rep, char *err)
 static int op_machine(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)a, (void)req, (void)err;
-    json_object_set_new(rep, "machine", run_machine_info());
+    json_object_set_new(rep, "machine", machine_info());
     return 0;
 }
 

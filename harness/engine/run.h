@@ -52,8 +52,4 @@ int run_plan(const struct profile *p, FILE *out, char *err);
  * dead loadbench. Returns how many went. */
 int run_plan_sweep_stale(void);
 
-/* Facts about this machine that change benchmark results (run.json
- * "machine"), and warnings about what would distort a benchmark. */
-json_t *run_machine_info(void);
-
 #endif

@@ -154,7 +154,7 @@ int exec_remote_rebase(struct exec_tree *t, struct sampler_reading *rd, char *er
  * 0, or -1 with err. */
 int exec_remote_sample_now(struct exec_tree *t, char *err);
 
-/* The host's machine facts (run_machine_info there). Returns a new
+/* The host's machine facts (machine_info there, engine/machine.h). Returns a new
  * reference, or NULL with err. */
 json_t *exec_remote_machine(struct exec_host *h, char *err);
 
