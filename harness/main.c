@@ -19,6 +19,7 @@
 #include "engine/runcheck.h"
 #include "remote/ssh.h"
 #include "remote/exec.h"
+#include "remote/placement.h"
 #include "engine/runlock.h"
 #include "common/util.h"
 
@@ -268,7 +269,9 @@ static int cmd_run(int argc, char **argv)
     char *dir = NULL;
     int kept = 0;
     o.kept_lock = &kept;
+    o.place = p->nhosts ? placement_new(p, o.only, &stop_flag) : NULL; /* hosts: remote/placement.h */
     int rc = stop_flag ? 130 : run_profile(p, &o, &dir, err);
+    placement_free(o.place);
     if (!kept) /* kept: run.json could not be saved; doctor marks the run (#29) */
         runlock_release(dir); /* runlock hook (#18) */
     guard_stop(); /* guard hook (#18): everything is stopped; the guardian exits at once */

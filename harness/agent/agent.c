@@ -4,6 +4,7 @@
 #include "agent/rundirs.h"
 #include "adapters/adapter.h"
 #include "engine/hostread.h"
+#include "remote/hostfacts.h"
 #include "remote/ssh.h"
 #include "remote/agentproto.h"
 #include "engine/exec.h"
@@ -652,7 +653,7 @@ static int op_reading(struct agent *a, const json_t *req, json_t *rep, char *err
     struct hostread r;
     if (hostread_local((pid_t)json_integer_value(json_object_get(req, "pid")), &r))
         return util_err(err, "%s", r.err);
-    json_object_set_new(rep, "reading", hostread_json(&r));
+    json_object_set_new(rep, "reading", hostfacts_json(&r));
     return 0;
 }
 

@@ -25,6 +25,8 @@ struct run_opts {
     int progress_tty;               /* draw a live progress line on stderr */
     volatile sig_atomic_t *stop;    /* set by the caller's SIGINT/SIGTERM handler */
     FILE *log;                      /* plain log lines (stderr), or NULL when quiet */
+    struct place *place;            /* the profile's hosts: (engine/place.h; NULL: none, everything
+                                       runs here); the run sets its log and closes it at its end */
     int *kept_lock;                 /* set to 1 when run.json could not be saved (disk full): the caller
                                        keeps the lock, so `doctor` marks the run abandoned; may be NULL */
 };
