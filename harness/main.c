@@ -266,16 +266,24 @@ static int cmd_run(int argc, char **argv)
     if (proc_become_subreaper(err))
         fprintf(stderr, "loadbench: warning: %s (daemonizing tools may escape cleanup)\n", err);
     reap_dead_near(&o); /* runlock hook (#18): abandoned runs and stale cgroups */
-    char *dir = NULL;
-    int kept = 0;
-    o.kept_lock = &kept;
+    struct run_result res = {0};
     o.place = p->nhosts ? placement_new(p, o.only, &stop_flag) : NULL; /* hosts: remote/placement.h */
-    int rc = stop_flag ? 130 : run_profile(p, &o, &dir, err);
+    int rc = stop_flag ? 130 : run_profile(p, &o, &res, err);
     placement_free(o.place);
-    if (!kept) /* kept: run.json could not be saved; doctor marks the run (#29) */
-        runlock_release(dir); /* runlock hook (#18) */
+    /* The engine ran; the pages are the reports' (report/report.h), written
+     * from the record it saved, while the run directory is still locked. */
+    char rerr[UTIL_ERR_LEN];
+    if (res.record && report_write_all(res.dir, res.record, rerr)) {
+        if (!o.quiet)
+            fprintf(stderr, "loadbench: reports: %s\n", rerr);
+        if (rc != 130)
+            rc = 1;
+    }
+    int unsaved = res.unsaved;
+    char *dir = res.dir ? util_xstrdup(res.dir) : NULL;
+    run_result_release(&res);
     guard_stop(); /* guard hook (#18): everything is stopped; the guardian exits at once */
-    if (rc == 2 || kept)
+    if (rc == 2 || unsaved)
         fprintf(stderr, "loadbench: %s\n", err);
     else if (!dir) {
         if (!o.quiet)

@@ -9,7 +9,6 @@
 #include "engine/netstat.h"
 #include "engine/place.h"
 #include "engine/proc.h"
-#include "report/report.h"
 #include "report/runrecord.h"
 #include "engine/runcheck.h"
 #include "engine/runlock.h"
@@ -549,7 +548,7 @@ static int run_preflight(const struct profile *p, const struct run_opts *o, char
 }
 
 /* run_profile's steps, with R set up. */
-static int run_profile_in(struct runner *R, const struct profile *p, const struct run_opts *o, char **run_dir_out,
+static int run_profile_in(struct runner *R, const struct profile *p, const struct run_opts *o, struct run_result *res,
                           char *err)
 {
     if (run_preflight(p, o, err) || (R->place && R->place->ops->open(R->place, err)))
@@ -558,7 +557,7 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
         return 130;
     if (make_run_dir(R, err))
         return 2;
-    *run_dir_out = util_xstrdup(R->dir);
+    res->dir = util_xstrdup(R->dir);
     if ((R->place && R->place->ops->begin(R->place, R->dir, err)) || run_open(R, p, o, err))
         return 2;
     if (R->place) /* "hosts" and the data path "path", before the first row */
@@ -584,28 +583,19 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
             json_object_set_new(R->into, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
     }
     if (rc < 0 || save(R, err)) {
-        /* Tools ran, so not 2; run.json says "running" and the lock stays:
-         * the owner is dead once we exit, and `doctor` marks the run. */
-        if (o->kept_lock)
-            *o->kept_lock = 1;
+        /* Tools ran, so not 2; run.json says "running" and the lock stays
+         * (run_result_release): the owner is dead once we exit, and
+         * `doctor` marks the run. */
+        res->unsaved = 1;
         json_decref(R->run);
         return 1;
     }
     release_room(R);
-    /* The hosts are done with: let them go before the reports (charts
-     * take seconds), so a SIGINT clears them sooner. */
-    if (R->place)
-        R->place->ops->close(R->place);
-    if (report_write_all(R->dir, R->run, err)) {
-        logf_(R, "reports: %s", err);
-        if (rc != 130)
-            rc++;
-    }
-    json_decref(R->run);
+    res->record = R->run; /* for the reports, which the caller writes */
     return rc == 130 ? 130 : rc ? 1 : 0;
 }
 
-int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
+int run_profile(const struct profile *p, const struct run_opts *o, struct run_result *res, char *err)
 {
     struct runner R;
     memset(&R, 0, sizeof R);
@@ -613,16 +603,28 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     R.o = o;
     R.cg_ok = 1;
     R.self_cpu_start = sampler_self_cpu_s();
-    *run_dir_out = NULL;
+    memset(res, 0, sizeof *res);
+    err[0] = 0;
     if ((R.place = o->place)) {
         R.place->log = place_log;
         R.place->log_arg = &R;
     }
-    int rc = run_profile_in(&R, p, o, run_dir_out, err);
+    int rc = run_profile_in(&R, p, o, res, err);
     release_room(&R);
+    /* The hosts are done with: they go before the reports (charts take
+     * seconds), so a SIGINT clears them sooner. */
     if (R.place)
         R.place->ops->close(R.place);
     return rc;
+}
+
+void run_result_release(struct run_result *res)
+{
+    if (res->dir && !res->unsaved) /* unsaved: run.json could not be saved; doctor marks the run (#29) */
+        runlock_release(res->dir); /* runlock hook (#18): taken by make_run_dir */
+    json_decref(res->record);
+    free(res->dir);
+    memset(res, 0, sizeof *res);
 }
 
 /* A generated config, shown whole in the plan (its directory is temporary). */
