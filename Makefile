@@ -71,18 +71,20 @@ LDLIBS  += -lpthread -lm
 # Each program's main() lives in <folder>/main.c; every other .c file of the
 # folder goes into the folder's library, which the unit tests link.
 # loadbench's harness/ is layers, each its own library: the engine (runs
-# tools), the agent and the reports (read run.json); below them and the
+# tools), the remote transport (other hosts, over ssh), the agent and the
+# reports (read run.json); below them and the
 # adapters sits spec/ (reads YAML: the contract both depend on).
 # tests/e2e/layers.t fails when the reports reach into the engine.
 COMMON_SRC  := $(wildcard common/*.c)
 TARGET_SRC  := $(filter-out targets/main.c,$(wildcard targets/*.c))
 GEN_SRC     := $(filter-out generator/main.c,$(wildcard generator/*.c))
 ENGINE_SRC  := $(wildcard harness/engine/*.c)
+REMOTE_SRC  := $(wildcard harness/remote/*.c)
 AGENT_SRC   := $(wildcard harness/agent/*.c)
 PROFILE_SRC := $(wildcard spec/*.c)
 REPORT_SRC  := $(wildcard harness/report/*.c)
 ADAPTER_SRC := $(wildcard adapters/*.c)
-HARNESS_SRC := $(AGENT_SRC) $(ENGINE_SRC) $(PROFILE_SRC) $(REPORT_SRC) $(ADAPTER_SRC)
+HARNESS_SRC := $(AGENT_SRC) $(REMOTE_SRC) $(ENGINE_SRC) $(PROFILE_SRC) $(REPORT_SRC) $(ADAPTER_SRC)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -90,11 +92,12 @@ LIBCOMMON  := $(BUILD)/lib/libcommon.a
 LIBTARGET  := $(BUILD)/lib/libtarget.a
 LIBGEN     := $(BUILD)/lib/libgen.a
 LIBENGINE  := $(BUILD)/lib/libengine.a
+LIBREMOTE  := $(BUILD)/lib/libremote.a
 LIBAGENT   := $(BUILD)/lib/libagent.a
 LIBPROFILE := $(BUILD)/lib/libprofile.a
 LIBREPORT  := $(BUILD)/lib/libreport.a
 LIBADAPTER := $(BUILD)/lib/libadapters.a
-LIBHARNESS := $(LIBAGENT) $(LIBENGINE) $(LIBADAPTER) $(LIBREPORT) $(LIBPROFILE)
+LIBHARNESS := $(LIBAGENT) $(LIBREMOTE) $(LIBENGINE) $(LIBADAPTER) $(LIBREPORT) $(LIBPROFILE)
 LIBS_ALL   := $(LIBHARNESS) $(LIBGEN) $(LIBTARGET) $(LIBCOMMON)
 
 PROGRAMS := $(BUILD)/bin/lb-target $(BUILD)/bin/lb-gen
@@ -156,7 +159,7 @@ $(call obj,harness/main.c harness/engine/run.c): $(BUILD)/gen/generated/charts_h
 # then (run.json and the charts' footer name the build that made them).
 GIT_REV_FILE := $(BUILD)/gen/git-rev
 _ := $(shell mkdir -p $(BUILD)/gen && [ "$$(cat $(GIT_REV_FILE) 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $(GIT_REV_FILE))
-$(call obj,harness/main.c harness/engine/run.c harness/engine/hosts.c generator/main.c generator/report.c): $(GIT_REV_FILE)
+$(call obj,harness/main.c harness/engine/run.c harness/remote/ssh.c generator/main.c generator/report.c): $(GIT_REV_FILE)
 
 $(BUILD)/lib/%.a:
 	@mkdir -p $(dir $@)
@@ -167,6 +170,7 @@ $(LIBCOMMON):  $(call obj,$(COMMON_SRC))
 $(LIBTARGET):  $(call obj,$(TARGET_SRC))
 $(LIBGEN):     $(call obj,$(GEN_SRC))
 $(LIBENGINE):  $(call obj,$(ENGINE_SRC))
+$(LIBREMOTE):  $(call obj,$(REMOTE_SRC))
 $(LIBAGENT):   $(call obj,$(AGENT_SRC))
 $(LIBPROFILE): $(call obj,$(PROFILE_SRC))
 $(LIBREPORT):  $(call obj,$(REPORT_SRC))

@@ -13,11 +13,13 @@
 #include "engine/proc.h"
 #include "report/report.h"
 #include "report/stats.h"
+#include "engine/machine.h"
 #include "engine/run.h"
 #include "generated/charts_hash.h" /* generated: LB_CHARTS_HASH */
 #include "engine/runcheck.h"
-#include "engine/hosts.h"
-#include "engine/exec_remote.h"
+#include "remote/ssh.h"
+#include "remote/hostarg.h"
+#include "remote/placement.h"
 #include "engine/runlock.h"
 #include "common/util.h"
 
@@ -264,14 +266,24 @@ static int cmd_run(int argc, char **argv)
     if (proc_become_subreaper(err))
         fprintf(stderr, "loadbench: warning: %s (daemonizing tools may escape cleanup)\n", err);
     reap_dead_near(&o); /* runlock hook (#18): abandoned runs and stale cgroups */
-    char *dir = NULL;
-    int kept = 0;
-    o.kept_lock = &kept;
-    int rc = stop_flag ? 130 : run_profile(p, &o, &dir, err);
-    if (!kept) /* kept: run.json could not be saved; doctor marks the run (#29) */
-        runlock_release(dir); /* runlock hook (#18) */
+    struct run_result res = {0};
+    o.place = p->nhosts ? placement_new(p, o.only, &stop_flag) : NULL; /* hosts: remote/placement.h */
+    int rc = stop_flag ? 130 : run_profile(p, &o, &res, err);
+    placement_free(o.place);
+    /* The engine ran; the pages are the reports' (report/report.h), written
+     * from the record it saved, while the run directory is still locked. */
+    char rerr[UTIL_ERR_LEN];
+    if (res.record && report_write_all(res.dir, res.record, rerr)) {
+        if (!o.quiet)
+            fprintf(stderr, "loadbench: reports: %s\n", rerr);
+        if (rc != 130)
+            rc = 1;
+    }
+    int unsaved = res.unsaved;
+    char *dir = res.dir ? util_xstrdup(res.dir) : NULL;
+    run_result_release(&res);
     guard_stop(); /* guard hook (#18): everything is stopped; the guardian exits at once */
-    if (rc == 2 || kept)
+    if (rc == 2 || unsaved)
         fprintf(stderr, "loadbench: %s\n", err);
     else if (!dir) {
         if (!o.quiet)
@@ -415,111 +427,29 @@ static void tools_print(const json_t *tools)
     }
 }
 
-/* The machine --host names: a hosts: entry of the profile (with one), or
- * an ssh destination (without). p and own are released by host_arg_free. */
-struct host_arg {
-    struct profile *p;
-    struct profile_host own;            /* a destination given on the command line */
-    const struct profile_host *h;
-    char ssh_dir[PATH_MAX];             /* its ssh control sockets ("" none yet) */
-};
-
-/* Resolve --host ARG [PROFILE]. Returns 0, or 2 with the error printed. */
-static int host_arg_resolve(const char *cmd, const char *arg, const char *profile_path, struct host_arg *ha)
+/* --host ARG [PROFILE] resolved (remote/hostarg.h). Returns 0, or 2 with
+ * the error printed. */
+static int host_arg_open(const char *cmd, const char *arg, const char *profile_path, struct host_arg *ha)
 {
     char err[UTIL_ERR_LEN];
-    memset(ha, 0, sizeof *ha);
-    if (profile_path) {
-        if (!(ha->p = profile_load_file(profile_path, err))) {
-            fprintf(stderr, "loadbench %s: %s\n", cmd, err);
-            return 2;
-        }
-        if ((ha->h = profile_host_by_name(ha->p, arg)))
-            return 0;
-        char list[200] = "";
-        for (size_t i = 0; i < ha->p->nhosts; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", ha->p->hosts[i].name);
-        fprintf(stderr,
-                "loadbench %s: %s has no host \"%s\" in hosts: (%s); to reach an ssh destination, give it without "
-                "the profile\n",
-                cmd, profile_path, arg, list[0] ? list : "it has no hosts: map");
-        return 2;
-    }
-    const char *why = NULL;
-    if (!strcmp(arg, "local"))
-        ha->own.local = 1;
-    else if (profile_host_parse(arg, &ha->own, &why)) {
-        fprintf(stderr,
-                "loadbench %s: \"%s\" is not an ssh destination [user@]host[:port]: %s (a host of a profile's "
-                "hosts: is named with the profile: --host NAME PROFILE.yaml)\n",
-                cmd, arg, why);
-        return 2;
-    }
-    ha->h = &ha->own;
-    return 0;
+    if (host_arg_resolve(ha, arg, profile_path, err) == 0)
+        return 0;
+    fprintf(stderr, "loadbench %s: %s\n", cmd, err);
+    return 2;
 }
 
-static void host_arg_free(struct host_arg *ha)
+/* What fetch brings from ha's agent, saying which machine answered;
+ * NULL with the error printed. */
+static json_t *host_arg_ask(const char *cmd, struct host_arg *ha, const char *arg,
+                            json_t *(*fetch)(struct exec_host *, char *))
 {
-    if (ha->ssh_dir[0])
-        hosts_control_dir_remove(ha->ssh_dir);
-    profile_host_clear(&ha->own);
-    profile_free(ha->p);
-}
-
-/* The agent on ha's host, reached first with a plain login (so that an
- * unreachable host gets the located message of `loadbench run`). Says on
- * stderr which machine answered. Returns it, or NULL with the error
- * printed. */
-static struct exec_host *host_arg_agent(const char *cmd, struct host_arg *ha)
-{
-    char err[UTIL_ERR_LEN], where[600];
-    struct exec_host *a = NULL;
-    signal(SIGPIPE, SIG_IGN);
-    hosts_sweep_stale_control_dirs(); /* those of a loadbench that died */
-    if (hosts_control_dir(ha->ssh_dir, err) == 0 && hosts_reach(ha->p, ha->h, ha->ssh_dir, err) == 0 &&
-        !(a = hosts_agent_open(ha->p, ha->h, ha->ssh_dir, err))) {
-        fprintf(stderr, "loadbench %s: %s\n", cmd, err); /* located by hosts_agent_open */
-        return NULL;
-    }
-    if (!a) {
-        const char *hint = !ha->p && !strchr(ha->h->ssh_host, '.') && !ha->h->user
-                               ? " (a host of a profile's hosts: is named with the profile: --host NAME PROFILE.yaml)"
-                               : "";
-        fprintf(stderr, "loadbench %s: %s%s\n", cmd, err, hint);
-        return NULL;
-    }
-    struct exec_remote_ident id;
-    exec_remote_ident_get(a, &id);
-    hosts_where(ha->p, ha->h, where, sizeof where);
-    fprintf(stderr, "loadbench %s: %s: hostname %s, loadbench agent %s (pid %d)\n", cmd, where, id.hostname, id.path,
-            (int)id.pid);
-    return a;
-}
-
-/* What fetch brings from ha's agent (NULL with the error printed): the
- * one remote step `doctor --host` and `tools --host` share. */
-static json_t *host_arg_fetch(const char *cmd, struct host_arg *ha, const char *arg,
-                              json_t *(*fetch)(struct exec_host *, char *))
-{
-    char err[UTIL_ERR_LEN];
-    json_t *v = NULL;
-    struct exec_host *a = host_arg_agent(cmd, ha);
-    if (a && !(v = fetch(a, err)))
-        fprintf(stderr, "loadbench %s: host %s: %s\n", cmd, ha->h->name ? ha->h->name : arg, err);
-    exec_remote_close(a);
+    char err[UTIL_ERR_LEN], said[UTIL_ERR_LEN * 2];
+    json_t *v = host_arg_fetch(ha, arg, fetch, said, sizeof said, err);
+    if (said[0])
+        fprintf(stderr, "loadbench %s: %s\n", cmd, said);
+    if (!v)
+        fprintf(stderr, "loadbench %s: %s\n", cmd, err);
     return v;
-}
-
-/* The agent's tools table (adapter_detect_all there). */
-static json_t *remote_tools(struct exec_host *a, char *err)
-{
-    json_t *rep = exec_remote_call(a, json_pack("{s:s}", "op", "tools"), err);
-    json_t *tools = json_incref(json_object_get(rep, "tools"));
-    if (rep && !tools)
-        util_err(err, "the agent's reply has no tools list");
-    json_decref(rep);
-    return tools;
 }
 
 /* --host ARG and at most one PROFILE among argv[1..argc): 0 with them
@@ -568,7 +498,7 @@ static int cmd_tools(int argc, char **argv)
     struct host_arg ha;
     if (host_opts("tools", argc, argv, &host, &profile, NULL))
         return 2;
-    int rc = host ? host_arg_resolve("tools", host, profile, &ha) : 0;
+    int rc = host ? host_arg_open("tools", host, profile, &ha) : 0;
     json_t *tools = NULL;
     if (rc) {
         host_arg_free(&ha);
@@ -577,7 +507,7 @@ static int cmd_tools(int argc, char **argv)
     if (!host || ha.h->local) {
         tools = adapter_detect_all();
     } else {
-        tools = host_arg_fetch("tools", &ha, host, remote_tools);
+        tools = host_arg_ask("tools", &ha, host, host_arg_tools);
         rc = tools ? 0 : 2;
     }
     if (tools)
@@ -956,7 +886,7 @@ static int cmd_doctor(int argc, char **argv)
     if (host_opts("doctor", argc, argv, &host, &profile, &results))
         return 2;
     struct host_arg ha;
-    int rc = host ? host_arg_resolve("doctor", host, profile, &ha) : 0;
+    int rc = host ? host_arg_open("doctor", host, profile, &ha) : 0;
     json_t *m = NULL;
     if (rc) {
         host_arg_free(&ha);
@@ -965,9 +895,9 @@ static int cmd_doctor(int argc, char **argv)
     if (!host || ha.h->local) {
         if (!host)
             reap_dead(results ? results : "results", NULL, 0);
-        m = run_machine_info();
+        m = machine_info();
     } else {
-        m = host_arg_fetch("doctor", &ha, host, exec_remote_machine);
+        m = host_arg_ask("doctor", &ha, host, host_arg_machine);
         rc = m ? 0 : 2;
     }
     if (m)
@@ -994,14 +924,12 @@ static int cmd_hosts(int argc, char **argv)
     }
     struct host_arg ha;
     char err[UTIL_ERR_LEN], where[PATH_MAX];
-    int rc = host_arg_resolve("hosts install", argv[2], argc == 4 ? argv[3] : NULL, &ha);
+    int rc = host_arg_open("hosts install", argv[2], argc == 4 ? argv[3] : NULL, &ha);
     if (rc == 0 && ha.h->local) {
         fprintf(stderr, "loadbench hosts install: %s is this machine (local): nothing to copy\n", argv[2]);
         rc = 2;
     } else if (rc == 0) {
-        signal(SIGPIPE, SIG_IGN);
-        hosts_sweep_stale_control_dirs();
-        if (hosts_control_dir(ha.ssh_dir, err) || hosts_install(ha.p, ha.h, ha.ssh_dir, where, err)) {
+        if (host_arg_install(&ha, where, err)) {
             fprintf(stderr, "loadbench hosts install: %s\n", err);
             rc = 2;
         } else {

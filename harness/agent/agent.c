@@ -4,12 +4,13 @@
 #include "agent/rundirs.h"
 #include "adapters/adapter.h"
 #include "engine/hostread.h"
-#include "engine/hosts.h"
-#include "engine/agentproto.h"
+#include "remote/hostfacts.h"
+#include "remote/ssh.h"
+#include "remote/agentproto.h"
 #include "engine/exec.h"
-#include "engine/pathprobe.h"
+#include "remote/pathprobe.h"
 #include "engine/proc.h"
-#include "engine/run.h"
+#include "engine/machine.h"
 #include "engine/target.h"
 #include "common/base64.h"
 #include "common/fsutil.h"
@@ -631,11 +632,11 @@ static int op_http(struct agent *a, const json_t *req, json_t *rep, char *err)
 static int op_machine(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
     (void)a, (void)req, (void)err;
-    json_object_set_new(rep, "machine", run_machine_info());
+    json_object_set_new(rep, "machine", machine_info());
     return 0;
 }
 
-/* Every network interface's counters (engine/hosts.h): one request
+/* Every network interface's counters (remote/ssh.h): one request
  * instead of an ssh session per host and per row. */
 static int op_nic(struct agent *a, const json_t *req, json_t *rep, char *err)
 {
@@ -652,7 +653,7 @@ static int op_reading(struct agent *a, const json_t *req, json_t *rep, char *err
     struct hostread r;
     if (hostread_local((pid_t)json_integer_value(json_object_get(req, "pid")), &r))
         return util_err(err, "%s", r.err);
-    json_object_set_new(rep, "reading", hostread_json(&r));
+    json_object_set_new(rep, "reading", hostfacts_json(&r));
     return 0;
 }
 
@@ -704,7 +705,7 @@ static int op_listening(struct agent *a, const json_t *req, json_t *rep, char *e
     return 0;
 }
 
-/* The data path (engine/pathprobe.h): serve probes on this host's load
+/* The data path (remote/pathprobe.h): serve probes on this host's load
  * address, stop serving, or measure the path to another host's. */
 static int op_probe_serve(struct agent *a, const json_t *req, json_t *rep, char *err)
 {

@@ -1,4 +1,4 @@
-/* agent: `loadbench agent`, the far end of exec_remote (engine/exec_remote.h).
+/* agent: `loadbench agent`, the far end of exec_remote (remote/exec.h).
  * It speaks docs/agent-protocol.md on two descriptors: requests in,
  * replies and events out. Trees run through exec_local, the same code as
  * on the controller; they are sampled here on absolute deadlines and the

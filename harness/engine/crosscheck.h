@@ -418,7 +418,7 @@ json_t *crosscheck_machine_json_n(const struct sampler_machine *m0, const struct
                                   double tool_cpu_s, double target_cpu_s, double self_cpu_s, json_t *warnings);
 
 /* The network witness, once the row has its NIC counters ("nic") and the
- * run its data path ("path", engine/runpath.h): the row is network-bound
+ * run its data path ("path", remote/runpath.h): the row is network-bound
  * when a tool host's route interface received at least
  * CROSSCHECK_NETWORK_SHARE of the path's measured bulk bytes/s over the
  * load (windows.whole_s), or when NIC frames were missed or overrun

@@ -21,6 +21,7 @@
 #include "engine/sampler.h"
 #include "common/util.h"
 
+#include <jansson.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -86,8 +87,10 @@ struct exec_output {
 
 enum exec_stream { EXEC_STDOUT = 1, EXEC_STDERR = 2 };
 
+struct exec_host_ops;
+
 struct executor {
-    const char *name;               /* "local" */
+    const char *name;               /* "local", or the host's name */
 
     /* Start spec->argv as the root of a new tree with its own process
      * group (and cgroup when asked and possible: a cgroup that cannot be
@@ -153,12 +156,68 @@ struct executor {
      * nothing spared), kill what is left in its cgroup, remove the cgroup
      * and release t. NULL does nothing. */
     void (*free)(struct exec_tree *t);
+
+    /* NULL for this machine. For another host: what the engine asks of
+     * that host besides its trees (below). */
+    const struct exec_host_ops *host;
 };
+
+/* ---- the seam to other hosts ---------------------------------------------
+ * A host (remote/exec.c) is opaque here: the engine holds a struct
+ * exec_host *, gets it from a tree's executor (exec_host_of) and reaches
+ * it only through the table its executor carries, so nothing of the
+ * engine links the transport, and a run without hosts: has none. A host
+ * begins with its executor, whose `name` is the host's name. */
+struct exec_host;
+struct hostread;
+struct target;
+struct target_opts;
+
+struct exec_host_ops {
+    /* One request to the host's agent (docs/agent-protocol.md; req is
+     * taken). Returns the reply (new reference), or NULL with err. */
+    json_t *(*call)(struct exec_host *h, json_t *req, char *err);
+
+    /* Its machine and network readings now, TCP counters from pid's
+     * namespace there (engine/hostread.h). Returns 0, or -1 (out->err). */
+    int (*reading)(struct exec_host *h, pid_t pid, struct hostread *out);
+
+    /* The target-placement interface: lb-target on the host, started by
+     * its agent (engine/target.h's functions, there: target_start with
+     * o->host, target_call_at, target_stop, target_rebase,
+     * target_sample_now, on a target whose host is this one). */
+    int (*target_start)(struct exec_host *h, struct target *t, const struct target_opts *o, char *err);
+    json_t *(*target_call_at)(const struct target *t, const char *method, const char *path, uint64_t at_ns,
+                              uint64_t *done_ns, char *err);
+    int (*target_stop)(struct target *t, char *err);
+    int (*target_rebase)(struct target *t, struct sampler_reading *rd, char *err);
+    int (*target_sample_now)(struct target *t, char *err);
+};
+
+/* The host whose agent runs ex's trees, or NULL (exec_local, NULL). */
+static inline struct exec_host *exec_host_of(const struct executor *ex)
+{
+    return ex && ex->host ? (struct exec_host *)(void *)(uintptr_t)ex : NULL;
+}
+
+/* h's executor, its table and its name (h not NULL). */
+static inline const struct executor *exec_host_executor(const struct exec_host *h)
+{
+    return (const struct executor *)(const void *)h;
+}
+static inline const struct exec_host_ops *exec_host_table(const struct exec_host *h)
+{
+    return exec_host_executor(h)->host;
+}
+static inline const char *exec_host_name(const struct exec_host *h)
+{
+    return exec_host_executor(h)->name;
+}
 
 /* This machine. */
 extern const struct executor exec_local;
 
-/* Other hosts: see engine/exec_remote.h (exec_remote_open gives a table
- * per host). */
+/* Other hosts: remote/exec.h (exec_remote_open gives a table per host,
+ * with its exec_host_ops). */
 
 #endif

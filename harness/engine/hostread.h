@@ -7,7 +7,7 @@
 #ifndef LB_HOSTREAD_H
 #define LB_HOSTREAD_H
 
-#include "engine/exec_remote.h"
+#include "engine/exec.h"
 #include "engine/netstat.h"
 #include "engine/quiet.h"
 #include "engine/sampler.h"
@@ -41,13 +41,10 @@ int hostread_listener_in_group(int port, pid_t pgid);
  * Always fills out; returns 0, or -1 (out->err says why). */
 int hostread_local(pid_t pid, struct hostread *out);
 
-/* The same on h through its agent (h NULL: this machine). Returns 0, or
- * -1 (out->ok 0, out->err the loss or the agent's error). */
+/* The same on h through its agent (h NULL: this machine; on a host,
+ * exec_host_ops's reading: remote/hostfacts.h is its wire form). Returns
+ * 0, or -1 (out->ok 0, out->err the loss or the agent's error). */
 int hostread_take(struct exec_host *h, pid_t pid, struct hostread *out);
-
-/* The reading as the agent's reply carries it, and back. */
-json_t *hostread_json(const struct hostread *r);
-void hostread_from(const json_t *j, struct hostread *r);
 
 /* A host a tool run uses: where its readings come from and what of the
  * run's CPU was spent there. */

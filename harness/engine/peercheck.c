@@ -16,7 +16,7 @@ static void add(json_t *a, const char *addr)
 }
 
 /* 1 when host h (NULL: the controller) is the machine lb-target runs on
- * (th, NULL: the controller), as engine/runpath.c decides it. */
+ * (th, NULL: the controller), as remote/runpath.c decides it. */
 static int on_target_machine(const struct profile_host *h, const struct profile_host *th)
 {
     return h == th || (!h && th && th->local) || (!th && h && h->local);

@@ -2,7 +2,7 @@
  * Every client address the server saw (GET /peers, targets/peers.h) is
  * matched against the addresses the row's tool hosts load from: the
  * source address each host's path probe connected from (run.json's
- * path, engine/pathprobe.h), the host's load address, and, for a tool on
+ * path, remote/pathprobe.h), the host's load address, and, for a tool on
  * the target's own machine, loopback and the target's address. Requests
  * from any other address are foreign: counted apart, named in the row,
  * taken out of the server's count before the tool's is reconciled with

@@ -5,13 +5,11 @@
 #include "engine/capture.h"
 #include "common/cgroup.h"
 #include "engine/crosscheck.h"
-#include "engine/exec_remote.h"
-#include "engine/hosts.h"
+#include "engine/machine.h"
 #include "engine/peercheck.h"
-#include "engine/runpath.h"
 #include "engine/netstat.h"
+#include "engine/place.h"
 #include "engine/proc.h"
-#include "report/report.h"
 #include "report/runrecord.h"
 #include "engine/runcheck.h"
 #include "engine/runlock.h"
@@ -25,7 +23,6 @@
 #include "common/util.h"
 
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -34,209 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #define SCHEMA_VERSION LB_SCHEMA_VERSION
-
-/* ---- the machine ---------------------------------------------------------- */
-
-static uint64_t meminfo_kb(const char *key)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    uint64_t v = 0;
-    size_t klen = strlen(key);
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, key, klen) && line[klen] == ':')
-            v = strtoull(line + klen + 1, NULL, 10);
-    fclose(f);
-    return v;
-}
-
-/* Processes other than ours that used more than 5 % of a core over a
- * 300 ms look at start: other work on the machine distorts every figure.
- * One full /proc scan, twice, at start only. */
-static json_t *busy_processes(json_t *warn)
-{
-    struct ent {
-        int pid;
-        unsigned long long ticks;
-        char comm[64];
-    } *a = NULL;
-    size_t na = 0, cap = 0;
-    json_t *out = json_array();
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            struct timespec ts = {0, 300000000};
-            nanosleep(&ts, NULL);
-        }
-        DIR *d = opendir("/proc");
-        struct dirent *e;
-        if (!d)
-            break;
-        while ((e = readdir(d))) {
-            int pid = atoi(e->d_name);
-            if (pid <= 0 || pid == (int)getpid())
-                continue;
-            char path[64], buf[1024];
-            snprintf(path, sizeof path, "/proc/%d/stat", pid);
-            FILE *f = fopen(path, "r");
-            if (!f)
-                continue;
-            size_t n = fread(buf, 1, sizeof buf - 1, f);
-            fclose(f);
-            buf[n] = 0;
-            char *lp = strchr(buf, '('), *rp = strrchr(buf, ')');
-            if (!lp || !rp)
-                continue;
-            unsigned long long ut = 0, st = 0;
-            /* After ")": state ppid pgrp session tty tpgid flags minflt
-             * cminflt majflt cmajflt utime stime */
-            if (sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-                continue;
-            if (pass == 0) {
-                if (na == cap) {
-                    cap = cap ? cap * 2 : 256;
-                    a = util_xrealloc(a, cap * sizeof *a);
-                }
-                a[na].pid = pid;
-                a[na].ticks = ut + st;
-                snprintf(a[na].comm, sizeof a[na].comm, "%.*s", (int)(rp - lp - 1), lp + 1);
-                na++;
-            } else {
-                for (size_t i = 0; i < na; i++) {
-                    if (a[i].pid != pid)
-                        continue;
-                    double pct = (double)(ut + st - a[i].ticks) / (double)sysconf(_SC_CLK_TCK) / 0.3 * 100;
-                    if (pct > 5) {
-                        /* A process name is any bytes its program chose. */
-                        json_array_append_new(out, json_pack("{s:i, s:o, s:f}", "pid", pid, "comm",
-                                                             adapter_json_text(a[i].comm), "cpu_pct", pct));
-                        char *w = util_xasprintf("another process was busy at start: %s (pid %d) at %.0f%% of a core",
-                                                 a[i].comm, pid, pct);
-                        json_array_append_new(warn, adapter_json_text(w));
-                        free(w);
-                    }
-                }
-            }
-        }
-        closedir(d);
-    }
-    free(a);
-    return out;
-}
-
-/* A file's first line as a JSON string with tabs as spaces, or null when
- * it cannot be read. */
-static json_t *first_line_json(const char *path)
-{
-    char line[256];
-    fsutil_first_line(path, line, sizeof line);
-    for (char *t = line; *t; t++)
-        if (*t == '\t')
-            *t = ' ';
-    return line[0] ? json_string(line) : json_null();
-}
-
-/* The settings that shape a load on loopback (docs/reports.md, disclosure). */
-static json_t *net_settings(void)
-{
-    static const struct { const char *key, *path; } f[] = {
-        {"somaxconn", "/proc/sys/net/core/somaxconn"},
-        {"tcp_max_syn_backlog", "/proc/sys/net/ipv4/tcp_max_syn_backlog"},
-        {"ip_local_port_range", "/proc/sys/net/ipv4/ip_local_port_range"},
-        {"tcp_tw_reuse", "/proc/sys/net/ipv4/tcp_tw_reuse"},
-        {"tcp_fin_timeout", "/proc/sys/net/ipv4/tcp_fin_timeout"},
-        {"rmem_max", "/proc/sys/net/core/rmem_max"},
-        {"wmem_max", "/proc/sys/net/core/wmem_max"},
-        {"tcp_rmem", "/proc/sys/net/ipv4/tcp_rmem"},
-        {"tcp_wmem", "/proc/sys/net/ipv4/tcp_wmem"},
-    };
-    json_t *n = json_object();
-    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
-        json_object_set_new(n, f[i].key, first_line_json(f[i].path));
-    return n;
-}
-
-/* "kvm", "vmware", ... when the CPU says it runs under a hypervisor
- * (/proc/cpuinfo's hypervisor flag; the vendor from DMI when readable),
- * "none seen" otherwise. */
-static json_t *virtualization(const char *cpuinfo_flags)
-{
-    if (!strstr(cpuinfo_flags, " hypervisor"))
-        return json_string("none seen");
-    char vendor[128];
-    fsutil_first_line("/sys/class/dmi/id/sys_vendor", vendor, sizeof vendor);
-    return json_sprintf("hypervisor (%s)", vendor[0] ? vendor : "vendor not readable");
-}
-
-json_t *run_machine_info(void)
-{
-    json_t *m = json_object(), *warn = json_array();
-    char model[256] = "unknown", line[512], flags[4096] = "", mhz[32] = "";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        /* The first CPU's block: its model, clock and flags. */
-        while (fgets(line, sizeof line, f) && line[0] != '\n') {
-            char *c = strchr(line, ':');
-            if (!c)
-                continue;
-            c[strcspn(c, "\n")] = 0;
-            if (!strncmp(line, "model name", 10))
-                snprintf(model, sizeof model, "%s", c + 2);
-            else if (!strncmp(line, "cpu MHz", 7))
-                snprintf(mhz, sizeof mhz, "%s", c + 2);
-            else if (!strncmp(line, "flags", 5))
-                snprintf(flags, sizeof flags, "%s ", c + 1);
-        }
-        fclose(f);
-    }
-    struct utsname u;
-    uname(&u);
-    char host[256];
-    gethostname(host, sizeof host);
-    host[sizeof host - 1] = 0;
-    json_object_set_new(m, "cpu_model", json_string(model));
-    json_object_set_new(m, "cores", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-    json_object_set_new(m, "kernel", json_string(u.release));
-    json_object_set_new(m, "arch", json_string(u.machine));
-    json_object_set_new(m, "hostname", json_string(host));
-    json_object_set_new(m, "memory_mb", json_integer((json_int_t)(meminfo_kb("MemTotal") / 1024)));
-    json_object_set_new(m, "cpu_mhz", mhz[0] ? json_real(atof(mhz)) : json_null());
-    json_object_set_new(m, "smt_active", first_line_json("/sys/devices/system/cpu/smt/active"));
-    json_object_set_new(m, "virtualization", virtualization(flags));
-    json_object_set_new(m, "net", net_settings());
-    fsutil_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", line, sizeof line);
-    json_object_set_new(m, "cpu_governor", line[0] ? json_string(line) : json_null());
-    if (line[0] && strcmp(line, "performance"))
-        json_array_append_new(warn, json_sprintf("CPU governor is \"%s\": frequency scaling adds noise (use performance)", line));
-    fsutil_first_line("/sys/kernel/mm/transparent_hugepage/enabled", line, sizeof line);
-    json_object_set_new(m, "transparent_hugepages", line[0] ? json_string(line) : json_null());
-    fsutil_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", line, sizeof line);
-    json_object_set_new(m, "clocksource", line[0] ? json_string(line) : json_null());
-    if (line[0] && strcmp(line, "tsc") && strcmp(line, "kvm-clock") && strcmp(line, "arch_sys_counter"))
-        json_array_append_new(warn, json_sprintf("clocksource is \"%s\": clock reads are slow, timing costs rise", line));
-    fsutil_first_line("/proc/sys/net/ipv4/ip_local_port_range", line, sizeof line);
-    json_object_set_new(m, "ip_local_port_range", json_string(line));
-    struct rlimit rl;
-    getrlimit(RLIMIT_NOFILE, &rl);
-    json_object_set_new(m, "ulimit_nofile", json_integer((json_int_t)rl.rlim_cur));
-    double load[3] = {0};
-    if (getloadavg(load, 3) == 3) {
-        json_object_set_new(m, "loadavg_1m", json_real(load[0]));
-        if (load[0] > 0.5)
-            json_array_append_new(warn, json_sprintf("the machine was busy at start (load average %.2f): other work distorts results", load[0]));
-    }
-    json_object_set_new(m, "busy_processes", busy_processes(warn));
-    json_object_set_new(m, "warnings", warn);
-    return m;
-}
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -264,8 +63,7 @@ struct runner {
     double self_cpu_start;
     int cg_ok;              /* 1 while cgroups work here */
     int progress_drawn;
-    char ssh_dir[PATH_MAX]; /* the ssh control sockets' directory ("" without hosts:) */
-    struct exec_host **agents; /* per hosts: entry, the agent there (NULL: local or unused) */
+    struct place *place;    /* the hosts (run_opts.place), or NULL: everything here */
     char reserve[PATH_MAX + 64]; /* room kept for the next run.json ("" when none) */
     int saved_all;          /* after a disk full: the reserve's room saved every row measured */
     json_t *into;           /* --into: this run's entry in run.json's "into_runs" (borrowed) */
@@ -298,6 +96,12 @@ static void progress(struct runner *R, const char *label, const char *phase, dou
             elapsed, total, rps, cpu, rss);
     fflush(R->o->log);
     R->progress_drawn = 1;
+}
+
+/* A line of the placement's (engine/place.h). */
+static void place_log(void *arg, const char *line)
+{
+    logf_(arg, "%s", line);
 }
 
 /* tool_run's progress callback. */
@@ -353,230 +157,13 @@ static int save(struct runner *R, char *err)
     return -1;
 }
 
-/* ---- placement: where the target and each tool run ------------------------- */
-
-/* The hosts whose NIC counters a tool run reads: each of the tool's
- * (in the order of its host:), and the target's when that is another;
- * NULL is this machine. h has room for t->nhosts + 1. Returns how many. */
-static int placement_hosts(const struct runner *R, const struct profile_tool *t, const struct profile_host **h)
-{
-    int n = 0;
-    for (unsigned k = 0; k < (t->nhosts ? t->nhosts : 1); k++)
-        h[n++] = profile_host_by_name(R->p, profile_tool_host(t, k));
-    const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
-    for (int k = 0; k < n; k++)
-        if (h[k] == th)
-            return n;
-    h[n++] = th;
-    return n;
-}
-
-/* The NIC counters of the tool's and the target's hosts now, as an array
- * parallel to placement_hosts (null where unreadable, the reason in the
- * log), or, with before, their change since before: [{host, interfaces}].
- * NULL without hosts: (nothing is read: today's record). */
-static json_t *placement_nic_read(struct runner *R, const struct profile_tool *t, const json_t *before)
-{
-    const struct profile_host *h[PROFILE_MAX_INSTANCES + 1];
-    if (!R->p->nhosts)
-        return NULL;
-    int n = placement_hosts(R, t, h);
-    json_t *out = json_array();
-    for (int i = 0; i < n; i++) {
-        char err[UTIL_ERR_LEN];
-        struct exec_host *a = h[i] && !h[i]->local && R->agents ? R->agents[h[i] - R->p->hosts] : NULL;
-        json_t *now = hosts_nic_read(h[i], a, R->ssh_dir, err), *b = before ? json_array_get(before, (size_t)i) : NULL;
-        if (!now)
-            logf_(R, "%s: %s", t->label, err);
-        if (!before) {
-            json_array_append_new(out, now ? now : json_null());
-            continue;
-        }
-        json_t *e = json_pack("{s:s?}", "host", h[i] ? h[i]->name : NULL);
-        if (now && json_is_object(b))
-            json_object_set_new(e, "interfaces", hosts_nic_delta(b, now));
-        else /* the record says why there are no counters */
-            json_object_set_new(e, "error", json_string(now ? "the counters could not be read before the run" : err));
-        json_array_append_new(out, e);
-        json_decref(now);
-    }
-    return out;
-}
-
-static json_t *placement_json(const struct profile_host *h)
-{
-    char dest[300];
-    profile_host_destination(h, dest, sizeof dest);
-    return json_pack("{s:s?, s:s, s:s}", "host", h ? h->name : NULL, "ssh", dest, "address",
-                     profile_host_load_address(h));
-}
-
-/* The row's "placement" (which host the target's and the tool's trees ran
- * on: host null is this machine; "tool" is the first of the tool's hosts,
- * where its first process runs, and "tools" all of them when it names
- * several) and "nic" (each host's counters over the tool run). Nothing
- * without hosts:. Takes nic_before. */
-static void placement_record(struct runner *R, const struct profile_tool *t, json_t *row, json_t *nic_before)
-{
-    if (!R->p->nhosts)
-        return;
-    json_t *pl = json_pack("{s:o, s:o}", "target", placement_json(profile_host_by_name(R->p, R->p->target_host)),
-                           "tool", placement_json(profile_host_by_name(R->p, t->host)));
-    if (t->nhosts > 1) {
-        json_t *all = json_array();
-        for (unsigned k = 0; k < t->nhosts; k++)
-            json_array_append_new(all, placement_json(profile_host_by_name(R->p, t->hosts[k])));
-        json_object_set_new(pl, "tools", all);
-    }
-    json_object_set_new(row, "placement", pl);
-    json_object_set_new(row, "nic", placement_nic_read(R, t, nic_before));
-    json_decref(nic_before);
-    crosscheck_network(row, json_object_get(R->run, "path"));
-}
-
-/* The hosts: entry's index, or -1. */
-static long host_index(const struct profile *p, const struct profile_host *h)
-{
-    return h ? (long)(h - p->hosts) : -1;
-}
-
-/* Start the agent on hosts entry i (through its ssh transport; this
- * build from the host's cache, else this binary's path there, else
- * loadbench on its PATH: hosts_agent_command). Returns 0, or -1 with err. */
-static int agent_open(struct runner *R, size_t i, char *err)
-{
-    R->agents[i] = hosts_agent_open(R->p, &R->p->hosts[i], R->ssh_dir, err);
-    /* One opened again after a loss: the run directory is given anew (its
-     * files are fetched and removed only below it). */
-    if (R->agents[i] && R->dir[0])
-        json_decref(exec_remote_call(R->agents[i], json_pack("{s:s, s:s}", "op", "mkdir", "dir", R->dir), NULL));
-    return R->agents[i] ? 0 : -1;
-}
-
-/* Open an agent on every host the target or a tool is placed on (not local). */
-static int agents_open(struct runner *R, char *err)
-{
-    const struct profile *p = R->p;
-    R->agents = util_xcalloc(p->nhosts, sizeof *R->agents);
-    const struct profile_host *th = profile_host_by_name(p, p->target_host);
-    if (th && !th->local && agent_open(R, (size_t)host_index(p, th), err))
-        return -1;
-    for (size_t t = 0; t < p->ntools; t++) {
-        if (R->o->only && strcmp(p->tools[t].label, R->o->only))
-            continue;
-        for (unsigned k = 0; k < p->tools[t].nhosts; k++) {
-            const struct profile_host *h = profile_host_by_name(p, p->tools[t].hosts[k]);
-            long i = host_index(p, h);
-            if (!h || h->local || R->agents[i])
-                continue;
-            if (agent_open(R, (size_t)i, err))
-                return -1;
-        }
-    }
-    return 0;
-}
-
-static void agents_close(struct runner *R)
-{
-    for (size_t i = 0; R->agents && i < R->p->nhosts; i++)
-        exec_remote_close_begin(R->agents[i]);
-    for (size_t i = 0; R->agents && i < R->p->nhosts; i++)
-        exec_remote_close(R->agents[i]);
-    free(R->agents);
-    R->agents = NULL;
-}
-
-/* Each agent's host: its clock against ours and its machine facts, into
- * run.json's "hosts" (with hosts: only). */
-static void agents_record(struct runner *R)
-{
-    json_t *o = json_object();
-    for (size_t i = 0; R->agents && i < R->p->nhosts; i++) {
-        struct exec_host *a = R->agents[i];
-        char e[UTIL_ERR_LEN], dest[300];
-        profile_host_destination(&R->p->hosts[i], dest, sizeof dest);
-        json_t *h = json_pack("{s:s, s:s}", "ssh", dest, "address", profile_host_load_address(&R->p->hosts[i]));
-        if (a) {
-            struct exec_remote_clock c;
-            struct exec_remote_ident id;
-            exec_remote_clock_get(a, &c);
-            exec_remote_ident_get(a, &id);
-            json_t *m = exec_remote_machine(a, e);
-            json_object_set_new(h, "clock", json_pack("{s:I, s:I, s:i}", "offset_ns", (json_int_t)c.offset_ns, "rtt_ns",
-                                                      (json_int_t)c.rtt_ns, "pings", c.pings));
-            json_object_set_new(h, "agent", json_pack("{s:s, s:s, s:i, s:s}", "version", id.version, "hostname",
-                                                      id.hostname, "pid", (int)id.pid, "path", id.path));
-            json_object_set_new(h, "machine", m ? m : json_string(e));
-        }
-        json_object_set_new(o, R->p->hosts[i].name, h);
-    }
-    json_object_set_new(R->run, "hosts", o);
-}
-
-/* Every agent's host makes the run directory (the same path) and proves
- * it can write there, before any load: an unwritable path stops the run
- * here, not when a tool starts. Returns 0, or -1 with err. */
-static int agents_mkdir(struct runner *R, char *err)
-{
-    for (size_t i = 0; R->agents && i < R->p->nhosts; i++) {
-        char e[UTIL_ERR_LEN], where[600];
-        json_t *rep = R->agents[i] ? exec_remote_call(R->agents[i], json_pack("{s:s, s:s}", "op", "mkdir", "dir",
-                                                                             R->dir), e)
-                                   : json_object();
-        json_decref(rep);
-        if (!rep) {
-            /* e is "host NAME: why": where names the host already */
-            const char *why = strncmp(e, "host ", 5) || !strstr(e, ": ") ? e : strstr(e, ": ") + 2;
-            hosts_where(R->p, &R->p->hosts[i], where, sizeof where);
-            return util_err(err, "%s cannot hold the run directory %s: %s", where, R->dir, why);
-        }
-    }
-    return 0;
-}
-
-/* The executor for processes on hosts: entry name: this machine's (name
- * NULL, or a local host), or that host's agent. An agent whose link was
- * lost (a row before failed as "host lost") is opened again; when that
- * fails, the lost one stays and the row fails at spawn with its reason. */
-static const struct executor *placement_executor(struct runner *R, const char *name)
-{
-    const struct profile_host *h = profile_host_by_name(R->p, name);
-    if (!h || h->local || !R->agents)
-        return &exec_local;
-    size_t i = (size_t)host_index(R->p, h);
-    char e[UTIL_ERR_LEN];
-    if (R->agents[i] && exec_remote_check(R->agents[i], e) < 0) {
-        struct exec_host *lost = R->agents[i];
-        logf_(R, "%s; connecting again", e);
-        if (agent_open(R, i, e)) {
-            logf_(R, "host %s: %s", h->name, e);
-            R->agents[i] = lost;
-        } else {
-            exec_remote_close(lost);
-        }
-    }
-    return R->agents[i] ? exec_remote_executor(R->agents[i]) : &exec_local;
-}
+/* ---- placement ------------------------------------------------------------- */
 
 /* Where lb-target listens and load goes: its host's address (NULL: 127.0.0.1). */
 static const char *placement_target_address(const struct profile *p)
 {
     const struct profile_host *h = profile_host_by_name(p, p->target_host);
     return h ? profile_host_load_address(h) : NULL;
-}
-
-/* Before the run directory: every host placed on answers over ssh, and
- * every tool host's agent is up (same build, clock measured). Returns 0,
- * or -1 with err. */
-static int placement_preflight(struct runner *R, char *err)
-{
-    if (!R->p->nhosts)
-        return 0;
-    if (hosts_control_dir(R->ssh_dir, err))
-        return -1;
-    if (hosts_check_reachable(R->p, R->o->only, R->ssh_dir, err))
-        return -1;
-    return agents_open(R, err);
 }
 
 /* ---- the whole profile ----------------------------------------------------- */
@@ -813,7 +400,7 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
                         json_pack("{s:s, s:s, s:s, s:s}", "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE,
                                   "charts", LB_CHARTS_HASH));
     run_take_profile(R, p);
-    json_object_set_new(R->run, "machine", run_machine_info());
+    json_object_set_new(R->run, "machine", machine_info());
     json_object_set_new(R->run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
     json_object_set_new(R->run, "status", json_string("running"));
     if (o->only) /* the scope runstatus checks: this label's entries */
@@ -869,15 +456,8 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     long replace_at = row_index(R, sub);
     logf_(R, "%s: starting", sub);
     struct tool_run_opts here = *to;
-    here.ex = placement_executor(R, t->host);
     const struct executor *host_ex[PROFILE_MAX_INSTANCES];
-    for (unsigned k = 0; k < t->nhosts && t->nhosts > 1; k++)
-        host_ex[k] = placement_executor(R, t->hosts[k]);
-    here.host_ex = t->nhosts > 1 ? host_ex : NULL;
-    const struct profile_host *th = profile_host_by_name(R->p, R->p->target_host);
-    placement_executor(R, R->p->target_host); /* a lost target host is connected again, as a tool's */
-    here.target_host = th && !th->local && R->agents ? R->agents[host_index(R->p, th)] : NULL;
-    json_t *nic = placement_nic_read(R, t, NULL);
+    json_t *nic = R->place ? R->place->ops->row_start(R->place, t, &here, host_ex) : NULL;
     char peer_why[UTIL_ERR_LEN] = "";
     json_t *peers = peercheck_expected(R->p, t, json_object_get(R->run, "path"), peer_why, sizeof peer_why);
     here.peer_addrs = peers;
@@ -885,7 +465,8 @@ static int run_step(struct runner *R, const struct tool_run_opts *to, const stru
     row_dir_clear(R, sub);
     json_t *res = tool_run(&here, t, load, level, rep, sub);
     json_decref(peers);
-    placement_record(R, t, res, nic);
+    if (R->place)
+        R->place->ops->row_end(R->place, t, res, nic, json_object_get(R->run, "path"));
     runrecord_files(R->dir, res); /* what it left, so a report finds what changed since */
     const char *st = json_string_value(json_object_get(res, "status"));
     const char *why = json_string_value(json_object_get(res, "reason"));
@@ -973,22 +554,23 @@ static int run_preflight(const struct profile *p, const struct run_opts *o, char
 }
 
 /* run_profile's steps, with R set up. */
-static int run_profile_in(struct runner *R, const struct profile *p, const struct run_opts *o, char **run_dir_out,
+static int run_profile_in(struct runner *R, const struct profile *p, const struct run_opts *o, struct run_result *res,
                           char *err)
 {
-    if (run_preflight(p, o, err) || placement_preflight(R, err))
+    if (run_preflight(p, o, err) || (R->place && R->place->ops->open(R->place, err)))
         return 2;
     if (*o->stop) /* early-signal hook (#18): stopped before the run directory exists: make nothing */
         return 130;
     if (make_run_dir(R, err))
         return 2;
-    *run_dir_out = util_xstrdup(R->dir);
-    if (agents_mkdir(R, err) || run_open(R, p, o, err))
+    res->dir = util_xstrdup(R->dir);
+    if ((R->place && R->place->ops->begin(R->place, R->dir, err)) || run_open(R, p, o, err))
         return 2;
-    if (p->nhosts)
-        agents_record(R);
-    /* The data path, before the first row (engine/runpath.h). */
-    json_object_set_new(R->run, "path", runpath_measure(p, R->agents, o->only, o->stop));
+    if (R->place) /* "hosts" and the data path "path", before the first row */
+        R->place->ops->record(R->place, R->run);
+    else
+        json_object_set_new(R->run, "path", json_pack("{s:s}", "skipped",
+                                                      "one box: the load goes over loopback (measure a path with hosts:)"));
     /* The room first: without it nothing is run, and no run.json is left
      * claiming a run (exit 2). */
     if (reserve_room(R, 0, err) || save(R, err)) {
@@ -1007,27 +589,19 @@ static int run_profile_in(struct runner *R, const struct profile *p, const struc
             json_object_set_new(R->into, "ended_at_ms", json_integer((json_int_t)util_wall_ms()));
     }
     if (rc < 0 || save(R, err)) {
-        /* Tools ran, so not 2; run.json says "running" and the lock stays:
-         * the owner is dead once we exit, and `doctor` marks the run. */
-        if (o->kept_lock)
-            *o->kept_lock = 1;
+        /* Tools ran, so not 2; run.json says "running" and the lock stays
+         * (run_result_release): the owner is dead once we exit, and
+         * `doctor` marks the run. */
+        res->unsaved = 1;
         json_decref(R->run);
         return 1;
     }
     release_room(R);
-    /* The hosts are done with: let them go before the reports (charts
-     * take seconds), so a SIGINT clears them sooner. */
-    agents_close(R);
-    if (report_write_all(R->dir, R->run, err)) {
-        logf_(R, "reports: %s", err);
-        if (rc != 130)
-            rc++;
-    }
-    json_decref(R->run);
+    res->record = R->run; /* for the reports, which the caller writes */
     return rc == 130 ? 130 : rc ? 1 : 0;
 }
 
-int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err)
+int run_profile(const struct profile *p, const struct run_opts *o, struct run_result *res, char *err)
 {
     struct runner R;
     memset(&R, 0, sizeof R);
@@ -1035,13 +609,28 @@ int run_profile(const struct profile *p, const struct run_opts *o, char **run_di
     R.o = o;
     R.cg_ok = 1;
     R.self_cpu_start = sampler_self_cpu_s();
-    *run_dir_out = NULL;
-    int rc = run_profile_in(&R, p, o, run_dir_out, err);
+    memset(res, 0, sizeof *res);
+    err[0] = 0;
+    if ((R.place = o->place)) {
+        R.place->log = place_log;
+        R.place->log_arg = &R;
+    }
+    int rc = run_profile_in(&R, p, o, res, err);
     release_room(&R);
-    agents_close(&R);
-    if (R.ssh_dir[0])
-        hosts_control_dir_remove(R.ssh_dir);
+    /* The hosts are done with: they go before the reports (charts take
+     * seconds), so a SIGINT clears them sooner. */
+    if (R.place)
+        R.place->ops->close(R.place);
     return rc;
+}
+
+void run_result_release(struct run_result *res)
+{
+    if (res->dir && !res->unsaved) /* unsaved: run.json could not be saved; doctor marks the run (#29) */
+        runlock_release(res->dir); /* runlock hook (#18): taken by make_run_dir */
+    json_decref(res->record);
+    free(res->dir);
+    memset(res, 0, sizeof *res);
 }
 
 /* A generated config, shown whole in the plan (its directory is temporary). */

@@ -25,17 +25,31 @@ struct run_opts {
     int progress_tty;               /* draw a live progress line on stderr */
     volatile sig_atomic_t *stop;    /* set by the caller's SIGINT/SIGTERM handler */
     FILE *log;                      /* plain log lines (stderr), or NULL when quiet */
-    int *kept_lock;                 /* set to 1 when run.json could not be saved (disk full): the caller
-                                       keeps the lock, so `doctor` marks the run abandoned; may be NULL */
+    struct place *place;            /* the profile's hosts: (engine/place.h; NULL: none, everything
+                                       runs here); the run sets its log and closes it at its end */
+};
+
+/* What a run leaves its caller, who writes the reports from it (the
+ * engine never does) and then gives it back with run_result_release. The
+ * run directory stays locked (engine/runlock.h) until then: run.c takes
+ * the lock when it makes the directory and releases it there. */
+struct run_result {
+    char *dir;                      /* the run directory, or NULL when none was made */
+    json_t *record;                 /* run.json as saved at the end, for the reports; NULL when
+                                       the run did not get that far */
+    int unsaved;                    /* 1: run.json could not be saved after a tool ran (err says
+                                       why): the lock stays, so `doctor` marks the run abandoned */
 };
 
 /* Run the profile. Returns 0 when every tool run ended ok or skipped, 1 when
  * some failed or timed out, or when run.json could not be saved after a
  * tool ran (err filled: "disk full: ..."; the run stops, run.json keeps
- * its last good version, *o->kept_lock is set), 2 on a setup error (err
- * filled, nothing run), 130 when interrupted. *run_dir_out receives the directory (heap string,
- * may be NULL on setup errors). */
-int run_profile(const struct profile *p, const struct run_opts *o, char **run_dir_out, char *err);
+ * its last good version, res->unsaved is set), 2 on a setup error (err
+ * filled, nothing run), 130 when interrupted. err is "" unless filled. */
+int run_profile(const struct profile *p, const struct run_opts *o, struct run_result *res, char *err);
+
+/* The run lock released (kept when res->unsaved), res freed and zeroed. */
+void run_result_release(struct run_result *res);
 
 /* Print what `run` would do, without sending load: resolved profile,
  * generated configs (written into a temporary directory, printed, and
@@ -51,9 +65,5 @@ int run_plan(const struct profile *p, FILE *out, char *err);
  * proven dead (its guardian killed too), as doctor marks the runs of a
  * dead loadbench. Returns how many went. */
 int run_plan_sweep_stale(void);
-
-/* Facts about this machine that change benchmark results (run.json
- * "machine"), and warnings about what would distort a benchmark. */
-json_t *run_machine_info(void);
 
 #endif

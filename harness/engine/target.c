@@ -16,39 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* lb-target on o->host: its agent runs target_start there (op
- * target_start) and streams its samples; the file names are the same. */
-static int target_start_remote(struct target *t, const struct target_opts *o, char *err)
-{
-    json_t *req = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:i, s:I, s:I}", "op", "target_start", "dir", o->dir, "name",
-                            o->name, "delay_ns", (json_int_t)o->delay_ns, "work_ns", (json_int_t)o->work_ns,
-                            "body_bytes", (json_int_t)o->body_bytes, "threads", (int)o->threads, "cpus_mask",
-                            (json_int_t)o->cpus_mask, "sample_interval_ns", (json_int_t)o->sample_interval_ns);
-    if (o->listen_addr)
-        json_object_set_new(req, "listen", json_string(o->listen_addr));
-    if (o->shape && (o->shape->dist || o->shape->stall_every_ns)) {
-        const struct profile_shape *sh = o->shape;
-        json_object_set_new(req, "shape",
-                            json_pack("{s:s?, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "dist", sh->dist, "p50_ns",
-                                      (json_int_t)sh->p50_ns, "p99_ns", (json_int_t)sh->p99_ns, "mean_ns",
-                                      (json_int_t)sh->mean_ns, "min_ns", (json_int_t)sh->min_ns, "max_ns",
-                                      (json_int_t)sh->max_ns, "seed", (json_int_t)sh->seed, "stall_every_ns",
-                                      (json_int_t)sh->stall_every_ns, "stall_for_ns", (json_int_t)sh->stall_for_ns));
-    }
-    json_t *rep = exec_remote_call(o->host, req, err);
-    if (!rep)
-        return -1;
-    t->host = o->host;
-    t->port = (int)json_integer_value(json_object_get(rep, "port"));
-    t->control_port = (int)json_integer_value(json_object_get(rep, "control_port"));
-    t->pid = (pid_t)json_integer_value(json_object_get(rep, "pid"));
-    t->tree = exec_remote_adopt(o->host, rep);
-    json_decref(rep);
-    snprintf(t->stdout_path, sizeof t->stdout_path, "%s/%s.stdout", o->dir, o->name);
-    snprintf(t->stderr_path, sizeof t->stderr_path, "%s/%s.stderr", o->dir, o->name);
-    return 0;
-}
-
 char *target_shape_flags(const struct profile_shape *sh, char *buf, size_t len)
 {
     size_t n = 0;
@@ -75,7 +42,7 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
 {
     memset(t, 0, sizeof *t);
     if (o->host)
-        return target_start_remote(t, o, err);
+        return exec_host_table(o->host)->target_start(o->host, t, o, err);
     char delay[32], work[32], body[32], threads[16], cpus[80] = "", parent[40], listen[80];
     units_format_duration(o->delay_ns, delay);
     units_format_duration(o->work_ns, work);
@@ -230,29 +197,11 @@ out:
     return j;
 }
 
-/* lb-target's times (its CLOCK_MONOTONIC) put on ours: everything above
- * compares them with the tool's samples and start. 0 means "none yet". */
-static void target_localize(const struct target *t, json_t *j)
-{
-    static const char *const keys[] = {"now_ns", "started_ns", "first_request_ns", "last_response_ns", "since_ns",
-                                       "start_ns", "new_window_since_ns"};
-    json_t *objs[2] = {j, json_object_get(j, "window")};
-    for (int o = 0; o < 2; o++)
-        for (size_t k = 0; json_is_object(objs[o]) && k < sizeof keys / sizeof keys[0]; k++) {
-            uint64_t v = target_u64(objs[o], keys[k]);
-            if (v)
-                json_object_set_new(objs[o], keys[k], json_integer((json_int_t)exec_remote_to_local_ns(t->host, v)));
-        }
-}
-
 json_t *target_call_at(const struct target *t, const char *method, const char *path, uint64_t at_ns, uint64_t *done_ns,
                        char *err)
 {
-    if (t->host) {
-        json_t *j = exec_remote_http_at(t->host, t->control_port, method, path, at_ns, done_ns, err);
-        target_localize(t, j);
-        return j;
-    }
+    if (t->host)
+        return exec_host_table(t->host)->target_call_at(t, method, path, at_ns, done_ns, err);
     if (at_ns)
         util_sleep_until_ns(at_ns);
     if (done_ns)
@@ -359,33 +308,10 @@ static int wait_gone(struct target *t, uint64_t wait_ns)
     return 1;
 }
 
-/* The agent stops it (target_stop there), then its files come back. */
-static int target_stop_remote(struct target *t, char *err)
-{
-    if (!t->tree)
-        return 0;
-    json_t *rep = exec_remote_call(t->host, json_pack("{s:s, s:i}", "op", "target_stop", "tree",
-                                                      exec_remote_tree_id(t->tree)), err);
-    exec_remote_forget(t->tree);
-    t->tree = NULL;
-    if (!rep)
-        return -1;
-    const char *e = json_string_value(json_object_get(rep, "stop_error"));
-    int rc = e ? util_err(err, "%s", e) : 0;
-    json_decref(rep);
-    char ferr[UTIL_ERR_LEN];
-    if (exec_remote_get(t->host, t->stdout_path, t->stdout_path, 0, ferr) ||
-        exec_remote_get(t->host, t->stderr_path, t->stderr_path, 0, ferr))
-        rc = rc ? rc : util_err(err, "lb-target's output: %s", ferr);
-    else /* back here: gone from the host, where its agent made them */
-        exec_remote_remove(t->host, t->stdout_path, NULL), exec_remote_remove(t->host, t->stderr_path, NULL);
-    return rc;
-}
-
 int target_stop(struct target *t, char *err)
 {
     if (t->host)
-        return target_stop_remote(t, err);
+        return exec_host_table(t->host)->target_stop(t, err);
     if (t->proc.pid <= 0)
         return 0;
     if (t->proc.reaped || proc_poll(&t->proc)) {
@@ -409,14 +335,14 @@ int target_rebase(struct target *t, struct sampler_reading *rd, char *err)
 {
     if (!t->tree)
         return util_err(err, "lb-target runs here: sample it directly");
-    return exec_remote_rebase(t->tree, rd, err);
+    return exec_host_table(t->host)->target_rebase(t, rd, err);
 }
 
 int target_sample_now(struct target *t, char *err)
 {
     if (!t->tree)
         return util_err(err, "lb-target runs here: sample it directly");
-    return exec_remote_sample_now(t->tree, err);
+    return exec_host_table(t->host)->target_sample_now(t, err);
 }
 
 uint64_t target_u64(json_t *stats, const char *key)

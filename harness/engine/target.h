@@ -3,7 +3,7 @@
 #ifndef LB_TARGET_H
 #define LB_TARGET_H
 
-#include "engine/exec_remote.h"
+#include "engine/exec.h"
 #include "engine/proc.h"
 #include "spec/profile.h"
 

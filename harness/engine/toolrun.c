@@ -458,7 +458,7 @@ static void tool_run_init(struct tool_run_state *r, const struct tool_run_opts *
      * entry's host_index, as tool_run_spawn_one places it. */
     for (unsigned i = 0; i < (pt->nhosts ? pt->nhosts : 1); i++)
         hostread_set_add(&r->hs, pt->nhosts ? pt->hosts[i] : pt->host,
-                         exec_remote_host_of(o->host_ex ? o->host_ex[i] : o->ex));
+                         exec_host_of(o->host_ex ? o->host_ex[i] : o->ex));
     hostread_set_add(&r->hs, o->profile->target_host, o->target_host);
 }
 
@@ -757,11 +757,11 @@ static int tool_run_spawn_together(struct tool_run_state *r, size_t n, char *err
  * on a master's port is not taken for the master), 0 while not. */
 static int tool_run_listening(const struct exec_tree *t, const struct sockaddr_in *sa, const char *host, int port)
 {
-    struct exec_host *h = exec_remote_host_of(t->ex);
+    struct exec_host *h = exec_host_of(t->ex);
     if (h) {
-        json_t *rep = exec_remote_call(h, json_pack("{s:s, s:s, s:i, s:I}", "op", "listening", "addr", host, "port",
-                                                    port, "pgid", (json_int_t)t->pid),
-                                       NULL);
+        json_t *rep = exec_host_table(h)->call(h, json_pack("{s:s, s:s, s:i, s:I}", "op", "listening", "addr", host, "port",
+                                                     port, "pgid", (json_int_t)t->pid),
+                                        NULL);
         int up = json_is_true(json_object_get(rep, "listening"));
         json_decref(rep);
         return up;
@@ -1774,7 +1774,7 @@ static void tool_run_hosts_json(struct tool_run_state *r)
     for (size_t i = 0; i < r->hs.n; i++)
         r->hs.v[i].tool_cpu_s = r->hs.v[i].target_cpu_s = 0;
     for (size_t k = 0; k < r->ntrees; k++) {
-        struct hostread_host *e = hostread_set_add(&r->hs, NULL, exec_remote_host_of(r->trees[k].t->ex));
+        struct hostread_host *e = hostread_set_add(&r->hs, NULL, exec_host_of(r->trees[k].t->ex));
         if (e)
             e->tool_cpu_s += r->trees[k].cpu_s;
     }

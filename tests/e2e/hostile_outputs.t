@@ -95,8 +95,8 @@ harness/engine/runlock.c:int rc = renameat2(AT_FDCWD, stage, AT_FDCWD, run_dir, 
 generator/report.c:FILE *f = fopen(path, "w");
 targets/main.c:FILE *f = c->stats_out ? fopen(c->stats_out, "w") : stdout;
 targets/tls.c:FILE *f = fopen(path, "w");
-harness/engine/exec_remote.c:int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-harness/engine/exec_remote.c:if (n < 0 || rename(part, local_path)) {
+harness/remote/exec.c:int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+harness/remote/exec.c:if (n < 0 || rename(part, local_path)) {
 harness/agent/rundirs.c:int fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 harness/agent/rundirs.c:int fd = openat(pfd, part, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (off == 0 ? O_TRUNC : 0), 0600);
 harness/agent/rundirs.c:if (ok && last && renameat(pfd, part, pfd, leaf))
@@ -107,7 +107,7 @@ harness/report/charts.c:int logfd = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_
 # (the cgroup, /proc and /dev/null writes are kernel files; proc.c, capture.c and
 # toolrun.c write a tool's own stdout and sample files inside the fresh row
 # directory loadbench made; runlock.c renames the staged run directory onto a
-# path lstat just found free; exec_remote.c and the agent (rundirs.c, from a
+# path lstat just found free; remote/exec.c and the agent (rundirs.c, from a
 # directory descriptor below its run directory, no link followed) move a
 # copied file into the run directory; refgen's log and go-fasthttp's binary are the
 # build cache's; lb-gen's --json and lb-target's stats file and --tls-ca

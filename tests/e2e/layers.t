@@ -37,14 +37,33 @@ forbid adapters        'engine/|report/'            "adapters/ include no engine
 forbid common          'engine/|report/|spec/|adapters/|targets/|generator/' "common/ includes only common/"
 forbid targets         'engine/|report/|spec/|adapters/|generator/' "targets/ includes only common/ and itself"
 forbid generator       'engine/|report/|spec/|adapters/|targets/' "generator/ includes only common/ and itself"
-# The engine writes the reports at a run's end (run.c: report/report.h),
-# and the run's record of itself, whose status and files every reader
-# checks the same way (run.c: report/runrecord.h); nothing else of them:
-# the statistics it judges with are common/'s.
+# The engine never writes the reports (main.c asks the engine for a run,
+# then the reports for the pages); it writes the run's record of itself,
+# whose status and files every reader checks the same way (run.c:
+# report/runrecord.h); nothing else of them: the statistics it judges with
+# are common/'s.
 engine_report=$(grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"report/' harness/engine/*.[ch] |
-    grep -vE '^harness/engine/run.c:[0-9]*:#include "report/(report|runrecord).h"' || true)
+    grep -vE '^harness/engine/run.c:[0-9]*:#include "report/runrecord.h"' || true)
 [ -z "$engine_report" ] || echo "$engine_report" | sed 's/^/#   /'
-is "$(printf '%s' "$engine_report" | grep -c . || true)" 0 "the engine includes no report header but run.c's report/report.h and report/runrecord.h"
+is "$(printf '%s' "$engine_report" | grep -c . || true)" 0 "the engine includes no report header but run.c's report/runrecord.h"
+# The transport to other hosts (harness/remote/) sits above the engine,
+# behind engine/exec.h (exec_host_ops) and engine/place.h: no engine file
+# includes a remote/ header (run.c, toolrun.c, target.c and crosscheck.c
+# among them, and no engine header they include brings one in), and the
+# layers below know nothing of it or of the agent.
+forbid harness/engine  'remote/|agent/'             "engine/ includes no remote/ or agent/ header (run.c, toolrun.c, target.c, crosscheck.c: the hosts are behind exec.h and place.h)"
+for f in run toolrun target crosscheck; do
+    hits=$(grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"remote/' harness/engine/$f.[ch] || true)
+    [ -z "$hits" ] || echo "$hits" | sed 's/^/#   /'
+    is "$(printf '%s' "$hits" | grep -c . || true)" 0 "engine/$f.c and engine/$f.h include no remote/ header"
+done
+forbid harness/report  'remote/|agent/'             "report/ includes no remote/ or agent/ header"
+for d in spec adapters common; do
+    forbid $d          'remote/'                    "$d/ includes no remote/ header"
+done
+# The agent stands on the machine's facts (engine/machine.h), not on the
+# orchestrator that runs a profile.
+forbid harness/agent   'engine/run\.h'              "the agent includes no engine/run.h"
 # every project include names its folder (no bare "x.h" resolved by -I order)
 bare=$(git ls-files '*.c' '*.h' | xargs grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[^/"]+"' || true)
 [ -z "$bare" ] || echo "$bare" | sed 's/^/#   /'
@@ -76,6 +95,17 @@ if [ -f "$lib/libengine.a" ] && command -v nm >/dev/null; then
     done
 else
     for l in report profile adapters common; do skip "lib$l.a: libraries not built (run make)"; done
+fi
+# The engine links nothing of the transport: a host is reached through
+# the tables remote/ fills (exec_host_ops, place_ops), never by name.
+if [ -f "$lib/libengine.a" ] && [ -f "$lib/libremote.a" ] && command -v nm >/dev/null; then
+    nm --defined-only "$lib/libremote.a" | awk '$2 ~ /^[TDBR]$/ {print $3}' | sort -u > "$tmp/remote"
+    nm -u "$lib/libengine.a" | awk 'NF {print $NF}' | sort -u > "$tmp/u.engine"
+    leak=$(comm -12 "$tmp/u.engine" "$tmp/remote" | tr '\n' ' ')
+    [ -z "$leak" ] || diag "libengine.a needs from libremote.a: $leak"
+    is "$leak" "" "libengine.a needs no symbol of libremote.a"
+else
+    skip "libengine.a, libremote.a: libraries not built (run make)"
 fi
 
 # Function length, in all product code (harness/, adapters/, spec/,

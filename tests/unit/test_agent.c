@@ -6,8 +6,8 @@
  * a whole tool run with lb-gen against lb-target whose counts reconcile). */
 #include "tests/tap.h"
 #include "adapters/adapter.h"
-#include "engine/agentproto.h"
-#include "engine/exec_remote.h"
+#include "remote/agentproto.h"
+#include "remote/exec.h"
 #include "engine/hostread.h"
 #include "engine/target.h"
 #include "engine/toolrun.h"

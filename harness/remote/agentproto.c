@@ -1,4 +1,4 @@
-#include "engine/agentproto.h"
+#include "remote/agentproto.h"
 #include "common/sha256.h"
 #include "common/util.h"
 

@@ -1,9 +1,9 @@
 /* runpath: the data path of a run across hosts, measured once before the
- * first row (engine/pathprobe.h) from each tool host to the target's load
+ * first row (remote/pathprobe.h) from each tool host to the target's load
  * address, for run.json's "path" (docs/multihost.md, "The data path"). */
 #ifndef LB_RUNPATH_H
 #define LB_RUNPATH_H
-#include "engine/exec_remote.h"
+#include "remote/exec.h"
 #include "spec/profile.h"
 #include <jansson.h>
 #include <signal.h>
@@ -15,8 +15,8 @@
 /* The "path" object: for each host a tool of the profile runs on (the
  * tool entries named by only, or all), keyed by host name ("controller"
  * for a tool without host:), the measurement or {"skipped": why} or
- * {"error": why}; a profile without hosts: gets {"skipped": why} (one
- * box: the load goes over loopback). agents[i] is host i's agent, NULL
+ * {"error": why} (p has hosts:; a run without says "one box" itself,
+ * engine/run.c). agents[i] is host i's agent, NULL
  * for a local host. Never fails: what could not be measured says so.
  * Once *stop is set (SIGINT) the hosts not yet measured are
  * {"skipped": "interrupted"}: about 4 s a host, 64 hosts would otherwise

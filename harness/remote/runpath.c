@@ -1,6 +1,6 @@
 /* runpath: one probe server on the target's host, each tool host measures. */
-#include "engine/runpath.h"
-#include "engine/pathprobe.h"
+#include "remote/runpath.h"
+#include "remote/pathprobe.h"
 #include "common/util.h"
 
 #include <string.h>
@@ -38,8 +38,6 @@ static int seen(json_t *o, const char *name)
 json_t *runpath_measure(const struct profile *p, struct exec_host *const *agents, const char *only,
                         const volatile sig_atomic_t *stop)
 {
-    if (!p->nhosts)
-        return json_pack("{s:s}", "skipped", "one box: the load goes over loopback (measure a path with hosts:)");
     const struct profile_host *th = profile_host_by_name(p, p->target_host);
     const char *addr = th ? profile_host_load_address(th) : "127.0.0.1";
     struct exec_host *ta = th && !th->local ? agents[th - p->hosts] : NULL;

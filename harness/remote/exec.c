@@ -6,9 +6,11 @@
  * ends, heartbeats) are read whenever the caller waits or polls; a thread
  * of our own sends the heartbeats, so the agent hears from us between
  * tool runs too. */
-#include "engine/exec_remote.h"
+#include "remote/exec.h"
 #include "adapters/adapter.h"
-#include "engine/agentproto.h"
+#include "remote/agentproto.h"
+#include "remote/hostfacts.h"
+#include "engine/target.h"
 #include "engine/proc.h"
 #include "common/base64.h"
 #include "common/fsutil.h"
@@ -774,6 +776,8 @@ static void remote_free(struct exec_tree *t)
     host_drop_tree(r);
 }
 
+static const struct exec_host_ops remote_host_ops;
+
 static const struct executor remote_table = {
     .name = "remote",
     .spawn = remote_spawn,
@@ -788,6 +792,7 @@ static const struct executor remote_table = {
     .usage = remote_usage,
     .fetch = remote_fetch,
     .free = remote_free,
+    .host = &remote_host_ops,
 };
 
 /* ---- the host ------------------------------------------------------------------- */
@@ -1106,3 +1111,120 @@ int exec_remote_get(struct exec_host *h, const char *remote_path, const char *lo
     }
     return 0;
 }
+
+/* ---- lb-target and readings on the host: the engine's exec_host_ops ------------ */
+
+/* lb-target on h: its agent runs target_start there (op
+ * target_start) and streams its samples; the file names are the same. */
+static int remote_target_start(struct exec_host *h, struct target *t, const struct target_opts *o, char *err)
+{
+    json_t *req = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:i, s:I, s:I}", "op", "target_start", "dir", o->dir, "name",
+                            o->name, "delay_ns", (json_int_t)o->delay_ns, "work_ns", (json_int_t)o->work_ns,
+                            "body_bytes", (json_int_t)o->body_bytes, "threads", (int)o->threads, "cpus_mask",
+                            (json_int_t)o->cpus_mask, "sample_interval_ns", (json_int_t)o->sample_interval_ns);
+    if (o->listen_addr)
+        json_object_set_new(req, "listen", json_string(o->listen_addr));
+    if (o->shape && (o->shape->dist || o->shape->stall_every_ns)) {
+        const struct profile_shape *sh = o->shape;
+        json_object_set_new(req, "shape",
+                            json_pack("{s:s?, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "dist", sh->dist, "p50_ns",
+                                      (json_int_t)sh->p50_ns, "p99_ns", (json_int_t)sh->p99_ns, "mean_ns",
+                                      (json_int_t)sh->mean_ns, "min_ns", (json_int_t)sh->min_ns, "max_ns",
+                                      (json_int_t)sh->max_ns, "seed", (json_int_t)sh->seed, "stall_every_ns",
+                                      (json_int_t)sh->stall_every_ns, "stall_for_ns", (json_int_t)sh->stall_for_ns));
+    }
+    json_t *rep = exec_remote_call(h, req, err);
+    if (!rep)
+        return -1;
+    t->host = h;
+    t->port = (int)json_integer_value(json_object_get(rep, "port"));
+    t->control_port = (int)json_integer_value(json_object_get(rep, "control_port"));
+    t->pid = (pid_t)json_integer_value(json_object_get(rep, "pid"));
+    t->tree = exec_remote_adopt(h, rep);
+    json_decref(rep);
+    snprintf(t->stdout_path, sizeof t->stdout_path, "%s/%s.stdout", o->dir, o->name);
+    snprintf(t->stderr_path, sizeof t->stderr_path, "%s/%s.stderr", o->dir, o->name);
+    return 0;
+}
+
+/* lb-target's times (its CLOCK_MONOTONIC) put on ours: everything above
+ * compares them with the tool's samples and start. 0 means "none yet". */
+static void remote_target_localize(const struct target *t, json_t *j)
+{
+    static const char *const keys[] = {"now_ns", "started_ns", "first_request_ns", "last_response_ns", "since_ns",
+                                       "start_ns", "new_window_since_ns"};
+    json_t *objs[2] = {j, json_object_get(j, "window")};
+    for (int o = 0; o < 2; o++)
+        for (size_t k = 0; json_is_object(objs[o]) && k < sizeof keys / sizeof keys[0]; k++) {
+            uint64_t v = target_u64(objs[o], keys[k]);
+            if (v)
+                json_object_set_new(objs[o], keys[k], json_integer((json_int_t)exec_remote_to_local_ns(t->host, v)));
+        }
+}
+
+static json_t *remote_target_call_at(const struct target *t, const char *method, const char *path, uint64_t at_ns,
+                                     uint64_t *done_ns, char *err)
+{
+    json_t *j = exec_remote_http_at(t->host, t->control_port, method, path, at_ns, done_ns, err);
+    remote_target_localize(t, j);
+    return j;
+}
+
+/* The agent stops it (target_stop there), then its files come back. */
+static int remote_target_stop(struct target *t, char *err)
+{
+    if (!t->tree)
+        return 0;
+    json_t *rep = exec_remote_call(t->host, json_pack("{s:s, s:i}", "op", "target_stop", "tree",
+                                                      exec_remote_tree_id(t->tree)), err);
+    exec_remote_forget(t->tree);
+    t->tree = NULL;
+    if (!rep)
+        return -1;
+    const char *e = json_string_value(json_object_get(rep, "stop_error"));
+    int rc = e ? util_err(err, "%s", e) : 0;
+    json_decref(rep);
+    char ferr[UTIL_ERR_LEN];
+    if (exec_remote_get(t->host, t->stdout_path, t->stdout_path, 0, ferr) ||
+        exec_remote_get(t->host, t->stderr_path, t->stderr_path, 0, ferr))
+        rc = rc ? rc : util_err(err, "lb-target's output: %s", ferr);
+    else /* back here: gone from the host, where its agent made them */
+        exec_remote_remove(t->host, t->stdout_path, NULL), exec_remote_remove(t->host, t->stderr_path, NULL);
+    return rc;
+}
+
+static int remote_target_rebase(struct target *t, struct sampler_reading *rd, char *err)
+{
+    return exec_remote_rebase(t->tree, rd, err);
+}
+
+static int remote_target_sample_now(struct target *t, char *err)
+{
+    return exec_remote_sample_now(t->tree, err);
+}
+
+/* The host's reading (engine/hostread.h), its wire form remote/hostfacts.h. */
+static int remote_reading(struct exec_host *h, pid_t pid, struct hostread *out)
+{
+    char err[UTIL_ERR_LEN];
+    memset(out, 0, sizeof *out);
+    json_t *rep = exec_remote_call(h, json_pack("{s:s, s:i}", "op", "reading", "pid", (int)pid), err);
+    if (!rep) {
+        snprintf(out->err, sizeof out->err, "%s", err);
+        return -1;
+    }
+    hostfacts_from(json_object_get(rep, "reading"), out);
+    json_decref(rep);
+    return out->ok ? 0 : -1;
+}
+
+/* What the engine asks of a host (engine/exec.h), every host's executor's. */
+static const struct exec_host_ops remote_host_ops = {
+    .call = exec_remote_call,
+    .reading = remote_reading,
+    .target_start = remote_target_start,
+    .target_call_at = remote_target_call_at,
+    .target_stop = remote_target_stop,
+    .target_rebase = remote_target_rebase,
+    .target_sample_now = remote_target_sample_now,
+};

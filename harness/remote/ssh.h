@@ -1,4 +1,4 @@
-/* hosts: reaching the machines of a profile's hosts: map over SSH, and the
+/* ssh (the hosts_ functions): reaching the machines of a profile's hosts: map over SSH, and the
  * facts loadbench reads on each (NIC counters).
  *
  * The transport is an argv prefix: nothing for this machine, `ssh ...
@@ -8,8 +8,8 @@
  * (ControlPersist=no, so it lives as long as its own session and the
  * sessions sharing it, never past loadbench), the others ride on it
  * through a socket in a private directory of the run. */
-#ifndef LB_HOSTS_H
-#define LB_HOSTS_H
+#ifndef LB_REMOTE_SSH_H
+#define LB_REMOTE_SSH_H
 
 #include "adapters/adapter.h"
 #include "spec/profile.h"

@@ -1,4 +1,4 @@
-/* exec_remote: the executor for another host. A `loadbench agent` (the
+/* remote/exec (exec_remote_*): the executor for another host. A `loadbench agent` (the
  * same binary, harness/agent/) runs at the other end of a transport given
  * as an argv prefix, and the two speak the line-delimited JSON protocol of
  * docs/agent-protocol.md over the transport's stdin/stdout:
@@ -35,8 +35,8 @@
  *
  * One host is used by one thread (the tool run's); a heartbeat thread of
  * its own only writes. */
-#ifndef LB_EXEC_REMOTE_H
-#define LB_EXEC_REMOTE_H
+#ifndef LB_REMOTE_EXEC_H
+#define LB_REMOTE_EXEC_H
 
 #include "engine/exec.h"
 
@@ -154,7 +154,7 @@ int exec_remote_rebase(struct exec_tree *t, struct sampler_reading *rd, char *er
  * 0, or -1 with err. */
 int exec_remote_sample_now(struct exec_tree *t, char *err);
 
-/* The host's machine facts (run_machine_info there). Returns a new
+/* The host's machine facts (machine_info there, engine/machine.h). Returns a new
  * reference, or NULL with err. */
 json_t *exec_remote_machine(struct exec_host *h, char *err);
 

@@ -1,6 +1,6 @@
 /* pathprobe: echo and bulk over plain TCP, a thread per probe connection
  * on the serving side, blocking sockets on the measuring side. */
-#include "engine/pathprobe.h"
+#include "remote/pathprobe.h"
 #include "adapters/adapter.h"
 #include "common/net.h"
 #include "common/util.h"
