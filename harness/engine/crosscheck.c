@@ -308,7 +308,10 @@ static void compute_workload(const struct crosscheck_in *in, const struct crossc
 /* The responses a stopped tool may not have read: connections open when it
  * stopped. A tool that exits by itself may already be closing at our last
  * sample, so also take the server's open connections in the last two
- * seconds with traffic; failing both, the most ever open. */
+ * seconds with traffic, and the most requests in flight in them (with a
+ * new connection per request, one lives a millisecond: the second's end
+ * finds none open, yet its request may be the one unread); failing all,
+ * the most ever open. */
 static uint64_t reconcile_bound(const struct crosscheck_in *in, uint64_t open_max)
 {
     uint64_t bound = in->open_at_stop;
@@ -321,9 +324,12 @@ static uint64_t reconcile_bound(const struct crosscheck_in *in, uint64_t open_ma
         for (long i = last - 1; i <= last && last >= 0; i++) {
             if (i < 0)
                 continue;
-            uint64_t o = target_u64(json_array_get(secs, (size_t)i), "open");
+            json_t *sec = json_array_get(secs, (size_t)i);
+            uint64_t o = target_u64(sec, "open"), f = target_u64(sec, "inflight_max");
             if (o > bound)
                 bound = o;
+            if (f > bound)
+                bound = f;
         }
     }
     return bound ? bound : open_max;

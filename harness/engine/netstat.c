@@ -87,16 +87,89 @@ json_t *netstat_delta_json(const struct netstat *a, const struct netstat *b, jso
                      (json_int_t)b->time_wait);
 }
 
-uint64_t netstat_port_range(void)
+/* ip_local_port_range into lo, hi (Linux's default when unreadable). */
+static void port_bounds(uint64_t *lo, uint64_t *hi)
 {
+    unsigned a = 32768, b = 60999;
     FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
-    unsigned lo = 32768, hi = 60999;
     if (f) {
-        if (fscanf(f, "%u %u", &lo, &hi) != 2) {
-            lo = 32768;
-            hi = 60999;
-        }
+        if (fscanf(f, "%u %u", &a, &b) != 2 || b < a)
+            a = 32768, b = 60999;
         fclose(f);
     }
-    return hi > lo ? hi - lo + 1 : 28232;
+    *lo = a, *hi = b;
+}
+
+uint64_t netstat_port_range(void)
+{
+    uint64_t lo, hi;
+    port_bounds(&lo, &hi);
+    return hi - lo + 1;
+}
+
+void netstat_ports_init(struct netstat_ports *p)
+{
+    char line[64];
+    memset(p, 0, sizeof *p);
+    port_bounds(&p->lo, &p->hi);
+    p->tw_reuse = -1;
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_tw_reuse", "r");
+    if (f) {
+        if (fgets(line, sizeof line, f))
+            p->tw_reuse = atoi(line);
+        fclose(f);
+    }
+}
+
+/* The local ports in [lo, hi] but exclude of TIME_WAIT sockets (state
+ * 06) of one /proc/net/tcp* file, marked in held (a bit per port); the
+ * count of ports newly marked. A server's port (lb-target's control
+ * port) in TIME_WAIT many times over is one port. */
+static uint64_t tw_in_range(const char *path, uint64_t lo, uint64_t hi, unsigned exclude, uint8_t *held)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    uint64_t n = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        char local[80];
+        unsigned st, port;
+        if (sscanf(line, " %*s %79s %*s %x", local, &st) != 2 || st != 6)
+            continue;
+        const char *c = strrchr(local, ':');
+        if (c && sscanf(c + 1, "%x", &port) == 1 && port >= lo && port <= hi && port != exclude && port < 65536 &&
+            !(held[port >> 3] & (1u << (port & 7)))) {
+            held[port >> 3] |= (uint8_t)(1u << (port & 7));
+            n++;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+void netstat_ports_look(struct netstat_ports *p, unsigned exclude_port)
+{
+    struct netstat n;
+    if (netstat_read(&n, NULL))
+        return;
+    p->looks++;
+    if (n.time_wait > p->tw_peak)
+        p->tw_peak = n.time_wait;
+    if (n.time_wait * 4 < p->hi - p->lo + 1)
+        return;
+    uint8_t marks[65536 / 8] = {0};
+    uint64_t held = tw_in_range("/proc/net/tcp", p->lo, p->hi, exclude_port, marks) +
+                    tw_in_range("/proc/net/tcp6", p->lo, p->hi, exclude_port, marks);
+    if (held > p->held_peak)
+        p->held_peak = held;
+}
+
+json_t *netstat_ports_json(const struct netstat_ports *p, int *exhausted)
+{
+    uint64_t range = p->hi - p->lo + 1;
+    *exhausted = p->looks && p->held_peak * 10 >= range * 9;
+    return json_pack("{s:[I,I], s:I, s:i, s:I, s:I, s:b}", "range", (json_int_t)p->lo, (json_int_t)p->hi, "range_size",
+                     (json_int_t)range, "tcp_tw_reuse", p->tw_reuse, "time_wait_peak", (json_int_t)p->tw_peak,
+                     "time_wait_ports_held_peak", (json_int_t)p->held_peak, "exhausted", *exhausted);
 }

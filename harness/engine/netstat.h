@@ -31,4 +31,30 @@ json_t *netstat_delta_json(const struct netstat *a, const struct netstat *b, jso
  * unreadable. */
 uint64_t netstat_port_range(void);
 
+/* Ephemeral ports held in TIME_WAIT during a row (issue 40: a new
+ * connection per request). The side that closes first keeps each
+ * connection in TIME_WAIT for 60 s; a client's holds its ephemeral port,
+ * a server's only its listening one. */
+struct netstat_ports {
+    uint64_t lo, hi;                /* ip_local_port_range */
+    int tw_reuse;                   /* net.ipv4.tcp_tw_reuse (-1 unknown) */
+    uint64_t tw_peak;               /* sockstat's TIME_WAIT sockets, the most seen */
+    uint64_t held_peak;             /* the ephemeral ports (but the server's) they held, each port
+                                     * once: the most seen; counted only once tw reached a quarter of
+                                     * the range */
+    unsigned looks;
+};
+
+/* Before the row: the range and the reuse setting (this namespace). */
+void netstat_ports_init(struct netstat_ports *p);
+
+/* One look during the row: sockstat's TIME_WAIT count, and when it is a
+ * quarter of the range or more, /proc/net/tcp and tcp6 for those whose
+ * local port is ephemeral, but exclude_port (the server's own). */
+void netstat_ports_look(struct netstat_ports *p, unsigned exclude_port);
+
+/* The row's "ports" object; *exhausted 1 when the ports held reached 90 %
+ * of the range: new connections were limited by ephemeral ports. */
+json_t *netstat_ports_json(const struct netstat_ports *p, int *exhausted);
+
 #endif

@@ -105,6 +105,7 @@ struct tool_run_state {
     uint64_t hold_from, hold_to;        /* the hold window on the monotonic clock, once known */
     uint64_t open_at_stop;
     uint64_t foreign;               /* the server's requests from addresses not the row's (record_foreign_peers) */
+    struct netstat_ports ports;     /* ephemeral ports in TIME_WAIT, looked at each tick (a local row) */
     struct netstat ns0, ns1;
 
     /* The tool's process trees, through the executor: one per process
@@ -1109,6 +1110,8 @@ static void tool_run_tick(struct tool_run_state *r, uint64_t now)
     if (r->mcsv)
         machine_row(r->mcsv, (double)(now - r->spawned) / 1e9, r->mprev, r->nmcpu);
     tool_run_sample_target(r);
+    if (!r->hs.remote)
+        netstat_ports_look(&r->ports, (unsigned)r->tgt.port);
     json_t *snap = r->slog.f ? target_histogram(&r->tgt, NULL) : NULL;
     serverlog_add(&r->slog, snap, SERVERLOG_SAMPLE);
     json_decref(snap);
@@ -1197,6 +1200,7 @@ static void tool_run_sample(struct tool_run_state *r)
     r->last_resp = target_u64(r->before, "responses_completed");
     r->last_t = util_now_ns();
     sampler_gaps_start(&r->gaps, r->p->sample_interval_ns);
+    netstat_ports_init(&r->ports);
     for (;;) {
         sampler_gaps_look(&r->gaps);
         if (tool_run_all_ended(r)) {
@@ -1953,6 +1957,30 @@ static void tool_run_crosscheck(struct tool_run_state *r, char *suspect, size_t 
         json_object_set_new(json_object_get(r->res, "windows"), "hold_server_time_ms", hw);
 }
 
+/* A local row's ephemeral ports (engine/netstat.h): "ports" in its tcp
+ * object, and when TIME_WAIT held 90 % of the range, the bottleneck
+ * "ephemeral ports" with that witness: the tool could not open new
+ * connections, whatever its own speed. */
+static void tool_run_ports(struct tool_run_state *r)
+{
+    json_t *tcp = json_object_get(r->res, "tcp"), *limits = json_object_get(r->res, "limits");
+    int exhausted;
+    if (r->hs.remote || !json_is_object(tcp) || !r->ports.looks)
+        return;
+    json_object_set_new(tcp, "ports", netstat_ports_json(&r->ports, &exhausted));
+    if (!exhausted || !json_is_object(limits))
+        return;
+    json_t *why = json_sprintf("ephemeral ports: %llu of the %llu ports of ip_local_port_range %llu-%llu were held "
+                               "in TIME_WAIT at the peak (tcp_tw_reuse %d): new connections waited for ports, "
+                               "not for the tool", (unsigned long long)r->ports.held_peak,
+                               (unsigned long long)(r->ports.hi - r->ports.lo + 1), (unsigned long long)r->ports.lo,
+                               (unsigned long long)r->ports.hi, r->ports.tw_reuse);
+    json_object_set_new(limits, "bottleneck", json_string("ephemeral ports"));
+    json_object_set_new(limits, "witness", json_string("time_wait"));
+    json_array_append_new(r->warnings, json_sprintf("ports-bound: %s", json_string_value(why)));
+    json_object_set_new(limits, "reason", why);
+}
+
 /* target.tls or HTTP/2: lb-target's handshake and protocol counts go into
  * the row; a tool asked for h2 or h2c whose requests the server counted
  * over HTTP/1.x (an ALPN fallback, a tool without HTTP/2) fails its row
@@ -2005,6 +2033,7 @@ static void tool_run_judge(struct tool_run_state *r)
         tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s", err);
     if (r->before && r->after) {
         tool_run_crosscheck(r, suspect, sizeof suspect);
+        tool_run_ports(r);
         if (r->v.status == TOOL_RUN_OK && crosscheck_server_requests(r->before, r->after) == 0)
             tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "the server saw no requests from the tool");
         if (r->v.status == TOOL_RUN_OK && ar->parsed && ar->requests > 0 && ar->errors >= ar->requests)

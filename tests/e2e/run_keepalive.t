@@ -7,7 +7,10 @@
 # the server accepted about one connection per request (at least 900 per
 # 1,000 requests; with keep-alive it is a handful in all). A tool that
 # cannot (h2load) is refused at validate, naming the setting; without the
-# key the same lb-gen keeps its connections.
+# key the same lb-gen keeps its connections. Then, in a network namespace
+# of its own with 500 ephemeral ports and tcp_tw_reuse 0, lb-gen's new
+# connections run into TIME_WAIT: the row's bottleneck is "ephemeral
+# ports", with the ports held as its witness.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
@@ -53,4 +56,32 @@ i=$(jq -r '[.runs[].label] | index("lb-gen-ka")' "$J")
 req=$(jget "$J" "runs.$i.server.requests") conns=$(jget "$J" "runs.$i.server.connections_accepted")
 check "without keepalive: off, lb-gen keeps its 2 connections ($conns for $req requests)" \
     awk -v c="$conns" -v r="$req" 'BEGIN { exit !(r > 100 && c <= 10) }'
+
+# --- TIME_WAIT: a namespace with 500 ephemeral ports ------------------------
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+    skip "a namespace of its own needs root and ip (iproute2)"
+    done_testing
+    exit
+fi
+ns=lbka$$
+ns_cleanup() {
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+    ip netns del "$ns" 2>/dev/null || true
+    tap_cleanup
+}
+trap ns_cleanup EXIT
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+ip netns exec "$ns" sh -c 'echo "40000 40499" > /proc/sys/net/ipv4/ip_local_port_range && echo 0 > /proc/sys/net/ipv4/tcp_tw_reuse'
+printf 'name: ports\ntarget: {delay: 1ms}\nload: {connections: 4, duration: 3s, keepalive: off}\ntools: [lb-gen]\nsampling: {interval: 200ms}\nquiet: off\n' \
+    > "$tmp/ports.yaml"
+rc=0; ip netns exec "$ns" "$LB" run --quiet --out "$tmp/ports" "$tmp/ports.yaml" >"$tmp/ports.out" 2>&1 || rc=$?
+P=$tmp/ports/run.json
+[ -f "$P" ] || { echo '{}' > "$tmp/ports.none"; P=$tmp/ports.none; sed 's/^/#   /' "$tmp/ports.out"; }
+is "$(jget "$P" runs.0.tcp.ports.range_size)/$(jget "$P" runs.0.tcp.ports.tcp_tw_reuse)" 500/0 \
+    "the row records the namespace's port range and tcp_tw_reuse"
+held=$(jget "$P" runs.0.tcp.ports.time_wait_ports_held_peak)
+check "TIME_WAIT held at least 450 of the 500 ephemeral ports ($held)" awk -v h="$held" 'BEGIN { exit !(h >= 450) }'
+is "$(jget "$P" runs.0.limits.bottleneck)/$(jget "$P" runs.0.limits.witness)" "ephemeral ports/time_wait" \
+    "the bottleneck is ephemeral ports, witness time_wait ($(jget "$P" runs.0.limits.reason))"
 done_testing
