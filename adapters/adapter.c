@@ -54,8 +54,9 @@ void adapter_plan_tls(struct adapter_plan *p, const struct adapter *a, const str
 {
     if (!ctx->ca_file)
         return;
-    json_object_set_new(p->settings, "tls", json_pack("{s:b, s:s}", "verified", a->tls_verifies, "how",
-                                                      a->tls_how ? a->tls_how : "not stated"));
+    json_object_set_new(p->settings, "tls", json_pack("{s:b, s:s, s:s}", "verified", a->tls_verifies, "how",
+                                                      a->tls_how ? a->tls_how : "not stated", "library",
+                                                      a->tls_library ? a->tls_library : "not stated"));
 }
 
 void adapter_plan_constant(struct adapter_plan *p, const struct profile_load *load, double level, uint64_t duration_ns)

@@ -144,6 +144,10 @@ struct adapter {
                                      * ("verifies against the run's CA (--cacert)", "does not verify
                                      * (...)"), shown by `loadbench tools` and in each row */
     int tls_verifies;               /* 1: the tool verifies the certificate against ctx->ca_file */
+    const char *tls_library;        /* with ADAPTER_TLS: the TLS library its requests go through
+                                     * ("OpenSSL 3 (libssl.so.3)", "Go's crypto/tls", "rustls"): over
+                                     * TLS a latency and a CPU figure are the library's as much as
+                                     * the tool's; in each row and its "what each latency measures" */
     const char *no_h2_why;          /* why the tool cannot speak HTTP/2, when the reason is the
                                      * tool's ("JMeter core has no HTTP/2 client"); NULL: generic */
     const char *const *parse_files; /* the files parse() reads from the run directory, main one

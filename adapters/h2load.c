@@ -279,6 +279,7 @@ const struct adapter adapter_h2load = {
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_H2C,
     /* h2load has no option for a CA: it does not check the server's certificate. */
     .tls_how = "does not verify (h2load has no CA option)",
+    .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",
     .versions = "live: 1.52.0 (Debian nghttp2-client)",
     .latency_measures = "request submitted to response complete (h2load's per-request log, µs), responses only",
     .latency_resolution_ms = 0.001,

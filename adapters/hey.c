@@ -222,6 +222,7 @@ const struct adapter adapter_hey = {
     .install_hint = "apt-get install hey (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE,
     .tls_how = "does not verify (hey's requester.go: InsecureSkipVerify: true)",
+    .tls_library = "Go's crypto/tls (compiled in)",
     .no_h2_why = "hey's -h2 is HTTP/2 over TLS only (Go's http2.ConfigureTransport): no h2c",
     .versions = "live: 0.1.4 (Debian 0.1.4-2+b4)",
     .latency_measures = "request start (a new connection's dial included) to response body read; min, max and "

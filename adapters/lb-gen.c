@@ -317,6 +317,7 @@ const struct adapter adapter_lb_gen = {
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_TLS | ADAPTER_NOKEEPALIVE,
     .tls_how = "verifies against the run's CA (--cacert; OpenSSL, the URL's IP address in the certificate)",
     .tls_verifies = 1,
+    .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",
     .versions = "live: this build",
     .latency_measures = "request written to last response byte read (open model: from the intended send time)",
     .latency_resolution_ms = 0.001,

@@ -232,6 +232,7 @@ const struct adapter adapter_oha = {
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE,
     .tls_how = "verifies against the run's CA (--cacert; rustls, the system store too)",
     .tls_verifies = 1,
+    .tls_library = "rustls (compiled in)",
     .versions = "live: 1.13.0 (crates.io)",
     .latency_measures = "closed: from just before the request is sent (a new connection's connect included) to "
                         "its whole body read; open (-q with --latency-correction): from the request's time on "

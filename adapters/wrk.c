@@ -165,6 +165,7 @@ const struct adapter adapter_wrk = {
     .install_hint = "apt-get install wrk (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_TLS | ADAPTER_NOKEEPALIVE,
     .tls_how = "does not verify (wrk's src/ssl.c: SSL_VERIFY_NONE)",
+    .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",
     .versions = "live: 4.1.0 (Debian 4.1.0-3+b2)",
     .latency_measures = "request written to response parsed, per keep-alive connection (connect not included); "
                         "closed loop: a slow response delays the next send (coordinated omission)",

@@ -411,7 +411,8 @@ static void tools_print(const json_t *tools)
         printf("  %-12s h1%s%s%s%s", (*a)->name, c & ADAPTER_TLS ? " tls" : "", c & ADAPTER_H2 ? " h2" : "",
                c & ADAPTER_H2C ? " h2c" : "", c & ADAPTER_NOKEEPALIVE ? " keepalive-off" : "");
         if (c & ADAPTER_TLS)
-            printf("; certificate: %s", (*a)->tls_how ? (*a)->tls_how : "not stated");
+            printf("; certificate: %s; library: %s", (*a)->tls_how ? (*a)->tls_how : "not stated",
+                   (*a)->tls_library ? (*a)->tls_library : "not stated");
         if ((*a)->no_h2_why)
             printf("; %s", (*a)->no_h2_why);
         printf("\n");

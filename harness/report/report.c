@@ -545,10 +545,13 @@ void report_markdown(FILE *f, json_t *run)
     fprintf(f, "\n## What each latency measures\n\n");
     json_array_foreach(runs, i, r)
     {
-        const char *m = str(r, "identity.latency_measures");
+        const char *m = str(r, "identity.latency_measures"), *lib = str(r, "identity.settings.tls.library");
         if (m)
-            fprintf(f, "- %s (%s): %s; resolution %s ms.\n", row_name(r, b[0], 64), str(r, "identity.version") ?: "?", m,
-                    fmt(b[1], 64, num(r, "identity.latency_resolution_ms"), 3));
+            fprintf(f, "- %s (%s): %s; resolution %s ms%s%s%s.\n", row_name(r, b[0], 64),
+                    str(r, "identity.version") ?: "?", m, fmt(b[1], 64, num(r, "identity.latency_resolution_ms"), 3),
+                    lib ? "; over TLS through " : "", lib ? lib : "",
+                    !lib ? "" : json_is_true(jpath_get(r, "identity.settings.tls.verified")) ? ", certificate verified"
+                                                                                            : ", certificate not verified");
     }
 }
 

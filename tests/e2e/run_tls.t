@@ -94,6 +94,8 @@ case "$argv" in *'"--cacert='*'target-ca.pem"'*'"--tls-version=1.3"'*'"--tls-res
     ok 0 "lbgen-tls13: --cacert (the run's CA), --tls-version=1.3, --tls-resumption=on, an https:// URL" ;;
     *) ok 1 "lbgen-tls13: --cacert, --tls-version=1.3, --tls-resumption=on, an https:// URL ($argv)" ;; esac
 is "$(jget "$J" runs.0.identity.settings.tls.verified)" true "lbgen-tls13: the row says lb-gen verified the certificate"
+check "lbgen-tls13: summary.md's \"What each latency measures\" names the TLS library and the verification" \
+    grep -qF 'over TLS through OpenSSL 3 (libssl.so.3, dynamically linked), certificate verified.' "$tmp/lbgen/summary.md"
 is "$(jget "$J" runs.0.target_protocol.tls.handshakes.failed)/$(jget "$J" runs.0.target_protocol.tls.alpn.h1)" 0/3 \
     "lbgen-tls13: no failed handshake; the probe's and 2 connections' ALPN http/1.1"
 c=$(jget "$J" runs.0.target_protocol.tls.ciphers)
