@@ -141,6 +141,24 @@ edit zero '$_->{label} eq "lb-gen" and ($_->{footprint}{rss_peak_mb} = 0, $_->{f
 rc=0; "$LB" compare "$tmp/neg" "$tmp/zero" >"$tmp/z.md" 2>"$tmp/z.err" || rc=$?
 is "$rc" 3 "compare: the same run as baseline against zeros is no evidence (exit 3), not regressed"
 check "the baseline's invalid rows are named" grep -q 'invalid (footprint.cpu_seconds is -3.*in the baseline' "$tmp/z.err"
+# ... the same for a negative count and a negative latency the tool
+# reported, and for a count past any run (1e308, finite: JSON has no NaN).
+for c in 'requests:{requests}:-5' 'latency:{latency_ms}{p99}:-0.5' 'errors:{errors}:1e308'; do
+    n=${c%%:*} k=${c#*:} v=${c##*:}
+    k=${k%:*} f=$(echo "$k" | sed 's/}{/./g; s/[{}]//g')
+    edit "neg-$n" '$_->{label} eq "lb-gen" and ($_->{client}'"$k"' = '"$v"') for @{$d->{runs}}'
+    rc=0; LOADBENCH_GNUPLOT= "$LB" report "$tmp/neg-$n" >/dev/null 2>"$tmp/nf.err" || rc=$?
+    if [ "$n" != errors ]; then
+        is "$rc" 2 "report refuses client.$f $v (exit 2)"
+        check "naming it: client.$f is $v: a negative value is not evidence" \
+            grep -qF "client.$f is $v: a negative value is not evidence" "$tmp/nf.err"
+    else
+        check "client.$f $v: report exits 0 or 2, never crashes ($rc: $(head -c 160 "$tmp/nf.err"))" \
+            sh -c '[ "$1" = 0 ] || [ "$1" = 2 ]' sh "$rc"
+        check "and its summary shows no inf or nan" \
+            sh -c "! grep -qiwE 'inf|nan|-nan' '$tmp/neg-$n/summary.md' 2>/dev/null"
+    fi
+done
 
 # Defect 10: an unknown schema and malformed rows are refused, field and index named.
 edit schema '$d->{schema_version} = 999'
