@@ -116,37 +116,49 @@ row wrk2 > "$tmp/row"
 is "$(val exact)" false "wrk: percentiles from percentiles are marked not exact"
 check "wrk: the row's p99 is the highest copy's, the lowest beside it ($(val p99) >= $(val low_p99))" \
     perl -e 'exit !($ARGV[0] >= $ARGV[1] && $ARGV[1] > 0)' -- "$(val p99)" "$(val low_p99)"
-# A Locust master that finds its port taken (issue 44, defect 17): the
-# row fails with Locust's own fatal line as its reason, its workers are
-# never started, and no network bottleneck is read into a row that failed
-# at start. The fault is made on purpose: $tmp/fault-locust-master-busy
-# logs Locust's own message (locust/runners.py, MasterRunner) as --master
-# and exits 1, as Locust does when the bind fails; any other call is the
-# real Locust's.
+# A foreign listener on the Locust master's port (issue 44, defect 17):
+# the row fails with Locust's own fatal line as its reason, its workers are
+# never started (the stranger is not taken for the master), and no network
+# bottleneck is read into a row that failed at start. The fault is made on
+# purpose: $tmp/fault-locust-port-taken starts a stranger (python3, in a
+# session of its own) listening on the --master-bind-port loadbench chose,
+# then runs the real Locust, whose master finds the port busy.
 if look_for locust; then
-    cat > "$tmp/fault-locust-master-busy" <<F
+    cat > "$tmp/fault-locust-port-taken" <<F
 #!/bin/sh
 for a; do
     case \$a in --master-bind-port=*)
-        echo "[2026-12-04 12:00:00,000] lb/ERROR/locust.runners: The Locust master port (127.0.0.1:\${a#*=}) was busy. Close any applications using that port - perhaps an old instance of Locust master is still running? (Socket bind failure: Address already in use)" >&2
-        exit 1 ;;
+        setsid /usr/bin/python3 -c 'import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)
+open(sys.argv[2] + ".tmp", "w").write(str(os.getpid()))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+time.sleep(120)' "\${a#*=}" "$tmp/stranger.pid" </dev/null >/dev/null 2>&1 &
+        i=0
+        while [ ! -s "$tmp/stranger.pid" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done ;;
     esac
 done
 exec "$found" "\$@"
 F
-    chmod +x "$tmp/fault-locust-master-busy"
+    chmod +x "$tmp/fault-locust-port-taken"
     printf 'name: busy\ntarget: {delay: 1ms}\nload: {connections: 2, duration: 2s}\ntools: [{tool: locust, instances: 2, bin: %s}]\n' \
-        "$tmp/fault-locust-master-busy" > "$tmp/busy.yaml"
+        "$tmp/fault-locust-port-taken" > "$tmp/busy.yaml"
     rc=0; "$LB" run --quiet --out "$tmp/busy" "$tmp/busy.yaml" >"$tmp/busy.out" 2>&1 || rc=$?
+    [ -s "$tmp/stranger.pid" ] && kill "$(cat "$tmp/stranger.pid")" 2>/dev/null || true
+    check "the stranger listened on the master's port (pid $(cat "$tmp/stranger.pid" 2>/dev/null))" test -s "$tmp/stranger.pid"
     B=$tmp/busy/run.json
     [ -f "$B" ] || { echo '{}' > "$tmp/busy.none"; B=$tmp/busy.none; }
-    is "$rc/$(jget "$B" runs.0.status)" 1/failed "a Locust master whose port was busy: the row failed, exit 1"
+    is "$rc/$(jget "$B" runs.0.status)" 1/failed "a stranger on the Locust master's port: the row failed, exit 1"
     reason=$(jget "$B" runs.0.reason)
-    check "the reason ends with Locust's own line: its master exited 1 saying the port was busy ($reason)" \
-        sh -c 'case "$1" in *"; its master exited 1 saying \"lb/ERROR/locust.runners: The Locust master port (127.0.0.1:"*") was busy."*) exit 0 ;; esac; exit 1' sh "$reason"
+    # Locust 2.47 raises RPCError ("Socket bind failure: Address already in
+    # use (addr='tcp://...')"); older ones log "The Locust master port
+    # (...) was busy": either is Locust's own line.
+    check "the reason ends with Locust's own line: its master exited 1 saying the port was in use ($reason)" \
+        sh -c 'case "$1" in *"; its master exited 1 saying \""*"Address already in use"*|*"; its master exited 1 saying \""*"was busy"*) exit 0 ;; esac; exit 1' sh "$reason"
     is "$(jget "$B" runs.0.limits.bottleneck)" null "no bottleneck is read into a row that failed at start"
-    check "no worker was started (p1/ holds its plan, no output)" test ! -e "$tmp/busy/locust/p1/stderr.txt"
+    check "no worker was started against the stranger (p1/ holds its plan, no output)" test ! -e "$tmp/busy/locust/p1/stderr.txt"
 else
-    skip "locust not found: no master-busy row: $why"
+    skip "locust not found: no port-taken row: $why"
 fi
 done_testing
