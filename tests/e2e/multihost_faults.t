@@ -20,10 +20,12 @@ is "$rc" 0 "hosts install a: exit 0"
 cache=$(cat "$tmp/inst.out")
 [ -d "$cache/bin" ] || cache=$tmp/no-cache
 cp -p "$cache/bin/lb-gen" "$tmp/lb-gen.good"
+cp -p "$cache/bin/lb-target" "$tmp/lb-target.good"
 cp -p "$cache/share/loadbench/adapters/wrk/done.lua" "$tmp/done.lua.good"
 cp -p "$cache/bin/loadbench" "$tmp/loadbench.good"
 restore() {
     cp -p "$tmp/lb-gen.good" "$cache/bin/lb-gen"
+    cp -p "$tmp/lb-target.good" "$cache/bin/lb-target"
     cp -p "$tmp/done.lua.good" "$cache/share/loadbench/adapters/wrk/done.lua"
     cp -p "$tmp/loadbench.good" "$cache/bin/loadbench"
 }
@@ -41,6 +43,15 @@ check "the refusal is located, names the file, both hashes and the command" \
     grep -qF "cached.yaml:2:9: host a (root@198.18.0.2:2202): its bin/lb-gen is not this build's (sha256 $(here "$cache/bin/lb-gen") there, $(here "$LB_BUILD/bin/lb-gen") here): run \`loadbench hosts install a $P\`" \
     "$tmp/stale.err"
 sed 's/^/#   /' "$tmp/stale.err"
+restore
+# A foreign lb-target (the probe's: one built with other flags, copied in):
+# the target runs on a, so its program is checked like the tool's.
+printf '\n' >> "$cache/bin/lb-target"
+run_p ftarget
+is "$rc" 2 "a foreign lb-target in a's cache: refused, exit 2"
+check "it is named, with both hashes" \
+    grep -qF "its bin/lb-target is not this build's (sha256 $(here "$cache/bin/lb-target") there, $(here "$LB_BUILD/bin/lb-target") here)" \
+    "$tmp/ftarget.err"
 restore
 printf -- '-- changed\n' >> "$cache/share/loadbench/adapters/wrk/done.lua"
 run_p hook
