@@ -471,6 +471,35 @@ int fsutil_write_text(const char *path, const char *text, char *err)
     return 0;
 }
 
+int fsutil_overwrite_in_place(const char *path, const char *text, char *err)
+{
+    struct stat st;
+    size_t len = strlen(text), off = 0;
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return write_error(err, path, errno);
+    int bad = fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : (uint64_t)st.st_size < len ? ENOSPC : 0;
+    if (bad) {
+        close(fd);
+        return write_error(err, path, bad);
+    }
+    while (off < len) {
+        ssize_t w = pwrite(fd, text + off, len - off, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : ENOSPC;
+            close(fd);
+            return write_error(err, path, e);
+        }
+        off += (size_t)w;
+    }
+    int e = ftruncate(fd, (off_t)len) < 0 || fsync(fd) < 0 ? errno : 0;
+    if (close(fd) < 0 && !e)
+        e = errno;
+    return e ? write_error(err, path, e) : 0;
+}
+
 int fsutil_reserve(const char *path, uint64_t bytes, char *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);

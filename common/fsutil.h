@@ -127,6 +127,14 @@ int fsutil_replace(const char *tmp, const char *path, char *err);
  * (err may be NULL) and errno set. */
 int fsutil_write_text(const char *path, const char *text, char *err);
 
+/* The last resort of a full disk: text over the regular file at path in
+ * place (no temporary, so no new block), then cut to its length; only
+ * when text is no longer than the file is now (else -1, ENOSPC). Not
+ * atomic: a crash in between leaves the file cut. doctor uses it to mark
+ * a run that died of a full disk abandoned, in compact JSON. Returns 0,
+ * or -1 with err. */
+int fsutil_overwrite_in_place(const char *path, const char *text, char *err);
+
 /* Make path a file of at least bytes allocated on disk (posix_fallocate),
  * room kept for a later write: unlinking it gives the room back. A
  * filesystem that cannot allocate ahead is not an error. Returns 0, or -1

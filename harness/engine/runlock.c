@@ -216,6 +216,22 @@ void runlock_release(const char *run_dir)
     unlink(path);
 }
 
+/* run.json written compact, a third smaller than indented: beside the old
+ * one when that fits, else over it in place (a full disk leaves no room
+ * for two copies; the compact form is shorter than the file it replaces). */
+static int mark_compact(const char *path, json_t *run, char *err)
+{
+    const size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII;
+    if (fsutil_write_json_flags(path, run, flags, err) == 0)
+        return 0;
+    if (errno != ENOSPC && errno != EDQUOT)
+        return -1;
+    char *s = json_dumps(run, flags);
+    int rc = s ? fsutil_overwrite_in_place(path, s, err) : util_err(err, "cannot encode %s", path);
+    free(s);
+    return rc;
+}
+
 /* Mark run.json abandoned. Returns 1 when marked, 0 when the run had ended
  * (its status is final), -1 with err. */
 static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
@@ -245,9 +261,8 @@ static int mark_abandoned(const char *run_dir, const struct owner *o, char *err)
                                   "the loadbench that ran it died (killed?) before it finished; the tool runs it "
                                   "finished are kept, the one in progress is not in runs"));
     int rc = fsutil_write_json(path, run, err);
-    if (rc < 0 && (errno == ENOSPC || errno == EDQUOT)) /* the run died of a full disk: the compact form,
-                                                          * a third smaller, may fit where the indented did not */
-        rc = fsutil_write_json_flags(path, run, JSON_COMPACT | JSON_REAL_PRECISION(10) | JSON_ENSURE_ASCII, err);
+    if (rc < 0 && (errno == ENOSPC || errno == EDQUOT)) /* the run died of a full disk */
+        rc = mark_compact(path, run, err);
     json_decref(run);
     return rc < 0 ? -1 : 1;
 }

@@ -140,6 +140,21 @@ static void writes(void)
     int rc = stat(at("room"), &st);
     long long bytes = rc == 0 ? (long long)st.st_blocks * 512 : -1;
     ok(bytes >= 65536, "and is allocated on disk (%lld bytes)", bytes);
+    /* In place (a full disk's last resort): shorter text over the file,
+     * cut to its length; longer text, or a link, refused, nothing changed. */
+    fsutil_write_text(at("run.json"), "{\n  \"status\": \"running\"\n}\n", NULL);
+    ok(fsutil_overwrite_in_place(at("run.json"), "{\"status\":\"abandoned\"}", err) == 0,
+       "in place: a shorter text is written (%s)", err);
+    s = fsutil_slurp(at("run.json"), 100, NULL, NULL);
+    ok(s && !strcmp(s, "{\"status\":\"abandoned\"}"), "... and the file is exactly it (%s)", s ? s : "-");
+    free(s);
+    ok(fsutil_overwrite_in_place(at("run.json"), "{\"status\":\"abandoned\", \"longer\": true}", err) < 0 &&
+           errno == ENOSPC, "in place: a longer text is refused (%s)", err);
+    s = fsutil_slurp(at("run.json"), 100, NULL, NULL);
+    ok(s && !strcmp(s, "{\"status\":\"abandoned\"}"), "... and the file is unchanged");
+    free(s);
+    symlink(at("run.json"), at("run-link.json"));
+    ok(fsutil_overwrite_in_place(at("run-link.json"), "{}", err) < 0, "in place: a symbolic link is refused (%s)", err);
 }
 
 int main(void)
