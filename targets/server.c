@@ -724,11 +724,11 @@ static ssize_t body_input(struct worker *w, struct conn *c, const char *buf, siz
     uint64_t before = c->body.seen;
     int done = 0;
     ssize_t r = h1_body_feed(&c->body, buf, len, &done);
+    tstats_add(&w->ctr.body_bytes, c->body.seen - before);   /* read, even before a malformed chunk */
     if (r < 0) {
         bad_request(w, c, V_400);
         return -1;
     }
-    tstats_add(&w->ctr.body_bytes, c->body.seen - before);
     if (h1_body_promised(&c->body) > w->srv->cfg.max_body) {
         body_refused(w, c);
         return -1;

@@ -76,10 +76,12 @@ is "$(kv statuses "$($BODYC raw "$A" "POST / HTTP/1.1\\r\\nTransfer-Encoding: ch
 is "$(kv statuses "$($BODYC raw "$A" 'GET / HTTP/1.1\r\n\r\nPOST / HTTP/1.1\r\nContent-Length: 2000\r\n\r\n')")" 200,413 \
     "a GET then a body over the limit, pipelined: 200, 413"
 is "$(kv ok "$($BODYC cl "$A" 1 1000 1 0)")" 1 "a body of exactly --max-body: 200"
+is "$(kv statuses "$($BODYC raw "$A" 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\n')")" 400 \
+    "a malformed chunk after a good one: 400"
 settle
-is "$(body_counts)" "1800/1/0/4/0" "4 bodies refused (body_too_large); 800 + 1000 bytes read"
-is "$(stats requests_parsed bad_requests responses_completed inflight | tr '\n' /)" "2/4/2/0/" \
-    "413s are bad requests, never parsed ones; nothing in flight"
+is "$(body_counts)" "1803/1/0/4/0" "4 bodies refused (body_too_large); 800 + 1000 + 3 bytes read (the 3 before the bad chunk too)"
+is "$(stats requests_parsed bad_requests responses_completed inflight | tr '\n' /)" "2/5/2/0/" \
+    "413s and the malformed body are bad requests, never parsed ones; nothing in flight"
 is "$(kv ok "$("$CLIENT" keepalive "$A" 100)")" 100 "lb-target serves on after the 413s"
 stop_target "$T_PID"
 
