@@ -291,7 +291,8 @@ check-busy:
 ASAN_UNIT := $(patsubst tests/unit/%.c,build-asan/tests/%,$(UNIT_SRC))
 ASAN_E2E_TESTS ?= hostile_profiles.t run_basic.t target-bad.t target-cli.t gen_args.t gen_errors.t gen_eof.t \
                   gen_closed_counts.t target-count.t report_fixture.t adapter_raw.t \
-                  target-control.t target-parent.t gen_signals.t compare_labels.t target-tls.t target-h2.t
+                  target-control.t target-parent.t gen_signals.t compare_labels.t target-tls.t target-h2.t \
+                  target-body.t
 ASAN_E2E  := $(addprefix tests/e2e/,$(ASAN_E2E_TESTS))
 
 check-asan:

@@ -243,10 +243,13 @@ ssize_t h1_chunked_feed(struct h1_chunked *c, const char *buf, size_t len, int *
             c->state = c->size ? CH_DATA : CH_TRAILER;
             break;
         case CH_DATA: {
+            if (c->limited && c->data + c->size > c->limit)
+                return (ssize_t)i;   /* past the limit: the caller refuses it before its data */
             size_t take = len - i;
             if (take > c->size)
                 take = (size_t)c->size;
             c->size -= take;
+            c->data += take;
             i += take;
             if (c->size == 0)
                 c->state = CH_DATA_CR;
@@ -299,6 +302,38 @@ ssize_t h1_chunked_feed(struct h1_chunked *c, const char *buf, size_t len, int *
     return (ssize_t)i;
 }
 
+void h1_body_start(struct h1_body *b, const struct h1_request *req, uint64_t max)
+{
+    memset(b, 0, sizeof *b);
+    b->chunked = req->chunked;
+    b->left = req->chunked ? 0 : req->content_length;
+    b->ch.limited = 1;
+    b->ch.limit = max;
+}
+
+ssize_t h1_body_feed(struct h1_body *b, const char *buf, size_t len, int *done)
+{
+    if (b->chunked) {
+        ssize_t r = h1_chunked_feed(&b->ch, buf, len, done);
+        b->seen = b->ch.data;
+        return r;
+    }
+    size_t take = len < b->left ? len : (size_t)b->left;
+    b->left -= take;
+    b->seen += take;
+    *done = b->left == 0;
+    return (ssize_t)take;
+}
+
+uint64_t h1_body_promised(const struct h1_body *b)
+{
+    if (!b->chunked)
+        return b->seen + b->left;
+    /* size: the current chunk's rest, or the value of the size digits
+     * read so far (a lower bound of the size to come), else 0. */
+    return b->ch.data + b->ch.size;
+}
+
 void h1_json_body(char *dst, size_t n)
 {
     static const char head[] = "{\"server\":\"lb-target\",\"pad\":\"";
@@ -339,8 +374,10 @@ char *h1_response_200(uint64_t body_bytes, const char *connection, size_t *len)
 
 char *h1_response_error(int status, size_t *len)
 {
-    const char *reason = status == 431 ? "Request Header Fields Too Large" : "Bad Request";
-    const char *body = status == 431 ? "request header fields too large\n" : "bad request\n";
+    const char *reason = status == 431 ? "Request Header Fields Too Large"
+                         : status == 413 ? "Content Too Large" : "Bad Request";
+    const char *body = status == 431 ? "request header fields too large\n"
+                       : status == 413 ? "request body too large\n" : "bad request\n";
     char *r = util_xasprintf("HTTP/1.1 %d %s\r\nServer: lb-target\r\nContent-Type: text/plain\r\n"
                              "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
                              status, reason, strlen(body), body);

@@ -25,7 +25,9 @@ struct h2_conn {
     struct h2_counters *ctr;
     const char *body;
     size_t body_len;
+    uint64_t max_body;
     uint64_t unanswered;
+    uint64_t body_open;       /* streams mid-body (BODY_TAG, not refused) */
     int freeing;
     uint8_t *scratch;         /* the caller's, reused by every h2_send: frames gathered for one write */
     size_t scratch_len;
@@ -45,6 +47,64 @@ int h2_is_preface(const char *buf, size_t len)
     return n >= 3 && !memcmp(buf, PREFACE, n);
 }
 
+/* A stream's user data: 0 (nothing yet), BODY_TAG | the body's bytes so
+ * far (its DATA is arriving; BODY_REFUSED once answered 413), or the
+ * time its request was parsed (counted; the time is below 2^62 ns). */
+#define BODY_TAG     (1ull << 63)
+#define BODY_REFUSED (1ull << 62)
+#define BODY_BYTES   (BODY_REFUSED - 1)
+_Static_assert(sizeof(void *) >= 8, "a stream's user data holds 64 bits");
+
+static uint64_t stream_data(nghttp2_session *s, int32_t stream)
+{
+    return (uint64_t)(uintptr_t)nghttp2_session_get_stream_user_data(s, stream);
+}
+
+static void stream_data_set(nghttp2_session *s, int32_t stream, uint64_t v)
+{
+    nghttp2_session_set_stream_user_data(s, stream, (void *)(uintptr_t)v);
+}
+
+/* 413, a complete response (HEADERS with END_STREAM) before the request
+ * is: the rest of its DATA is read (nghttp2 keeps the windows open) and
+ * dropped uncounted. No RST_STREAM NO_ERROR after it (RFC 9113 8.1 allows
+ * one): curl 7.88 then reports the stream failed, not the 413. The stream
+ * is never a request. */
+static void body_refuse(struct h2_conn *h, int32_t stream)
+{
+    static const nghttp2_nv nva[] = {
+        {(uint8_t *)":status", (uint8_t *)"413", 7, 3, NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE},
+        {(uint8_t *)"content-length", (uint8_t *)"0", 14, 1, NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE},
+    };
+    stream_data_set(h->s, stream, BODY_TAG | BODY_REFUSED);
+    h->hooks->body(h->w, h->c, H2_BODY_TOO_LARGE, 1);
+    nghttp2_submit_response(h->s, stream, nva, 2, NULL);
+}
+
+/* A request's DATA: counted as it comes (padding left out), and its total
+ * held against max_body. */
+static int data_chunk_cb(nghttp2_session *s, uint8_t flags, int32_t stream, const uint8_t *data, size_t len,
+                         void *ud)
+{
+    (void)flags;
+    (void)data;
+    struct h2_conn *h = ud;
+    uint64_t u = stream_data(s, stream);
+    if ((u && !(u & BODY_TAG)) || (u & BODY_REFUSED))
+        return 0;   /* after END_STREAM (nghttp2 refuses that), or refused already */
+    if (!u)
+        h->body_open++;
+    uint64_t n = (u & BODY_BYTES) + len;
+    h->hooks->body(h->w, h->c, H2_BODY_DATA, len);
+    if (n > h->max_body) {
+        h->body_open--;
+        body_refuse(h, stream);
+        return 0;
+    }
+    stream_data_set(s, stream, BODY_TAG | n);
+    return 0;
+}
+
 static int frame_recv_cb(nghttp2_session *s, const nghttp2_frame *f, void *ud)
 {
     struct h2_conn *h = ud;
@@ -54,8 +114,15 @@ static int frame_recv_cb(nghttp2_session *s, const nghttp2_frame *f, void *ud)
     }
     if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) || !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
+    uint64_t u = stream_data(s, f->hd.stream_id), body = 0;
+    if (u & BODY_REFUSED)
+        return 0;
+    if (u & BODY_TAG) {
+        body = u & BODY_BYTES;
+        h->body_open--;
+    }
     tstats_add(&h->ctr->requests, 1);
-    uint64_t t = h->hooks->request(h->w, h->c, f->hd.stream_id);
+    uint64_t t = h->hooks->request(h->w, h->c, f->hd.stream_id, body);
     nghttp2_session_set_stream_user_data(s, f->hd.stream_id, (void *)(uintptr_t)t);
     h->unanswered++;
     return 0;
@@ -73,9 +140,17 @@ static int frame_send_cb(nghttp2_session *s, const nghttp2_frame *f, void *ud)
 static int stream_close_cb(nghttp2_session *s, int32_t stream, uint32_t error_code, void *ud)
 {
     struct h2_conn *h = ud;
-    uintptr_t t = (uintptr_t)nghttp2_session_get_stream_user_data(s, stream);
+    uint64_t t = stream_data(s, stream);
     if (h->freeing || !t)
         return 0;
+    if (t & BODY_TAG) {
+        /* Closed before its body ended: it fell short (not when refused). */
+        if (!(t & BODY_REFUSED)) {
+            h->body_open--;
+            h->hooks->body(h->w, h->c, H2_BODY_SHORT, 1);
+        }
+        return 0;
+    }
     /* Answered in full: complete once its bytes are written (done_advance). */
     if (error_code == NGHTTP2_NO_ERROR && h->ndone < DONE_MAX) {
         h->done[(h->done_head + h->ndone++) % DONE_MAX] = (struct done){.end = h->serialized, .parsed_ns = t};
@@ -110,12 +185,13 @@ static void cbs_init(void)
 {
     nghttp2_session_callbacks_new(&g_cbs);
     nghttp2_session_callbacks_set_on_frame_recv_callback(g_cbs, frame_recv_cb);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(g_cbs, data_chunk_cb);
     nghttp2_session_callbacks_set_on_frame_send_callback(g_cbs, frame_send_cb);
     nghttp2_session_callbacks_set_on_stream_close_callback(g_cbs, stream_close_cb);
 }
 
 struct h2_conn *h2_new(const struct h2_hooks *hooks, void *w, void *c, struct h2_counters *ctr, const char *body,
-                       size_t body_len, uint8_t *scratch, size_t scratch_len)
+                       size_t body_len, uint8_t *scratch, size_t scratch_len, uint64_t max_body)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, cbs_init);
@@ -123,7 +199,7 @@ struct h2_conn *h2_new(const struct h2_hooks *hooks, void *w, void *c, struct h2
         return NULL;
     struct h2_conn *h = util_xcalloc(1, sizeof *h);
     *h = (struct h2_conn){.hooks = hooks, .w = w, .c = c, .ctr = ctr, .body = body, .body_len = body_len,
-                          .scratch = scratch, .scratch_len = scratch_len};
+                          .scratch = scratch, .scratch_len = scratch_len, .max_body = max_body};
     snprintf(h->clen, sizeof h->clen, "%zu", body_len);
     nghttp2_settings_entry iv[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS}};
     if (nghttp2_session_server_new(&h->s, g_cbs, h) != 0 ||
@@ -261,6 +337,11 @@ int h2_finished(const struct h2_conn *h)
 uint64_t h2_unanswered(const struct h2_conn *h)
 {
     return h->unanswered;
+}
+
+uint64_t h2_body_open(const struct h2_conn *h)
+{
+    return h->body_open;
 }
 
 void h2_free(struct h2_conn *h)

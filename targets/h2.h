@@ -35,10 +35,18 @@ struct h2_view {
     uint64_t requests, completed, reset, refused, broken, h2c;
 };
 
+/* h2_hooks.body events. */
+#define H2_BODY_DATA      0   /* n bytes of a request's DATA arrived */
+#define H2_BODY_TOO_LARGE 1   /* a request's body passed max_body: answered 413, stream reset */
+#define H2_BODY_SHORT     2   /* n streams ended (reset, or their connection) before their body did */
+
 struct h2_hooks {
-    /* A request ended (its END_STREAM arrived): count it and answer it now
-     * (h2_respond) or later. Returns when it was parsed (ns, not 0). */
-    uint64_t (*request)(void *w, void *c, int32_t stream);
+    /* A request ended (its END_STREAM arrived) with a body of body bytes
+     * (its DATA): count it and answer it now (h2_respond) or later.
+     * Returns when it was parsed (ns, not 0). */
+    uint64_t (*request)(void *w, void *c, int32_t stream, uint64_t body);
+    /* Request bodies: event H2_BODY_* with its n. */
+    void (*body)(void *w, void *c, int event, uint64_t n);
     /* A stream whose request was counted closed: completed is 1 when its
      * whole response was written, 0 when it never will be. */
     void (*closed)(void *w, void *c, uint64_t parsed_ns, int completed);
@@ -52,10 +60,12 @@ struct h2_conn;
 /* A server session for connection c of worker w, answering every request
  * with 200 and body[0..body_len) (application/json). scratch[0..
  * scratch_len) is the caller's buffer, which h2_send fills with frames
- * and writes (its content is not kept between calls). Returns NULL when
- * nghttp2 is out of memory. */
+ * and writes (its content is not kept between calls). A request body
+ * (DATA) is counted, not kept; one over max_body bytes is answered 413
+ * and its stream reset (RST_STREAM NO_ERROR: stop sending). Returns NULL
+ * when nghttp2 is out of memory. */
 struct h2_conn *h2_new(const struct h2_hooks *hooks, void *w, void *c, struct h2_counters *ctr, const char *body,
-                       size_t body_len, uint8_t *scratch, size_t scratch_len);
+                       size_t body_len, uint8_t *scratch, size_t scratch_len, uint64_t max_body);
 
 /* Feed input. Returns 0, or -1 when the client broke the protocol or
  * flooded (a GOAWAY may be queued: h2_send it, then close). */
@@ -73,6 +83,10 @@ int h2_finished(const struct h2_conn *h);
 
 /* Requests counted whose stream is still open (not answered yet). */
 uint64_t h2_unanswered(const struct h2_conn *h);
+
+/* Streams whose body began (DATA) and has not ended: what would fall short
+ * if the connection closed now. */
+uint64_t h2_body_open(const struct h2_conn *h);
 
 /* Free h; its open streams are not reported (count h2_unanswered first). */
 void h2_free(struct h2_conn *h);

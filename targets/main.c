@@ -37,6 +37,10 @@ static void usage(FILE *f)
 "  --work DUR             burn this much CPU per request before answering, on the\n"
 "                         worker's own loop, like a CPU-bound backend (default 0)\n"
 "  --body SIZE            JSON body size, e.g. 64B, 800B, 16KiB (default 64B)\n"
+"  --max-body SIZE        refuse request bodies over SIZE with 413, counted in\n"
+"                         body_too_large (default 1MiB); bodies are counted, never kept\n"
+"  --expect-body SIZE     count requests whose body is not exactly SIZE (0: none)\n"
+"                         in body_mismatch; they are answered as usual\n"
 "  --stats-out FILE       on SIGTERM/SIGINT write final stats here (default stdout)\n"
 "  --backlog N            listen backlog (default 4096)\n"
 "  --tls 1.3|1.2          serve HTTPS with this one TLS version (OpenSSL), with a\n"
@@ -88,7 +92,7 @@ static int parse_dur(const char *s, uint64_t *ns, char *err)
 enum { O_LISTEN = 1, O_PORT, O_CONTROL, O_CONTROL_PORT, O_THREADS, O_CPUS, O_DELAY, O_BODY,
        O_STATS_OUT, O_BACKLOG, O_WORK, O_EXIT_WITH_PARENT, O_HELP, O_DELAY_DIST, O_DELAY_P50,
        O_DELAY_P99, O_DELAY_MEAN, O_DELAY_MIN, O_DELAY_MAX, O_SEED, O_STALL_EVERY, O_STALL_FOR,
-       O_TLS, O_TLS_KEY, O_TLS_CA, O_TLS_RESUMPTION, O_HTTP2 };
+       O_TLS, O_TLS_KEY, O_TLS_CA, O_TLS_RESUMPTION, O_HTTP2, O_MAX_BODY, O_EXPECT_BODY };
 
 /* One of the latency-shape options into d. Returns 0, or -1 with err. */
 static int delay_option(int opt, const char *arg, struct delay_spec *d, int *seeded, char *err)
@@ -166,6 +170,8 @@ static const struct option opts[] = {
     {"stall-for", required_argument, NULL, O_STALL_FOR},
     {"work", required_argument, NULL, O_WORK},
     {"body", required_argument, NULL, O_BODY},
+    {"max-body", required_argument, NULL, O_MAX_BODY},
+    {"expect-body", required_argument, NULL, O_EXPECT_BODY},
     {"stats-out", required_argument, NULL, O_STATS_OUT},
     {"backlog", required_argument, NULL, O_BACKLOG},
     {"tls", required_argument, NULL, O_TLS},
@@ -185,6 +191,20 @@ static int count_option(const char *arg, const char *name, uint64_t lo, uint64_t
         return -1;
     if (*out < lo || *out > hi)
         return util_err(err, "%s must be %llu-%llu", name, (unsigned long long)lo, (unsigned long long)hi);
+    return 0;
+}
+
+/* The request bodies: --max-body, --expect-body. Returns 0, or -1. */
+static int request_body_option(int opt, const char *arg, struct server_config *cfg, char *err)
+{
+    uint64_t *v = opt == O_MAX_BODY ? &cfg->max_body : &cfg->expect_body;
+    const char *name = opt == O_MAX_BODY ? "--max-body" : "--expect-body";
+    if (units_parse_size_bytes(arg, v, err) < 0)
+        return -1;
+    if (*v > 1ull << 40)
+        return util_err(err, "%s must be at most 1TiB", name);
+    if (opt == O_EXPECT_BODY)
+        cfg->expect_body_on = 1;
     return 0;
 }
 
@@ -262,6 +282,8 @@ static int one_option(int opt, const char *arg, struct cli *c, char *err)
         return delay_option(opt, arg, &c->cfg.delay, &c->seeded, err);
     case O_WORK: case O_BODY: case O_BACKLOG:
         return size_option(opt, arg, &c->cfg, err);
+    case O_MAX_BODY: case O_EXPECT_BODY:
+        return request_body_option(opt, arg, &c->cfg, err);
     case O_TLS: case O_TLS_KEY: case O_TLS_CA: case O_TLS_RESUMPTION:
         return tls_option(opt, arg, &c->cfg.tls, err);
     case O_HTTP2:
@@ -390,7 +412,7 @@ int main(int argc, char **argv)
 {
     /* The parent as early as possible: --exit-with-parent without a PID
      * covers the time from here on. */
-    struct cli c = {.cfg = {.threads = 1, .body_bytes = 64, .backlog = 4096},
+    struct cli c = {.cfg = {.threads = 1, .body_bytes = 64, .backlog = 4096, .max_body = 1ull << 20},
                     .listen = "127.0.0.1:8080", .control = "127.0.0.1:8081",
                     .port = -1, .control_port = -1, .parent = getppid()};
     char err[UTIL_ERR_LEN];

@@ -231,9 +231,15 @@ static void conn_close(struct worker *w, struct conn *c, int how)
     }
     /* A request cut off by the peer is a bad request too - but not input
      * held unparsed while this connection's answers wait (in_ready): like
-     * bytes still in the socket, those requests were never seen. */
-    if (!c->closing && !c->in_ready && (c->pstate != PS_HEAD || c->in_len))
+     * bytes still in the socket, those requests were never seen. Cut off
+     * in its body, it also fell short (HTTP/2: each stream mid-body). */
+    if (!c->closing && !c->in_ready && (c->pstate != PS_HEAD || c->in_len)) {
         count_bad(w);
+        if (c->pstate == PS_BODY)
+            tstats_add(&w->ctr.body_short, 1);
+    }
+    if (c->h2)
+        tstats_add(&w->ctr.body_short, h2_body_open(c->h2));
     if (c->wrote_after_fin || (how == CLOSE_RESET && c->resp_since_input))
         tstats_add(&w->ctr.closed_unread, 1);
     tstats_add(&w->ctr.connections_closed, 1);
@@ -633,10 +639,24 @@ static void burn_cpu(uint64_t work_ns)
     while ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec < end);
 }
 
-/* A request complete (HTTP/1.x or a stream of HTTP/2), to be answered
- * with variant: counted, and its --work burnt. */
-static void count_request(struct worker *w, struct conn *c, int variant)
+/* A complete request's body of body bytes (0: none): with a body, and
+ * against --expect-body. */
+static void count_request_body(struct worker *w, uint64_t body)
 {
+    const struct server_config *cfg = &w->srv->cfg;
+    if (body)
+        tstats_add(&w->ctr.requests_with_body, 1);
+    if (cfg->expect_body_on && body != cfg->expect_body)
+        tstats_add(&w->ctr.body_mismatch, 1);
+}
+
+/* A request complete (HTTP/1.x or a stream of HTTP/2) with a body of body
+ * bytes, to be answered with variant: counted, and its --work burnt. */
+static void count_request(struct worker *w, struct conn *c, int variant, uint64_t body)
+{
+    /* One branch for a request without a body, whatever the options. */
+    if (body | (uint64_t)w->srv->cfg.expect_body_on)
+        count_request_body(w, body);
     if (!tstats_get(&w->ctr.requests_parsed))
         tstats_set(&w->ctr.first_request_ns, w->now ? w->now : util_now_ns());
     tstats_add(&w->ctr.requests_parsed, 1);
@@ -651,10 +671,10 @@ static void count_request(struct worker *w, struct conn *c, int variant)
         burn_cpu(w->srv->cfg.work_ns);
 }
 
-static void request_done(struct worker *w, struct conn *c)
+static void request_done(struct worker *w, struct conn *c, uint64_t body)
 {
     c->pstate = PS_HEAD;
-    count_request(w, c, c->variant);
+    count_request(w, c, c->variant, body);
     emit(w, c, c->variant);
     if (V_IS_CLOSE(c->variant))
         c->closing = 1;
@@ -666,6 +686,56 @@ static void bad_request(struct worker *w, struct conn *c, int variant)
     c->closing = 1;
     c->pstate = PS_HEAD;
     emit(w, c, variant);
+}
+
+/* A body over --max-body: 413, counted (in bad_requests too), and the
+ * connection closed after the answer; the rest of the body is not read
+ * (the connection lingers, discarding at most LINGER_MAX_BYTES). */
+static void body_refused(struct worker *w, struct conn *c)
+{
+    tstats_add(&w->ctr.body_too_large, 1);
+    bad_request(w, c, V_413);
+}
+
+/* A request head with a body (req): refused over --max-body, else 100
+ * Continue when asked (see below), and the body is read next. pos is
+ * where the body starts in the len bytes read. */
+static void body_begin(struct worker *w, struct conn *c, const struct h1_request *req, size_t pos, size_t len)
+{
+    if (req->content_length > w->srv->cfg.max_body) {
+        body_refused(w, c);
+        return;
+    }
+    /* Expect: 100-continue (curl sends it with larger bodies and waits a
+     * second for it): answer at once when the body is not here yet and no
+     * earlier answer is still to come on this connection (an interim
+     * answer must not overtake them). */
+    if (req->expect_continue && pos == len && !c->queued)
+        outq_push(&w->batch, V_CONTINUE, s_resp_len(w, V_CONTINUE), w->now);
+    c->pstate = PS_BODY;
+    h1_body_start(&c->body, req, w->srv->cfg.max_body);
+}
+
+/* Body bytes at buf[0..len) for c: counted as they come. Returns the bytes
+ * consumed, or -1 when c's request was answered with an error (a bad
+ * chunked body: 400; over --max-body: 413) and the rest is to be dropped. */
+static ssize_t body_input(struct worker *w, struct conn *c, const char *buf, size_t len)
+{
+    uint64_t before = c->body.seen;
+    int done = 0;
+    ssize_t r = h1_body_feed(&c->body, buf, len, &done);
+    tstats_add(&w->ctr.body_bytes, c->body.seen - before);   /* read, even before a malformed chunk */
+    if (r < 0) {
+        bad_request(w, c, V_400);
+        return -1;
+    }
+    if (h1_body_promised(&c->body) > w->srv->cfg.max_body) {
+        body_refused(w, c);
+        return -1;
+    }
+    if (done)
+        request_done(w, c, c->body.seen);
+    return r;
 }
 
 /* Parse buf[0..len) for c, producing responses into w->batch (or the delay
@@ -709,42 +779,18 @@ static int conn_process(struct worker *w, struct conn *c, const char *buf, size_
                 break;
             }
             pos += req.head_len;
-            /* Expect: 100-continue (curl sends it with larger bodies and
-             * waits a second for it): answer at once when the body is not
-             * here yet and no earlier answer is still to come on this
-             * connection (an interim answer must not overtake them). */
-            if (req.expect_continue && (req.content_length || req.chunked) && pos == len && !c->queued)
-                outq_push(&w->batch, V_CONTINUE, s_resp_len(w, V_CONTINUE), w->now);
             c->variant = (uint8_t)((!req.keep_alive ? V_CLOSE : req.version_minor ? V_PLAIN : V_KEEPALIVE) +
                                    (req.head_only ? V_HEAD_OFFSET : 0));
-            if (req.chunked) {
-                c->pstate = PS_CHUNKED;
-                memset(&c->ch, 0, sizeof c->ch);
-            } else if (req.content_length) {
-                c->pstate = PS_BODY;
-                c->body_left = req.content_length;
-            } else {
-                request_done(w, c);
-            }
-        } else if (c->pstate == PS_BODY) {
-            size_t take = len - pos;
-            if (take > c->body_left)
-                take = (size_t)c->body_left;
-            pos += take;
-            c->body_left -= take;
-            if (c->body_left == 0)
-                request_done(w, c);
+            /* Only a head that announces a body takes the body path. */
+            if (req.content_length || req.chunked)
+                body_begin(w, c, &req, pos, len);
+            else
+                request_done(w, c, 0);
         } else {
-            int done = 0;
-            ssize_t r = h1_chunked_feed(&c->ch, buf + pos, len - pos, &done);
-            if (r < 0) {
-                bad_request(w, c, V_400);
-                pos = len;
+            ssize_t r = body_input(w, c, buf + pos, len - pos);
+            if (r < 0)
                 break;
-            }
             pos += (size_t)r;
-            if (done)
-                request_done(w, c);
         }
     }
     return conn_flush(w, c);
@@ -755,7 +801,9 @@ static void conn_eof(struct worker *w, struct conn *c)
     c->peer_fin = 1;
     if (!c->closing && (c->pstate != PS_HEAD || c->in_len)) {
         /* Half a request and then EOF: answer 400 (the peer may still be
-         * reading), then close. */
+         * reading), then close. Within its body: the body fell short. */
+        if (c->pstate == PS_BODY)
+            tstats_add(&w->ctr.body_short, 1);
         c->in_len = 0;
         bad_request(w, c, V_400);
         if (conn_flush(w, c) < 0)
@@ -817,11 +865,11 @@ static ssize_t conn_input(struct worker *w, struct conn *c, char *buf, size_t le
 
 /* ---- HTTP/2 (h2.c): hooks and the connection's events ---- */
 
-static uint64_t h2_request_hook(void *wv, void *cv, int32_t stream)
+static uint64_t h2_request_hook(void *wv, void *cv, int32_t stream, uint64_t body)
 {
     struct worker *w = wv;
     struct conn *c = cv;
-    count_request(w, c, V_PLAIN);
+    count_request(w, c, V_PLAIN, body);
     if (w->srv->delayed)
         fifo_push(w, c, V_PLAIN, stream);
     else
@@ -856,8 +904,23 @@ static ssize_t h2_send_hook(void *wv, void *cv, const uint8_t *data, size_t len)
     return n;
 }
 
+static void h2_body_hook(void *wv, void *cv, int event, uint64_t n)
+{
+    struct worker *w = wv;
+    (void)cv;
+    if (event == H2_BODY_DATA) {
+        tstats_add(&w->ctr.body_bytes, n);
+    } else if (event == H2_BODY_TOO_LARGE) {
+        tstats_add(&w->ctr.body_too_large, 1);
+        count_bad(w);
+    } else {
+        tstats_add(&w->ctr.body_short, n);
+    }
+}
+
 static const struct h2_hooks h2_hooks = {
     .request = h2_request_hook,
+    .body = h2_body_hook,
     .closed = h2_closed_hook,
     .send = h2_send_hook,
 };
@@ -871,7 +934,7 @@ static int conn_h2_start(struct worker *w, struct conn *c)
     /* The input buffer is free whenever h2_send runs (input is handled
      * whole before), so it is the frames' scratch buffer too. */
     c->h2 = h2_new(&h2_hooks, w, c, &w->h2, s->resp[V_PLAIN] + s->resp_len[V_PLAIN] - body, (size_t)body,
-                   (uint8_t *)w->ibuf, IBUF_BYTES);
+                   (uint8_t *)w->ibuf, IBUF_BYTES, s->cfg.max_body);
     if (!c->h2) {
         conn_close(w, c, CLOSE_RESET);
         return -1;
@@ -1248,6 +1311,7 @@ struct server *server_new(const struct server_config *cfg, char *err)
     }
     s->resp[V_400] = h1_response_error(400, &s->resp_len[V_400]);
     s->resp[V_431] = h1_response_error(431, &s->resp_len[V_431]);
+    s->resp[V_413] = h1_response_error(413, &s->resp_len[V_413]);
     s->resp[V_CONTINUE] = util_xstrdup("HTTP/1.1 100 Continue\r\n\r\n");
     s->resp_len[V_CONTINUE] = strlen(s->resp[V_CONTINUE]);
     s->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -19,6 +19,9 @@ struct server_config {
     struct delay_spec delay;          /* how long each response is held (fixed, drawn, stalls) */
     uint64_t work_ns;                 /* burn this much CPU per request on the worker (a CPU-bound backend) */
     uint64_t body_bytes;              /* JSON body size */
+    uint64_t max_body;                /* request bodies above this get 413 (counted, connection closed) */
+    uint64_t expect_body;             /* with expect_body_on: requests whose body differs count in body_mismatch */
+    int expect_body_on;
     int backlog;
     struct tls_config tls;            /* version TLS_OFF: plain HTTP */
     int http2;                        /* also HTTP/2: h2 by ALPN over TLS, h2c with prior knowledge */

@@ -40,9 +40,9 @@
 #define TAG_CTRL   3
 
 /* Response variants, prebuilt once. */
-enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_HEAD_PLAIN, V_HEAD_CLOSE, V_HEAD_KEEPALIVE, V_400, V_431, V_CONTINUE,
+enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_HEAD_PLAIN, V_HEAD_CLOSE, V_HEAD_KEEPALIVE, V_400, V_431, V_413, V_CONTINUE,
        V_COUNT };
-#define V_IS_ERROR(v) ((v) == V_400 || (v) == V_431)
+#define V_IS_ERROR(v) ((v) == V_400 || (v) == V_431 || (v) == V_413)
 #define V_IS_OK(v) ((v) <= V_HEAD_KEEPALIVE)
 #define V_IS_CLOSE(v) ((v) == V_CLOSE || (v) == V_HEAD_CLOSE)
 #define V_HEAD_OFFSET (V_HEAD_PLAIN - V_PLAIN)   /* HEAD: the same headers, no body */
@@ -52,7 +52,7 @@ enum { V_PLAIN, V_CLOSE, V_KEEPALIVE, V_HEAD_PLAIN, V_HEAD_CLOSE, V_HEAD_KEEPALI
 #define CMD_SNAPSHOT 2
 #define CMD_WINDOW   4
 
-enum { PS_HEAD, PS_BODY, PS_CHUNKED };
+enum { PS_HEAD, PS_BODY };   /* parsing a request head, or its body (c->body) */
 
 /* A response to write: a reference into the shared prebuilt one. */
 struct oref {
@@ -88,10 +88,9 @@ struct conn {
     uint32_t nreq;            /* requests parsed on it (arrivals.h) */
     int peer;                 /* its address's slot in srv->peers (peers.h), -1: none */
     uint64_t queued_bytes;    /* bytes of the queued (delayed) responses */
-    uint64_t body_left;
     uint64_t linger_bytes;
     uint64_t last_due_ns;     /* drawn delays: a response never goes before an earlier one */
-    struct h1_chunked ch;
+    struct h1_body body;      /* PS_BODY: the request body being read (counted, not kept) */
     char *in;
     size_t in_len, in_cap;
     struct outq *out;         /* what could not be written yet */

@@ -23,6 +23,11 @@ void tstats_view_read(struct tstats_view *v, const struct tstats_counters *c)
     v->inflight_max = tstats_get(&c->inflight_max);
     v->first_request_ns = tstats_get(&c->first_request_ns);
     v->last_response_ns = tstats_get(&c->last_response_ns);
+    v->body_bytes = tstats_get(&c->body_bytes);
+    v->requests_with_body = tstats_get(&c->requests_with_body);
+    v->body_too_large = tstats_get(&c->body_too_large);
+    v->body_short = tstats_get(&c->body_short);
+    v->body_mismatch = tstats_get(&c->body_mismatch);
 }
 
 void tstats_view_add(struct tstats_view *dst, const struct tstats_view *src)
@@ -41,6 +46,11 @@ void tstats_view_add(struct tstats_view *dst, const struct tstats_view *src)
     dst->bytes_out += src->bytes_out;
     dst->inflight += src->inflight;
     dst->inflight_max += src->inflight_max;
+    dst->body_bytes += src->body_bytes;
+    dst->requests_with_body += src->requests_with_body;
+    dst->body_too_large += src->body_too_large;
+    dst->body_short += src->body_short;
+    dst->body_mismatch += src->body_mismatch;
     if (src->first_request_ns && (!dst->first_request_ns || src->first_request_ns < dst->first_request_ns))
         dst->first_request_ns = src->first_request_ns;
     if (src->last_response_ns > dst->last_response_ns)
@@ -153,6 +163,11 @@ json_t *tstats_json(const struct tstats_view *v, const struct hist *total, const
     json_object_set_new(o, "bytes_out", json_integer(I(v->bytes_out)));
     json_object_set_new(o, "inflight", json_integer(I(v->inflight)));
     json_object_set_new(o, "inflight_max", json_integer(I(v->inflight_max)));
+    json_object_set_new(o, "body_bytes", json_integer(I(v->body_bytes)));
+    json_object_set_new(o, "requests_with_body", json_integer(I(v->requests_with_body)));
+    json_object_set_new(o, "body_too_large", json_integer(I(v->body_too_large)));
+    json_object_set_new(o, "body_short", json_integer(I(v->body_short)));
+    json_object_set_new(o, "body_mismatch", json_integer(I(v->body_mismatch)));
     json_object_set_new(o, "server_time_ns", tstats_hist_json(total));
     json_t *w = json_object();
     json_object_set_new(w, "since_ns", json_integer(I(v->window_since_ns)));

@@ -39,6 +39,11 @@ struct tstats_counters {
     tstats_ctr inflight_max;
     tstats_ctr first_request_ns;    /* CLOCK_MONOTONIC of the first request parsed (0: none yet) */
     tstats_ctr last_response_ns;    /* ... of the last response completed */
+    tstats_ctr body_bytes;          /* request body bytes read (HTTP/1.x: framing left out; HTTP/2: DATA) */
+    tstats_ctr requests_with_body;  /* requests parsed whose body had at least one byte */
+    tstats_ctr body_too_large;      /* bodies refused over --max-body (413; in bad_requests too) */
+    tstats_ctr body_short;          /* requests whose connection (or stream) ended mid-body */
+    tstats_ctr body_mismatch;       /* requests parsed whose body length was not --expect-body */
 } __attribute__((aligned(64)));
 
 /* One second of one worker. t_plus1 is the second's index + 1 (0: never
@@ -94,6 +99,7 @@ struct tstats_view {
     uint64_t requests_parsed, responses_completed, responses_aborted, bad_requests;
     uint64_t bytes_in, bytes_out, inflight, inflight_max;
     uint64_t first_request_ns, last_response_ns;   /* merged: earliest first, latest last */
+    uint64_t body_bytes, requests_with_body, body_too_large, body_short, body_mismatch;
     /* The current window (since the last POST /window). */
     uint64_t window_since_ns, window_inflight_max, window_open_max;
 };

@@ -10,6 +10,10 @@ knowledge).
       in one write before reading, then read every frame for up to 5 s;
       prints "answered=A refused=R" (A: responses whose DATA ended, R:
       RST_STREAM REFUSED_STREAM received)
+  h2-hostile.py bodyshort HOST:PORT N       a POST whose DATA stops after N bytes
+      (no END_STREAM), then the connection closes: a body that never ends
+  h2-hostile.py bodyreset HOST:PORT N       the same, but the client resets the
+      stream (RST_STREAM CANCEL) and ends the connection cleanly (GOAWAY)
 """
 import socket
 import struct
@@ -82,6 +86,28 @@ def settings(a, n):
         print("end=%s" % end)
 
 
+# HPACK: :method POST (static table), :scheme http, :path /, :authority 127.0.0.1.
+POST = b"\x83\x86\x84\x01\x09127.0.0.1"
+
+
+def body_cut(a, n, reset):
+    """A POST on stream 1 whose body stops after n bytes; then a reset of
+    the stream (reset) or nothing, and the connection closes once the
+    server has acknowledged our SETTINGS (so every byte was read)."""
+    with socket.create_connection(addr(a)) as s:
+        data = b"".join(frame(0, 0, 1, b"x" * min(16384, n - i)) for i in range(0, n, 16384))
+        s.sendall(PREFACE + frame(4, 0, 0) + frame(1, 0x4, 1, POST) + data)
+        if reset:
+            s.sendall(frame(3, 0, 1, struct.pack(">I", 8)))   # RST_STREAM CANCEL
+        s.sendall(frame(6, 0, 0, b"\0" * 8))   # PING: its ACK comes after all of the above was read
+        for ftype, flags, stream, payload in read_frames(s, 5):
+            if ftype == 6 and flags & 1:
+                break
+        if reset:
+            s.sendall(frame(7, 0, 0, struct.pack(">II", 1, 0)))   # GOAWAY NO_ERROR
+    print("sent=%d" % n)
+
+
 def idle(a, seconds):
     with socket.create_connection(addr(a)) as s:
         s.sendall(PREFACE)
@@ -96,6 +122,8 @@ def main(argv):
             streams(a, int(n))
         elif mode == "settings":
             settings(a, int(n))
+        elif mode in ("bodyshort", "bodyreset"):
+            body_cut(a, int(n), mode == "bodyreset")
         elif mode == "idle":
             idle(a, float(n))
         else:

@@ -56,6 +56,65 @@ static void chunked(const char *body, int want_done, ssize_t want_used, const ch
              want_used, want_done);
 }
 
+/* Feed body to a reader started for head (under max) in pieces of piece
+ * bytes. Returns the bytes consumed (-1: malformed); *done, *seen and
+ * *promised as the reader left them. */
+static ssize_t body_feed(const char *head, const char *body, size_t piece, uint64_t max, int *done, uint64_t *seen,
+                         uint64_t *promised)
+{
+    struct h1_request req;
+    struct h1_body b;
+    if (parse(head, &req) != H1_OK)
+        return -2;
+    h1_body_start(&b, &req, max);
+    size_t n = strlen(body), used = 0;
+    *done = 0;
+    while (used < n && !*done) {
+        size_t k = n - used < piece ? n - used : piece;
+        ssize_t r = h1_body_feed(&b, body + used, k, done);
+        if (r < 0)
+            return -1;
+        used += (size_t)r;
+        if ((size_t)r < k && !*done)
+            break;   /* over max: stopped before the chunk's data */
+    }
+    *seen = b.seen;
+    *promised = h1_body_promised(&b);
+    return (ssize_t)used;
+}
+
+static void body_is(const char *head, const char *body, uint64_t max, ssize_t want_used, int want_done,
+                    uint64_t want_seen, uint64_t want_promised, const char *what)
+{
+    /* Whole, in 3-byte pieces and byte by byte: the same answer. */
+    static const size_t pieces[] = {1000000, 3, 1};
+    for (size_t i = 0; i < 3; i++) {
+        int done = 0;
+        uint64_t seen = 0, promised = 0;
+        ssize_t used = body_feed(head, body, pieces[i], max, &done, &seen, &promised);
+        if (!ok(used == want_used && done == want_done && (used < 0 || (seen == want_seen && promised == want_promised)),
+                "body: %s (pieces of %zu)", what, pieces[i]))
+            diag("  used %zd done %d seen %llu promised %llu", used, done, (unsigned long long)seen,
+                 (unsigned long long)promised);
+    }
+}
+
+static void bodies(void)
+{
+    const char *cl5 = "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n";
+    const char *te = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+    body_is(cl5, "hello", 100, 5, 1, 5, 5, "Content-Length 5");
+    body_is(cl5, "helloGET / HTTP/1.1", 100, 5, 1, 5, 5, "Content-Length: stops at its end");
+    body_is(cl5, "hel", 100, 3, 0, 3, 5, "Content-Length: 3 of 5 so far, 5 promised");
+    body_is(te, "5;x=y\r\nhello\r\n3\r\nabc\r\n0\r\nT: v\r\n\r\nGET", 100, 33, 1, 8, 8,
+            "chunked: the data counted (8), not the framing");
+    body_is(te, "5\r\nhello\r\na\r\n0123", 100, 17, 0, 9, 15, "chunked: 4 of a 10-byte chunk, 15 promised");
+    body_is(te, "5\r\nhello\r\n64\r\n0123", 100, 14, 0, 5, 105,
+            "chunked: a size line past the limit stops the read before its data");
+    body_is(te, "5\r\nhello\r\n5f\r\n0123", 100, 18, 0, 9, 100, "chunked: data up to the limit itself is read");
+    body_is(te, "5\r\nhelloXX", 100, -1, 0, 0, 0, "chunked: data longer than its size is malformed");
+}
+
 int main(void)
 {
     head_ok("GET / HTTP/1.1\r\nHost: x\r\n\r\n", 1, 1, 0, 0, "HTTP/1.1 keeps alive by default");
@@ -161,5 +220,10 @@ int main(void)
     r = h1_response_error(431, &len);
     ok(!strncmp(r, "HTTP/1.1 431 ", 13) && strstr(r, "Connection: close") && len == strlen(r), "431 response");
     free(r);
+    r = h1_response_error(413, &len);
+    ok(!strncmp(r, "HTTP/1.1 413 Content Too Large\r\n", 32) && strstr(r, "Connection: close") && len == strlen(r),
+       "413 response");
+    free(r);
+    bodies();
     return done_testing();
 }
