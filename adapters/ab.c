@@ -208,6 +208,7 @@ const struct adapter adapter_ab = {
     .description = "ApacheBench 2.3: keep-alive, closed model (-c, -t with a large -n)",
     .install_hint = "apt-get install apache2-utils (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_NOKEEPALIVE,
+    .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: 2.3 (Debian apache2-utils 2.4.71-1~deb12u1)",
     .latency_measures = "request start (connect for a new connection, else request write on the kept-alive one) to "
                         "response complete; percentiles from ab's -e table (µs); mean not reported (ab's text rounds "

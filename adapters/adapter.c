@@ -308,7 +308,7 @@ int adapter_result_check(const struct adapter_result *r, double resolution_ms, d
                   {"timeouts", r->err_timeout},    {"status errors", r->err_status},
                   {"other errors", r->err_other},  {"scheduled", r->scheduled},
                   {"dropped", r->dropped},         {"late", r->late},
-                  {"bytes read", r->bytes_read}};
+                  {"bytes read", r->bytes_read},   {"check failures", r->check_failed}};
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
         if (counts[i].v == ADAPTER_COUNT_NEGATIVE)
             return util_err(err, "the tool reported a negative count of %s: no run has one", counts[i].name);

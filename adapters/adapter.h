@@ -26,6 +26,7 @@
 #define ADAPTER_H2 0x80      /* HTTP/2 over TLS (target.protocol: h2) */
 #define ADAPTER_H2C 0x100    /* HTTP/2 with prior knowledge (target.protocol: h2c) */
 #define ADAPTER_NOKEEPALIVE 0x200 /* a new connection per request (load.keepalive: off) */
+#define ADAPTER_CHECK 0x400  /* checks every response's status (check: {status: N}) as its users write it */
 
 struct adapter_found {
     char path[1024];        /* absolute path of the binary run */
@@ -97,6 +98,8 @@ struct adapter_result {
     struct adapter_latency lat_uncorrected;     /* open model: from actual send; NAN when n/a */
     uint64_t scheduled, dropped, late;          /* open model schedule figures (0 when n/a) */
     uint64_t bytes_read;
+    uint64_t check_failed;      /* check: responses that failed the profile's status check, as the tool
+                                 * counts them (also in errors, as status errors) */
     int lat_merged;             /* several instances: 0 one process (the tool's own figures), 1 merged
                                  * exactly from their distributions, -1 percentiles are bounds (each
                                  * the highest instance's; lat_low the lowest's) */
@@ -150,6 +153,10 @@ struct adapter {
                                      * the tool's; in each row and its "what each latency measures" */
     const char *no_h2_why;          /* why the tool cannot speak HTTP/2, when the reason is the
                                      * tool's ("JMeter core has no HTTP/2 client"); NULL: generic */
+    const char *check_how;          /* with ADAPTER_CHECK: how the tool checks each response's status
+                                     * ("k6 check() on every response"), shown by `loadbench tools` */
+    const char *no_check_why;       /* without ADAPTER_CHECK: why, when the reason is the tool's
+                                     * (for the validate refusal); NULL: generic */
     const char *const *parse_files; /* the files parse() reads from the run directory, main one
                                      * first (NULL-terminated): fuzz/fuzz_parsers.c feeds them */
     const char *latency_measures;   /* from which event to which */

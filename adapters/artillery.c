@@ -232,9 +232,22 @@ static int art_closed_processor(const struct adapter_ctx *c, const struct profil
     return 0;
 }
 
-/* The script's http settings and its one scenario. */
-static void art_http_and_flow(const struct profile_load *l, unsigned long pool_n, struct textbuf *y)
+/* With check: Artillery's expect plugin, as its users write it: the
+ * plugin enabled (silent: no line printed per request) and an expect:
+ * statusCode on the GET. A failed expectation is counted
+ * (plugins.expect.failed), not made an error that would end the VU. */
+static const char *art_expect(int status, const char *indent, char *buf, size_t len)
 {
+    if (!status)
+        return "";
+    snprintf(buf, len, "%sexpect:\n%s  - statusCode: %d\n", indent, indent, status);
+    return buf;
+}
+
+/* The script's http settings and its one scenario. */
+static void art_http_and_flow(const struct profile_load *l, unsigned long pool_n, int status, struct textbuf *y)
+{
+    char ex[128];
     textbuf_printf(y, "  http:\n");
     if (l->request_timeout_ns)
         textbuf_printf(y, "    timeout: %.10g\n", (double)l->request_timeout_ns / 1e9);
@@ -242,16 +255,20 @@ static void art_http_and_flow(const struct profile_load *l, unsigned long pool_n
         textbuf_printf(y, "    timeout: 10\n");
     if (pool_n)
         textbuf_printf(y, "    pool: %lu\n", pool_n);
+    if (status)
+        textbuf_printf(y, "  plugins:\n    expect:\n      outputFormat: silent\n");
     textbuf_printf(y, "scenarios:\n  - name: lb\n    flow:\n");
     if (l->model == LOAD_OPEN) {
-        textbuf_printf(y, "      - get:\n          url: \"/\"\n");
+        textbuf_printf(y, "      - get:\n          url: \"/\"\n%s", art_expect(status, "          ", ex, sizeof ex));
     } else {
         textbuf_printf(y,
                 "      - function: \"lbStart\"\n"
                 "      - loop:\n"
                 "          - get:\n"
                 "              url: \"/\"\n"
-                "        whileTrue: \"lbContinue\"\n");
+                "%s"
+                "        whileTrue: \"lbContinue\"\n",
+                art_expect(status, "              ", ex, sizeof ex));
     }
 }
 
@@ -279,8 +296,29 @@ static void art_command(const struct adapter_ctx *c, const struct profile_load *
                         json_integer(l->model == LOAD_CLOSED || ncpu <= 2 ? 1 : (json_int_t)(ncpu - 1)));
 }
 
+/* The expect plugin beside the artillery at bin (its bin/run): bundled
+ * in its dist/builtin-packages (Artillery 2), or a package in the same
+ * node_modules. */
+static int art_has_expect(const char *bin)
+{
+    char real[PATH_MAX], path[PATH_MAX + 96];
+    if (!realpath(bin, real))
+        return 0;
+    char *slash = strrchr(real, '/');
+    if (slash)
+        *slash = 0; /* .../artillery/bin */
+    snprintf(path, sizeof path, "%s/../dist/builtin-packages/artillery-plugin-expect/package.json", real);
+    if (access(path, R_OK) == 0)
+        return 1;
+    snprintf(path, sizeof path, "%s/../../artillery-plugin-expect/package.json", real);
+    return access(path, R_OK) == 0;
+}
+
 static int art_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
+    if (c->profile->check.status && !art_has_expect(c->found->path))
+        return util_err(err, "artillery cannot run check: artillery-plugin-expect is not installed beside %s",
+                        c->found->path);
     const struct profile_load *l = c->load;
     const char *pool = adapter_option(c, "pool");
     unsigned long pool_n = 0;
@@ -308,7 +346,7 @@ static int art_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
             return -1;
         }
     }
-    art_http_and_flow(l, pool_n, &y);
+    art_http_and_flow(l, pool_n, c->profile->check.status, &y);
     int rc = adapter_write(c->dir, ART_YAML, y.s, err);
     textbuf_free(&y);
     if (rc)
@@ -342,6 +380,22 @@ static void scan_output(const char *dir, const char *name, struct strvec *w)
     }
     free(line);
     fclose(f);
+}
+
+/* With check: the expect plugin's counts judge each response in place of
+ * its status class: plugins.expect.failed are the status errors (the
+ * plugin runs after a response only: no response, no expectation). */
+static void art_checks(const struct adapter_ctx *c, json_t *cn, struct adapter_result *r)
+{
+    if (!c->profile || !c->profile->check.status)
+        return;
+    uint64_t passed = adapter_json_count(cn, "plugins.expect.ok"), failed = adapter_json_count(cn, "plugins.expect.failed");
+    if (passed + failed < r->requests)
+        strvec_pushf(&r->warnings, "check: the expect plugin judged %llu of %llu responses",
+                     (unsigned long long)(passed + failed), (unsigned long long)r->requests);
+    r->check_failed = failed;
+    r->err_status = failed < r->requests ? failed : r->requests;
+    r->ok = r->requests - r->err_status;
 }
 
 static int art_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
@@ -387,6 +441,7 @@ static int art_parse(const struct adapter_ctx *c, struct adapter_result *r, char
                 r->err_other += n;
         }
     }
+    art_checks(c, cn, r);
     r->errors = r->err_status + r->err_connect + r->err_timeout + r->err_read + r->err_write + r->err_other;
     r->bytes_read = adapter_json_count(cn, "http.downloaded_bytes");
     double first = adapter_json_num(agg, "firstMetricAt"), last = adapter_json_num(agg, "lastMetricAt");
@@ -443,7 +498,9 @@ const struct adapter adapter_artillery = {
     .description = "Artillery (Node.js): open model native (arrival phases); closed model from looping VUs",
     .install_hint = "npm: scripts/install-tools (Artillery 2.0.34, pinned in scripts/registry/npm, into the "
                     "tools folder's npm/; PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 on Node 20)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_CHECK,
+    .check_how = "the expect plugin (artillery-plugin-expect, bundled in Artillery 2's dist/builtin-packages): "
+                 "expect: [statusCode: CODE] on the GET, outputFormat silent; failures from plugins.expect.failed",
     .versions = "live: 2.0.34 (npm)",
     .latency_measures = "http.response_time: request fully sent to first response byte (got's firstByte phase; "
                         "excludes connect and the body), Date.now() whole ms per sample, DDSketch percentiles "

@@ -147,6 +147,7 @@ const struct adapter adapter_autocannon = {
     .description = "autocannon 9 (node): closed model (-c -d), paced with -R; JSON result",
     .install_hint = "npm: scripts/install-tools (autocannon 9.0.0, pinned in scripts/registry/npm, into the tools folder's npm/)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: 9.0.0 (npm)",
     .latency_measures = "request written to response complete, per connection, in whole ms; p97.5 instead of p95 "
                         "(p95 absent); not reported under -R, where its histogram holds more samples than responses",

@@ -159,6 +159,7 @@ const struct adapter adapter_bombardier = {
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/codesenberg/bombardier@v1.2.6 "
                     "into the tools folder)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_NOKEEPALIVE,
+    .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: v1.2.6 (Go module proxy)",
     .latency_measures = "per request, from before the fasthttp client's Do to its return (includes waiting for a "
                         "connection from its pool and connecting); mean, max and p50/p90/p95/p99, no min; not "

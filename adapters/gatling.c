@@ -3,7 +3,8 @@
  * tests/fixtures/gatling/ are its real output).
  *
  * The profile becomes a Java-DSL simulation, LbSimulation.java in the run
- * directory: one GET of the target with check(status().is(200)) and the
+ * directory: one GET of the target with check(status().is(200)) (the
+ * profile's check: status, when it has one, in place of 200) and the
  * per-request timeout (requestTimeout). Closed model: the stages as
  * rampConcurrentUsers / constantConcurrentUsers, each user looping in
  * during(its share of the load's time) so that the profile's N users are
@@ -250,8 +251,8 @@ static int gt_write_simulation(const struct adapter_ctx *c, struct adapter_plan 
     }
     textbuf_printf(&b,
         "    HttpProtocolBuilder protocol = http.baseUrl(\"http://%s:%d\");\n\n"
-        "    ChainBuilder get = exec(http(\"GET /\").get(\"/\")%s.check(status().is(200)));\n\n",
-        c->host, c->port, tmo);
+        "    ChainBuilder get = exec(http(\"GET /\").get(\"/\")%s.check(status().is(%d)));\n\n",
+        c->host, c->port, tmo, c->profile->check.status ? c->profile->check.status : 200);
     if (open)
         textbuf_printf(&b,
             "    ScenarioBuilder scn = scenario(\"loadbench\")\n"
@@ -604,6 +605,8 @@ static int gt_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
         return -1;
     }
     json_object_set_new(extra, "report", json_string(rdir));
+    if (c->profile && c->profile->check.status) /* KO "status.find.is(CODE), but actually found ..." */
+        r->check_failed = r->err_status;
     r->extra = extra;
     r->parsed = 1;
     return 0;
@@ -616,7 +619,9 @@ const struct adapter adapter_gatling = {
                    "loop) or open (users per second), with its HTML report",
     .install_hint = "scripts/install-tools (Maven Central, with the system mvn: "
                     "scripts/registry/maven/gatling/install TOOLS) and default-jdk-headless",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_CHECK,
+    .check_how = ".check(status().is(CODE)) on the request (200 without check:, which replaces Gatling's implicit "
+                 "2xx/304 check); a failed one is KO, \"status.find.is(CODE), but actually found ...\"",
     .versions = "live: 3.14.9 (Maven Central, OpenJDK 17); instances: N runs N independent JVMs, the load split "
                 "(open-source Gatling has no distributed mode)",
     .latency_measures = "Gatling's response time: from just before the request is written (including the "

@@ -196,6 +196,7 @@ static void merge_counts(const struct adapter_result *p, struct adapter_result *
     sum->dropped += p->dropped;
     sum->late += p->late;
     sum->bytes_read += p->bytes_read;
+    sum->check_failed += p->check_failed;
     if (!isnan(p->duration_s))
         sum->duration_s = highest(sum->duration_s, p->duration_s);
     if (!isnan(p->rps))

@@ -277,6 +277,7 @@ const struct adapter adapter_h2load = {
     .description = "h2load (nghttp2) over HTTP/1.1: closed model (-c -D), paced with --rps per client",
     .install_hint = "apt-get install nghttp2-client (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_H2C,
+    .no_check_why = RAW_NO_CHECK_WHY,
     /* h2load has no option for a CA: it does not check the server's certificate. */
     .tls_how = "does not verify (h2load has no CA option)",
     .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",

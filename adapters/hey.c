@@ -221,6 +221,7 @@ const struct adapter adapter_hey = {
     .description = "hey: Go HTTP load generator, closed model (-c -z), paced with -q per worker",
     .install_hint = "apt-get install hey (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE,
+    .no_check_why = RAW_NO_CHECK_WHY,
     .tls_how = "does not verify (hey's requester.go: InsecureSkipVerify: true)",
     .tls_library = "Go's crypto/tls (compiled in)",
     .no_h2_why = "hey's -h2 is HTTP/2 over TLS only (Go's http2.ConfigureTransport): no h2c",

@@ -247,6 +247,35 @@ static void closed_groups(const struct profile_load *l, struct jm_groups *gs)
             gs->g[k].end_s = secs(gs, total);
 }
 
+/* The sampler's children: with check: a Response Assertion, as JMeter
+ * users write it: Response Code, Equals, the code; "Ignore Status"
+ * (assume_success) on, so that the assertion alone judges the status
+ * (without it a 404 asked for would still fail as a non-2xx/3xx).
+ * A failed assertion makes the sample unsuccessful in the JTL.
+ * "Asserion.test_strings" is JMeter's own spelling (ResponseAssertion's
+ * TEST_STRINGS, 2.13 and 5.6.3); test_type 8 is EQUALS. */
+static void xml_check(struct textbuf *b, int status)
+{
+    if (!status) {
+        textbuf_printf(b, "        <hashTree/>\n");
+        return;
+    }
+    textbuf_printf(b,
+            "        <hashTree>\n"
+            "          <ResponseAssertion guiclass=\"AssertionGui\" testclass=\"ResponseAssertion\" testname=\"status is %d\" enabled=\"true\">\n"
+            "            <collectionProp name=\"Asserion.test_strings\">\n"
+            "              <stringProp name=\"status\">%d</stringProp>\n"
+            "            </collectionProp>\n"
+            "            <stringProp name=\"Assertion.custom_message\"></stringProp>\n"
+            "            <stringProp name=\"Assertion.test_field\">Assertion.response_code</stringProp>\n"
+            "            <boolProp name=\"Assertion.assume_success\">true</boolProp>\n"
+            "            <intProp name=\"Assertion.test_type\">8</intProp>\n"
+            "          </ResponseAssertion>\n"
+            "          <hashTree/>\n"
+            "        </hashTree>\n",
+            status, status);
+}
+
 /* One ThreadGroup with its sampler (and timer). by_property: its threads
  * and rate are ${__P(lb.g<idx>.threads)} and ${__P(lb.g<idx>.rate_per_min)},
  * which each remote engine resolves from its own -J properties (2.13
@@ -306,9 +335,9 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
             "          <boolProp name=\"HTTPSampler.monitor\">false</boolProp>\n"
             "          <stringProp name=\"HTTPSampler.embedded_url_re\"></stringProp>\n"
             "          <stringProp name=\"HTTPSampler.implementation\">HttpClient4</stringProp>\n"
-            "        </HTTPSamplerProxy>\n"
-            "        <hashTree/>\n",
+            "        </HTTPSamplerProxy>\n",
             c->host, c->port, tmo, tmo);
+    xml_check(b, c->profile->check.status);
     if (g->rate_per_s > 0)
         /* calcMode 2: all active threads in this thread group share the
          * rate; throughput is in samples per minute. */
@@ -1041,6 +1070,8 @@ static int jm_parse(const struct adapter_ctx *c, struct adapter_result *r, char 
         return -1;
     }
     r->errors = r->err_status + r->err_connect + r->err_timeout + r->err_read + r->err_write + r->err_other;
+    if (c->profile && c->profile->check.status) /* the assertion alone judges a response */
+        r->check_failed = r->err_status;
     if (t.rows && t.t_last > t.t_first) {
         r->duration_s = (double)(t.t_last - t.t_first) / 1000.0;
         r->rps = (double)r->requests / r->duration_s;
@@ -1083,7 +1114,9 @@ const struct adapter adapter_jmeter = {
                    "through adapters/jmeter/lb-jmeter: thread groups; ConstantThroughputTimer for a rate",
     .install_hint = "scripts/install-tools (JMeter 5.6.3 from Maven Central into TOOLS/jmeter; Debian's jmeter "
                     "jmeter-http default-jdk-headless for 2.13)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP | ADAPTER_CHECK,
+    .check_how = "a Response Assertion under the sampler (Response Code, Equals, Ignore Status): a failed one is an "
+                 "unsuccessful sample in the JTL",
     .no_h2_why = "JMeter core has no HTTP/2 client",
     .versions = "live: 5.6.3 (Maven Central), 2.13 (Debian, bin:)",
     .latency_measures = "JTL elapsed: from just before the connection is taken or opened to the last response "

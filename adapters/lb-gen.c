@@ -111,6 +111,8 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
         strvec_pushf(&p->argv, "--timeout=%s", units_format_duration(l->request_timeout_ns, d));
     if (l->no_keepalive)
         strvec_push(&p->argv, "--close");
+    if (c->profile->check.status)
+        strvec_pushf(&p->argv, "--expect-status=%d", c->profile->check.status);
     tls_args(c, p);
     strvec_push(&p->argv, "--json=summary.json");
     strvec_push(&p->argv, "--seconds-dist=" LBGEN_SECONDS);
@@ -161,6 +163,7 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
         return util_err(err, "summary.json has no requests.completed");
     }
     raw_gen_counts(req, e, r); /* lb-gen writes no errors.other: 0 */
+    r->check_failed = adapter_json_uint(req, "check_failed"); /* --expect-status: also errors.status */
     r->duration_s = adapter_json_num(json_object_get(j, "time"), "load_s");
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
@@ -314,7 +317,9 @@ const struct adapter adapter_lb_gen = {
     .parse_files = (const char *const[]){"summary.json", NULL},
     .description = "loadbench's native C generator (closed and open model)",
     .install_hint = "built with loadbench: run `make`",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_TLS | ADAPTER_NOKEEPALIVE,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_TLS | ADAPTER_NOKEEPALIVE |
+            ADAPTER_CHECK,
+    .check_how = "--expect-status CODE: a response with another status is a status error (check_failed)",
     .tls_how = "verifies against the run's CA (--cacert; OpenSSL, the URL's IP address in the certificate)",
     .tls_verifies = 1,
     .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",

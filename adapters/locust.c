@@ -242,6 +242,30 @@ static void loc_shape(const struct profile_load *l, uint64_t users, struct textb
             "        return None\n");
 }
 
+/* The one GET task. With check: as Locust users write it, catch_response
+ * and the status judged by hand: the code asked for is a success (even a
+ * 404), any other response a failure whose text starts with its status
+ * ("200 status, not 404"), so the parse counts it as a status error; a
+ * request without a response (status_code 0) keeps Locust's own error. */
+static void loc_task(struct textbuf *y, const struct profile_load *l, int status)
+{
+    char tmo[64] = "";
+    if (l->request_timeout_ns)
+        snprintf(tmo, sizeof tmo, ", timeout=%.10g", (double)l->request_timeout_ns / 1e9);
+    textbuf_printf(y, "\n    @task\n    def get(self):\n");
+    if (!status) {
+        textbuf_printf(y, "        self.client.get(\"/\"%s)\n", tmo);
+        return;
+    }
+    textbuf_printf(y,
+            "        with self.client.get(\"/\"%s, catch_response=True) as r:\n"
+            "            if r.status_code == %d:\n"
+            "                r.success()\n"
+            "            elif r.status_code:\n"
+            "                r.failure(\"%%d status, not %d\" %% r.status_code)\n",
+            tmo, status, status);
+}
+
 /* The locustfile: one HttpUser with one GET task, paced for a rate, and
  * the shape when shaped. Returns 0, or -1 with err. */
 static int loc_file(const struct adapter_ctx *c, uint64_t users, int shaped, struct adapter_plan *p, char *err)
@@ -260,12 +284,7 @@ static int loc_file(const struct adapter_ctx *c, uint64_t users, int shaped, str
         textbuf_printf(&y, "    wait_time = constant_throughput(%.10g)\n", profile_load_peak(l) / (double)users);
     else
         textbuf_printf(&y, "    wait_time = constant(0)\n");
-    if (l->request_timeout_ns)
-        textbuf_printf(&y,
-                "\n    @task\n    def get(self):\n        self.client.get(\"/\", timeout=%.10g)\n",
-                (double)l->request_timeout_ns / 1e9);
-    else
-        textbuf_printf(&y, "\n    @task\n    def get(self):\n        self.client.get(\"/\")\n");
+    loc_task(&y, l, c->profile->check.status);
     if (shaped)
         loc_shape(l, users, &y);
     int rc = adapter_write(c->dir, LOC_FILE, y.s, err);
@@ -491,6 +510,8 @@ static int loc_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         strvec_pushf(&r->warnings, "Locust counted %llu failures; its error list explains %llu",
                      (unsigned long long)failures, (unsigned long long)(status + transport));
     r->errors = r->err_status + transport;
+    if (c->profile && c->profile->check.status) /* r.failure("NNN status, not CODE") */
+        r->check_failed = r->err_status;
     r->duration_s = adapter_json_num(j, "duration_s");
     if (r->duration_s > 0)
         r->rps = (double)r->requests / r->duration_s;
@@ -540,7 +561,9 @@ const struct adapter adapter_locust = {
     .parse_files = (const char *const[]){"locust.json", "stderr.txt", NULL},
     .description = "Locust (Python, gevent): HttpUser closed loop; paced with constant_throughput for a rate",
     .install_hint = "PyPI: scripts/install-tools (Locust 2.47.0, hash-pinned, into the tools folder's venv/locust)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP | ADAPTER_CHECK,
+    .check_how = "with self.client.get(..., catch_response=True) as r: r.success() for the code, else "
+                 "r.failure(\"NNN status, not CODE\")",
     .no_h2_why = "Locust's HttpUser (python-requests) speaks HTTP/1.1 only",
     .versions = "live: 2.47.0 (PyPI), 2.12.1 (Debian, bin:)",
     .latency_measures = "python-requests call: request start (including connect) to response body read, "

@@ -230,6 +230,7 @@ const struct adapter adapter_oha = {
     .install_hint = "crates.io: scripts/install-tools (cargo install --locked --version 1.13.0 oha into the tools "
                     "folder; needs Rust >= 1.86)",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE,
+    .no_check_why = RAW_NO_CHECK_WHY,
     .tls_how = "verifies against the run's CA (--cacert; rustls, the system store too)",
     .tls_verifies = 1,
     .tls_library = "rustls (compiled in)",

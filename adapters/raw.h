@@ -118,4 +118,13 @@ uint64_t raw_paced_workers(const struct profile *p, double peak_rps);
  * heap string, stdout first. Never fails (empty string). */
 char *raw_output(const char *dir, size_t max_bytes);
 
+/* Why a raw generator has no ADAPTER_CHECK: its own status count is of
+ * non-2xx responses (or status classes), which its adapter reads as
+ * errors; none turns the codes other than the one check: asks for into
+ * errors, so a 204 would pass a check of 200 and a 404 asked for would
+ * fail. The validate refusal says so. */
+#define RAW_NO_CHECK_WHY                                                                                             \
+    "its own count is of non-2xx responses, not of one status: its adapter does not turn the codes other than the " \
+    "one asked for into errors"
+
 #endif

@@ -355,6 +355,7 @@ const struct adapter adapter_vegeta = {
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/tsenart/vegeta/v12@v12.13.0 "
                     "into the tools folder)",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_NOKEEPALIVE,
+    .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: v12.13.0 (Go module proxy); v12.8.4 (fixtures)",
     .latency_measures = "per request, from when a worker starts it (before the request is built and a pooled or "
                         "new connection is taken) to the end of reading the body (lib/attack.go hit()); in the "

@@ -164,6 +164,7 @@ const struct adapter adapter_wrk = {
     .description = "wrk 4: event-driven HTTP/1.1 benchmark, closed model, Lua done() hook for results",
     .install_hint = "apt-get install wrk (or scripts/install-tools)",
     .caps = ADAPTER_CLOSED | ADAPTER_TLS | ADAPTER_NOKEEPALIVE,
+    .no_check_why = RAW_NO_CHECK_WHY,
     .tls_how = "does not verify (wrk's src/ssl.c: SSL_VERIFY_NONE)",
     .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",
     .versions = "live: 4.1.0 (Debian 4.1.0-3+b2)",

@@ -466,12 +466,15 @@ static void response_done(struct worker *w, struct conn *c, uint64_t now)
     w->row->lat[series_bucket(lat)]++;
     if (cfg->plant_ns) /* unset: one predictable branch */
         plant_burn(cfg->plant_ns);
-    if (c->resp.status >= 200 && c->resp.status < 300) {
-        w->c.ok++;
-    } else {
-        w->c.non2xx++;
-        w->row->errors++;
+    unsigned st = c->resp.status;
+    int good = st >= 200 && st < 300;
+    w->c.non2xx += !good;
+    if (cfg->expect_status) { /* --expect-status: one integer compare decides */
+        good = st == cfg->expect_status;
+        w->c.check_failed += !good;
     }
+    w->c.ok += (uint64_t)good;
+    w->row->errors += (uint64_t)!good;
 
     if (c->resp.flags & HTTP_RESP_CLOSE || cfg->close_each) {
         conn_close(w, c);

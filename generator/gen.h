@@ -35,6 +35,8 @@ struct gen_config {
     uint64_t grace_ns;         /* drain bound after the schedule ends */
     int close_each;            /* Connection: close on every request (--no-keepalive): a new
                                 * connection per request */
+    unsigned expect_status;    /* --expect-status: a response with another status is an error
+                                * (check_failed); 0 = the default, 2xx is ok */
     int tls;                   /* an https:// URL: every connection speaks TLS */
     struct gtls_opts tls_opts; /* ... how */
     int poisson;               /* open model: Poisson arrivals (seeded) instead of the timetable */
@@ -53,6 +55,7 @@ struct gen_counts {
     uint64_t completed;        /* responses fully received */
     uint64_t ok;               /* 2xx */
     uint64_t non2xx;
+    uint64_t check_failed;     /* --expect-status: responses with another status */
     uint64_t err_connect, err_read, err_write, err_timeout;
     uint64_t unfinished;       /* in flight when the grace ran out (also in err_timeout) */
     uint64_t scheduled, late, dropped, cap_hits; /* open model */

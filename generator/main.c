@@ -56,6 +56,8 @@ static const char usage[] =
     "      --grace T           after the end, wait at most this for responses in flight (default 5s)\n"
     "      --no-keepalive      a new connection for every request: Connection: close, closed\n"
     "                          after the response (also --keepalive off, --close)\n"
+    "      --expect-status CODE  a response with any other status (100-599) is an error,\n"
+    "                          counted as check_failed (default: any 2xx is ok)\n"
     "      --cpus LIST         pin worker i to the i-th CPU of LIST (e.g. 0 or 0-3)\n"
     "      --json FILE         write the JSON summary to FILE (default: stdout; - is stdout)\n"
     "      --percentiles FILE  write the full latency distribution to FILE\n"
@@ -77,7 +79,8 @@ static const char usage[] =
     "asked were open at once (the JSON's \"error\" says so).\n";
 
 enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_SECONDS, O_VERSION,
-       O_ARRIVALS, O_SEED, O_KEEPALIVE, O_TLS_VERSION, O_CACERT, O_INSECURE, O_TLS_RESUMPTION, O_SENDS };
+       O_ARRIVALS, O_SEED, O_KEEPALIVE, O_TLS_VERSION, O_CACERT, O_INSECURE, O_TLS_RESUMPTION, O_SENDS,
+       O_EXPECT_STATUS };
 
 static const struct option long_opts[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -92,6 +95,7 @@ static const struct option long_opts[] = {
     {"close", no_argument, NULL, O_CLOSE},
     {"no-keepalive", no_argument, NULL, O_CLOSE},
     {"keepalive", required_argument, NULL, O_KEEPALIVE},
+    {"expect-status", required_argument, NULL, O_EXPECT_STATUS},
     {"tls-version", required_argument, NULL, O_TLS_VERSION},
     {"cacert", required_argument, NULL, O_CACERT},
     {"insecure", no_argument, NULL, O_INSECURE},
@@ -112,7 +116,7 @@ static const struct option long_opts[] = {
 struct args {
     const char *connections, *stages, *rate, *rate_stages, *max_inflight, *duration, *threads;
     const char *timeout, *grace, *cpus, *json, *percentiles, *seconds, *url, *arrivals, *seed;
-    const char *keepalive, *tls_version, *cacert, *tls_resumption, *sends;
+    const char *keepalive, *tls_version, *cacert, *tls_resumption, *sends, *expect_status;
     int close_each, insecure, quiet;
 };
 
@@ -329,6 +333,16 @@ static int config_arrivals(const struct args *a, struct gen_config *cfg, char *e
     return 0;
 }
 
+/* --expect-status CODE: the status every response must have. */
+static int config_check(const struct args *a, struct gen_config *cfg, char *err)
+{
+    uint64_t st = 0;
+    if (a->expect_status && parse_count(a->expect_status, "--expect-status", 100, 599, &st, err) < 0)
+        return -1;
+    cfg->expect_status = (unsigned)st;
+    return 0;
+}
+
 /* --keepalive, --no-keepalive (--close). */
 static int config_keepalive(const struct args *a, struct gen_config *cfg, char *err)
 {
@@ -371,8 +385,8 @@ static int build_config(const struct args *a, struct gen_config *cfg, char *err)
     cfg->model = a->rate || a->rate_stages ? GEN_OPEN : GEN_CLOSED;
     cfg->per_second_hist = a->seconds != NULL;
     cfg->record_sends = a->sends != NULL;
-    if (config_url(a, cfg, err) < 0 || config_keepalive(a, cfg, err) < 0 || config_tls(a, cfg, err) < 0 ||
-        config_timing(a, cfg, &duration, err) < 0)
+    if (config_url(a, cfg, err) < 0 || config_keepalive(a, cfg, err) < 0 || config_check(a, cfg, err) < 0 ||
+        config_tls(a, cfg, err) < 0 || config_timing(a, cfg, &duration, err) < 0)
         return -1;
     if (cfg->model == GEN_CLOSED ? config_closed(a, cfg, duration, err) : config_open(a, cfg, duration, err))
         return -1;
@@ -430,6 +444,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         case O_GRACE: a->grace = optarg; break;
         case O_CLOSE: a->close_each = 1; break;
         case O_KEEPALIVE: a->keepalive = optarg; break;
+        case O_EXPECT_STATUS: a->expect_status = optarg; break;
         case O_TLS_VERSION: a->tls_version = optarg; break;
         case O_CACERT: a->cacert = optarg; break;
         case O_INSECURE: a->insecure = 1; break;

@@ -49,6 +49,8 @@ static json_t *config_json(const struct gen_config *cfg)
                           "close", cfg->close_each);
     json_object_set_new(c, "threads_requested", json_integer(cfg->threads_requested));
     json_object_set_new(c, "keepalive", json_boolean(!cfg->close_each));
+    if (cfg->expect_status)
+        json_object_set_new(c, "expect_status", json_integer(cfg->expect_status));
     if (closed) {
         if (cfg->load_from_stages)
             json_object_set_new(c, "stages", stages_json(&cfg->load));
@@ -138,7 +140,9 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
     int open = cfg->model == GEN_OPEN;
     double load_s = (double)(r->stop_ns - r->start_ns) / 1e9;
     double elapsed_s = (double)(r->end_ns - r->start_ns) / 1e9;
-    uint64_t errors = c->err_connect + c->err_read + c->err_write + c->err_timeout + c->non2xx;
+    /* With --expect-status a response's status error is the check's. */
+    uint64_t status = cfg->expect_status ? c->check_failed : c->non2xx;
+    uint64_t errors = c->err_connect + c->err_read + c->err_write + c->err_timeout + status;
 
     json_t *j = json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:o}",
                           "schema", REPORT_SCHEMA,
@@ -156,11 +160,12 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
         "load_s", load_s,
         "drain_s", (double)(r->end_ns - r->stop_ns) / 1e9,
         "elapsed_s", elapsed_s));
-    json_object_set_new(j, "requests", json_pack("{s:I, s:I, s:I, s:I, s:I, s:f}",
+    json_object_set_new(j, "requests", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
         "sent", (json_int_t)c->sent,
         "completed", (json_int_t)c->completed,
         "ok", (json_int_t)c->ok,
         "non2xx", (json_int_t)c->non2xx,
+        "check_failed", (json_int_t)c->check_failed,
         "unfinished", (json_int_t)c->unfinished,
         "per_s", elapsed_s > 0 ? (double)c->completed / elapsed_s : 0.0));
     json_object_set_new(j, "errors", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}",
@@ -168,7 +173,7 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
         "read", (json_int_t)c->err_read,
         "write", (json_int_t)c->err_write,
         "timeout", (json_int_t)c->err_timeout,
-        "status", (json_int_t)c->non2xx,
+        "status", (json_int_t)status,
         "total", (json_int_t)errors));
     json_object_set_new(j, "latency_from", json_string(open ? "intended_send" : "send"));
     json_object_set_new(j, "latency_ms", latency_json(r->lat));
@@ -233,7 +238,10 @@ void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result
             (unsigned long long)c->non2xx, elapsed_s, elapsed_s > 0 ? (double)c->completed / elapsed_s : 0.0);
     fprintf(f, "  errors: connect %llu, read %llu, write %llu, timeout %llu, status %llu\n",
             (unsigned long long)c->err_connect, (unsigned long long)c->err_read, (unsigned long long)c->err_write,
-            (unsigned long long)c->err_timeout, (unsigned long long)c->non2xx);
+            (unsigned long long)c->err_timeout, (unsigned long long)(cfg->expect_status ? c->check_failed : c->non2xx));
+    if (cfg->expect_status)
+        fprintf(f, "  check: %llu responses with a status other than %u\n", (unsigned long long)c->check_failed,
+                cfg->expect_status);
     if (cfg->model == GEN_OPEN) {
         human_latency(f, "latency (corrected):", r->lat);
         human_latency(f, "latency (uncorrected):", r->lat_uncorr);

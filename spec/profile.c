@@ -1006,7 +1006,7 @@ static int parse_target_stall(struct yparse *y, const struct ynode *v, struct pr
 }
 
 static const char *const top_keys[] = {"name",   "description", "hosts", "target", "load",  "tools", "sampling",
-                                       "repeat", "cooldown",    "grace", "cpus",   "quiet", NULL};
+                                       "repeat", "cooldown",    "grace", "cpus",   "quiet", "check", NULL};
 
 /* A scalar that must be one of choices (NULL-terminated): its index in
  * *out. Returns 0, or -1 naming what is allowed. */
@@ -1143,6 +1143,26 @@ static int parse_quiet(struct yparse *y, const struct ynode *v, struct profile_q
     return 0;
 }
 
+/* check: {status: 200}: one status code every response must have. */
+static int parse_check(struct yparse *y, const struct ynode *v, struct profile_check *c)
+{
+    static const char *const keys[] = {"status", NULL};
+    const struct ynode *w;
+    double st;
+    if (!v)
+        return 0;
+    if (want_kind(y, v, Y_MAP, "check (a mapping, e.g. check: {status: 200})") || check_keys(y, v, "check", keys))
+        return -1;
+    if (!(w = get(v, "status")))
+        return perr(y, v->line, v->col, "check needs status:, e.g. check: {status: 200}");
+    if (get_number(y, w, "check.status (an HTTP status code)", 100, 599, 1, &st))
+        return -1;
+    c->status = (int)st;
+    c->line = v->line;
+    c->col = v->col;
+    return 0;
+}
+
 /* The load of the whole run: every tool run (each sweep level, each
  * repeat) plus the cooldowns between them, summed without wrapping.
  * Returns 0, or -1 with the error at where (repeat:, else tools:) when it
@@ -1253,6 +1273,8 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
         if ((w = get(v, "tool")) && get_cpus(y, w, "cpus.tool", &p->tool_cpus, p->tool_cpus_pos))
             return -1;
     }
+    if (parse_check(y, get(root, "check"), &p->check))
+        return -1;
     return parse_quiet(y, get(root, "quiet"), &p->quiet);
 }
 
@@ -1610,6 +1632,9 @@ json_t *profile_to_json(const struct profile *p)
         json_object_set_new(o, "hosts", hosts_to_json(p));
     if (p->target_host)
         json_object_set_new(json_object_get(o, "target"), "host", json_string(p->target_host));
+    /* Only when set: a profile without check: hashes as before. */
+    if (p->check.status)
+        json_object_set_new(o, "check", json_pack("{s:i}", "status", p->check.status));
     /* Only when not the defaults: a profile without quiet: hashes as before. */
     const struct profile_quiet *q = &p->quiet;
     if (q->busy_below_pct != PROFILE_QUIET_BUSY_PCT || q->wait_max_ns != PROFILE_QUIET_WAIT_NS ||

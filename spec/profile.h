@@ -106,6 +106,14 @@ struct profile_tls {
     int no_resumption;              /* 1: resumption: off */
 };
 
+/* check: {status: 200}: what every response must be, checked by each tool
+ * the way its users write it (k6 check(), a JMeter Response Assertion,
+ * Gatling's check(status.is()), ...). A map so that more checks can come. */
+struct profile_check {
+    int status;                     /* 100-599: every response must have this status; 0 = no check */
+    int line, col;                  /* where check: is */
+};
+
 /* "h1", "h2" or "h2c". */
 const char *profile_protocol_name(enum profile_protocol p);
 
@@ -126,6 +134,7 @@ struct profile {
     struct profile_host *hosts;     /* the hosts: map (nhosts 0: everything on this machine) */
     size_t nhosts;
     struct profile_load load;
+    struct profile_check check;     /* check: (status 0: none) */
     struct profile_tool *tools;
     size_t ntools;
     uint64_t sample_interval_ns;

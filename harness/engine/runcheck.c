@@ -50,6 +50,8 @@ static int check_protocol(const struct profile *p, const struct profile_tool *t,
         need = "target.tls (HTTPS)";
     else if (profile_tool_load(p, t)->no_keepalive && !(a->caps & ADAPTER_NOKEEPALIVE))
         need = "load.keepalive off (a new connection for every request)", why = NULL;
+    else if (p->check.status && !(a->caps & ADAPTER_CHECK))
+        need = "check (a status check on every response)", why = a->no_check_why;
     if (!need)
         return 0;
     return util_err(err, "%s:%d:%d: %s cannot run %s: %s", p->path, t->line, t->col, t->tool, need,

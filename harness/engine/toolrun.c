@@ -1753,6 +1753,8 @@ static void tool_run_collect_client(struct tool_run_state *r)
                                   (json_int_t)ar->err_read, "write", (json_int_t)ar->err_write, "timeout",
                                   (json_int_t)ar->err_timeout, "status", (json_int_t)ar->err_status, "other",
                                   (json_int_t)ar->err_other));
+    if (r->p->check.status) /* the tool's own count of the responses that failed check: */
+        json_object_set_new(c, "check_failed", json_integer((json_int_t)ar->check_failed));
     json_object_set_new(c, "duration_s", jsonutil_num(ar->duration_s));
     json_object_set_new(c, "rps_tool", jsonutil_num(ar->rps));
     json_object_set_new(c, "latency_ms", latency_json(&ar->lat));

@@ -13,6 +13,22 @@ set -- $(jget "$tmp/404.json" requests.completed requests.ok requests.non2xx err
 check "404s: $1 completed == server $served404, all non-2xx ($3), counted as status errors ($4)" \
     [ "$1" = "$served404" -a "$2" = 0 -a "$3" = "$1" -a "$4" = "$1" -a "$5" = "$1" -a "$1" -gt 0 ]
 
+# --expect-status: the status asked is ok (404 here), any other an error
+# counted as check_failed; one run each way against the same 404s.
+start_faults 404
+"$GEN" --quiet -c 2 -d 300ms --expect-status 404 --json "$tmp/x404.json" "$F_URL"
+faults_stop 404
+set -- $(jget "$tmp/x404.json" requests.completed requests.ok requests.check_failed errors.status errors.total)
+check "--expect-status 404 on 404s: $1 completed, all ok ($2), no check failure ($3 $4 $5)" \
+    [ "$2" = "$1" -a "$3" = 0 -a "$4" = 0 -a "$5" = 0 -a "$1" -gt 0 ]
+start_faults 404
+"$GEN" --quiet -c 2 -d 300ms --expect-status 200 --json "$tmp/x200.json" "$F_URL"
+faults_stop 404
+set -- $(jget "$tmp/x200.json" requests.completed requests.ok requests.check_failed errors.status errors.total \
+    config.expect_status)
+check "--expect-status 200 on 404s: $1 completed, none ok ($2), every one failed the check ($3 $4 $5; config $6)" \
+    [ "$2" = 0 -a "$3" = "$1" -a "$4" = "$1" -a "$5" = "$1" -a "$6" = 200 -a "$1" -gt 0 ]
+
 start_faults chunked
 "$GEN" --quiet -c 5 -d 500ms --json "$tmp/chunked.json" "$F_URL"
 faults_stop chunked

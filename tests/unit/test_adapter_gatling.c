@@ -253,6 +253,9 @@ static void gt_generated(void)
                                          "http.baseUrl(\"http://127.0.0.1:18080\")", "LOAD_MS = 5000L",
                                          "public void after()", NULL};
     static const char *const closed_no[] = {"exitHereIf", "injectOpen", NULL};
+    static const char *const check[] = {".check(status().is(404))", NULL};
+    static const char *const check_no[] = {".check(status().is(200))", NULL};
+    gt_expect("check", "load: {connections: 2, duration: 1s}\ncheck: {status: 404}\ntools: [gatling]\n", check, check_no);
     gt_expect("closed", "load: {connections: 10, duration: 5s, timeout: 2s}\ntools: [gatling]\n", closed, closed_no);
     static const char *const ramp[] = {"rampConcurrentUsers(0).to(20).during(Duration.ofMillis(2000))",
                                        "constantConcurrentUsers(20).during(Duration.ofMillis(3000))",

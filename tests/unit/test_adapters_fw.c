@@ -170,8 +170,40 @@ struct k6_case {
     double p50, p99;                   /* http_req_duration med, p(99); NAN = absent */
 };
 
+/* check: the closed-vus capture with a checks metric planted in k6's
+ * summary-export layout for a Rate (passes held, fails did not, as its
+ * http_req_failed): the fails are the status errors and check_failed. */
+static void k6_checks_parse(void)
+{
+    const char *dir = fresh_dir("k6-checks");
+    char err[UTIL_ERR_LEN] = "", path[4200];
+    put_fixture("k6", "closed-vus.summary-export.json", dir, "summary.json");
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    json_object_set_new(json_object_get(j, "metrics"), "checks",
+                        json_pack("{s:i, s:i, s:f}", "passes", 4700, "fails", 37, "value", 4700.0 / 4737));
+    json_dump_file(j, path, 0);
+    json_decref(j);
+    struct profile *p = profile_text("load: {connections: 20, duration: 5s}\ncheck: {status: 200}\ntools: [k6]\n");
+    struct adapter_found found = {.path = "/usr/bin/k6", .version = "v0.48.0"};
+    struct adapter_result r;
+    adapter_result_init(&r);
+    if (p) {
+        struct adapter_ctx c = {.profile = p, .tool = &p->tools[0], .load = &p->load, .found = &found, .dir = dir,
+                                .host = "127.0.0.1", .port = 18080, .url = "http://127.0.0.1:18080/"};
+        ok(adapter_parse(&adapter_k6, &c, &r, err) == 0, "k6 checks: parsed (%s)", err);
+        ok(r.requests == 4737 && r.check_failed == 37 && r.err_status == 37 && r.ok == 4700 && r.errors == 37,
+           "k6 checks: 37 failed checks are status errors (requests %llu, ok %llu, errors %llu, check_failed %llu)",
+           (unsigned long long)r.requests, (unsigned long long)r.ok, (unsigned long long)r.errors,
+           (unsigned long long)r.check_failed);
+    }
+    adapter_result_free(&r);
+    profile_free(p);
+}
+
 static void k6_parsers(void)
 {
+    k6_checks_parse();
     static const struct k6_case cases[] = {
         {"closed-vus", LOAD_CLOSED, 4737, 4737, 0, 20.857371, 24.15200820000002},
         {"ramping-vus", LOAD_CLOSED, 4287, 4287, 0, 20.897245, 23.8522019},
@@ -278,6 +310,9 @@ static void k6_generated(void)
 {
     static const char *const closed[] = {"'constant-vus'", "vus: 20,", "duration: '5s'", "http.get('http://127.0.0.1:18080/', params)", NULL};
     k6_script("closed", "load: {connections: 20, duration: 5s}\ntools: [k6]\n", "v0.48.0", closed);
+    static const char *const check[] = {"import { check } from 'k6';", "const res = http.get('http://127.0.0.1:18080/', params);",
+                                        "check(res, { 'status is 404': (r) => r.status === 404 });", NULL};
+    k6_script("check", "load: {connections: 2, duration: 1s}\ncheck: {status: 404}\ntools: [k6]\n", "v0.48.0", check);
     static const char *const ramp[] = {"'ramping-vus'", "startVUs: 0", "{ duration: '30s', target: 200 }",
                                        "{ duration: '10s', target: 0 }", NULL};
     k6_script("ramp",
@@ -390,6 +425,26 @@ static void art_parsers(void)
     adapter_result_free(&r);
 }
 
+/* check: with an artillery that has no expect plugin beside it (the
+ * helper's /usr/bin/artillery): prepare refuses, naming the plugin. */
+static void art_check_refused(void)
+{
+    struct profile *p = profile_text("load: {connections: 2, duration: 1s}\ncheck: {status: 200}\ntools: [artillery]\n");
+    struct adapter_plan plan;
+    adapter_plan_init(&plan);
+    struct adapter_found found = {.path = "/nonexistent/artillery/bin/run", .version = "2.0.34"};
+    char err[UTIL_ERR_LEN] = "";
+    if (p) {
+        struct adapter_ctx c = {.profile = p, .tool = &p->tools[0], .load = profile_tool_load(p, &p->tools[0]),
+                                .found = &found, .dir = fresh_dir("art-check"), .host = "127.0.0.1", .port = 18080,
+                                .url = "http://127.0.0.1:18080/"};
+        ok(adapter_artillery.prepare(&c, &plan, err) == -1 && strstr(err, "artillery-plugin-expect is not installed"),
+           "artillery check without the expect plugin: refused (%s)", err);
+    }
+    adapter_plan_free(&plan);
+    profile_free(p);
+}
+
 static void art_config(const char *what, const char *yaml, const char *const *needles)
 {
     struct profile *p;
@@ -436,6 +491,7 @@ static void art_generated(void)
     static const char *const closed[] = {"arrivalCount: 20", "processor: \"./lb-closed.js\"", "whileTrue: \"lbContinue\"",
                                          "const total = 5000;", "const startVUs = 20;", NULL};
     art_config("closed", "load: {connections: 20, duration: 5s}\ntools: [artillery]\n", closed);
+    art_check_refused();
     static const char *const cramp[] = {"duration: 30\n      arrivalCount: 200", "pause: 60", "pause: 10",
                                         "[[30000, 200], [60000, 200], [10000, 0]]", "const startVUs = 0;", NULL};
     art_config("closed-ramp",
@@ -666,6 +722,13 @@ static void loc_generated(void)
     static const char *const closed_args[] = {"--headless", "-u", "20", "-t", "5s", "--stop-timeout", "10",
                                               "http://127.0.0.1:18080", NULL};
     loc_config("closed", "load: {connections: 20, duration: 5s}\ntools: [locust]\n", "closed", closed, closed_args);
+    static const char *const check[] = {"with self.client.get(\"/\", timeout=2, catch_response=True) as r:",
+                                        "if r.status_code == 404:\n                r.success()",
+                                        "elif r.status_code:\n                r.failure(\"%d status, not 404\" % r.status_code)",
+                                        NULL};
+    static const char *const check_args[] = {"--headless", NULL};
+    loc_config("check", "load: {connections: 2, duration: 1s, timeout: 2s}\ncheck: {status: 404}\ntools: [locust]\n",
+               "closed", check, check_args);
     static const char *const ramp[] = {"class LbShape(LoadTestShape)", "(30, 200, 6.666666667)", "(90, 200, 1)",
                                        "(100, 0, 20)", NULL};
     static const char *const ramp_args[] = {"--headless", "--only-summary", NULL};
@@ -894,6 +957,15 @@ static void jm_generated(void)
                                          "<stringProp name=\"HTTPSampler.port\">18080</stringProp>",
                                          "<boolProp name=\"ThreadGroup.scheduler\">true</boolProp>", NULL};
     jm_config("closed", "load: {connections: 20, duration: 5s}\ntools: [jmeter]\n", "closed", "20/0/0/5", closed);
+    static const char *const check[] = {"</HTTPSamplerProxy>\n        <hashTree>\n          <ResponseAssertion",
+                                        "testname=\"status is 404\"",
+                                        "<collectionProp name=\"Asserion.test_strings\">\n"
+                                        "              <stringProp name=\"status\">404</stringProp>",
+                                        "<stringProp name=\"Assertion.test_field\">Assertion.response_code</stringProp>",
+                                        "<boolProp name=\"Assertion.assume_success\">true</boolProp>",
+                                        "<intProp name=\"Assertion.test_type\">8</intProp>", NULL};
+    jm_config("check", "load: {connections: 2, duration: 1s}\ncheck: {status: 404}\ntools: [jmeter]\n", "closed",
+              "2/0/0/1", check);
     static const char *const ramp[] = {"<stringProp name=\"ThreadGroup.ramp_time\">30</stringProp>",
                                        "<stringProp name=\"ThreadGroup.duration\">95</stringProp>", NULL};
     jm_config("ramp",

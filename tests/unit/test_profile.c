@@ -60,6 +60,40 @@ static void bad(const char *why, const char *text, int line, const char *needle)
     profile_free(p);
 }
 
+/* check: {status: N}: parsed, in the resolved profile (and so its hash)
+ * only when given; bad values refused at their place. */
+static void check_key(void)
+{
+    char err[UTIL_ERR_LEN] = "", h1[65], h2[65];
+    const char *base = "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\n";
+    struct profile *p = load(base, err), *q = load("load: {connections: 1, duration: 1s}\ncheck: {status: 404}\n"
+                                                   "tools: [lb-gen]\n", err);
+    if (ok(p && q, "profiles with and without check: load") && ok(p->check.status == 0, "no check: status 0") &&
+        ok(q->check.status == 404 && q->check.line == 2 && q->check.col == 8, "check: {status: 404} at 2:8")) {
+        json_t *a = profile_to_json(p), *b = profile_to_json(q);
+        ok(!json_object_get(a, "check"), "without check: none in the resolved profile");
+        ok(json_integer_value(json_object_get(json_object_get(b, "check"), "status")) == 404,
+           "the resolved profile has check.status 404");
+        profile_json_sha256(a, h1);
+        profile_json_sha256(b, h2);
+        ok(strcmp(h1, h2) != 0, "the check is in the profile's hash");
+        json_decref(a);
+        json_decref(b);
+    }
+    profile_free(p);
+    profile_free(q);
+    bad("check.status 600", "load: {connections: 1, duration: 1s}\ncheck: {status: 600}\ntools: [lb-gen]\n", 2,
+        "check.status (an HTTP status code) must be between 100 and 599");
+    bad("check.status ok", "load: {connections: 1, duration: 1s}\ncheck: {status: ok}\ntools: [lb-gen]\n", 2,
+        "must be a number");
+    bad("check: 200", "load: {connections: 1, duration: 1s}\ncheck: 200\ntools: [lb-gen]\n", 2,
+        "check (a mapping, e.g. check: {status: 200}) must be a mapping");
+    bad("check without status", "load: {connections: 1, duration: 1s}\ncheck: {}\ntools: [lb-gen]\n", 2,
+        "check needs status:");
+    bad("an unknown check key", "load: {connections: 1, duration: 1s}\ncheck: {status: 200, body: x}\ntools: [lb-gen]\n",
+        2, "unknown key \"body\" in check (known: status)");
+}
+
 /* target.delay as a distribution, target.stall, and their run.json form. */
 static void test_shapes(void)
 {
@@ -290,6 +324,7 @@ static void test_limits(void)
 
 int main(void)
 {
+    check_key();
     test_shapes();
     test_limits();
     char err[UTIL_ERR_LEN] = "";
