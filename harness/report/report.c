@@ -472,9 +472,12 @@ void report_markdown(FILE *f, json_t *run)
         snprintf(fixed, sizeof fixed, ", %s ms delay", fmt(b[0], 64, num(run, "profile.target.delay_ns") / 1e6, 1));
     fprintf(f, " Target: lb-target%s%s, %s B body, %.0f thread(s).", fixed, shape_text(run, shape, sizeof shape),
             fmt(b[1], 64, num(run, "profile.target.body_bytes"), 0), num(run, "profile.target.threads"));
-    const char *status = str(run, "status"), *detail = str(run, "status_detail");
-    if (status && strcmp(status, "complete"))
-        fprintf(f, " **Run status: %s%s%s.**", status, detail ? ": " : "", detail ? detail : "");
+    /* The status its rows give it (runstatus), not the one run.json claims. */
+    char why[512];
+    const char *status = runstatus(run, why, sizeof why), *detail = str(run, "status_detail");
+    if (strcmp(status, "absent") && strcmp(status, RUNSTATUS_COMPLETE))
+        fprintf(f, " **Run status: %s%s%s%s.**", status, why[0] || detail ? ": " : "", why[0] ? "no final row for: " : "",
+                why[0] ? why : detail ? detail : "");
     if (num(run, "files_changed") > 0)
         fprintf(f, " **%.0f files the run recorded are missing or changed since it ran: the notes name them.**",
                 num(run, "files_changed"));

@@ -61,6 +61,25 @@ check "agent.c lists a directory only after rundirs_check_dir" \
     perl -0ne 'my $n = () = /agentproto_list\(/g; exit(/rundirs_check_dir\([^;]*;\s*(?:\n[^\n]*){0,3}agentproto_list\(/ && $n == 1 ? 0 : 1)' \
     harness/agent/agent.c
 
+# Derived status (defect 4): a run's status is what its rows give it
+# (report/runrecord.c's runstatus), never the one run.json claims: no
+# reader in harness/report/ or harness/main.c but runrecord.c takes a
+# run's "status" as written (report.c once printed a forged "complete").
+status_rule() { grep -nE '\((run|base|cur|baseline|current)[^,()]*, *"status"\)' "$@" | grep -v 'runrecord.c:' || true; }
+hits=$(status_rule harness/report/*.c harness/main.c)
+[ -z "$hits" ] || echo "$hits" | sed 's/^/#   /'
+is "$(printf '%s' "$hits" | grep -c . || true)" 0 "a run's status is read only through runstatus (report/runrecord.c)"
+# Invalid evidence (defects 5, 10): every run.json a command reads goes
+# through main.c's load_run, which runs evidence_run_check: the one
+# fsutil_load_json of harness/main.c and harness/report/ is load_run's.
+loads=$(grep -n 'fsutil_load_json\|json_load_file\|json_loads' harness/main.c harness/report/*.c || true)
+[ "$(printf '%s' "$loads" | grep -c . || true)" = 1 ] || echo "$loads" | sed 's/^/#   /'
+check "run.json is loaded in one place of the commands, main.c's load_run, which checks the evidence" \
+    perl -0ne 'exit(/static json_t \*load_run\([^)]*\)\n\{(?:(?!\n\}).)*fsutil_load_json(?:(?!\n\}).)*evidence_run_check/s ? 0 : 1)' harness/main.c
+is "$(printf '%s' "$loads" | grep -c . || true)" 1 "... and nowhere else in harness/main.c or harness/report/"
+printf 'static const char *s(json_t *run) { return str(run, "status"); }\n' > "$tmp/planted-status.c"
+is "$(status_rule "$tmp/planted-status.c" | grep -c . || true)" 1 "a planted read of a run's claimed status is caught"
+
 # The rule has teeth: a planted fopen and getline are caught, in code but
 # not in a comment or a string.
 mkdir -p "$tmp/adapters"

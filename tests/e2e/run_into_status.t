@@ -80,4 +80,7 @@ mkdir "$tmp/forged" && cp "$tmp/forged.json" "$tmp/forged/run.json"
 rc=0; "$LB" compare --control lb-gen --threshold 500% "$tmp/base" "$tmp/forged" >/dev/null 2>"$tmp/forged.err" || rc=$?
 is "$rc" 3 "a run.json that claims complete without wrk's final row: compare exits 3"
 check "naming wrk's interrupted row" grep -q 'no final row for: wrk (interrupted)' "$tmp/forged.err"
+rc=0; LOADBENCH_GNUPLOT= "$LB" report "$tmp/forged" >/dev/null 2>&1 || rc=$?
+check "report of it says the status its rows give, not the claim (exit $rc)" \
+    grep -q 'Run status: incomplete: no final row for: wrk (interrupted)' "$tmp/forged/summary.md"
 done_testing
