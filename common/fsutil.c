@@ -434,6 +434,22 @@ int fsutil_replace(const char *tmp, const char *path, char *err)
     return 0;
 }
 
+/* All of text (len bytes) written to fd from offset 0. Returns 0, or the
+ * errno (ENOSPC for a write that wrote nothing). */
+static int write_full(int fd, const char *text, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = pwrite(fd, text + off, len - off, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : ENOSPC;
+        off += (size_t)w;
+    }
+    return 0;
+}
+
 int fsutil_write_text(const char *path, const char *text, char *err)
 {
     char tmp[PATH_MAX];
@@ -443,21 +459,14 @@ int fsutil_write_text(const char *path, const char *text, char *err)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
     if (fd < 0)
         return write_error(err, path, errno);
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int e = w < 0 ? errno : ENOSPC;
-            close(fd);
-            unlink(tmp);
-            return write_error(err, path, e);
-        }
-        off += (size_t)w;
+    int e = write_full(fd, text, strlen(text));
+    if (e) {
+        close(fd);
+        unlink(tmp);
+        return write_error(err, path, e);
     }
     /* A full disk can surface only here (delayed allocation, NFS). */
-    int e = fsync(fd) < 0 ? errno : 0;
+    e = fsync(fd) < 0 ? errno : 0;
     if (close(fd) < 0 && !e)
         e = errno;
     if (e) {
@@ -474,7 +483,7 @@ int fsutil_write_text(const char *path, const char *text, char *err)
 int fsutil_overwrite_in_place(const char *path, const char *text, char *err)
 {
     struct stat st;
-    size_t len = strlen(text), off = 0;
+    size_t len = strlen(text);
     int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return write_error(err, path, errno);
@@ -483,18 +492,9 @@ int fsutil_overwrite_in_place(const char *path, const char *text, char *err)
         close(fd);
         return write_error(err, path, bad);
     }
-    while (off < len) {
-        ssize_t w = pwrite(fd, text + off, len - off, (off_t)off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int e = w < 0 ? errno : ENOSPC;
-            close(fd);
-            return write_error(err, path, e);
-        }
-        off += (size_t)w;
-    }
-    int e = ftruncate(fd, (off_t)len) < 0 || fsync(fd) < 0 ? errno : 0;
+    int e = write_full(fd, text, len);
+    if (!e)
+        e = ftruncate(fd, (off_t)len) < 0 || fsync(fd) < 0 ? errno : 0;
     if (close(fd) < 0 && !e)
         e = errno;
     return e ? write_error(err, path, e) : 0;

@@ -884,6 +884,11 @@ const struct profile_host *profile_host_by_name(const struct profile *p, const c
     return NULL;
 }
 
+int profile_hosts_same_machine(const struct profile_host *a, const struct profile_host *b)
+{
+    return a == b || (!a && b && b->local) || (!b && a && a->local);
+}
+
 const char *profile_host_load_address(const struct profile_host *h)
 {
     if (h && h->address)

@@ -181,6 +181,9 @@ int profile_scale(struct profile *p, double factor, char *err);
 
 /* The hosts: entry called name, or NULL (also for name NULL: this machine). */
 const struct profile_host *profile_host_by_name(const struct profile *p, const char *name);
+/* 1 when hosts a and b (NULL: the controller) are the same machine: the
+ * same entry, or the controller and a local: entry. */
+int profile_hosts_same_machine(const struct profile_host *a, const struct profile_host *b);
 
 /* The hosts: entry instance i (0-based) of t runs on: hosts[i % nhosts],
  * instances dealt out round-robin in the order written; NULL without

@@ -335,10 +335,17 @@ static uint64_t reconcile_bound(const struct crosscheck_in *in, uint64_t open_ma
     return bound ? bound : open_max;
 }
 
+/* The server's requests from foreign addresses (engine/peercheck.h) among
+ * all it counted: never more than all. */
+static uint64_t foreign_of(const struct crosscheck_in *in, uint64_t all)
+{
+    return in->foreign_requests < all ? in->foreign_requests : all;
+}
+
 static void compute_reconciliation(const struct crosscheck_in *in, const struct crosscheck_server *s,
                                    struct crosscheck_reconciliation *rc)
 {
-    rc->foreign = in->foreign_requests < s->requests ? in->foreign_requests : s->requests;
+    rc->foreign = foreign_of(in, s->requests);
     rc->server = s->requests - rc->foreign;
     rc->bound = reconcile_bound(in, s->connections_open_max);
     rc->client = in->client_parsed ? in->client_requests : 0;
@@ -934,7 +941,7 @@ void crosscheck_compute(const struct crosscheck_in *in, struct crosscheck_result
     /* The row's own requests: foreign ones (engine/peercheck.h) are not
      * the tool's work, in its rate or per CPU-second. */
     uint64_t all = crosscheck_server_requests(in->before, in->after);
-    uint64_t server = all - (in->foreign_requests < all ? in->foreign_requests : all);
+    uint64_t server = all - foreign_of(in, all);
     compute_windows(in, server, &out->windows);
     compute_server(in, &out->windows, &out->server);
     compute_workload(in, out, &out->workload);

@@ -1,4 +1,5 @@
 #include "engine/netstat.h"
+#include "common/fsutil.h"
 #include "common/util.h"
 
 #include <stdio.h>
@@ -112,13 +113,8 @@ void netstat_ports_init(struct netstat_ports *p)
     char line[64];
     memset(p, 0, sizeof *p);
     port_bounds(&p->lo, &p->hi);
-    p->tw_reuse = -1;
-    FILE *f = fopen("/proc/sys/net/ipv4/tcp_tw_reuse", "r");
-    if (f) {
-        if (fgets(line, sizeof line, f))
-            p->tw_reuse = atoi(line);
-        fclose(f);
-    }
+    fsutil_first_line("/proc/sys/net/ipv4/tcp_tw_reuse", line, sizeof line);
+    p->tw_reuse = line[0] ? atoi(line) : -1;
 }
 
 /* The local ports in [lo, hi] but exclude of TIME_WAIT sockets (state

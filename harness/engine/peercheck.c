@@ -15,13 +15,6 @@ static void add(json_t *a, const char *addr)
     json_array_append_new(a, json_string(addr));
 }
 
-/* 1 when host h (NULL: the controller) is the machine lb-target runs on
- * (th, NULL: the controller), as remote/runpath.c decides it. */
-static int on_target_machine(const struct profile_host *h, const struct profile_host *th)
-{
-    return h == th || (!h && th && th->local) || (!th && h && h->local);
-}
-
 /* The addresses one host of the row loads from, into a; -1 with why when
  * its path gave none. */
 static int host_addresses(const struct profile *p, const struct profile_host *h, const json_t *path, json_t *a,
@@ -29,7 +22,7 @@ static int host_addresses(const struct profile *p, const struct profile_host *h,
 {
     const struct profile_host *th = profile_host_by_name(p, p->target_host);
     const char *name = h ? h->name : "controller";
-    if (on_target_machine(h, th)) {
+    if (profile_hosts_same_machine(h, th)) {
         add(a, "loopback");
         add(a, profile_host_load_address(th));
         return 0;

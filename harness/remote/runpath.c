@@ -63,7 +63,7 @@ json_t *runpath_measure(const struct profile *p, struct exec_host *const *agents
                 continue;
             if (*stop)
                 json_object_set_new(o, name, json_pack("{s:s}", "skipped", "interrupted"));
-            else if (h == th || (!h && th && th->local) || (!th && h && h->local))
+            else if (profile_hosts_same_machine(h, th))
                 json_object_set_new(o, name, json_pack("{s:s}", "skipped", "the tool runs on the target's host"));
             else if (port <= 0)
                 json_object_set_new(o, name, json_pack("{s:s}", "error", err));
