@@ -245,7 +245,7 @@ san_verdict = if [ -n "$$(ls -A $(SAN_LOGS))" ]; then head -n 40 $(SAN_LOGS)/*; 
 ifeq ($(SANITIZE),address)
 CHECK_ENV := $(SAN_ENV)
 CHECK_PRE := rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS) &&
-CHECK_POST = ; rc=$$?; $(san_verdict)
+CHECK_POST = $(san_verdict)
 endif
 
 # Tests that measure nothing in time or CPU run two at a time first (prove
@@ -257,10 +257,17 @@ PAR_TESTS    = $(filter-out $(addprefix $(BUILD)/tests/,$(SERIAL_UNIT)),$(UNIT_T
                $(shell grep -l '^\# lb-test: parallel' tests/e2e/*.t 2>/dev/null)
 PROVE_PAR    = -j2 $(foreach t,$(PAR_TESTS),--rules=par=$(t))
 
+# Every test file that skipped whole is named again after prove's summary,
+# with its reason (each reason names the command that enables it): a fresh
+# machine's skips are said where the run ends (tests/lib/skipped-summary).
+SKIPPED := $(abspath $(BUILD))/check-skipped.txt
+CHECK_POST ?= exit $$rc
+
 check:
 	@scripts/deps build test $(if $(filter true,$(CI)),ci)
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@$(CHECK_PRE) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --timer $(PROVE_PAR) --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)) $(CHECK_POST)
+	@rm -f $(SKIPPED); $(CHECK_PRE) LB_SKIPPED=$(SKIPPED) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --timer $(PROVE_PAR) --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)); \
+	 rc=$$?; tests/lib/skipped-summary $(SKIPPED); $(CHECK_POST)
 
 # check-quick: the edit-test loop, not a gate (CI and the README run the
 # whole `make check`): every unit test and the end-to-end tests of the main
@@ -298,8 +305,9 @@ ASAN_E2E  := $(addprefix tests/e2e/,$(ASAN_E2E_TESTS))
 check-asan:
 	@scripts/deps build test
 	@$(MAKE) --no-print-directory SANITIZE=address all $(ASAN_UNIT)
-	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS) && \
-	 LB_BUILD=$(abspath build-asan) $(SAN_ENV) prove -f --timer --exec tests/lib/timeout-exec $(ASAN_UNIT) $(ASAN_E2E); rc=$$?; $(san_verdict)
+	@rm -rf $(SAN_LOGS) build-asan/check-skipped.txt && mkdir -p $(SAN_LOGS) && \
+	 LB_SKIPPED=$(abspath build-asan)/check-skipped.txt LB_BUILD=$(abspath build-asan) $(SAN_ENV) prove -f --timer --exec tests/lib/timeout-exec $(ASAN_UNIT) $(ASAN_E2E); \
+	 rc=$$?; tests/lib/skipped-summary build-asan/check-skipped.txt; $(san_verdict)
 
 bench:
 	@scripts/deps build bench

@@ -20,7 +20,7 @@ set -eu
 GEN=$LB_BUILD/bin/lb-gen
 FAIR=$LB_SRC/tests/lib/pacing-fair.py
 [ -x "$GEN" ] || skip_all "lb-gen not built (run make)"
-command -v python3 >/dev/null || skip_all "python3 is not installed"
+command -v python3 >/dev/null || skip_all "python3 is not installed (scripts/deps test)"
 rt=""
 if [ "$(id -u)" = 0 ] && command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null; then rt="chrt -f 10"; fi
 

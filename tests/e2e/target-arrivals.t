@@ -7,7 +7,7 @@
 # is refused with a sentence.
 set -eu
 . "$(dirname "$0")/target-lib.sh"
-command -v jq >/dev/null 2>&1 || skip_all "jq not installed"
+command -v jq >/dev/null 2>&1 || skip_all "jq is not installed (scripts/deps test)"
 
 ctl() { "$CLIENT" control "127.0.0.1:$T_CTL" "$@"; }
 start_target a

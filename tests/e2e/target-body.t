@@ -18,7 +18,7 @@
 # apart; the counts must be the same however they arrive.
 set -eu
 . "$(dirname "$0")/target-lib.sh"
-[ -x /usr/bin/python3 ] || skip_all "/usr/bin/python3 is not installed"
+[ -x /usr/bin/python3 ] || skip_all "/usr/bin/python3 is not installed (scripts/deps test)"
 BODYC="/usr/bin/python3 $(dirname "$0")/../progs/body-client.py"
 HOSTILE="/usr/bin/python3 $(dirname "$0")/../progs/h2-hostile.py"
 

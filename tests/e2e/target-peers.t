@@ -6,7 +6,7 @@
 # 127.0.0.2's; POST is refused.
 set -eu
 . "$(dirname "$0")/target-lib.sh"
-command -v curl >/dev/null || skip_all "curl is not installed"
+command -v curl >/dev/null || skip_all "curl is not installed (scripts/deps test)"
 start_target p
 "$CLIENT" keepalive "127.0.0.1:$T_PORT" 300 >/dev/null
 for _ in 1 2 3 4 5; do curl -s -o /dev/null --interface 127.0.0.2 "http://127.0.0.1:$T_PORT/"; done

@@ -9,7 +9,7 @@
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 TLSC="/usr/bin/python3 $(dirname "$0")/../progs/tls-client.py"
-/usr/bin/python3 -c 'import ssl' 2>/dev/null || skip_all "/usr/bin/python3 with ssl is not installed"
+/usr/bin/python3 -c 'import ssl' 2>/dev/null || skip_all "/usr/bin/python3 with ssl is not installed (scripts/deps test)"
 
 # run_tls NAME VERSION KEY: 40 keep-alive GETs and 10 new connections
 # (resuming), with counts checked; leaves the target running.
