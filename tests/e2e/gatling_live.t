@@ -24,6 +24,7 @@ set -eu
 . "$(dirname "$0")/../lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
+. "$LB_SRC/tests/lib/own-netns.sh"
 cd "$LB_SRC"
 
 find_tool gatling

@@ -13,6 +13,7 @@ set -eu
 LB=$LB_BUILD/bin/loadbench
 export PERL_UNICODE=SO   # verdicts hold "≈"
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
+. "$LB_SRC/tests/lib/own-netns.sh"
 command -v wrk >/dev/null 2>&1 || skip_all "wrk not installed (scripts/install-tools)"
 
 # stall_run NAME EVERY FOR DURATION "TOOL...": lb-target with a lognormal

@@ -14,6 +14,7 @@ set -eu
 . "$(dirname "$0")/../lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
+. "$LB_SRC/tests/lib/own-netns.sh"
 cd "$LB_SRC"
 
 printf 'load: {connections: 2, duration: 1s}\ncheck: {status: 200}\ntools: [lb-gen, wrk]\n' > "$tmp/no.yaml"

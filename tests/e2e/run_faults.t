@@ -14,6 +14,7 @@ set -eu
 . "$LB_SRC/tests/lib/run-faults.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
+. "$LB_SRC/tests/lib/own-netns.sh"
 cd "$LB_SRC"
 
 mounts=""
