@@ -14,6 +14,9 @@ LB=$LB_BUILD/bin/loadbench
 export PERL_UNICODE=SO   # verdicts hold "≈"
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 . "$LB_SRC/tests/lib/own-netns.sh"
+# No charts: this test reads rows and tables, not charts (history.t and
+# run_basic.t check those); gnuplot took about 1.5 s a run on a busy machine.
+export LOADBENCH_GNUPLOT=
 command -v wrk >/dev/null 2>&1 || skip_all "wrk not installed (scripts/install-tools)"
 
 # stall_run NAME EVERY FOR DURATION "TOOL...": lb-target with a lognormal
