@@ -9,6 +9,7 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
+. "$LB_SRC/tests/lib/own-netns.sh"
 cat >"$tmp/tiny.yaml" <<'Y'
 name: tiny-history
 target: {delay: 1ms}

@@ -19,16 +19,9 @@ command -v wrk >/dev/null || skip_all "wrk is not installed (scripts/install-too
 look_for locust || skip_all "$why"
 cd "$LB_SRC"
 
-# Each run gets its own network namespace where this machine allows it:
-# loadbench waits for the machine's TIME_WAIT sockets to drain before a
-# tool run, and other load on a shared machine would otherwise stretch
-# every run by up to a minute. Nothing else changes (same pid namespace).
-netns=""
-if [ "$(id -u)" = 0 ] && unshare -n sh -c 'ip link set lo up' 2>/dev/null; then
-    netns=1
-else
-    diag "no private network namespace here (needs root, unshare and ip): runs share the machine's"
-fi
+# Each run gets its own network namespace where this machine allows it
+# (own-netns.sh: no wait for other load's TIME_WAIT sockets).
+. "$LB_SRC/tests/lib/own-netns.sh"
 
 cat > "$tmp/k9.yaml" <<'Y'
 name: k9
@@ -79,12 +72,7 @@ while [ $iters -lt 20 ] && [ $(($(date +%s) - t0)) -lt 900 ]; do
     r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
     jitter_ms=$((r % 301))
     out=$tmp/k9/$iters
-    if [ -n "$netns" ]; then
-        unshare -n sh -c 'ip link set lo up; exec setsid "$@"' sh "$LB" run --out "$out" "$tmp/k9.yaml" \
-            >"$out.stdout" 2>"$out.stderr" &
-    else
-        setsid "$LB" run --out "$out" "$tmp/k9.yaml" >"$out.stdout" 2>"$out.stderr" &
-    fi
+    setsid "$LB" run --out "$out" "$tmp/k9.yaml" >"$out.stdout" 2>"$out.stderr" &
     lbpid=$!
     pids="$pids $lbpid"
     case $((iters % 7)) in
