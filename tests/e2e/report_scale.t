@@ -6,7 +6,10 @@
 # times that for 600. Linear is 5x; the quadratic grouping this guards
 # against measured 46x (0.70 s -> 32.6 s). CPU seconds, best of three, so
 # a busy machine's waiting does not count; measured on the 2-core dev
-# machine under load 4: 4.5x to 5.1x.
+# machine under load 4: 4.5x to 5.1x. Since run.json is read in chunks
+# (common/fsutil.c; jansson's json_loadfd read it a byte per system call,
+# 10 s of system time for the 3,000 rows) at load 10: 0.40 s and 1.97-2.00 s,
+# 4.9x-5.0x.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
