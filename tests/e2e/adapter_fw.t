@@ -1,7 +1,7 @@
 #!/bin/sh
 # The scripting-framework adapters end to end: k6, JMeter, Artillery and
-# Locust each run a short closed profile (20 connections x 3 s) and a short
-# open profile (100/s x 3 s) through `loadbench run` against lb-target with
+# Locust each run a short closed profile (20 connections x 2 s) and a short
+# open profile (100/s x 2 s) through `loadbench run` against lb-target with
 # a 20 ms delay. Per tool that is installed: status ok, requests counted,
 # CPU/RSS samples written, and a reconciliation verdict other than mismatch
 # (the generated .jmx, Artillery YAML and locustfile load in their tools, or
@@ -42,7 +42,7 @@ debian=""
 cat > "$tmp/closed.yaml" <<Y
 name: fw-closed
 target: {delay: 20ms}
-load: {connections: 20, duration: 3s}
+load: {connections: 20, duration: 2s}
 tools:
   - jmeter
   - artillery
@@ -58,7 +58,7 @@ Y
 cat > "$tmp/open.yaml" <<'Y'
 name: fw-open
 target: {delay: 20ms}
-load: {model: open, rate: 100, duration: 3s}
+load: {model: open, rate: 100, duration: 2s}
 tools: [jmeter, artillery, locust, k6]
 sampling: {interval: 500ms}
 grace: 60s
@@ -71,7 +71,7 @@ Y
 # report fails whatever the grace. quiet: the gate before each of the nine
 # tool runs waits at most 1 s, not its default 30 s: what is checked here
 # is the rows, and on a busy machine the gates alone could wait minutes.
-# 3 s of load, not 5: at 500 ms sampling the rows' >= 3 samples need
+# 2 s of load, not 5: at 500 ms sampling the rows' >= 3 samples need
 # 1.5 s of a tool's life, and every other check is a count > 0, a model,
 # a version or a verdict, none of which a shorter load changes.)
 
