@@ -199,7 +199,9 @@ $(BUILD)/tests/progs/%: $(call obj,tests/progs/%.c) $(LIBCOMMON)
 # UBSan into build-fuzz/ (never build/), with every library source linked in.
 # `make fuzz` runs each for FUZZ_SECONDS on its committed seed corpus
 # fuzz/corpus/NAME (new inputs go to build-fuzz/corpus/NAME) and prints the
-# executions; a crash leaves build-fuzz/NAME-crash-* and fails.
+# executions; a crash leaves build-fuzz/NAME-crash-* and fails. This is the
+# long fuzz: `make check` (tests/e2e/fuzz.t) builds the same targets and
+# runs each for 2 s (LB_FUZZ_SECONDS): every committed seed, then a short fuzz.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

@@ -6,7 +6,10 @@
 # times that for 600. Linear is 5x; the quadratic grouping this guards
 # against measured 46x (0.70 s -> 32.6 s). CPU seconds, best of three, so
 # a busy machine's waiting does not count; measured on the 2-core dev
-# machine under load 4: 4.5x to 5.1x.
+# machine under load 4: 4.5x to 5.1x. Since run.json is read in chunks
+# (common/fsutil.c; jansson's json_loadfd read it a byte per system call,
+# 10 s of system time for the 3,000 rows) at load 10: 0.40 s and 1.97-2.00 s,
+# 4.9x-5.0x.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -15,20 +18,24 @@ under_asan && skip_all "timing ratio under the address sanitizer is the sanitize
 RATIO_MAX=8
 SRC=$LB_SRC/tests/fixtures/runs/study1-footprint/run.json
 
-# make_rows N DIR: DIR/run.json with N rows, each with its own label and dir.
+# make_rows N DIR: DIR/run.json with N rows, each with its own label and dir
+# (Python's json, in C: Perl's JSON::PP took 3.3 CPU s to write the 23 MB).
 make_rows() {
     mkdir -p "$2"
-    perl -MJSON::PP -e '
-        my ($src, $n, $out) = @ARGV; local $/;
-        open my $f, "<", $src or die; my $r = decode_json(<$f>);
-        my @base = @{$r->{runs}}; my @rows;
-        for my $i (0 .. $n - 1) {
-            my %row = %{$base[$i % @base]};
-            $row{label} .= "-$i"; $row{dir} = ($row{dir} // "x") . "-$i";
-            push @rows, \%row;
-        }
-        $r->{runs} = \@rows;
-        open my $o, ">", $out or die; print $o encode_json($r);' "$SRC" "$1" "$2/run.json"
+    python3 -c '
+import json, sys
+src, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with open(src, encoding="utf-8") as f:
+    r = json.load(f)
+base, rows = r["runs"], []
+for i in range(n):
+    row = dict(base[i % len(base)])
+    row["label"] = (row.get("label") or "") + "-%d" % i
+    row["dir"] = (row.get("dir") if row.get("dir") is not None else "x") + "-%d" % i
+    rows.append(row)
+r["runs"] = rows
+with open(out, "w", encoding="utf-8") as o:
+    json.dump(r, o, ensure_ascii=False, separators=(",", ":"))' "$SRC" "$1" "$2/run.json"
 }
 
 # cpu DIR: report's CPU seconds (user + system), the best of three.
