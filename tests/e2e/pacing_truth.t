@@ -18,6 +18,9 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
+# No chart image is checked here: gnuplot's rendering, 2-4 s of every run
+# on a busy machine, is report_sweep.t's and report_charts.t's to test.
+export LOADBENCH_GNUPLOT=
 FAKE=$LB_BUILD/tests/progs/fake-gen-pacer
 [ -x "$LB" ] && [ -x "$FAKE" ] || skip_all "loadbench or $FAKE not built (run make)"
 for m in bursty underrate churn; do cp "$FAKE" "$tmp/fake-gen-$m"; done

@@ -7,6 +7,9 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
+# No chart image is checked here: gnuplot's rendering, 2-4 s of every run
+# on a busy machine, is report_sweep.t's and report_charts.t's to test.
+export LOADBENCH_GNUPLOT=
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 # Timing on a shared machine: other work (builds, other tests, a CPU burner)
 # can keep a woken thread off the CPU for milliseconds, or a pinned target
