@@ -10,8 +10,7 @@
 # key the same lb-gen keeps its connections. Then, in a network namespace
 # of its own with 500 ephemeral ports and tcp_tw_reuse 0, lb-gen's new
 # connections run into TIME_WAIT: the row's bottleneck is "ephemeral
-# ports", with the ports held as its witness (1 s: 4 connections at 1 ms
-# open ~3,000 a second, 500 ports are gone within the first look).
+# ports", with the ports held as its witness.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
@@ -77,7 +76,7 @@ trap ns_cleanup EXIT
 ip netns add "$ns"
 ip -n "$ns" link set lo up
 ip netns exec "$ns" sh -c 'echo "40000 40499" > /proc/sys/net/ipv4/ip_local_port_range && echo 0 > /proc/sys/net/ipv4/tcp_tw_reuse'
-printf 'name: ports\ntarget: {delay: 1ms}\nload: {connections: 4, duration: 1s, keepalive: off}\ntools: [lb-gen]\nsampling: {interval: 200ms}\nquiet: off\n' \
+printf 'name: ports\ntarget: {delay: 1ms}\nload: {connections: 4, duration: 3s, keepalive: off}\ntools: [lb-gen]\nsampling: {interval: 200ms}\nquiet: off\n' \
     > "$tmp/ports.yaml"
 rc=0; ip netns exec "$ns" "$LB" run --quiet --out "$tmp/ports" "$tmp/ports.yaml" >"$tmp/ports.out" 2>&1 || rc=$?
 P=$tmp/ports/run.json
