@@ -37,7 +37,7 @@ chmod +x "$tmp/hot.sh" "$tmp/holdback.sh"
 cat > "$tmp/witness.yaml" <<Y
 name: witness
 target: {delay: 20ms}
-load: {connections: 10, duration: 3s}
+load: {connections: 10, duration: 6s}
 sampling: {interval: 500ms}
 cpus: {tool: 0-1, target: 1}
 tools:
@@ -54,9 +54,10 @@ fig=$(jget "$J" runs.0.limits.tool_thread_pct)
 cpu=$(jget "$J" runs.0.limits.tool_cpu_share)
 diag "hot thread's own share ${share:-?}; the row: busiest thread $fig %, tree $cpu of 2 CPUs"
 check "the series has thread_max_pct and wait_pct columns" grep -q '^t_s,.*,thread_max_pct,wait_pct$' "$tmp/run/samples/hot-thread.csv"
-# The hold is the whole 3 s load, the thread's life is a little longer
-# (start-up and stop), but it spins all of it: both are its share of a
-# core, 10 points of margin.
+# The hold is the whole 6 s load, the thread's life is a little longer
+# (start-up and stop): 10 points of margin. (At 3 s, on a machine that
+# gave the thread 0.83 of a core over its life, the hold's figure read
+# 68.5 %: the part of the life outside the hold weighs twice as much.)
 check "the busiest thread's figure ($fig %) is the hot thread's own share (${share:-?}) within 10 points" \
     perl -e 'exit !($ARGV[0] ne "" && $ARGV[1] ne "null" && abs($ARGV[1] - 100 * $ARGV[0]) <= 10)' -- "${share:-}" "$fig"
 check "the tree's share of its 2 CPUs ($cpu) stays below 0.9: the cpu witness does not fire" \
