@@ -144,6 +144,21 @@ static uint64_t tw_in_range(const char *path, uint64_t lo, uint64_t hi, unsigned
     return n;
 }
 
+/* The ports in [lo, hi] but exclude held by TIME_WAIT sockets of this
+ * namespace (IPv4 and IPv6), each port once. */
+static uint64_t tw_ports_held(uint64_t lo, uint64_t hi, unsigned exclude)
+{
+    uint8_t marks[65536 / 8] = {0};
+    return tw_in_range("/proc/net/tcp", lo, hi, exclude, marks) + tw_in_range("/proc/net/tcp6", lo, hi, exclude, marks);
+}
+
+uint64_t netstat_tw_ports_held(void)
+{
+    uint64_t lo, hi;
+    port_bounds(&lo, &hi);
+    return tw_ports_held(lo, hi, 0);
+}
+
 void netstat_ports_look(struct netstat_ports *p, unsigned exclude_port)
 {
     struct netstat n;
@@ -154,9 +169,7 @@ void netstat_ports_look(struct netstat_ports *p, unsigned exclude_port)
         p->tw_peak = n.time_wait;
     if (n.time_wait * 4 < p->hi - p->lo + 1)
         return;
-    uint8_t marks[65536 / 8] = {0};
-    uint64_t held = tw_in_range("/proc/net/tcp", p->lo, p->hi, exclude_port, marks) +
-                    tw_in_range("/proc/net/tcp6", p->lo, p->hi, exclude_port, marks);
+    uint64_t held = tw_ports_held(p->lo, p->hi, exclude_port);
     if (held > p->held_peak)
         p->held_peak = held;
 }

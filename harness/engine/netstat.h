@@ -31,6 +31,11 @@ json_t *netstat_delta_json(const struct netstat *a, const struct netstat *b, jso
  * unreadable. */
 uint64_t netstat_port_range(void);
 
+/* The ephemeral ports (ip_local_port_range) this namespace's TIME_WAIT
+ * sockets hold, each port once: a server's listening port in TIME_WAIT
+ * thousands of times over (it closed first: ab, keep-alive off) is one. */
+uint64_t netstat_tw_ports_held(void);
+
 /* Ephemeral ports held in TIME_WAIT during a row (issue 40: a new
  * connection per request). The side that closes first keeps each
  * connection in TIME_WAIT for 60 s; a client's holds its ephemeral port,

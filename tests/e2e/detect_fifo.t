@@ -45,8 +45,12 @@ chmod 755 "$tmp/slow/fake-slow-lb-gen"
 printf 'name: s\nload: {connections: 1, duration: 1s}\ntools:\n  - {tool: lb-gen, bin: %s}\n' "$tmp/slow/fake-slow-lb-gen" >"$tmp/slow.yaml"
 plans() { find "$tmp/ptmp" -mindepth 1 -maxdepth 1 -name 'loadbench-plan-*' | wc -l; }
 # start_plan: plan in the background, $pid; waits for its directory.
+# A shell without job control starts a background command with SIGINT
+# ignored, so a SIGINT would not end plan: it went on until the probe's
+# 10 s kill and removed its directory as a plan that finished does. env
+# gives plan SIGINT's default action, as a terminal's ^C finds it.
 start_plan() {
-    TMPDIR="$tmp/ptmp" "$LB" plan "$tmp/slow.yaml" >/dev/null 2>&1 </dev/null &
+    TMPDIR="$tmp/ptmp" env --default-signal=INT "$LB" plan "$tmp/slow.yaml" >/dev/null 2>&1 </dev/null &
     pid=$!
     track $pid
     n=0

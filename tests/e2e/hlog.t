@@ -14,6 +14,9 @@ set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
+# No chart image is checked here: gnuplot's rendering, 2-4 s of every run
+# on a busy machine, is report_sweep.t's and report_charts.t's to test.
+export LOADBENCH_GNUPLOT=
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
 py=$(tools_file venv/hdrhistogram/bin/python) || skip_all "HdrHistogram's reader is not installed: run scripts/install-tools (it puts PyPI hdrhistogram 0.10.8 in TOOLS/venv/hdrhistogram, pip install --require-hashes -r scripts/registry/pypi/hdrhistogram.txt)"
@@ -27,7 +30,7 @@ done
 cat > "$tmp/p.yaml" <<Y
 name: hlog
 target: {delay: 2ms}
-load: {stages: [{duration: 1s, target: 20}, {duration: 3s, target: 20}, {duration: 1s, target: 0}]}
+load: {stages: [{duration: 1s, target: 20}, {duration: 1s, target: 20}, {duration: 1s, target: 0}]}
 tools: [$tools]
 sampling: {interval: 500ms}
 Y
@@ -79,7 +82,9 @@ PY
 "$py" "$tmp/read.py" "$log" lb-gen:hold > "$tmp/read.json" 2>"$tmp/read.err" || true
 check "HdrHistogram's reader reads the log ($(head -c 200 "$tmp/read.err"))" test -s "$tmp/read.json"
 n=$(jget "$tmp/read.json" intervals)
-check "one interval a sample and at the hold's edges ($n over 5 s at 500 ms)" test "$n" -ge 10 -a "$n" -le 16
+# 3 s at 500 ms: 6 samples, 2 more at the hold's edges, as many again of
+# slack above (it was 10-16 over 5 s).
+check "one interval a sample and at the hold's edges ($n over 3 s at 500 ms)" test "$n" -ge 6 -a "$n" -le 12
 is "$(jget "$tmp/read.json" tags)" '["lb-gen:after-hold","lb-gen:before-hold","lb-gen:hold"]' \
     "tagged with the label and the window"
 order=$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); my $s = join " ", map { s/^lb-gen://r } @{$j->{order}}; $s =~ s/(\S+)( \1)+/$1/g; print $s' < "$tmp/read.json")
@@ -129,14 +134,16 @@ tool_log() {
     pcts "of $2's log" "$tmp/$2.json" runs.$1.client.latency_ms 1/1024
 }
 # lb-gen's own view: its 3-digit histogram of each second.
-tool_log 0 lb-gen 5 7 "one interval a second of lb-gen's, over 5 s"
+tool_log 0 lb-gen 3 5 "one interval a second of lb-gen's, over 3 s"
 # Vegeta's per-request CSV (ns); JMeter's JTL (whole ms, values in ms).
+# At least the hold's samples (Vegeta runs the hold only: 1 s at 500 ms),
+# at most the whole load's and 6 more (it was 6-16 with a 3 s hold of 5 s).
 row=0
 for t in $others; do
     row=$((row + 1))
     case $t in
-    vegeta) tool_log $row vegeta 6 16 "an interval a sample, cut at the hold's edges" ;;
-    jmeter) tool_log $row jmeter 6 16 "an interval a sample, cut at the hold's edges" 1 ;;
+    vegeta) tool_log $row vegeta 2 12 "an interval a sample, cut at the hold's edges" ;;
+    jmeter) tool_log $row jmeter 2 12 "an interval a sample, cut at the hold's edges" 1 ;;
     esac
 done
 done_testing

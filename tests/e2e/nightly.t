@@ -5,6 +5,9 @@
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
+# No chart image is checked here: gnuplot's rendering, 2-4 s of every run
+# on a busy machine, is report_sweep.t's and report_charts.t's to test.
+export LOADBENCH_GNUPLOT=
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 # The gate compares two nights' rates and memory within 10 %: under ASan
 # both are the sanitizer's.
