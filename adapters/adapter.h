@@ -27,6 +27,7 @@
 #define ADAPTER_H2C 0x100    /* HTTP/2 with prior knowledge (target.protocol: h2c) */
 #define ADAPTER_NOKEEPALIVE 0x200 /* a new connection per request (load.keepalive: off) */
 #define ADAPTER_CHECK 0x400  /* checks every response's status (check: {status: N}) as its users write it */
+#define ADAPTER_POST 0x800   /* sends request: {method: POST, body: SIZE}, the body exactly SIZE bytes */
 
 struct adapter_found {
     char path[1024];        /* absolute path of the binary run */
@@ -156,6 +157,10 @@ struct adapter {
     const char *check_how;          /* with ADAPTER_CHECK: how the tool checks each response's status
                                      * ("k6 check() on every response"), shown by `loadbench tools` */
     const char *no_check_why;       /* without ADAPTER_CHECK: why, when the reason is the tool's
+                                     * (for the validate refusal); NULL: generic */
+    const char *post_how;           /* with ADAPTER_POST: how the tool sends the body ("-m POST -D
+                                     * FILE"), shown by `loadbench tools` */
+    const char *no_post_why;        /* without ADAPTER_POST: why, when the reason is the tool's
                                      * (for the validate refusal); NULL: generic */
     const char *const *parse_files; /* the files parse() reads from the run directory, main one
                                      * first (NULL-terminated): fuzz/fuzz_parsers.c feeds them */
