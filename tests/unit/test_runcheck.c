@@ -39,6 +39,7 @@ int main(void)
 {
     /* request: POST: a tool without ADAPTER_POST is refused, named with
      * the setting; one with it passes. */
+    labels_after("request: {method: POST, body: 1KiB}\n", "{tool: lb-gen}", NULL, "a POST on lb-gen passes");
     labels_after("request: {method: POST, body: 1KiB}\n", "{tool: go-fasthttp}",
                  "go-fasthttp cannot run request: method POST (a body on every request)",
                  "a POST on a tool without the cap is refused, naming the tool and the setting");
