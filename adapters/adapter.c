@@ -239,6 +239,22 @@ int adapter_write(const char *dir, const char *name, const char *text, char *err
     return fsutil_write_text(path, text, err);
 }
 
+int adapter_body_file(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    if (!c->profile || !c->profile->request.post)
+        return 0;
+    size_t n = (size_t)c->profile->request.body_bytes;
+    char *body = util_xmalloc(n + 1);
+    memset(body, 'x', n);
+    body[n] = 0;
+    int rc = adapter_write(c->dir, ADAPTER_BODY_FILE, body, err);
+    free(body);
+    if (rc)
+        return -1;
+    strvec_push(&p->files, ADAPTER_BODY_FILE);
+    return 1;
+}
+
 double adapter_json_num(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);

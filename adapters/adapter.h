@@ -298,6 +298,16 @@ int adapter_csv_split(char *line, char **f, int max);
 /* Write a file into dir. Returns 0 or -1 with err. */
 int adapter_write(const char *dir, const char *name, const char *text, char *err);
 
+/* request: POST: the body every request carries, a file of the profile's
+ * request.body_bytes bytes of 'x', sent as ADAPTER_BODY_TYPE. */
+#define ADAPTER_BODY_FILE "body.bin"
+#define ADAPTER_BODY_TYPE "application/octet-stream"
+
+/* With the profile's request: POST, write ADAPTER_BODY_FILE into c->dir
+ * (listed in p->files). Returns 1 when written, 0 for a GET (nothing
+ * written), -1 with err. */
+int adapter_body_file(const struct adapter_ctx *c, struct adapter_plan *p, char *err);
+
 /* The number under key of JSON object o, or NAN when absent or not a
  * number (o may be NULL). */
 double adapter_json_num(json_t *o, const char *key);
