@@ -247,12 +247,17 @@ int adapter_body_file(const struct adapter_ctx *c, struct adapter_plan *p, char 
     char *body = util_xmalloc(n + 1);
     memset(body, 'x', n);
     body[n] = 0;
-    int rc = adapter_write(c->dir, ADAPTER_BODY_FILE, body, err);
+    int rc = adapter_write_config(c->dir, ADAPTER_BODY_FILE, body, p, err);
     free(body);
-    if (rc)
+    return rc ? -1 : 1;
+}
+
+int adapter_write_config(const char *dir, const char *name, const char *text, struct adapter_plan *p, char *err)
+{
+    if (adapter_write(dir, name, text, err))
         return -1;
-    strvec_push(&p->files, ADAPTER_BODY_FILE);
-    return 1;
+    strvec_push(&p->files, name);
+    return 0;
 }
 
 double adapter_json_num(json_t *o, const char *key)

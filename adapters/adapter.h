@@ -298,6 +298,9 @@ int adapter_csv_split(char *line, char **f, int max);
 /* Write a file into dir. Returns 0 or -1 with err. */
 int adapter_write(const char *dir, const char *name, const char *text, char *err);
 
+/* adapter_write, and name listed in p->files (the row's configs). */
+int adapter_write_config(const char *dir, const char *name, const char *text, struct adapter_plan *p, char *err);
+
 /* request: POST: the body every request carries, a file of the profile's
  * request.body_bytes bytes of 'x', sent as ADAPTER_BODY_TYPE. */
 #define ADAPTER_BODY_FILE "body.bin"
