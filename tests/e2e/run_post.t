@@ -10,7 +10,8 @@
 # line and column. The
 # fault: tests/faults/fault-shortbody.sh (the real lb-gen posting bodies
 # 24 bytes short) makes a row that fails, saying how many bodies were not
-# 1024 bytes. Counts only, no timing. JMeter, Gatling and Artillery map
+# 1024 bytes; on a GET profile (a 1000-byte body on every request) the
+# row fails too. Counts only, no timing. JMeter, Gatling and Artillery map
 # POST too but are not run here: their JVM or node start-up (20-60 s
 # each) would take the file far past its 40 s; test_adapters_fw checks
 # their generated POST, and each was run live against lb-target by hand.
@@ -73,4 +74,14 @@ check "the row failed ($1), every body mismatched ($2 of $3, $4 bytes = x 1000)"
     sh -c '[ "$1" = failed ] && [ "$2" -gt 0 ] && [ "$2" = "$3" ] && [ "$4" = $(($3 * 1000)) ]' sh "$@"
 check "its reason says how many and what: $(jget "$J" runs.0.reason | cut -c1-90)" \
     grep -q "\"reason\": *\"$2 requests' bodies were not 1024 bytes" "$J"
+
+# The same fault on a GET profile: a body where none was asked.
+printf 'name: getbody\nload: {connections: 2, duration: 1s}\ntools: [{tool: lb-gen, label: getbody, bin: %s}]\nsampling: {interval: 500ms}\n' \
+    "$tmp/fault/fault-shortbody.sh" > "$tmp/getbody.yaml"
+run_profile getbody
+set -- $(jget "$J" runs.0.status) $(jget "$J" runs.0.request_body.requests_with_body) $(jget "$J" runs.0.request_body.bytes)
+check "a GET row whose requests carried bodies failed ($1; the server counted $2 with a body, $3 bytes)" \
+    sh -c '[ "$1" = failed ] && [ "$2" -gt 0 ] && [ "$3" = $(($2 * 1000)) ]' sh "$@"
+check "its reason says so: $(jget "$J" runs.0.reason | cut -c1-90)" \
+    grep -q "\"reason\": *\"a GET row, yet lb-target counted $2 requests with a body ($3 bytes)" "$J"
 done_testing
