@@ -64,7 +64,7 @@ check "summary.md has the Request bodies table" grep -q '^## Request bodies' "$t
 mkdir -p "$tmp/fault"
 cp tests/faults/fault-shortbody.sh "$tmp/fault/"
 echo "$LB_BUILD/bin/lb-gen" > "$tmp/fault/.lb-gen"
-printf 'name: short\nload: {connections: 2, duration: 1s}\nrequest: {method: POST, body: 1KiB}\ntools: [{tool: lb-gen, label: short, bin: %s}]\nsampling: {interval: 500ms}\n' \
+printf 'name: short\nload: {connections: 2, duration: 500ms}\nrequest: {method: POST, body: 1KiB}\ntools: [{tool: lb-gen, label: short, bin: %s}]\nsampling: {interval: 200ms}\n' \
     "$tmp/fault/fault-shortbody.sh" > "$tmp/short.yaml"
 run_profile short
 is "$rc" 1 "a row whose bodies fell short: the run exits 1"
@@ -76,7 +76,7 @@ check "its reason says how many and what: $(jget "$J" runs.0.reason | cut -c1-90
     grep -q "\"reason\": *\"$2 requests' bodies were not 1024 bytes" "$J"
 
 # The same fault on a GET profile: a body where none was asked.
-printf 'name: getbody\nload: {connections: 2, duration: 1s}\ntools: [{tool: lb-gen, label: getbody, bin: %s}]\nsampling: {interval: 500ms}\n' \
+printf 'name: getbody\nload: {connections: 2, duration: 500ms}\ntools: [{tool: lb-gen, label: getbody, bin: %s}]\nsampling: {interval: 200ms}\n' \
     "$tmp/fault/fault-shortbody.sh" > "$tmp/getbody.yaml"
 run_profile getbody
 set -- $(jget "$J" runs.0.status) $(jget "$J" runs.0.request_body.requests_with_body) $(jget "$J" runs.0.request_body.bytes)
