@@ -410,7 +410,7 @@ static void tools_print(const json_t *tools)
         unsigned c = (*a)->caps;
         printf("  %-12s h1%s%s%s%s%s%s", (*a)->name, c & ADAPTER_TLS ? " tls" : "", c & ADAPTER_H2 ? " h2" : "",
                c & ADAPTER_H2C ? " h2c" : "", c & ADAPTER_NOKEEPALIVE ? " keepalive-off" : "",
-               c & ADAPTER_CHECK ? " check" : "", c & ADAPTER_POST ? " post" : "");
+               c & ADAPTER_POST ? " post" : "", c & ADAPTER_CHECK ? " check" : "");
         if (c & ADAPTER_TLS)
             printf("; certificate: %s; library: %s", (*a)->tls_how ? (*a)->tls_how : "not stated",
                    (*a)->tls_library ? (*a)->tls_library : "not stated");
