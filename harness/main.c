@@ -404,13 +404,13 @@ static void tools_print(const json_t *tools)
         if (v)
             printf("  %-12s %s\n", json_string_value(json_object_get(t, "tool")), v);
     }
-    printf("\nprotocols and settings (target.tls, target.protocol, load.keepalive: off, check:, request: POST; a "
-           "profile asking a tool for one it lacks is refused):\n");
+    printf("\nprotocols and settings (target.tls, target.protocol, load.keepalive: off, check:; a profile asking a "
+           "tool for one it lacks is refused):\n");
     for (const struct adapter *const *a = adapter_registry; *a; a++) {
         unsigned c = (*a)->caps;
-        printf("  %-12s h1%s%s%s%s%s%s", (*a)->name, c & ADAPTER_TLS ? " tls" : "", c & ADAPTER_H2 ? " h2" : "",
+        printf("  %-12s h1%s%s%s%s%s", (*a)->name, c & ADAPTER_TLS ? " tls" : "", c & ADAPTER_H2 ? " h2" : "",
                c & ADAPTER_H2C ? " h2c" : "", c & ADAPTER_NOKEEPALIVE ? " keepalive-off" : "",
-               c & ADAPTER_POST ? " post" : "", c & ADAPTER_CHECK ? " check" : "");
+               c & ADAPTER_CHECK ? " check" : "");
         if (c & ADAPTER_TLS)
             printf("; certificate: %s; library: %s", (*a)->tls_how ? (*a)->tls_how : "not stated",
                    (*a)->tls_library ? (*a)->tls_library : "not stated");
@@ -418,11 +418,15 @@ static void tools_print(const json_t *tools)
             printf("; %s", (*a)->no_h2_why);
         if (c & ADAPTER_CHECK)
             printf("; check: %s", (*a)->check_how ? (*a)->check_how : "not stated");
-        if (c & ADAPTER_POST)
-            printf("; post: %s", (*a)->post_how ? (*a)->post_how : "not stated");
-        else if ((*a)->no_post_why)
-            printf("; no post: %s", (*a)->no_post_why);
         printf("\n");
+    }
+    printf("\nrequest: POST (request: {method: POST, body: SIZE}; a profile asking a tool without it is refused):\n");
+    for (const struct adapter *const *a = adapter_registry; *a; a++) {
+        const char *why = (*a)->no_post_why ? (*a)->no_post_why : "its adapter does not map it";
+        if ((*a)->caps & ADAPTER_POST)
+            printf("  %-12s POST: %s\n", (*a)->name, (*a)->post_how ? (*a)->post_how : "not stated");
+        else
+            printf("  %-12s no POST: %s\n", (*a)->name, why);
     }
     printf("\nper-tool options (a tool entry's `options:` in a profile; see docs/profiles.md):\n");
     for (const struct adapter *const *a = adapter_registry; *a; a++) {

@@ -34,8 +34,8 @@ rc=0; "$LB" validate "$tmp/bad.yaml" 2>"$tmp/bad.err" || rc=$?
 check "a body over 1 MiB is refused at its place ($(cat "$tmp/bad.err"))" \
     grep -qF 'bad.yaml:2:31: request.body 2MiB is 2097152 bytes: use 1B to 1MiB' "$tmp/bad.err"
 "$LB" tools >"$tmp/tools.txt" 2>&1 || true
-check "tools lists post for lb-gen" grep -q '^  lb-gen  .* post[ ;]' "$tmp/tools.txt"
-check "tools says why httperf has no post" grep -q '^  httperf .*no post: httperf sends a body only' "$tmp/tools.txt"
+check "tools says how lb-gen sends a POST" grep -q '^  lb-gen  *POST: --post SIZE' "$tmp/tools.txt"
+check "tools says why httperf has no POST" grep -q '^  httperf  *no POST: httperf sends a body only' "$tmp/tools.txt"
 
 installed wrk hey ab h2load siege autocannon bombardier vegeta oha locust tsung k6
 printf 'name: post\nload: {connections: 2, duration: 1s}\nrequest: {method: POST, body: 1KiB}\ntools: [%s]\nsampling: {interval: 500ms}\ngrace: 30s\n' \
