@@ -74,6 +74,11 @@ static int ab_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     }
     strvec_push(&p->argv, "-e");
     strvec_push(&p->argv, AB_CSV);
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    if (post) /* ab -h: -p postfile, "Remember also to set -T" */
+        strvec_pushv(&p->argv, "-p", ADAPTER_BODY_FILE, "-T", ADAPTER_BODY_TYPE, NULL);
     strvec_push(&p->argv, c->url);
     p->model = "closed";
     p->load_ns = secs * 1000000000ull;
@@ -207,7 +212,8 @@ const struct adapter adapter_ab = {
     .parse_files = (const char *const[]){"stdout.txt", "percentiles.csv", NULL},
     .description = "ApacheBench 2.3: keep-alive, closed model (-c, -t with a large -n)",
     .install_hint = "apt-get install apache2-utils (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_NOKEEPALIVE,
+    .caps = ADAPTER_CLOSED | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .post_how = "-p body.bin -T application/octet-stream",
     .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: 2.3 (Debian apache2-utils 2.4.71-1~deb12u1)",
     .latency_measures = "request start (connect for a new connection, else request write on the kept-alive one) to "

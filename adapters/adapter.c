@@ -239,6 +239,27 @@ int adapter_write(const char *dir, const char *name, const char *text, char *err
     return fsutil_write_text(path, text, err);
 }
 
+int adapter_body_file(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    if (!c->profile || !c->profile->request.post)
+        return 0;
+    size_t n = (size_t)c->profile->request.body_bytes;
+    char *body = util_xmalloc(n + 1);
+    memset(body, 'x', n);
+    body[n] = 0;
+    int rc = adapter_write_config(c->dir, ADAPTER_BODY_FILE, body, p, err);
+    free(body);
+    return rc ? -1 : 1;
+}
+
+int adapter_write_config(const char *dir, const char *name, const char *text, struct adapter_plan *p, char *err)
+{
+    if (adapter_write(dir, name, text, err))
+        return -1;
+    strvec_push(&p->files, name);
+    return 0;
+}
+
 double adapter_json_num(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);

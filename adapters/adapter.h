@@ -27,6 +27,7 @@
 #define ADAPTER_H2C 0x100    /* HTTP/2 with prior knowledge (target.protocol: h2c) */
 #define ADAPTER_NOKEEPALIVE 0x200 /* a new connection per request (load.keepalive: off) */
 #define ADAPTER_CHECK 0x400  /* checks every response's status (check: {status: N}) as its users write it */
+#define ADAPTER_POST 0x800   /* sends request: {method: POST, body: SIZE}, the body exactly SIZE bytes */
 
 struct adapter_found {
     char path[1024];        /* absolute path of the binary run */
@@ -156,6 +157,10 @@ struct adapter {
     const char *check_how;          /* with ADAPTER_CHECK: how the tool checks each response's status
                                      * ("k6 check() on every response"), shown by `loadbench tools` */
     const char *no_check_why;       /* without ADAPTER_CHECK: why, when the reason is the tool's
+                                     * (for the validate refusal); NULL: generic */
+    const char *post_how;           /* with ADAPTER_POST: how the tool sends the body ("-m POST -D
+                                     * FILE"), shown by `loadbench tools` */
+    const char *no_post_why;        /* without ADAPTER_POST: why, when the reason is the tool's
                                      * (for the validate refusal); NULL: generic */
     const char *const *parse_files; /* the files parse() reads from the run directory, main one
                                      * first (NULL-terminated): fuzz/fuzz_parsers.c feeds them */
@@ -292,6 +297,19 @@ int adapter_csv_split(char *line, char **f, int max);
 
 /* Write a file into dir. Returns 0 or -1 with err. */
 int adapter_write(const char *dir, const char *name, const char *text, char *err);
+
+/* adapter_write, and name listed in p->files (the row's configs). */
+int adapter_write_config(const char *dir, const char *name, const char *text, struct adapter_plan *p, char *err);
+
+/* request: POST: the body every request carries, a file of the profile's
+ * request.body_bytes bytes of 'x', sent as ADAPTER_BODY_TYPE. */
+#define ADAPTER_BODY_FILE "body.bin"
+#define ADAPTER_BODY_TYPE "application/octet-stream"
+
+/* With the profile's request: POST, write ADAPTER_BODY_FILE into c->dir
+ * (listed in p->files). Returns 1 when written, 0 for a GET (nothing
+ * written), -1 with err. */
+int adapter_body_file(const struct adapter_ctx *c, struct adapter_plan *p, char *err);
 
 /* The number under key of JSON object o, or NAN when absent or not a
  * number (o may be NULL). */

@@ -245,7 +245,24 @@ static const char *art_expect(int status, const char *indent, char *buf, size_t 
 }
 
 /* The script's http settings and its one scenario. */
-static void art_http_and_flow(const struct profile_load *l, unsigned long pool_n, int status, struct textbuf *y)
+/* The flow's one request at indent: a GET, or with request: POST a post
+ * with the body inline (body: is sent as it is, no JSON encoding) and its
+ * Content-Type, as Artillery's users write one. */
+static void art_request(struct textbuf *y, const char *indent, uint64_t body)
+{
+    textbuf_printf(y, "%s- %s:\n%s    url: \"/\"\n", indent, body ? "post" : "get", indent);
+    if (!body)
+        return;
+    char *x = util_xmalloc(body + 1);
+    memset(x, 'x', body);
+    x[body] = 0;
+    textbuf_printf(y, "%s    headers:\n%s      Content-Type: \"" ADAPTER_BODY_TYPE "\"\n%s    body: \"%s\"\n", indent,
+                   indent, indent, x);
+    free(x);
+}
+
+static void art_http_and_flow(const struct profile_load *l, unsigned long pool_n, int status, uint64_t body,
+                              struct textbuf *y)
 {
     char ex[128];
     textbuf_printf(y, "  http:\n");
@@ -259,16 +276,12 @@ static void art_http_and_flow(const struct profile_load *l, unsigned long pool_n
         textbuf_printf(y, "  plugins:\n    expect:\n      outputFormat: silent\n");
     textbuf_printf(y, "scenarios:\n  - name: lb\n    flow:\n");
     if (l->model == LOAD_OPEN) {
-        textbuf_printf(y, "      - get:\n          url: \"/\"\n%s", art_expect(status, "          ", ex, sizeof ex));
+        art_request(y, "      ", body);
+        textbuf_printf(y, "%s", art_expect(status, "          ", ex, sizeof ex));
     } else {
-        textbuf_printf(y,
-                "      - function: \"lbStart\"\n"
-                "      - loop:\n"
-                "          - get:\n"
-                "              url: \"/\"\n"
-                "%s"
-                "        whileTrue: \"lbContinue\"\n",
-                art_expect(status, "              ", ex, sizeof ex));
+        textbuf_printf(y, "      - function: \"lbStart\"\n      - loop:\n");
+        art_request(y, "          ", body);
+        textbuf_printf(y, "%s        whileTrue: \"lbContinue\"\n", art_expect(status, "              ", ex, sizeof ex));
     }
 }
 
@@ -346,12 +359,15 @@ static int art_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
             return -1;
         }
     }
-    art_http_and_flow(l, pool_n, c->profile->check.status, &y);
+    art_http_and_flow(l, pool_n, c->profile->check.status, c->profile->request.post ? c->profile->request.body_bytes : 0,
+                      &y);
     int rc = adapter_write(c->dir, ART_YAML, y.s, err);
     textbuf_free(&y);
     if (rc)
         return -1;
     strvec_push(&p->files, ART_YAML);
+    if (adapter_body_file(c, p, err) < 0)
+        return -1;
     art_command(c, l, pool_n, p);
     return 0;
 }
@@ -498,7 +514,8 @@ const struct adapter adapter_artillery = {
     .description = "Artillery (Node.js): open model native (arrival phases); closed model from looping VUs",
     .install_hint = "npm: scripts/install-tools (Artillery 2.0.34, pinned in scripts/registry/npm, into the "
                     "tools folder's npm/; PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 on Node 20)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_CHECK,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_CHECK | ADAPTER_POST,
+    .post_how = "a post: step with the body inline (body:, sent as it is) and a Content-Type header",
     .check_how = "the expect plugin (artillery-plugin-expect, bundled in Artillery 2's dist/builtin-packages): "
                  "expect: [statusCode: CODE] on the GET, outputFormat silent; failures from plugins.expect.failed",
     .versions = "live: 2.0.34 (npm)",

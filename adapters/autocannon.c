@@ -67,6 +67,11 @@ static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *
         strvec_push(&p->argv, "-t");
         strvec_pushf(&p->argv, "%llu", (unsigned long long)ts);
     }
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    if (post) /* autocannon --help: -m METHOD, -i FILE (the body), -H K=V */
+        strvec_pushv(&p->argv, "-m", "POST", "-i", ADAPTER_BODY_FILE, "-H", "content-type=" ADAPTER_BODY_TYPE, NULL);
     strvec_push(&p->argv, c->url);
     p->load_ns = secs * 1000000000ull;
     /* node start-up */
@@ -146,7 +151,8 @@ const struct adapter adapter_autocannon = {
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "autocannon 9 (node): closed model (-c -d), paced with -R; JSON result",
     .install_hint = "npm: scripts/install-tools (autocannon 9.0.0, pinned in scripts/registry/npm, into the tools folder's npm/)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_POST,
+    .post_how = "-m POST -i body.bin -H content-type=application/octet-stream",
     .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: 9.0.0 (npm)",
     .latency_measures = "request written to response complete, per connection, in whole ms; p97.5 instead of p95 "

@@ -79,6 +79,11 @@ static int bombardier_prepare(const struct adapter_ctx *c, struct adapter_plan *
         strvec_push(&p->argv, "-H");
         strvec_push(&p->argv, "Connection: close");
     }
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    if (post) /* bombardier --help: -m method, -f body file, -H header */
+        strvec_pushv(&p->argv, "-m", "POST", "-f", ADAPTER_BODY_FILE, "-H", "Content-Type: " ADAPTER_BODY_TYPE, NULL);
     strvec_push(&p->argv, c->url);
     p->load_ns = l.duration_ns;
     json_object_set_new(p->settings, "connections", json_integer((json_int_t)conns));
@@ -158,7 +163,8 @@ const struct adapter adapter_bombardier = {
     .description = "bombardier (Go, fasthttp): closed model (-c -d), paced with --rate; JSON result",
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/codesenberg/bombardier@v1.2.6 "
                     "into the tools folder)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_NOKEEPALIVE,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .post_how = "-m POST -f body.bin -H Content-Type",
     .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: v1.2.6 (Go module proxy)",
     .latency_measures = "per request, from before the fasthttp client's Do to its return (includes waiting for a "

@@ -249,10 +249,14 @@ static int gt_write_simulation(const struct adapter_ctx *c, struct adapter_plan 
             "        }\n"
             "    }\n\n");
     }
+    char req[PATH_MAX + 200] = "http(\"GET /\").get(\"/\")";
+    if (c->profile->request.post) /* a body file, as Gatling's users give one: RawFileBody, its path absolute */
+        snprintf(req, sizeof req, "http(\"POST /\").post(\"/\").body(RawFileBody(\"%s/" ADAPTER_BODY_FILE "\"))"
+                 ".header(\"Content-Type\", \"" ADAPTER_BODY_TYPE "\")", c->dir);
     textbuf_printf(&b,
         "    HttpProtocolBuilder protocol = http.baseUrl(\"http://%s:%d\");\n\n"
-        "    ChainBuilder get = exec(http(\"GET /\").get(\"/\")%s.check(status().is(%d)));\n\n",
-        c->host, c->port, tmo, c->profile->check.status ? c->profile->check.status : 200);
+        "    ChainBuilder get = exec(%s%s.check(status().is(%d)));\n\n",
+        c->host, c->port, req, tmo, c->profile->check.status ? c->profile->check.status : 200);
     if (open)
         textbuf_printf(&b,
             "    ScenarioBuilder scn = scenario(\"loadbench\")\n"
@@ -288,6 +292,8 @@ static int gt_write_simulation(const struct adapter_ctx *c, struct adapter_plan 
         return -1;
     strvec_push(&p->files, GT_SOURCE);
     strvec_push(&p->files, GT_LOGBACK);
+    if (adapter_body_file(c, p, err) < 0)
+        return -1;
     if (falls)
         strvec_push(&p->warnings, "gatling: a falling stage: Gatling's closed injection never stops users, so each "
                                   "user leaves by itself (exitHereIf) when more are active than the stage's "
@@ -619,7 +625,8 @@ const struct adapter adapter_gatling = {
                    "loop) or open (users per second), with its HTML report",
     .install_hint = "scripts/install-tools (Maven Central, with the system mvn: "
                     "scripts/registry/maven/gatling/install TOOLS) and default-jdk-headless",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_CHECK,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_CHECK | ADAPTER_POST,
+    .post_how = "http(\"POST /\").post(\"/\").body(RawFileBody(\"DIR/body.bin\")) and a Content-Type header",
     .check_how = ".check(status().is(CODE)) on the request (200 without check:, which replaces Gatling's implicit "
                  "2xx/304 check); a failed one is KO, \"status.find.is(CODE), but actually found ...\"",
     .versions = "live: 3.14.9 (Maven Central, OpenJDK 17); instances: N runs N independent JVMs, the load split "

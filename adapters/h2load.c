@@ -106,6 +106,11 @@ static int h2load_prepare(const struct adapter_ctx *c, struct adapter_plan *p, c
     } else {
         strvec_push(&p->warnings, "h2load runs without --log-file (option log: false): no latency percentiles");
     }
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    if (post) /* h2load --help: -d FILE posts it (the method becomes POST), -H adds a header */
+        strvec_pushv(&p->argv, "-d", ADAPTER_BODY_FILE, "-H", "Content-Type: " ADAPTER_BODY_TYPE, NULL);
     strvec_push(&p->argv, c->url);
     p->load_ns = (l.duration_ns + 500000ull) / 1000000ull * 1000000ull;
     if (!p->load_ns)
@@ -276,7 +281,8 @@ const struct adapter adapter_h2load = {
     .parse_files = (const char *const[]){"stdout.txt", "h2load.log", NULL},
     .description = "h2load (nghttp2) over HTTP/1.1: closed model (-c -D), paced with --rps per client",
     .install_hint = "apt-get install nghttp2-client (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_H2C,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_H2C | ADAPTER_POST,
+    .post_how = "-d body.bin (POST) -H Content-Type",
     .no_check_why = RAW_NO_CHECK_WHY,
     /* h2load has no option for a CA: it does not check the server's certificate. */
     .tls_how = "does not verify (h2load has no CA option)",

@@ -76,6 +76,11 @@ static int hey_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
         strvec_push(&p->argv, "-h2");
     if (c->load->no_keepalive)
         strvec_push(&p->argv, "-disable-keepalive");
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    if (post) /* hey's usage: -m method, -D body from file, -T content-type */
+        strvec_pushv(&p->argv, "-m", "POST", "-D", ADAPTER_BODY_FILE, "-T", ADAPTER_BODY_TYPE, NULL);
     adapter_plan_tls(p, &adapter_hey, c);
     strvec_push(&p->argv, c->url);
     p->load_ns = l.duration_ns;
@@ -220,7 +225,8 @@ const struct adapter adapter_hey = {
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "hey: Go HTTP load generator, closed model (-c -z), paced with -q per worker",
     .install_hint = "apt-get install hey (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .post_how = "-m POST -D body.bin -T application/octet-stream",
     .no_check_why = RAW_NO_CHECK_WHY,
     .tls_how = "does not verify (hey's requester.go: InsecureSkipVerify: true)",
     .tls_library = "Go's crypto/tls (compiled in)",

@@ -271,6 +271,8 @@ const struct adapter adapter_httperf = {
     .description = "httperf 0.9.0: new connections on a fixed timetable (--rate, one request each), open model",
     .install_hint = "apt-get install httperf (or scripts/install-tools)",
     .caps = ADAPTER_OPEN,
+    .no_post_why = "httperf sends a body only from a --wsesslog session file (contents=), which replaces the "
+                   "--rate/--num-conns arrivals loadbench runs it with",
     .versions = "live: 0.9.0 (Debian 0.9.0-9+b2)",
     .latency_measures = "connection lifetime: connect start to close after the one reply (--num-calls 1), so the "
                         "TCP connect is included; min, mean and max to 0.1 ms, median from 1 ms histogram bins; "

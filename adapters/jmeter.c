@@ -254,6 +254,38 @@ static void closed_groups(const struct profile_load *l, struct jm_groups *gs)
  * A failed assertion makes the sample unsuccessful in the JTL.
  * "Asserion.test_strings" is JMeter's own spelling (ResponseAssertion's
  * TEST_STRINGS, 2.13 and 5.6.3); test_type 8 is EQUALS. */
+/* The sampler's arguments: none for a GET; for a POST its Body Data
+ * (postBodyRaw: the one unnamed argument's value is the whole body), the
+ * profile's size of 'x', as JMeter's GUI writes a body typed in. */
+static void xml_body(struct textbuf *b, uint64_t bytes)
+{
+    if (!bytes) {
+        textbuf_printf(b,
+                "          <elementProp name=\"HTTPsampler.Arguments\" elementType=\"Arguments\" guiclass=\"HTTPArgumentsPanel\" testclass=\"Arguments\" testname=\"User Defined Variables\" enabled=\"true\">\n"
+                "            <collectionProp name=\"Arguments.arguments\"/>\n"
+                "          </elementProp>\n");
+        return;
+    }
+    textbuf_printf(b,
+            "          <boolProp name=\"HTTPSampler.postBodyRaw\">true</boolProp>\n"
+            "          <elementProp name=\"HTTPsampler.Arguments\" elementType=\"Arguments\">\n"
+            "            <collectionProp name=\"Arguments.arguments\">\n"
+            "              <elementProp name=\"\" elementType=\"HTTPArgument\">\n"
+            "                <boolProp name=\"HTTPArgument.always_encode\">false</boolProp>\n"
+            "                <stringProp name=\"Argument.value\">");
+    char *x = util_xmalloc(bytes + 1);
+    memset(x, 'x', bytes);
+    x[bytes] = 0;
+    textbuf_printf(b, "%s</stringProp>\n", x);
+    free(x);
+    textbuf_printf(b,
+
+            "                <stringProp name=\"Argument.metadata\">=</stringProp>\n"
+            "              </elementProp>\n"
+            "            </collectionProp>\n"
+            "          </elementProp>\n");
+}
+
 static void xml_check(struct textbuf *b, int status)
 {
     if (!status) {
@@ -285,6 +317,7 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
                       int by_property)
 {
     const struct profile_load *l = c->load;
+    int post = c->profile->request.post;
     uint64_t dur = g->end_s > g->delay_s ? g->end_s - g->delay_s : 1;
     char threads[64], rate[64];
     if (by_property) {
@@ -316,10 +349,10 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
     if (l->request_timeout_ns)
         snprintf(tmo, sizeof tmo, "%llu", (unsigned long long)((l->request_timeout_ns + 999999) / 1000000));
     textbuf_printf(b,
-            "        <HTTPSamplerProxy guiclass=\"HttpTestSampleGui\" testclass=\"HTTPSamplerProxy\" testname=\"GET\" enabled=\"true\">\n"
-            "          <elementProp name=\"HTTPsampler.Arguments\" elementType=\"Arguments\" guiclass=\"HTTPArgumentsPanel\" testclass=\"Arguments\" testname=\"User Defined Variables\" enabled=\"true\">\n"
-            "            <collectionProp name=\"Arguments.arguments\"/>\n"
-            "          </elementProp>\n"
+            "        <HTTPSamplerProxy guiclass=\"HttpTestSampleGui\" testclass=\"HTTPSamplerProxy\" testname=\"%s\" enabled=\"true\">\n",
+            post ? "POST" : "GET");
+    xml_body(b, post ? c->profile->request.body_bytes : 0);
+    textbuf_printf(b,
             "          <stringProp name=\"HTTPSampler.domain\">%s</stringProp>\n"
             "          <stringProp name=\"HTTPSampler.port\">%d</stringProp>\n"
             "          <stringProp name=\"HTTPSampler.connect_timeout\">%s</stringProp>\n"
@@ -327,7 +360,7 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
             "          <stringProp name=\"HTTPSampler.protocol\">http</stringProp>\n"
             "          <stringProp name=\"HTTPSampler.contentEncoding\"></stringProp>\n"
             "          <stringProp name=\"HTTPSampler.path\">/</stringProp>\n"
-            "          <stringProp name=\"HTTPSampler.method\">GET</stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.method\">%s</stringProp>\n"
             "          <boolProp name=\"HTTPSampler.follow_redirects\">false</boolProp>\n"
             "          <boolProp name=\"HTTPSampler.auto_redirects\">false</boolProp>\n"
             "          <boolProp name=\"HTTPSampler.use_keepalive\">true</boolProp>\n"
@@ -336,7 +369,7 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
             "          <stringProp name=\"HTTPSampler.embedded_url_re\"></stringProp>\n"
             "          <stringProp name=\"HTTPSampler.implementation\">HttpClient4</stringProp>\n"
             "        </HTTPSamplerProxy>\n",
-            c->host, c->port, tmo, tmo);
+            c->host, c->port, tmo, tmo, post ? "POST" : "GET");
     xml_check(b, c->profile->check.status);
     if (g->rate_per_s > 0)
         /* calcMode 2: all active threads in this thread group share the
@@ -467,7 +500,7 @@ static int jm_write_plan(const struct adapter_ctx *c, struct adapter_plan *p, co
     if (rc)
         return -1;
     strvec_push(&p->files, JM_PLAN);
-    return 0;
+    return adapter_body_file(c, p, err) < 0 ? -1 : 0;
 }
 
 /* The launcher's environment and the JVM settings, the same for every
@@ -1114,7 +1147,8 @@ const struct adapter adapter_jmeter = {
                    "through adapters/jmeter/lb-jmeter: thread groups; ConstantThroughputTimer for a rate",
     .install_hint = "scripts/install-tools (JMeter 5.6.3 from Maven Central into TOOLS/jmeter; Debian's jmeter "
                     "jmeter-http default-jdk-headless for 2.13)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP | ADAPTER_CHECK,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP | ADAPTER_CHECK | ADAPTER_POST,
+    .post_how = "the sampler's Body Data (HTTPSampler.postBodyRaw, the body in plan.jmx), method POST",
     .check_how = "a Response Assertion under the sampler (Response Code, Equals, Ignore Status): a failed one is an "
                  "unsuccessful sample in the JTL",
     .no_h2_why = "JMeter core has no HTTP/2 client",

@@ -210,17 +210,21 @@ static void k6_command(const struct adapter_ctx *c, struct adapter_plan *p)
 
 /* The iteration: one GET; with check: k6's check() on its response, as
  * k6's users write it (its failures are the checks metric's fails). */
-static void k6_default_fn(struct textbuf *js, const char *url, int status)
+/* The iteration: one GET, or with request: POST one http.post() of the
+ * body open() read at init (k6's init context) from the run directory. */
+static void k6_default_fn(struct textbuf *js, const char *url, int status, int post)
 {
+    char call[1200];
+    snprintf(call, sizeof call, post ? "http.post('%s', body, params)" : "http.get('%s', params)", url);
     if (!status)
-        textbuf_printf(js, "export default function () {\n  http.get('%s', params);\n}\n", url);
+        textbuf_printf(js, "export default function () {\n  %s;\n}\n", call);
     else
         textbuf_printf(js,
                 "export default function () {\n"
-                "  const res = http.get('%s', params);\n"
+                "  const res = %s;\n"
                 "  check(res, { 'status is %d': (r) => r.status === %d });\n"
                 "}\n",
-                url, status, status);
+                call, status, status);
 }
 
 static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
@@ -256,12 +260,20 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
             "    },\n"
             "  },\n"
             "};\n\n");
+    int post = adapter_body_file(c, p, err);
+    if (post < 0) {
+        textbuf_free(&js);
+        return -1;
+    }
+    if (post)
+        textbuf_printf(&js, "const body = open('" ADAPTER_BODY_FILE "');\n");
+    textbuf_printf(&js, "const params = {");
     if (l->request_timeout_ns)
-        textbuf_printf(&js, "const params = { timeout: '%s' };\n\n",
-                units_format_duration(l->request_timeout_ns, d));
-    else
-        textbuf_printf(&js, "const params = {};\n\n");
-    k6_default_fn(&js, c->url, c->profile->check.status);
+        textbuf_printf(&js, " timeout: '%s'%s", units_format_duration(l->request_timeout_ns, d), post ? "," : "");
+    if (post)
+        textbuf_printf(&js, " headers: { 'Content-Type': '" ADAPTER_BODY_TYPE "' }");
+    textbuf_printf(&js, "%s};\n\n", l->request_timeout_ns || post ? " " : "");
+    k6_default_fn(&js, c->url, c->profile->check.status, post);
     int rc = adapter_write(c->dir, K6_SCRIPT, js.s, err);
     textbuf_free(&js);
     if (rc)
@@ -502,7 +514,8 @@ const struct adapter adapter_k6 = {
     .description = "Grafana k6: JavaScript VUs (Go), closed and open (arrival-rate) executors",
     .install_hint = "in no registry loadbench installs from: install it from k6's own packages; loadbench uses "
                     "the k6 on PATH",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_NOKEEPALIVE | ADAPTER_CHECK,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_NOKEEPALIVE | ADAPTER_CHECK | ADAPTER_POST,
+    .post_how = "http.post(url, body, params): body open()ed at init from body.bin, a Content-Type header in params",
     .check_how = "check(res, {'status is CODE': (r) => r.status === CODE}) on every response; failures from the "
                  "checks metric's fails",
     .versions = "live: v0.48.0 (the user's own build, fixtures only); by source: v1.0.0-v1.8.1, v2.0.0-v2.2.0",

@@ -113,6 +113,8 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
         strvec_push(&p->argv, "--close");
     if (c->profile->check.status)
         strvec_pushf(&p->argv, "--expect-status=%d", c->profile->check.status);
+    if (c->profile->request.post)
+        strvec_pushf(&p->argv, "--post=%lluB", (unsigned long long)c->profile->request.body_bytes);
     tls_args(c, p);
     strvec_push(&p->argv, "--json=summary.json");
     strvec_push(&p->argv, "--seconds-dist=" LBGEN_SECONDS);
@@ -318,7 +320,8 @@ const struct adapter adapter_lb_gen = {
     .description = "loadbench's native C generator (closed and open model)",
     .install_hint = "built with loadbench: run `make`",
     .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_TLS | ADAPTER_NOKEEPALIVE |
-            ADAPTER_CHECK,
+            ADAPTER_CHECK | ADAPTER_POST,
+    .post_how = "--post SIZE: the request (head and body) built once, written whole on every request",
     .check_how = "--expect-status CODE: a response with another status is a status error (check_failed)",
     .tls_how = "verifies against the run's CA (--cacert; OpenSSL, the URL's IP address in the certificate)",
     .tls_verifies = 1,

@@ -125,6 +125,11 @@ static int oha_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
     }
     if (c->load->no_keepalive)
         strvec_push(&p->argv, "--disable-keepalive");
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    if (post) /* oha --help: -m METHOD, -D BODY_PATH, -T CONTENT_TYPE */
+        strvec_pushv(&p->argv, "-m", "POST", "-D", ADAPTER_BODY_FILE, "-T", ADAPTER_BODY_TYPE, NULL);
     adapter_plan_tls(p, &adapter_oha, c);
     strvec_push(&p->argv, c->url);
     p->load_ns = l.duration_ns;
@@ -229,7 +234,8 @@ const struct adapter adapter_oha = {
     .description = "oha (Rust, hyper): closed model (-c -z), open with -q --latency-correction; JSON result",
     .install_hint = "crates.io: scripts/install-tools (cargo install --locked --version 1.13.0 oha into the tools "
                     "folder; needs Rust >= 1.86)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .post_how = "-m POST -D body.bin -T application/octet-stream",
     .no_check_why = RAW_NO_CHECK_WHY,
     .tls_how = "verifies against the run's CA (--cacert; rustls, the system store too)",
     .tls_verifies = 1,

@@ -164,12 +164,9 @@ int raw_copy_data(const struct adapter_ctx *c, const char *rel, const char *name
     if (!text)
         return util_err(err, "missing helper file %s (set LOADBENCH_DATA to the source tree or install loadbench): %s",
                         path, e);
-    int rc = adapter_write(c->dir, name, text, err);
+    int rc = adapter_write_config(c->dir, name, text, p, err);
     free(text);
-    if (rc)
-        return -1;
-    strvec_push(&p->files, name);
-    return 0;
+    return rc;
 }
 
 int raw_find(const char *tool, const char *bin, const char *const *candidates, struct adapter_found *found,

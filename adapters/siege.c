@@ -50,7 +50,15 @@ static int siege_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     strvec_pushf(&p->argv, "%llu", (unsigned long long)users);
     strvec_push(&p->argv, "-t");
     strvec_pushf(&p->argv, "%lluS", (unsigned long long)secs);
-    strvec_push(&p->argv, c->url);
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    if (post) { /* siege(1): "URL POST </path/file" posts the file; -T sets its Content-Type */
+        strvec_pushv(&p->argv, "-T", ADAPTER_BODY_TYPE, NULL);
+        strvec_pushf(&p->argv, "%s POST <" ADAPTER_BODY_FILE, c->url);
+    } else {
+        strvec_push(&p->argv, c->url);
+    }
     /* Siege writes $HOME/.siege/siege.conf at every start; the harness's
      * HOME is relative to its own cwd when the run directory is, which
      * from the tool's cwd (the run directory) does not exist. */
@@ -161,7 +169,8 @@ const struct adapter adapter_siege = {
     .parse_files = (const char *const[]){"stdout.txt", "stderr.txt", NULL},
     .description = "siege 4: closed model (-c users, -t), keep-alive, JSON summary; no percentiles",
     .install_hint = "apt-get install siege (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED,
+    .caps = ADAPTER_CLOSED | ADAPTER_POST,
+    .post_how = "\"URL POST <body.bin\" -T application/octet-stream",
     .versions = "live: 4.0.7 (Debian 4.0.7-1+b1)",
     .latency_measures = "transaction start (connect when a new socket is needed, then request write) to response "
                         "read; mean, shortest and longest only, in seconds with 2 decimals",

@@ -92,20 +92,32 @@ static int tsung_detect(const char *bin, struct adapter_found *found, char *err)
  * then requests one after another on its connection while the clock is
  * before it. Each user ends after its last response, so the final stats
  * dump counts every request the server answered. */
-static void tsung_closed_session(struct textbuf *x, uint64_t secs)
+/* The one request: a GET, or with request: POST the body file's contents
+ * (Tsung's contents_from_file, an absolute path: every client VM reads it
+ * on this machine) with its content_type. */
+static const char *tsung_request(const struct adapter_ctx *c, char *buf, size_t len)
+{
+    if (!c->profile->request.post)
+        return "<request><http url=\"/\" method=\"GET\" version=\"1.1\"/></request>";
+    snprintf(buf, len, "<request><http url=\"/\" method=\"POST\" version=\"1.1\" contents_from_file=\"%s/"
+             ADAPTER_BODY_FILE "\" content_type=\"" ADAPTER_BODY_TYPE "\"/></request>", c->dir);
+    return buf;
+}
+
+static void tsung_closed_session(struct textbuf *x, uint64_t secs, const char *request)
 {
     textbuf_printf(x, "  <sessions><session name=\"loop\" probability=\"100\" type=\"ts_http\">\n"
                    "    <setdynvars sourcetype=\"eval\" code=\"fun(_) -> erlang:monotonic_time(millisecond) + %llu "
                    "end.\"><var name=\"lb_end\"/></setdynvars>\n"
                    "    <repeat name=\"lb_loop\" max_repeat=\"2000000000\">\n"
-                   "      <request><http url=\"/\" method=\"GET\" version=\"1.1\"/></request>\n"
+                   "      %s\n"
                    "      <setdynvars sourcetype=\"eval\" code=\"fun({_, D}) -> {ok, E} = ts_dynvars:lookup(lb_end, D), "
                    "case E > erlang:monotonic_time(millisecond) of true -> 1; false -> 0 end end.\">"
                    "<var name=\"lb_go\"/></setdynvars>\n"
                    "      <while var=\"lb_go\" eq=\"1\"/>\n"
                    "    </repeat>\n"
                    "  </session></sessions>\n",
-                   (unsigned long long)(secs * 1000));
+                   (unsigned long long)(secs * 1000), request);
 }
 
 /* The client VMs: the controller's own for one instance; N VMs of their
@@ -127,6 +139,8 @@ static void tsung_clients(struct textbuf *x, unsigned n)
 static char *tsung_xml(const struct adapter_ctx *c, const struct raw_load *l, uint64_t secs)
 {
     struct textbuf x = {0};
+    char req[PATH_MAX + 256];
+    const char *request = tsung_request(c, req, sizeof req);
     textbuf_printf(&x, "<?xml version=\"1.0\"?>\n"
                    "<!DOCTYPE tsung SYSTEM \"/usr/share/tsung/tsung-1.0.dtd\">\n"
                    "<tsung loglevel=\"notice\" dumptraffic=\"false\">\n");
@@ -144,10 +158,10 @@ static char *tsung_xml(const struct adapter_ctx *c, const struct raw_load *l, ui
         textbuf_printf(&x, "  <options><option name=\"connect_timeout\" value=\"%llu\"/></options>\n",
                        (unsigned long long)(c->load->request_timeout_ns / 1000000));
     if (l->open)
-        textbuf_printf(&x, "  <sessions><session name=\"get\" probability=\"100\" type=\"ts_http\">"
-                       "<request><http url=\"/\" method=\"GET\" version=\"1.1\"/></request></session></sessions>\n");
+        textbuf_printf(&x, "  <sessions><session name=\"get\" probability=\"100\" type=\"ts_http\">%s</session></sessions>\n",
+                       request);
     else
-        tsung_closed_session(&x, secs);
+        tsung_closed_session(&x, secs, request);
     textbuf_printf(&x, "</tsung>\n");
     return x.s;
 }
@@ -195,6 +209,8 @@ static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     if (rc)
         return -1;
     strvec_push(&p->files, TSUNG_XML);
+    if (adapter_body_file(c, p, err) < 0)
+        return -1;
     int epmd_port;
     if (adapter_free_ports(&epmd_port, 1, err))
         return -1;
@@ -377,7 +393,8 @@ const struct adapter adapter_tsung = {
                    "on a connection), instances through its distributed mode (XML scenario); mean/min/max from "
                    "tsung.log, no percentiles",
     .install_hint = "apt-get install tsung (or scripts/install-tools)",
-    .caps = ADAPTER_OPEN | ADAPTER_CLOSED | ADAPTER_POISSON_ONLY,
+    .caps = ADAPTER_OPEN | ADAPTER_CLOSED | ADAPTER_POISSON_ONLY | ADAPTER_POST,
+    .post_how = "<http method=\"POST\" contents_from_file=\"DIR/body.bin\" content_type=...>",
     .versions = "live: 1.7.0 (Debian 1.7.0-3.1, Erlang/OTP 25); source read at v1.7.0",
     .spread = ADAPTER_SPREAD_INTERNAL,
     .spread_note = "Tsung in its distributed mode: one controller VM (no load) and N client VMs of its own, "

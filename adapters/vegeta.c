@@ -124,7 +124,12 @@ static int vegeta_prepare(const struct adapter_ctx *c, struct adapter_plan *p, c
         return util_err(err, "vegeta: option workers applies to an open load; a closed load's workers are its "
                         "connections");
     char targets[1200], d[32];
-    snprintf(targets, sizeof targets, "GET %s\n", c->url);
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    /* Vegeta's http target format: a header line, then @FILE for the body. */
+    snprintf(targets, sizeof targets, post ? "POST %s\nContent-Type: " ADAPTER_BODY_TYPE "\n@" ADAPTER_BODY_FILE "\n" : "GET %s\n",
+             c->url);
     if (adapter_write(c->dir, VEGETA_TARGETS, targets, err))
         return -1;
     strvec_push(&p->files, VEGETA_TARGETS);
@@ -354,7 +359,8 @@ const struct adapter adapter_vegeta = {
                    "percentiles from its per-request CSV",
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/tsenart/vegeta/v12@v12.13.0 "
                     "into the tools folder)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_NOKEEPALIVE,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .post_how = "a target \"POST URL\", Content-Type, @body.bin",
     .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: v12.13.0 (Go module proxy); v12.8.4 (fixtures)",
     .latency_measures = "per request, from when a worker starts it (before the request is built and a pooled or "

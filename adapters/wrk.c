@@ -65,6 +65,11 @@ int wrk_command(const struct adapter_ctx *c, struct adapter_plan *p, const char 
     }
     strvec_push(&p->argv, c->url);
     strvec_push(&p->env, "LB_WRK_OUT=" WRK_JSON);
+    int post = adapter_body_file(c, p, err);
+    if (post < 0)
+        return -1;
+    if (post)
+        strvec_push(&p->env, "LB_WRK_BODY=" ADAPTER_BODY_FILE);
     return 0;
 }
 
@@ -163,7 +168,8 @@ const struct adapter adapter_wrk = {
     .parse_files = (const char *const[]){"wrk.json", NULL},
     .description = "wrk 4: event-driven HTTP/1.1 benchmark, closed model, Lua done() hook for results",
     .install_hint = "apt-get install wrk (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_TLS | ADAPTER_NOKEEPALIVE,
+    .caps = ADAPTER_CLOSED | ADAPTER_TLS | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .post_how = "wrk.method, wrk.body and Content-Type set in done.lua from $LB_WRK_BODY (wrk's scripts/post.lua way)",
     .no_check_why = RAW_NO_CHECK_WHY,
     .tls_how = "does not verify (wrk's src/ssl.c: SSL_VERIFY_NONE)",
     .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",

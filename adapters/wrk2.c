@@ -207,7 +207,8 @@ const struct adapter adapter_wrk2 = {
                    "coordinated omission; open model on fixed connections, done() hook for results",
     .install_hint = "in no registry: install your own wrk2 (it may call itself wrk) as wrk2 on PATH; loadbench "
                     "uses the wrk2 on PATH",
-    .caps = ADAPTER_OPEN,
+    .caps = ADAPTER_OPEN | ADAPTER_POST,
+    .post_how = "wrk's done.lua: wrk.method, wrk.body from $LB_WRK_BODY (checked by source, not live)",
     .latency_measures = "from the request's intended start on wrk2's schedule (rate / connections per connection) "
                         "to response parsed, so a stall's queueing counts (corrected); latency_uncorrected_ms from "
                         "the actual send. Only after calibration (10 s + 5 ms per connection per thread). Each "

@@ -16,6 +16,15 @@ void strvec_push(struct strvec *s, const char *str)
     s->v[s->n] = NULL;
 }
 
+void strvec_pushv(struct strvec *s, ...)
+{
+    va_list ap;
+    va_start(ap, s);
+    for (const char *a = va_arg(ap, const char *); a; a = va_arg(ap, const char *))
+        strvec_push(s, a);
+    va_end(ap);
+}
+
 void strvec_pushf(struct strvec *s, const char *fmt, ...)
 {
     va_list ap;

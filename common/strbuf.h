@@ -14,6 +14,8 @@ struct strvec {
 };
 void strvec_push(struct strvec *s, const char *str);
 void strvec_pushf(struct strvec *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Push each string of a NULL-terminated list: strvec_pushv(s, "-m", "POST", NULL). */
+void strvec_pushv(struct strvec *s, ...) __attribute__((sentinel));
 void strvec_free(struct strvec *s);
 
 /* A growable text buffer, for configs written in pieces. Start it zeroed

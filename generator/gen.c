@@ -246,11 +246,23 @@ err:
 }
 
 /* send() or, on a TLS connection, SSL_write(), alike. */
+/* Write what the socket takes of buf. TLS: OpenSSL's partial writes end
+ * after one record (16 KiB) with the socket still writable, and an
+ * edge-triggered EPOLLOUT would never come for the rest (a POST body of
+ * 1 MiB stalled after 32 KiB): write on until all is written or OpenSSL
+ * would block. A request of one record is one call, as before. */
 static ssize_t conn_write(const struct conn *c, const char *buf, size_t len)
 {
-    if (c->ssl)
-        return gtls_write(c->ssl, buf, len);
-    return send(c->fd, buf, len, MSG_NOSIGNAL);
+    if (!c->ssl)
+        return send(c->fd, buf, len, MSG_NOSIGNAL);
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = gtls_write(c->ssl, buf + done, len - done);
+        if (n <= 0)
+            return done ? (ssize_t)done : n;
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
 }
 
 /* A request's send time onto s (record_sends), dropped past GEN_SENDS_MAX. */
@@ -1086,7 +1098,7 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
 {
     int rc = -1, started = 0;
     size_t req_len;
-    char *req = http_request_build(cfg->host, cfg->path, cfg->close_each, &req_len);
+    char *req = http_request_build(cfg->host, cfg->path, cfg->close_each, cfg->body_bytes, &req_len);
     struct shared sh = {0};
     uint64_t seconds = (cfg->duration_ns + cfg->grace_ns) / 1000000000ULL + 2;
     struct worker *ws = util_xcalloc((size_t)cfg->threads, sizeof *ws);

@@ -35,6 +35,8 @@ struct gen_config {
     uint64_t grace_ns;         /* drain bound after the schedule ends */
     int close_each;            /* Connection: close on every request (--no-keepalive): a new
                                 * connection per request */
+    size_t body_bytes;         /* --post SIZE: every request a POST with a body of this many
+                                * bytes; 0 = GET */
     unsigned expect_status;    /* --expect-status: a response with another status is an error
                                 * (check_failed); 0 = the default, 2xx is ok */
     int tls;                   /* an https:// URL: every connection speaks TLS */

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -376,11 +377,18 @@ int http_resp_eof(struct http_resp *r)
     return r->state == S_DONE;
 }
 
-char *http_request_build(const char *host, const char *path, int close, size_t *len)
+char *http_request_build(const char *host, const char *path, int close, size_t body, size_t *len)
 {
-    char *s = util_xasprintf("GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", path, host,
+    char length[96] = "";
+    if (body)
+        snprintf(length, sizeof length, "Content-Type: application/octet-stream\r\nContent-Length: %zu\r\n", body);
+    char *s = util_xasprintf("%s %s HTTP/1.1\r\nHost: %s\r\n%s%s\r\n", body ? "POST" : "GET", path, host, length,
                              close ? "Connection: close\r\n" : "");
-    *len = strlen(s);
+    size_t head = strlen(s);
+    s = util_xrealloc(s, head + body + 1);
+    memset(s + head, 'x', body);
+    s[head + body] = 0;
+    *len = head + body;
     return s;
 }
 

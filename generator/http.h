@@ -42,8 +42,11 @@ int http_resp_feed(struct http_resp *r, const char *buf, size_t len, size_t *use
 int http_resp_eof(struct http_resp *r);
 
 /* Build "GET path HTTP/1.1\r\nHost: host\r\n[Connection: close\r\n]\r\n"
- * into a fresh heap string; *len gets its length. */
-char *http_request_build(const char *host, const char *path, int close, size_t *len);
+ * into a fresh heap buffer; *len gets its length. body > 0: a POST with
+ * Content-Type: application/octet-stream, Content-Length: body and body
+ * bytes 'x' after the head, all in the one buffer (built once, written
+ * as it is on every request). */
+char *http_request_build(const char *host, const char *path, int close, size_t body, size_t *len);
 
 /* Split an http:// or https:// URL into host:port (for the Host header and
  * the address; port 80 or 443 when none is given) and path; *tls is 1 for

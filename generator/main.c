@@ -56,6 +56,8 @@ static const char usage[] =
     "      --grace T           after the end, wait at most this for responses in flight (default 5s)\n"
     "      --no-keepalive      a new connection for every request: Connection: close, closed\n"
     "                          after the response (also --keepalive off, --close)\n"
+    "      --post SIZE         every request a POST with a body of SIZE bytes (1B-1MiB,\n"
+    "                          e.g. 1KiB; built once), Content-Length framed\n"
     "      --expect-status CODE  a response with any other status (100-599) is an error,\n"
     "                          counted as check_failed (default: any 2xx is ok)\n"
     "      --cpus LIST         pin worker i to the i-th CPU of LIST (e.g. 0 or 0-3)\n"
@@ -80,7 +82,7 @@ static const char usage[] =
 
 enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_SECONDS, O_VERSION,
        O_ARRIVALS, O_SEED, O_KEEPALIVE, O_TLS_VERSION, O_CACERT, O_INSECURE, O_TLS_RESUMPTION, O_SENDS,
-       O_EXPECT_STATUS };
+       O_EXPECT_STATUS, O_POST };
 
 static const struct option long_opts[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -96,6 +98,7 @@ static const struct option long_opts[] = {
     {"no-keepalive", no_argument, NULL, O_CLOSE},
     {"keepalive", required_argument, NULL, O_KEEPALIVE},
     {"expect-status", required_argument, NULL, O_EXPECT_STATUS},
+    {"post", required_argument, NULL, O_POST},
     {"tls-version", required_argument, NULL, O_TLS_VERSION},
     {"cacert", required_argument, NULL, O_CACERT},
     {"insecure", no_argument, NULL, O_INSECURE},
@@ -116,7 +119,7 @@ static const struct option long_opts[] = {
 struct args {
     const char *connections, *stages, *rate, *rate_stages, *max_inflight, *duration, *threads;
     const char *timeout, *grace, *cpus, *json, *percentiles, *seconds, *url, *arrivals, *seed;
-    const char *keepalive, *tls_version, *cacert, *tls_resumption, *sends, *expect_status;
+    const char *keepalive, *tls_version, *cacert, *tls_resumption, *sends, *expect_status, *post;
     int close_each, insecure, quiet;
 };
 
@@ -333,13 +336,20 @@ static int config_arrivals(const struct args *a, struct gen_config *cfg, char *e
     return 0;
 }
 
-/* --expect-status CODE: the status every response must have. */
+/* --expect-status CODE: the status every response must have; --post
+ * SIZE: the body every request carries. */
 static int config_check(const struct args *a, struct gen_config *cfg, char *err)
 {
-    uint64_t st = 0;
+    uint64_t st = 0, body = 0;
+    char e[UTIL_ERR_LEN];
     if (a->expect_status && parse_count(a->expect_status, "--expect-status", 100, 599, &st, err) < 0)
         return -1;
     cfg->expect_status = (unsigned)st;
+    if (a->post && units_parse_size_bytes(a->post, &body, e) < 0)
+        return util_err(err, "--post: %s", e);
+    if (a->post && (body < 1 || body > (1u << 20)))
+        return util_err(err, "--post must be between 1B and 1MiB");
+    cfg->body_bytes = (size_t)body;
     return 0;
 }
 
@@ -445,6 +455,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         case O_CLOSE: a->close_each = 1; break;
         case O_KEEPALIVE: a->keepalive = optarg; break;
         case O_EXPECT_STATUS: a->expect_status = optarg; break;
+        case O_POST: a->post = optarg; break;
         case O_TLS_VERSION: a->tls_version = optarg; break;
         case O_CACERT: a->cacert = optarg; break;
         case O_INSECURE: a->insecure = 1; break;

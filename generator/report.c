@@ -51,6 +51,8 @@ static json_t *config_json(const struct gen_config *cfg)
     json_object_set_new(c, "keepalive", json_boolean(!cfg->close_each));
     if (cfg->expect_status)
         json_object_set_new(c, "expect_status", json_integer(cfg->expect_status));
+    if (cfg->body_bytes)
+        json_object_set_new(c, "post_body_bytes", json_integer((json_int_t)cfg->body_bytes));
     if (closed) {
         if (cfg->load_from_stages)
             json_object_set_new(c, "stages", stages_json(&cfg->load));

@@ -420,6 +420,14 @@ static void tools_print(const json_t *tools)
             printf("; check: %s", (*a)->check_how ? (*a)->check_how : "not stated");
         printf("\n");
     }
+    printf("\nrequest: POST (request: {method: POST, body: SIZE}; a profile asking a tool without it is refused):\n");
+    for (const struct adapter *const *a = adapter_registry; *a; a++) {
+        const char *why = (*a)->no_post_why ? (*a)->no_post_why : "its adapter does not map it";
+        if ((*a)->caps & ADAPTER_POST)
+            printf("  %-12s POST: %s\n", (*a)->name, (*a)->post_how ? (*a)->post_how : "not stated");
+        else
+            printf("  %-12s no POST: %s\n", (*a)->name, why);
+    }
     printf("\nper-tool options (a tool entry's `options:` in a profile; see docs/profiles.md):\n");
     for (const struct adapter *const *a = adapter_registry; *a; a++) {
         printf("  %-12s", (*a)->name);

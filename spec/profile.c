@@ -1011,7 +1011,8 @@ static int parse_target_stall(struct yparse *y, const struct ynode *v, struct pr
 }
 
 static const char *const top_keys[] = {"name",   "description", "hosts", "target", "load",  "tools", "sampling",
-                                       "repeat", "cooldown",    "grace", "cpus",   "quiet", "check", NULL};
+                                       "repeat", "cooldown",    "grace", "cpus",   "quiet", "check",
+                                       "request", NULL};
 
 /* A scalar that must be one of choices (NULL-terminated): its index in
  * *out. Returns 0, or -1 naming what is allowed. */
@@ -1168,6 +1169,39 @@ static int parse_check(struct yparse *y, const struct ynode *v, struct profile_c
     return 0;
 }
 
+/* request: {method: POST, body: 1KiB}: body: only with POST, and required
+ * with it; a size within PROFILE_BODY_MIN-PROFILE_BODY_MAX. */
+static int parse_request(struct yparse *y, const struct ynode *v, struct profile_request *r)
+{
+    static const char *const keys[] = {"method", "body", NULL};
+    static const char *const methods[] = {"GET", "POST", NULL};
+    const struct ynode *m, *b;
+    int method = 0;
+    if (!v)
+        return 0;
+    if (want_kind(y, v, Y_MAP, "request (a mapping, e.g. request: {method: POST, body: 1KiB})") ||
+        check_keys(y, v, "request", keys))
+        return -1;
+    if ((m = get(v, "method")) && get_choice(y, m, "request.method", methods, &method))
+        return -1;
+    b = get(v, "body");
+    if (!method && b)
+        return perr(y, b->line, b->col, "request.body needs method: POST (a GET sends no body)");
+    if (method && !b)
+        return perr(y, v->line, v->col, "request: method: POST needs body: SIZE, e.g. body: 1KiB");
+    if (b) {
+        if (get_size(y, b, "request.body", &r->body_bytes))
+            return -1;
+        if (r->body_bytes < PROFILE_BODY_MIN || r->body_bytes > PROFILE_BODY_MAX)
+            return perr(y, b->line, b->col, "request.body %s is %llu bytes: use 1B to 1MiB", b->str,
+                        (unsigned long long)r->body_bytes);
+    }
+    r->post = method;
+    r->line = v->line;
+    r->col = v->col;
+    return 0;
+}
+
 /* The load of the whole run: every tool run (each sweep level, each
  * repeat) plus the cooldowns between them, summed without wrapping.
  * Returns 0, or -1 with the error at where (repeat:, else tools:) when it
@@ -1278,7 +1312,7 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
         if ((w = get(v, "tool")) && get_cpus(y, w, "cpus.tool", &p->tool_cpus, p->tool_cpus_pos))
             return -1;
     }
-    if (parse_check(y, get(root, "check"), &p->check))
+    if (parse_check(y, get(root, "check"), &p->check) || parse_request(y, get(root, "request"), &p->request))
         return -1;
     return parse_quiet(y, get(root, "quiet"), &p->quiet);
 }
@@ -1640,6 +1674,10 @@ json_t *profile_to_json(const struct profile *p)
     /* Only when set: a profile without check: hashes as before. */
     if (p->check.status)
         json_object_set_new(o, "check", json_pack("{s:i}", "status", p->check.status));
+    /* Only a POST: a profile without request: (or with GET) hashes as before. */
+    if (p->request.post)
+        json_object_set_new(o, "request", json_pack("{s:s, s:I}", "method", "POST", "body_bytes",
+                                                    (json_int_t)p->request.body_bytes));
     /* Only when not the defaults: a profile without quiet: hashes as before. */
     const struct profile_quiet *q = &p->quiet;
     if (q->busy_below_pct != PROFILE_QUIET_BUSY_PCT || q->wait_max_ns != PROFILE_QUIET_WAIT_NS ||

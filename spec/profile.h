@@ -114,6 +114,19 @@ struct profile_check {
     int line, col;                  /* where check: is */
 };
 
+/* request: {method: POST, body: 1KiB}: the request every tool sends. A
+ * POST carries a body of exactly body_bytes bytes; lb-target counts the
+ * bodies of another length (--expect-body). */
+struct profile_request {
+    int post;                       /* 1: POST with a body; 0: GET (the default) */
+    uint64_t body_bytes;            /* with post: the body's size, PROFILE_BODY_MIN-PROFILE_BODY_MAX */
+    int line, col;                  /* where request: is */
+};
+
+/* A POST body: 1 byte to 1 MiB (lb-target's default --max-body). */
+#define PROFILE_BODY_MIN 1ull
+#define PROFILE_BODY_MAX (1ull << 20)
+
 /* "h1", "h2" or "h2c". */
 const char *profile_protocol_name(enum profile_protocol p);
 
@@ -135,6 +148,7 @@ struct profile {
     size_t nhosts;
     struct profile_load load;
     struct profile_check check;     /* check: (status 0: none) */
+    struct profile_request request; /* request: (post 0: GET, no body) */
     struct profile_tool *tools;
     size_t ntools;
     uint64_t sample_interval_ns;

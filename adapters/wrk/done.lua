@@ -16,6 +16,18 @@
 
 local out_path = os.getenv("LB_WRK_OUT") or "wrk-summary.json"
 
+-- request: POST (loadbench's profile): $LB_WRK_BODY names the body file.
+-- Set as wrk's own scripts/post.lua does: wrk.method, wrk.body and a
+-- Content-Type header, read when each thread loads this script.
+local body_path = os.getenv("LB_WRK_BODY")
+if body_path then
+   local f = assert(io.open(body_path, "rb"))
+   wrk.method = "POST"
+   wrk.body = f:read("*a")
+   f:close()
+   wrk.headers["Content-Type"] = "application/octet-stream"
+end
+
 -- Written whole or not at all, as loadbench writes its own files: to
 -- NAME.tmp.PID, then renamed (a kill mid-write leaves no half JSON, and
 -- loadbench's clean-up of a dead run removes the NAME.tmp.PID of a writer

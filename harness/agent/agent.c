@@ -527,6 +527,7 @@ static int op_target_start(struct agent *a, const json_t *req, json_t *rep, char
     struct target_opts o = {.bin = bin, .dir = dir, .name = json_string_value(json_object_get(req, "name")),
                             .delay_ns = agentproto_u64(req, "delay_ns"), .work_ns = agentproto_u64(req, "work_ns"),
                             .body_bytes = agentproto_u64(req, "body_bytes"),
+                            .expect_body = agentproto_u64(req, "expect_body"),
                             .threads = (unsigned)json_integer_value(json_object_get(req, "threads")),
                             .cpus_mask = agentproto_u64(req, "cpus_mask"),
                             .listen_addr = json_string_value(json_object_get(req, "listen")),

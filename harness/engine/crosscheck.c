@@ -234,12 +234,6 @@ static void compute_windows(const struct crosscheck_in *in, uint64_t server, str
         w->whole_rps = (double)server / w->whole_s;
 }
 
-static uint64_t delta(json_t *before, json_t *after, const char *key)
-{
-    uint64_t b = target_u64(before, key), a = target_u64(after, key);
-    return a > b ? a - b : 0;
-}
-
 static double window_ms(json_t *stats, const char *q)
 {
     json_t *h = json_object_get(json_object_get(json_object_get(stats, "window"), "server_time_ns"), q);
@@ -250,14 +244,14 @@ static void compute_server(const struct crosscheck_in *in, const struct crossche
 {
     json_t *win = json_object_get(in->after, "window");
     s->requests = crosscheck_server_requests(in->before, in->after);
-    s->requests_parsed = delta(in->before, in->after, "requests_parsed");
-    s->bad_requests = delta(in->before, in->after, "bad_requests");
-    s->connections_accepted = delta(in->before, in->after, "connections_accepted");
+    s->requests_parsed = target_delta(in->before, in->after, "requests_parsed");
+    s->bad_requests = target_delta(in->before, in->after, "bad_requests");
+    s->connections_accepted = target_delta(in->before, in->after, "connections_accepted");
     s->connections_open_max = target_u64(win, "connections_open_max");
-    s->closed_unread = delta(in->before, in->after, "closed_unread");
+    s->closed_unread = target_delta(in->before, in->after, "closed_unread");
     s->inflight_max = target_u64(win, "inflight_max");
-    s->bytes_out = delta(in->before, in->after, "bytes_out");
-    s->accept_errors = delta(in->before, in->after, "accept_errors");
+    s->bytes_out = target_delta(in->before, in->after, "bytes_out");
+    s->accept_errors = target_delta(in->before, in->after, "accept_errors");
     s->time_mean_ms = window_ms(in->after, "mean");
     s->time_p50_ms = window_ms(in->after, "p50");
     s->time_p99_ms = window_ms(in->after, "p99");

@@ -52,6 +52,8 @@ static int check_protocol(const struct profile *p, const struct profile_tool *t,
         need = "load.keepalive off (a new connection for every request)", why = NULL;
     else if (p->check.status && !(a->caps & ADAPTER_CHECK))
         need = "check (a status check on every response)", why = a->no_check_why;
+    else if (p->request.post && !(a->caps & ADAPTER_POST))
+        need = "request: method POST (a body on every request)", why = a->no_post_why;
     if (!need)
         return 0;
     return util_err(err, "%s:%d:%d: %s cannot run %s: %s", p->path, t->line, t->col, t->tool, need,

@@ -43,7 +43,7 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     memset(t, 0, sizeof *t);
     if (o->host)
         return exec_host_table(o->host)->target_start(o->host, t, o, err);
-    char delay[32], work[32], body[32], threads[16], cpus[80] = "", parent[40], listen[80];
+    char delay[32], work[32], body[32], expect[32], threads[16], cpus[80] = "", parent[40], listen[80];
     units_format_duration(o->delay_ns, delay);
     units_format_duration(o->work_ns, work);
     snprintf(body, sizeof body, "%lluB", (unsigned long long)o->body_bytes);
@@ -69,6 +69,13 @@ int target_start(struct target *t, const struct target_opts *o, char *err)
     argv[n++] = body;
     argv[n++] = "--threads";
     argv[n++] = threads;
+    if (o->expect_body) { /* a body over it is refused (413) and counted; one short of it, counted */
+        snprintf(expect, sizeof expect, "%lluB", (unsigned long long)o->expect_body);
+        argv[n++] = "--expect-body";
+        argv[n++] = expect;
+        argv[n++] = "--max-body";
+        argv[n++] = expect;
+    }
     /* lb-target has no end of its own: it stops when loadbench goes, even
      * on SIGKILL (its parent-death signal, checked against this pid). */
     snprintf(parent, sizeof parent, "--exit-with-parent=%d", (int)getpid());
@@ -349,4 +356,10 @@ uint64_t target_u64(json_t *stats, const char *key)
 {
     json_t *v = json_object_get(stats, key);
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+uint64_t target_delta(json_t *before, json_t *after, const char *key)
+{
+    uint64_t b = target_u64(before, key), a = target_u64(after, key);
+    return a > b ? a - b : 0;
 }

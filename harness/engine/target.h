@@ -18,6 +18,8 @@ struct target_opts {
     const struct profile_shape *shape;  /* a drawn delay, stalls; NULL = none */
     uint64_t work_ns;           /* CPU burnt per request (0 = none) */
     uint64_t body_bytes;
+    uint64_t expect_body;       /* > 0: every request's body must be this size (request: POST):
+                                 * --expect-body and --max-body at it (a longer body gets 413) */
     unsigned threads;
     uint64_t cpus_mask;         /* 0 = not pinned */
     struct exec_host *host;     /* NULL: this machine; else lb-target runs there, started by its
@@ -114,5 +116,9 @@ int target_sample_now(struct target *t, char *err);
 
 /* A uint64 field of a stats object (0 when absent). */
 uint64_t target_u64(json_t *stats, const char *key);
+
+/* How far a counter of the stats moved from before to after (0 when it
+ * did not grow). */
+uint64_t target_delta(json_t *before, json_t *after, const char *key);
 
 #endif

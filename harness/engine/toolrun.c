@@ -602,6 +602,7 @@ static int tool_run_prepare(struct tool_run_state *r)
     struct target_opts to = {.bin = r->o->target_bin, .dir = r->dir, .name = "target",
                              .delay_ns = p->target.delay_ns, .shape = &p->target.shape,
                              .work_ns = p->target.work_ns, .body_bytes = p->target.body_bytes,
+                             .expect_body = p->request.post ? p->request.body_bytes : 0,
                              .threads = p->target.threads, .cpus_mask = p->target_cpus, .host = r->o->target_host,
                              .sample_interval_ns = p->sample_interval_ns, .listen_addr = r->o->target_addr,
                              .tls = &p->target.tls, .http2 = p->target.protocol != PROFILE_H1, .ca_path = r->ca_path};
@@ -630,13 +631,16 @@ static int tool_run_prepare(struct tool_run_state *r)
     json_object_set_new(r->ident, "model", json_string(r->plan->model));
     if (r->as_run != r->load)
         json_object_set_new(r->res, "load_as_run", profile_load_to_json(r->as_run));
-    char tcmd[1024], shape[512], proto[128] = "";
+    char tcmd[1024], shape[512], proto[192] = "";
     const struct profile_tls *tls = &p->target.tls;
     if (tls->version)
         snprintf(proto, sizeof proto, " --tls %s --tls-key %s --tls-resumption %s --tls-ca target-ca.pem",
                  tls->version == 13 ? "1.3" : "1.2", tls->key_rsa ? "rsa" : "ecdsa", tls->no_resumption ? "off" : "on");
     if (p->target.protocol != PROFILE_H1)
         snprintf(proto + strlen(proto), sizeof proto - strlen(proto), " --http2");
+    if (p->request.post)
+        snprintf(proto + strlen(proto), sizeof proto - strlen(proto), " --expect-body %lluB --max-body %lluB",
+                 (unsigned long long)p->request.body_bytes, (unsigned long long)p->request.body_bytes);
     pathf(tcmd, sizeof tcmd, "%s --port 0 --delay %lluns --work %lluns --body %lluB --threads %u%s%s", r->o->target_bin,
           (unsigned long long)(p->target.shape.dist ? 0 : p->target.delay_ns), (unsigned long long)p->target.work_ns,
           (unsigned long long)p->target.body_bytes, p->target.threads,
@@ -2031,6 +2035,40 @@ static void tool_run_protocol(struct tool_run_state *r)
                            json_integer_value(json_object_get(alpn, "none")));
 }
 
+/* The request bodies lb-target counted over the row ("request_body"):
+ * a POST row whose server counted a body of another size (short, long,
+ * none) or over it (413) fails with how many; a GET row must have sent no
+ * body at all. */
+static void tool_run_body(struct tool_run_state *r)
+{
+    const struct profile_request *rq = &r->p->request;
+    struct {
+        const char *key;
+        uint64_t n;
+    } c[] = {{"requests_with_body", 0}, {"body_bytes", 0}, {"body_mismatch", 0}, {"body_too_large", 0},
+             {"body_short", 0}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        c[i].n = target_delta(r->before, r->after, c[i].key);
+    json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "method", rq->post ? "POST" : "GET", "requests_with_body",
+                          (json_int_t)c[0].n, "bytes", (json_int_t)c[1].n, "mismatch", (json_int_t)c[2].n,
+                          "too_large", (json_int_t)c[3].n, "short", (json_int_t)c[4].n);
+    if (rq->post)
+        json_object_set_new(o, "expect_bytes", json_integer((json_int_t)rq->body_bytes));
+    json_object_set_new(r->res, "request_body", o);
+    if (r->v.status != TOOL_RUN_OK)
+        return;
+    unsigned long long size = (unsigned long long)rq->body_bytes;
+    if (rq->post && c[2].n)
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%llu requests' bodies were not %llu bytes (lb-target's "
+                           "body_mismatch)", (unsigned long long)c[2].n, size);
+    if (rq->post && c[3].n)
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%llu requests' bodies were over %llu bytes (refused with 413)",
+                           (unsigned long long)c[3].n, size);
+    if (!rq->post && (c[0].n || c[1].n))
+        tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "a GET row, yet lb-target counted %llu requests with a body "
+                           "(%llu bytes)", (unsigned long long)c[0].n, (unsigned long long)c[1].n);
+}
+
 /* Exit codes are not trusted alone: an ok run must have parsed a result
  * and the server must have seen its traffic. Only a run still ok is
  * judged: its first failure is its reason. */
@@ -2052,6 +2090,7 @@ static void tool_run_judge(struct tool_run_state *r)
             tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "every request the tool reported failed (%llu errors)",
                                (unsigned long long)ar->errors);
         tool_run_protocol(r);
+        tool_run_body(r);
     }
     for (size_t k = 0; k < r->ntrees; k++) {
         const struct exec_tree *t = r->trees[k].t;

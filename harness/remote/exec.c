@@ -1124,6 +1124,8 @@ static int remote_target_start(struct exec_host *h, struct target *t, const stru
                             (json_int_t)o->cpus_mask, "sample_interval_ns", (json_int_t)o->sample_interval_ns);
     if (o->listen_addr)
         json_object_set_new(req, "listen", json_string(o->listen_addr));
+    if (o->expect_body)
+        json_object_set_new(req, "expect_body", json_integer((json_int_t)o->expect_body));
     if (o->shape && (o->shape->dist || o->shape->stall_every_ns)) {
         const struct profile_shape *sh = o->shape;
         json_object_set_new(req, "shape",

@@ -296,6 +296,34 @@ static void report_co_markdown(FILE *f, json_t *runs)
     }
 }
 
+/* "## Request bodies": with the profile's request: POST, or a row whose
+ * server counted a body anyway, what lb-target read of each row's bodies. */
+static void report_body_markdown(FILE *f, json_t *run)
+{
+    json_t *runs = json_object_get(run, "runs"), *r;
+    size_t i;
+    int any = json_object_get(json_object_get(run, "profile"), "request") != NULL;
+    char b[7][64];
+    json_array_foreach(runs, i, r) any |= num(r, "request_body.requests_with_body") > 0;
+    if (!any)
+        return;
+    fprintf(f, "\n## Request bodies\n\nWhat lb-target read of each row's request bodies: a POST row's every body must "
+               "be the profile's size (another size, none included, is a mismatch; a longer one is refused with 413 "
+               "as too large), and a GET row sends none; either fails the row.\n\n"
+               "| Tool | Method | Body size | Requests with a body | Body bytes | Mismatched | Too large | Cut short |\n"
+               "|---|---|--:|--:|--:|--:|--:|--:|\n");
+    json_array_foreach(runs, i, r)
+    {
+        if (!json_object_get(r, "request_body"))
+            continue;
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", row_name(r, b[0], 64), str(r, "request_body.method"),
+                fmt_int(b[1], 64, num(r, "request_body.expect_bytes")),
+                fmt_int(b[2], 64, num(r, "request_body.requests_with_body")),
+                fmt_int(b[3], 64, num(r, "request_body.bytes")), fmt_int(b[4], 64, num(r, "request_body.mismatch")),
+                fmt_int(b[5], 64, num(r, "request_body.too_large")), fmt_int(b[6], 64, num(r, "request_body.short")));
+    }
+}
+
 /* "NAME (load ADDRESS, ssh DEST)" for a placement entry ({host, ssh,
  * address}): the address load went to or came from first, the one the
  * numbers describe; or "this machine". */
@@ -533,6 +561,7 @@ void report_markdown(FILE *f, json_t *run)
     report_truth_markdown(f, runs);
     report_pacing_markdown(f, runs);
     report_co_markdown(f, runs);
+    report_body_markdown(f, run);
     placement_markdown(f, runs);
     path_markdown(f, run);
     report_stats_markdown(f, run);

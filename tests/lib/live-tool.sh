@@ -63,3 +63,21 @@ all_answered() {
 
 # between LO X HI DESCRIPTION: LO <= X <= HI (integers).
 between() { check "$4 ($1 <= $2 <= $3)" test "${2:-0}" -ge "$1" -a "${2:-0}" -le "$3"; }
+
+# installed TOOL...: tools (a YAML flow list's items) and labels, lb-gen
+# and each TOOL found; a SKIP with plan's reason for each one missing.
+installed() {
+    tools="lb-gen" labels="lb-gen"
+    for t in "$@"; do
+        if look_for "$t"; then tools="$tools, $t"; labels="$labels $t"; else skip "$t not found: $why"; fi
+    done
+}
+
+# run_profile NAME: `loadbench run` of $tmp/NAME.yaml into $tmp/NAME; rc
+# is its exit status, J its run.json (an empty one, with the run's output
+# shown, when it wrote none).
+run_profile() {
+    rc=0; "$LB" run --quiet --out "$tmp/$1" "$tmp/$1.yaml" >"$tmp/$1.out" 2>&1 || rc=$?
+    J=$tmp/$1/run.json
+    [ -f "$J" ] || { echo '{}' > "$tmp/none.json"; J=$tmp/none.json; sed 's/^/#   /' "$tmp/$1.out"; }
+}

@@ -25,6 +25,7 @@ extern const struct adapter adapter_k6;
 extern const struct adapter adapter_artillery;
 extern const struct adapter adapter_locust;
 extern const struct adapter adapter_jmeter;
+extern const struct adapter adapter_gatling, adapter_tsung;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -313,6 +314,11 @@ static void k6_generated(void)
     static const char *const check[] = {"import { check } from 'k6';", "const res = http.get('http://127.0.0.1:18080/', params);",
                                         "check(res, { 'status is 404': (r) => r.status === 404 });", NULL};
     k6_script("check", "load: {connections: 2, duration: 1s}\ncheck: {status: 404}\ntools: [k6]\n", "v0.48.0", check);
+    static const char *const post[] = {"const body = open('body.bin');",
+                                       "const params = { timeout: '2s', headers: { 'Content-Type': 'application/octet-stream' } };",
+                                       "http.post('http://127.0.0.1:18080/', body, params);", NULL};
+    k6_script("post", "load: {connections: 2, duration: 1s, timeout: 2s}\nrequest: {method: POST, body: 1KiB}\ntools: [k6]\n",
+              "v0.48.0", post);
     static const char *const ramp[] = {"'ramping-vus'", "startVUs: 0", "{ duration: '30s', target: 200 }",
                                        "{ duration: '10s', target: 0 }", NULL};
     k6_script("ramp",
@@ -1121,6 +1127,48 @@ static void loc_seconds(void)
     profile_free(p);
 }
 
+/* request: POST in each scripted tool's generated file: the POST the
+ * way its users write one, and body.bin (1024 bytes) in the run directory. */
+static void post_generated(void)
+{
+    static const struct {
+        const struct adapter *a;
+        const char *file, *needles[3];
+    } want[] = {
+        {&adapter_locust, "locustfile.py", {"BODY = f.read()", "self.client.post(\"/\", data=BODY, headers=HEADERS)",
+                                            "\"Content-Type\": \"application/octet-stream\""}},
+        {&adapter_jmeter, "plan.jmx", {"<stringProp name=\"HTTPSampler.method\">POST</stringProp>",
+                                       "<boolProp name=\"HTTPSampler.postBodyRaw\">true</boolProp>",
+                                       "<stringProp name=\"Argument.value\">xxxxxxxx"}},
+        {&adapter_artillery, "artillery.yml", {"- post:\n", "Content-Type: \"application/octet-stream\"", "body: \"xxxx"}},
+        {&adapter_gatling, "LbSimulation.java", {".post(\"/\").body(RawFileBody(\"", "/body.bin\"))",
+                                                 ".header(\"Content-Type\", \"application/octet-stream\")"}},
+        {&adapter_tsung, "tsung.xml", {"method=\"POST\"", "/body.bin\" content_type=\"application/octet-stream\"", ""}},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        struct profile *p;
+        struct adapter_plan plan;
+        const char *dir;
+        char name[64], text[256];
+        snprintf(name, sizeof name, "post-%s", want[i].a->name);
+        snprintf(text, sizeof text, "load: {connections: 2, duration: 5s}\nrequest: {method: POST, body: 1KiB}\n"
+                 "tools: [%s]\n", want[i].a->name);
+        int rc = prepare(want[i].a, text, name, want[i].a == &adapter_jmeter ? "5.6.3" : "test", &p, &plan, &dir);
+        char *f = rc ? NULL : slurp(dir, want[i].file), *body = rc ? NULL : slurp(dir, "body.bin");
+        ok(f && want[i].a->caps & ADAPTER_POST, "%s POST: prepared, %s written, ADAPTER_POST", want[i].a->name,
+           want[i].file);
+        for (int k = 0; k < 3 && f; k++)
+            if (!ok(strstr(f, want[i].needles[k]) != NULL, "%s POST: %s has %s", want[i].a->name, want[i].file,
+                    oneline(want[i].needles[k])))
+                diag("%.2000s", f);
+        ok(body && strlen(body) == 1024 && strspn(body, "x") == 1024, "%s POST: body.bin, 1024 bytes", want[i].a->name);
+        free(f);
+        free(body);
+        adapter_plan_free(&plan);
+        profile_free(p);
+    }
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -1140,6 +1188,7 @@ int main(void)
     jm_parsers();
     jm_generated();
     jm_engines();
+    post_generated();
     if (!getenv("LB_KEEP_TMP"))
         sh("rm -rf '%s'", tmproot);
     return done_testing();

@@ -1390,6 +1390,62 @@ static void test_oha_detect(void)
     }
 }
 
+/* request: POST: each raw tool's command line carries the body the way
+ * its usage says, the body file is the profile's size in the run
+ * directory, and a tool without the cap has none of it. */
+static void test_post(void)
+{
+    static const struct {
+        const struct adapter *a;
+        const char *argv;       /* what the command line must contain */
+    } want[] = {
+        {&adapter_hey, "-m POST -D body.bin -T application/octet-stream http://127.0.0.1:8080/"},
+        {&adapter_oha, "-m POST -D body.bin -T application/octet-stream http://127.0.0.1:8080/"},
+        {&adapter_ab, "-p body.bin -T application/octet-stream http://127.0.0.1:8080/"},
+        {&adapter_h2load, "-d body.bin -H Content-Type: application/octet-stream http://127.0.0.1:8080/"},
+        {&adapter_bombardier, "-m POST -f body.bin -H Content-Type: application/octet-stream http://127.0.0.1:8080/"},
+        {&adapter_autocannon, "-m POST -i body.bin -H content-type=application/octet-stream http://127.0.0.1:8080/"},
+        {&adapter_siege, "-T application/octet-stream http://127.0.0.1:8080/ POST <body.bin"},
+        {&adapter_wrk, "-s done.lua http://127.0.0.1:8080/"},
+    };
+    struct prepared P;
+    struct profile *p = load_profile("load: {connections: 2, duration: 2s}\nrequest: {method: POST, body: 1KiB}\n"
+                                     "tools: [lb-gen]\n");
+    struct stat st;
+    char path[1024];
+    if (!p)
+        return;
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        prepare(want[i].a, p, 0, &P);
+        snprintf(path, sizeof path, "%s/body.bin", P.dir);
+        if (!ok(P.rc == 0 && strstr(P.argv, want[i].argv), "%s POST: the command line has \"%s\"", want[i].a->name,
+                want[i].argv))
+            diag("  rc %d (%s), argv: %s", P.rc, P.err, P.argv);
+        ok(stat(path, &st) == 0 && st.st_size == 1024 && has_warning(&P.plan.files, "body.bin"),
+           "%s POST: body.bin, 1024 bytes, in the run directory and its configs", want[i].a->name);
+        ok(want[i].a->caps & ADAPTER_POST, "%s has ADAPTER_POST", want[i].a->name);
+        adapter_plan_free(&P.plan);
+    }
+    prepare(&adapter_wrk, p, 0, &P);
+    ok(has_warning(&P.plan.env, "LB_WRK_BODY=body.bin"), "wrk POST: done.lua reads the body from $LB_WRK_BODY");
+    adapter_plan_free(&P.plan);
+    prepare(&adapter_vegeta, p, 0, &P);
+    snprintf(path, sizeof path, "%s/targets.txt", P.dir);
+    char *t = adapter_slurp(NULL, path, 4096, P.err);
+    is_str(t ? t : "", "POST http://127.0.0.1:8080/\nContent-Type: application/octet-stream\n@body.bin\n",
+           "vegeta POST: the target, its Content-Type and @body.bin");
+    free(t);
+    adapter_plan_free(&P.plan);
+    ok(!(adapter_httperf.caps & ADAPTER_POST) && adapter_httperf.no_post_why, "httperf: no POST, and says why");
+    profile_free(p);
+    p = load_profile("load: {connections: 2, duration: 2s}\ntools: [lb-gen]\n");
+    prepare(&adapter_hey, p, 0, &P);
+    snprintf(path, sizeof path, "%s/body.bin", P.dir);
+    ok(P.rc == 0 && !strstr(P.argv, "POST") && stat(path, &st) != 0, "a GET profile: no -m POST, no body file");
+    adapter_plan_free(&P.plan);
+    profile_free(p);
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -1418,6 +1474,7 @@ int main(void)
         test_vegeta(&r, &vegeta_versions[i]);
     test_vegeta_mismatch(&r);
     test_vegeta_prepare();
+    test_post();
     test_vegeta_detect();
     test_tsung_closed_logs(&r);
     test_tsung_prepare();

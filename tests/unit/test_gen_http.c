@@ -112,12 +112,17 @@ int main(void)
 
     /* Requests and URLs. */
     size_t len;
-    char *req = http_request_build("127.0.0.1:8080", "/x?y=1", 0, &len);
+    char *req = http_request_build("127.0.0.1:8080", "/x?y=1", 0, 0, &len);
     is_str(req, "GET /x?y=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n", "keep-alive request");
     ok(len == strlen(req), "request length");
     free(req);
-    req = http_request_build("h:1", "/", 1, &len);
+    req = http_request_build("h:1", "/", 1, 0, &len);
     is_str(req, "GET / HTTP/1.1\r\nHost: h:1\r\nConnection: close\r\n\r\n", "Connection: close request");
+    free(req);
+    req = http_request_build("h:1", "/p", 0, 5, &len);
+    is_str(req, "POST /p HTTP/1.1\r\nHost: h:1\r\nContent-Type: application/octet-stream\r\nContent-Length: 5\r\n"
+           "\r\nxxxxx", "a POST with a 5-byte body: head and body in one buffer");
+    ok(len == strlen(req), "its length counts the body");
     free(req);
 
     char err[UTIL_ERR_LEN], *hp, *path;

@@ -94,6 +94,62 @@ static void check_key(void)
         2, "unknown key \"body\" in check (known: status)");
 }
 
+/* request: {method: POST, body: SIZE}: parsed with the sizes' units, in
+ * the resolved profile (and its hash) only for a POST; a body without
+ * POST, a POST without body, a size out of 1 B-1 MiB refused at its place. */
+static void request_key(void)
+{
+    char err[UTIL_ERR_LEN] = "", h1[65], h2[65];
+    const char *base = "load: {connections: 1, duration: 1s}\ntools: [lb-gen]\n";
+    struct profile *p = load(base, err),
+                   *q = load("load: {connections: 1, duration: 1s}\nrequest: {method: POST, body: 1KiB}\n"
+                             "tools: [lb-gen]\n", err),
+                   *g = load("load: {connections: 1, duration: 1s}\nrequest: {method: GET}\ntools: [lb-gen]\n", err);
+    if (ok(p && q && g, "profiles without request:, with a POST and with a GET load") &&
+        ok(!p->request.post && !g->request.post, "no request: and method GET: no POST") &&
+        ok(q->request.post && q->request.body_bytes == 1024 && q->request.line == 2 && q->request.col == 10,
+           "request: {method: POST, body: 1KiB} at 2:10: 1024 bytes")) {
+        json_t *a = profile_to_json(p), *b = profile_to_json(q), *c = profile_to_json(g);
+        ok(!json_object_get(a, "request") && !json_object_get(c, "request"), "a GET: no request in the resolved profile");
+        json_t *r = json_object_get(b, "request");
+        ok(!strcmp(json_string_value(json_object_get(r, "method")), "POST") &&
+               json_integer_value(json_object_get(r, "body_bytes")) == 1024,
+           "the resolved profile has request {method POST, body_bytes 1024}");
+        profile_json_sha256(a, h1);
+        profile_json_sha256(b, h2);
+        ok(strcmp(h1, h2) != 0, "the POST is in the profile's hash");
+        profile_json_sha256(c, h2);
+        ok(!strcmp(h1, h2), "an explicit GET hashes as no request:");
+        json_decref(a);
+        json_decref(b);
+        json_decref(c);
+    }
+    profile_free(p);
+    profile_free(q);
+    profile_free(g);
+    q = load("load: {connections: 1, duration: 1s}\nrequest: {method: POST, body: 1KB}\ntools: [lb-gen]\n", err);
+    ok(q && q->request.body_bytes == 1000, "body: 1KB is 1000 bytes, as every size (KiB is 1024)");
+    profile_free(q);
+    bad("a body with GET", "load: {connections: 1, duration: 1s}\nrequest: {method: GET, body: 1KiB}\ntools: [lb-gen]\n",
+        2, "2:30: request.body needs method: POST");
+    bad("a body without method", "load: {connections: 1, duration: 1s}\nrequest: {body: 10B}\ntools: [lb-gen]\n", 2,
+        "request.body needs method: POST");
+    bad("a POST without body", "load: {connections: 1, duration: 1s}\nrequest: {method: POST}\ntools: [lb-gen]\n", 2,
+        "2:10: request: method: POST needs body: SIZE");
+    bad("method PUT", "load: {connections: 1, duration: 1s}\nrequest: {method: PUT, body: 1B}\ntools: [lb-gen]\n", 2,
+        "2:19: request.method \"PUT\": use GET, POST");
+    bad("a body of 0 bytes", "load: {connections: 1, duration: 1s}\nrequest: {method: POST, body: 0B}\ntools: [lb-gen]\n",
+        2, "request.body 0B is 0 bytes: use 1B to 1MiB");
+    bad("a body over 1 MiB", "load: {connections: 1, duration: 1s}\nrequest: {method: POST, body: 2MB}\ntools: [lb-gen]\n",
+        2, "request.body 2MB is 2000000 bytes: use 1B to 1MiB");
+    bad("a bad size", "load: {connections: 1, duration: 1s}\nrequest: {method: POST, body: 1kilo}\ntools: [lb-gen]\n",
+        2, "2:31: request.body: bad size");
+    bad("request: POST", "load: {connections: 1, duration: 1s}\nrequest: POST\ntools: [lb-gen]\n", 2,
+        "request (a mapping, e.g. request: {method: POST, body: 1KiB}) must be a mapping");
+    bad("an unknown request key", "load: {connections: 1, duration: 1s}\nrequest: {method: POST, body: 1B, path: /x}\n"
+        "tools: [lb-gen]\n", 2, "unknown key \"path\" in request (known: method, body)");
+}
+
 /* target.delay as a distribution, target.stall, and their run.json form. */
 static void test_shapes(void)
 {
@@ -325,6 +381,7 @@ static void test_limits(void)
 int main(void)
 {
     check_key();
+    request_key();
     test_shapes();
     test_limits();
     char err[UTIL_ERR_LEN] = "";

@@ -11,10 +11,10 @@
 
 /* The profile with these tool entries (a YAML flow list's items) is
  * refused (needle NULL: passes) with a message containing needle. */
-static void labels(const char *entries, const char *needle, const char *why)
+static void labels_after(const char *head, const char *entries, const char *needle, const char *why)
 {
     char text[8192], err[UTIL_ERR_LEN] = "";
-    snprintf(text, sizeof text, "load: {connections: 1, duration: 1s}\ntools: [%s]\n", entries);
+    snprintf(text, sizeof text, "load: {connections: 1, duration: 1s}\ntools: [%s]\n%s", entries, head);
     struct profile *p = profile_load_string("t.yaml", text, strlen(text), err);
     if (!p) {
         ok(0, "%s: the profile loads (%s)", why, err);
@@ -30,8 +30,20 @@ static void labels(const char *entries, const char *needle, const char *why)
     profile_free(p);
 }
 
+static void labels(const char *entries, const char *needle, const char *why)
+{
+    labels_after("", entries, needle, why);
+}
+
 int main(void)
 {
+    /* request: POST: a tool without ADAPTER_POST is refused, named with
+     * the setting; one with it passes. */
+    labels_after("request: {method: POST, body: 1KiB}\n", "{tool: lb-gen}", NULL, "a POST on lb-gen passes");
+    labels_after("request: {method: POST, body: 1KiB}\n", "{tool: go-fasthttp}",
+                 "go-fasthttp cannot run request: method POST (a body on every request)",
+                 "a POST on a tool without the cap is refused, naming the tool and the setting");
+
     labels("{tool: lb-gen, label: run.json}", "run directory's own run.json", "label run.json is refused");
     labels("{tool: lb-gen, label: loadbench.lock}", "own loadbench.lock", "label loadbench.lock is refused");
     labels("{tool: lb-gen, label: RUN.JSON}", "own run.json", "and RUN.JSON (case-folding file systems)");
