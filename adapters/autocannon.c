@@ -80,6 +80,32 @@ static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *
     return 0;
 }
 
+/* check: {status: S}: the responses again, from autocannon's count per
+ * status code (statusCodeStats: {"200": {"count": n}}), S alone ok. Its
+ * codes must add up to its 2xx and non2xx, or the count is not one. */
+static int check_status(const struct adapter_ctx *c, json_t *j, struct adapter_result *r, char *err)
+{
+    json_t *st = json_object_get(j, "statusCodeStats"), *v;
+    if (!json_is_object(st))
+        return util_err(err, "autocannon's -j JSON has no statusCodeStats: check: cannot be judged");
+    uint64_t answered = r->ok + r->err_status, requests = r->requests;
+    const char *key;
+    r->requests = r->ok = r->err_status = 0;
+    json_object_foreach(st, key, v)
+    {
+        char *end;
+        long code = strtol(key, &end, 10);
+        if (*end || end == key || code < 100 || code > 599)
+            return util_err(err, "autocannon: status \"%.40s\" in statusCodeStats is no HTTP status", key);
+        raw_count_status(c, r, code, adapter_json_count(v, "count"), 200, 300);
+    }
+    if (r->requests != answered)
+        return util_err(err, "autocannon's statusCodeStats count %llu responses, its 2xx and non2xx %llu",
+                        (unsigned long long)r->requests, (unsigned long long)answered);
+    r->requests = requests;
+    return 0;
+}
+
 static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *r, char *err)
 {
     char e[UTIL_ERR_LEN];
@@ -103,6 +129,10 @@ static int autocannon_parse(const struct adapter_ctx *c, struct adapter_result *
     r->requests = adapter_json_count(req, "total");
     r->ok = adapter_json_count(j, "2xx");
     r->err_status = adapter_json_count(j, "non2xx");
+    if (c->profile && c->profile->check.status && check_status(c, j, r, err)) {
+        json_decref(j);
+        return -1;
+    }
     r->err_timeout = adapter_json_count(j, "timeouts");
     uint64_t errs = adapter_json_count(j, "errors");
     uint64_t sock = errs > r->err_timeout ? errs - r->err_timeout : 0;
@@ -151,9 +181,9 @@ const struct adapter adapter_autocannon = {
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "autocannon 9 (node): closed model (-c -d), paced with -R; JSON result",
     .install_hint = "npm: scripts/install-tools (autocannon 9.0.0, pinned in scripts/registry/npm, into the tools folder's npm/)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_POST | ADAPTER_CHECK,
     .post_how = "-m POST -i body.bin -H content-type=application/octet-stream",
-    .no_check_why = RAW_NO_CHECK_WHY,
+    .check_how = RAW_CHECK_HOW,
     .versions = "live: 9.0.0 (npm)",
     .latency_measures = "request written to response complete, per connection, in whole ms; p97.5 instead of p95 "
                         "(p95 absent); not reported under -R, where its histogram holds more samples than responses",

@@ -132,6 +132,7 @@ static void each_bracket(const char *text, const char *header,
 }
 
 struct hey_acc {
+    const struct adapter_ctx *c;
     struct adapter_result *r;
     json_t *codes, *errs;
 };
@@ -142,12 +143,7 @@ static void on_status(const char *key, size_t klen, const char *rest, void *arg)
     char code[16];
     snprintf(code, sizeof code, "%.*s", (int)(klen < 15 ? klen : 15), key);
     uint64_t n = strtoull(rest, NULL, 10);
-    int status = atoi(code);
-    a->r->requests += n;
-    if (status >= 200 && status < 300)
-        a->r->ok += n;
-    else
-        a->r->err_status += n;
+    raw_count_status(a->c, a->r, atol(code), n, 200, 300);
     json_object_set_new(a->codes, code, json_integer((json_int_t)n));
 }
 
@@ -180,7 +176,7 @@ static int hey_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         free(text);
         return util_err(err, "hey printed no summary%s%s", line[0] ? ": " : "", line);
     }
-    struct hey_acc a = {.r = r, .codes = json_object(), .errs = json_object()};
+    struct hey_acc a = {.c = c, .r = r, .codes = json_object(), .errs = json_object()};
     each_bracket(text, "Status code distribution:", on_status, &a);
     each_bracket(text, "Error distribution:", on_error, &a);
     raw_sum_errors(r);
@@ -225,9 +221,9 @@ const struct adapter adapter_hey = {
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "hey: Go HTTP load generator, closed model (-c -z), paced with -q per worker",
     .install_hint = "apt-get install hey (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE | ADAPTER_POST | ADAPTER_CHECK,
     .post_how = "-m POST -D body.bin -T application/octet-stream",
-    .no_check_why = RAW_NO_CHECK_WHY,
+    .check_how = RAW_CHECK_HOW,
     .tls_how = "does not verify (hey's requester.go: InsecureSkipVerify: true)",
     .tls_library = "Go's crypto/tls (compiled in)",
     .no_h2_why = "hey's -h2 is HTTP/2 over TLS only (Go's http2.ConfigureTransport): no h2c",

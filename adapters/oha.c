@@ -140,7 +140,7 @@ static int oha_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char
 }
 
 /* Requests, ok and status errors from statusCodeDistribution ("404": n). */
-static int status_counts(json_t *dist, struct adapter_result *r, char *err)
+static int status_counts(const struct adapter_ctx *c, json_t *dist, struct adapter_result *r, char *err)
 {
     const char *key;
     json_t *n;
@@ -150,12 +150,7 @@ static int status_counts(json_t *dist, struct adapter_result *r, char *err)
         long code = strtol(key, &end, 10);
         if (*end || end == key || code < 100 || code > 599)
             return util_err(err, "oha: status \"%.40s\" in statusCodeDistribution is no HTTP status", key);
-        uint64_t k = adapter_json_count(dist, key);
-        r->requests += k;
-        if (code >= 200 && code < 400)
-            r->ok += k;
-        else
-            r->err_status += k;
+        raw_count_status(c, r, code, adapter_json_count(dist, key), 200, 400);
     }
     return 0;
 }
@@ -206,7 +201,7 @@ static int oha_parse(const struct adapter_ctx *c, struct adapter_result *r, char
         return util_err(err, "oha wrote no " OHA_JSON " with summary, statusCodeDistribution and "
                         "errorDistribution%s%s", line[0] ? ": " : "", line);
     }
-    if (status_counts(status, r, err)) {
+    if (status_counts(c, status, r, err)) {
         json_decref(j);
         return -1;
     }
@@ -234,9 +229,9 @@ const struct adapter adapter_oha = {
     .description = "oha (Rust, hyper): closed model (-c -z), open with -q --latency-correction; JSON result",
     .install_hint = "crates.io: scripts/install-tools (cargo install --locked --version 1.13.0 oha into the tools "
                     "folder; needs Rust >= 1.86)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE | ADAPTER_POST | ADAPTER_CHECK,
     .post_how = "-m POST -D body.bin -T application/octet-stream",
-    .no_check_why = RAW_NO_CHECK_WHY,
+    .check_how = RAW_CHECK_HOW,
     .tls_how = "verifies against the run's CA (--cacert; rustls, the system store too)",
     .tls_verifies = 1,
     .tls_library = "rustls (compiled in)",

@@ -288,6 +288,20 @@ void raw_add_error(struct adapter_result *r, const char *m, uint64_t n)
         r->err_other += n;
 }
 
+void raw_count_status(const struct adapter_ctx *c, struct adapter_result *r, long code, uint64_t n, long ok_lo,
+                      long ok_hi)
+{
+    int want = c && c->profile ? c->profile->check.status : 0;
+    r->requests += n;
+    if (want ? code == want : code >= ok_lo && code < ok_hi) {
+        r->ok += n;
+        return;
+    }
+    r->err_status += n;
+    if (want)
+        r->check_failed += n;
+}
+
 void raw_sum_errors(struct adapter_result *r)
 {
     r->errors = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_status + r->err_other;

@@ -118,6 +118,20 @@ uint64_t raw_paced_workers(const struct profile *p, double peak_rps);
  * heap string, stdout first. Never fails (empty string). */
 char *raw_output(const char *dir, size_t max_bytes);
 
+/* Count n responses of HTTP status code into r. With the profile's check:
+ * {status: S} (c->profile->check.status), S alone is ok and every other
+ * status is a status error and a check failure, as the tool's own count
+ * per status says; without it, a code in [ok_lo, ok_hi) is ok and any
+ * other a status error, the tool's own reading (hey: 2xx; oha, Vegeta:
+ * 2xx and 3xx). */
+void raw_count_status(const struct adapter_ctx *c, struct adapter_result *r, long code, uint64_t n, long ok_lo,
+                      long ok_hi);
+
+/* How a raw generator with a count per status checks: its own count. */
+#define RAW_CHECK_HOW                                                                                                \
+    "its own count of responses per status code: the ones of another status than check: asks for are status "    \
+    "errors (check_failed)"
+
 /* Why a raw generator has no ADAPTER_CHECK: its own status count is of
  * non-2xx responses (or status classes), which its adapter reads as
  * errors; none turns the codes other than the one check: asks for into

@@ -189,7 +189,7 @@ static void latency(uint64_t *v, size_t n, struct adapter_latency *out)
  * epoch) into *start when it got a response. Returns 1 for a row with a
  * response, 0 a failed one, -1 malformed: not Vegeta's 12 columns, or a
  * column not what it holds in them. */
-static int csv_row(char *line, struct adapter_result *r, uint64_t *lat, uint64_t *start)
+static int csv_row(const struct adapter_ctx *c, char *line, struct adapter_result *r, uint64_t *lat, uint64_t *start)
 {
     char *f[CSV_COLUMNS + 1], *end;
     if (adapter_csv_split(line, f, CSV_COLUMNS + 1) != CSV_COLUMNS)
@@ -209,11 +209,7 @@ static int csv_row(char *line, struct adapter_result *r, uint64_t *lat, uint64_t
         raw_add_error(r, f[CSV_ERROR], 1);
         return 0;
     }
-    r->requests++;
-    if (code >= 200 && code < 400)
-        r->ok++;
-    else
-        r->err_status++;
+    raw_count_status(c, r, (long)code, 1, 200, 400);
     *lat = ns;
     *start = ts;
     return 1;
@@ -233,7 +229,8 @@ struct lat_vec {
  * file a tool leaves (fsutil_open_input: a FIFO or a symbolic link there is
  * refused, not waited on or followed) and read a row of at most
  * VEGETA_ROW_MAX bytes at a time. */
-static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, struct lat_vec *lv, char *err)
+static int read_csv(const struct adapter_ctx *c, const char *dir, struct adapter_result *r, uint64_t *rows,
+                    struct lat_vec *lv, char *err)
 {
     char path[1200], why[UTIL_ERR_LEN];
     snprintf(path, sizeof path, "%s/" VEGETA_CSV, dir);
@@ -260,7 +257,7 @@ static int read_csv(const char *dir, struct adapter_result *r, uint64_t *rows, s
             lv->v = util_xrealloc(lv->v, lv->cap * sizeof *lv->v);
         }
         uint64_t start;
-        int k = csv_row(line, r, &lv->v[lv->n], &start);
+        int k = csv_row(c, line, r, &lv->v[lv->n], &start);
         if (k > 0 && lv->fn) {
             lv->fn(lv->arg, (int64_t)start, lv->v[lv->n], 1);
             k = 0;
@@ -288,7 +285,7 @@ static int vegeta_merge(const char *const *dirs, size_t n, struct adapter_latenc
         struct adapter_result scratch;
         adapter_result_init(&scratch);
         uint64_t rows;
-        rc = read_csv(dirs[i], &scratch, &rows, &lv, err);
+        rc = read_csv(NULL, dirs[i], &scratch, &rows, &lv, err);
         adapter_result_free(&scratch);
     }
     if (!rc && !lv.n)
@@ -307,7 +304,7 @@ static int vegeta_samples(const char *dir, void (*fn)(void *arg, int64_t t_unix_
     struct adapter_result scratch;
     adapter_result_init(&scratch);
     uint64_t rows;
-    int rc = read_csv(dir, &scratch, &rows, &lv, err);
+    int rc = read_csv(NULL, dir, &scratch, &rows, &lv, err);
     adapter_result_free(&scratch);
     free(lv.v);
     return rc;
@@ -328,7 +325,7 @@ static int vegeta_parse(const struct adapter_ctx *c, struct adapter_result *r, c
     }
     uint64_t rows = 0;
     struct lat_vec lv = {0};
-    int rc = read_csv(c->dir, r, &rows, &lv, err);
+    int rc = read_csv(c, c->dir, r, &rows, &lv, err);
     if (!rc && lv.n)
         latency(lv.v, lv.n, &r->lat);
     free(lv.v);
@@ -359,9 +356,9 @@ const struct adapter adapter_vegeta = {
                    "percentiles from its per-request CSV",
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/tsenart/vegeta/v12@v12.13.0 "
                     "into the tools folder)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_NOKEEPALIVE | ADAPTER_POST | ADAPTER_CHECK,
     .post_how = "a target \"POST URL\", Content-Type, @body.bin",
-    .no_check_why = RAW_NO_CHECK_WHY,
+    .check_how = RAW_CHECK_HOW,
     .versions = "live: v12.13.0 (Go module proxy); v12.8.4 (fixtures)",
     .latency_measures = "per request, from when a worker starts it (before the request is built and a pooled or "
                         "new connection is taken) to the end of reading the body (lib/attack.go hit()); in the "

@@ -2,7 +2,8 @@
 # check: {status: N} (issue 40): every tool checks every response the way
 # its users write it (lb-gen --expect-status, k6 check(), a JMeter Response
 # Assertion, Gatling check(status().is(N)), Locust catch_response, the
-# Artillery expect plugin). lb-target answers 200: with check 200 each
+# Artillery expect plugin; hey, oha, Vegeta and autocannon by their own
+# count per status code). lb-target answers 200: with check 200 each
 # installed tool with the cap runs 1 s, ok and reconciled, with no check
 # failure; with check 404 every response fails the check, so each row's
 # errors and check_failed equal its requests and the row fails as "every
@@ -37,7 +38,7 @@ check "tools lists no check for wrk" sh -c '! grep -q "^  wrk  .* check" "$1"' s
 # Artillery's node alone took 9 s to start here).
 tools="lb-gen"
 labels="lb-gen"
-for t in k6 jmeter gatling locust artillery; do
+for t in hey oha vegeta autocannon k6 jmeter gatling locust artillery; do
     if grep -q "^$t  *yes " "$tmp/tools.txt"; then tools="$tools, $t"; labels="$labels $t"
     else skip "$t not found: $(grep "^$t " "$tmp/tools.txt" | tr -s ' ')"; fi
 done

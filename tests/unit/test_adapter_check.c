@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct adapter adapter_lb_gen, adapter_wrk, adapter_hey;
+extern const struct adapter adapter_lb_gen, adapter_wrk, adapter_hey, adapter_oha, adapter_vegeta, adapter_autocannon;
 
 static int parse_in(const struct adapter *a, const char *dir, struct adapter_result *r, char *err)
 {
@@ -124,6 +124,64 @@ static void test_text(void)
     json_decref(n);
 }
 
+/* The raw generators with a count per status (hey, oha, Vegeta,
+ * autocannon) check: by it. Their real 404 and 200 captures, parsed under
+ * check: {status: S}: the responses of S are ok, every other one a status
+ * error and a check failure; nothing is lost or counted twice. */
+struct raw_capture {
+    const struct adapter *a;
+    const char *tool, *dir;
+    const char *files[3][2];   /* fixture, name in the run directory */
+};
+
+static void parse_checked(const struct raw_capture *k, int status, struct adapter_result *r, char *err)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s-%s-check%d", k->tool, k->dir, status);
+    const char *d = fresh_dir(name);
+    for (int i = 0; i < 3 && k->files[i][0]; i++)
+        put_fixture(k->tool, k->files[i][0], d, k->files[i][1]);
+    struct profile p = {0};
+    p.check.status = status;
+    adapter_result_free(r);
+    adapter_result_init(r);
+    struct adapter_ctx c = {.profile = &p, .dir = d, .host = "127.0.0.1", .url = "http://127.0.0.1:1/"};
+    err[0] = 0;
+    if (adapter_parse(k->a, &c, r, err))
+        diag("  %s: %s", name, err);
+}
+
+static void test_raw_check(void)
+{
+    static const struct raw_capture caps[] = {
+        {&adapter_hey, "hey", "status-404", {{"status-404.stdout.txt", "stdout.txt"}}},
+        {&adapter_hey, "hey", "success", {{"success.stdout.txt", "stdout.txt"}}},
+        {&adapter_oha, "oha", "status-404", {{"status-404.json", "oha.json"}}},
+        {&adapter_vegeta, "vegeta", "status-404",
+         {{"status-404.report.json", "report.json"}, {"status-404.results.csv", "results.csv"}}},
+        {&adapter_autocannon, "autocannon", "status-404", {{"status-404.json", "stdout.txt"}}},
+        {&adapter_autocannon, "autocannon", "success", {{"success.json", "stdout.txt"}}},
+    };
+    char err[UTIL_ERR_LEN];
+    struct adapter_result r;
+    adapter_result_init(&r);
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        const struct raw_capture *k = &caps[i];
+        int got = strstr(k->dir, "404") ? 404 : 200, other = got == 404 ? 200 : 404;
+        ok(k->a->caps & ADAPTER_CHECK, "%s has ADAPTER_CHECK (its own count per status)", k->tool);
+        parse_checked(k, got, &r, err);
+        uint64_t n = r.requests;
+        ok(r.parsed && n > 0 && r.ok == n && r.err_status == 0 && r.check_failed == 0,
+           "%s %s under check: {status: %d}: all %llu ok, none failed (ok %llu, status errors %llu)", k->tool,
+           k->dir, got, (unsigned long long)n, (unsigned long long)r.ok, (unsigned long long)r.err_status);
+        parse_checked(k, other, &r, err);
+        ok(r.parsed && r.requests == n && r.ok == 0 && r.err_status == n && r.check_failed == n,
+           "%s %s under check: {status: %d}: all %llu fail the check, as status errors (failed %llu)", k->tool,
+           k->dir, other, (unsigned long long)n, (unsigned long long)r.check_failed);
+    }
+    adapter_result_free(&r);
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -134,6 +192,7 @@ int main(void)
     }
     test_bounds();
     test_text();
+    test_raw_check();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmproot);
     if (system(cmd) != 0)
