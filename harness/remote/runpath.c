@@ -1,9 +1,23 @@
 /* runpath: one probe server on the target's host, each tool host measures. */
 #include "remote/runpath.h"
 #include "remote/pathprobe.h"
+#include "common/units.h"
 #include "common/util.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* The bulk time: RUNPATH_BULK_NS, or LOADBENCH_PATH_BULK (a duration,
+ * 100ms to 3s) where the path is a test's veth pair, full speed at once. */
+static uint64_t bulk_ns(void)
+{
+    const char *s = getenv("LOADBENCH_PATH_BULK");
+    char e[UTIL_ERR_LEN];
+    uint64_t ns;
+    if (s && !units_parse_duration_ns(s, &ns, e) && ns >= 100000000ull && ns <= RUNPATH_BULK_NS)
+        return ns;
+    return RUNPATH_BULK_NS;
+}
 
 /* The path from the tool host h (NULL: the controller) to addr:port. */
 static json_t *path_from(const struct profile *p, struct exec_host *const *agents, const struct profile_host *h,
@@ -15,12 +29,12 @@ static json_t *path_from(const struct profile *p, struct exec_host *const *agent
     if (a) {
         json_t *rep = exec_remote_call(a, json_pack("{s:s, s:s, s:i, s:i, s:i, s:I}", "op", "probe", "addr", addr,
                                                     "port", port, "rtts", RUNPATH_RTTS, "flows", RUNPATH_FLOWS,
-                                                    "bulk_ns", (json_int_t)RUNPATH_BULK_NS), err);
+                                                    "bulk_ns", (json_int_t)bulk_ns()), err);
         out = rep ? json_incref(json_object_get(rep, "path")) : NULL;
         json_decref(rep);
     } else {
         struct pathprobe_result r;
-        if (!pathprobe_measure(addr, port, RUNPATH_RTTS, RUNPATH_FLOWS, RUNPATH_BULK_NS, &r, err))
+        if (!pathprobe_measure(addr, port, RUNPATH_RTTS, RUNPATH_FLOWS, bulk_ns(), &r, err))
             out = pathprobe_json(&r);
     }
     if (!out)

@@ -10,7 +10,8 @@
 
 #define RUNPATH_RTTS 1000                   /* round trips for a p99 */
 #define RUNPATH_FLOWS 4                     /* parallel bulk flows */
-#define RUNPATH_BULK_NS 3000000000ull       /* bulk time: past TCP's slow start */
+#define RUNPATH_BULK_NS 3000000000ull       /* bulk time: past TCP's slow start; shorter
+                                               with LOADBENCH_PATH_BULK (runpath.c) */
 
 /* The "path" object: for each host a tool of the profile runs on (the
  * tool entries named by only, or all), keyed by host name ("controller"

@@ -16,6 +16,10 @@ set -eu
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"
 cd "$LB_SRC"
+# Host a has no Go (mh-net.sh): its hosts install copies and builds
+# nothing, which is no error; bm's (below) builds go-fasthttp. One Go
+# build of ~30 CPU-s in this test, not two.
+MH_A_NO_GO=1
 . "$LB_SRC/tests/lib/mh-net.sh"
 is "$(sshto 3 'cat /sys/class/net/eth0/address' 2>/dev/null)" "$(ip -n "$B" -o link show eth0 | sed 's/.*link\/ether \([^ ]*\).*/\1/')" \
     "an ssh session to b sees b's network (its /sys/class/net)"
@@ -88,6 +92,8 @@ rc=0; in_c "$LB" tools --host a "$tmp/two.yaml" > "$tmp/tools.out" 2>"$tmp/tools
 is "$rc" 0 "tools --host a PROFILE: exit 0"
 check "its table finds lb-gen there" grep -Eq '^lb-gen +yes ' "$tmp/tools.out"
 check "as host a's agent saw it" grep -q "host a (root@198.18.0.2:2202): hostname $tag-a" "$tmp/tools.err"
+check "go-fasthttp: no, for want of Go on a (not the controller's answer)" \
+    grep -Eq '^go-fasthttp +no .*Go toolchain \(/usr/lib/go/bin/go\) is not installed' "$tmp/tools.out"
 rc=0; in_c "$LB" doctor --host c "$tmp/two.yaml" >/dev/null 2>"$tmp/noname.err" || rc=$?
 is "$rc" 2 "doctor --host with a name the profile lacks: exit 2"
 check "the error lists the profile's hosts" grep -q 'has no host "c" in hosts: (a, b)' "$tmp/noname.err"
@@ -101,7 +107,7 @@ for c in doctor tools; do
 done
 sha=$(sha256sum "$LB" | cut -c1-12)
 rc=0; in_c "$LB" hosts install a "$tmp/two.yaml" > "$tmp/inst.out" 2>"$tmp/inst.err" || rc=$?
-is "$rc" 0 "hosts install a PROFILE: exit 0"
+is "$rc" 0 "hosts install a PROFILE: exit 0 (a has no Go to build go-fasthttp with: no install error)"
 [ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/inst.err"
 cache=$(cat "$tmp/inst.out")
 check "it names a's cache of this build ($cache)" \
@@ -183,8 +189,12 @@ for i in 0 1; do
     is "$(jget "$J" runs.$i.nic.0.host)" b "$tool: the first NIC entry is b's"
     check "$tool: b's eth0 received the responses ($rx bytes for $srv requests, >= 100 B each)" \
         test "$rx" -ge $((srv * 100))
+    # The loopback carries the control channel (GET /stats, the arrivals at
+    # the row's end: 110-200 KB a row, by time, not by requests); the load
+    # over it would add what b's eth0 got (>= 100 B a request, 220 here).
     lo=$(jget "$J" runs.$i.nic.1.interfaces.lo.rx_bytes | tr -dc 0-9); lo=${lo:-999999999}
-    check "$tool: none of it went over the controller's loopback ($lo bytes)" test "$lo" -lt $((srv * 10 + 100000))
+    check "$tool: none of it went over the controller's loopback ($lo bytes, bound $((srv * 50 + 250000)))" \
+        test "$lo" -lt $((srv * 50 + 250000))
 done
 rtt=$(jget "$J" hosts.b.clock.rtt_ns | tr -dc 0-9); rtt=${rtt:-0}
 diag "host b: clock offset $(jget "$J" hosts.b.clock.offset_ns) ns, rtt $rtt ns"

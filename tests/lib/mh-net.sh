@@ -4,7 +4,10 @@
 # 198.18.0.0/15 (set aside for network benchmarks), each host with Debian's
 # sshd on its own port (a: 198.18.0.2:2202, b: 198.18.0.3:2203), host keys
 # and a user key made here ($k). Host a's sessions keep their cache
-# (loadbench hosts install) in $tmp/cache-a. Gives in_c (run in the
+# (loadbench hosts install) in $tmp/cache-a; with MH_A_NO_GO=1 set before
+# this is sourced, a has no Go toolchain (an empty tmpfs over Debian's Go
+# bin/ in its sshd's mount namespace), so hosts install there builds
+# nothing. Gives in_c (run in the
 # controller's namespace), sshto N CMD and wait_line FILE PATTERN. Everything it starts goes,
 # however the test ends: sshd by pid, every process left in a namespace by
 # pid (ip netns pids), then the namespaces (mh_cleanup, the EXIT trap).
@@ -44,6 +47,11 @@ for ns in $A $B; do
     n=$((n + 1))
 done
 
+# The data path's bulk flows (runpath.c) for 300 ms, not 3 s: these veth
+# pairs run at full speed at once, no slow start to wait past.
+LOADBENCH_PATH_BULK=300ms
+export LOADBENCH_PATH_BULK
+
 # Keys and sshd: host a on 198.18.0.2:2202, host b on 198.18.0.3:2203.
 k=$tmp/ssh
 ssh_keys "$k"
@@ -66,8 +74,11 @@ done
 # test's directory, and a's sshd runs in a UTS namespace of its own: its
 # hostname is not the controller's, so doctor --host shows whose facts.
 echo "SetEnv XDG_CACHE_HOME=$tmp/cache-a" >> "$k/sshd2.conf"
-ip netns exec "$A" unshare --uts sh -c 'echo "$0" > /proc/sys/kernel/hostname && exec /usr/sbin/sshd -D -e -f "$1"' \
-    "$tag-a" "$k/sshd2.conf" 2>"$tmp/sshd2.log" &
+nogo=""
+[ "${MH_A_NO_GO:-}" != 1 ] || nogo=$(readlink -f /usr/lib/go/bin 2>/dev/null || true)
+ip netns exec "$A" unshare --uts --mount --propagation private sh -c \
+    'echo "$0" > /proc/sys/kernel/hostname && { [ -z "$2" ] || mount -t tmpfs lb-nogo "$2"; } && exec /usr/sbin/sshd -D -e -f "$1"' \
+    "$tag-a" "$k/sshd2.conf" "$nogo" 2>"$tmp/sshd2.log" &
 track $!
 ip netns exec "$B" /usr/sbin/sshd -D -e -f "$k/sshd3.conf" 2>"$tmp/sshd3.log" &
 track $!
