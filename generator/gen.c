@@ -423,6 +423,25 @@ static void count_cap_hits(struct worker *w, uint64_t now)
     w->c.cap_hits += arrival_skip(w, &w->cap_k, &w->cap_t, now);
 }
 
+/* Every connection is busy but the caps allow more: grow the pool by one
+ * handshake for each arrival due now that no handshake under way will
+ * carry, GROW_CONNECTING at most at once (each arrival waits for its
+ * handshake, and counts late if that takes over GEN_LATE_NS). One per pass
+ * of the loop was serial: when a stall held every connection, the
+ * arrivals due in it waited a pass each, and a descheduled pass sent them
+ * in a burst (study 5's pacing table). */
+static void grow(struct worker *w, uint64_t now)
+{
+    uint32_t due = 0, connecting = w->nopen - w->nconnected;
+    for (uint64_t k = w->next_k, t = w->next_t; t <= now && due < GROW_CONNECTING; due++)
+        arrival_step(w, &k, &t);
+    while (connecting < due && w->target < w->cap_conns && w->ninflight + connecting < w->inflight_cap) {
+        w->target++;
+        connecting++;
+    }
+    fill(w, now);
+}
+
 /* Send every due arrival there is a free connection for. */
 static void dispatch(struct worker *w, uint64_t now)
 {
@@ -430,12 +449,8 @@ static void dispatch(struct worker *w, uint64_t now)
         if (w->nidle == 0 || w->ninflight >= w->inflight_cap) {
             if (w->ninflight >= w->inflight_cap || w->target >= w->cap_conns) {
                 count_cap_hits(w, now);
-            } else if (w->nopen - w->nconnected < GROW_CONNECTING) {
-                /* Every connection is busy but the cap allows more: grow
-                 * the pool (the arrival waits for the handshake, and counts
-                 * late if that takes over GEN_LATE_NS). */
-                w->target++;
-                fill(w, now);
+            } else {
+                grow(w, now);
             }
             return;
         }
@@ -964,7 +979,13 @@ static void *worker_main(void *arg)
             }
             if (cfg->model == GEN_OPEN) {
                 dispatch(w, now);
-                if (w->nidle > 0 && w->ninflight < w->inflight_cap && w->next_t < deadline)
+                /* Wake for the next arrival when a connection is free, or
+                 * when the pool may grow for it (a stall holding every
+                 * connection: its handshake starts when it is due, not at
+                 * the next tick, 10 ms late at worst). One already due
+                 * waits for a handshake under way: its event wakes us. */
+                if (w->next_t < deadline && w->ninflight < w->inflight_cap &&
+                    (w->nidle > 0 || (w->next_t > now && w->target < w->cap_conns)))
                     deadline = w->next_t;
             }
             if (w->end_ns < deadline)
