@@ -38,7 +38,7 @@ public class LbSimulation extends Simulation {
         }
     }
 
-    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:40419");
+    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:46019");
 
     ChainBuilder get = exec(http("GET /").get("/").check(status().is(200)));
 
