@@ -1,10 +1,12 @@
 #!/bin/sh
 # Rerun this tool by hand, as loadbench ran it.
 # LB_ROOT is the loadbench checkout (default: the one this script is in).
+# LB_TOOLS_DIR is the tools folder scripts/install-tools filled (default: the one it ran from).
 # 1. Start a target like the one it measured (it prints its port):
 #    "$LB_ROOT"'/build/bin/lb-target' --port 0 --delay 0ns --work 0ns --body 64B --threads 1 --delay-dist lognormal --seed 1 --delay-p50 20000000ns --delay-p99 100000000ns --stall-every 10000000000ns --stall-for 1000000000ns
 # 2. Replace the port below with the one it printed, then run this script.
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
-[ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
+[ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../../.." && pwd) || exit 1
+[ -n "${LB_TOOLS_DIR:-}" ] || LB_TOOLS_DIR='/opt/loadbench-tools'
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" '/opt/loadbench-tools/bin/bombardier' '-c' '2000' '-d' '45s' '--rate=500' '-l' '-o' 'json' '-p' 'r' 'http://127.0.0.1:36003/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" "$LB_TOOLS_DIR"'/bin/bombardier' '-c' '2000' '-d' '45s' '--rate=500' '-l' '-o' 'json' '-p' 'r' 'http://127.0.0.1:38141/'

@@ -5,6 +5,6 @@
 #    "$LB_ROOT"'/build/bin/lb-target' --port 0 --delay 0ns --work 0ns --body 64B --threads 1 --delay-dist lognormal --seed 1 --delay-p50 20000000ns --delay-p99 100000000ns --stall-every 10000000000ns --stall-for 1000000000ns
 # 2. Replace the port below with the one it printed, then run this script.
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
-[ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
+[ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'LB_WRK_OUT=wrk.json' '/usr/bin/wrk' '-t1' '-c13' '-d45s' '--latency' '-s' 'done.lua' 'http://127.0.0.1:44907/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'LB_WRK_OUT=wrk.json' '/usr/bin/wrk' '-t1' '-c13' '-d45s' '--latency' '-s' 'done.lua' 'http://127.0.0.1:39987/'
