@@ -93,10 +93,9 @@ static int check_status(const struct adapter_ctx *c, json_t *j, struct adapter_r
     r->requests = r->ok = r->err_status = 0;
     json_object_foreach(st, key, v)
     {
-        char *end;
-        long code = strtol(key, &end, 10);
-        if (*end || end == key || code < 100 || code > 599)
-            return util_err(err, "autocannon: status \"%.40s\" in statusCodeStats is no HTTP status", key);
+        long code;
+        if (raw_status_key("autocannon", "statusCodeStats", key, &code, err))
+            return -1;
         raw_count_status(c, r, code, adapter_json_count(v, "count"), 200, 300);
     }
     if (r->requests != answered)

@@ -146,10 +146,9 @@ static int status_counts(const struct adapter_ctx *c, json_t *dist, struct adapt
     json_t *n;
     json_object_foreach(dist, key, n)
     {
-        char *end;
-        long code = strtol(key, &end, 10);
-        if (*end || end == key || code < 100 || code > 599)
-            return util_err(err, "oha: status \"%.40s\" in statusCodeDistribution is no HTTP status", key);
+        long code;
+        if (raw_status_key("oha", "statusCodeDistribution", key, &code, err))
+            return -1;
         raw_count_status(c, r, code, adapter_json_count(dist, key), 200, 400);
     }
     return 0;

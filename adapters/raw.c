@@ -302,6 +302,15 @@ void raw_count_status(const struct adapter_ctx *c, struct adapter_result *r, lon
         r->check_failed += n;
 }
 
+int raw_status_key(const char *tool, const char *where, const char *key, long *code, char *err)
+{
+    char *end;
+    *code = strtol(key, &end, 10);
+    if (*end || end == key || *code < 100 || *code > 599)
+        return util_err(err, "%s: status \"%.40s\" in %s is no HTTP status", tool, key, where);
+    return 0;
+}
+
 void raw_sum_errors(struct adapter_result *r)
 {
     r->errors = r->err_connect + r->err_read + r->err_write + r->err_timeout + r->err_status + r->err_other;

@@ -127,6 +127,10 @@ char *raw_output(const char *dir, size_t max_bytes);
 void raw_count_status(const struct adapter_ctx *c, struct adapter_result *r, long code, uint64_t n, long ok_lo,
                       long ok_hi);
 
+/* A status code given as a JSON key ("404") in the tool's WHERE: 0 with
+ * *code set, or -1 naming it as no HTTP status. */
+int raw_status_key(const char *tool, const char *where, const char *key, long *code, char *err);
+
 /* How a raw generator with a count per status checks: its own count. */
 #define RAW_CHECK_HOW                                                                                                \
     "its own count of responses per status code: the ones of another status than check: asks for are status "    \
