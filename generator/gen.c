@@ -428,8 +428,7 @@ static void count_cap_hits(struct worker *w, uint64_t now)
  * carry, GROW_CONNECTING at most at once (each arrival waits for its
  * handshake, and counts late if that takes over GEN_LATE_NS). One per pass
  * of the loop was serial: when a stall held every connection, the
- * arrivals due in it waited a pass each, and a descheduled pass sent them
- * in a burst (study 5's pacing table). */
+ * arrivals due in it waited a pass each. */
 static void grow(struct worker *w, uint64_t now)
 {
     uint32_t due = 0, connecting = w->nopen - w->nconnected;
