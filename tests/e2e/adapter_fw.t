@@ -16,6 +16,7 @@
 # 2.47.0 first), and Debian's 2.12.1 once more through bin: /usr/bin/locust
 # (label locust-2.12.1), each row's version as that Locust says it. About
 # 2 minutes on 2 cores (JVM and Node start-up).
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"

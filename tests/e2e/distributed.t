@@ -13,6 +13,7 @@
 # with its own folder and series. lb-gen's latency is merged exactly,
 # wrk's percentiles are marked as bounds. Loads are 3 s; no bound here
 # depends on this machine's speed.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"

@@ -18,6 +18,7 @@
 #   - a refused connection: every request KO as "Connection refused".
 # Each Gatling run compiles its simulation (javac) and starts a JVM: about
 # 15-40 s each on a busy 2-core machine.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/target.sh"

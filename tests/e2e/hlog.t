@@ -10,6 +10,7 @@
 # per-request CSV and JTL): every interval together holds run.json's
 # client requests, and p50/p99/p99.9 within the log's 3 digits of the
 # client's.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"

@@ -15,6 +15,7 @@
 # look alike but name no file alike, the longest names a run derives)
 # pass validate and plan, and run for real (300 ms each) with every row
 # ok and files of their own.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 

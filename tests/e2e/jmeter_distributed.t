@@ -13,6 +13,7 @@
 # exited by itself; nothing of the run is left running afterwards. Load:
 # 3 s (JMeter's JVMs take longer than that to start); no bound here
 # depends on this machine's speed. About 3 minutes on 2 cores.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

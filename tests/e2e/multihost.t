@@ -10,6 +10,7 @@
 # controller (docs/multihost.md says what that leaves untested).
 # Everything the test starts goes, however it ends: sshd by pid, every
 # process left in a namespace by pid (ip netns pids), then the namespaces.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"

@@ -9,6 +9,7 @@
 # numbers as numbers, again to reverse.
 # A screenshot of the real run's page is taken and checked to be a PNG of
 # the size asked for. Skips with the reason when Chromium is missing.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

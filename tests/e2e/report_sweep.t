@@ -2,6 +2,7 @@
 # A real short run with a sweep and repeats (2 levels x 2 repeats x 2 tool
 # entries = 8 tool runs, interleaved), its report with charts, and
 # report.html checked in headless chromium.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

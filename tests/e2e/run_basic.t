@@ -1,6 +1,7 @@
 #!/bin/sh
 # loadbench run end to end: the real lb-target and the real lb-gen, plus
 # fault programs standing in for tools that hang, crash, lie or daemonize.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/target.sh"

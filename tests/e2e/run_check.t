@@ -10,6 +10,7 @@
 # request the tool reported failed": the check really ran. A tool without
 # the cap (wrk) is refused at validate, naming the setting; a bad value at
 # its line and column.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

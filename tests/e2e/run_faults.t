@@ -9,6 +9,7 @@
 # checks that no process is left behind and that every JSON file of the run
 # parses. Faults come from tests/faults/fault-tool.sh (a fault program made
 # to fail on purpose) and from this script (kill, mount).
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$LB_SRC/tests/lib/run-faults.sh"

@@ -7,6 +7,7 @@
 # killed tool too makes it complete. lb-gen and Debian's wrk, 1 s loads
 # against a 2 ms delay (a status needs a load, not a flat-out one: without
 # the delay the 8 runs kept both cores busy, 12 CPU s); about 12 s.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$LB_SRC/tests/lib/run-faults.sh"

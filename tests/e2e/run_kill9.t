@@ -8,6 +8,7 @@
 # lock, and every run.json is complete, interrupted or abandoned, with every
 # JSON file whole. About 60-90 s on an idle 2-core machine, longer on a
 # busy one.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$LB_SRC/tests/lib/run-faults.sh"

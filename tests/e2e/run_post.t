@@ -15,6 +15,7 @@
 # POST too but are not run here: their JVM or node start-up (20-60 s
 # each) would take the file far past its 40 s; test_adapters_fw checks
 # their generated POST, and each was run live against lb-target by hand.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"

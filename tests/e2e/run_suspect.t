@@ -6,6 +6,7 @@
 # `suspect` with the reason, the run exits 1, the real wrk row stays ok,
 # and the suspect rows' figures stay out of stats.csv, history and compare
 # unless --include-suspect; compare gating a suspect row exits 3, not 0.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

@@ -8,6 +8,7 @@
 # spoke HTTP/1.1 (tests/progs/fake-h2load-h1: the real h2load forced to
 # --h1, a fault made on purpose) fails its row with that reason.
 # Real tools: h2load and wrk (Debian), oha when installed.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

@@ -9,6 +9,7 @@
 # (LB_AGENT_TESTS=lost). SKIP without valgrind, and under the
 # ASan build (ASan and valgrind do not mix). About 10 s on 2 cores (15 s under load),
 # and 20 s more for the host-lost tests.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 
