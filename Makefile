@@ -259,7 +259,7 @@ endif
 # test then runs alone, one at a time, as prove runs what no rule matched.
 # SHARED_FIRST start first, longest first, so the two lanes end together.
 SERIAL_UNIT := test_sampler test_sampler_cost test_cgroup test_delay test_proc test_guard test_agent test_crosscheck
-SHARED_FIRST := tests/e2e/multihost.t tests/e2e/run_check.t tests/e2e/run_faults.t tests/e2e/adapter_fw.t
+SHARED_FIRST := tests/e2e/multihost.t tests/e2e/run_check.t tests/e2e/run_faults.t tests/e2e/multihost_faults.t
 SHARED_TESTS = $(shell grep -l '^\# lb-test: shared' tests/e2e/*.t 2>/dev/null)
 PAR_TESTS    = $(filter-out $(addprefix $(BUILD)/tests/,$(SERIAL_UNIT)),$(UNIT_TESTS)) $(SHARED_TESTS) \
                $(shell grep -l '^\# lb-test: parallel' tests/e2e/*.t 2>/dev/null)

@@ -13,6 +13,7 @@
 #   - a refused connection: exit 0, "others" = the errors' count, each
 #     error described as connection refused;
 #   - a 404 (lb-target's control port): every response in req4xx.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"

@@ -3,6 +3,7 @@
 # of tests/lib/mh-net.sh (namespaces, real sshd): a stale program in a
 # host's cache, a foreign build, a broken agent, a host that is down, a
 # changed host key.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

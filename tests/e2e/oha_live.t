@@ -16,6 +16,7 @@
 #   - a refused connection: exit 0, no status counted, the failures in
 #     errorDistribution under a message naming the refusal;
 #   - a 404 (lb-target's control port): every response under "404".
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"

@@ -17,6 +17,7 @@
 #   - a 404 (lb-target's control port): rows with status 404, each of the
 #     12 columns `vegeta encode -to csv` writes, and `vegeta report
 #     -type=json` counting them as "requests".
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
