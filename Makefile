@@ -257,15 +257,15 @@ endif
 # lb-target but judge counts, statuses and faults only: no bound a
 # neighbour's CPU can move; each passes `make check-busy`). Every other
 # test then runs alone, one at a time, as prove runs what no rule matched.
-# SHARED_FIRST start first, longest first, so the two lanes end together.
+# The rules' order is the order they start in (TAP::Parser::Scheduler):
+# SHARED_FIRST first, longest first, so that the two lanes end together.
 SERIAL_UNIT := test_sampler test_sampler_cost test_cgroup test_delay test_proc test_guard test_agent test_crosscheck
 SHARED_FIRST := tests/e2e/multihost.t tests/e2e/run_check.t tests/e2e/run_faults.t tests/e2e/multihost_faults.t
 SHARED_TESTS = $(shell grep -l '^\# lb-test: shared' tests/e2e/*.t 2>/dev/null)
-PAR_TESTS    = $(filter-out $(addprefix $(BUILD)/tests/,$(SERIAL_UNIT)),$(UNIT_TESTS)) $(SHARED_TESTS) \
+PAR_TESTS    = $(SHARED_FIRST) $(filter-out $(SHARED_FIRST),$(SHARED_TESTS)) \
+               $(filter-out $(addprefix $(BUILD)/tests/,$(SERIAL_UNIT)),$(UNIT_TESTS)) \
                $(shell grep -l '^\# lb-test: parallel' tests/e2e/*.t 2>/dev/null)
 PROVE_PAR    = -j2 $(foreach t,$(PAR_TESTS),--rules=par=$(t))
-CHECK_TESTS  = $(SHARED_FIRST) $(filter-out $(SHARED_FIRST),$(SHARED_TESTS)) $(UNIT_TESTS) \
-               $(filter-out $(SHARED_TESTS),$(sort $(wildcard tests/e2e/*.t)))
 
 # Every test file that skipped whole is named again after prove's summary,
 # with its reason (each reason names the command that enables it): a fresh
@@ -276,7 +276,7 @@ CHECK_POST ?= exit $$rc
 check:
 	@scripts/deps build test $(if $(filter true,$(CI)),ci)
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@rm -f $(SKIPPED); $(CHECK_PRE) LB_SKIPPED=$(SKIPPED) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --timer $(PROVE_PAR) --exec tests/lib/timeout-exec $(CHECK_TESTS); \
+	@rm -f $(SKIPPED); $(CHECK_PRE) LB_SKIPPED=$(SKIPPED) LB_BUILD=$(abspath $(BUILD)) $(CHECK_ENV) prove -f --timer $(PROVE_PAR) --exec tests/lib/timeout-exec $(UNIT_TESTS) $(sort $(wildcard tests/e2e/*.t)); \
 	 rc=$$?; tests/lib/skipped-summary $(SKIPPED); $(CHECK_POST)
 
 # check-quick: the edit-test loop, not a gate (CI and the README run the
