@@ -154,17 +154,18 @@ for rd in results/published/studies/[0-9]-*/ results/published/sample-200vus/; d
     is "$(tracked "$rd/charts" | grep -E '\.(gp|dat|svg)$' || true)" "" "$name: no chart source (.gp, .dat, .svg) is committed"
     back=$(while read -r pf _; do [ ! -e "$rd/$pf" ] || echo "$pf"; done < "$rd/PRUNED.txt")
     is "$back" "" "$name: no file PRUNED.txt lists is committed"
+    [ "$name" != sample-200vus ] || cp -R "$tmp/render/charts" "$tmp/sample-charts"
     rm -rf "$tmp/render" && cp -R "$rd" "$tmp/render"
     scripts/prune-run-dir "$tmp/render"
     check "$name: pruning again drops nothing" cmp -s "$rd/PRUNED.txt" "$tmp/render/PRUNED.txt"
 done
 # The chart sources left out are written byte-for-byte alike each time: the
-# sample run rendered a second time into another copy, the same files.
+# sample run rendered a second time into another copy, the same files as
+# the loop's rendering.
 S=results/published/sample-200vus
 rm -rf "$tmp/again" && cp -R "$S" "$tmp/again" && (cd "$tmp/again" && rm -rf $derived)
-rm -rf "$tmp/render" && cp -R "$tmp/again" "$tmp/render"
-"$LB" report "$tmp/render" >/dev/null 2>&1 && "$LB" report "$tmp/again" >/dev/null 2>&1
-check "sample-200vus: a second rendering writes the same charts, .gp, .dat and .svg" diff -r "$tmp/render/charts" "$tmp/again/charts"
+"$LB" report "$tmp/again" >/dev/null 2>&1
+check "sample-200vus: a second rendering writes the same charts, .gp, .dat and .svg" diff -r "$tmp/sample-charts" "$tmp/again/charts"
 find results/published -type f -exec cksum {} + | sort > "$tmp/published.after"
 check "results/published/ is unchanged by all of the above" cmp -s "$tmp/published.before" "$tmp/published.after"
 
