@@ -7,6 +7,7 @@
 # explained (wrk, ab, h2load, autocannon and siege stop hard at the
 # deadline and leave up to one response per connection uncounted: never a
 # mismatch). A tool that is not installed is a SKIP that says so.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/adapter-e2e.sh"

@@ -7,6 +7,7 @@
 # never a mismatch (both drain at the deadline, so exact is what they
 # give). A tool whose runtime is not installed is a SKIP that says so; a Go
 # toolchain that is not there makes a skipped row with the install hint.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/adapter-e2e.sh"

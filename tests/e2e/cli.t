@@ -4,6 +4,7 @@
 # --help names every command, scripts/studies refuses what it cannot do,
 # and (issue #19) plan leaves no temporary directory, a JSON error without a
 # line says no line (not "line -1"), and --scale's refusal shows the factor.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
