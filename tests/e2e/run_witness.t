@@ -48,7 +48,15 @@ Y
 J=$tmp/run/run.json
 
 # --- thread ------------------------------------------------------------------
-is "$(jget "$J" runs.0.status)" ok "hot-thread: the run is ok (lb-gen inside the fault program)"
+st=$(jget "$J" runs.0.status)
+is "$st" ok "hot-thread: the run is ok (lb-gen inside the fault program)"
+if [ "$st" != ok ]; then
+    # prove keeps nothing of a failure but these lines: say why here.
+    diag "hot-thread's reason: $(jget "$J" runs.0.reason)"
+    diag "its warnings: $(jget "$J" runs.0.warnings)"
+    diag "its crosscheck: $(jget "$J" runs.0.crosscheck)"
+    tail -5 "$tmp/run/hot-thread/stderr.txt" 2>/dev/null | sed 's/^/# stderr: /'
+fi
 share=$(sed -n 's/^fault-hot-thread: hot thread .*share=\([0-9.]*\).*/\1/p' "$tmp/run/hot-thread/stderr.txt")
 fig=$(jget "$J" runs.0.limits.tool_thread_pct)
 cpu=$(jget "$J" runs.0.limits.tool_cpu_share)
