@@ -15,7 +15,10 @@
 #   burner (tests/progs/lb-burner, a fault on purpose) spins too: the
 #   target gets about half the core and waits for it the rest of the time.
 #   Its CPU share alone (~50 %) names nobody; its run-queue wait
-#   (schedstat) says it was never idle.
+#   (schedstat) says it was never idle. 200 connections, not 20: the
+#   witness needs the target to want its CPU all the time (ran + waited
+#   >= 90 %), and 20 requests are 6 ms of its work, which it ran out of
+#   whenever other work kept lb-gen (CPU 0) off the CPU that long.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -98,7 +101,7 @@ check "the Bottleneck cell names the queueing witness" \
 cat > "$tmp/starved.yaml" <<Y
 name: starved
 target: {work: 300us}
-load: {connections: 20, duration: 3s}
+load: {connections: 200, duration: 3s}
 sampling: {interval: 500ms}
 cpus: {target: [1], tool: [0]}
 tools: [lb-gen]
