@@ -296,12 +296,18 @@ static void linger_read(struct worker *w, struct conn *c)
     }
 }
 
-/* n more bytes of q were written: count the responses they completed.
- * Returns -1 when the connection was closed (a response asked for it). */
-static int out_advance(struct worker *w, struct conn *c, struct outq *q, size_t n)
+/* n more bytes of q were written by a write that began at done_ns: count
+ * the responses they completed. A response's server time ends when its
+ * write began, never after it returns: the write hands the bytes to the
+ * client, which may read them and stamp its own end while this thread is
+ * still in the write or kept off the CPU after it (a busy machine: 0.1-2
+ * ms), and a server time past the client's would make an honest tool's
+ * latency read below what the server held. Returns -1 when the connection
+ * was closed (a response asked for it). */
+static int out_advance(struct worker *w, struct conn *c, struct outq *q, size_t n, uint64_t done_ns)
 {
     const size_t *resp_len = w->srv->resp_len;
-    uint64_t done_ns = 0;
+    int stamped = 0;
     q->bytes -= n;
     while (n) {
         struct oref *e = &q->ents[q->head];
@@ -313,8 +319,8 @@ static int out_advance(struct worker *w, struct conn *c, struct outq *q, size_t 
         n -= left;
         q->head++;
         if (V_IS_OK(e->variant)) {
-            if (!done_ns) {
-                done_ns = util_now_ns();
+            if (!stamped) {
+                stamped = 1;
                 tstats_set(&w->ctr.last_response_ns, done_ns);
             }
             q->pending_ok--;
@@ -362,6 +368,7 @@ static int conn_flush(struct worker *w, struct conn *c)
     if (q->len == 0)
         return 0;
     if (!out_pending(c)) {
+        uint64_t t = util_now_ns();
         ssize_t n = outq_writev(c, s->resp, s->resp_len, q);
         if (n < 0) {
             /* The peer is gone: what we produced is lost. */
@@ -373,7 +380,7 @@ static int conn_flush(struct worker *w, struct conn *c)
         }
         if (n > 0) {
             tstats_add(&w->ctr.bytes_out, (uint64_t)n);
-            if (out_advance(w, c, q, (size_t)n) < 0) {
+            if (out_advance(w, c, q, (size_t)n, t) < 0) {
                 outq_clear(q);
                 return -1;
             }
@@ -399,6 +406,7 @@ static int conn_write_pending(struct worker *w, struct conn *c)
     struct server *s = w->srv;
     struct outq *q = c->out;
     while (q->head < q->len) {
+        uint64_t t = util_now_ns();
         ssize_t n = outq_writev(c, s->resp, s->resp_len, q);
         if (n < 0) {
             conn_close(w, c, CLOSE_RESET);
@@ -407,7 +415,7 @@ static int conn_write_pending(struct worker *w, struct conn *c)
         if (n == 0)
             return 0;
         tstats_add(&w->ctr.bytes_out, (uint64_t)n);
-        if (out_advance(w, c, q, (size_t)n) < 0)
+        if (out_advance(w, c, q, (size_t)n, t) < 0)
             return -1;
     }
     conn_maybe_done(w, c);
@@ -897,7 +905,9 @@ static void h2_closed_hook(void *wv, void *cv, uint64_t parsed_ns, int completed
         tstats_add(&w->ctr.responses_aborted, 1);
         return;
     }
-    uint64_t done_ns = util_now_ns();
+    /* A stream completes right after the write of its last byte: its
+     * time ends when that write began (see out_advance). */
+    uint64_t done_ns = w->h2_write_ns;
     tstats_set(&w->ctr.last_response_ns, done_ns);
     tstats_add(&w->ctr.responses_completed, 1);
     tstats_add(&w->slot->completions, 1);
@@ -909,6 +919,7 @@ static ssize_t h2_send_hook(void *wv, void *cv, const uint8_t *data, size_t len)
     struct worker *w = wv;
     struct conn *c = cv;
     struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+    w->h2_write_ns = util_now_ns();
     ssize_t n = c->ssl ? tls_writev(c->ssl, &iov, 1) : write(c->fd, data, len);
     if (n > 0)
         tstats_add(&w->ctr.bytes_out, (uint64_t)n);

@@ -123,6 +123,7 @@ struct worker {
     int use_pwait2;           /* wait with epoll_pwait2's ns timeout, else the timerfd */
     int64_t real_minus_mono_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at this batch */
     uint64_t req_base_ns;     /* when the request being parsed arrived (delay mode) */
+    uint64_t h2_write_ns;     /* when the latest HTTP/2 write began (its streams' end) */
     uint64_t fifo_last_base_ns;
     uint64_t timer_early_ns;  /* estimated wake-up latency: fire this much early */
     uint64_t cur_sec;

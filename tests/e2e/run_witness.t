@@ -15,7 +15,10 @@
 #   burner (tests/progs/lb-burner, a fault on purpose) spins too: the
 #   target gets about half the core and waits for it the rest of the time.
 #   Its CPU share alone (~50 %) names nobody; its run-queue wait
-#   (schedstat) says it was never idle.
+#   (schedstat) says it was never idle. 200 connections, not 20: the
+#   witness needs the target to want its CPU all the time (ran + waited
+#   >= 90 %), and 20 requests are 6 ms of its work, which it ran out of
+#   whenever other work kept lb-gen (CPU 0) off the CPU that long.
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench
@@ -48,7 +51,15 @@ Y
 J=$tmp/run/run.json
 
 # --- thread ------------------------------------------------------------------
-is "$(jget "$J" runs.0.status)" ok "hot-thread: the run is ok (lb-gen inside the fault program)"
+st=$(jget "$J" runs.0.status)
+is "$st" ok "hot-thread: the run is ok (lb-gen inside the fault program)"
+if [ "$st" != ok ]; then
+    # prove keeps nothing of a failure but these lines: say why here.
+    diag "hot-thread's reason: $(jget "$J" runs.0.reason)"
+    diag "its warnings: $(jget "$J" runs.0.warnings)"
+    diag "its crosscheck: $(jget "$J" runs.0.crosscheck)"
+    tail -5 "$tmp/run/hot-thread/stderr.txt" 2>/dev/null | sed 's/^/# stderr: /'
+fi
 share=$(sed -n 's/^fault-hot-thread: hot thread .*share=\([0-9.]*\).*/\1/p' "$tmp/run/hot-thread/stderr.txt")
 fig=$(jget "$J" runs.0.limits.tool_thread_pct)
 cpu=$(jget "$J" runs.0.limits.tool_cpu_share)
@@ -90,7 +101,7 @@ check "the Bottleneck cell names the queueing witness" \
 cat > "$tmp/starved.yaml" <<Y
 name: starved
 target: {work: 300us}
-load: {connections: 20, duration: 3s}
+load: {connections: 200, duration: 3s}
 sampling: {interval: 500ms}
 cpus: {target: [1], tool: [0]}
 tools: [lb-gen]
