@@ -626,7 +626,10 @@ static void load_clear(struct profile_load *l)
     memset(l, 0, sizeof *l);
 }
 
-static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_tool *t)
+static int parse_entry_settings(struct yparse *y, const struct profile *p, const struct ynode *n,
+                                struct profile_tool *t);
+
+static int parse_tool(struct yparse *y, const struct profile *p, const struct ynode *n, struct profile_tool *t)
 {
     t->instances = 1;
     t->line = n->line;
@@ -636,8 +639,9 @@ static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_to
         if (get_str(y, n, "a tool name", &t->tool))
             return -1;
     } else if (n->kind == Y_MAP) {
-        static const char *const tool_keys[] = {"tool",         "label",   "bin",  "load",      "options",
-                                                "memory_limit", "timeout", "host", "instances", NULL};
+        static const char *const tool_keys[] = {"tool",      "label",  "bin",     "load",  "options", "memory_limit",
+                                                "timeout",   "host",   "instances", "target", "request", "check",
+                                                NULL};
         if (check_keys(y, n, "a tool entry", tool_keys))
             return -1;
         const struct ynode *v = get(n, "tool");
@@ -672,6 +676,8 @@ static int parse_tool(struct yparse *y, const struct ynode *n, struct profile_to
                 json_object_set_new(t->options, v->kids[i]->str, json_string(val->str));
             }
         }
+        if (parse_entry_settings(y, p, n, t))
+            return -1;
     } else {
         return perr(y, n->line, n->col, "a tool is a name (wrk) or a mapping ({tool: wrk, label: ...})");
     }
@@ -1042,7 +1048,10 @@ static int parse_target_tls(struct yparse *y, const struct ynode *v, struct prof
     static const char *const keys[] = {"version", "key", "resumption", NULL};
     static const char *const versions[] = {"1.3", "1.2", NULL}, *const key_types[] = {"ecdsa", "rsa", NULL},
                              *const on_off[] = {"on", "off", NULL};
-    if (want_kind(y, v, Y_MAP, "target.tls") || check_keys(y, v, "target.tls", keys))
+    memset(t, 0, sizeof *t);
+    if (v->kind == Y_SCALAR && !strcmp(v->str, "off"))
+        return 0; /* plain TCP: what a tool entry writes to drop the profile's TLS */
+    if (want_kind(y, v, Y_MAP, "target.tls (a mapping, or off)") || check_keys(y, v, "target.tls", keys))
         return -1;
     const struct ynode *w;
     int i = 0;
@@ -1056,23 +1065,49 @@ static int parse_target_tls(struct yparse *y, const struct ynode *v, struct prof
     return 0;
 }
 
-/* target.protocol and target.tls, which must agree: h2 is over TLS, h2c
- * is not. */
-static int parse_target_protocol(struct yparse *y, const struct ynode *v, struct profile *p)
+/* tls: and protocol: of the mapping v (the profile's target: or a tool
+ * entry's) over what *tls and *proto hold (the defaults, or for an entry
+ * the profile's): each one written replaces its own and sets its bit in
+ * *own. The two as they end must agree: h2 is over TLS, h2c is not. For an
+ * entry (entry 1) that wrote one of the two, the other may be the
+ * profile's, and the message says so. */
+static int parse_tls_protocol(struct yparse *y, const struct ynode *v, int entry, struct profile_tls *tls,
+                              enum profile_protocol *proto, unsigned *own)
 {
     static const char *const protocols[] = {"h1", "h2", "h2c", NULL};
     const struct ynode *w = get(v, "tls"), *pr = get(v, "protocol");
-    int proto = PROFILE_H1;
-    if (w && parse_target_tls(y, w, &p->target.tls))
+    int i = (int)*proto;
+    if (w && parse_target_tls(y, w, tls))
         return -1;
-    if (pr && get_choice(y, pr, "target.protocol", protocols, &proto))
+    if (pr && get_choice(y, pr, "target.protocol", protocols, &i))
         return -1;
-    p->target.protocol = (enum profile_protocol)proto;
-    if (proto == PROFILE_H2 && !w)
+    *proto = (enum profile_protocol)i;
+    *own |= (w ? PROFILE_OWN_TLS : 0) | (pr ? PROFILE_OWN_PROTOCOL : 0);
+    int h2_bare = *proto == PROFILE_H2 && !tls->version, h2c_tls = *proto == PROFILE_H2C && tls->version;
+    if (!h2_bare && !h2c_tls)
+        return 0;
+    if (entry && !pr) /* the entry's tls: against the profile's protocol */
+        return perr(y, w->line, w->col, "this entry's tls: %s, the profile's target.protocol is %s (HTTP/2 %s TLS): "
+                    "give the entry protocol: h1 or %s too", h2_bare ? "off" : "on", profile_protocol_name(*proto),
+                    h2_bare ? "over" : "without", h2_bare ? "h2c" : "h2");
+    if (entry && !w) /* the entry's protocol: against the profile's tls: */
+        return perr(y, pr->line, pr->col, "target.protocol %s is HTTP/2 %s TLS and the profile's target.tls is %s: "
+                    "give this entry tls: %s too (or use %s)", profile_protocol_name(*proto),
+                    h2_bare ? "over" : "without", h2_bare ? "off" : "on", h2_bare ? "{version: 1.3}" : "off",
+                    h2_bare ? "h2c" : "h2");
+    if (h2_bare)
         return perr(y, pr->line, pr->col, "target.protocol h2 is HTTP/2 over TLS: add target.tls (or use h2c)");
-    if (proto == PROFILE_H2C && w)
-        return perr(y, pr->line, pr->col, "target.protocol h2c is HTTP/2 without TLS: drop target.tls (or use h2)");
-    return 0;
+    return perr(y, pr->line, pr->col, "target.protocol h2c is HTTP/2 without TLS: drop target.tls (or use h2)");
+}
+
+/* TLS and HTTP/2 need lb-target here: the run's CA is made where it runs. */
+static int check_target_host_tls(struct yparse *y, const struct profile *p, const struct ynode *at,
+                                  const struct profile_tls *tls, enum profile_protocol proto)
+{
+    if (!p->target_host || (!tls->version && proto == PROFILE_H1))
+        return 0;
+    return perr(y, at->line, at->col, "target.host with target.tls or target.protocol h2/h2c: not supported yet "
+                                      "(the run's CA is made on the target's host)");
 }
 
 /* target: lb-target's settings and where it runs. */
@@ -1102,12 +1137,10 @@ static int parse_target(struct yparse *y, const struct ynode *v, struct profile 
     }
     if ((w = get(v, "host")) && get_placement(y, p, w, &p->target_host))
         return -1;
-    if (parse_target_protocol(y, v, p))
+    unsigned own = 0;
+    if (parse_tls_protocol(y, v, 0, &p->target.tls, &p->target.protocol, &own))
         return -1;
-    if (p->target_host && (p->target.tls.version || p->target.protocol != PROFILE_H1))
-        return perr(y, w->line, w->col, "target.host with target.tls or target.protocol h2/h2c: not supported yet "
-                                        "(the run's CA is made on the target's host)");
-    return 0;
+    return check_target_host_tls(y, p, w, &p->target.tls, p->target.protocol);
 }
 
 /* quiet: off, or {busy_below: 10%, wait_max: 30s, interval: 1s}. */
@@ -1157,15 +1190,18 @@ static int parse_check(struct yparse *y, const struct ynode *v, struct profile_c
     double st;
     if (!v)
         return 0;
-    if (want_kind(y, v, Y_MAP, "check (a mapping, e.g. check: {status: 200})") || check_keys(y, v, "check", keys))
+    c->status = 0;
+    c->line = v->line;
+    c->col = v->col;
+    if (v->kind == Y_SCALAR && !strcmp(v->str, "off"))
+        return 0; /* no check: what a tool entry writes to drop the profile's */
+    if (want_kind(y, v, Y_MAP, "check (a mapping, e.g. check: {status: 200}, or off)") || check_keys(y, v, "check", keys))
         return -1;
     if (!(w = get(v, "status")))
         return perr(y, v->line, v->col, "check needs status:, e.g. check: {status: 200}");
     if (get_number(y, w, "check.status (an HTTP status code)", 100, 599, 1, &st))
         return -1;
     c->status = (int)st;
-    c->line = v->line;
-    c->col = v->col;
     return 0;
 }
 
@@ -1200,6 +1236,59 @@ static int parse_request(struct yparse *y, const struct ynode *v, struct profile
     r->line = v->line;
     r->col = v->col;
     return 0;
+}
+
+/* A tool entry's own target: (tls:, protocol:), request: and check:
+ * (docs/profiles.md "One entry's own target, request and check"). An
+ * entry's target: is merged key by key over the profile's (its tls: is
+ * whole: keys it leaves out take their defaults, not the profile's); its
+ * request: and check: replace the profile's whole. The rest of target: is
+ * lb-target's own for every row (its delay, body, threads and host are
+ * what the tools are compared under), so an entry may not set it. */
+static int parse_entry_settings(struct yparse *y, const struct profile *p, const struct ynode *n,
+                                struct profile_tool *t)
+{
+    const struct ynode *v;
+    if ((v = get(n, "target"))) {
+        if (want_kind(y, v, Y_MAP, "a tool entry's target (a mapping, e.g. target: {tls: {version: 1.3}})"))
+            return -1;
+        for (size_t i = 0; i < v->n; i += 2) {
+            const struct ynode *k = v->kids[i];
+            if (strcmp(k->str, "tls") && strcmp(k->str, "protocol"))
+                return perr(y, k->line, k->col, "\"%.40s\" in a tool entry's target: an entry sets only tls: and "
+                            "protocol: (delay, body, threads and host are the profile's target:, the same for every "
+                            "entry)", k->str);
+        }
+        t->tls = p->target.tls;
+        t->protocol = p->target.protocol;
+        if (parse_tls_protocol(y, v, 1, &t->tls, &t->protocol, &t->own) ||
+            check_target_host_tls(y, p, v, &t->tls, t->protocol))
+            return -1;
+    }
+    if ((v = get(n, "request"))) {
+        if (parse_request(y, v, &t->request))
+            return -1;
+        t->own |= PROFILE_OWN_REQUEST;
+    }
+    if ((v = get(n, "check"))) {
+        if (parse_check(y, v, &t->check))
+            return -1;
+        t->own |= PROFILE_OWN_CHECK;
+    }
+    return 0;
+}
+
+void profile_entry_view(const struct profile *p, const struct profile_tool *t, struct profile *view)
+{
+    *view = *p;
+    if (t->own & PROFILE_OWN_TLS)
+        view->target.tls = t->tls;
+    if (t->own & PROFILE_OWN_PROTOCOL)
+        view->target.protocol = t->protocol;
+    if (t->own & PROFILE_OWN_REQUEST)
+        view->request = t->request;
+    if (t->own & PROFILE_OWN_CHECK)
+        view->check = t->check;
 }
 
 /* The load of the whole run: every tool run (each sweep level, each
@@ -1255,7 +1344,7 @@ static int parse_profile(struct yparse *y, const struct ynode *root, struct prof
     p->tools = util_xcalloc(v->n, sizeof *p->tools);
     for (size_t i = 0; i < v->n; i++) {
         p->ntools++;
-        if (parse_tool(y, v->kids[i], &p->tools[i]))
+        if (parse_tool(y, p, v->kids[i], &p->tools[i]))
             return -1;
         for (size_t j = 0; j < i; j++)
             if (!strcmp(p->tools[j].label, p->tools[i].label))
@@ -1613,6 +1702,56 @@ json_t *profile_shape_json(const struct profile_shape *s)
     return o;
 }
 
+/* target.tls as recorded: {version, key, resumption}, or null for plain
+ * TCP. */
+static json_t *tls_json(const struct profile_tls *t)
+{
+    if (!t->version)
+        return json_null();
+    return json_pack("{s:s, s:s, s:b}", "version", t->version == 13 ? "1.3" : "1.2", "key", t->key_rsa ? "rsa" : "ecdsa",
+                     "resumption", !t->no_resumption);
+}
+
+/* request: as recorded: {method: POST, body_bytes} or {method: GET}. */
+static json_t *request_json(const struct profile_request *r)
+{
+    return r->post ? json_pack("{s:s, s:I}", "method", "POST", "body_bytes", (json_int_t)r->body_bytes)
+                   : json_pack("{s:s}", "method", "GET");
+}
+
+/* check: as recorded: {status}, or null for none. */
+static json_t *check_json(const struct profile_check *c)
+{
+    return c->status ? json_pack("{s:i}", "status", c->status) : json_null();
+}
+
+json_t *profile_entry_json(const struct profile *p, const struct profile_tool *t)
+{
+    struct profile v;
+    profile_entry_view(p, t, &v);
+    return json_pack("{s:{s:s, s:o}, s:o, s:o}", "target", "protocol", profile_protocol_name(v.target.protocol), "tls",
+                     tls_json(&v.target.tls), "request", request_json(&v.request), "check", check_json(&v.check));
+}
+
+/* What entry t writes itself (profile_entry_view), as the resolved
+ * profile's tool entry records it: only those keys, so an entry without
+ * them hashes as before; target.tls and check null for off. */
+static void entry_own_json(const struct profile_tool *t, json_t *o)
+{
+    if (t->own & (PROFILE_OWN_TLS | PROFILE_OWN_PROTOCOL)) {
+        json_t *tg = json_object();
+        if (t->own & PROFILE_OWN_PROTOCOL)
+            json_object_set_new(tg, "protocol", json_string(profile_protocol_name(t->protocol)));
+        if (t->own & PROFILE_OWN_TLS)
+            json_object_set_new(tg, "tls", tls_json(&t->tls));
+        json_object_set_new(o, "target", tg);
+    }
+    if (t->own & PROFILE_OWN_REQUEST)
+        json_object_set_new(o, "request", request_json(&t->request));
+    if (t->own & PROFILE_OWN_CHECK)
+        json_object_set_new(o, "check", check_json(&t->check));
+}
+
 json_t *profile_to_json(const struct profile *p)
 {
     json_t *tools = json_array();
@@ -1638,6 +1777,7 @@ json_t *profile_to_json(const struct profile *p)
         /* Only when several: a profile without instances hashes as before. */
         if (t->instances > 1)
             json_object_set_new(o, "instances", json_integer(t->instances));
+        entry_own_json(t, o);
         json_array_append_new(tools, o);
     }
     json_t *o = json_pack("{s:s, s:s, s:{s:I, s:I, s:i}, s:o, s:o, s:I, s:i, s:I, s:I}", "name", p->name, "path", p->path,
@@ -1656,9 +1796,7 @@ json_t *profile_to_json(const struct profile *p)
     if (p->target.protocol != PROFILE_H1)
         json_object_set_new(json_object_get(o, "target"), "protocol", json_string(profile_protocol_name(p->target.protocol)));
     if (p->target.tls.version)
-        json_object_set_new(json_object_get(o, "target"), "tls",
-                            json_pack("{s:s, s:s, s:b}", "version", p->target.tls.version == 13 ? "1.3" : "1.2", "key",
-                                      p->target.tls.key_rsa ? "rsa" : "ecdsa", "resumption", !p->target.tls.no_resumption));
+        json_object_set_new(json_object_get(o, "target"), "tls", tls_json(&p->target.tls));
     json_t *shape = profile_shape_json(&p->target.shape);
     if (shape)
         json_object_set_new(json_object_get(o, "target"), "shape", shape);
@@ -1673,11 +1811,10 @@ json_t *profile_to_json(const struct profile *p)
         json_object_set_new(json_object_get(o, "target"), "host", json_string(p->target_host));
     /* Only when set: a profile without check: hashes as before. */
     if (p->check.status)
-        json_object_set_new(o, "check", json_pack("{s:i}", "status", p->check.status));
+        json_object_set_new(o, "check", check_json(&p->check));
     /* Only a POST: a profile without request: (or with GET) hashes as before. */
     if (p->request.post)
-        json_object_set_new(o, "request", json_pack("{s:s, s:I}", "method", "POST", "body_bytes",
-                                                    (json_int_t)p->request.body_bytes));
+        json_object_set_new(o, "request", request_json(&p->request));
     /* Only when not the defaults: a profile without quiet: hashes as before. */
     const struct profile_quiet *q = &p->quiet;
     if (q->busy_below_pct != PROFILE_QUIET_BUSY_PCT || q->wait_max_ns != PROFILE_QUIET_WAIT_NS ||

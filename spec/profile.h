@@ -42,24 +42,6 @@ struct profile_shape {
     uint64_t stall_for_ns;
 };
 
-struct profile_tool {
-    char *tool;                     /* adapter name: lb-gen, wrk, k6, ... */
-    char *label;                    /* unique per profile; defaults to tool */
-    char *bin;                      /* explicit binary, or NULL for the adapter's lookup */
-    struct profile_load *load;      /* per-tool load override, or NULL */
-    json_t *options;                /* adapter-specific options object (never NULL) */
-    uint64_t memory_limit_bytes;    /* 0 = none */
-    uint64_t timeout_ns;            /* extra time beyond the load before the deadline; 0 = profile grace */
-    unsigned instances;             /* processes sending the load (1-PROFILE_MAX_INSTANCES): the tool's
-                                     * distributed mode, or copies with the load split */
-    int line, col;                  /* where the entry is, for adapter option errors */
-    int label_line, label_col;      /* where its label: is (the entry's place when it has none) */
-    char *host;                     /* the hosts: entry it runs on (the first of several), or NULL:
-                                     * this machine; hosts[0], not owned */
-    char **hosts;                   /* host: as written, one entry or a list (1 to instances of
-                                     * them, owned); NULL with nhosts 0 */
-    unsigned nhosts;
-};
 
 /* One machine of the profile's hosts: map, reached over SSH (or this one). */
 struct profile_host {
@@ -126,6 +108,39 @@ struct profile_request {
 /* A POST body: 1 byte to 1 MiB (lb-target's default --max-body). */
 #define PROFILE_BODY_MIN 1ull
 #define PROFILE_BODY_MAX (1ull << 20)
+
+struct profile_tool {
+    char *tool;                     /* adapter name: lb-gen, wrk, k6, ... */
+    char *label;                    /* unique per profile; defaults to tool */
+    char *bin;                      /* explicit binary, or NULL for the adapter's lookup */
+    struct profile_load *load;      /* per-tool load override, or NULL */
+    json_t *options;                /* adapter-specific options object (never NULL) */
+    uint64_t memory_limit_bytes;    /* 0 = none */
+    uint64_t timeout_ns;            /* extra time beyond the load before the deadline; 0 = profile grace */
+    unsigned instances;             /* processes sending the load (1-PROFILE_MAX_INSTANCES): the tool's
+                                     * distributed mode, or copies with the load split */
+    int line, col;                  /* where the entry is, for adapter option errors */
+    int label_line, label_col;      /* where its label: is (the entry's place when it has none) */
+    char *host;                     /* the hosts: entry it runs on (the first of several), or NULL:
+                                     * this machine; hosts[0], not owned */
+    char **hosts;                   /* host: as written, one entry or a list (1 to instances of
+                                     * them, owned); NULL with nhosts 0 */
+    unsigned nhosts;
+    /* target: {tls:, protocol:}, request: and check: written in the entry
+     * itself: each one it writes (a bit of own) replaces the profile's for
+     * this entry only; see profile_entry_view. */
+    unsigned own;                   /* PROFILE_OWN_* */
+    struct profile_tls tls;         /* with PROFILE_OWN_TLS (version 0: tls: off) */
+    enum profile_protocol protocol; /* with PROFILE_OWN_PROTOCOL */
+    struct profile_request request; /* with PROFILE_OWN_REQUEST */
+    struct profile_check check;     /* with PROFILE_OWN_CHECK (status 0: check: off) */
+};
+
+#define PROFILE_OWN_TLS 1u
+#define PROFILE_OWN_PROTOCOL 2u
+#define PROFILE_OWN_REQUEST 4u
+#define PROFILE_OWN_CHECK 8u
+
 
 /* "h1", "h2" or "h2c". */
 const char *profile_protocol_name(enum profile_protocol p);
@@ -233,6 +248,18 @@ int profile_hold_window(const struct profile_load *l, uint64_t *start_ns, uint64
 
 /* The highest level a load reaches (max stage target, or max sweep level). */
 double profile_load_peak(const struct profile_load *l);
+
+/* The profile as tool entry t runs it: a shallow copy of p into view
+ * with t's own target.tls, target.protocol, request and check (those t
+ * writes) in place of p's. Everything else, pointers included, is p's:
+ * view is valid while p is, and is never freed. */
+void profile_entry_view(const struct profile *p, const struct profile_tool *t, struct profile *view);
+
+/* What entry t runs with, as run.json's row records it ("ran_with"):
+ * {"target": {"protocol", "tls": null or {version, key, resumption}},
+ *  "request": {"method"[, "body_bytes"]}, "check": null or {"status"}}.
+ * Returns a new reference. */
+json_t *profile_entry_json(const struct profile *p, const struct profile_tool *t);
 
 /* The load a tool runs: its override or the profile's. */
 const struct profile_load *profile_tool_load(const struct profile *p, const struct profile_tool *t);

@@ -793,15 +793,17 @@ int run_plan(const struct profile *p, FILE *out, char *err)
     json_decref(resolved);
     print_placement(out, p);
     const char *addr = profile_host_load_address(profile_host_by_name(p, p->target_host));
-    char url[300];
-    snprintf(url, sizeof url, strchr(addr, ':') ? "%s://[%s]:PORT/" : "%s://%s:PORT/",
-             p->target.tls.version ? "https" : "http", addr);
     size_t nlevels = sweep_levels(p);
     double total_s = 0;
     int runs = 0;
     for (size_t ti = 0; ti < p->ntools; ti++) {
         const struct profile_tool *t = &p->tools[ti];
         const struct adapter *a = adapter_by_name(t->tool);
+        struct profile view; /* the profile as this entry runs it: its own target.tls, request, check */
+        profile_entry_view(p, t, &view);
+        char url[300];
+        snprintf(url, sizeof url, strchr(addr, ':') ? "%s://[%s]:PORT/" : "%s://%s:PORT/",
+                 view.target.tls.version ? "https" : "http", addr);
         fprintf(out, "# %s (%s)\n", t->label, t->tool);
         struct adapter_found found;
         char e[UTIL_ERR_LEN];
@@ -815,6 +817,13 @@ int run_plan(const struct profile *p, FILE *out, char *err)
             continue;
         }
         fprintf(out, "  binary: %s (version %s)\n", found.path, found.version);
+        if (t->own) { /* its own target.tls/protocol, request or check: what it runs with */
+            json_t *rw = profile_entry_json(p, t);
+            char *rs = json_dumps(rw, JSON_COMPACT | JSON_SORT_KEYS);
+            fprintf(out, "  runs with: %s\n", rs);
+            free(rs);
+            json_decref(rw);
+        }
         const struct profile_load *base = profile_tool_load(p, t);
         for (size_t li = 0; li < nlevels; li++) {
             double level;
@@ -827,9 +836,9 @@ int run_plan(const struct profile *p, FILE *out, char *err)
             fsutil_mkdir_p(dir, NULL);
             /* Port 1 is a placeholder: the real port is known only once
              * the fresh lb-target of each run has started. */
-            struct adapter_ctx ctx = {.profile = p, .tool = t, .load = load, .found = &found, .dir = dir,
+            struct adapter_ctx ctx = {.profile = &view, .tool = t, .load = load, .found = &found, .dir = dir,
                                       .host = addr, .port = 1, .url = url, .tool_cpus = p->tool_cpus,
-                                      .instances = 1, .ca_file = p->target.tls.version ? "RUN/target-ca.pem" : NULL};
+                                      .instances = 1, .ca_file = view.target.tls.version ? "RUN/target-ca.pem" : NULL};
             double each_s = plan_level(out, a, &ctx, level, tmpl);
             if (each_s >= 0) {
                 total_s += each_s * p->repeat;

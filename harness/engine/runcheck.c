@@ -38,9 +38,15 @@ static const char *quoted(const char *s, char buf[QUOTED_MAX + 4])
  * the tool entry. */
 /* target.protocol and target.tls against what the adapter maps: a tool that
  * cannot is refused here, never run over something else (no silent
- * fallback). Returns 0, or -1 with err naming the tool and the setting. */
-static int check_protocol(const struct profile *p, const struct profile_tool *t, const struct adapter *a, char *err)
+ * fallback). Judged per entry: the profile's settings with the entry's own
+ * (profile_entry_view). Returns 0, or -1 with err naming the tool and the
+ * setting. */
+static int check_protocol(const struct profile *whole, const struct profile_tool *t, const struct adapter *a,
+                          char *err)
 {
+    struct profile view;
+    const struct profile *p = &view;
+    profile_entry_view(whole, t, &view);
     const char *need = NULL, *why = NULL;
     if (p->target.protocol == PROFILE_H2 && !(a->caps & ADAPTER_H2))
         need = "target.protocol h2 (HTTP/2 over TLS)", why = a->no_h2_why;

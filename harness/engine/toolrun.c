@@ -69,7 +69,8 @@ const char *tool_run_status_name(enum tool_run_status s)
 
 struct tool_run_state {
     const struct tool_run_opts *o;
-    const struct profile *p;
+    const struct profile *p;            /* &view: the profile as this entry runs it */
+    struct profile view;                /* its own target.tls/protocol, request, check applied */
     const struct profile_tool *pt;
     const struct profile_load *load;    /* the profile's load at this level */
     const struct adapter *a;
@@ -438,7 +439,8 @@ static void tool_run_init(struct tool_run_state *r, const struct tool_run_opts *
 {
     memset(r, 0, sizeof *r);
     r->o = o;
-    r->p = o->profile;
+    profile_entry_view(o->profile, pt, &r->view);
+    r->p = &r->view;
     r->pt = pt;
     r->load = load;
     r->a = adapter_by_name(pt->tool);
@@ -454,6 +456,7 @@ static void tool_run_init(struct tool_run_state *r, const struct tool_run_opts *
     json_object_set_new(r->res, "repeat", json_integer(rep));
     json_object_set_new(r->res, "dir", json_string(subdir));
     json_object_set_new(r->res, "load", profile_load_to_json(load));
+    json_object_set_new(r->res, "ran_with", profile_entry_json(o->profile, pt));
     json_object_set_new(r->res, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
     /* Where the tool's processes and lb-target run: process k on its
      * entry's host_index, as tool_run_spawn_one places it. */

@@ -87,11 +87,143 @@ static void check_key(void)
     bad("check.status ok", "load: {connections: 1, duration: 1s}\ncheck: {status: ok}\ntools: [lb-gen]\n", 2,
         "must be a number");
     bad("check: 200", "load: {connections: 1, duration: 1s}\ncheck: 200\ntools: [lb-gen]\n", 2,
-        "check (a mapping, e.g. check: {status: 200}) must be a mapping");
+        "check (a mapping, e.g. check: {status: 200}, or off) must be a mapping");
     bad("check without status", "load: {connections: 1, duration: 1s}\ncheck: {}\ntools: [lb-gen]\n", 2,
         "check needs status:");
     bad("an unknown check key", "load: {connections: 1, duration: 1s}\ncheck: {status: 200, body: x}\ntools: [lb-gen]\n",
         2, "unknown key \"body\" in check (known: status)");
+}
+
+/* A profile of load: and the tool entries entries, after head. */
+static struct profile *load_entries(const char *head, const char *entries, char *err)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%sload: {connections: 1, duration: 1s}\ntools: [%s]\n", head, entries);
+    return load(text, err);
+}
+
+/* The same refused with an error at "t.yaml:" at (line:col) and needle. */
+static void bad_entries(const char *why, const char *head, const char *entries, const char *at, const char *needle)
+{
+    char text[2048], want[1024];
+    snprintf(text, sizeof text, "%sload: {connections: 1, duration: 1s}\ntools: [%s]\n", head, entries);
+    snprintf(want, sizeof want, "%s: %s", at, needle);
+    int line = atoi(at);
+    bad(why, text, line, want);
+}
+
+/* The entry's own JSON key key (the resolved profile's tools[i]), dumped
+ * compact with sorted keys into buf ("-" when absent). */
+static const char *entry_key(const struct profile *p, size_t i, const char *key, char *buf, size_t len)
+{
+    json_t *j = profile_to_json(p), *v = json_object_get(json_array_get(json_object_get(j, "tools"), i), key);
+    char *s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+    snprintf(buf, len, "%s", s ? s : "-");
+    free(s);
+    json_decref(j);
+    return buf;
+}
+
+/* A tool entry's own target: {tls, protocol}, request: and check: (study
+ * 6, issue #40): each written key replaces the profile's for that entry
+ * only (profile_entry_view), target: key by key, request: and check:
+ * whole; recorded in the entry's resolved JSON (so the hash) only when
+ * written; what disagrees refused at its line and column. */
+static void entry_settings(void)
+{
+    char err[UTIL_ERR_LEN] = "", b[512], h1[65], h2[65];
+    struct profile v, *p = load_entries("", "lb-gen, {tool: lb-gen, label: tls, target: {tls: {version: 1.3}}}, "
+                                            "{tool: lb-gen, label: post, request: {method: POST, body: 1KiB}, "
+                                            "check: {status: 200}}", err);
+    if (!ok(p != NULL, "entries with their own target:, request:, check: load (%s)", err))
+        return;
+    profile_entry_view(p, &p->tools[0], &v);
+    ok(!v.target.tls.version && !v.request.post && !v.check.status && p->tools[0].own == 0,
+       "an entry without them runs the profile's (plain GET, no check)");
+    profile_entry_view(p, &p->tools[1], &v);
+    ok(v.target.tls.version == 13 && !v.target.tls.key_rsa && !v.target.tls.no_resumption && v.target.protocol == PROFILE_H1 &&
+           !v.request.post && !p->target.tls.version,
+       "tls: {version: 1.3} on one entry: its view has TLS 1.3 (ecdsa, resumption), the profile none");
+    profile_entry_view(p, &p->tools[2], &v);
+    ok(v.request.post && v.request.body_bytes == 1024 && v.check.status == 200 && !v.target.tls.version &&
+           !p->request.post && !p->check.status,
+       "request: POST 1KiB and check: 200 on another: its view only");
+    ok(v.tools == p->tools && v.path == p->path && v.load.stages == p->load.stages, "a view shares the rest with the profile");
+    is_str(entry_key(p, 0, "target", b, sizeof b), "-", "an entry without its own writes none in the resolved profile");
+    is_str(entry_key(p, 1, "target", b, sizeof b), "{\"tls\":{\"key\":\"ecdsa\",\"resumption\":true,\"version\":\"1.3\"}}",
+           "the resolved entry records the tls: it wrote, and only that");
+    is_str(entry_key(p, 2, "request", b, sizeof b), "{\"body_bytes\":1024,\"method\":\"POST\"}", "and its request:");
+    is_str(entry_key(p, 2, "check", b, sizeof b), "{\"status\":200}", "and its check:");
+    json_t *rw = profile_entry_json(p, &p->tools[1]);
+    char *s = json_dumps(rw, JSON_COMPACT | JSON_SORT_KEYS);
+    is_str(s, "{\"check\":null,\"request\":{\"method\":\"GET\"},\"target\":{\"protocol\":\"h1\",\"tls\":"
+              "{\"key\":\"ecdsa\",\"resumption\":true,\"version\":\"1.3\"}}}",
+           "profile_entry_json: everything the row runs with, the profile's included");
+    free(s);
+    json_decref(rw);
+    json_t *j = profile_to_json(p);
+    profile_json_sha256(j, h1);
+    json_decref(j);
+    profile_free(p);
+    p = load_entries("", "lb-gen, {tool: lb-gen, label: tls}, {tool: lb-gen, label: post}", err);
+    j = profile_to_json(p);
+    profile_json_sha256(j, h2);
+    json_decref(j);
+    ok(strcmp(h1, h2) != 0, "an entry's own settings are in the profile's hash");
+    profile_free(p);
+
+    /* Merged key by key over the profile's target:; off drops TLS, a check. */
+    p = load_entries("target: {protocol: h2, tls: {version: 1.2, key: rsa}}\nrequest: {method: POST, body: 10B}\n"
+                     "check: {status: 200}\n",
+                     "h2load, {tool: h2load, label: h1, target: {protocol: h1}}, "
+                     "{tool: wrk, label: plain, target: {tls: off, protocol: h1}, request: {method: GET}, check: off}, "
+                     "{tool: h2load, label: h2c, target: {tls: off, protocol: h2c}}", err);
+    if (ok(p != NULL, "a TLS h2 POST profile with entries that drop each of them loads (%s)", err)) {
+        profile_entry_view(p, &p->tools[1], &v);
+        ok(v.target.protocol == PROFILE_H1 && v.target.tls.version == 12 && v.target.tls.key_rsa && v.request.post &&
+               v.check.status == 200,
+           "protocol: h1 alone keeps the profile's TLS 1.2 rsa, its POST and its check");
+        profile_entry_view(p, &p->tools[2], &v);
+        ok(v.target.protocol == PROFILE_H1 && !v.target.tls.version && !v.request.post && !v.check.status,
+           "tls: off, request: {method: GET}, check: off: plain GET without a check");
+        is_str(entry_key(p, 2, "check", b, sizeof b), "null", "check: off is null in the resolved entry");
+        is_str(entry_key(p, 2, "target", b, sizeof b), "{\"protocol\":\"h1\",\"tls\":null}", "tls: off is null");
+        profile_entry_view(p, &p->tools[3], &v);
+        ok(v.target.protocol == PROFILE_H2C && !v.target.tls.version, "tls: off, protocol: h2c: h2c");
+    }
+    profile_free(p);
+    p = load_entries("target: {tls: {version: 1.2, key: rsa}}\n", "{tool: lb-gen, target: {tls: {resumption: off}}}", err);
+    if (ok(p != NULL, "an entry's tls: over the profile's loads (%s)", err)) {
+        profile_entry_view(p, &p->tools[0], &v);
+        ok(v.target.tls.version == 13 && !v.target.tls.key_rsa && v.target.tls.no_resumption,
+           "an entry's tls: is whole: what it leaves out is the default (1.3, ecdsa), not the profile's");
+    }
+    profile_free(p);
+
+    bad_entries("an entry's tls: off under the profile's h2", "target: {protocol: h2, tls: {version: 1.3}}\n",
+                "{tool: h2load, target: {tls: off}}", "3:38",
+                "this entry's tls: off, the profile's target.protocol is h2 (HTTP/2 over TLS): give the entry protocol: h1 or h2c");
+    bad_entries("an entry's tls: under the profile's h2c", "target: {protocol: h2c}\n",
+                "{tool: h2load, target: {tls: {version: 1.3}}}", "3:38", "this entry's tls: on, the profile's target.protocol is h2c");
+    bad_entries("an entry's protocol: h2 on a plain profile", "", "{tool: h2load, target: {protocol: h2}}", "2:43",
+                "target.protocol h2 is HTTP/2 over TLS and the profile's target.tls is off: give this entry tls: {version: 1.3} too");
+    bad_entries("an entry's protocol: h2c on a TLS profile", "target: {tls: {version: 1.3}}\n",
+                "{tool: h2load, target: {protocol: h2c}}", "3:43",
+                "target.protocol h2c is HTTP/2 without TLS and the profile's target.tls is on: give this entry tls: off too");
+    bad_entries("an entry's delay", "", "{tool: lb-gen, target: {delay: 5ms}}", "2:33",
+                "\"delay\" in a tool entry's target: an entry sets only tls: and protocol:");
+    bad_entries("an entry's target.host", "", "{tool: lb-gen, target: {host: a}}", "2:33", "\"host\" in a tool entry's target");
+    bad_entries("an entry's target: 1.3", "", "{tool: lb-gen, target: 1.3}", "2:32", "a tool entry's target (a mapping");
+    bad_entries("an entry's TLS 1.1", "", "{tool: lb-gen, target: {tls: {version: 1.1}}}", "2:48",
+                "target.tls.version \"1.1\": use 1.3, 1.2");
+    bad_entries("an entry's POST without a body", "", "{tool: lb-gen, request: {method: POST}}", "2:33",
+                "request: method: POST needs body: SIZE");
+    bad_entries("an entry's check: 200", "", "{tool: lb-gen, check: 200}", "2:31",
+                "check (a mapping, e.g. check: {status: 200}, or off) must be a mapping");
+    bad_entries("an entry's check.status 600", "", "{tool: lb-gen, check: {status: 600}}", "2:40",
+                "check.status (an HTTP status code) must be between 100 and 599");
+    bad_entries("an entry's TLS with target.host", "hosts: {a: x@h}\ntarget: {host: a}\n",
+                "{tool: lb-gen, target: {tls: {version: 1.3}}}", "4:32", "target.host with target.tls");
 }
 
 /* request: {method: POST, body: SIZE}: parsed with the sizes' units, in
@@ -382,6 +514,7 @@ int main(void)
 {
     check_key();
     request_key();
+    entry_settings();
     test_shapes();
     test_limits();
     char err[UTIL_ERR_LEN] = "";

@@ -1,0 +1,105 @@
+#!/bin/sh
+# A tool entry's own target: {tls, protocol}, request: and check: (study 6,
+# issue #40; docs/profiles.md "One entry's own target, request and
+# check"). validate judges each entry with its own settings: a tool that
+# cannot run its entry's setting is refused at that entry, naming it,
+# while the same tool in another entry of the profile passes; an entry
+# that drops the profile's check (check: off) lets a tool without one run.
+# Live: one profile runs the real lb-gen as three entries against the
+# real lb-target, 1 s each: plain h1, h1 over TLS 1.3, and POST 1KiB with
+# check 200. run.json's ran_with says what each row ran with, and the
+# server's own counts confirm it: TLS handshakes only in the TLS row (its
+# lb-target alone served TLS), request bodies only in the POST row, and
+# lb-gen checked the status only there. Counts only, no timing.
+set -eu
+. "$(dirname "$0")/../lib/tap.sh"
+LB=$LB_BUILD/bin/loadbench
+[ -x "$LB" ] || skip_all "loadbench not built (run make)"
+. "$LB_SRC/tests/lib/own-netns.sh"
+# No charts: this test reads rows, not charts.
+export LOADBENCH_GNUPLOT=
+cd "$LB_SRC"
+
+# refused NAME HEAD TOOLS WANT: validate of a profile with HEAD and the
+# tool entries TOOLS (one per line, from line 3) exits 2 saying WANT.
+refused() {
+    printf 'load: {connections: 2, duration: 1s}\n%btools:\n%s\n' "$2" "$3" > "$tmp/$1.yaml"
+    rc=0; "$LB" validate "$tmp/$1.yaml" 2>"$tmp/$1.err" || rc=$?
+    check "$1: validate refuses (exit $rc): $(cat "$tmp/$1.err")" sh -c '[ "$1" = 2 ] && grep -qF "$2" "$3"' sh \
+        "$rc" "$4" "$tmp/$1.err"
+}
+refused wrk-check '' '  - wrk
+  - {tool: wrk, label: wrk-check, check: {status: 200}}' \
+    'wrk-check.yaml:4:5: wrk cannot run check (a status check on every response)'
+refused ab-tls '' '  - {tool: ab, label: ab-plain}
+  - {tool: ab, label: ab-tls, target: {tls: {version: 1.3}}}' 'ab-tls.yaml:4:5: ab cannot run target.tls (HTTPS)'
+refused httperf-post '' '  - {tool: httperf, label: hp, request: {method: POST, body: 1KiB}}' \
+    'httperf-post.yaml:3:5: httperf cannot run request: method POST'
+refused h2-off 'target: {protocol: h2, tls: {version: 1.3}}\n' '  - {tool: h2load, target: {tls: off}}' \
+    "h2-off.yaml:4:34: this entry's tls: off, the profile's target.protocol is h2"
+refused delay '' '  - {tool: lb-gen, target: {delay: 5ms}}' \
+    "delay.yaml:3:29: \"delay\" in a tool entry's target: an entry sets only tls: and protocol:"
+printf 'load: {connections: 2, duration: 1s}\ncheck: {status: 200}\ntools: [lb-gen, {tool: wrk, check: off}]\n' \
+    > "$tmp/off.yaml"
+check "a profile with check: passes with wrk's entry at check: off" "$LB" validate "$tmp/off.yaml"
+
+cat > "$tmp/entries.yaml" <<'EOF'
+name: entries
+target: {delay: 1ms}
+load: {connections: 2, duration: 1s}
+tools:
+  - {tool: lb-gen, label: plain}
+  - {tool: lb-gen, label: tls13, target: {tls: {version: 1.3}}}
+  - {tool: lb-gen, label: post, request: {method: POST, body: 1KiB}, check: {status: 200}}
+sampling: {interval: 500ms}
+grace: 30s
+EOF
+"$LB" plan "$tmp/entries.yaml" >"$tmp/plan.out" 2>&1 || true
+check "plan says what the TLS entry runs with" grep -qF \
+    'runs with: {"check":null,"request":{"method":"GET"},"target":{"protocol":"h1","tls":{"key":"ecdsa","resumption":true,"version":"1.3"}}}' \
+    "$tmp/plan.out"
+check "plan gives the TLS entry an https:// URL and the run's CA" grep -q -- '--cacert=RUN/target-ca.pem .*https://' "$tmp/plan.out"
+
+rc=0; "$LB" run --quiet --out "$tmp/run" "$tmp/entries.yaml" >"$tmp/run.out" 2>&1 || rc=$?
+J=$tmp/run/run.json
+[ -s "$J" ] || { ok 1 "loadbench run wrote run.json (exit $rc)"; diag "$(tail -5 "$tmp/run.out")"; done_testing; exit 1; }
+is "$rc/$(jget "$J" runs.0.status)/$(jget "$J" runs.1.status)/$(jget "$J" runs.2.status)" 0/ok/ok/ok \
+    "the run exits 0, its three rows ok"
+is "$(jget "$J" runs.0.ran_with.target.protocol)/$(jget "$J" runs.0.ran_with.target.tls)/$(jget "$J" runs.0.ran_with.request.method)/$(jget "$J" runs.0.ran_with.check)" \
+    "h1/null/GET/null" "plain: ran_with plain h1, GET, no check"
+is "$(jget "$J" runs.1.ran_with.target.tls.version)/$(jget "$J" runs.1.ran_with.request.method)/$(jget "$J" runs.1.ran_with.check)" \
+    "1.3/GET/null" "tls13: ran_with TLS 1.3, GET, no check"
+is "$(jget "$J" runs.2.ran_with.target.tls)/$(jget "$J" runs.2.ran_with.request.method)/$(jget "$J" runs.2.ran_with.request.body_bytes)/$(jget "$J" runs.2.ran_with.check.status)" \
+    "null/POST/1024/200" "post: ran_with plain, POST 1024 bytes, check 200"
+
+# TLS: lb-target's own handshake counts, in the TLS row only.
+set -- $(jget "$J" runs.1.target_protocol.tls.version) $(jget "$J" runs.1.target_protocol.tls.handshakes.full) \
+    $(jget "$J" runs.1.target_protocol.tls.handshakes.resumed) $(jget "$J" runs.1.target_protocol.tls.handshakes.failed) \
+    $(jget "$J" runs.1.server.connections_accepted)
+check "tls13: its lb-target served TLS $1: $2 full + $3 resumed handshakes = its $5 connections, $4 failed" \
+    sh -c '[ "$1" = 1.3 ] && [ "$5" -gt 0 ] && [ $(($2 + $3)) = "$5" ] && [ "$4" = 0 ]' sh "$@"
+is "$(jget "$J" runs.0.target_protocol)/$(jget "$J" runs.2.target_protocol)" null/null \
+    "plain and post: their lb-target served no TLS (no handshake counts)"
+check "tls13 alone has the run's CA and was sent to https://" sh -c \
+    'test -s "$1/tls13/target-ca.pem" && ! test -e "$1/plain/target-ca.pem" && ! test -e "$1/post/target-ca.pem" &&
+     grep -q "https://127.0.0.1:" "$1/tls13/reproduce.sh" && grep -q "http://127.0.0.1:" "$1/plain/reproduce.sh"' sh "$tmp/run"
+
+# Bodies: every request of the POST row carried 1024 bytes, none elsewhere.
+set -- $(jget "$J" runs.2.server.requests_parsed) $(jget "$J" runs.2.request_body.requests_with_body) \
+    $(jget "$J" runs.2.request_body.bytes) $(jget "$J" runs.2.request_body.mismatch)
+check "post: the server parsed $1 requests, $2 with a body, $3 bytes (= x 1024), $4 mismatched" \
+    sh -c '[ "$1" -gt 0 ] && [ "$2" = "$1" ] && [ "$3" = $(($2 * 1024)) ] && [ "$4" = 0 ]' sh "$@"
+set -- $(jget "$J" runs.0.server.requests_parsed) $(jget "$J" runs.0.request_body.bytes) \
+    $(jget "$J" runs.1.server.requests_parsed) $(jget "$J" runs.1.request_body.bytes)
+check "plain and tls13: $1 and $3 requests, body bytes $2 and $4" \
+    sh -c '[ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$3" -gt 0 ] && [ "$4" = 0 ]' sh "$@"
+
+# Check: lb-gen checked the status in the POST row only.
+is "$(jget "$J" runs.2.client.check_failed)/$(jget "$J" runs.0.client.check_failed)/$(jget "$J" runs.1.client.check_failed)" \
+    0/null/null "post: no response failed its check; the other rows had none to fail"
+check "post alone ran lb-gen with --expect-status=200" sh -c \
+    'grep -q -- "--expect-status=200" "$1/post/reproduce.sh" && ! grep -q -- "--expect-status" "$1/plain/reproduce.sh" "$1/tls13/reproduce.sh"' \
+    sh "$tmp/run"
+is "$(jget "$J" profile.tools.2.check.status)/$(jget "$J" profile.check)/$(jget "$J" profile.request)" 200/null/null \
+    "the resolved profile keeps the check on its entry, none profile-wide"
+done_testing
