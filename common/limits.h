@@ -18,6 +18,6 @@
  * server_hlog_file, tool_hlog_file, windows.hold_server_time_ms.p999,
  * pacing and target_protocol. */
 #define LB_SCHEMA_VERSION 1
-#define LB_SCHEMA_MINOR 2
+#define LB_SCHEMA_MINOR 3
 
 #endif

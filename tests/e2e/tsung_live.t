@@ -14,6 +14,7 @@
 #   the VMs in the tool's tree, and no beam.smp or epmd of the run (seen as
 #   loadbench's descendants while it ran) alive after it.
 # Instances on an SSH host are refused at validate (hostile_profiles.t).
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 . "$(dirname "$0")/../lib/live-tool.sh"
