@@ -29,24 +29,31 @@ body_client = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(body_client)
 
 
-def main():
-    if len(sys.argv) != 4:
-        sys.stderr.write(__doc__)
-        return 2
-    n, spin_ns = int(sys.argv[2]), int(float(sys.argv[3]) * 1e6)
-    try:
-        sock = body_client.dial(sys.argv[1])
-    except OSError as e:
-        print(f"hold-client: {e}", file=sys.stderr)
-        return 2
+def http1(sock):
+    """One HTTP/1.1 GET a call on sock: the answer's status."""
     reader = body_client.Reader(sock)
     req = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: hold-client\r\n\r\n"
+
+    def ask():
+        sock.sendall(req)
+        return reader.response()
+    return ask
+
+
+def main(doc=__doc__, name="hold-client", start=http1):
+    """The CLI and the timed loop, for this client and h2c-hold-client.py:
+    start(sock) readies the connection and returns ask(), which sends one
+    request and returns its answer's status once the answer is whole."""
+    if len(sys.argv) != 4:
+        sys.stderr.write(doc)
+        return 2
+    n, spin_ns = int(sys.argv[2]), int(float(sys.argv[3]) * 1e6)
     times, ok = [], 0
     try:
+        ask = start(body_client.dial(sys.argv[1]))
         for _ in range(n):
             t0 = time.monotonic_ns()
-            sock.sendall(req)
-            status = reader.response()
+            status = ask()
             t1 = time.monotonic_ns()
             times.append(t1 - t0)
             ok += status == 200
@@ -54,13 +61,12 @@ def main():
             while time.monotonic_ns() < end:
                 pass
     except (OSError, EOFError, RuntimeError) as e:
-        print(f"hold-client: {type(e).__name__}: {e}", file=sys.stderr)
+        print(f"{name}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     times.sort()
     p50 = times[math.ceil(len(times) / 2) - 1]
     print(f"n={n} ok={ok} min_ns={times[0]} p50_ns={p50} max_ns={times[-1]}")
     return 0 if ok == n else 1
-
 
 if __name__ == "__main__":
     sys.exit(main())
