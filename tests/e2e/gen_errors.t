@@ -2,6 +2,7 @@
 # lb-gen's error kinds against a misbehaving server (tests/progs/gen-faults):
 # counted by kind, never fatal; responses it does complete still match the
 # server's count exactly (404s, chunked bodies, Connection: close).
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/gen-lib.sh"
 

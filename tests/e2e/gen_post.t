@@ -7,6 +7,7 @@
 # completed x SIZE, nothing mismatched, too large or short; a body of
 # another size than lb-target expects is counted, every one, as a
 # mismatch; a body over --max-body gets 413s. Counts only: no timing.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/gen-lib.sh"
 

@@ -11,6 +11,7 @@
 # server's own counts confirm it: TLS handshakes only in the TLS row (its
 # lb-target alone served TLS), request bodies only in the POST row, and
 # lb-gen checked the status only there. Counts only, no timing.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

@@ -11,6 +11,7 @@
 # What a publishing script prunes (PRUNED.txt) or rewrites and reseals
 # (scripts/reseal-run-dir) on purpose is not noted. lb-gen only, 1 s
 # loads; about 12 s.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

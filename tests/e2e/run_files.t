@@ -5,6 +5,7 @@
 # full disk keeps the last good run.json, says so and exits 1, and leaves
 # no chart cut short. Each hang is caught by timeout(1) (exit 124 is the
 # defect), never waited out.
+# lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$LB_SRC/tests/lib/run-faults.sh"
