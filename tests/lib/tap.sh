@@ -27,7 +27,7 @@ ok() { # ok STATUS DESCRIPTION
     if [ "$1" = 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_fail=$((tap_fail + 1)); fi
 }
 is() { # is GOT WANT DESCRIPTION
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', want '$2'"; fi
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', want '$2'" >&2; fi
 }
 check() { # check DESCRIPTION COMMAND...
     d=$1; shift
