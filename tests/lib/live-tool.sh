@@ -34,10 +34,11 @@ find_tool() {
 # run_lb NAME TOOL DELAY LOAD: loadbench run of a one-tool profile (target
 # delay DELAY, load: LOAD in YAML flow style) into $tmp/NAME; J is its
 # run.json, req and srv the tool's and the server's request counts.
+# Samples every 500 ms, or every $SAMPLE_EVERY when set.
 # Returns 1 when no run.json was written.
 run_lb() {
-    printf 'name: live-%s\ntarget: {delay: %s}\nload: %s\ntools: [%s]\nsampling: {interval: 500ms}\ngrace: 30s\n' \
-        "$1" "$3" "$4" "$2" > "$tmp/$1.yaml"
+    printf 'name: live-%s\ntarget: {delay: %s}\nload: %s\ntools: [%s]\nsampling: {interval: %s}\ngrace: 30s\n' \
+        "$1" "$3" "$4" "$2" "${SAMPLE_EVERY:-500ms}" > "$tmp/$1.yaml"
     rc=0
     "$LB" run --quiet --out "$tmp/$1" "$tmp/$1.yaml" >"$tmp/$1.out" 2>&1 || rc=$?
     J=$tmp/$1/run.json
