@@ -481,12 +481,20 @@ int proc_poll(struct proc *p)
     /* Orphans of the tool that were re-parented to us and stayed in its
      * process group. Orphans that left the group (setsid daemons) are not
      * reaped here: we cannot tell them from children other code of ours
-     * waits for; proc_stop_tree reaps them. */
+     * waits for; proc_stop_tree reaps them. The group is the root's own,
+     * so the root can be reaped here too, when it exits between the wait
+     * above and this one: its status is then the one taken. Dropping it
+     * made the next poll find no child and an unknown exit (an agent's
+     * `exit 3` read as 0 once in CI; an lb-target stopped cleanly read
+     * as unknown once before). */
     for (;;) {
         int status;
-        pid_t r = waitpid(-p->pid, &status, WNOHANG);
+        struct rusage ru;
+        pid_t r = wait4(-p->pid, &status, WNOHANG, &ru);
         if (r <= 0)
             break;
+        if (r == p->pid && !p->reaped)
+            fill_exit(p, status, &ru);
     }
     if (p->reaped)
         guard_forget_group(p->pid); /* guard hook (#18): once its group is empty */

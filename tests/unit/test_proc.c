@@ -144,6 +144,34 @@ static void test_env(void)
     free(s);
 }
 
+/* proc_poll spun with no sleep while `exit 3` ends: the root exits at a
+ * random point of the loop, often between its own wait and the wait on
+ * its group (the root's group), which once took its status and dropped
+ * it (the exit read unknown, code 0). Each of 100 spawns must read 3. */
+static void test_poll_race(void)
+{
+    const char *argv[] = {"/bin/sh", "-c", "exit 3", NULL};
+    int good = 0, n = 100;
+    char err[UTIL_ERR_LEN] = "", last[160] = "";
+    for (int i = 0; i < n; i++) {
+        struct proc p;
+        if (spawn(&p, argv, NULL, NULL, err)) {
+            snprintf(last, sizeof last, "spawn: %.120s", err);
+            continue;
+        }
+        uint64_t t0 = util_now_ns();
+        while (!proc_poll(&p) && util_now_ns() - t0 < 5000000000ull)
+            ;
+        if (p.reaped && p.exit.exited && p.exit.code == 3 && !p.exit.unknown)
+            good++;
+        else
+            snprintf(last, sizeof last, "reaped %d exited %d code %d unknown %d", p.reaped, p.exit.exited,
+                     p.exit.code, p.exit.unknown);
+    }
+    if (!ok(good == n, "proc_poll spun: %d of %d roots read their exit 3", good, n))
+        diag("  the last other: %s", last);
+}
+
 static void test_group_and_files(void)
 {
     char err[UTIL_ERR_LEN] = "", out[300], errp[300];
@@ -381,6 +409,7 @@ int main(void)
         diag("  %s", err);
 
     test_env();
+    test_poll_race();
     test_group_and_files();
     test_pin_oom();
     test_exec_failures();
