@@ -19,7 +19,7 @@ for f in profiles/*.yaml profiles/studies/*.yaml; do
     check "$f validates" sh -c "\"$LB\" validate '$f' >/dev/null"
     n=$((n + 1))
 done
-check "five study profiles ship" test "$(ls profiles/studies/*.yaml | wc -l)" -eq 5
+check "six study profiles ship" test "$(ls profiles/studies/*.yaml | wc -l)" -eq 6
 for f in profiles/studies/*.yaml; do
     t=docs/studies/src/$(basename "$f" .yaml).md.in
     check "$(basename "$f") has its page template" test -f "$t"
@@ -102,6 +102,28 @@ sed -i 's/^x .*/x 12,345/' "$tmp/sub.md"
 rc=0; scripts/study-page --check "$tmp/out.md.in" "$S" "$tmp/sub.md" 2>"$tmp/check.err" || rc=$?
 check "--check refuses a page with a typed number (exit $rc)" test "$rc" -ne 0
 check "and names the line" grep -q "first at line 2" "$tmp/check.err"
+
+# {{costs}}: each TOOL-h1 row's figure, then TOOL-SETTING over it; "–" for
+# a setting the tool has no row for, the status of a row not measured.
+# The fixture's run.json with its first seven rows relabelled and given
+# these figures (the rest dropped), so it stays a run.json of the schema.
+mkdir -p "$tmp/costs"
+perl -MJSON::PP -e '
+    local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>);
+    my @set = (["a-h1", "ok", 1000], ["a-tls", "ok", 500], ["a-h2", "failed", 900], ["b-h1", "ok", 4000],
+               ["b-h2", "ok", 5000], ["c-h1", "skipped"], ["c-tls", "skipped"]);
+    my @r = @{$d->{runs}}[0 .. $#set];
+    for (0 .. $#set) { my ($l, $st, $v) = @{$set[$_]}; $r[$_]{label} = $l; $r[$_]{status} = $st;
+                       $r[$_]{efficiency}{requests_per_cpu_second} = $v if defined $v }
+    $d->{runs} = \@r; print JSON::PP->new->utf8->canonical->encode($d)' "$S/run.json" > "$tmp/costs/run.json"
+printf '{{costs req_cpu_s h1 tls h2}}\n' > "$tmp/costs.md.in"
+scripts/study-page "$tmp/costs.md.in" "$tmp/costs" > "$tmp/costs.md"
+is "$(sed -n 4p "$tmp/costs.md")" "| a | 1,000 | 0.50x | failed |" "{{costs}}: a ratio per setting, a failed row's status, never its figure"
+is "$(sed -n 5p "$tmp/costs.md")" "| b | 4,000 | – | 1.25x |" "{{costs}}: – where the tool has no row for the setting"
+is "$(sed -n 6p "$tmp/costs.md")" "| c | skipped | skipped | – |" "{{costs}}: a skipped tool says so in every cell it has"
+printf '{{costs req_cpu_s nosuch tls}}\n' > "$tmp/hole.md.in"
+rc=0; scripts/study-page "$tmp/hole.md.in" "$tmp/costs" > /dev/null 2>&1 || rc=$?
+check "{{costs}} with no TOOL-BASE row is refused (exit $rc)" test "$rc" -ne 0
 
 # --- the gallery shows each study's headline chart --------------------------
 for page in docs/studies/[0-9]-*.md; do
