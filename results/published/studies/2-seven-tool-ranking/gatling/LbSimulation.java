@@ -24,7 +24,7 @@ public class LbSimulation extends Simulation {
         return Math.max(0, started() + LOAD_MS - System.currentTimeMillis());
     }
 
-    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:40049");
+    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:43315");
 
     ChainBuilder get = exec(http("GET /").get("/").check(status().is(200)));
 

@@ -24,7 +24,7 @@ public class LbSimulation extends Simulation {
         return Math.max(0, started() + LOAD_MS - System.currentTimeMillis());
     }
 
-    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:34707");
+    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:34317");
 
     ChainBuilder get = exec(http("GET /").get("/").check(status().is(200)));
 
