@@ -16,8 +16,9 @@
  * compares results/published/sample-200vus's major with it. Minor 1:
  * machine.net, cpu_mhz, smt_active, virtualization. Minor 2: a row's
  * server_hlog_file, tool_hlog_file, windows.hold_server_time_ms.p999,
- * pacing and target_protocol. */
+ * pacing and target_protocol. Minor 3: a row's ran_with. Minor 4:
+ * tcp.loss_probes (rows, hosts.NAME.tcp, limits.network). */
 #define LB_SCHEMA_VERSION 1
-#define LB_SCHEMA_MINOR 3
+#define LB_SCHEMA_MINOR 4
 
 #endif

@@ -228,7 +228,7 @@ json_t *hostread_set_json(const struct hostread_set *s, const struct profile_qui
                           int *disturbed, json_t **tcp_sum)
 {
     json_t *o = json_object();
-    uint64_t lo = 0, ld = 0, rs = 0;
+    uint64_t lo = 0, ld = 0, rs = 0, lp = 0;
     int nread = 0;
     *disturbed = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -240,11 +240,13 @@ json_t *hostread_set_json(const struct hostread_set *s, const struct profile_qui
             lo += e->r1.ns.listen_overflows - e->r0.ns.listen_overflows;
             ld += e->r1.ns.listen_drops - e->r0.ns.listen_drops;
             rs += e->r1.ns.retrans_segs - e->r0.ns.retrans_segs;
+            lp += e->r1.ns.loss_probes - e->r0.ns.loss_probes;
             nread++;
         }
     }
-    *tcp_sum = nread ? json_pack("{s:I, s:I, s:I, s:s}", "listen_overflows", U(lo), "listen_drops", U(ld),
-                                 "retrans_segs", U(rs), "from", "the sum of each host's own (hosts.NAME.tcp)")
+    *tcp_sum = nread ? json_pack("{s:I, s:I, s:I, s:I, s:s}", "listen_overflows", U(lo), "listen_drops", U(ld),
+                                 "retrans_segs", U(rs), "loss_probes", U(lp), "from",
+                                 "the sum of each host's own (hosts.NAME.tcp)")
                      : NULL;
     return o;
 }

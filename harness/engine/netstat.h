@@ -12,6 +12,10 @@ struct netstat {
     uint64_t listen_overflows;  /* TcpExt ListenOverflows */
     uint64_t listen_drops;      /* TcpExt ListenDrops */
     uint64_t retrans_segs;      /* Tcp RetransSegs */
+    uint64_t loss_probes;       /* TcpExt TCPLossProbes less TCPLossProbeRecovery: tail-loss
+                                 * probes (a flight's last segment sent again because its ACK
+                                 * was slow) that recovered no loss; 0 where the kernel has
+                                 * no such counters */
     uint64_t time_wait;         /* /proc/net/sockstat TCP tw (now, not a counter) */
 };
 
@@ -22,6 +26,10 @@ int netstat_read(struct netstat *n, char *err);
 /* The same for the namespace of process pid (/proc/PID/net; pid 0: this
  * process's). Returns 0, or -1 with err filled (n zeroed). */
 int netstat_read_pid(pid_t pid, struct netstat *n, char *err);
+
+/* The row's note on retransmits: how many, and how many of them were
+ * tail-loss probes (new reference). */
+json_t *netstat_retrans_note(uint64_t retrans, uint64_t probes);
 
 /* Deltas from a to b as JSON, with a warning appended to warnings for each
  * non-zero drop/retransmit delta. */

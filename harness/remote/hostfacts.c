@@ -11,9 +11,10 @@
 json_t *hostfacts_json(const struct hostread *r)
 {
     const struct sampler_machine *m = &r->m;
-    json_t *j = json_pack("{s:{s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:f, s:o, s:I}",
+    json_t *j = json_pack("{s:{s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:f, s:o, s:I}",
                           "netstat", "listen_overflows", U(r->ns.listen_overflows), "listen_drops",
-                          U(r->ns.listen_drops), "retrans_segs", U(r->ns.retrans_segs), "time_wait",
+                          U(r->ns.listen_drops), "retrans_segs", U(r->ns.retrans_segs), "loss_probes",
+                          U(r->ns.loss_probes), "time_wait",
                           U(r->ns.time_wait), "stat", "user", U(m->user), "nice", U(m->nice), "system",
                           U(m->system), "idle", U(m->idle), "iowait", U(m->iowait), "irq", U(m->irq), "softirq",
                           U(m->softirq), "steal", U(m->steal), "total", U(m->total), "self_cpu_s", r->self_cpu_s,
@@ -33,7 +34,8 @@ void hostfacts_from(const json_t *j, struct hostread *r)
         return;
     }
     r->ns = (struct netstat){agentproto_u64(n, "listen_overflows"), agentproto_u64(n, "listen_drops"),
-                             agentproto_u64(n, "retrans_segs"), agentproto_u64(n, "time_wait")};
+                             agentproto_u64(n, "retrans_segs"), agentproto_u64(n, "loss_probes"),
+                             agentproto_u64(n, "time_wait")};
     r->m = (struct sampler_machine){agentproto_u64(m, "user"), agentproto_u64(m, "nice"), agentproto_u64(m, "system"),
                                     agentproto_u64(m, "idle"), agentproto_u64(m, "iowait"), agentproto_u64(m, "irq"),
                                     agentproto_u64(m, "softirq"), agentproto_u64(m, "steal"),
