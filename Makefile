@@ -7,7 +7,7 @@
 #   make check-busy      make check while our CPU burner (tests/progs/lb-burner --cpu 1) keeps one core
 #                        busy: the timing tests' margins must hold under it (docs/testing.md)
 #   make check-asan      build-asan/ (ASan+UBSan): every unit test and the parsing, hostile-input and
-#                        fault e2e tests, any sanitizer finding failing the check (about 5 min on 2 cores)
+#                        fault e2e tests, any sanitizer finding failing the check (about 4 min on 2 cores)
 #   make bench           peer-relative benchmarks (lb-target vs nginx, lb-gen vs wrk, sampler cost,
 #                        the controller across 8 and 16 namespace hosts: bench/hosts-scale.sh)
 #   make fuzz            build the libFuzzer targets (clang) into build-fuzz/, run each FUZZ_SECONDS
