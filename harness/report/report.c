@@ -296,15 +296,72 @@ static void report_co_markdown(FILE *f, json_t *runs)
     }
 }
 
-/* "## Request bodies": with the profile's request: POST, or a row whose
- * server counted a body anyway, what lb-target read of each row's bodies. */
+/* One row's settings (run.json ran_with, load.keepalive) as the cells
+ * protocol | TLS | connections | request | check. */
+static const char *ran_with_cells(json_t *r, char *buf, size_t len)
+{
+    char tls[96] = "plain", req[64], chk[48], nb[32];
+    const char *v = str(r, "ran_with.target.tls.version");
+    if (v)
+        snprintf(tls, sizeof tls, "TLS %s (%s, resumption %s)", v, str(r, "ran_with.target.tls.key") ?: "?",
+                 json_is_false(jpath_get(r, "ran_with.target.tls.resumption")) ? "off" : "on");
+    double body = num(r, "ran_with.request.body_bytes");
+    const char *method = str(r, "ran_with.request.method") ?: "GET";
+    if (isnan(body))
+        snprintf(req, sizeof req, "%s", method);
+    else
+        snprintf(req, sizeof req, "%s %s B", method, fmt_int(nb, sizeof nb, body));
+    if (!isnan(num(r, "ran_with.check.status")))
+        snprintf(chk, sizeof chk, "status %.0f", num(r, "ran_with.check.status"));
+    else
+        snprintf(chk, sizeof chk, "–");
+    snprintf(buf, len, "%s | %s | %s | %s | %s", str(r, "ran_with.target.protocol") ?: "h1", tls,
+             json_is_false(jpath_get(r, "load.keepalive")) ? "new per request" : "keep-alive", req, chk);
+    return buf;
+}
+
+/* "## What each row ran with": when the rows did not all run with the
+ * same protocol, TLS, connections, request and check (tool entries with
+ * their own target:, request:, check: or load: keepalive), each row's. */
+static void report_ran_with_markdown(FILE *f, json_t *run)
+{
+    json_t *runs = json_object_get(run, "runs"), *r;
+    size_t i;
+    char first[320] = "", cells[320], name[64];
+    int differ = 0;
+    json_array_foreach(runs, i, r)
+    {
+        if (!json_object_get(r, "ran_with"))
+            return; /* a run from before rows recorded it */
+        ran_with_cells(r, cells, sizeof cells);
+        if (!i)
+            snprintf(first, sizeof first, "%s", cells);
+        differ |= strcmp(first, cells) != 0;
+    }
+    if (!differ)
+        return;
+    fprintf(f, "\n## What each row ran with\n\nThe rows did not all run with the same settings: each tool entry "
+               "may carry its own target (TLS, protocol), request, check and keep-alive (docs/profiles.md), and "
+               "lb-target was started with the row's.\n\n"
+               "| Tool | Protocol | TLS | Connections | Request | Check |\n|---|---|---|---|---|---|\n");
+    json_array_foreach(runs, i, r)
+        fprintf(f, "| %s | %s |\n", row_name(r, name, sizeof name), ran_with_cells(r, cells, sizeof cells));
+}
+
+/* "## Request bodies": with the profile's request: POST, a row that ran
+ * with POST (its entry's own request:), or a row whose server counted a
+ * body anyway, what lb-target read of each row's bodies. */
 static void report_body_markdown(FILE *f, json_t *run)
 {
     json_t *runs = json_object_get(run, "runs"), *r;
     size_t i;
     int any = json_object_get(json_object_get(run, "profile"), "request") != NULL;
     char b[7][64];
-    json_array_foreach(runs, i, r) any |= num(r, "request_body.requests_with_body") > 0;
+    json_array_foreach(runs, i, r)
+    {
+        const char *m = str(r, "request_body.method");
+        any |= num(r, "request_body.requests_with_body") > 0 || (m && !strcmp(m, "POST"));
+    }
     if (!any)
         return;
     fprintf(f, "\n## Request bodies\n\nWhat lb-target read of each row's request bodies: a POST row's every body must "
@@ -561,6 +618,7 @@ void report_markdown(FILE *f, json_t *run)
     report_truth_markdown(f, runs);
     report_pacing_markdown(f, runs);
     report_co_markdown(f, runs);
+    report_ran_with_markdown(f, run);
     report_body_markdown(f, run);
     placement_markdown(f, runs);
     path_markdown(f, run);

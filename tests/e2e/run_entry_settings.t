@@ -103,4 +103,14 @@ check "post alone ran lb-gen with --expect-status=200" sh -c \
     sh "$tmp/run"
 is "$(jget "$J" profile.tools.2.check.status)/$(jget "$J" profile.check)/$(jget "$J" profile.request)" 200/null/null \
     "the resolved profile keeps the check on its entry, none profile-wide"
+# summary.md says what each row ran with, since they differ
+S=$tmp/run/summary.md
+check "summary.md: plain ran h1, plain, keep-alive, GET, no check" \
+    grep -qxF '| plain | h1 | plain | keep-alive | GET | – |' "$S"
+check "summary.md: tls13 ran TLS 1.3 with its key and resumption" \
+    grep -qxF '| tls13 | h1 | TLS 1.3 (ecdsa, resumption on) | keep-alive | GET | – |' "$S"
+check "summary.md: post ran POST 1,024 B with its status check" \
+    grep -qxF '| post | h1 | plain | keep-alive | POST 1,024 B | status 200 |' "$S"
+check "summary.md: the profile-wide GET gives no request: key, yet post's bodies have their section" \
+    grep -q '^## Request bodies' "$S"
 done_testing
