@@ -38,7 +38,7 @@ public class LbSimulation extends Simulation {
         }
     }
 
-    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:42521");
+    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:33619");
 
     ChainBuilder get = exec(http("GET /").get("/").check(status().is(200)));
 
