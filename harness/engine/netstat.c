@@ -79,7 +79,9 @@ int netstat_read_pid(pid_t pid, struct netstat *n, char *err)
     return 0;
 }
 
-json_t *netstat_retrans_note(uint64_t retrans, uint64_t probes)
+/* The row's note on retransmits: how many, and how many of them were
+ * tail-loss probes (new reference). */
+static json_t *retrans_note(uint64_t retrans, uint64_t probes)
 {
     if (!probes)
         return json_sprintf("TCP retransmitted %llu segments during the run", (unsigned long long)retrans);
@@ -98,7 +100,7 @@ json_t *netstat_delta_json(const struct netstat *a, const struct netstat *b, jso
                                                      "each adds a 1 s retry to tail latency while counts still match",
                                                      (unsigned long long)lo, (unsigned long long)ld));
     if (rs)
-        json_array_append_new(warnings, netstat_retrans_note(rs, lp));
+        json_array_append_new(warnings, retrans_note(rs, lp));
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "listen_overflows", (json_int_t)lo, "listen_drops", (json_int_t)ld,
                      "retrans_segs", (json_int_t)rs, "loss_probes", (json_int_t)lp, "time_wait_before",
                      (json_int_t)a->time_wait, "time_wait_after", (json_int_t)b->time_wait);

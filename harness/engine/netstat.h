@@ -27,10 +27,6 @@ int netstat_read(struct netstat *n, char *err);
  * process's). Returns 0, or -1 with err filled (n zeroed). */
 int netstat_read_pid(pid_t pid, struct netstat *n, char *err);
 
-/* The row's note on retransmits: how many, and how many of them were
- * tail-loss probes (new reference). */
-json_t *netstat_retrans_note(uint64_t retrans, uint64_t probes);
-
 /* Deltas from a to b as JSON, with a warning appended to warnings for each
  * non-zero drop/retransmit delta. */
 json_t *netstat_delta_json(const struct netstat *a, const struct netstat *b, json_t *warnings);

@@ -1704,8 +1704,7 @@ static void tool_run_phase_tail(const struct tool_run_state *r, uint64_t end, st
     if (end <= series_end || !(r->cpu_s > sampled))
         return;
     double tail_s = (double)(end - series_end) / 1e9;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    double rest = r->cpu_s - sampled, cap = tail_s * (double)(ncpu > 0 ? ncpu : 1);
+    double rest = r->cpu_s - sampled, cap = tail_s * (double)(r->nmcpu > 0 ? r->nmcpu : 1);
     last->cpu_s += rest < cap ? rest : cap;
     last->covered_s += tail_s;
 }
@@ -1744,15 +1743,15 @@ static void tool_run_phases(struct tool_run_state *r)
                                                  "with the unsampled tail until the exit (the exact whole less "
                                                  "the points), so the phases add up to footprint.cpu_seconds"));
     json_object_set_new(json_object_get(r->res, "footprint"), "phases", ph);
-    char lr[48], ar_[48];
+    char lrss[48], arss[48];
     if (ld.cpu_s > 0)
         r->load_cpu_s = ld.cpu_s;
     json_array_append_new(r->warnings,
                           json_sprintf("footprint by phase (sampled): load %.1f CPU-s, %s over %.1f s | "
                                        "%s %.1f CPU-s, %s over %.1f s | start (JVM, compile) %.1f CPU-s; "
                                        "requests per CPU-second over the load phase only",
-                                       ld.cpu_s, phase_rss(&ld, lr, sizeof lr), t_le - t_ls, after, af.cpu_s,
-                                       phase_rss(&af, ar_, sizeof ar_), t_end - t_le, st.cpu_s));
+                                       ld.cpu_s, phase_rss(&ld, lrss, sizeof lrss), t_le - t_ls, after, af.cpu_s,
+                                       phase_rss(&af, arss, sizeof arss), t_end - t_le, st.cpu_s));
 }
 
 /* samples/<subdir>.tool.hlog: the tool's own view as an HdrHistogram
