@@ -80,16 +80,25 @@ done
 # Full handshakes per server CPU-second (issue #40): lb-gen opens a new
 # connection per request with resumption off (--close --tls-resumption off,
 # 50 connections, on CPU 0), so every request is a full TLS 1.3 handshake
-# (ECDSA P-256 signature, X25519). Per server CPU-second, lb-target against
-# nginx (the peer, same key type, same client) and against the bound
-# `openssl speed ecdsap256` gives for the signature alone on one core (the
-# issue's goal: >= 70 % of it; a full handshake is far more than its
-# signature: key exchange, key schedule, the connection's own costs).
+# (ECDSA P-256 signature, X25519). Both servers run with resumption on, so
+# each also issues OpenSSL's 2 session tickets that lb-gen never uses.
+# Per server CPU-second, lb-target against nginx (the peer, same key type,
+# same client), against the bound `openssl speed ecdsap256` gives for the
+# signature alone on one core (the issue's goal: >= 70 % of it), and
+# against the bound of the handshake's public-key operations: one ECDSA
+# P-256 signature and two X25519 scalar multiplications (the key share,
+# then the shared secret), 1 / (1/signs + 2/x25519 ops). No server can pass
+# that bound, and on this machine it is about a quarter of the signing
+# one, so the 70 % goal cannot be met (targets/README.md, "Full handshakes").
 GEN=$LB_BUILD/bin/lb-gen
 if [ -x "$GEN" ]; then
-    sign=$(taskset -c 1 openssl speed -seconds 2 ecdsap256 2>/dev/null | awk '/nistp256/ { print $(NF - 1) }')
+    taskset -c 1 openssl speed -seconds 2 ecdsap256 ecdhx25519 >"$tmp/speed.out" 2>/dev/null || true
+    sign=$(awk '/ecdsa \(nistp256\)/ { print $(NF - 1) }' "$tmp/speed.out")
+    x25519=$(awk '/ecdh \(X25519\)/ { print $NF }' "$tmp/speed.out")
+    prim=$(awk -v s="${sign:-0}" -v x="${x25519:-0}" 'BEGIN { printf "%.0f", (s > 0 && x > 0 ? 1 / (1 / s + 2 / x) : 0) }')
     echo "full TLS 1.3 handshakes per server CPU-second: lb-gen -t1 -c 50 --close --tls-resumption off on CPU 0;" \
-        "openssl speed ecdsap256 on CPU 1: ${sign:-?} signs/s"
+        "openssl speed on CPU 1: ${sign:-?} ECDSA P-256 signs/s, ${x25519:-?} X25519 ops/s;" \
+        "the primitives' bound (1 sign + 2 X25519): $prim handshakes/s"
     # hsrun PID PORT PATH: "handshakes handshakes_per_server_cpu_second" (lb-gen's own count).
     hsrun() {
         c0=$(cpu_ticks "$1")
@@ -101,20 +110,25 @@ if [ -x "$GEN" ]; then
     }
     : >"$tmp/hs.rows"
     : >"$tmp/hs.sign"
+    : >"$tmp/hs.prim"
     for r in $(seq 1 "$ROUNDS"); do
         l=$(hsrun $LPID $LPORT /)
         n=$(hsrun $NPID $NPORT /data.json)
         ratio=$(echo "$l $n" | awk '{ printf "%.3f", ($4 > 0 ? $2 / $4 : 0) }')
         echo "$ratio" >>"$tmp/hs.rows"
         echo "$l" | awk -v s="${sign:-0}" '{ printf "%.3f\n", (s > 0 ? $2 / s : 0) }' >>"$tmp/hs.sign"
-        echo "$l $n" | awk -v r="$r" -v x="$ratio" -v s="${sign:-0}" '{ printf "  round %d  lb-target: %d handshakes, " \
-            "%d per CPU-s (%.3fx the signing bound) | nginx: %d, %d per CPU-s | %sx\n", r, $1, $2, (s > 0 ? $2 / s : 0), $3, $4, x }'
+        echo "$l" | awk -v p="$prim" '{ printf "%.3f\n", (p > 0 ? $2 / p : 0) }' >>"$tmp/hs.prim"
+        echo "$l $n" | awk -v r="$r" -v x="$ratio" -v s="${sign:-0}" -v p="$prim" '{ printf "  round %d  lb-target: " \
+            "%d handshakes, %d per CPU-s (%.3fx the signing bound, %.3fx the primitives'"'"' bound) | nginx: %d, %d per CPU-s" \
+            " | %sx\n", r, $1, $2, (s > 0 ? $2 / s : 0), (p > 0 ? $2 / p : 0), $3, $4, x }'
     done
     m=$(median <"$tmp/hs.rows")
     echo "  ratio, full handshakes per server CPU-s, lb-target / nginx: ${m}x (median of $(tr '\n' ' ' <"$tmp/hs.rows"))"
     ms=$(median <"$tmp/hs.sign")
     echo "  ratio, lb-target's full handshakes per CPU-s / ECDSA P-256 signs per s: ${ms}x -" \
         "$(awk -v r="$ms" 'BEGIN { print (r >= 0.7) ? "meets" : "MISSES" }') the 0.7x goal"
+    echo "  ratio, lb-target's full handshakes per CPU-s / the primitives' bound ($prim/s): $(median <"$tmp/hs.prim")x" \
+        "(1.0 is out of reach: it leaves nothing for the key schedule, transcript, records and TCP)"
 else
     echo "handshakes: SKIP: $GEN not built"
 fi
