@@ -974,10 +974,11 @@ void html_report(FILE *f, const char *dir, json_t *run)
     html_esc(f, footer);
     fputs(". Run status: ", f);
     html_esc(f, stats_json_str(run, "status", NULL) ?: "?");
-    fprintf(f, ". Target: lb-target, %.1f ms delay, %.0f B body, %.0f thread(s).</p>\n",
+    fprintf(f, ". Target: lb-target, %.1f ms delay, %.0f B body, %.0f thread(s).%s</p>\n",
             stats_json_num(run, "profile", "target", "delay_ns") / 1e6,
             stats_json_num(run, "profile", "target", "body_bytes"),
-            stats_json_num(run, "profile", "target", "threads"));
+            stats_json_num(run, "profile", "target", "threads"),
+            report_rows_own_delay(run) ? " " REPORT_OWN_DELAY_NOTE : "");
 
     int multi = gs.nlevels > 0;
     for (size_t i = 0; i < gs.n; i++)

@@ -340,6 +340,20 @@ const char *report_ran_with_cells(json_t *run, json_t *r, char *buf, size_t len)
     return buf;
 }
 
+int report_rows_own_delay(json_t *run)
+{
+    json_t *r;
+    size_t i;
+    char prof[48], mine[48];
+    ran_with_delay(run, NULL, prof, sizeof prof); /* no row: the profile's */
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        if (strcmp(ran_with_delay(run, r, mine, sizeof mine), prof))
+            return 1;
+    }
+    return 0;
+}
+
 int report_ran_with_differ(json_t *run)
 {
     json_t *runs = json_object_get(run, "runs"), *r;
@@ -591,6 +605,8 @@ void report_markdown(FILE *f, json_t *run)
         snprintf(fixed, sizeof fixed, ", %s ms delay", fmt(b[0], 64, num(run, "profile.target.delay_ns") / 1e6, 1));
     fprintf(f, " Target: lb-target%s%s, %s B body, %.0f thread(s).", fixed, shape_text(run, shape, sizeof shape),
             fmt(b[1], 64, num(run, "profile.target.body_bytes"), 0), num(run, "profile.target.threads"));
+    if (report_rows_own_delay(run))
+        fprintf(f, " " REPORT_OWN_DELAY_NOTE);
     /* The status its rows give it (runstatus), not the one run.json claims. */
     char why[512];
     const char *status = runstatus(run, why, sizeof why), *detail = str(run, "status_detail");

@@ -41,6 +41,12 @@ extern const char *const report_ran_with_heads[];
 const char *report_ran_with_cells(json_t *run, json_t *r, char *buf, size_t len);
 int report_ran_with_differ(json_t *run);
 
+/* 1 when a row of run ran with another delay than its profile's
+ * target.delay (its entry's own): the pages' "Target:" line is the
+ * profile's, and says so with REPORT_OWN_DELAY_NOTE. */
+int report_rows_own_delay(json_t *run);
+#define REPORT_OWN_DELAY_NOTE "That delay is the profile's: some rows ran with their own (What each row ran with)."
+
 /* s as one CSV field: quoted (quotes doubled) when it holds a comma, a
  * quote or a newline; nothing for NULL. */
 void report_csv_str(FILE *f, const char *s);

@@ -134,7 +134,11 @@ check "plain's lb-target ran with --delay 20000000ns, fast's with --delay 0ns" s
     sh "$tmp/run"
 set -- $(jget "$J" runs.0.client.latency_ms.p50) $(jget "$J" runs.3.client.latency_ms.p50)
 check "p50: plain $1 ms >= 20 ms, fast $2 ms < 20 ms" awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= 20 && b < 20) }'
+check "summary.md's Target line says its 20 ms is the profile's, some rows ran with their own" \
+    grep -qF 'Target: lb-target, 20.0 ms delay, 64 B body, 1 thread(s). That delay is the profile'"'"'s: some rows ran with their own' "$S"
 H=$tmp/run/report.html
+check "report.html's Target line says so too" \
+    grep -qF "20.0 ms delay, 64 B body, 1 thread(s). That delay is the profile's: some rows ran with their own" "$H"
 check "report.html: the table of what each row ran with, its Delay column" sh -c \
     'grep -q "<h2 id=\"ran-with\">What each row ran with</h2>" "$1" && grep -q "<th>Delay</th>" "$1" &&
      grep -q "<tr><th>fast</th><td>h1</td><td>plain</td><td>0 ms</td><td>keep-alive</td><td>GET</td><td>–</td></tr>" "$1"' \
