@@ -125,8 +125,9 @@ static void usage(FILE *f)
             "  run [PROFILE.yaml]     run a profile (default: the built-in quick profile)\n"
             "      --out DIR          the run directory (must not exist)\n"
             "      --results DIR      where <UTC time>-<name>/ is created (default: results)\n"
-            "      --only LABEL       run only this tool entry\n"
-            "      --into RUN_DIR     with --only: rerun it into an existing run directory\n"
+            "      --only LABELS      run only these tool entries: labels or shell globs, comma-\n"
+            "                         separated (--only wrk,k6 or --only '*-sat')\n"
+            "      --into RUN_DIR     with --only: rerun them into an existing run directory\n"
             "      --quiet            no progress or log lines\n"
             "      --scale F          multiply every load duration and the cooldown by F (0 < F <= 1)\n"
             "                         for a quick look; run.json records the factor\n"
@@ -244,7 +245,7 @@ static int cmd_run(int argc, char **argv)
         return 2;
     }
     if (o.into_dir && !o.only) {
-        fprintf(stderr, "loadbench run: --into needs --only LABEL (the tool to rerun)\n");
+        fprintf(stderr, "loadbench run: --into needs --only LABELS (the tools to rerun)\n");
         return 2;
     }
     if (o.into_dir && o.out_dir) {

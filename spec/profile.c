@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -942,17 +943,23 @@ static uint64_t shortest_load_ns(const struct profile *p)
     return m;
 }
 
+/* A fixed target.delay (the scalar v): the profile's, or a tool entry's
+ * own. */
+static int parse_fixed_delay(struct yparse *y, const struct ynode *v, uint64_t *delay_ns)
+{
+    if (get_duration(y, v, "target.delay", 1, delay_ns))
+        return -1;
+    if (*delay_ns > 60000000000ull)
+        return perr(y, v->line, v->col, "target.delay above 60s is not a benchmark");
+    return 0;
+}
+
 /* target.delay: a duration, or {dist: lognormal, p50, p99, seed},
  * {dist: exponential, mean, seed}, {dist: uniform, min, max, seed}. */
 static int parse_target_delay(struct yparse *y, const struct ynode *v, struct profile *p)
 {
-    if (v->kind == Y_SCALAR) {
-        if (get_duration(y, v, "target.delay", 1, &p->target.delay_ns))
-            return -1;
-        if (p->target.delay_ns > 60000000000ull)
-            return perr(y, v->line, v->col, "target.delay above 60s is not a benchmark");
-        return 0;
-    }
+    if (v->kind == Y_SCALAR)
+        return parse_fixed_delay(y, v, &p->target.delay_ns);
     static const char *const keys[] = {"dist", "p50", "p99", "mean", "min", "max", "seed", NULL};
     /* Each distribution's parameters: the first may be 0 for uniform only. */
     static const struct { const char *dist, *a, *b, *need; } forms[] = {
@@ -1238,33 +1245,47 @@ static int parse_request(struct yparse *y, const struct ynode *v, struct profile
     return 0;
 }
 
-/* A tool entry's own target: (tls:, protocol:), request: and check:
- * (docs/profiles.md "One entry's own target, request and check"). An
- * entry's target: is merged key by key over the profile's (its tls: is
- * whole: keys it leaves out take their defaults, not the profile's); its
- * request: and check: replace the profile's whole. The rest of target: is
- * lb-target's own for every row (its delay, body, threads and host are
- * what the tools are compared under), so an entry may not set it. */
+/* A tool entry's own target: (tls:, protocol:, delay:), request: and
+ * check: (docs/profiles.md "One entry's own target, request and check").
+ * An entry's target: is merged key by key over the profile's (its tls: is
+ * whole: keys it leaves out take their defaults, not the profile's; its
+ * delay: is a fixed one, in place of the profile's fixed or drawn delay,
+ * the profile's stall: kept); its request: and check: replace the
+ * profile's whole. The rest of target: is lb-target's own for every row
+ * (its body, threads, work, stall and host are what the tools are
+ * compared under), so an entry may not set it. */
+static int parse_entry_target(struct yparse *y, const struct profile *p, const struct ynode *v,
+                              struct profile_tool *t)
+{
+    if (want_kind(y, v, Y_MAP, "a tool entry's target (a mapping, e.g. target: {tls: {version: 1.3}})"))
+        return -1;
+    for (size_t i = 0; i < v->n; i += 2) {
+        const struct ynode *k = v->kids[i];
+        if (strcmp(k->str, "tls") && strcmp(k->str, "protocol") && strcmp(k->str, "delay"))
+            return perr(y, k->line, k->col, "\"%.40s\" in a tool entry's target: an entry sets only tls:, "
+                        "protocol: and delay: (body, threads, work, stall and host are the profile's target:, the "
+                        "same for every entry)", k->str);
+    }
+    const struct ynode *d = get(v, "delay");
+    if (d && d->kind != Y_SCALAR)
+        return perr(y, d->line, d->col, "a tool entry's target.delay is a duration, e.g. delay: 0ms (a drawn delay, "
+                    "{dist: ...}, is the profile's target.delay only)");
+    if (d && parse_fixed_delay(y, d, &t->delay_ns))
+        return -1;
+    t->own |= d ? PROFILE_OWN_DELAY : 0;
+    t->tls = p->target.tls;
+    t->protocol = p->target.protocol;
+    if (parse_tls_protocol(y, v, 1, &t->tls, &t->protocol, &t->own))
+        return -1;
+    return check_target_host_tls(y, p, v, &t->tls, t->protocol);
+}
+
 static int parse_entry_settings(struct yparse *y, const struct profile *p, const struct ynode *n,
                                 struct profile_tool *t)
 {
     const struct ynode *v;
-    if ((v = get(n, "target"))) {
-        if (want_kind(y, v, Y_MAP, "a tool entry's target (a mapping, e.g. target: {tls: {version: 1.3}})"))
-            return -1;
-        for (size_t i = 0; i < v->n; i += 2) {
-            const struct ynode *k = v->kids[i];
-            if (strcmp(k->str, "tls") && strcmp(k->str, "protocol"))
-                return perr(y, k->line, k->col, "\"%.40s\" in a tool entry's target: an entry sets only tls: and "
-                            "protocol: (delay, body, threads and host are the profile's target:, the same for every "
-                            "entry)", k->str);
-        }
-        t->tls = p->target.tls;
-        t->protocol = p->target.protocol;
-        if (parse_tls_protocol(y, v, 1, &t->tls, &t->protocol, &t->own) ||
-            check_target_host_tls(y, p, v, &t->tls, t->protocol))
-            return -1;
-    }
+    if ((v = get(n, "target")) && parse_entry_target(y, p, v, t))
+        return -1;
     if ((v = get(n, "request"))) {
         if (parse_request(y, v, &t->request))
             return -1;
@@ -1289,6 +1310,62 @@ void profile_entry_view(const struct profile *p, const struct profile_tool *t, s
         view->request = t->request;
     if (t->own & PROFILE_OWN_CHECK)
         view->check = t->check;
+    if (t->own & PROFILE_OWN_DELAY) { /* a fixed delay in place of the profile's, drawn or not; its stall kept */
+        view->target.delay_ns = t->delay_ns;
+        view->target.shape = (struct profile_shape){.stall_every_ns = p->target.shape.stall_every_ns,
+                                                    .stall_for_ns = p->target.shape.stall_for_ns};
+    }
+}
+
+/* The next name of the list only ("A,B,*-sat") from *at into buf, *at
+ * moved past it. Returns 0, or -1 at the list's end. */
+static int only_next(const char **at, char *buf, size_t len)
+{
+    if (!**at)
+        return -1;
+    size_t n = strcspn(*at, ",");
+    snprintf(buf, len, "%.*s", (int)n, *at);
+    *at += n + ((*at)[n] == ',');
+    return 0;
+}
+
+/* A name of --only's list selects label: the label itself, or a shell
+ * glob matching it. */
+static int only_name_selects(const char *name, const char *label)
+{
+    return !strcmp(name, label) || !fnmatch(name, label, 0);
+}
+
+int profile_only_selects(const char *only, const char *label)
+{
+    char name[PROFILE_LABEL_MAX + 1];
+    if (!only || !strcmp(only, label)) /* the whole list: a label may hold a comma */
+        return 1;
+    for (const char *at = only; !only_next(&at, name, sizeof name);)
+        if (only_name_selects(name, label))
+            return 1;
+    return 0;
+}
+
+int profile_only_check(const struct profile *p, const char *only, char *err)
+{
+    char name[PROFILE_LABEL_MAX + 1];
+    if (!only)
+        return 0;
+    if (!*only)
+        return util_err(err, "--only: give a label, or several as A,B,C");
+    for (size_t i = 0; i < p->ntools; i++)
+        if (!strcmp(only, p->tools[i].label))
+            return 0;
+    for (const char *at = only; !only_next(&at, name, sizeof name);) {
+        size_t i = 0;
+        while (i < p->ntools && !only_name_selects(name, p->tools[i].label))
+            i++;
+        if (!name[0] || i == p->ntools)
+            return util_err(err, "--only %s: \"%s\" is no tool label of the profile%s", only, name,
+                            strpbrk(name, "*?[") ? " (a pattern matching none)" : "");
+    }
+    return 0;
 }
 
 /* The load of the whole run: every tool run (each sweep level, each
@@ -1729,8 +1806,13 @@ json_t *profile_entry_json(const struct profile *p, const struct profile_tool *t
 {
     struct profile v;
     profile_entry_view(p, t, &v);
-    return json_pack("{s:{s:s, s:o}, s:o, s:o}", "target", "protocol", profile_protocol_name(v.target.protocol), "tls",
-                     tls_json(&v.target.tls), "request", request_json(&v.request), "check", check_json(&v.check));
+    json_t *o = json_pack("{s:{s:s, s:o, s:I}, s:o, s:o}", "target", "protocol", profile_protocol_name(v.target.protocol),
+                          "tls", tls_json(&v.target.tls), "delay_ns", (json_int_t)v.target.delay_ns, "request",
+                          request_json(&v.request), "check", check_json(&v.check));
+    json_t *shape = profile_shape_json(&v.target.shape); /* as profile.target records it */
+    if (shape)
+        json_object_set_new(json_object_get(o, "target"), "shape", shape);
+    return o;
 }
 
 /* What entry t writes itself (profile_entry_view), as the resolved
@@ -1738,8 +1820,10 @@ json_t *profile_entry_json(const struct profile *p, const struct profile_tool *t
  * them hashes as before; target.tls and check null for off. */
 static void entry_own_json(const struct profile_tool *t, json_t *o)
 {
-    if (t->own & (PROFILE_OWN_TLS | PROFILE_OWN_PROTOCOL)) {
+    if (t->own & (PROFILE_OWN_TLS | PROFILE_OWN_PROTOCOL | PROFILE_OWN_DELAY)) {
         json_t *tg = json_object();
+        if (t->own & PROFILE_OWN_DELAY)
+            json_object_set_new(tg, "delay_ns", json_integer((json_int_t)t->delay_ns));
         if (t->own & PROFILE_OWN_PROTOCOL)
             json_object_set_new(tg, "protocol", json_string(profile_protocol_name(t->protocol)));
         if (t->own & PROFILE_OWN_TLS)

@@ -126,7 +126,7 @@ struct profile_tool {
     char **hosts;                   /* host: as written, one entry or a list (1 to instances of
                                      * them, owned); NULL with nhosts 0 */
     unsigned nhosts;
-    /* target: {tls:, protocol:}, request: and check: written in the entry
+    /* target: {tls:, protocol:, delay:}, request: and check: written in the entry
      * itself: each one it writes (a bit of own) replaces the profile's for
      * this entry only; see profile_entry_view. */
     unsigned own;                   /* PROFILE_OWN_* */
@@ -134,12 +134,15 @@ struct profile_tool {
     enum profile_protocol protocol; /* with PROFILE_OWN_PROTOCOL */
     struct profile_request request; /* with PROFILE_OWN_REQUEST */
     struct profile_check check;     /* with PROFILE_OWN_CHECK (status 0: check: off) */
+    uint64_t delay_ns;              /* with PROFILE_OWN_DELAY: a fixed delay in place of the profile's
+                                     * (fixed or drawn; its target.stall kept) */
 };
 
 #define PROFILE_OWN_TLS 1u
 #define PROFILE_OWN_PROTOCOL 2u
 #define PROFILE_OWN_REQUEST 4u
 #define PROFILE_OWN_CHECK 8u
+#define PROFILE_OWN_DELAY 16u
 
 
 /* "h1", "h2" or "h2c". */
@@ -191,6 +194,15 @@ json_t *profile_shape_json(const struct profile_shape *s);
 #define PROFILE_QUIET_BUSY_PCT 10.0
 #define PROFILE_QUIET_WAIT_NS 30000000000ull
 #define PROFILE_QUIET_INTERVAL_NS 1000000000ull
+
+/* --only's list: labels and shell globs ("fnmatch"), comma-separated
+ * ("wrk,k6", "*-sat"). 1 when it selects label (only NULL: every entry
+ * is selected). */
+int profile_only_selects(const char *only, const char *label);
+
+/* Each name of the list only selects at least one tool entry of p.
+ * Returns 0, or -1 with err naming the first that selects none. */
+int profile_only_check(const struct profile *p, const char *only, char *err);
 
 /* Load and validate the profile at path. Returns a profile, or NULL with err
  * (UTIL_ERR_LEN bytes) set to "path:line:col: message". */
@@ -250,14 +262,15 @@ int profile_hold_window(const struct profile_load *l, uint64_t *start_ns, uint64
 double profile_load_peak(const struct profile_load *l);
 
 /* The profile as tool entry t runs it: a shallow copy of p into view
- * with t's own target.tls, target.protocol, request and check (those t
- * writes) in place of p's. Everything else, pointers included, is p's:
+ * with t's own target.tls, target.protocol, target.delay, request and
+ * check (those t writes) in place of p's (an own delay is fixed: the
+ * view's shape keeps only p's stall). Everything else, pointers included, is p's:
  * view is valid while p is, and is never freed. */
 void profile_entry_view(const struct profile *p, const struct profile_tool *t, struct profile *view);
 
 /* What entry t runs with, as run.json's row records it ("ran_with"):
- * {"target": {"protocol", "tls": null or {version, key, resumption}},
- *  "request": {"method"[, "body_bytes"]}, "check": null or {"status"}}.
+ * {"target": {"protocol", "tls": null or {version, key, resumption},
+ *  "delay_ns"[, "shape" as profile_shape_json]}, "request": {"method"[, "body_bytes"]}, "check": null or {"status"}}.
  * Returns a new reference. */
 json_t *profile_entry_json(const struct profile *p, const struct profile_tool *t);
 

@@ -257,7 +257,7 @@ static int check_bins(const struct profile *p, const char *only, char *err)
         const struct profile_tool *t = &p->tools[i];
         char found[PATH_MAX];
         const struct adapter *a = adapter_by_name(t->tool);
-        if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)) ||
+        if (!t->bin || !a || a->bin_is_toolchain || !profile_only_selects(only, t->label) ||
             adapter_which(t->bin, found, sizeof found))
             continue;
         struct adapter_found af;
@@ -334,17 +334,22 @@ static void run_take_profile(struct runner *R, const struct profile *p)
     }
 }
 
-/* --only LABEL into run.json's "only" (the labels a run set out to
- * measure, which runstatus checks its rows against), when the run has
- * one: a run of the whole profile stays one. */
-static void only_add(json_t *run, const char *label)
+/* The labels --only selects into run.json's "only" (the labels a run set
+ * out to measure, which runstatus checks its rows against), when the run
+ * has one: a run of the whole profile stays one. */
+static void only_add(json_t *run, const struct profile *p, const char *sel)
 {
     json_t *only = json_object_get(run, "only"), *l;
     size_t i;
     if (!json_is_array(only))
         return;
-    json_array_foreach(only, i, l) if (!strcmp(json_string_value(l) ?: "", label)) return;
-    json_array_append_new(only, json_string(label));
+    for (size_t t = 0; t < p->ntools; t++) {
+        const char *label = p->tools[t].label;
+        int have = !profile_only_selects(sel, label);
+        json_array_foreach(only, i, l) have |= !strcmp(json_string_value(l) ?: "", label);
+        if (!have)
+            json_array_append_new(only, json_string(label));
+    }
 }
 
 /* --into: this run's entry in run.json's "into_runs": when it began, the
@@ -362,7 +367,7 @@ static void into_begin(struct runner *R)
                         (json_int_t)util_wall_ms(), "status_before", json_object_get(R->run, "status"), "loadbench",
                         "version", LB_VERSION, "git", LB_GIT_REV, "build", LB_BUILD_TYPE, "rows");
     json_array_append_new(list, R->into);
-    only_add(R->run, R->o->only);
+    only_add(R->run, R->p, R->o->only);
     json_object_set_new(R->run, "status", json_string("running"));
 }
 
@@ -403,8 +408,10 @@ static int run_open(struct runner *R, const struct profile *p, const struct run_
     json_object_set_new(R->run, "machine", machine_info());
     json_object_set_new(R->run, "started_at_ms", json_integer((json_int_t)util_wall_ms()));
     json_object_set_new(R->run, "status", json_string("running"));
-    if (o->only) /* the scope runstatus checks: this label's entries */
-        json_object_set_new(R->run, "only", json_pack("[s]", o->only));
+    if (o->only) { /* the scope runstatus checks: the selected labels' entries */
+        json_object_set_new(R->run, "only", json_array());
+        only_add(R->run, p, o->only);
+    }
     json_object_set_new(R->run, "runs", R->runs);
     return 0;
 }
@@ -514,7 +521,7 @@ static int run_steps(struct runner *R, char *err)
         for (unsigned rep = 1; rep <= p->repeat; rep++) {
             for (size_t ti = 0; ti < p->ntools; ti++) {
                 const struct profile_tool *t = &p->tools[ti];
-                if (o->only && strcmp(t->label, o->only))
+                if (!profile_only_selects(o->only, t->label))
                     continue;
                 double level;
                 struct profile_load *at;
@@ -539,17 +546,10 @@ static int run_steps(struct runner *R, char *err)
  * (runcheck), lb-target, --only, every bin:. */
 static int run_preflight(const struct profile *p, const struct run_opts *o, char *err)
 {
-    if (runcheck_profile(p, o->only, err))
+    if (profile_only_check(p, o->only, err) || runcheck_profile(p, o->only, err))
         return -1;
     if (access(o->target_bin, X_OK))
         return util_err(err, "lb-target not found at %s: run `make`", o->target_bin);
-    if (o->only) {
-        int found = 0;
-        for (size_t i = 0; i < p->ntools; i++)
-            found |= !strcmp(p->tools[i].label, o->only);
-        if (!found)
-            return util_err(err, "--only %s: no tool with that label in the profile", o->only);
-    }
     return check_bins(p, o->only, err);
 }
 

@@ -159,7 +159,7 @@ static int check_bin_paths(const struct profile *p, const char *only, char *err)
         char found[PATH_MAX], ql[QUOTED_MAX + 4], qb[QUOTED_MAX + 4];
         struct stat st;
         const struct adapter *a = adapter_by_name(t->tool);
-        if (!t->bin || !a || a->bin_is_toolchain || (only && strcmp(t->label, only)) ||
+        if (!t->bin || !a || a->bin_is_toolchain || !profile_only_selects(only, t->label) ||
             !adapter_which(t->bin, found, sizeof found))
             continue;
         const char *label = quoted(t->label, ql), *bin = quoted(t->bin, qb);

@@ -144,7 +144,7 @@ static int agents_open(struct placement *R, char *err)
     if (th && !th->local && agent_open(R, (size_t)host_index(p, th), err))
         return -1;
     for (size_t t = 0; t < p->ntools; t++) {
-        if (R->only && strcmp(p->tools[t].label, R->only))
+        if (!profile_only_selects(R->only, p->tools[t].label))
             continue;
         for (unsigned k = 0; k < p->tools[t].nhosts; k++) {
             const struct profile_host *h = profile_host_by_name(p, p->tools[t].hosts[k]);

@@ -1,5 +1,6 @@
 #include "report/pacing_table.h"
 #include "report/html.h"
+#include "report/report.h"
 #include "report/charts.h"
 #include "common/fsutil.h"
 #include "report/stats.h"
@@ -878,9 +879,43 @@ static void page_head(FILE *f, const char *name)
 }
 
 /* The table of contents: every section the page has. */
-static void page_toc(FILE *f, int repeats, int sweep)
+/* "What each row ran with": summary.md's table, the same cells
+ * (report_ran_with_cells), when the rows' settings differ. */
+static void ran_with_table(FILE *f, json_t *run)
+{
+    json_t *r;
+    size_t i;
+    char cells[REPORT_RAN_WITH_LEN];
+    fputs("<h2 id=\"ran-with\">What each row ran with</h2>\n<p class=\"note\">The rows did not all run with the same "
+          "settings: each tool entry may carry its own target (TLS, protocol, delay), request, check and keep-alive "
+          "(docs/profiles.md), and lb-target was started with the row's.</p>\n<table class=\"ran-with\"><thead><tr>"
+          "<th>Tool run</th>", f);
+    for (i = 0; report_ran_with_heads[i]; i++)
+        fprintf(f, "<th>%s</th>", report_ran_with_heads[i]);
+    fputs("</tr></thead><tbody>\n", f);
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        fputs("<tr><th>", f);
+        html_esc(f, stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL) ?: "?");
+        fputs("</th>", f);
+        report_ran_with_cells(run, r, cells, sizeof cells);
+        for (char *c = cells, *end; c; c = end ? end + 3 : NULL) {
+            if ((end = strstr(c, " | ")))
+                *end = 0;
+            fputs("<td>", f);
+            html_esc(f, c);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+}
+
+static void page_toc(FILE *f, int repeats, int sweep, int ran_with)
 {
     fputs("<nav class=\"toc\"><b>Contents</b><ul><li><a href=\"#results\">Results</a></li>", f);
+    if (ran_with)
+        fputs("<li><a href=\"#ran-with\">What each row ran with</a></li>", f);
     if (repeats)
         fputs("<li><a href=\"#repeats\">Over repeats and levels</a></li>", f);
     fputs("<li><a href=\"#charts\">Charts</a></li>", f);
@@ -939,15 +974,17 @@ void html_report(FILE *f, const char *dir, json_t *run)
     html_esc(f, footer);
     fputs(". Run status: ", f);
     html_esc(f, stats_json_str(run, "status", NULL) ?: "?");
-    fprintf(f, ". Target: lb-target, %.1f ms delay, %.0f B body, %.0f thread(s).</p>\n",
+    fprintf(f, ". Target: lb-target, %.1f ms delay, %.0f B body, %.0f thread(s).%s</p>\n",
             stats_json_num(run, "profile", "target", "delay_ns") / 1e6,
             stats_json_num(run, "profile", "target", "body_bytes"),
-            stats_json_num(run, "profile", "target", "threads"));
+            stats_json_num(run, "profile", "target", "threads"),
+            report_rows_own_delay(run) ? " " REPORT_OWN_DELAY_NOTE : "");
 
     int multi = gs.nlevels > 0;
     for (size_t i = 0; i < gs.n; i++)
         multi |= gs.g[i].nrows > 1;
-    page_toc(f, multi, gs.nlevels > 0);
+    int ran_with = report_ran_with_differ(run);
+    page_toc(f, multi, gs.nlevels > 0, ran_with);
     fputs("<h2 id=\"results\">Results</h2>\n", f);
     results_table(f, run);
     fputs("<p class=\"note\">", f);
@@ -962,6 +999,8 @@ void html_report(FILE *f, const char *dir, json_t *run)
           "Verdict: the tool's own count against the server's.</p>\n",
           f);
     pacing_html(f, run);
+    if (ran_with)
+        ran_with_table(f, run);
     if (multi) {
         fputs("<h2 id=\"repeats\">Over repeats and levels</h2>\n", f);
         stats_table(f, &gs);

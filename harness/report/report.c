@@ -296,11 +296,30 @@ static void report_co_markdown(FILE *f, json_t *runs)
     }
 }
 
-/* One row's settings (run.json ran_with, load.keepalive) as the cells
- * protocol | TLS | connections | request | check. */
-static const char *ran_with_cells(json_t *r, char *buf, size_t len)
+const char *const report_ran_with_heads[] = {"Protocol", "TLS", "Delay", "Connections", "Request", "Check", NULL};
+
+/* The Delay cell: lb-target's fixed delay, or its drawn delay's
+ * distribution. A row from before ran_with recorded it ran with the
+ * profile's (no entry could write its own then). */
+static const char *ran_with_delay(json_t *run, json_t *r, char *buf, size_t len)
 {
-    char tls[96] = "plain", req[64], chk[48], nb[32];
+    json_t *tg = jpath_get(r, "ran_with.target");
+    if (!json_object_get(tg, "delay_ns"))
+        tg = jpath_get(run, "profile.target");
+    const char *dist = str(tg, "shape.dist");
+    double ns = num(tg, "delay_ns");
+    if (dist)
+        snprintf(buf, len, "%s (drawn)", dist);
+    else if (!isnan(ns))
+        snprintf(buf, len, "%g ms", ns / 1e6);
+    else
+        snprintf(buf, len, "–");
+    return buf;
+}
+
+const char *report_ran_with_cells(json_t *run, json_t *r, char *buf, size_t len)
+{
+    char tls[96] = "plain", req[64], chk[48], nb[32], delay[48];
     const char *v = str(r, "ran_with.target.tls.version");
     if (v)
         snprintf(tls, sizeof tls, "TLS %s (%s, resumption %s)", v, str(r, "ran_with.target.tls.key") ?: "?",
@@ -315,37 +334,66 @@ static const char *ran_with_cells(json_t *r, char *buf, size_t len)
         snprintf(chk, sizeof chk, "status %.0f", num(r, "ran_with.check.status"));
     else
         snprintf(chk, sizeof chk, "–");
-    snprintf(buf, len, "%s | %s | %s | %s | %s", str(r, "ran_with.target.protocol") ?: "h1", tls,
+    snprintf(buf, len, "%s | %s | %s | %s | %s | %s", str(r, "ran_with.target.protocol") ?: "h1", tls,
+             ran_with_delay(run, r, delay, sizeof delay),
              json_is_false(jpath_get(r, "load.keepalive")) ? "new per request" : "keep-alive", req, chk);
     return buf;
 }
 
-/* "## What each row ran with": when the rows did not all run with the
- * same protocol, TLS, connections, request and check (tool entries with
- * their own target:, request:, check: or load: keepalive), each row's. */
-static void report_ran_with_markdown(FILE *f, json_t *run)
+int report_rows_own_delay(json_t *run)
+{
+    json_t *r;
+    size_t i;
+    char prof[48], mine[48];
+    ran_with_delay(run, NULL, prof, sizeof prof); /* no row: the profile's */
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+    {
+        if (strcmp(ran_with_delay(run, r, mine, sizeof mine), prof))
+            return 1;
+    }
+    return 0;
+}
+
+int report_ran_with_differ(json_t *run)
 {
     json_t *runs = json_object_get(run, "runs"), *r;
     size_t i;
-    char first[320] = "", cells[320], name[64];
+    char first[REPORT_RAN_WITH_LEN] = "", cells[REPORT_RAN_WITH_LEN];
     int differ = 0;
     json_array_foreach(runs, i, r)
     {
         if (!json_object_get(r, "ran_with"))
-            return; /* a run from before rows recorded it */
-        ran_with_cells(r, cells, sizeof cells);
+            return 0; /* a run from before rows recorded it */
+        report_ran_with_cells(run, r, cells, sizeof cells);
         if (!i)
             snprintf(first, sizeof first, "%s", cells);
         differ |= strcmp(first, cells) != 0;
     }
-    if (!differ)
+    return differ;
+}
+
+/* "## What each row ran with": when the rows did not all run with the
+ * same protocol, TLS, delay, connections, request and check (tool entries
+ * with their own target:, request:, check: or load: keepalive), each
+ * row's. */
+static void report_ran_with_markdown(FILE *f, json_t *run)
+{
+    json_t *r;
+    size_t i;
+    char cells[REPORT_RAN_WITH_LEN], name[64];
+    if (!report_ran_with_differ(run))
         return;
     fprintf(f, "\n## What each row ran with\n\nThe rows did not all run with the same settings: each tool entry "
-               "may carry its own target (TLS, protocol), request, check and keep-alive (docs/profiles.md), and "
-               "lb-target was started with the row's.\n\n"
-               "| Tool | Protocol | TLS | Connections | Request | Check |\n|---|---|---|---|---|---|\n");
-    json_array_foreach(runs, i, r)
-        fprintf(f, "| %s | %s |\n", row_name(r, name, sizeof name), ran_with_cells(r, cells, sizeof cells));
+               "may carry its own target (TLS, protocol, delay), request, check and keep-alive (docs/profiles.md), "
+               "and lb-target was started with the row's.\n\n| Tool |");
+    for (i = 0; report_ran_with_heads[i]; i++)
+        fprintf(f, " %s |", report_ran_with_heads[i]);
+    fprintf(f, "\n|---|");
+    for (i = 0; report_ran_with_heads[i]; i++)
+        fprintf(f, "---|");
+    fprintf(f, "\n");
+    json_array_foreach(json_object_get(run, "runs"), i, r)
+        fprintf(f, "| %s | %s |\n", row_name(r, name, sizeof name), report_ran_with_cells(run, r, cells, sizeof cells));
 }
 
 /* "## Request bodies": with the profile's request: POST, a row that ran
@@ -557,6 +605,8 @@ void report_markdown(FILE *f, json_t *run)
         snprintf(fixed, sizeof fixed, ", %s ms delay", fmt(b[0], 64, num(run, "profile.target.delay_ns") / 1e6, 1));
     fprintf(f, " Target: lb-target%s%s, %s B body, %.0f thread(s).", fixed, shape_text(run, shape, sizeof shape),
             fmt(b[1], 64, num(run, "profile.target.body_bytes"), 0), num(run, "profile.target.threads"));
+    if (report_rows_own_delay(run))
+        fprintf(f, " " REPORT_OWN_DELAY_NOTE);
     /* The status its rows give it (runstatus), not the one run.json claims. */
     char why[512];
     const char *status = runstatus(run, why, sizeof why), *detail = str(run, "status_detail");

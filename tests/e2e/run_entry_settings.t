@@ -38,34 +38,39 @@ refused httperf-post '' '  - {tool: httperf, label: hp, request: {method: POST, 
     'httperf-post.yaml:3:5: httperf cannot run request: method POST'
 refused h2-off 'target: {protocol: h2, tls: {version: 1.3}}\n' '  - {tool: h2load, target: {tls: off}}' \
     "h2-off.yaml:4:34: this entry's tls: off, the profile's target.protocol is h2"
-refused delay '' '  - {tool: lb-gen, target: {delay: 5ms}}' \
-    "delay.yaml:3:29: \"delay\" in a tool entry's target: an entry sets only tls: and protocol:"
+refused body '' '  - {tool: lb-gen, target: {body: 5B}}' \
+    "body.yaml:3:29: \"body\" in a tool entry's target: an entry sets only tls:, protocol: and delay:"
+refused drawn '' '  - {tool: lb-gen, target: {delay: {dist: exponential, mean: 1ms}}}' \
+    "drawn.yaml:3:36: a tool entry's target.delay is a duration, e.g. delay: 0ms"
 printf 'load: {connections: 2, duration: 1s}\ncheck: {status: 200}\ntools: [lb-gen, {tool: wrk, check: off}]\n' \
     > "$tmp/off.yaml"
 check "a profile with check: passes with wrk's entry at check: off" "$LB" validate "$tmp/off.yaml"
 
 cat > "$tmp/entries.yaml" <<'EOF'
 name: entries
-target: {delay: 1ms}
+target: {delay: 20ms}
 load: {connections: 2, duration: 1s}
 tools:
   - {tool: lb-gen, label: plain}
   - {tool: lb-gen, label: tls13, target: {tls: {version: 1.3}}}
   - {tool: lb-gen, label: post, request: {method: POST, body: 1KiB}, check: {status: 200}}
+  - {tool: lb-gen, label: fast, target: {delay: 0ms}}
 sampling: {interval: 500ms}
 grace: 30s
 EOF
 "$LB" plan "$tmp/entries.yaml" >"$tmp/plan.out" 2>&1 || true
 check "plan says what the TLS entry runs with" grep -qF \
-    'runs with: {"check":null,"request":{"method":"GET"},"target":{"protocol":"h1","tls":{"key":"ecdsa","resumption":true,"version":"1.3"}}}' \
+    'runs with: {"check":null,"request":{"method":"GET"},"target":{"delay_ns":20000000,"protocol":"h1","tls":{"key":"ecdsa","resumption":true,"version":"1.3"}}}' \
     "$tmp/plan.out"
+check "plan says the fast entry runs with its own 0 ms delay" grep -qF \
+    'runs with: {"check":null,"request":{"method":"GET"},"target":{"delay_ns":0,"protocol":"h1","tls":null}}' "$tmp/plan.out"
 check "plan gives the TLS entry an https:// URL and the run's CA" grep -q -- '--cacert=RUN/target-ca.pem .*https://' "$tmp/plan.out"
 
 rc=0; "$LB" run --quiet --out "$tmp/run" "$tmp/entries.yaml" >"$tmp/run.out" 2>&1 || rc=$?
 J=$tmp/run/run.json
 [ -s "$J" ] || { ok 1 "loadbench run wrote run.json (exit $rc)"; diag "$(tail -5 "$tmp/run.out")"; done_testing; exit 1; }
-is "$rc/$(jget "$J" runs.0.status)/$(jget "$J" runs.1.status)/$(jget "$J" runs.2.status)" 0/ok/ok/ok \
-    "the run exits 0, its three rows ok"
+is "$rc/$(jget "$J" runs.0.status)/$(jget "$J" runs.1.status)/$(jget "$J" runs.2.status)/$(jget "$J" runs.3.status)" \
+    0/ok/ok/ok/ok "the run exits 0, its four rows ok"
 is "$(jget "$J" runs.0.ran_with.target.protocol)/$(jget "$J" runs.0.ran_with.target.tls)/$(jget "$J" runs.0.ran_with.request.method)/$(jget "$J" runs.0.ran_with.check)" \
     "h1/null/GET/null" "plain: ran_with plain h1, GET, no check"
 is "$(jget "$J" runs.1.ran_with.target.tls.version)/$(jget "$J" runs.1.ran_with.request.method)/$(jget "$J" runs.1.ran_with.check)" \
@@ -105,12 +110,47 @@ is "$(jget "$J" profile.tools.2.check.status)/$(jget "$J" profile.check)/$(jget 
     "the resolved profile keeps the check on its entry, none profile-wide"
 # summary.md says what each row ran with, since they differ
 S=$tmp/run/summary.md
-check "summary.md: plain ran h1, plain, keep-alive, GET, no check" \
-    grep -qxF '| plain | h1 | plain | keep-alive | GET | – |' "$S"
+check "summary.md: plain ran h1, plain, 20 ms, keep-alive, GET, no check" \
+    grep -qxF '| plain | h1 | plain | 20 ms | keep-alive | GET | – |' "$S"
 check "summary.md: tls13 ran TLS 1.3 with its key and resumption" \
-    grep -qxF '| tls13 | h1 | TLS 1.3 (ecdsa, resumption on) | keep-alive | GET | – |' "$S"
+    grep -qxF '| tls13 | h1 | TLS 1.3 (ecdsa, resumption on) | 20 ms | keep-alive | GET | – |' "$S"
 check "summary.md: post ran POST 1,024 B with its status check" \
-    grep -qxF '| post | h1 | plain | keep-alive | POST 1,024 B | status 200 |' "$S"
+    grep -qxF '| post | h1 | plain | 20 ms | keep-alive | POST 1,024 B | status 200 |' "$S"
+check "summary.md: fast ran with its own 0 ms delay" \
+    grep -qxF '| fast | h1 | plain | 0 ms | keep-alive | GET | – |' "$S"
+check "summary.md: the table has the Delay column" \
+    grep -qxF '| Tool | Protocol | TLS | Delay | Connections | Request | Check |' "$S"
 check "summary.md: the profile-wide GET gives no request: key, yet post's bodies have their section" \
     grep -q '^## Request bodies' "$S"
+
+# Delay: each row's lb-target ran with its own (its command in
+# reproduce.sh), and the latency floor shows it. 20 ms is the floor of
+# every request of plain, so its p50 is at least 20 ms; fast's requests
+# wait for no delay, so its p50 is far below (a margin no load can cross).
+is "$(jget "$J" runs.0.ran_with.target.delay_ns)/$(jget "$J" runs.3.ran_with.target.delay_ns)" 20000000/0 \
+    "ran_with: plain 20 ms (the profile's), fast 0 (its own)"
+check "plain's lb-target ran with --delay 20000000ns, fast's with --delay 0ns" sh -c \
+    'grep -q -- "--delay 20000000ns " "$1/plain/reproduce.sh" && grep -q -- "--delay 0ns " "$1/fast/reproduce.sh"' \
+    sh "$tmp/run"
+set -- $(jget "$J" runs.0.client.latency_ms.p50) $(jget "$J" runs.3.client.latency_ms.p50)
+check "p50: plain $1 ms >= 20 ms, fast $2 ms < 20 ms" awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= 20 && b < 20) }'
+check "summary.md's Target line says its 20 ms is the profile's, some rows ran with their own" \
+    grep -qF 'Target: lb-target, 20.0 ms delay, 64 B body, 1 thread(s). That delay is the profile'"'"'s: some rows ran with their own' "$S"
+H=$tmp/run/report.html
+check "report.html's Target line says so too" \
+    grep -qF "20.0 ms delay, 64 B body, 1 thread(s). That delay is the profile's: some rows ran with their own" "$H"
+check "report.html: the table of what each row ran with, its Delay column" sh -c \
+    'grep -q "<h2 id=\"ran-with\">What each row ran with</h2>" "$1" && grep -q "<th>Delay</th>" "$1" &&
+     grep -q "<tr><th>fast</th><td>h1</td><td>plain</td><td>0 ms</td><td>keep-alive</td><td>GET</td><td>–</td></tr>" "$1"' \
+    sh "$H"
+
+# --only with several names (a label, a glob) --into reruns exactly them.
+rc=0; "$LB" run --quiet --only nope,fast --into "$tmp/run" "$tmp/entries.yaml" >"$tmp/nope.out" 2>&1 || rc=$?
+check "--only nope,fast: refused (exit $rc), naming nope" sh -c \
+    '[ "$1" != 0 ] && grep -qF "\"nope\" is no tool label of the profile" "$2"' sh "$rc" "$tmp/nope.out"
+rc=0; "$LB" run --quiet --only 'fa*,post' --into "$tmp/run" "$tmp/entries.yaml" >"$tmp/into.out" 2>&1 || rc=$?
+is "$rc/$(jget "$J" into_runs.0.rows.0.dir)/$(jget "$J" into_runs.0.rows.1.dir)/$(jget "$J" into_runs.0.rows.2)" \
+    "0/post/fast/null" "--only 'fa*,post' --into: exits 0, reran post and fast, nothing else"
+is "$(jget "$J" runs.0.rerun)/$(jget "$J" runs.1.rerun)/$(jget "$J" runs.2.rerun.version)/$(jget "$J" runs.3.rerun.version)/$(jget "$J" runs.3.status)" \
+    "null/null/$(cat VERSION)/$(cat VERSION)/ok" "plain and tls13 kept their rows; post and fast replaced in place, ok"
 done_testing

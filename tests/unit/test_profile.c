@@ -156,7 +156,7 @@ static void entry_settings(void)
     is_str(entry_key(p, 2, "check", b, sizeof b), "{\"status\":200}", "and its check:");
     json_t *rw = profile_entry_json(p, &p->tools[1]);
     char *s = json_dumps(rw, JSON_COMPACT | JSON_SORT_KEYS);
-    is_str(s, "{\"check\":null,\"request\":{\"method\":\"GET\"},\"target\":{\"protocol\":\"h1\",\"tls\":"
+    is_str(s, "{\"check\":null,\"request\":{\"method\":\"GET\"},\"target\":{\"delay_ns\":0,\"protocol\":\"h1\",\"tls\":"
               "{\"key\":\"ecdsa\",\"resumption\":true,\"version\":\"1.3\"}}}",
            "profile_entry_json: everything the row runs with, the profile's included");
     free(s);
@@ -210,8 +210,8 @@ static void entry_settings(void)
     bad_entries("an entry's protocol: h2c on a TLS profile", "target: {tls: {version: 1.3}}\n",
                 "{tool: h2load, target: {protocol: h2c}}", "3:43",
                 "target.protocol h2c is HTTP/2 without TLS and the profile's target.tls is on: give this entry tls: off too");
-    bad_entries("an entry's delay", "", "{tool: lb-gen, target: {delay: 5ms}}", "2:33",
-                "\"delay\" in a tool entry's target: an entry sets only tls: and protocol:");
+    bad_entries("an entry's body", "", "{tool: lb-gen, target: {body: 5B}}", "2:33",
+                "\"body\" in a tool entry's target: an entry sets only tls:, protocol: and delay:");
     bad_entries("an entry's target.host", "", "{tool: lb-gen, target: {host: a}}", "2:33", "\"host\" in a tool entry's target");
     bad_entries("an entry's target: 1.3", "", "{tool: lb-gen, target: 1.3}", "2:32", "a tool entry's target (a mapping");
     bad_entries("an entry's TLS 1.1", "", "{tool: lb-gen, target: {tls: {version: 1.1}}}", "2:48",
@@ -224,6 +224,88 @@ static void entry_settings(void)
                 "check.status (an HTTP status code) must be between 100 and 599");
     bad_entries("an entry's TLS with target.host", "hosts: {a: x@h}\ntarget: {host: a}\n",
                 "{tool: lb-gen, target: {tls: {version: 1.3}}}", "4:32", "target.host with target.tls");
+}
+
+/* A tool entry's own target: {delay: D}: a fixed delay, parsed as the
+ * profile's target.delay, in place of the profile's (fixed or drawn) in
+ * that entry's view only, the profile's stall kept; in the resolved entry
+ * and in what the row ran with; a bad one refused at its place. */
+static void entry_delay(void)
+{
+    char err[UTIL_ERR_LEN] = "", b[512];
+    struct profile v, *p = load_entries("target: {delay: 20ms}\n", "lb-gen, {tool: lb-gen, label: fast, target: {delay: 0ms}}, "
+                                        "{tool: lb-gen, label: slow, target: {delay: 1.5s, tls: {version: 1.3}}}", err);
+    if (ok(p != NULL, "entries with their own target.delay load (%s)", err)) {
+        profile_entry_view(p, &p->tools[0], &v);
+        ok(v.target.delay_ns == 20000000 && !(p->tools[0].own & PROFILE_OWN_DELAY), "an entry without: the profile's 20ms");
+        profile_entry_view(p, &p->tools[1], &v);
+        ok(v.target.delay_ns == 0 && (p->tools[1].own & PROFILE_OWN_DELAY) && p->target.delay_ns == 20000000,
+           "delay: 0ms on one entry: its view 0, the profile's still 20ms");
+        profile_entry_view(p, &p->tools[2], &v);
+        ok(v.target.delay_ns == 1500000000ull && v.target.tls.version == 13, "delay: 1.5s beside tls: both in its view");
+        is_str(entry_key(p, 1, "target", b, sizeof b), "{\"delay_ns\":0}", "the resolved entry records delay_ns 0");
+        json_t *rw = profile_entry_json(p, &p->tools[1]), *rw0 = profile_entry_json(p, &p->tools[0]);
+        ok(json_integer_value(json_object_get(json_object_get(rw, "target"), "delay_ns")) == 0 &&
+               json_integer_value(json_object_get(json_object_get(rw0, "target"), "delay_ns")) == 20000000 &&
+               !json_object_get(json_object_get(rw, "target"), "shape"),
+           "ran_with: target.delay_ns 0 for it, 20000000 for the entry without");
+        json_decref(rw);
+        json_decref(rw0);
+    }
+    profile_free(p);
+    p = load_entries("target:\n  delay: {dist: lognormal, p50: 20ms, p99: 100ms}\n  stall: {every: 10s, for: 1s}\n",
+                     "lb-gen, {tool: lb-gen, label: fixed, target: {delay: 5ms}}", err);
+    if (ok(p != NULL, "an entry's fixed delay under a drawn one with stalls loads (%s)", err)) {
+        profile_entry_view(p, &p->tools[1], &v);
+        ok(!v.target.shape.dist && !v.target.shape.p50_ns && v.target.delay_ns == 5000000 &&
+               v.target.shape.stall_every_ns == 10000000000ull && v.target.shape.stall_for_ns == 1000000000ull,
+           "its view: the fixed 5ms in place of the lognormal draw, the profile's stall kept");
+        profile_entry_view(p, &p->tools[0], &v);
+        ok(v.target.shape.dist && !strcmp(v.target.shape.dist, "lognormal"), "the entry without keeps the draw");
+        json_t *rw = profile_entry_json(p, &p->tools[1]), *rw0 = profile_entry_json(p, &p->tools[0]);
+        char *s = json_dumps(json_object_get(rw, "target"), JSON_COMPACT | JSON_SORT_KEYS);
+        is_str(s, "{\"delay_ns\":5000000,\"protocol\":\"h1\",\"shape\":{\"stall\":{\"every_ns\":10000000000,"
+                  "\"for_ns\":1000000000}},\"tls\":null}", "ran_with.target: the fixed delay and the stall, no dist");
+        free(s);
+        ok(!strcmp(json_string_value(json_object_get(json_object_get(json_object_get(rw0, "target"), "shape"), "dist")) ?: "",
+                   "lognormal"),
+           "ran_with.target.shape.dist lognormal for the entry without");
+        json_decref(rw);
+        json_decref(rw0);
+    }
+    profile_free(p);
+    bad_entries("an entry's delay: soon", "", "{tool: lb-gen, target: {delay: soon}}", "2:40", "target.delay");
+    bad_entries("an entry's delay over 60s", "", "{tool: lb-gen, target: {delay: 61s}}", "2:40",
+                "target.delay above 60s is not a benchmark");
+    bad_entries("an entry's drawn delay", "", "{tool: lb-gen, target: {delay: {dist: exponential, mean: 1ms}}}", "2:40",
+                "a tool entry's target.delay is a duration, e.g. delay: 0ms");
+}
+
+/* --only's list: labels and globs, comma-separated; each must select an
+ * entry, else refused naming it. */
+static void only_list(void)
+{
+    char err[UTIL_ERR_LEN] = "";
+    struct profile *p = load_entries("", "{tool: wrk, label: wrk-sat}, {tool: k6, label: k6-sat}, lb-gen", err);
+    if (!ok(p != NULL, "three entries load (%s)", err))
+        return;
+    ok(profile_only_selects(NULL, "lb-gen") && profile_only_selects("lb-gen", "lb-gen") &&
+           !profile_only_selects("lb-gen", "wrk-sat"),
+       "no --only selects every entry; one label itself alone");
+    ok(profile_only_selects("k6-sat,lb-gen", "lb-gen") && profile_only_selects("k6-sat,lb-gen", "k6-sat") &&
+           !profile_only_selects("k6-sat,lb-gen", "wrk-sat"),
+       "k6-sat,lb-gen selects those two, not wrk-sat");
+    ok(profile_only_selects("*-sat", "wrk-sat") && profile_only_selects("*-sat", "k6-sat") &&
+           !profile_only_selects("*-sat", "lb-gen") && !profile_only_selects("lb", "lb-gen"),
+       "the glob *-sat selects both -sat entries; a prefix is no match");
+    ok(!profile_only_check(p, "*-sat,lb-gen", err), "*-sat,lb-gen: each selects an entry (%s)", err);
+    ok(profile_only_check(p, "lb-gen,wrk", err) < 0 && strstr(err, "--only lb-gen,wrk: \"wrk\" is no tool label"),
+       "lb-gen,wrk: refused naming wrk (%s)", err);
+    ok(profile_only_check(p, "*-x", err) < 0 && strstr(err, "\"*-x\" is no tool label of the profile (a pattern matching none)"),
+       "a glob that matches none: refused naming it (%s)", err);
+    ok(profile_only_check(p, "lb-gen,,k6-sat", err) < 0 && strstr(err, "\"\" is no tool label"),
+       "an empty name in the list: refused (%s)", err);
+    profile_free(p);
 }
 
 /* request: {method: POST, body: SIZE}: parsed with the sizes' units, in
@@ -515,6 +597,8 @@ int main(void)
     check_key();
     request_key();
     entry_settings();
+    entry_delay();
+    only_list();
     test_shapes();
     test_limits();
     char err[UTIL_ERR_LEN] = "";
