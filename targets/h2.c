@@ -334,6 +334,14 @@ int h2_finished(const struct h2_conn *h)
     return !nghttp2_session_want_read(h->s) && !nghttp2_session_want_write(h->s) && h->rest_pos == h->rest_len;
 }
 
+/* terminate_session, not submit_goaway: nghttp2 then serializes nothing
+ * after the GOAWAY (want_read and want_write turn 0 once it is sent), so
+ * no response starts that the close would cut. */
+int h2_goaway(struct h2_conn *h)
+{
+    return nghttp2_session_terminate_session(h->s, NGHTTP2_NO_ERROR) ? -1 : 0;
+}
+
 uint64_t h2_unanswered(const struct h2_conn *h)
 {
     return h->unanswered;
@@ -362,6 +370,7 @@ void h2_view_read(struct h2_view *v, const struct h2_counters *c)
     v->refused = tstats_get(&c->refused);
     v->broken = tstats_get(&c->broken);
     v->h2c = tstats_get(&c->h2c);
+    v->goaway = tstats_get(&c->goaway);
 }
 
 void h2_view_add(struct h2_view *dst, const struct h2_view *src)
@@ -372,13 +381,14 @@ void h2_view_add(struct h2_view *dst, const struct h2_view *src)
     dst->refused += src->refused;
     dst->broken += src->broken;
     dst->h2c += src->h2c;
+    dst->goaway += src->goaway;
 }
 
 json_t *h2_json(const struct h2_view *v)
 {
-    return json_pack("{s:I, s:{s:I, s:I, s:I}, s:I, s:I, s:i}", "requests", (json_int_t)v->requests, "streams",
-                     "completed", (json_int_t)v->completed, "reset",
-                     (json_int_t)v->reset, "refused", (json_int_t)v->refused, "connections_broken",
-                     (json_int_t)v->broken, "h2c_connections", (json_int_t)v->h2c, "max_concurrent_streams",
+    return json_pack("{s:I, s:{s:I, s:I, s:I}, s:I, s:I, s:I, s:i}", "requests", (json_int_t)v->requests,
+                     "streams", "completed", (json_int_t)v->completed, "reset", (json_int_t)v->reset, "refused",
+                     (json_int_t)v->refused, "connections_broken", (json_int_t)v->broken, "h2c_connections",
+                     (json_int_t)v->h2c, "goaway_sent", (json_int_t)v->goaway, "max_concurrent_streams",
                      H2_MAX_STREAMS);
 }

@@ -29,10 +29,11 @@ struct h2_counters {
     tstats_ctr refused;     /* RST_STREAM(REFUSED_STREAM) sent: over H2_MAX_STREAMS */
     tstats_ctr broken;      /* connections ended for a protocol error or a flood */
     tstats_ctr h2c;         /* connections with prior knowledge over plain TCP */
+    tstats_ctr goaway;      /* GOAWAY(NO_ERROR) written in full at the server's stop */
 } __attribute__((aligned(64)));
 
 struct h2_view {
-    uint64_t requests, completed, reset, refused, broken, h2c;
+    uint64_t requests, completed, reset, refused, broken, h2c, goaway;
 };
 
 /* h2_hooks.body events. */
@@ -81,6 +82,12 @@ int h2_send(struct h2_conn *h);
 /* 1 when neither side has anything more to say (close it). */
 int h2_finished(const struct h2_conn *h);
 
+/* The server stops: queue GOAWAY (NO_ERROR, the last stream the client
+ * opened) and nothing after it. h2_send writes it behind what is queued;
+ * once it is written, h2_finished is 1. Returns 0, or -1 when nghttp2 is
+ * out of memory. */
+int h2_goaway(struct h2_conn *h);
+
 /* Requests counted whose stream is still open (not answered yet). */
 uint64_t h2_unanswered(const struct h2_conn *h);
 
@@ -100,7 +107,8 @@ void h2_view_add(struct h2_view *dst, const struct h2_view *src);
 
 /* The "h2" object of /stats: "requests" (of requests_parsed, those over
  * HTTP/2), "streams": {completed, reset, refused},
- * "connections_broken", "h2c_connections", "max_concurrent_streams".
+ * "connections_broken", "h2c_connections", "goaway_sent",
+ * "max_concurrent_streams".
  * Returns a new object. */
 json_t *h2_json(const struct h2_view *v);
 

@@ -1206,6 +1206,74 @@ static void worker_snapshot(struct worker *w, int new_window)
     }
 }
 
+/* ---- stop: GOAWAY to the HTTP/2 clients ---- */
+
+/* How long one stop may wait for its HTTP/2 clients (every worker at
+ * once): their GOAWAY written and their FIN seen, or this long. A client
+ * that neither reads nor closes costs the stop this much, never more. */
+#define STOP_GOAWAY_NS 100000000ull
+
+/* One step of HTTP/2 connection c's stop: write what is left (the GOAWAY
+ * last), then FIN, then read and drop input until the peer's FIN, so that
+ * the close at exit sends no RST that could destroy a GOAWAY the client
+ * has not read yet. Never waits. Returns 1 when c is done. */
+static int conn_h2_stop_step(struct worker *w, struct conn *c)
+{
+    if (!c->lingering) {
+        if (h2_send(c->h2) < 0)
+            return 1;
+        if (!h2_finished(c->h2))
+            return 0;
+        tstats_add(&w->h2.goaway, 1);
+        tls_close_notify(c->ssl);
+        shutdown(c->fd, SHUT_WR);
+        c->lingering = 1;
+    }
+    for (;;) {
+        ssize_t n = c->ssl ? tls_read(c->ssl, w->ibuf, IBUF_BYTES) : read(c->fd, w->ibuf, IBUF_BYTES);
+        if (n <= 0)
+            return n == 0 || errno != EAGAIN;
+        tstats_add(&w->ctr.bytes_in, (uint64_t)n);
+    }
+}
+
+/* Steps every HTTP/2 connection of w (the first pass queues its GOAWAY).
+ * Returns how many are not done. */
+static int worker_goaway_pass(struct worker *w, int first)
+{
+    int left = 0;
+    for (size_t k = 0; k < w->nchunks; k++) {
+        for (int j = 0; j < CONN_CHUNK; j++) {
+            struct conn *c = &w->chunks[k][j];
+            if (c->is_free || !c->h2)
+                continue;
+            if (first && h2_goaway(c->h2) < 0)
+                continue;   /* out of memory: it closes without one */
+            left += !conn_h2_stop_step(w, c);
+        }
+    }
+    return left;
+}
+
+/* The server stops: every open HTTP/2 connection gets GOAWAY (NO_ERROR),
+ * flushed to the socket (TLS too) within STOP_GOAWAY_NS. No new
+ * connection is taken meanwhile; nothing read is parsed or counted but
+ * bytes_in, so the counts stay as they were at the stop, except responses
+ * whose bytes were already queued and now reach the socket (completed,
+ * as any response the socket takes). */
+static void worker_goaway(struct worker *w)
+{
+    struct epoll_event evs[64];
+    epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->srv->lfd, NULL);
+    uint64_t deadline = util_now_ns() + STOP_GOAWAY_NS;
+    for (int first = 1; worker_goaway_pass(w, first); first = 0) {
+        uint64_t now = util_now_ns();
+        if (now >= deadline)
+            return;
+        epoll_wait(w->epfd, evs, 64, (int)((deadline - now + 999999) / 1000000));
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -1279,8 +1347,10 @@ static void *worker_main(void *arg)
                     /* cannot happen short of a counter overflow */
                 }
             }
-            if (atomic_load(&s->stop))
+            if (atomic_load(&s->stop)) {
+                worker_goaway(w);
                 break;
+            }
         }
     }
     return NULL;
@@ -1472,14 +1542,17 @@ void server_stop(struct server *s)
         pthread_join(s->control_thread, NULL);
     }
     atomic_store(&s->stop, 1);
+    /* Every worker told first, then joined: their GOAWAY waits
+     * (worker_goaway) overlap instead of adding up. */
     for (int i = 0; i < s->nworkers; i++) {
-        struct worker *w = &s->workers[i];
-        if (!w->started)
-            continue;
-        if (write(w->efd, &one, sizeof one) < 0) {
+        if (s->workers[i].started && write(s->workers[i].efd, &one, sizeof one) < 0) {
             /* as above */
         }
-        pthread_join(w->thread, NULL);
+    }
+    for (int i = 0; i < s->nworkers; i++) {
+        struct worker *w = &s->workers[i];
+        if (w->started)
+            pthread_join(w->thread, NULL);
         w->started = 0;
     }
 }

@@ -133,7 +133,7 @@ static json_t *at_exit_json(const struct agent_tree *at)
     struct exec_exit e = {.exited = pe->exited, .code = pe->code, .signaled = pe->signaled, .sig = pe->sig,
                           .cpu_s = (double)(pe->ru.ru_utime.tv_sec + pe->ru.ru_stime.tv_sec) +
                                    (double)(pe->ru.ru_utime.tv_usec + pe->ru.ru_stime.tv_usec) / 1e6,
-                          .maxrss_kb = (uint64_t)pe->ru.ru_maxrss};
+                          .maxrss_kb = (uint64_t)pe->ru.ru_maxrss, .unknown = pe->unknown};
     return agentproto_exit_json(&e);
 }
 

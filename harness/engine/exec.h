@@ -52,6 +52,8 @@ struct exec_exit {
     int sig;
     double cpu_s;                   /* user + system CPU of the root and the children it reaped */
     uint64_t maxrss_kb;             /* the largest single process's peak RSS (ru_maxrss) */
+    int unknown;                    /* 1: it ended, but its status and rusage were lost (wait4 said
+                                     * ECHILD: taken elsewhere); the fields above are 0, not its own */
 };
 
 /* A started tree: the part every executor fills; its own state follows. */

@@ -95,7 +95,7 @@ static void local_exit(struct local_tree *l)
     l->t.ended = 1;
     l->t.exit = (struct exec_exit){.exited = l->proc.exit.exited, .code = l->proc.exit.code,
                                    .signaled = l->proc.exit.signaled, .sig = l->proc.exit.sig,
-                                   .maxrss_kb = (uint64_t)ru->ru_maxrss};
+                                   .maxrss_kb = (uint64_t)ru->ru_maxrss, .unknown = l->proc.exit.unknown};
     l->t.exit.cpu_s = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
                       (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
 }

@@ -321,6 +321,9 @@ int target_stop(struct target *t, char *err)
         return exec_host_table(t->host)->target_stop(t, err);
     if (t->proc.pid <= 0)
         return 0;
+    /* A lost exit (proc.exit.unknown: wait4 said ECHILD) reads as neither
+     * signaled nor a code here, and is not an error of the stop: the flag
+     * stays for the caller, who warns (tool_run_exit_unknown). */
     if (t->proc.reaped || proc_poll(&t->proc)) {
         if (t->proc.exit.signaled)
             return util_err(err, "lb-target died (signal %d)", t->proc.exit.sig);

@@ -1426,9 +1426,13 @@ static void tool_run_collect_server(struct tool_run_state *r)
     }
 }
 
+/* run.json's "exit": code or signal, or "unknown": true when wait4 lost
+ * both (never an empty object that reads as a clean exit). */
 static json_t *tool_run_exit_json(const struct exec_tree *tool)
 {
     json_t *exitj = json_object();
+    if (tool->ended && tool->exit.unknown)
+        json_object_set_new(exitj, "unknown", json_true());
     if (tool->ended) {
         if (tool->exit.exited)
             json_object_set_new(exitj, "code", json_integer(tool->exit.code));
@@ -1442,7 +1446,8 @@ static json_t *tool_run_exit_json(const struct exec_tree *tool)
  * wait4's rusage; its sampled aggregates; its largest process's maxrss.
  * A tree whose host was lost has neither: its CPU is what its points
  * measured until then (a lower bound), NAN (null) when there were none,
- * never 0. */
+ * never 0. One whose exit was lost (exit.unknown) has no rusage: NAN too
+ * unless its cgroup says. */
 struct tree_use {
     double cpu_s, maxrss_mb;
     const char *source;
@@ -1455,8 +1460,8 @@ static void tree_use_sum(const struct tool_tree *tt, struct tree_use *u)
 {
     const struct exec_tree *t = tt->t;
     memset(u, 0, sizeof *u);
-    u->cpu_s = t->exit.cpu_s;
-    u->source = "rusage";
+    u->cpu_s = t->exit.unknown ? NAN : t->exit.cpu_s;
+    u->source = t->exit.unknown ? "rusage lost with the exit status" : "rusage";
     t->ex->summary(t, &u->ss);
     if (t->lost[0]) {
         u->cpu_s = u->ss.npoints > 0 ? tt->sampled_cpu_s : NAN;
@@ -1501,6 +1506,11 @@ static json_t *tool_run_sum_use(struct tool_run_state *r, struct tree_use *sum)
         }
         cg += u.have_cu;
         nlost += r->trees[k].t->lost[0] != 0;
+        if (r->trees[k].t->exit.unknown && !u.have_cu)
+            json_array_append_new(r->warnings, json_sprintf("exit status and rusage lost (wait4 found %s%s already "
+                                                            "reaped elsewhere): its CPU is null, not 0",
+                                                            r->ntrees > 1 ? "the tool's " : "the tool",
+                                                            r->ntrees > 1 ? r->trees[k].proc->role : ""));
         if (parts)
             json_array_append_new(parts, json_pack("{s:s, s:i, s:i, s:o, s:f, s:s, s:o, s:s, s:o}", "role",
                                                    r->trees[k].proc->role, "process", (int)k, "trees", 1, "cpu_seconds",
@@ -2106,6 +2116,27 @@ static void tool_run_body(struct tool_run_state *r)
                            "(%llu bytes)", (unsigned long long)c[0].n, (unsigned long long)c[1].n);
 }
 
+/* An exit wait4 lost (exit.unknown): the tool may have been killed, so
+ * its row cannot be ok. Suspect, not failed: the server's counts and the
+ * tool's parse were judged and agreed, but how the tool ended, a check a
+ * user relies on, could not be made. lb-target's lost exit is a warning:
+ * the row's counts were read before its stop; only its final stats line
+ * and exit are in doubt. */
+static void tool_run_exit_unknown(struct tool_run_state *r)
+{
+    for (size_t k = 0; k < r->ntrees; k++) {
+        const struct exec_tree *t = r->trees[k].t;
+        if ((r->v.status == TOOL_RUN_OK || r->v.status == TOOL_RUN_SUSPECT) && t->ended && t->exit.unknown)
+            tool_run_downgrade(&r->v, TOOL_RUN_SUSPECT, "exit status lost: wait4 found %s%s already reaped "
+                               "elsewhere, so whether it ran to its end is unknown",
+                               r->ntrees > 1 ? "the tool's " : "the tool", r->ntrees > 1 ? r->trees[k].proc->role : "");
+    }
+    if (r->tgt.proc.exit.unknown)
+        json_array_append_new(r->warnings, json_string("lb-target's exit status was lost (wait4 found it already "
+                                                       "reaped elsewhere): its final stats line may be missing; "
+                                                       "the row's counts were read before its stop"));
+}
+
 /* Exit codes are not trusted alone: an ok run must have parsed a result
  * and the server must have seen its traffic. Only a run still ok is
  * judged: its first failure is its reason. */
@@ -2143,6 +2174,7 @@ static void tool_run_judge(struct tool_run_state *r)
     /* Ran to the end, and the server contradicts what it says. */
     if (r->v.status == TOOL_RUN_OK && suspect[0])
         tool_run_downgrade(&r->v, TOOL_RUN_SUSPECT, "%s", suspect);
+    tool_run_exit_unknown(r);
 }
 
 /* ---- free: the one clean-up path, whatever phase the run reached ---------------- */

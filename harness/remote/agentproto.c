@@ -310,12 +310,14 @@ void agentproto_summary_from(const json_t *j, struct sampler_summary *s)
 
 json_t *agentproto_exit_json(const struct exec_exit *e)
 {
-    return json_pack("{s:i,s:i,s:i,s:i,s:f,s:I}", "exited", e->exited, "code", e->code, "signaled", e->signaled, "sig",
-                     e->sig, "cpu_s", e->cpu_s, "maxrss_kb", U(e->maxrss_kb));
+    return json_pack("{s:i,s:i,s:i,s:i,s:f,s:I,s:b}", "exited", e->exited, "code", e->code, "signaled", e->signaled,
+                     "sig", e->sig, "cpu_s", e->cpu_s, "maxrss_kb", U(e->maxrss_kb), "unknown", e->unknown);
 }
 
+/* An agent from before "unknown" sends none: its exits were known. */
 void agentproto_exit_from(const json_t *j, struct exec_exit *e)
 {
     *e = (struct exec_exit){.exited = i32(j, "exited"), .code = i32(j, "code"), .signaled = i32(j, "signaled"),
-                            .sig = i32(j, "sig"), .cpu_s = num(j, "cpu_s"), .maxrss_kb = agentproto_u64(j, "maxrss_kb")};
+                            .sig = i32(j, "sig"), .cpu_s = num(j, "cpu_s"), .maxrss_kb = agentproto_u64(j, "maxrss_kb"),
+                            .unknown = json_is_true(json_object_get(j, "unknown"))};
 }

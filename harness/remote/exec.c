@@ -1185,6 +1185,9 @@ static int remote_target_stop(struct target *t, char *err)
         return -1;
     const char *e = json_string_value(json_object_get(rep, "stop_error"));
     int rc = e ? util_err(err, "%s", e) : 0;
+    struct exec_exit ex;
+    agentproto_exit_from(json_object_get(rep, "exit"), &ex);
+    t->proc.exit.unknown = ex.unknown;   /* for the caller's warning, as here (target_stop) */
     json_decref(rep);
     char ferr[UTIL_ERR_LEN];
     if (exec_remote_get(t->host, t->stdout_path, t->stdout_path, 0, ferr) ||

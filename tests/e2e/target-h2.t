@@ -6,7 +6,10 @@
 # counts it so; hostile HTTP/2 (tests/progs/h2-hostile.py): more streams at
 # once than the limit (refused, counted, the rest answered), a SETTINGS
 # flood (connection ended, counted), a preface then nothing - lb-target
-# stays up and its counts stay exact.
+# stays up and its counts stay exact; at its stop (SIGTERM, as loadbench
+# stops it) an open h2c or h2 connection gets GOAWAY NO_ERROR before the
+# close, its stream in flight stays counted in flight, and a client that
+# never closes does not hold the stop.
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 H2LOAD=$(command -v h2load || true)
@@ -76,6 +79,51 @@ exact h2delay 400
 p50=$(stats server_time_ns.p50)
 ok $([ "$p50" -ge 10000000 ] && echo 0 || echo 1) "h2delay: the responses were held (server p50 $p50 ns >= 10 ms)"
 stop_target "$T_PID"
+
+# Stop: nghttp holds one stream open (a 10 s delay); SIGTERM, then nghttp
+# must have read GOAWAY NO_ERROR naming that stream before the connection
+# ended, and the final stats (last line of NAME.out) say so.
+NGHTTP=$(command -v nghttp || true)
+# final NAME.out FIELD...: fields (a.b: nested) of the final stats line.
+final() { /usr/bin/python3 -c 'import functools, json, sys
+d = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+print(" ".join(str(functools.reduce(lambda o, k: o[k], f.split("."), d)) for f in sys.argv[2:]))' "$@"; }
+goaway_at_stop() {
+    name=$1 url=$2
+    "$NGHTTP" -v -t 20 "$url" >"$tmp/$name.nghttp" 2>&1 &
+    npid=$!
+    track $npid
+    i=0; while [ "$(stats inflight)" != 1 ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+    stop_target "$T_PID"
+    wait $npid || true
+    sid=$(sed -n 's/.*send HEADERS frame <.*stream_id=\([0-9]*\)>.*/\1/p' "$tmp/$name.nghttp")
+    got=$(grep -A1 'recv GOAWAY frame' "$tmp/$name.nghttp" | sed -n 's/.*(last_stream_id=\([0-9]*\), error_code=\([^,]*\),.*/\1 \2/p')
+    is "$got" "$sid NO_ERROR(0x00)" "$name: at the stop the client read GOAWAY NO_ERROR, last stream $sid (its request)"
+    is "$(final "$tmp/$name.out" event h2.goaway_sent requests_parsed inflight responses_aborted)" "stopped 1 1 1 0" \
+        "$name: final stats: 1 GOAWAY sent; the stream in flight at the stop stays in flight, not aborted"
+}
+if [ -n "$NGHTTP" ]; then
+    start_target goaway --http2 --delay 10s
+    goaway_at_stop goaway "http://127.0.0.1:$T_PORT/"
+    start_target goaway-tls --http2 --delay 10s --tls 1.3
+    goaway_at_stop goaway-tls "https://127.0.0.1:$T_PORT/"
+    # A client that reads nothing and never closes: the stop waits for it
+    # a bounded while (100 ms), not for the client's 10 s.
+    start_target goaway-idle --http2
+    $HOSTILE idle "127.0.0.1:$T_PORT" 10 >/dev/null &
+    ipid=$!
+    track $ipid
+    i=0; while [ "$(stats h2.h2c_connections)" != 1 ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+    t0=$(date +%s)
+    stop_target "$T_PID"
+    t1=$(date +%s)
+    kill $ipid 2>/dev/null || true
+    wait $ipid 2>/dev/null || true
+    ok $([ $((t1 - t0)) -lt 5 ] && echo 0 || echo 1) "goaway-idle: stopped in $((t1 - t0)) s beside a client that never closes"
+    is "$(final "$tmp/goaway-idle.out" h2.goaway_sent)" 1 "goaway-idle: its GOAWAY was written"
+else
+    for i in 1 2 3 4 5 6; do skip "nghttp is not installed (Debian nghttp2-client)"; done
+fi
 
 # No --http2: an h2load that asks for h2 gets http/1.1, and the server says so.
 start_target fallback --tls 1.3 --tls-ca "$tmp/fb-ca.pem"

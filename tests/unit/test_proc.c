@@ -1,6 +1,8 @@
 /* Unit tests for harness/proc: process groups, clean environment, output
  * files, exec failures, daemonizing and SIGTERM-ignoring tools, keep[]. */
 #include "engine/proc.h"
+#include "engine/exec.h"
+#include "remote/agentproto.h"
 #include "tests/tap.h"
 #include "common/util.h"
 
@@ -170,6 +172,44 @@ static void test_poll_race(void)
     }
     if (!ok(good == n, "proc_poll spun: %d of %d roots read their exit 3", good, n))
         diag("  the last other: %s", last);
+}
+
+/* A root whose status another waitpid took (the ECHILD path of
+ * reap_one): its exit is unknown, never a clean exit with 0 CPU - in
+ * proc, through exec_local's exec_exit, and across the agent protocol
+ * (where an old agent's exit, without the field, stays known). */
+static void test_exit_lost(void)
+{
+    const char *argv[] = {"/bin/sh", "-c", "exit 3", NULL};
+    char err[UTIL_ERR_LEN] = "";
+    struct proc p;
+    if (!ok(spawn(&p, argv, NULL, NULL, err) == 0, "spawn exit 3"))
+        diag("  %s", err);
+    int status;
+    ok(waitpid(p.pid, &status, 0) == p.pid && WEXITSTATUS(status) == 3, "its status taken by another waitpid");
+    ok(proc_poll(&p) && p.reaped, "proc_poll: gone (wait4 said ECHILD)");
+    is_u64(p.exit.unknown * 10 + p.exit.exited, 10, "proc: exit.unknown, not exited with code 0");
+
+    struct exec_spec spec = {.name = "lost", .argv = argv, .dir = tmpdir};
+    struct exec_tree *t = NULL;
+    if (!ok(exec_local.spawn(&exec_local, &spec, &t, err) == 0, "exec_local spawn exit 3"))
+        diag("  %s", err);
+    if (!t)
+        return;
+    track(t->pid);
+    ok(waitpid(t->pid, &status, 0) == t->pid, "its status taken by another waitpid");
+    ok(t->ex->poll(t) && t->ended, "exec_local poll: ended");
+    is_u64(t->exit.unknown * 10 + t->exit.exited, 10, "exec_exit: unknown carried, not exited");
+
+    json_t *j = agentproto_exit_json(&t->exit);
+    struct exec_exit back;
+    agentproto_exit_from(j, &back);
+    is_u64(back.unknown, 1, "agent protocol: unknown carried across");
+    json_object_del(j, "unknown");
+    agentproto_exit_from(j, &back);
+    is_u64(back.unknown, 0, "agent protocol: an old agent's exit (no field) is known");
+    json_decref(j);
+    t->ex->free(t);
 }
 
 static void test_group_and_files(void)
@@ -410,6 +450,7 @@ int main(void)
 
     test_env();
     test_poll_race();
+    test_exit_lost();
     test_group_and_files();
     test_pin_oom();
     test_exec_failures();
