@@ -17,8 +17,9 @@
  * machine.net, cpu_mhz, smt_active, virtualization. Minor 2: a row's
  * server_hlog_file, tool_hlog_file, windows.hold_server_time_ms.p999,
  * pacing and target_protocol. Minor 3: a row's ran_with. Minor 4:
- * tcp.loss_probes (rows, hosts.NAME.tcp, limits.network). */
+ * tcp.loss_probes (rows, hosts.NAME.tcp, limits.network). Minor 5:
+ * ran_with.target.delay_ns and shape, exit.unknown, h2.goaway_sent. */
 #define LB_SCHEMA_VERSION 1
-#define LB_SCHEMA_MINOR 4
+#define LB_SCHEMA_MINOR 5
 
 #endif

@@ -68,7 +68,7 @@ json_t *runpath_measure(const struct profile *p, struct exec_host *const *agents
     json_t *o = json_object();
     for (size_t t = 0; t < p->ntools; t++) {
         const struct profile_tool *pt = &p->tools[t];
-        if (only && strcmp(pt->label, only))
+        if (!profile_only_selects(only, pt->label))
             continue;
         for (unsigned k = 0; k < (pt->nhosts ? pt->nhosts : 1); k++) {
             const struct profile_host *h = pt->nhosts ? profile_host_by_name(p, pt->hosts[k]) : NULL;

@@ -192,7 +192,7 @@ int hosts_check_reachable(const struct profile *p, const char *only, const char 
         int used = p->target_host && !strcmp(p->target_host, h->name);
         for (size_t t = 0; t < p->ntools && !used; t++)
             for (unsigned k = 0; k < p->tools[t].nhosts && !used; k++)
-                used = !strcmp(p->tools[t].hosts[k], h->name) && (!only || !strcmp(p->tools[t].label, only));
+                used = !strcmp(p->tools[t].hosts[k], h->name) && profile_only_selects(only, p->tools[t].label);
         if (used && hosts_reach(p, h, control_dir, err))
             return -1;
     }
