@@ -46,10 +46,9 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # tests link them all.
 LIBS_JSON  := $(shell pkg-config --libs jansson 2>/dev/null)
 LIBS_LB    := $(shell pkg-config --libs yaml-0.1 jansson zlib 2>/dev/null)
-# lb-target's TLS and HTTP/2 (targets/tls.c, targets/h2.c): OpenSSL, nghttp2;
-# lb-gen's HTTPS (generator/tls.c): OpenSSL.
+# lb-target's TLS and HTTP/2 (targets/tls.c, targets/h2.c) and lb-gen's
+# (generator/tls.c, generator/h2.c): OpenSSL, nghttp2.
 LIBS_TARGET := $(shell pkg-config --libs openssl libnghttp2 2>/dev/null)
-LIBS_SSL    := $(shell pkg-config --libs openssl 2>/dev/null)
 PKG_OK     := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -179,7 +178,7 @@ $(LIBADAPTER): $(call obj,$(ADAPTER_SRC))
 $(BUILD)/bin/lb-target: $(call obj,targets/main.c) $(LIBTARGET) $(LIBCOMMON)
 $(BUILD)/bin/lb-gen:    $(call obj,generator/main.c) $(LIBGEN) $(LIBCOMMON)
 $(BUILD)/bin/loadbench: $(call obj,harness/main.c) $(LIBHARNESS) $(LIBCOMMON)
-$(BUILD)/bin/lb-gen: PROG_LIBS := $(LIBS_JSON) $(LIBS_SSL)
+$(BUILD)/bin/lb-gen: PROG_LIBS := $(LIBS_JSON) $(LIBS_TARGET)
 $(BUILD)/bin/lb-target: PROG_LIBS := $(LIBS_JSON) $(LIBS_TARGET)
 $(BUILD)/bin/loadbench: PROG_LIBS := $(LIBS_LB)
 

@@ -116,6 +116,9 @@ static int lbgen_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     if (c->profile->request.post)
         strvec_pushf(&p->argv, "--post=%lluB", (unsigned long long)c->profile->request.body_bytes);
     tls_args(c, p);
+    /* h2: ALPN h2 only over the https:// URL; h2c: prior knowledge over http://. */
+    if (c->profile->target.protocol != PROFILE_H1)
+        strvec_push(&p->argv, "--http2");
     strvec_push(&p->argv, "--json=summary.json");
     strvec_push(&p->argv, "--seconds-dist=" LBGEN_SECONDS);
     if (c->instances > 1)
@@ -189,6 +192,11 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
      * asked) fails its row; its figures are kept (parsed) to be seen. */
     const char *gen_error = json_string_value(json_object_get(j, "error"));
     int rc = gen_error ? util_err(err, "lb-gen did not deliver the load: %s", gen_error) : 0;
+    /* What it says it spoke (lb-target's counts judge it too, toolrun.c). */
+    const char *spoke = json_string_value(json_object_get(j, "protocol"));
+    const char *asked = profile_protocol_name(c->profile->target.protocol);
+    if (!rc && spoke && strcmp(spoke, asked))
+        rc = util_err(err, "lb-gen spoke %s, the profile asked for %s", spoke, asked);
     json_decref(j);
     return rc;
 }
@@ -317,10 +325,10 @@ static int lbgen_samples(const char *dir, void (*fn)(void *arg, int64_t t_unix_n
 const struct adapter adapter_lb_gen = {
     .name = "lb-gen",
     .parse_files = (const char *const[]){"summary.json", NULL},
-    .description = "loadbench's native C generator (closed and open model)",
+    .description = "loadbench's native C generator (closed and open model; HTTP/1.1, HTTP/2 by nghttp2)",
     .install_hint = "built with loadbench: run `make`",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_TLS | ADAPTER_NOKEEPALIVE |
-            ADAPTER_CHECK | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_POISSON | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_H2C |
+            ADAPTER_NOKEEPALIVE | ADAPTER_CHECK | ADAPTER_POST,
     .post_how = "--post SIZE: the request (head and body) built once, written whole on every request",
     .check_how = "--expect-status CODE: a response with another status is a status error (check_failed)",
     .tls_how = "verifies against the run's CA (--cacert; OpenSSL, the URL's IP address in the certificate)",

@@ -1,5 +1,6 @@
 #include "generator/gen.h"
 #include "common/hist.h"
+#include "generator/h2.h"
 #include "generator/http.h"
 #include "common/util.h"
 
@@ -65,7 +66,8 @@ struct conn {
     uint32_t idle_pos;     /* index in the idle stack while C_IDLE (open model) */
     uint64_t sent_ns;      /* actual send, or connect start while C_CONNECTING */
     uint64_t intended_ns;  /* open model: when the schedule wanted it sent */
-    struct http_resp resp;
+    struct http_resp resp; /* HTTP/2 too: its status and HTTP_RESP_CLOSE */
+    struct gh2 h2;         /* --http2: the session (h2.s NULL before it is open) */
 };
 
 struct shared {
@@ -89,6 +91,7 @@ struct worker {
     int warming;   /* connecting before the start: nothing is sent */
     const char *req;
     size_t req_len;
+    const struct gh2_request *h2req; /* --http2: every stream's request */
     char *buf;
 
     struct conn *conns;
@@ -187,6 +190,10 @@ static void conn_close(struct worker *w, struct conn *c)
         w->c.conn_closed++;
         open_count(w, -1);
     }
+    if (c->h2.s) {
+        w->c.h2_goaways += c->h2.goaways;
+        gh2_close(&c->h2);
+    }
     if (c->ssl) {
         gtls_conn_free(c->ssl);
         c->ssl = NULL;
@@ -279,6 +286,50 @@ static void sends_note(struct gen_sends *s, uint64_t now)
     s->v[s->n++] = now;
 }
 
+/* --http2: write what nghttp2 has serialized until it has nothing more or
+ * the socket is full (its EPOLLOUT brings the rest). The request is sent
+ * once the socket took its last frame. Returns 0, or -1 when a write
+ * failed (counted; the connection is closed). */
+static int h2_flush(struct worker *w, struct conn *c)
+{
+    const uint8_t *p;
+    long len;
+    while ((len = gh2_out(&c->h2, &p)) > 0) {
+        ssize_t n = conn_write(c, (const char *)p, (size_t)len);
+        if (n < 0) {
+            len = errno == EAGAIN ? 0 : -1;
+            break;
+        }
+        w->c.bytes_written += (uint64_t)n;
+        gh2_wrote(&c->h2, (size_t)n);
+        if (n < len)
+            break;
+    }
+    if (len < 0) {
+        count_error(w, &w->c.err_write);
+        conn_close(w, c);
+        return -1;
+    }
+    if (c->state == C_WRITING && c->h2.req_out && !c->h2.out_len) {
+        c->state = C_READING;
+        w->c.sent++;
+        w->row->sent++;
+    }
+    return 0;
+}
+
+/* --http2: the request as a new stream, written as far as the socket and
+ * the server's windows allow. */
+static void h2_send(struct worker *w, struct conn *c)
+{
+    if (gh2_submit(&c->h2, w->h2req) < 0) {
+        count_error(w, &w->c.err_write);
+        conn_close(w, c);
+        return;
+    }
+    h2_flush(w, c);
+}
+
 /* Write the request on an idle connection. */
 static void conn_send(struct worker *w, struct conn *c, uint64_t now, uint64_t intended)
 {
@@ -292,6 +343,10 @@ static void conn_send(struct worker *w, struct conn *c, uint64_t now, uint64_t i
         sends_note(&w->sends, now);
     if (w->cfg->model == GEN_OPEN && now - intended > GEN_LATE_NS && now > intended)
         w->c.late++;
+    if (c->h2.s) {
+        h2_send(w, c);
+        return;
+    }
     ssize_t n = conn_write(c, w->req, w->req_len);
     if (n == (ssize_t)w->req_len) {
         c->state = C_READING;
@@ -609,6 +664,102 @@ static void connect_failed(struct worker *w, struct conn *c, uint64_t now)
     w->retry_at = now + RETRY_NS;
 }
 
+/* --http2: the stream in flight is settled. Reset (RST_STREAM, refused by
+ * a GOAWAY): an error, and the connection closes and reopens as an
+ * HTTP/1.1 one does on a close. Complete: a response like any other; the
+ * connection closes after it when the session is over (a GOAWAY). */
+static void h2_settle(struct worker *w, struct conn *c, uint64_t now)
+{
+    if (c->h2.done == GH2_RESET) {
+        w->c.h2_resets++;
+        count_error(w, &w->c.err_read);
+        conn_close(w, c);
+        return;
+    }
+    c->resp.status = c->h2.status;
+    if (gh2_over(&c->h2))
+        c->resp.flags |= HTTP_RESP_CLOSE;
+    response_done(w, c, now);
+}
+
+/* --http2: read what the socket has into the session, up to the end of
+ * the stream in flight, settled then (its response_done may send the next
+ * request on the spot). Returns 0, or -1 when the connection was closed: the server's
+ * EOF (an error with a stream in flight), a read error or bytes that are
+ * not HTTP/2 (errors). The short-read rule is conn_read's. */
+static int h2_read(struct worker *w, struct conn *c, uint64_t now, uint32_t events)
+{
+    uint32_t gen = c->gen;
+    for (;;) {
+        ssize_t n = conn_recv(w, c);
+        if (n > 0) {
+            w->c.bytes_read += (uint64_t)n;
+            if (gh2_feed(&c->h2, (const uint8_t *)w->buf, (size_t)n) < 0)
+                break;
+            if (c->h2.done != GH2_PENDING && (c->state == C_WRITING || c->state == C_READING)) {
+                /* Stop here, as conn_read does: reading on would stamp the
+                 * next response, already sent, with this batch's clock
+                 * (latency 0). Its bytes arrive with an edge of their own. */
+                if (events & EPOLLRDHUP)
+                    c->resp.flags |= HTTP_RESP_CLOSE; /* complete, and the server has closed */
+                h2_settle(w, c, now);
+                return c->gen != gen ? -1 : 0;
+            }
+            if ((size_t)n < READ_BUF_BYTES && !c->ssl && !(events & (EPOLLRDHUP | EPOLLHUP)))
+                return 0;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return 0;
+        if (n == 0 && c->state != C_WRITING && c->state != C_READING) {
+            conn_close(w, c); /* an idle connection the server closed: reopened by fill() */
+            return -1;
+        }
+        break;
+    }
+    count_error(w, &w->c.err_read);
+    conn_close(w, c);
+    return -1;
+}
+
+/* --http2: any event on an open session - the server's frames (responses,
+ * SETTINGS, PING, WINDOW_UPDATE, GOAWAY) in, whatever nghttp2 has to say
+ * out. An idle connection whose session is over closes, no error. */
+static void h2_event(struct worker *w, struct conn *c, uint64_t now, uint32_t events)
+{
+    if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP) || c->ssl) && h2_read(w, c, now, events) < 0)
+        return;
+    if (h2_flush(w, c) < 0)
+        return;
+    if ((c->state == C_IDLE || c->state == C_DONE) && gh2_over(&c->h2))
+        conn_close(w, c);
+}
+
+/* --http2: TCP (h2c) or TLS with ALPN h2 is up: the session opens, its
+ * preface and SETTINGS go out, then the connection counts as open. */
+static void h2_connected(struct worker *w, struct conn *c, uint64_t now)
+{
+    uint32_t gen = c->gen;
+    if (gh2_open(&c->h2) < 0) {
+        connect_failed(w, c, now);
+        return;
+    }
+    if (h2_flush(w, c) < 0 || c->gen != gen)
+        return;
+    connected(w, c, now);
+}
+
+/* Connected over TCP or TLS: HTTP/2's session first, with --http2. */
+static void conn_ready(struct worker *w, struct conn *c, uint64_t now)
+{
+    if (w->cfg->h2)
+        h2_connected(w, c, now);
+    else
+        connected(w, c, now);
+}
+
 /* The TLS handshake, on from where the socket last stopped it. Done: the
  * connection is open (counted, and its session resumed or not). */
 static void conn_handshake(struct worker *w, struct conn *c, uint64_t now)
@@ -630,7 +781,7 @@ static void conn_handshake(struct worker *w, struct conn *c, uint64_t now)
         w->tls_version = SSL_get_version(c->ssl);
         w->tls_cipher = SSL_get_cipher_name(c->ssl);
     }
-    connected(w, c, now);
+    conn_ready(w, c, now);
 }
 
 /* Data or EOF on a connection with nothing in flight: the server closed it
@@ -653,13 +804,17 @@ static void handle_event(struct worker *w, const struct epoll_event *ev, uint64_
     if (c->gen != gen || c->state == C_FREE)
         return; /* closed earlier in this batch */
     uint32_t e = ev->events;
+    if (c->h2.s) {
+        h2_event(w, c, now, e);
+        return;
+    }
     switch (c->state) {
     case C_CONNECTING:
         if (e & (EPOLLERR | EPOLLHUP)) {
             connect_failed(w, c, now);
         } else if (e & EPOLLOUT) {
             if (!c->ssl) {
-                connected(w, c, now);
+                conn_ready(w, c, now);
                 return;
             }
             c->state = C_HANDSHAKE;
@@ -1119,6 +1274,9 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
     int rc = -1, started = 0;
     size_t req_len;
     char *req = http_request_build(cfg->host, cfg->path, cfg->close_each, cfg->body_bytes, &req_len);
+    struct gh2_request h2req = {0};
+    if (cfg->h2)
+        gh2_request_init(&h2req, cfg->host, cfg->path, cfg->tls, cfg->body_bytes);
     struct shared sh = {0};
     uint64_t seconds = (cfg->duration_ns + cfg->grace_ns) / 1000000000ULL + 2;
     struct worker *ws = util_xcalloc((size_t)cfg->threads, sizeof *ws);
@@ -1130,6 +1288,7 @@ int gen_run(const struct gen_config *cfg, const volatile sig_atomic_t *stop, str
         ws[i].sh = &sh;
         ws[i].req = req;
         ws[i].req_len = req_len;
+        ws[i].h2req = &h2req;
         ws[i].ep = epoll_create1(EPOLL_CLOEXEC);
         if (ws[i].ep < 0) {
             util_err(err, "epoll_create1: %s", strerror(errno));
@@ -1201,6 +1360,7 @@ out:
         worker_free(&ws[i]);
     free(ws);
     free(req);
+    gh2_request_free(&h2req);
     return rc;
 }
 

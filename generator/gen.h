@@ -40,6 +40,8 @@ struct gen_config {
     unsigned expect_status;    /* --expect-status: a response with another status is an error
                                 * (check_failed); 0 = the default, 2xx is ok */
     int tls;                   /* an https:// URL: every connection speaks TLS */
+    int h2;                    /* --http2: HTTP/2, h2 by ALPN over TLS, else h2c with prior
+                                * knowledge; one stream at a time per connection */
     struct gtls_opts tls_opts; /* ... how */
     int poisson;               /* open model: Poisson arrivals (seeded) instead of the timetable */
     uint64_t seed;             /* ... their seed: the same seed, the same arrivals */
@@ -66,6 +68,8 @@ struct gen_counts {
     uint64_t bytes_read, bytes_written;
     uint64_t tls_handshakes, tls_resumed, tls_failed; /* completed (resumed among them), failed */
     uint64_t tls_unfinished;   /* handshakes under way when the load ended (in conn_unfinished) */
+    uint64_t h2_resets;        /* --http2: streams the server reset or a GOAWAY refused (in err_read) */
+    uint64_t h2_goaways;       /* --http2: GOAWAY frames received */
 };
 
 /* One bucket of one second's latency histogram: the second (from the load's

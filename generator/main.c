@@ -1,4 +1,4 @@
-/* lb-gen: the native HTTP/1.1 load generator. Parses the command line into
+/* lb-gen: the native HTTP/1.1 and HTTP/2 load generator. Parses the command line into
  * a gen_config, checks the target answers one connect, runs, and writes the
  * reports. Exit status: 0 after a run (errors during it are in the report),
  * 2 for a bad command line, 1 when the run could not start or the report
@@ -73,6 +73,10 @@ static const char usage[] =
     "      --insecure          do not verify the server's certificate\n"
     "      --tls-resumption on|off  offer each thread's newest session (TLS 1.3 ticket,\n"
     "                          TLS 1.2 session) on its new connections (default on)\n"
+    "HTTP/2 (nghttp2; one stream at a time per connection, like h2load -m 1):\n"
+    "      --http2             speak HTTP/2: over https:// ALPN h2 only (a server that\n"
+    "                          does not choose h2 fails the connection, never HTTP/1.1);\n"
+    "                          over http:// h2c with prior knowledge\n"
     "  -h, --help              this text;  --version  the version\n"
     "\n"
     "Durations take units: 500ms, 2s, 1m30s. The JSON summary (schema lb-gen/1)\n"
@@ -82,7 +86,7 @@ static const char usage[] =
 
 enum { O_RATE_STAGES = 256, O_MAX_INFLIGHT, O_TIMEOUT, O_GRACE, O_CLOSE, O_CPUS, O_JSON, O_PERCENTILES, O_SECONDS, O_VERSION,
        O_ARRIVALS, O_SEED, O_KEEPALIVE, O_TLS_VERSION, O_CACERT, O_INSECURE, O_TLS_RESUMPTION, O_SENDS,
-       O_EXPECT_STATUS, O_POST };
+       O_EXPECT_STATUS, O_POST, O_HTTP2 };
 
 static const struct option long_opts[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -99,6 +103,7 @@ static const struct option long_opts[] = {
     {"keepalive", required_argument, NULL, O_KEEPALIVE},
     {"expect-status", required_argument, NULL, O_EXPECT_STATUS},
     {"post", required_argument, NULL, O_POST},
+    {"http2", no_argument, NULL, O_HTTP2},
     {"tls-version", required_argument, NULL, O_TLS_VERSION},
     {"cacert", required_argument, NULL, O_CACERT},
     {"insecure", no_argument, NULL, O_INSECURE},
@@ -120,7 +125,7 @@ struct args {
     const char *connections, *stages, *rate, *rate_stages, *max_inflight, *duration, *threads;
     const char *timeout, *grace, *cpus, *json, *percentiles, *seconds, *url, *arrivals, *seed;
     const char *keepalive, *tls_version, *cacert, *tls_resumption, *sends, *expect_status, *post;
-    int close_each, insecure, quiet;
+    int close_each, insecure, quiet, http2;
 };
 
 static int parse_count(const char *s, const char *what, uint64_t min, uint64_t max, uint64_t *out, char *err)
@@ -384,6 +389,8 @@ static int config_tls(const struct args *a, struct gen_config *cfg, char *err)
         return util_err(err, "give either --cacert (verify) or --insecure (do not), not both");
     t->cafile = a->cacert;
     t->insecure = a->insecure;
+    cfg->h2 = a->http2;
+    t->h2 = cfg->h2 && cfg->tls;
     return 0;
 }
 
@@ -456,6 +463,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         case O_KEEPALIVE: a->keepalive = optarg; break;
         case O_EXPECT_STATUS: a->expect_status = optarg; break;
         case O_POST: a->post = optarg; break;
+        case O_HTTP2: a->http2 = 1; break;
         case O_TLS_VERSION: a->tls_version = optarg; break;
         case O_CACERT: a->cacert = optarg; break;
         case O_INSECURE: a->insecure = 1; break;

@@ -100,6 +100,22 @@ static json_t *tls_json(const struct gen_config *cfg, const struct gen_result *r
     return o;
 }
 
+/* What was spoken: "h2" (HTTP/2 over TLS, ALPN h2), "h2c" (HTTP/2 with
+ * prior knowledge) or "h1" (HTTP/1.1, plain or over TLS). */
+static const char *protocol_name(const struct gen_config *cfg)
+{
+    return !cfg->h2 ? "h1" : cfg->tls ? "h2" : "h2c";
+}
+
+/* --http2: the streams the server reset (RST_STREAM, or cut off by a
+ * GOAWAY; each also a read error) and the GOAWAYs; null over HTTP/1.1. */
+static json_t *h2_json(const struct gen_config *cfg, const struct gen_result *r)
+{
+    if (!cfg->h2)
+        return json_null();
+    return json_pack("{s:I, s:I}", "resets", (json_int_t)r->c.h2_resets, "goaways", (json_int_t)r->c.h2_goaways);
+}
+
 static json_t *series_json(const struct gen_result *r)
 {
     json_t *a = json_array();
@@ -177,6 +193,8 @@ json_t *report_json(const struct gen_config *cfg, const struct gen_result *r)
         "timeout", (json_int_t)c->err_timeout,
         "status", (json_int_t)status,
         "total", (json_int_t)errors));
+    json_object_set_new(j, "protocol", json_string(protocol_name(cfg)));
+    json_object_set_new(j, "h2", h2_json(cfg, r));
     json_object_set_new(j, "latency_from", json_string(open ? "intended_send" : "send"));
     json_object_set_new(j, "latency_ms", latency_json(r->lat));
     if (open) {
@@ -233,8 +251,8 @@ void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result
 {
     const struct gen_counts *c = &r->c;
     double elapsed_s = (double)(r->end_ns - r->start_ns) / 1e9;
-    fprintf(f, "lb-gen %s: %s model, %d thread(s), %s\n", LB_VERSION, cfg->model == GEN_OPEN ? "open" : "closed",
-            cfg->threads, cfg->url);
+    fprintf(f, "lb-gen %s: %s model, %d thread(s), %s, %s\n", LB_VERSION, cfg->model == GEN_OPEN ? "open" : "closed",
+            cfg->threads, protocol_name(cfg), cfg->url);
     fprintf(f, "  requests: %llu sent, %llu completed (%llu 2xx, %llu other) in %.3f s = %.1f/s\n",
             (unsigned long long)c->sent, (unsigned long long)c->completed, (unsigned long long)c->ok,
             (unsigned long long)c->non2xx, elapsed_s, elapsed_s > 0 ? (double)c->completed / elapsed_s : 0.0);
@@ -262,6 +280,9 @@ void report_human(FILE *f, const struct gen_config *cfg, const struct gen_result
                 gtls_verify_name(&cfg->tls_opts), (unsigned long long)c->tls_handshakes,
                 (unsigned long long)c->tls_resumed, (unsigned long long)c->tls_failed,
                 r->tls_failure[0] ? ": " : "", r->tls_failure);
+    if (cfg->h2)
+        fprintf(f, "  h2: %llu streams reset by the server, %llu GOAWAY\n", (unsigned long long)c->h2_resets,
+                (unsigned long long)c->h2_goaways);
 }
 
 /* path opened for lb-gen's own output file (--percentiles,

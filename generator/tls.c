@@ -51,12 +51,14 @@ int gtls_client_init(struct gtls_client *c, const struct gtls_opts *o, char *err
     int is_ip = inet_pton(AF_INET, o->host, &a) == 1;
     memset(c, 0, sizeof *c);
     c->resumption = o->resumption;
+    c->h2 = o->h2;
     if (!is_ip)
         snprintf(c->sni, sizeof c->sni, "%s", o->host);
     c->ctx = SSL_CTX_new(TLS_client_method());
     int lo = o->version == 13 ? TLS1_3_VERSION : TLS1_2_VERSION, hi = o->version == 12 ? TLS1_2_VERSION : 0;
     if (!c->ctx || !SSL_CTX_set_min_proto_version(c->ctx, lo) || !SSL_CTX_set_max_proto_version(c->ctx, hi) ||
-        SSL_CTX_set_alpn_protos(c->ctx, (const unsigned char *)"\x08http/1.1", 9) != 0) {
+        (o->h2 ? SSL_CTX_set_alpn_protos(c->ctx, (const unsigned char *)"\x02h2", 3)
+               : SSL_CTX_set_alpn_protos(c->ctx, (const unsigned char *)"\x08http/1.1", 9)) != 0) {
         gtls_client_free(c);
         return util_err(err, "cannot set up the TLS client context");
     }
@@ -125,12 +127,33 @@ static void failure_text(SSL *ssl, int e, int err_no, char *why, size_t len)
     ERR_clear_error();
 }
 
+/* With h2 asked: 1 when the server chose h2 by ALPN, else 0 with why
+ * saying what it chose. A server that ignores ALPN would be spoken
+ * HTTP/2 to on faith; one that picks http/1.1 would get h2 frames: both
+ * end the connection, counted, rather than speak what was not asked. */
+static int alpn_h2(SSL *ssl, char *why, size_t len)
+{
+    const struct gtls_client *c = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
+    const unsigned char *p = NULL;
+    unsigned n = 0;
+    if (!c || !c->h2)
+        return 1;
+    SSL_get0_alpn_selected(ssl, &p, &n);
+    if (n == 2 && !memcmp(p, "h2", 2))
+        return 1;
+    if (n)
+        snprintf(why, len, "ALPN: the server chose %.*s, not h2 (--http2 offers h2 only)", (int)n, (const char *)p);
+    else
+        snprintf(why, len, "ALPN: the server chose no protocol, not h2 (--http2 offers h2 only)");
+    return 0;
+}
+
 int gtls_handshake(SSL *ssl, char *why, size_t len)
 {
     errno = 0;
     int r = SSL_connect(ssl);
     if (r == 1)
-        return 1;
+        return alpn_h2(ssl, why, len) ? 1 : -1;
     int e = SSL_get_error(ssl, r);
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
         return 0;

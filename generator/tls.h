@@ -19,6 +19,8 @@ struct gtls_opts {
     int version;            /* 0: negotiate (1.2 or 1.3); 12 or 13: only that one */
     int resumption;         /* 1: offer the thread's newest session on its new connections */
     int insecure;           /* 1: no verification */
+    int h2;                 /* 1 (--http2): offer ALPN h2 only; a handshake the server ends
+                             * without choosing h2 fails (no quiet HTTP/1.1) */
     const char *cafile;     /* verify against this CA (PEM); NULL: the system's store */
     const char *host;       /* the URL's host without the port: what the certificate must name */
 };
@@ -29,6 +31,7 @@ struct gtls_client {
     SSL_CTX *ctx;
     SSL_SESSION *last;
     int resumption;
+    int h2;                 /* ALPN h2 asked: gtls_handshake checks the server chose it */
     char sni[256];          /* the host name sent as SNI; empty for an IP address */
 };
 
@@ -41,7 +44,8 @@ void gtls_client_free(struct gtls_client *c);
 SSL *gtls_conn_new(struct gtls_client *c, int fd);
 
 /* Go on with the handshake: 1 done, 0 wants the socket again, -1 failed
- * (why: a sentence, at most len bytes). */
+ * (why: a sentence, at most len bytes; with h2 asked, a server that did
+ * not choose h2 by ALPN fails it: "ALPN: the server chose http/1.1"). */
 int gtls_handshake(SSL *ssl, char *why, size_t len);
 
 /* Like read() and send(): bytes, 0 at the peer's close (close_notify or a
