@@ -39,6 +39,8 @@ static int autocannon_detect(const char *bin, struct adapter_found *found, char 
 
 static const char *const autocannon_options[] = {"connections", NULL};
 
+extern const struct adapter adapter_autocannon;   /* below: its table names the TLS behaviour */
+
 static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -72,6 +74,9 @@ static int autocannon_prepare(const struct adapter_ctx *c, struct adapter_plan *
         return -1;
     if (post) /* autocannon --help: -m METHOD, -i FILE (the body), -H K=V */
         strvec_pushv(&p->argv, "-m", "POST", "-i", ADAPTER_BODY_FILE, "-H", "content-type=" ADAPTER_BODY_TYPE, NULL);
+    /* target.tls: the https:// URL alone. No --ca: autocannon would load
+     * it and still not verify (see tls_how). */
+    adapter_plan_tls(p, &adapter_autocannon, c);
     strvec_push(&p->argv, c->url);
     p->load_ns = secs * 1000000000ull;
     /* node start-up */
@@ -180,7 +185,12 @@ const struct adapter adapter_autocannon = {
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "autocannon 9 (node): closed model (-c -d), paced with -R; JSON result",
     .install_hint = "npm: scripts/install-tools (autocannon 9.0.0, pinned in scripts/registry/npm, into the tools folder's npm/)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_POST | ADAPTER_CHECK,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_POST | ADAPTER_CHECK,
+    .tls_how = "does not verify (autocannon's lib/httpClient.js: tls.connect(..., rejectUnauthorized: false), "
+               "whatever --ca loads); no TLS version option (Node's 1.2-1.3: lb-target's one version), no ALPN "
+               "offered, no session offered (a full handshake per connection)",
+    .tls_library = "OpenSSL 3 bundled in Node (3.0.19 in Node 20.20.2 here, statically linked)",
+    .no_h2_why = "autocannon's client (lib/httpClient.js) speaks HTTP/1.1 only",
     .post_how = "-m POST -i body.bin -H content-type=application/octet-stream",
     .check_how = RAW_CHECK_HOW,
     .versions = "live: 9.0.0 (npm)",

@@ -1,9 +1,10 @@
 #!/bin/sh
 # The scripting-framework adapters end to end: k6, JMeter, Artillery and
-# Locust each run a short closed profile (20 connections x 2 s) and a short
-# open profile (100/s x 2 s) through `loadbench run` against lb-target with
-# a 20 ms delay. Per tool that is installed: status ok, requests counted,
-# CPU/RSS samples written, and a reconciliation verdict other than mismatch
+# Locust each run a short closed profile (20 connections x 2 s; Artillery
+# and Locust over HTTPS, TLS 1.3) and a short open profile (100/s x 2 s)
+# through `loadbench run` against lb-target with a 20 ms delay. Per tool
+# that is installed: status ok, requests counted, CPU/RSS samples written,
+# and a reconciliation verdict other than mismatch
 # (the generated .jmx, Artillery YAML and locustfile load in their tools, or
 # the run would not be ok). A tool that is not installed is skipped with
 # loadbench's reason (k6 is in no registry: the user's own k6 on PATH;
@@ -46,8 +47,8 @@ target: {delay: 20ms}
 load: {connections: 20, duration: 2s}
 tools:
   - jmeter
-  - artillery
-  - locust
+  - {tool: artillery, target: {tls: {version: 1.3}}}
+  - {tool: locust, target: {tls: {version: 1.3}}}
   - k6
 $debian
 $stock
@@ -141,6 +142,27 @@ check_run() {
 rc=0; "$LB" run --quiet --out "$tmp/closed" "$tmp/closed.yaml" >"$tmp/closed.out" 2>&1 || rc=$?
 check "closed run wrote run.json (exit $rc)" test -s "$tmp/closed/run.json"
 check_run "$tmp/closed" closed
+# The closed run's Artillery and Locust over HTTPS (TLS 1.3; check_run
+# judged their counts; run_check.t and run_post.t run both over plain
+# HTTP, as does the open run here): both verified against the run's CA,
+# which a wrong or missing CA would have failed (UNABLE_TO_VERIFY_LEAF_
+# SIGNATURE, CERTIFICATE_VERIFY_FAILED); every handshake the server's,
+# none failed.
+J=$tmp/closed/run.json
+for label in artillery locust; do
+    r=0
+    while [ "$(jget "$J" runs.$r.label)" != "$label" ]; do r=$((r + 1)); [ $r -lt 50 ] || break; done
+    if [ "$(jget "$J" runs.$r.status)" != ok ]; then
+        skip "$label: the row is not ok or not run (judged above)" 2
+        continue
+    fi
+    tp=runs.$r.target_protocol.tls
+    is "$(jget "$J" runs.$r.identity.settings.tls.verified)/$(jget "$J" $tp.version)/$(jget "$J" $tp.handshakes.failed)" \
+        true/1.3/0 "$label: verified against the run's CA, TLS 1.3, no failed handshake"
+    check "$label: full handshakes > 0 ($(jget "$J" $tp.handshakes.full))" test "$(jget "$J" $tp.handshakes.full)" -gt 0
+    [ "$label" != artillery ] || check "artillery: config.tls holds Node to TLS 1.3" \
+        grep -q 'maxVersion: "TLSv1.3"' "$tmp/closed/artillery/artillery.yml"
+done
 
 rc=0; "$LB" run --quiet --out "$tmp/open" "$tmp/open.yaml" >"$tmp/open.out" 2>&1 || rc=$?
 check "open run wrote run.json (exit $rc)" test -s "$tmp/open/run.json"

@@ -19,6 +19,10 @@ export LOADBENCH_GNUPLOT=
 cd "$LB_SRC"
 
 tools="wrk hey ab h2load siege autocannon"
+# Rows over HTTPS (TLS 1.3, 2 connections, 1 s each), after those of
+# $tools, each found by its label and checked after the loop.
+tls_rows="{tool: autocannon, label: autocannon-tls, target: {tls: {version: 1.3}},
+    load: {connections: 2, duration: 1s}}"
 # Tool on CPU 0, target on CPU 1 where there are two.
 cpus=""
 [ "$(nproc)" -ge 2 ] && cpus="cpus: {target: [1], tool: [0]}"
@@ -27,7 +31,7 @@ name: raw-e2e
 description: the raw benchmarkers, 50 connections, 2 s, no delay
 target: {delay: 0s, body: 64B, threads: 1}
 load: {connections: 50, duration: 2s}
-tools: [$(echo $tools | sed 's/ /, /g')]
+tools: [$(echo $tools | sed 's/ /, /g'), $tls_rows]
 # 100 ms: the 2 samples (3 CSV lines) a row needs even from a tool that
 # stops early (asked 1 s, siege once ran 0.3 s: 1 sample at 250 ms).
 sampling: {interval: 100ms}
@@ -63,5 +67,23 @@ for t in $tools; do
         "$(jget "$J" runs.$i.footprint.rss_peak_mb)" "$v")"
     i=$((i + 1))
 done
+
+# tls_row LABEL: the index of the row labelled LABEL in $J (in $r).
+tls_row() {
+    r=0
+    while [ "$(jget "$J" runs.$r.label)" != "$1" ]; do r=$((r + 1)); [ $r -lt 50 ] || return 1; done
+}
+# autocannon over TLS 1.3: its counts reconciled, no verification (it
+# hard-codes rejectUnauthorized: false), no ALPN offered, every handshake
+# the server's and none failed.
+tls_row autocannon-tls
+if row_checks $r autocannon autocannon bound; then
+    is "$(jget "$J" runs.$r.identity.settings.tls.verified)" false "autocannon-tls: the row says it did not verify"
+    tp=runs.$r.target_protocol.tls
+    f=$(jget "$J" $tp.handshakes.full)
+    check "autocannon-tls: full handshakes > 0 ($f)" test "$f" -gt 0
+    is "$(jget "$J" $tp.handshakes.failed)/$(jget "$J" $tp.alpn.h1)/$(jget "$J" $tp.version)" 0/0/1.3 \
+        "autocannon-tls: no failed handshake, no ALPN http/1.1 (it offers none), TLS 1.3"
+fi
 
 done_testing
