@@ -253,10 +253,13 @@ static int gt_write_simulation(const struct adapter_ctx *c, struct adapter_plan 
     if (c->profile->request.post) /* a body file, as Gatling's users give one: RawFileBody, its path absolute */
         snprintf(req, sizeof req, "http(\"POST /\").post(\"/\").body(RawFileBody(\"%s/" ADAPTER_BODY_FILE "\"))"
                  ".header(\"Content-Type\", \"" ADAPTER_BODY_TYPE "\")", c->dir);
+    /* h2: HTTP/2 by ALPN (Gatling's HttpProtocol enableHttp2), over TLS only */
     textbuf_printf(&b,
-        "    HttpProtocolBuilder protocol = http.baseUrl(\"http://%s:%d\");\n\n"
+        "    HttpProtocolBuilder protocol = http.baseUrl(\"%s://%s:%d\")%s;\n\n"
         "    ChainBuilder get = exec(%s%s.check(status().is(%d)));\n\n",
-        c->host, c->port, req, tmo, c->profile->check.status ? c->profile->check.status : 200);
+        c->ca_file ? "https" : "http", c->host, c->port,
+        c->profile->target.protocol == PROFILE_H2 ? ".enableHttp2()" : "", req, tmo,
+        c->profile->check.status ? c->profile->check.status : 200);
     if (open)
         textbuf_printf(&b,
             "    ScenarioBuilder scn = scenario(\"loadbench\")\n"
@@ -301,6 +304,42 @@ static int gt_write_simulation(const struct adapter_ctx *c, struct adapter_plan 
     return 0;
 }
 
+extern const struct adapter adapter_gatling; /* below: its table names the TLS behaviour */
+
+/* The run's CA as a PKCS12 truststore (Java reads no PEM store), made with
+ * OpenJDK 17's keytool before the tool's start. It holds one public
+ * certificate, so its password guards nothing: a fixed one. */
+#define GT_TRUSTSTORE "target-ca.p12"
+#define GT_TRUSTPASS "loadbench"
+
+/* target.tls: Gatling verifies against the run's CA (gatling.ssl.trustStore
+ * replaces its default InsecureTrustManagerFactory, SslContextsFactory),
+ * the certificate's IP address too (http.enableHostnameVerification), and
+ * enables only the profile's version (ssl.enabledProtocols, a list: its
+ * numbered form, as Typesafe Config reads one from system properties). */
+static int gt_tls_argv(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    if (!c->ca_file)
+        return 0;
+    char store[PATH_MAX + 32], out[2048];
+    snprintf(store, sizeof store, "%s/" GT_TRUSTSTORE, c->dir);
+    unlink(store); /* a store left by an earlier prepare: keytool adds to it, refusing the same alias */
+    const char *argv[] = {GT_JDK "/bin/keytool", "-importcert", "-noprompt", "-alias", "lb-target-ca", "-file",
+                          c->ca_file, "-keystore", store, "-storetype", "PKCS12", "-storepass", GT_TRUSTPASS, NULL};
+    if (adapter_capture(argv, out, sizeof out) != 0)
+        return util_err(err, "gatling: keytool could not import the run's CA %s into %s: %.200s", c->ca_file, store, out);
+    strvec_push(&p->files, GT_TRUSTSTORE);
+    strvec_pushf(&p->argv, "-Dgatling.ssl.trustStore.file=%s", store);
+    strvec_push(&p->argv, "-Dgatling.ssl.trustStore.type=PKCS12");
+    strvec_push(&p->argv, "-Dgatling.ssl.trustStore.password=" GT_TRUSTPASS);
+    strvec_push(&p->argv, "-Dgatling.ssl.useInsecureTrustManager=false");
+    strvec_push(&p->argv, "-Dgatling.http.enableHostnameVerification=true");
+    strvec_pushf(&p->argv, "-Dgatling.ssl.enabledProtocols.0=%s",
+                 c->profile->target.tls.version == 13 ? "TLSv1.3" : "TLSv1.2");
+    adapter_plan_tls(p, &adapter_gatling, c);
+    return 0;
+}
+
 /* The JVM's flags: those of Gatling's own launchers (its bundle's
  * gatling.sh, its build plugins), with its update check and usage
  * analytics kept off the network. */
@@ -327,6 +366,8 @@ static int gt_java_argv(const struct adapter_ctx *c, struct adapter_plan *p, con
     strvec_push(&p->argv, "-Dhttps.proxyHost=127.0.0.1");
     strvec_push(&p->argv, "-Dhttps.proxyPort=1");
     strvec_push(&p->argv, "-Dgatling.data.enableAnalytics=false");
+    if (gt_tls_argv(c, p, err))
+        return -1;
     if (jvm_args) {
         char *dup = util_xstrdup(jvm_args), *save = NULL;
         for (char *w = strtok_r(dup, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
@@ -625,7 +666,17 @@ const struct adapter adapter_gatling = {
                    "loop) or open (users per second), with its HTML report",
     .install_hint = "scripts/install-tools (Maven Central, with the system mvn: "
                     "scripts/registry/maven/gatling/install TOOLS) and default-jdk-headless",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_CHECK | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_CHECK | ADAPTER_POST,
+    .tls_how = "verifies against the run's CA (gatling.ssl.trustStore: a PKCS12 store of it made by keytool, in place "
+               "of Gatling's default InsecureTrustManagerFactory) and the certificate's address "
+               "(gatling.http.enableHostnameVerification); only the profile's version enabled "
+               "(gatling.ssl.enabledProtocols); ALPN offered only with h2 (enableHttp2); resumption offered "
+               "(netty's OpenSSL client session cache, which Gatling turns on)",
+    .tls_verifies = 1,
+    .tls_library = "BoringSSL (netty-tcnative-boringssl-static 2.0.74, Gatling's default gatling.ssl.useOpenSsl; "
+                   "JSSE only if it cannot load, with a warning)",
+    .no_h2_why = "Gatling's enableHttp2 is HTTP/2 over TLS by ALPN only (its DefaultHttpClient installs the HTTP/2 "
+                 "handler only on a secured URI): no h2c",
     .post_how = "http(\"POST /\").post(\"/\").body(RawFileBody(\"DIR/body.bin\")) and a Content-Type header",
     .check_how = ".check(status().is(CODE)) on the request (200 without check:, which replaces Gatling's implicit "
                  "2xx/304 check); a failed one is KO, \"status.find.is(CODE), but actually found ...\"",

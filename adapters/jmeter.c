@@ -357,7 +357,7 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
             "          <stringProp name=\"HTTPSampler.port\">%d</stringProp>\n"
             "          <stringProp name=\"HTTPSampler.connect_timeout\">%s</stringProp>\n"
             "          <stringProp name=\"HTTPSampler.response_timeout\">%s</stringProp>\n"
-            "          <stringProp name=\"HTTPSampler.protocol\">http</stringProp>\n"
+            "          <stringProp name=\"HTTPSampler.protocol\">%s</stringProp>\n"
             "          <stringProp name=\"HTTPSampler.contentEncoding\"></stringProp>\n"
             "          <stringProp name=\"HTTPSampler.path\">/</stringProp>\n"
             "          <stringProp name=\"HTTPSampler.method\">%s</stringProp>\n"
@@ -369,7 +369,7 @@ static void xml_group(struct textbuf *b, size_t idx, const struct jm_group *g, c
             "          <stringProp name=\"HTTPSampler.embedded_url_re\"></stringProp>\n"
             "          <stringProp name=\"HTTPSampler.implementation\">HttpClient4</stringProp>\n"
             "        </HTTPSamplerProxy>\n",
-            c->host, c->port, tmo, tmo, post ? "POST" : "GET");
+            c->host, c->port, tmo, tmo, c->ca_file ? "https" : "http", post ? "POST" : "GET");
     xml_check(b, c->profile->check.status);
     if (g->rate_per_s > 0)
         /* calcMode 2: all active threads in this thread group share the
@@ -769,6 +769,21 @@ static int jm_rmi_ssl(const struct adapter_ctx *c, struct adapter_plan *p, char 
     return 0;
 }
 
+extern const struct adapter adapter_jmeter; /* below: its table names the TLS behaviour */
+
+/* target.tls: the sampler (HTTPSampler.protocol https) enables only the
+ * profile's version, https.socket.protocols, which 5.6.3's
+ * LazyLayeredConnectionSocketFactory (and 2.13's HttpSSLProtocolSocketFactory)
+ * read in the process that samples: the standalone jmeter or each engine,
+ * so every process gets it. */
+static void jm_tls(const struct adapter_ctx *c, struct adapter_plan *p)
+{
+    if (!c->ca_file)
+        return;
+    strvec_pushf(&p->argv, "-Jhttps.socket.protocols=%s", c->profile->target.tls.version == 13 ? "TLSv1.3" : "TLSv1.2");
+    adapter_plan_tls(p, &adapter_jmeter, c);
+}
+
 static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct jm_groups gs = {0};
@@ -804,6 +819,7 @@ static int jm_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
     free(gs.g);
     if (engines && jm_is_5x(c->found) && jm_rmi_ssl(c, p, err))
         return -1;
+    jm_tls(c, p);
     strvec_push(&p->argv, "-q");
     strvec_push(&p->argv, props);
     /* Every RMI socket of a distributed run on the load address, which the
@@ -1147,7 +1163,13 @@ const struct adapter adapter_jmeter = {
                    "through adapters/jmeter/lb-jmeter: thread groups; ConstantThroughputTimer for a rate",
     .install_hint = "scripts/install-tools (JMeter 5.6.3 from Maven Central into TOOLS/jmeter; Debian's jmeter "
                     "jmeter-http default-jdk-headless for 2.13)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP | ADAPTER_CHECK | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_RAMP | ADAPTER_TLS | ADAPTER_CHECK | ADAPTER_POST,
+    .tls_how = "does not verify (JMeter's JsseSSLManager wraps the JDK's trust managers in CustomX509TrustManager, "
+               "whose checkServerTrusted accepts any certificate, and HttpClient4 takes NoopHostnameVerifier: no "
+               "setting makes it verify); only the profile's version enabled (-Jhttps.socket.protocols); no ALPN "
+               "offered; each thread keeps its SSLContext across iterations (https.use.cached.ssl.context), so "
+               "its JSSE session cache offers resumption",
+    .tls_library = "Java's JSSE (SunJSSE of OpenJDK 17)",
     .post_how = "the sampler's Body Data (HTTPSampler.postBodyRaw, the body in plan.jmx), method POST",
     .check_how = "a Response Assertion under the sampler (Response Code, Equals, Ignore Status): a failed one is an "
                  "unsuccessful sample in the JTL",

@@ -15,7 +15,11 @@
 # stock /usr/bin/jmeter, which cannot load a plan and exits 0, must be a
 # failed row. Locust runs as loadbench finds it (the tools folder's PyPI
 # 2.47.0 first), and Debian's 2.12.1 once more through bin: /usr/bin/locust
-# (label locust-2.12.1), each row's version as that Locust says it. About
+# (label locust-2.12.1), each row's version as that Locust says it. The
+# closed run also has JMeter over TLS 1.3 (label jmeter-tls13): the row's
+# checks, and it says JMeter did not verify (it trusts all), lb-target
+# counted full handshakes, none failed, TLS 1.3 ciphers, and the plan's
+# sampler is https with only TLSv1.3 enabled. About
 # 2 minutes on 2 cores (JVM and Node start-up).
 # lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
@@ -49,6 +53,7 @@ tools:
   - jmeter
   - {tool: artillery, target: {tls: {version: 1.3}}}
   - {tool: locust, target: {tls: {version: 1.3}}}
+  - {tool: jmeter, label: jmeter-tls13, target: {tls: {version: 1.3}}}
   - k6
 $debian
 $stock
@@ -163,6 +168,24 @@ for label in artillery locust; do
     [ "$label" != artillery ] || check "artillery: config.tls holds Node to TLS 1.3" \
         grep -q 'maxVersion: "TLSv1.3"' "$tmp/closed/artillery/artillery.yml"
 done
+
+# jmeter-tls13: its row by label; what JMeter does over TLS, as lb-target saw it.
+J=$tmp/closed/run.json
+i=$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or exit 1; my $r = decode_json(<$f>)->{runs};
+    for (0 .. $#$r) { print($_), last if $r->[$_]{label} eq "jmeter-tls13" }' "$tmp/closed/run.json")
+if [ -n "$i" ] && [ "$(jget "$J" runs.$i.status)" != skipped ]; then
+    is "$(jget "$J" runs.$i.identity.settings.tls.verified)" false "closed jmeter-tls13: the row says JMeter did not verify"
+    is "$(jget "$J" runs.$i.target_protocol.tls.handshakes.failed)" 0 "closed jmeter-tls13: no failed handshake"
+    check "closed jmeter-tls13: full handshakes counted" test "$(jget "$J" runs.$i.target_protocol.tls.handshakes.full)" -gt 0
+    case "$(jget "$J" runs.$i.target_protocol.tls.ciphers)" in *TLS_AES_*) ok 0 "closed jmeter-tls13: a TLS 1.3 cipher" ;;
+        *) ok 1 "closed jmeter-tls13: a TLS 1.3 cipher ($(jget "$J" runs.$i.target_protocol.tls.ciphers))" ;; esac
+    case "$(jget "$J" runs.$i.identity.argv)" in *'"-Jhttps.socket.protocols=TLSv1.3"'*) ok 0 "closed jmeter-tls13: only TLSv1.3 enabled" ;;
+        *) ok 1 "closed jmeter-tls13: -Jhttps.socket.protocols=TLSv1.3 ($(jget "$J" runs.$i.identity.argv))" ;; esac
+    check "closed jmeter-tls13: the sampler's protocol is https" \
+        grep -q '<stringProp name="HTTPSampler.protocol">https</stringProp>' "$tmp/closed/jmeter-tls13/plan.jmx"
+else
+    skip "closed jmeter-tls13: JMeter not installed" 6
+fi
 
 rc=0; "$LB" run --quiet --out "$tmp/open" "$tmp/open.yaml" >"$tmp/open.out" 2>&1 || rc=$?
 check "open run wrote run.json (exit $rc)" test -s "$tmp/open/run.json"

@@ -9,7 +9,11 @@
 #     the row's requests per CPU-second over the load phase;
 #   - open, 50 users/s for 2 s: 100 arrivals, each one request: exactly 100
 #     requests, the server's count;
-#   - instances: 2: two JVMs, the users split, counts summed = the server's.
+#   - instances: 2: two JVMs, the users split, counts summed = the server's;
+#     in the same run a row of h2 over TLS 1.3 (2 users, 1 s): ok, exact,
+#     verified against the run's CA (its own truststore), every request an
+#     h2 stream on 2 connections that negotiated h2, full handshakes, none
+#     failed.
 # The closed run's own simulation rerun by its reproduce.sh against what
 # lb-target cannot give (it answers 200 on every path), checking what the
 # parser relies on in live output:
@@ -73,7 +77,7 @@ if run_lb open gatling 20ms '{model: open, rate: 50, duration: 2s}'; then
     is "$(jget "$J" runs.0.crosscheck.verdict)" exact "open: crosscheck verdict exact"
 fi
 
-printf 'name: live-two\ntarget: {delay: 20ms}\nload: {connections: 4, duration: 2s}\ntools: [{tool: gatling, instances: 2}]\nsampling: {interval: 500ms}\ngrace: 30s\n' >"$tmp/two.yaml"
+printf 'name: live-two\ntarget: {delay: 20ms}\nload: {connections: 4, duration: 2s}\ntools: [{tool: gatling, instances: 2}, {tool: gatling, label: gatling-h2, load: {connections: 2, duration: 1s}, target: {protocol: h2, tls: {version: 1.3}}}]\nsampling: {interval: 500ms}\ngrace: 30s\n' >"$tmp/two.yaml"
 rc=0
 "$LB" run --quiet --out "$tmp/two2" "$tmp/two.yaml" >"$tmp/two2.out" 2>&1 || rc=$?
 J=$tmp/two2/run.json
@@ -84,6 +88,17 @@ case "$(jget "$J" runs.0.warnings)" in
     *"no distributed mode"*) ok 0 "instances 2: the row says what the mode is" ;;
     *) ok 1 "instances 2: the row says what the mode is"; diag "$(jget "$J" runs.0.warnings)" ;;
 esac
+v=$(jget "$J" runs.1.status)/$(jget "$J" runs.1.crosscheck.verdict)
+case "$v" in ok/exact | ok/explained) ok 0 "h2: status ok, counts $v" ;;
+    *) ok 1 "h2: status ok, counts exact or explained (got $v)"; diag "reason: $(jget "$J" runs.1.reason)" ;; esac
+is "$(jget "$J" runs.1.identity.settings.tls.verified)" true "h2: the row says Gatling verified the certificate (the run's CA)"
+is "$(jget "$J" runs.1.target_protocol.tls.handshakes.failed)/$(jget "$J" runs.1.target_protocol.tls.alpn.h2)" 0/2 \
+    "h2: no failed handshake; 2 connections negotiated h2"
+check "h2: full handshakes counted" test "$(jget "$J" runs.1.target_protocol.tls.handshakes.full)" -gt 0
+s=$(jget "$J" runs.1.target_protocol.h2.requests); h=$(jget "$J" runs.1.target_protocol.h2.streams.completed)
+check "h2: every request an h2 stream ($h streams, $s requests)" test "$h" -eq "$s" -a "$s" -gt 0
+check "h2: the simulation enables HTTP/2 on an https:// base URL" \
+    grep -q 'http.baseUrl("https://127.0.0.1:[0-9]*").enableHttp2()' "$tmp/two2/gatling-h2/LbSimulation.java"
 
 # rerun NAME BASE PATH: the closed run's folder copied to $tmp/NAME, its
 # simulation pointed at BASE and PATH, run by its reproduce.sh.
