@@ -250,7 +250,7 @@ static void gt_generated(void)
     static const char *const closed[] = {"injectClosed(", "constantConcurrentUsers(10).during(Duration.ofMillis(5000))",
                                          "during(session -> Duration.ofMillis(session.getLong(\"lb_hold_ms\")))",
                                          ".check(status().is(200))", "requestTimeout(Duration.ofMillis(2000))",
-                                         "http.baseUrl(\"http://127.0.0.1:18080\")", "LOAD_MS = 5000L",
+                                         "http.baseUrl(\"http://127.0.0.1:18080\").disableWarmUp()", "LOAD_MS = 5000L",
                                          "public void after()", NULL};
     static const char *const closed_no[] = {"exitHereIf", "injectOpen", NULL};
     static const char *const check[] = {".check(status().is(404))", NULL};
