@@ -256,9 +256,8 @@ static int check_bins(const struct profile *p, const char *only, char *err)
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         char found[PATH_MAX];
-        const struct adapter *a = adapter_by_name(t->tool);
-        if (!t->bin || !a || a->bin_is_toolchain || !profile_only_selects(only, t->label) ||
-            adapter_which(t->bin, found, sizeof found))
+        const struct adapter *a = runcheck_own_bin(t, only);
+        if (!a || adapter_which(t->bin, found, sizeof found))
             continue;
         struct adapter_found af;
         char e[UTIL_ERR_LEN];

@@ -152,15 +152,19 @@ static int check_tools(const struct profile *p, char *err)
  * no '/'). Whether it works as that tool needs its version probe, which
  * starts it: run checks that after this. A bin: naming a toolchain is the
  * adapter's to find. Returns 0, or -1 with err at the tool entry. */
+const struct adapter *runcheck_own_bin(const struct profile_tool *t, const char *only)
+{
+    const struct adapter *a = t->bin ? adapter_by_name(t->tool) : NULL;
+    return a && !a->bin_is_toolchain && profile_only_selects(only, t->label) ? a : NULL;
+}
+
 static int check_bin_paths(const struct profile *p, const char *only, char *err)
 {
     for (size_t i = 0; i < p->ntools; i++) {
         const struct profile_tool *t = &p->tools[i];
         char found[PATH_MAX], ql[QUOTED_MAX + 4], qb[QUOTED_MAX + 4];
         struct stat st;
-        const struct adapter *a = adapter_by_name(t->tool);
-        if (!t->bin || !a || a->bin_is_toolchain || !profile_only_selects(only, t->label) ||
-            !adapter_which(t->bin, found, sizeof found))
+        if (!runcheck_own_bin(t, only) || !adapter_which(t->bin, found, sizeof found))
             continue;
         const char *label = quoted(t->label, ql), *bin = quoted(t->bin, qb);
         if (!strchr(t->bin, '/'))

@@ -11,8 +11,15 @@
 #include "spec/profile.h"
 
 /* Check p as `run` would before starting anything (only: the --only
- * label, whose bin: alone is checked; NULL: every tool's). Returns 0, or
+ * labels, whose bin: alone is checked; NULL: every tool's). Returns 0, or
  * -1 with err "PATH:LINE:COL: message". */
 int runcheck_profile(const struct profile *p, const char *only, char *err);
+
+struct adapter;
+/* The adapter of tool entry t when its own bin: is for this run to check
+ * (a bin: given, --only selects it, the adapter's bin is not a toolchain
+ * it finds itself); NULL when not. run's probe and the path check above
+ * both ask it, so the two cannot disagree on which entries they judge. */
+const struct adapter *runcheck_own_bin(const struct profile_tool *t, const char *only);
 
 #endif

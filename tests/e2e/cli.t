@@ -90,7 +90,7 @@ is "$rc" 2 "scripts/studies --scale needs a factor"
 check "scripts/studies --help explains itself" sh -c "scripts/studies --help | grep -q 'quick look'"
 rc=0; scripts/studies --rerun lb-gen >/dev/null 2>&1 || rc=$?
 is "$rc" 2 "scripts/studies --rerun needs a label and a study number"
-check "scripts/studies --help explains --rerun" sh -c "scripts/studies --help | grep -q 'rerun LABEL N'"
+check "scripts/studies --help explains --rerun" sh -c "scripts/studies --help | grep -q 'rerun LABELS N'"
 
 # Issue 44, defect 13: every command's options end at "--", as compare's
 # and validate's do: what follows is an argument, even "--help" or "-x".
