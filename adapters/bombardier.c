@@ -10,7 +10,17 @@
  * token bucket (paced, not open: a connection waits for its response).
  * The result comes from `-o json -p r -l`: one JSON object on stdout with
  * counts per status class, the errors by description and, with -l, the
- * latency mean/max and p50/75/90/95/99 in microseconds. */
+ * latency mean/max and p50/75/90/95/99 in microseconds.
+ *
+ * HTTPS (v1.2.6's client_cert.go generateTLSConfig): its tls.Config sets
+ * only InsecureSkipVerify (-k, not passed) and client certificates, so
+ * RootCAs is nil and Go's crypto/x509 verifies against the system roots,
+ * which it reads from SSL_CERT_FILE when set (root_unix.go): the run's CA
+ * goes there. No flag pins the TLS version (Go's client offers 1.2-1.3,
+ * lb-target serves the one the profile asks) and no ClientSessionCache is
+ * set, so it never offers to resume. HTTP/1.1 over TLS is its default
+ * fasthttp client (no ALPN offered); target.protocol h2 is --http2: the
+ * net/http client with x/net's http2.ConfigureTransport (ALPN h2). */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
 #include "adapters/toolver.h"
@@ -47,6 +57,32 @@ static int bombardier_detect(const char *bin, struct adapter_found *found, char 
     return 0;
 }
 
+extern const struct adapter adapter_bombardier;   /* below: its table names the TLS behaviour */
+
+/* --http2 (the net/http client) for h2, else its default fasthttp client;
+ * keepalive off as each client takes it; the CA through SSL_CERT_FILE. */
+static void bombardier_client(const struct adapter_ctx *c, struct adapter_plan *p)
+{
+    int h2 = c->profile->target.protocol == PROFILE_H2;
+    if (h2)
+        strvec_push(&p->argv, "--http2");
+    if (c->load->no_keepalive && h2) /* -a: net/http's DisableKeepAlives (x/net http2: one request a connection) */
+        strvec_push(&p->argv, "-a");
+    else if (c->load->no_keepalive) { /* fasthttp has no -a (bombardier --help): it closes on the header */
+        strvec_push(&p->argv, "-H");
+        strvec_push(&p->argv, "Connection: close");
+    }
+    if (c->ca_file)
+        strvec_pushf(&p->env, "SSL_CERT_FILE=%s", c->ca_file);
+    adapter_plan_tls(p, &adapter_bombardier, c);
+    json_object_set_new(p->settings, "client", json_string(h2 ? "net/http (--http2)" : "fasthttp"));
+    if (h2)
+        strvec_push(&p->warnings, "bombardier --http2: its -c goroutines share the HTTP/2 connections Go's "
+                    "transport opened (as many as it dialled before the first was up, more only past the server's "
+                    "stream limit): -c counts requests in flight, not connections (the row's target_protocol "
+                    "counts them)");
+}
+
 static int bombardier_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -75,10 +111,7 @@ static int bombardier_prepare(const struct adapter_ctx *c, struct adapter_plan *
     strvec_push(&p->argv, "json");
     strvec_push(&p->argv, "-p");
     strvec_push(&p->argv, "r");
-    if (c->load->no_keepalive) { /* its fasthttp client: -a is net/http's (bombardier --help) */
-        strvec_push(&p->argv, "-H");
-        strvec_push(&p->argv, "Connection: close");
-    }
+    bombardier_client(c, p);
     int post = adapter_body_file(c, p, err);
     if (post < 0)
         return -1;
@@ -160,16 +193,24 @@ static int bombardier_parse(const struct adapter_ctx *c, struct adapter_result *
 const struct adapter adapter_bombardier = {
     .name = "bombardier",
     .parse_files = (const char *const[]){"stdout.txt", NULL},
-    .description = "bombardier (Go, fasthttp): closed model (-c -d), paced with --rate; JSON result",
+    .description = "bombardier (Go, fasthttp; net/http with --http2): closed model (-c -d), paced with --rate; JSON "
+                   "result",
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/codesenberg/bombardier@v1.2.6 "
                     "into the tools folder)",
-    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_PACED | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
     .post_how = "-m POST -f body.bin -H Content-Type",
+    .tls_how = "verifies against the run's CA (SSL_CERT_FILE: its tls.Config leaves RootCAs to Go's system roots); "
+               "no flag pins the version (lb-target serves only the profile's); offers no resumption (no "
+               "ClientSessionCache)",
+    .tls_verifies = 1,
+    .tls_library = "Go's crypto/tls (compiled in)",
+    .no_h2_why = "bombardier's --http2 is net/http's HTTP/2 over TLS (ALPN): no h2c",
     .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: v1.2.6 (Go module proxy)",
-    .latency_measures = "per request, from before the fasthttp client's Do to its return (includes waiting for a "
-                        "connection from its pool and connecting); mean, max and p50/p90/p95/p99, no min; not "
-                        "reported when some requests failed (their times are in the same histogram)",
+    .latency_measures = "per request, from before the fasthttp client's Do to its return (with --http2: net/http's "
+                        "Do and the body read; includes waiting for a connection from its pool and connecting); "
+                        "mean, max and p50/p90/p95/p99, no min; not reported when some requests failed (their "
+                        "times are in the same histogram)",
     .latency_resolution_ms = 0.001,
     .options = bombardier_options,
     .detect = bombardier_detect,

@@ -11,7 +11,17 @@
  * changed in v1) and from k6's log lines: k6 counts a request that got no
  * response (refused, reset, timed out) in http_reqs with zero timings and
  * logs one "Request Failed" warning for it, so those lines are what tell
- * a completed response from an attempt. */
+ * a completed response from an attempt.
+ *
+ * HTTPS (k6's js/runner.go newVU): each VU's tls.Config takes
+ * insecureSkipTLSVerify (not set: it verifies), tlsVersion {min, max} and
+ * no RootCAs, so Go's crypto/x509 verifies against the system roots, which
+ * it reads from SSL_CERT_FILE when set (root_unix.go): the run's CA goes
+ * there. No ClientSessionCache: it never offers to resume. Every VU's
+ * transport has x/net's http2.ConfigureTransport, so HTTP/2 is negotiated
+ * by ALPN over TLS: an h2 row needs only the https:// URL, and an h1 row
+ * stays HTTP/1.1 because lb-target offers only http/1.1 without h2. k6
+ * has no h2c. */
 #include "adapters/adapter.h"
 #include "common/fsutil.h"
 #include "adapters/raw.h"
@@ -227,6 +237,21 @@ static void k6_default_fn(struct textbuf *js, const char *url, int status, int p
                 call, status, status);
 }
 
+extern const struct adapter adapter_k6;   /* below: its table names the TLS behaviour */
+
+/* target.tls: the one TLS version lb-target serves, as k6's tlsVersion
+ * option ("tls1.2"/"tls1.3"), and the run's CA through SSL_CERT_FILE. */
+static void k6_tls(const struct adapter_ctx *c, struct textbuf *js, struct adapter_plan *p)
+{
+    int v = c->profile->target.tls.version;
+    if (!c->ca_file)
+        return;
+    if (v)
+        textbuf_printf(js, "  tlsVersion: { min: 'tls1.%d', max: 'tls1.%d' },\n", v % 10, v % 10);
+    strvec_pushf(&p->env, "SSL_CERT_FILE=%s", c->ca_file);
+    adapter_plan_tls(p, &adapter_k6, c);
+}
+
 static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     const struct profile_load *l = c->load;
@@ -247,11 +272,13 @@ static int k6_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
             "import http from 'k6/http';\n\n"
             "export const options = {\n"
             "  discardResponseBodies: %s,\n"
-            "%s"
-            "  scenarios: {\n"
-            "    lb: {\n",
+            "%s",
             c->profile->name ? c->profile->name : "", c->profile->check.status ? "import { check } from 'k6';\n" : "",
             discard_bodies ? "true" : "false", l->no_keepalive ? "  noConnectionReuse: true,\n" : "");
+    k6_tls(c, &js, p);
+    textbuf_printf(&js,
+            "  scenarios: {\n"
+            "    lb: {\n");
     if (l->model == LOAD_CLOSED)
         k6_closed_scenario(l, &js, p);
     else
@@ -514,7 +541,13 @@ const struct adapter adapter_k6 = {
     .description = "Grafana k6: JavaScript VUs (Go), closed and open (arrival-rate) executors",
     .install_hint = "in no registry loadbench installs from: install it from k6's own packages; loadbench uses "
                     "the k6 on PATH",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_NOKEEPALIVE | ADAPTER_CHECK | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_RAMP | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_NOKEEPALIVE |
+            ADAPTER_CHECK | ADAPTER_POST,
+    .tls_how = "verifies against the run's CA (SSL_CERT_FILE: no insecureSkipTLSVerify, Go's system roots); "
+               "tlsVersion pinned to the profile's; offers no resumption (no ClientSessionCache)",
+    .tls_verifies = 1,
+    .tls_library = "Go's crypto/tls (compiled in)",
+    .no_h2_why = "k6 negotiates HTTP/2 by ALPN over TLS only: no h2c",
     .post_how = "http.post(url, body, params): body open()ed at init from body.bin, a Content-Type header in params",
     .check_how = "check(res, {'status is CODE': (r) => r.status === CODE}) on every response; failures from the "
                  "checks metric's fails",

@@ -23,7 +23,16 @@
  * decoder wants all 12) and `vegeta report -type=json` (read by field
  * name). The counts, errors and exact percentiles come from the CSV (the
  * JSON report's percentiles are a t-digest's estimate); the JSON report
- * gives the duration and is checked to agree on the request count. */
+ * gives the duration and is checked to agree on the request count.
+ *
+ * HTTPS and HTTP/2 (attack.go tlsConfig, lib/attack.go): -root-certs=CA
+ * makes the run's CA its tls.Config's only RootCAs, verified (-insecure
+ * not passed). No flag pins the TLS version (Go's client offers 1.2-1.3,
+ * lb-target serves the one the profile asks); -session-tickets is left
+ * off, so no ClientSessionCache: it never offers to resume. -http2 is on
+ * by default (x/net's http2.ConfigureTransport, ALPN h2): h1 passes
+ * -http2=false, h2 -http2=true; h2c is -h2c, an http2.Transport dialling
+ * plain TCP, which has no keep-alive switch of its own. */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
 #include "adapters/toolver.h"
@@ -112,6 +121,28 @@ static int vegeta_workers(const struct adapter_ctx *c, const struct raw_load *l,
     return 0;
 }
 
+extern const struct adapter adapter_vegeta;   /* below: its table names the TLS behaviour */
+
+/* target.protocol and target.tls as flags; keepalive off with h2c is
+ * refused: -h2c's http2.Transport has no DisableKeepAlives to honour it. */
+static int vegeta_protocol(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
+{
+    enum profile_protocol proto = c->profile->target.protocol;
+    if (proto == PROFILE_H2C && c->load->no_keepalive)
+        return util_err(err, "vegeta cannot run load.keepalive off with target.protocol h2c: its -h2c transport "
+                        "(x/net http2.Transport) ignores -keepalive=false");
+    strvec_push(&p->argv, proto == PROFILE_H2 ? "-http2=true" : "-http2=false");
+    if (proto == PROFILE_H2C)
+        strvec_push(&p->argv, "-h2c");
+    if (proto != PROFILE_H1)
+        strvec_push(&p->warnings, "vegeta over HTTP/2: its workers share the HTTP/2 connections Go's transport "
+                    "opened, not one each (the row's target_protocol counts them)");
+    if (c->ca_file)
+        strvec_pushf(&p->argv, "-root-certs=%s", c->ca_file);
+    adapter_plan_tls(p, &adapter_vegeta, c);
+    return 0;
+}
+
 static int vegeta_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -155,10 +186,11 @@ static int vegeta_prepare(const struct adapter_ctx *c, struct adapter_plan *p, c
     strvec_pushf(&p->argv, "-max-workers=%llu", (unsigned long long)workers);
     if (c->load->request_timeout_ns)
         strvec_pushf(&p->argv, "-timeout=%s", units_format_duration(c->load->request_timeout_ns, d));
-    /* keep-alive HTTP/1.1, redirects not followed (a 3xx is counted as it
-     * came), bodies read whole but not kept in the results */
+    /* keep-alive as the load says, redirects not followed (a 3xx is
+     * counted as it came), bodies read whole but not kept in the results */
     strvec_push(&p->argv, c->load->no_keepalive ? "-keepalive=false" : "-keepalive=true");
-    strvec_push(&p->argv, "-http2=false");
+    if (vegeta_protocol(c, p, err))
+        return -1;
     strvec_push(&p->argv, "-redirects=-1");
     strvec_push(&p->argv, "-max-body=0");
     p->load_ns = l.duration_ns;
@@ -356,8 +388,13 @@ const struct adapter adapter_vegeta = {
                    "percentiles from its per-request CSV",
     .install_hint = "Go module proxy: scripts/install-tools (go install github.com/tsenart/vegeta/v12@v12.13.0 "
                     "into the tools folder)",
-    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_NOKEEPALIVE | ADAPTER_POST | ADAPTER_CHECK,
+    .caps = ADAPTER_CLOSED | ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_H2 | ADAPTER_H2C | ADAPTER_NOKEEPALIVE |
+            ADAPTER_POST | ADAPTER_CHECK,
     .post_how = "a target \"POST URL\", Content-Type, @body.bin",
+    .tls_how = "verifies against the run's CA (-root-certs); no flag pins the version (lb-target serves only the "
+               "profile's); offers no resumption (-session-tickets off)",
+    .tls_verifies = 1,
+    .tls_library = "Go's crypto/tls (compiled in)",
     .check_how = RAW_CHECK_HOW,
     .versions = "live: v12.13.0 (Go module proxy); v12.8.4 (fixtures)",
     .latency_measures = "per request, from when a worker starts it (before the request is built and a pooled or "

@@ -87,9 +87,11 @@ struct prepared {
 };
 
 /* Run a's prepare() for tool ti of p, as found, into a fresh directory
- * prep-NAME-SEQ, against http://127.0.0.1:8080/; fills out. */
-static void __attribute__((unused)) prepare_found(const struct adapter *a, struct profile *p, size_t ti,
-                                                  const struct adapter_found *found, struct prepared *out)
+ * prep-NAME-SEQ, against url with ca_file (the run's CA for an https://
+ * url, else NULL); fills out. */
+static void __attribute__((unused)) prepare_found_url(const struct adapter *a, struct profile *p, size_t ti,
+                                                      const struct adapter_found *found, const char *url,
+                                                      const char *ca_file, struct prepared *out)
 {
     static int seq;
     char name[64];
@@ -98,7 +100,7 @@ static void __attribute__((unused)) prepare_found(const struct adapter *a, struc
     adapter_plan_init(&out->plan);
     struct adapter_ctx c = {.profile = p, .tool = &p->tools[ti], .load = profile_tool_load(p, &p->tools[ti]),
                             .found = found, .dir = out->dir, .host = "127.0.0.1", .port = 8080,
-                            .url = "http://127.0.0.1:8080/", .tool_cpus = p->tool_cpus};
+                            .url = url, .ca_file = ca_file, .tool_cpus = p->tool_cpus};
     out->err[0] = 0;
     out->rc = a->prepare(&c, &out->plan, out->err);
     out->argv[0] = 0;
@@ -106,6 +108,13 @@ static void __attribute__((unused)) prepare_found(const struct adapter *a, struc
         size_t n = strlen(out->argv);
         snprintf(out->argv + n, sizeof out->argv - n, "%s%s", i > 1 ? " " : "", out->plan.argv.v[i]);
     }
+}
+
+/* prepare_found against http://127.0.0.1:8080/, no CA. */
+static void __attribute__((unused)) prepare_found(const struct adapter *a, struct profile *p, size_t ti,
+                                                  const struct adapter_found *found, struct prepared *out)
+{
+    prepare_found_url(a, p, ti, found, "http://127.0.0.1:8080/", NULL, out);
 }
 
 #endif

@@ -6,13 +6,18 @@
 #   - closed, 8 connections for 2 s against a 20 ms delay: status ok, its
 #     count equal to the server's (bombardier waits for the requests in
 #     flight), at most 8 x 2 s / 20 ms, latency p50 at least the delay;
+#   - in the same run, 1 s rows of 2 connections over TLS 1.3: HTTP/1.1
+#     (its fasthttp client, no ALPN) and h2 (--http2), each verified
+#     against the run's CA through SSL_CERT_FILE;
 #   - a rate of 50/s for 2 s: run paced (--rate), about 100 requests, the
 #     server's count again.
 # Straight bombardier runs (loadbench's target answers 200 on every path),
 # checking what the parser relies on in live output:
 #   - a refused connection: exit 0, "others" = the errors' count, each
 #     error described as connection refused;
-#   - a 404 (lb-target's control port): every response in req4xx.
+#   - a 404 (lb-target's control port): every response in req4xx;
+#   - HTTPS without the run's CA in SSL_CERT_FILE: every request fails on
+#     the certificate (what makes the TLS rows' "verified" true).
 # lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/target-lib.sh"
@@ -24,11 +29,20 @@ cd "$LB_SRC"
 find_tool bombardier
 BOMB=$found
 
-if run_lb closed bombardier 20ms '{connections: 8, duration: 2s}'; then
+# 1 s TLS entries in the same run: one bombardier start-up more each.
+TLS1S='load: {connections: 2, duration: 1s}, target: {tls: {version: 1.3}'
+if run_lb closed "bombardier, {tool: bombardier, label: b-tls13, $TLS1S}},
+    {tool: bombardier, label: b-h2, $TLS1S, protocol: h2}}" 20ms '{connections: 8, duration: 2s}'; then
     is "$(jget "$J" runs.0.identity.model)" closed "closed: model closed"
     # 8 connections x 2 s / 20 ms, plus the one in flight on each at the end
     between 1 "$req" 808 "closed: requests, no more than 8 x (2 s / 20 ms + 1)"
     all_answered closed 20
+    tls_row b-tls13 1 true
+    is "$(jget "$J" runs.1.target_protocol.tls.alpn.h2)" 0 "b-tls13: no connection negotiated h2"
+    case "$(jget "$J" runs.1.identity.env)" in *'SSL_CERT_FILE='*'/b-tls13/target-ca.pem'*) ok 0 "b-tls13: SSL_CERT_FILE is the row's CA" ;;
+        *) ok 1 "b-tls13: SSL_CERT_FILE is the row's CA"; diag "$(jget "$J" runs.1.identity.env)" ;; esac
+    tls_row b-h2 2 true
+    case "$(jget "$J" runs.2.identity.argv)" in *'"--http2"'*) ok 0 "b-h2: --http2" ;; *) ok 1 "b-h2: --http2" ;; esac
 fi
 
 if run_lb paced bombardier 20ms '{model: open, rate: 50, duration: 2s, max_inflight: 5}'; then
@@ -51,6 +65,17 @@ b_run() {
     rc=0
     timeout 30 "$BOMB" -c 2 -d 1s -l -o json -p r "$2" >"$tmp/$1.json" 2>"$tmp/$1.err" || rc=$?
 }
+
+start_target btls --tls 1.3 --tls-ca "$tmp/btls-ca.pem"
+rc=0
+timeout 30 env -u SSL_CERT_FILE "$BOMB" -c 2 -d 1s -o json -p r "https://127.0.0.1:$T_PORT/" >"$tmp/untrusted.json" \
+    2>"$tmp/untrusted.err" || rc=$?
+is "$rc/$(jget "$tmp/untrusted.json" result.req2xx)" 0/0 "untrusted: exit 0, no response"
+case "$(jget "$tmp/untrusted.json" result.errors.0.description)" in
+    *"certificate signed by unknown authority"*) ok 0 "untrusted: the certificate is verified (unknown authority)" ;;
+    *) ok 1 "untrusted: the certificate is verified (unknown authority)"; diag "$(cat "$tmp/untrusted.json")" ;;
+esac
+stop_target "$T_PID"
 
 start_target bt
 b_run notfound "http://127.0.0.1:$T_CTL/no-such-path"

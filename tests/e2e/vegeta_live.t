@@ -11,12 +11,17 @@
 #     again, latency at least the delay, p99.9 reported (exact, from the CSV);
 #   - instances: 2 of an open 60/s: two copies at 30/s each, summed counts
 #     equal to the server's, latency merged exactly from both CSVs.
+#   - in the closed run, 1 s rows of 2 connections: TLS 1.3 HTTP/1.1
+#     (-http2=false), h2 (-http2=true), each verified against the run's CA
+#     (-root-certs), and h2c (-h2c);
 # Straight Vegeta runs, checking what the parser relies on in live output:
 #   - a refused connection: exit 0, every row of the CSV with status 0 and
 #     Go's "connection refused" as its error;
 #   - a 404 (lb-target's control port): rows with status 404, each of the
 #     12 columns `vegeta encode -to csv` writes, and `vegeta report
-#     -type=json` counting them as "requests".
+#     -type=json` counting them as "requests";
+#   - HTTPS without -root-certs: every request fails on the certificate
+#     (what makes the TLS rows' "verified" true).
 # lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/target-lib.sh"
@@ -40,7 +45,11 @@ if run_lb open vegeta 20ms '{model: open, rate: 50, duration: 2s}'; then
     all_answered open 20
 fi
 
-if run_lb closed vegeta 20ms '{connections: 4, duration: 2s}'; then
+# 1 s TLS and HTTP/2 entries in the same run: one Vegeta start-up more each.
+ONE='load: {connections: 2, duration: 1s}'
+if run_lb closed "vegeta, {tool: vegeta, label: v-tls13, $ONE, target: {tls: {version: 1.3}}},
+    {tool: vegeta, label: v-h2, $ONE, target: {tls: {version: 1.3}, protocol: h2}},
+    {tool: vegeta, label: v-h2c, $ONE, target: {protocol: h2c}}" 20ms '{connections: 4, duration: 2s}'; then
     is "$(jget "$J" runs.0.identity.model)" closed "closed: model closed"
     case "$(jget "$J" runs.0.identity.argv)" in
         *'"-rate=0"'*'"-max-connections=4"'*'"-workers=4"'*'"-max-workers=4"'*) ok 0 "closed: -rate=0 with 4 workers on 4 connections" ;;
@@ -51,6 +60,15 @@ if run_lb closed vegeta 20ms '{connections: 4, duration: 2s}'; then
     check "closed: p99.9 reported, at least the p99" \
         perl -e 'exit !($ARGV[0] >= $ARGV[1] && $ARGV[1] >= 20)' \
         "$(jget "$J" runs.0.client.latency_ms.p999)" "$(jget "$J" runs.0.client.latency_ms.p99)"
+    tls_row v-tls13 1 true
+    is "$(jget "$J" runs.1.target_protocol.tls.alpn.h2)" 0 "v-tls13: -http2=false: no connection negotiated h2"
+    tls_row v-h2 2 true
+    v=$(jget "$J" runs.3.status)/$(jget "$J" runs.3.crosscheck.verdict)
+    is "$v" ok/exact "v-h2c: status ok, counts exact" || diag "reason: $(jget "$J" runs.3.reason)"
+    c=$(jget "$J" runs.3.target_protocol.h2.h2c_connections)
+    check "v-h2c: lb-target counted h2c connections ($c)" test "${c:-0}" -gt 0
+    is "$(jget "$J" runs.3.target_protocol.h2.streams.completed)" "$(jget "$J" runs.3.server.requests)" \
+        "v-h2c: h2 streams completed = the server's requests"
 fi
 
 printf 'name: live-inst\ntarget: {delay: 20ms}\nload: {model: open, rate: 60, duration: 2s}\ntools:\n  - {tool: vegeta, instances: 2}\nsampling: {interval: 500ms}\ngrace: 30s\n' \
@@ -82,6 +100,13 @@ v_run() {
     "$VEG" encode -to csv -output "$tmp/$1.csv" "$tmp/$1.bin"
     "$VEG" report -type=json -output "$tmp/$1.json" "$tmp/$1.bin"
 }
+
+start_target vtls --tls 1.3 --tls-ca "$tmp/vtls-ca.pem"
+v_run untrusted "https://127.0.0.1:$T_PORT/"
+is "$rc/$(cut -d, -f2 "$tmp/untrusted.csv" | sort -u)" 0/0 "untrusted: exit 0, no response"
+is "$(grep -c 'certificate signed by unknown authority' "$tmp/untrusted.csv")" "$(wc -l < "$tmp/untrusted.csv")" \
+    "untrusted: each row's error is the unverified certificate"
+stop_target "$T_PID"
 
 start_target vt
 v_run notfound "http://127.0.0.1:$T_CTL/no-such-path"
