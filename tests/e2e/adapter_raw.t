@@ -6,11 +6,14 @@
 # counted, samples written, and a reconciliation verdict of exact or
 # explained (wrk, ab, h2load, autocannon and siege stop hard at the
 # deadline and leave up to one response per connection uncounted: never a
-# mismatch). A tool that is not installed is a SKIP that says so.
+# mismatch). A tool that is not installed is a SKIP that says so. Then ab
+# and siege over TLS 1.3 for 1 s (tests/lib/tls-row.sh: rows ok,
+# unverified as their adapters say, lb-target's handshakes all TLS 1.3).
 # lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/adapter-e2e.sh"
+. "$(dirname "$0")/../lib/tls-row.sh"
 LB=$LB_BUILD/bin/loadbench
 # No chart image is checked here: gnuplot's rendering, 2-4 s of every run
 # on a busy machine, is report_sweep.t's and report_charts.t's to test.
@@ -22,12 +25,16 @@ tools="wrk hey ab h2load siege autocannon"
 # Tool on CPU 0, target on CPU 1 where there are two.
 cpus=""
 [ "$(nproc)" -ge 2 ] && cpus="cpus: {target: [1], tool: [0]}"
+# And ab and siege over HTTPS (TLS 1.3), 2 connections for 1 s each: rows
+# 6 and 7, checked after the loop.
+tls="load: {connections: 2, duration: 1s}, target: {tls: {version: 1.3}}"
+tls="{tool: ab, label: ab-tls13, $tls}, {tool: siege, label: siege-tls13, $tls}"
 cat > "$tmp/raw.yaml" <<Y
 name: raw-e2e
 description: the raw benchmarkers, 50 connections, 2 s, no delay
 target: {delay: 0s, body: 64B, threads: 1}
 load: {connections: 50, duration: 2s}
-tools: [$(echo $tools | sed 's/ /, /g')]
+tools: [$(echo $tools | sed 's/ /, /g'), $tls]
 # 100 ms: the 2 samples (3 CSV lines) a row needs even from a tool that
 # stops early (asked 1 s, siege once ran 0.3 s: 1 sample at 250 ms).
 sampling: {interval: 100ms}
@@ -63,5 +70,11 @@ for t in $tools; do
         "$(jget "$J" runs.$i.footprint.rss_peak_mb)" "$v")"
     i=$((i + 1))
 done
+# Neither verifies (no CA option: ab.c and siege's ssl.c set no verify).
+tls_row 6 ab-tls13 false
+tls_row 7 siege-tls13 false
+case "$(jget "$J" runs.6.identity.argv)" in *'"-f","TLS1.3","https://127.0.0.1:'*) ok 0 "ab-tls13: -f TLS1.3, an https:// URL" ;;
+    null) skip "ab-tls13: ab not installed" ;;
+    *) ok 1 "ab-tls13: -f TLS1.3, an https:// URL ($(jget "$J" runs.6.identity.argv))" ;; esac
 
 done_testing
