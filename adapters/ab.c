@@ -1,6 +1,7 @@
 /* The adapter for ApacheBench (ab 2.3, Debian apache2-utils): closed model
  * only, keep-alive (-k), time-bound (-t) with an explicit large -n after it
- * (-t alone caps the run at 50,000 requests). Totals come from ab's text
+ * (-t alone caps the run at 50,000 requests). HTTPS with the one version
+ * the profile asks (-f TLS1.3 / TLS1.2), unverified. Totals come from ab's text
  * summary, percentiles from its -e CSV (µs resolution, unlike the text's
  * whole ms); see tests/fixtures/ab/README.md. */
 #include "adapters/adapter.h"
@@ -38,6 +39,19 @@ static int ab_detect(const char *bin, struct adapter_found *found, char *err)
     v += 8;
     snprintf(found->version, sizeof found->version, "%.*s", (int)strcspn(v, " \n<"), v);
     return 0;
+}
+
+extern const struct adapter adapter_ab;   /* below: its table names the TLS behaviour */
+
+/* target.tls: -f pins min and max to the profile's version (ab.c:
+ * SSL_CTX_set_{min,max}_proto_version), so it never offers another. */
+static void ab_tls(const struct adapter_ctx *c, struct adapter_plan *p)
+{
+    if (!c->ca_file)
+        return;
+    strvec_push(&p->argv, "-f");
+    strvec_push(&p->argv, c->profile->target.tls.version == 12 ? "TLS1.2" : "TLS1.3");
+    adapter_plan_tls(p, &adapter_ab, c);
 }
 
 static uint64_t ab_max_requests(uint64_t secs)
@@ -79,6 +93,7 @@ static int ab_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char 
         return -1;
     if (post) /* ab -h: -p postfile, "Remember also to set -T" */
         strvec_pushv(&p->argv, "-p", ADAPTER_BODY_FILE, "-T", ADAPTER_BODY_TYPE, NULL);
+    ab_tls(c, p);
     strvec_push(&p->argv, c->url);
     p->model = "closed";
     p->load_ns = secs * 1000000000ull;
@@ -212,8 +227,13 @@ const struct adapter adapter_ab = {
     .parse_files = (const char *const[]){"stdout.txt", "percentiles.csv", NULL},
     .description = "ApacheBench 2.3: keep-alive, closed model (-c, -t with a large -n)",
     .install_hint = "apt-get install apache2-utils (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_TLS | ADAPTER_NOKEEPALIVE | ADAPTER_POST,
     .post_how = "-p body.bin -T application/octet-stream",
+    .tls_how = "does not verify (ab.c sets no SSL_CTX_set_verify: OpenSSL's SSL_VERIFY_NONE; no CA option); "
+               "-f TLS1.3/TLS1.2 pins the version; a fresh SSL per connection, no session offered for "
+               "resumption (keepalive: off is a full handshake per request)",
+    .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",
+    .no_h2_why = "ab sends HTTP/1.0 requests (ab.c), it has no HTTP/2 client",
     .no_check_why = RAW_NO_CHECK_WHY,
     .versions = "live: 2.3 (Debian apache2-utils 2.4.71-1~deb12u1)",
     .latency_measures = "request start (connect for a new connection, else request write on the kept-alive one) to "

@@ -63,6 +63,8 @@ static double httperf_open_estimate(const struct adapter_ctx *c, double rate)
     return rate * (raw_delay_tail_s(c->profile) + 0.001);
 }
 
+extern const struct adapter adapter_httperf;   /* below: its table names the TLS behaviour */
+
 static int httperf_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -91,10 +93,14 @@ static int httperf_prepare(const struct adapter_ctx *c, struct adapter_plan *p, 
     strvec_pushf(&p->argv, "--rate=%.10g", l.level);
     strvec_pushf(&p->argv, "--num-conns=%llu", (unsigned long long)conns);
     strvec_push(&p->argv, "--num-calls=1");
+    if (c->ca_file)
+        strvec_push(&p->argv, "--ssl");
+    adapter_plan_tls(p, &adapter_httperf, c);
     if (c->load->request_timeout_ns)
         strvec_pushf(&p->argv, "--timeout=%.6g", (double)c->load->request_timeout_ns / 1e9);
-    strvec_push(&p->warnings, "httperf opens one connection per request (--num-calls 1): its latency includes the "
-                "TCP connect, and it reports no percentiles but a median in 1 ms bins (no p99)");
+    strvec_pushf(&p->warnings, "httperf opens one connection per request (--num-calls 1): its latency includes the "
+                 "TCP connect%s, and it reports no percentiles but a median in 1 ms bins (no p99)",
+                 c->ca_file ? " and a full TLS handshake" : "");
     p->model = "open";
     p->load_ns = (uint64_t)llround((double)conns / l.level * 1e9);
     p->startup_allowance_ns = 1000000000ull;
@@ -270,7 +276,15 @@ const struct adapter adapter_httperf = {
     .parse_files = (const char *const[]){"stdout.txt", NULL},
     .description = "httperf 0.9.0: new connections on a fixed timetable (--rate, one request each), open model",
     .install_hint = "apt-get install httperf (or scripts/install-tools)",
-    .caps = ADAPTER_OPEN,
+    .caps = ADAPTER_OPEN | ADAPTER_TLS,
+    /* httperf 0.9.0 (Debian's build, TLS_client_method): --ssl, --ssl-ciphers
+     * and --ssl-no-reuse only; --ssl-protocol and --ssl-verify came later. */
+    .tls_how = "does not verify (--ssl: httperf 0.9.0 sets no SSL_CTX_set_verify, OpenSSL's SSL_VERIFY_NONE; no CA "
+               "option); no version option, held to the profile's by lb-target offering only that one; a new "
+               "connection per request and a full handshake each: it offers a session again only within "
+               "--wsess sessions (gen/session.c), which loadbench does not use",
+    .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",
+    .no_h2_why = "httperf 0.9.0 speaks HTTP/1.0 and HTTP/1.1 only (--http-version)",
     .no_post_why = "httperf sends a body only from a --wsesslog session file (contents=), which replaces the "
                    "--rate/--num-conns arrivals loadbench runs it with",
     .versions = "live: 0.9.0 (Debian 0.9.0-9+b2)",

@@ -3,7 +3,9 @@
  * keep-alive, JSON output on stdout, no logging, limit raised) and HOME in
  * the run directory (the harness gives every tool a fresh HOME, where siege
  * writes the siege.conf it insists on). No percentiles: mean, min and max at
- * 10 ms. See tests/fixtures/siege/README.md. */
+ * 10 ms. HTTPS from the https:// URL, unverified and at whatever version the
+ * server offers (siege has no version setting). See
+ * tests/fixtures/siege/README.md. */
 #include "adapters/adapter.h"
 #include "adapters/raw.h"
 #include "common/units.h"
@@ -30,6 +32,8 @@ static int siege_detect(const char *bin, struct adapter_found *found, char *err)
         snprintf(found->version, sizeof found->version, "unknown (not from a Debian package)");
     return 0;
 }
+
+extern const struct adapter adapter_siege;   /* below: its table names the TLS behaviour */
 
 static int siege_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
@@ -65,6 +69,7 @@ static int siege_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     char abs[PATH_MAX];
     if (realpath(c->dir, abs))
         strvec_pushf(&p->env, "HOME=%s/home", abs);
+    adapter_plan_tls(p, &adapter_siege, c);
     if (c->load->request_timeout_ns)
         strvec_push(&p->warnings, "siege's socket timeout comes from its rc file (30 s): the profile's timeout is not "
                     "applied");
@@ -169,8 +174,16 @@ const struct adapter adapter_siege = {
     .parse_files = (const char *const[]){"stdout.txt", "stderr.txt", NULL},
     .description = "siege 4: closed model (-c users, -t), keep-alive, JSON summary; no percentiles",
     .install_hint = "apt-get install siege (or scripts/install-tools)",
-    .caps = ADAPTER_CLOSED | ADAPTER_POST,
+    .caps = ADAPTER_CLOSED | ADAPTER_TLS | ADAPTER_POST,
     .post_how = "\"URL POST <body.bin\" -T application/octet-stream",
+    /* siege 4.0.7 src/ssl.c; its rc file has ssl-cert, ssl-key, ssl-timeout
+     * and ssl-ciphers, nothing for a CA or a version. */
+    .tls_how = "does not verify (siege's ssl.c sets no SSL_CTX_set_verify: OpenSSL's SSL_VERIFY_NONE; no CA "
+               "setting); no version setting (SSLv23_client_method: TLS 1.0-1.3), held to the profile's by "
+               "lb-target offering only that one; a fresh SSL_CTX per connection, no session offered for "
+               "resumption",
+    .tls_library = "OpenSSL 3 (libssl.so.3, dynamically linked)",
+    .no_h2_why = "siege 4 speaks HTTP/1.0 and HTTP/1.1 only (its protocol setting)",
     .versions = "live: 4.0.7 (Debian 4.0.7-1+b1)",
     .latency_measures = "transaction start (connect when a new socket is needed, then request write) to response "
                         "read; mean, shortest and longest only, in seconds with 2 decimals",

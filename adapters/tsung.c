@@ -135,6 +135,27 @@ static void tsung_clients(struct textbuf *x, unsigned n)
     textbuf_printf(x, "</clients>\n");
 }
 
+/* <options>: the connect timeout; with target.tls 1.2 that one version
+ * (ssl_versions, an Erlang atom: quoted, as Tsung's manual writes it). Not
+ * 1.3: ts_ssl.erl passes {reuse_sessions, false} on a user's first connect,
+ * which OTP 25's ssl refuses beside versions [tlsv1.3] (an option for TLS
+ * 1.2 and older: every user dies in ts_client:reconnect, seen here), so
+ * Erlang's default list (1.3 and 1.2) stays and lb-target's one version
+ * holds it to 1.3. */
+static void tsung_options(struct textbuf *x, const struct adapter_ctx *c)
+{
+    int pin12 = c->ca_file && c->profile->target.tls.version == 12;
+    if (!c->load->request_timeout_ns && !pin12)
+        return;
+    textbuf_printf(x, "  <options>");
+    if (c->load->request_timeout_ns)
+        textbuf_printf(x, "<option name=\"connect_timeout\" value=\"%llu\"/>",
+                       (unsigned long long)(c->load->request_timeout_ns / 1000000));
+    if (pin12)
+        textbuf_printf(x, "<option name=\"ssl_versions\" value=\"'tlsv1.2'\"/>");
+    textbuf_printf(x, "</options>\n");
+}
+
 /* The scenario: clients, server, load, options, sessions. */
 static char *tsung_xml(const struct adapter_ctx *c, const struct raw_load *l, uint64_t secs)
 {
@@ -145,7 +166,8 @@ static char *tsung_xml(const struct adapter_ctx *c, const struct raw_load *l, ui
                    "<!DOCTYPE tsung SYSTEM \"/usr/share/tsung/tsung-1.0.dtd\">\n"
                    "<tsung loglevel=\"notice\" dumptraffic=\"false\">\n");
     tsung_clients(&x, c->instances);
-    textbuf_printf(&x, "  <servers><server host=\"%s\" port=\"%d\" type=\"tcp\"/></servers>\n", c->host, c->port);
+    textbuf_printf(&x, "  <servers><server host=\"%s\" port=\"%d\" type=\"%s\"/></servers>\n", c->host, c->port,
+                   c->ca_file ? "ssl" : "tcp");
     if (l->open)
         textbuf_printf(&x, "  <load><arrivalphase phase=\"1\" duration=\"%llu\" unit=\"second\">"
                        "<users arrivalrate=\"%.6f\" unit=\"second\"/></arrivalphase></load>\n",
@@ -154,9 +176,7 @@ static char *tsung_xml(const struct adapter_ctx *c, const struct raw_load *l, ui
         textbuf_printf(&x, "  <load><arrivalphase phase=\"1\" duration=\"%d\" unit=\"second\">"
                        "<users maxnumber=\"%.0f\" arrivalrate=\"%.0f\" unit=\"second\"/></arrivalphase></load>\n",
                        TSUNG_CLOSED_PHASE_S, l->level, l->level * 1000);
-    if (c->load->request_timeout_ns)
-        textbuf_printf(&x, "  <options><option name=\"connect_timeout\" value=\"%llu\"/></options>\n",
-                       (unsigned long long)(c->load->request_timeout_ns / 1000000));
+    tsung_options(&x, c);
     if (l->open)
         textbuf_printf(&x, "  <sessions><session name=\"get\" probability=\"100\" type=\"ts_http\">%s</session></sessions>\n",
                        request);
@@ -188,6 +208,8 @@ static int tsung_distributed(const struct adapter_ctx *c, struct adapter_plan *p
     strvec_pushf(&p->argv, "%s/adapters/tsung/lb-tsung-rsh", adapter_datadir());
     return 0;
 }
+
+extern const struct adapter adapter_tsung;   /* below: its table names the TLS behaviour */
 
 static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
@@ -241,6 +263,7 @@ static int tsung_prepare(const struct adapter_ctx *c, struct adapter_plan *p, ch
     else
         strvec_push(&p->warnings, "tsung: closed users each loop GET / on one connection until the duration from "
                     "their own start, and finish their last request; its log has no percentiles");
+    adapter_plan_tls(p, &adapter_tsung, c);
     p->model = l.open ? "open" : "closed";
     p->load_ns = secs * 1000000000ull;
     p->startup_allowance_ns = 10000000000ull;   /* Erlang VMs and controller start */
@@ -393,7 +416,19 @@ const struct adapter adapter_tsung = {
                    "on a connection), instances through its distributed mode (XML scenario); mean/min/max from "
                    "tsung.log, no percentiles",
     .install_hint = "apt-get install tsung (or scripts/install-tools)",
-    .caps = ADAPTER_OPEN | ADAPTER_CLOSED | ADAPTER_POISSON_ONLY | ADAPTER_POST,
+    .caps = ADAPTER_OPEN | ADAPTER_CLOSED | ADAPTER_POISSON_ONLY | ADAPTER_TLS | ADAPTER_POST,
+    /* Tsung 1.7.0 src/tsung/ts_ssl.erl, ts_config.erl (ssl_versions,
+     * ssl_ciphers, ssl_reuse_sessions); a CA only through a session's
+     * <set_option name="certificate">, which sets cacertfile but never
+     * verify, so it would verify nothing either. */
+    .tls_how = "does not verify (<server type=\"ssl\">: Tsung passes no verify option, Erlang/OTP 25 ssl's "
+               "client default is verify_none); TLS 1.2 pinned by <option name=\"ssl_versions\">, 1.3 held by lb-target "
+               "offering only it (Tsung's ssl_versions 'tlsv1.3' fails on OTP 25 beside its reuse_sessions); a "
+               "user's first connection sets reuse_sessions false (ts_ssl.erl), and each user here connects "
+               "once: no session offered for resumption",
+    .tls_library = "Erlang/OTP 25's ssl application (ssl 10.8.7, its own TLS in Erlang; OpenSSL's libcrypto for "
+                   "the ciphers)",
+    .no_h2_why = "Tsung 1.7's ts_http speaks HTTP/1.0 and HTTP/1.1 only",
     .post_how = "<http method=\"POST\" contents_from_file=\"DIR/body.bin\" content_type=...>",
     .versions = "live: 1.7.0 (Debian 1.7.0-3.1, Erlang/OTP 25); source read at v1.7.0",
     .spread = ADAPTER_SPREAD_INTERNAL,

@@ -98,6 +98,8 @@ static void wrk2_as_run(const struct adapter_ctx *c, struct adapter_plan *p, dou
     a->stages[1].target = rate;
 }
 
+extern const struct adapter adapter_wrk2;   /* below: its table names the TLS behaviour */
+
 static int wrk2_prepare(const struct adapter_ctx *c, struct adapter_plan *p, char *err)
 {
     struct raw_load l;
@@ -128,6 +130,7 @@ static int wrk2_prepare(const struct adapter_ctx *c, struct adapter_plan *p, cha
     /* -U: --latency and the uncorrected histogram. */
     if (wrk_command(c, p, "wrk2", threads, conns, secs, rate, "-U", err))
         return -1;
+    adapter_plan_tls(p, &adapter_wrk2, c);
     strvec_pushf(&p->warnings, "wrk2's first %.3f s are its calibration: its request count covers the whole run, "
                  "its latency percentiles only the %.3f s after (the server's hold window is placed there)",
                  calib_ms / 1e3, secs - calib_ms / 1e3);
@@ -207,7 +210,10 @@ const struct adapter adapter_wrk2 = {
                    "coordinated omission; open model on fixed connections, done() hook for results",
     .install_hint = "in no registry: install your own wrk2 (it may call itself wrk) as wrk2 on PATH; loadbench "
                     "uses the wrk2 on PATH",
-    .caps = ADAPTER_OPEN | ADAPTER_POST,
+    .caps = ADAPTER_OPEN | ADAPTER_TLS | ADAPTER_POST,
+    .tls_how = "does not verify (wrk2's src/ssl.c, wrk's: SSL_VERIFY_NONE, no CA option; checked by source, "
+               "not live)",
+    .tls_library = "OpenSSL, as the user's own wrk2 build links it",
     .post_how = "wrk's done.lua: wrk.method, wrk.body from $LB_WRK_BODY (checked by source, not live)",
     .latency_measures = "from the request's intended start on wrk2's schedule (rate / connections per connection) "
                         "to response parsed, so a stall's queueing counts (corrected); latency_uncorrected_ms from "

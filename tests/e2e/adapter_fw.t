@@ -155,8 +155,7 @@ check_run "$tmp/closed" closed
 # none failed.
 J=$tmp/closed/run.json
 for label in artillery locust; do
-    r=0
-    while [ "$(jget "$J" runs.$r.label)" != "$label" ]; do r=$((r + 1)); [ $r -lt 50 ] || break; done
+    row_index $label || true
     if [ "$(jget "$J" runs.$r.status)" != ok ]; then
         skip "$label: the row is not ok or not run (judged above)" 2
         continue
@@ -171,8 +170,7 @@ done
 
 # jmeter-tls13: its row by label; what JMeter does over TLS, as lb-target saw it.
 J=$tmp/closed/run.json
-i=$(perl -MJSON::PP -e 'local $/; open my $f, "<", $ARGV[0] or exit 1; my $r = decode_json(<$f>)->{runs};
-    for (0 .. $#$r) { print($_), last if $r->[$_]{label} eq "jmeter-tls13" }' "$tmp/closed/run.json")
+i=; row_index jmeter-tls13 && i=$r
 if [ -n "$i" ] && [ "$(jget "$J" runs.$i.status)" != skipped ]; then
     is "$(jget "$J" runs.$i.identity.settings.tls.verified)" false "closed jmeter-tls13: the row says JMeter did not verify"
     is "$(jget "$J" runs.$i.target_protocol.tls.handshakes.failed)" 0 "closed jmeter-tls13: no failed handshake"

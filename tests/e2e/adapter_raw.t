@@ -6,10 +6,14 @@
 # counted, samples written, and a reconciliation verdict of exact or
 # explained (wrk, ab, h2load, autocannon and siege stop hard at the
 # deadline and leave up to one response per connection uncounted: never a
-# mismatch). A tool that is not installed is a SKIP that says so.
+# mismatch). A tool that is not installed is a SKIP that says so. Then
+# autocannon, ab and siege over TLS 1.3 for 1 s (tests/lib/tls-row.sh:
+# rows ok, unverified as their adapters say, lb-target's handshakes all
+# TLS 1.3).
 # lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/tls-row.sh"
 . "$(dirname "$0")/../lib/adapter-e2e.sh"
 LB=$LB_BUILD/bin/loadbench
 # No chart image is checked here: gnuplot's rendering, 2-4 s of every run
@@ -21,8 +25,9 @@ cd "$LB_SRC"
 tools="wrk hey ab h2load siege autocannon"
 # Rows over HTTPS (TLS 1.3, 2 connections, 1 s each), after those of
 # $tools, each found by its label and checked after the loop.
-tls_rows="{tool: autocannon, label: autocannon-tls, target: {tls: {version: 1.3}},
-    load: {connections: 2, duration: 1s}}"
+tls="load: {connections: 2, duration: 1s}, target: {tls: {version: 1.3}}"
+tls_rows="{tool: autocannon, label: autocannon-tls, $tls}, {tool: ab, label: ab-tls13, $tls},
+    {tool: siege, label: siege-tls13, $tls}"
 # Tool on CPU 0, target on CPU 1 where there are two.
 cpus=""
 [ "$(nproc)" -ge 2 ] && cpus="cpus: {target: [1], tool: [0]}"
@@ -68,15 +73,10 @@ for t in $tools; do
     i=$((i + 1))
 done
 
-# tls_row LABEL: the index of the row labelled LABEL in $J (in $r).
-tls_row() {
-    r=0
-    while [ "$(jget "$J" runs.$r.label)" != "$1" ]; do r=$((r + 1)); [ $r -lt 50 ] || return 1; done
-}
 # autocannon over TLS 1.3: its counts reconciled, no verification (it
 # hard-codes rejectUnauthorized: false), no ALPN offered, every handshake
 # the server's and none failed.
-tls_row autocannon-tls
+row_index autocannon-tls
 if row_checks $r autocannon autocannon bound; then
     is "$(jget "$J" runs.$r.identity.settings.tls.verified)" false "autocannon-tls: the row says it did not verify"
     tp=runs.$r.target_protocol.tls
@@ -86,4 +86,10 @@ if row_checks $r autocannon autocannon bound; then
         "autocannon-tls: no failed handshake, no ALPN http/1.1 (it offers none), TLS 1.3"
 fi
 
+# ab and siege: neither verifies (no CA option: ab.c and siege's ssl.c set no verify).
+row_index ab-tls13 && tls_row ab-tls13 $r false
+case "$(jget "$J" runs.$r.identity.argv)" in *'"-f","TLS1.3","https://127.0.0.1:'*) ok 0 "ab-tls13: -f TLS1.3, an https:// URL" ;;
+    null) skip "ab-tls13: ab not installed" ;;
+    *) ok 1 "ab-tls13: -f TLS1.3, an https:// URL ($(jget "$J" runs.$r.identity.argv))" ;; esac
+row_index siege-tls13 && tls_row siege-tls13 $r false
 done_testing

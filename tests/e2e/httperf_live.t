@@ -8,6 +8,9 @@
 #     verdict exact, no errors; latency: mean and p50 at least half the
 #     delay (its clock is cached per pass of its event loop: a lifetime can
 #     read short by a pass, min 3.6 ms seen at 200/s), p99 absent (httperf prints no percentiles: never an estimate);
+#   - beside it in the same run, 20/s for 1 s over TLS 1.3 (--ssl): the
+#     row ok and unverified (tests/lib/tls-row.sh), one full handshake per
+#     request (a connection each, no session offered again);
 #   - a closed load is refused at plan with the reason (no fixed
 #     connections in httperf's model), as is a rate whose connections open
 #     at once exceed what select() allows.
@@ -20,7 +23,8 @@ cd "$LB_SRC"
 
 find_tool httperf "{model: open, rate: 1, duration: 1s}"
 
-if run_lb open httperf 20ms '{model: open, rate: 200, duration: 2s}'; then
+tls13='{tool: httperf, label: tls13, load: {model: open, rate: 20, duration: 1s}, target: {tls: {version: 1.3}}}'
+if run_lb open "httperf, $tls13" 20ms '{model: open, rate: 200, duration: 2s}'; then
     is "$(jget "$J" runs.0.identity.model)" open "open: model open"
     case "$(jget "$J" runs.0.identity.argv)" in
         *'"--rate=200","--num-conns=400","--num-calls=1"'*) ok 0 "open: --rate=200 --num-conns=400 --num-calls=1" ;;
@@ -46,6 +50,11 @@ if run_lb open httperf 20ms '{model: open, rate: 200, duration: 2s}'; then
     is "$(jget "$J" runs.0.client.latency_ms.p99)" null "open: no p99 (httperf prints no percentiles)"
     is "$(jget "$J" runs.0.client.latency_ms.p90)" null "open: no p90 either"
     is "$(jget "$J" runs.0.identity.latency_resolution_ms)" 1 "open: resolution stated as its 1 ms median bins"
+    tls_row tls13 1 false
+    is "$(jget "$J" runs.1.target_protocol.tls.handshakes.full)/$(jget "$J" runs.1.target_protocol.tls.handshakes.resumed)" \
+        "$(jget "$J" runs.1.server.requests)/0" "tls13: a full handshake per request the server counted, none resumed"
+    case "$(jget "$J" runs.1.identity.argv)" in *'"--num-calls=1","--ssl"'*) ok 0 "tls13: --ssl" ;;
+        *) ok 1 "tls13: --ssl ($(jget "$J" runs.1.identity.argv))" ;; esac
 fi
 
 # plan NAME LOAD DELAY: `loadbench plan` of a one-httperf profile; out in $tmp/NAME.plan.

@@ -32,8 +32,8 @@ refused() {
 refused wrk-check '' '  - wrk
   - {tool: wrk, label: wrk-check, check: {status: 200}}' \
     'wrk-check.yaml:4:5: wrk cannot run check (a status check on every response)'
-refused ab-tls '' '  - {tool: ab, label: ab-plain}
-  - {tool: ab, label: ab-tls, target: {tls: {version: 1.3}}}' 'ab-tls.yaml:4:5: ab cannot run target.tls (HTTPS)'
+refused ab-h2c '' '  - {tool: ab, label: ab-plain}
+  - {tool: ab, label: ab-h2c, target: {protocol: h2c}}' 'ab-h2c.yaml:4:5: ab cannot run target.protocol h2c (HTTP/2 with prior knowledge)'
 refused httperf-post '' '  - {tool: httperf, label: hp, request: {method: POST, body: 1KiB}}' \
     'httperf-post.yaml:3:5: httperf cannot run request: method POST'
 refused h2-off 'target: {protocol: h2, tls: {version: 1.3}}\n' '  - {tool: h2load, target: {tls: off}}' \

@@ -31,7 +31,7 @@ refused() {
 }
 refused jmeter-h2 '{protocol: h2, tls: {version: 1.3}}' '[jmeter]' 'jmeter cannot run target.protocol h2 (HTTP/2 over TLS): JMeter core has no HTTP/2 client'
 refused wrk-h2 '{protocol: h2, tls: {version: 1.3}}' '[h2load, wrk]' 'wrk cannot run target.protocol h2 (HTTP/2 over TLS)'
-refused ab-tls '{tls: {version: 1.2}}' '[ab]' 'ab cannot run target.tls (HTTPS)'
+refused ab-h2 '{protocol: h2, tls: {version: 1.2}}' '[ab]' 'ab cannot run target.protocol h2 (HTTP/2 over TLS): ab sends HTTP/1.0 requests'
 refused gatling-h2c '{protocol: h2c}' '[gatling]' "gatling cannot run target.protocol h2c (HTTP/2 with prior knowledge): Gatling's enableHttp2 is HTTP/2 over TLS by ALPN only"
 refused hey-h2c '{protocol: h2c}' '[hey]' "hey cannot run target.protocol h2c (HTTP/2 with prior knowledge): hey's -h2 is HTTP/2 over TLS only"
 refused h2-plain '{protocol: h2}' '[h2load]' 'target.protocol h2 is HTTP/2 over TLS: add target.tls (or use h2c)'

@@ -9,6 +9,9 @@
 # - closed, 4 users for 5 s: model closed, 4 users at once, each looping on
 #   its connection: at most 4 x (5 s / 20 ms + 1) requests, equal to the
 #   server's; each user's session 5-6 s, spent in requests back to back;
+#   Beside it in the same run, 2 users for 1 s over TLS 1.3 (<server
+#   type="ssl">): the row ok and unverified (tests/lib/tls-row.sh), one
+#   full handshake per user, none resumed;
 # - instances: 2 of that closed load: two client VMs of their own that
 #   logged, 4 users between them, the controller's count = the server's,
 #   the VMs in the tool's tree, and no beam.smp or epmd of the run (seen as
@@ -74,12 +77,16 @@ sessions() {
         perl -e 'exit !($ARGV[2] > 0 && $ARGV[0] * $ARGV[1] >= 0.9 * $ARGV[2])' -- "${req:-0}" "$lat" "$3"
     check "$1: at most 4 x (5 s / 20 ms + 1) = 1004 requests ($req)" test "${req:-0}" -le 1004
 }
-if run_lb closed tsung 20ms '{connections: 4, duration: 5s}'; then
+tls13='{tool: tsung, label: tls13, load: {connections: 2, duration: 1s}, target: {tls: {version: 1.3}}}'
+if run_lb closed "tsung, $tls13" 20ms '{connections: 4, duration: 5s}'; then
     is "$(jget "$J" runs.0.identity.model)" closed "closed: model closed"
     is "$(jget "$J" runs.0.client.tool_output.users_max)" 4 "closed: 4 users at once"
     sessions closed
     is "$req" "$srv" "closed: Tsung's count = the server's (each user finishes its last request)"
     is "$(jget "$J" runs.0.client.errors)" 0 "closed: no errors"
+    tls_row tls13 1 false
+    is "$(jget "$J" runs.1.target_protocol.tls.handshakes.full)/$(jget "$J" runs.1.target_protocol.tls.handshakes.resumed)" \
+        2/0 "tls13: one full handshake per user (each connects once), none resumed"
 fi
 
 # descendants PID: every process under PID, as "pid comm" lines.

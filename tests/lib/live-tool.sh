@@ -1,6 +1,8 @@
 # live-tool.sh: what the tests of a tool that may be missing (k6_live.t,
 # bombardier_live.t, distributed.t, multihost.t) share, sourced after tap.sh: finding the tool the way a
 # run does, one-tool `loadbench run`s, and a range check. Needs $LB.
+# The TLS row checks are tls-row.sh's, sourced here.
+. "$(dirname "$0")/../lib/tls-row.sh"
 
 # look_for TOOL [LOAD]: sets found to the binary loadbench would run for TOOL
 # (`loadbench plan` names it) and returns 0; with none, sets why to plan's
@@ -81,21 +83,4 @@ run_profile() {
     rc=0; "$LB" run --quiet --out "$tmp/$1" "$tmp/$1.yaml" >"$tmp/$1.out" 2>&1 || rc=$?
     J=$tmp/$1/run.json
     [ -f "$J" ] || { echo '{}' > "$tmp/none.json"; J=$tmp/none.json; sed 's/^/#   /' "$tmp/$1.out"; }
-}
-
-# tls_row NAME I VERIFIED: row I of $J ran over TLS: status ok, counts
-# exact or explained, identity.settings.tls.verified VERIFIED (what the
-# adapter claims), lb-target counted full handshakes and none failed;
-# asked for h2, each of the server's requests an HTTP/2 stream.
-tls_row() {
-    v=$(jget "$J" runs.$2.status)/$(jget "$J" runs.$2.crosscheck.verdict)
-    case "$v" in ok/exact | ok/explained) ok 0 "$1: status ok, counts $v" ;;
-        *) ok 1 "$1: status ok, counts exact or explained (got $v)"; diag "reason: $(jget "$J" runs.$2.reason)" ;; esac
-    is "$(jget "$J" runs.$2.identity.settings.tls.verified)" "$3" "$1: the row says verified $3"
-    f=$(jget "$J" runs.$2.target_protocol.tls.handshakes.full)
-    is "$(test "${f:-0}" -gt 0 && echo full)/$(jget "$J" runs.$2.target_protocol.tls.handshakes.failed)" full/0 \
-        "$1: lb-target counted full handshakes ($f), none failed"
-    [ "$(jget "$J" runs.$2.target_protocol.asked)" = h2 ] || return 0
-    is "$(jget "$J" runs.$2.target_protocol.h2.streams.completed)" "$(jget "$J" runs.$2.server.requests)" \
-        "$1: h2 streams completed = the server's requests"
 }

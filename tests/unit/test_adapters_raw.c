@@ -768,8 +768,8 @@ static void test_prepare(void)
 static void test_httperf(struct adapter_result *r)
 {
     char err[UTIL_ERR_LEN];
-    ok(adapter_by_name("httperf") == &adapter_httperf && adapter_httperf.caps == ADAPTER_OPEN,
-       "httperf is registered, open model only");
+    ok(adapter_by_name("httperf") == &adapter_httperf && adapter_httperf.caps == (ADAPTER_OPEN | ADAPTER_TLS),
+       "httperf is registered, open model only (HTTPS with --ssl)");
     struct profile_stage s = {.duration_ns = 3000000000ull, .target = 500};
     struct profile_load l = {.model = LOAD_OPEN, .nstages = 1, .stages = &s};
     const char *d = fresh_dir("httperf-success");
@@ -1446,6 +1446,64 @@ static void test_post(void)
     profile_free(p);
 }
 
+/* target.tls as the harness prepares it (an https:// URL, the run's CA),
+ * at TLS 1.2 (the live tests run 1.3): the tool is told the version where
+ * it takes one, and the row's settings.tls says it does not verify. */
+static void tls_prepare(const struct adapter *a, struct profile *p, struct prepared *P)
+{
+    struct adapter_found found = {.version = "test"};
+    snprintf(found.path, sizeof found.path, "/usr/bin/%s", a->name);
+    prepare_found_url(a, p, 0, &found, "https://127.0.0.1:8080/", "target-ca.pem", P);
+    ok(P->rc == 0 && json_is_false(json_object_get(json_object_get(P->plan.settings, "tls"), "verified")),
+       "%s over TLS: prepared, settings.tls.verified false (%s)", a->name, P->err);
+}
+
+static void test_tls(void)
+{
+    struct prepared P;
+    static char x[8192];
+    struct profile *p = load_profile("target: {tls: {version: 1.2}}\nload: {connections: 2, duration: 1s}\n"
+                                     "tools: [ab]\n");
+    if (!p)
+        return;
+    tls_prepare(&adapter_ab, p, &P);
+    ok(strstr(P.argv, " -f TLS1.2 https://127.0.0.1:8080/") != NULL, "ab TLS 1.2: -f TLS1.2, the https URL (%s)",
+       P.argv);
+    adapter_plan_free(&P.plan);
+    tls_prepare(&adapter_siege, p, &P);
+    ok(strstr(P.argv, " https://127.0.0.1:8080/") != NULL, "siege TLS 1.2: the https URL (%s)", P.argv);
+    adapter_plan_free(&P.plan);
+    tls_prepare(&adapter_tsung, p, &P);
+    tsung_file(P.dir, "tsung.xml", x, sizeof x);
+    ok(strstr(x, "port=\"8080\" type=\"ssl\"") && strstr(x, "<option name=\"ssl_versions\" value=\"'tlsv1.2'\"/>"),
+       "tsung TLS 1.2: <server type=\"ssl\">, ssl_versions 'tlsv1.2'");
+    adapter_plan_free(&P.plan);
+    profile_free(p);
+    p = load_profile("target: {tls: {version: 1.3}}\nload: {model: open, rate: 10, duration: 1s}\n"
+                     "tools: [httperf]\n");
+    if (!p)
+        return;
+    tls_prepare(&adapter_httperf, p, &P);
+    ok(strstr(P.argv, " --num-calls=1 --ssl") != NULL && has_warning(&P.plan.warnings, "a full TLS handshake"),
+       "httperf TLS: --ssl, the warning says each latency holds a handshake (%s)", P.argv);
+    adapter_plan_free(&P.plan);
+    tls_prepare(&adapter_tsung, p, &P);
+    tsung_file(P.dir, "tsung.xml", x, sizeof x);
+    ok(strstr(x, "type=\"ssl\"") && !strstr(x, "ssl_versions"),
+       "tsung TLS 1.3: no ssl_versions (OTP 25 refuses 'tlsv1.3' beside Tsung's reuse_sessions)");
+    adapter_plan_free(&P.plan);
+    profile_free(p);
+    /* wrk2 (in no registry, not live here): wrk's own src/ssl.c, given the https URL */
+    p = load_profile("target: {tls: {version: 1.3}}\nload: {model: open, rate: 10, duration: 40s}\n"
+                     "tools: [wrk2]\n");
+    if (!p)
+        return;
+    tls_prepare(&adapter_wrk2, p, &P);
+    ok(strstr(P.argv, " https://127.0.0.1:8080/") != NULL, "wrk2 TLS: the https URL (%s)", P.argv);
+    adapter_plan_free(&P.plan);
+    profile_free(p);
+}
+
 int main(void)
 {
     snprintf(fixtures, sizeof fixtures, "%s/tests/fixtures", adapter_datadir());
@@ -1478,6 +1536,7 @@ int main(void)
     test_vegeta_detect();
     test_tsung_closed_logs(&r);
     test_tsung_prepare();
+    test_tls();
     test_prepare();
     test_oha(&r);
     test_oha_faults(&r);
