@@ -192,10 +192,11 @@ static int lbgen_parse(const struct adapter_ctx *c, struct adapter_result *r, ch
      * asked) fails its row; its figures are kept (parsed) to be seen. */
     const char *gen_error = json_string_value(json_object_get(j, "error"));
     int rc = gen_error ? util_err(err, "lb-gen did not deliver the load: %s", gen_error) : 0;
-    /* What it says it spoke (lb-target's counts judge it too, toolrun.c). */
+    /* What it says it spoke (lb-target's counts judge it too, toolrun.c),
+     * where the profile is known: a parse of captured output has none. */
     const char *spoke = json_string_value(json_object_get(j, "protocol"));
-    const char *asked = profile_protocol_name(c->profile->target.protocol);
-    if (!rc && spoke && strcmp(spoke, asked))
+    const char *asked = c->profile ? profile_protocol_name(c->profile->target.protocol) : NULL;
+    if (!rc && spoke && asked && strcmp(spoke, asked))
         rc = util_err(err, "lb-gen spoke %s, the profile asked for %s", spoke, asked);
     json_decref(j);
     return rc;
