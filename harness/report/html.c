@@ -1,6 +1,6 @@
 #include "report/pacing_table.h"
 #include "report/html.h"
-#include "report/report.h"
+#include "report/ranwith.h"
 #include "report/charts.h"
 #include "common/fsutil.h"
 #include "report/stats.h"
@@ -880,25 +880,25 @@ static void page_head(FILE *f, const char *name)
 
 /* The table of contents: every section the page has. */
 /* "What each row ran with": summary.md's table, the same cells
- * (report_ran_with_cells), when the rows' settings differ. */
+ * (ranwith_cells), when the rows' settings differ. */
 static void ran_with_table(FILE *f, json_t *run)
 {
     json_t *r;
     size_t i;
-    char cells[REPORT_RAN_WITH_LEN];
+    char cells[RANWITH_LEN];
     fputs("<h2 id=\"ran-with\">What each row ran with</h2>\n<p class=\"note\">The rows did not all run with the same "
           "settings: each tool entry may carry its own target (TLS, protocol, delay), request, check and keep-alive "
           "(docs/profiles.md), and lb-target was started with the row's.</p>\n<table class=\"ran-with\"><thead><tr>"
           "<th>Tool run</th>", f);
-    for (i = 0; report_ran_with_heads[i]; i++)
-        fprintf(f, "<th>%s</th>", report_ran_with_heads[i]);
+    for (i = 0; ranwith_heads[i]; i++)
+        fprintf(f, "<th>%s</th>", ranwith_heads[i]);
     fputs("</tr></thead><tbody>\n", f);
     json_array_foreach(json_object_get(run, "runs"), i, r)
     {
         fputs("<tr><th>", f);
         html_esc(f, stats_json_str(r, "dir", NULL) ?: stats_json_str(r, "label", NULL) ?: "?");
         fputs("</th>", f);
-        report_ran_with_cells(run, r, cells, sizeof cells);
+        ranwith_cells(run, r, cells, sizeof cells);
         for (char *c = cells, *end; c; c = end ? end + 3 : NULL) {
             if ((end = strstr(c, " | ")))
                 *end = 0;
@@ -978,12 +978,12 @@ void html_report(FILE *f, const char *dir, json_t *run)
             stats_json_num(run, "profile", "target", "delay_ns") / 1e6,
             stats_json_num(run, "profile", "target", "body_bytes"),
             stats_json_num(run, "profile", "target", "threads"),
-            report_rows_own_delay(run) ? " " REPORT_OWN_DELAY_NOTE : "");
+            ranwith_own_delay(run) ? " " RANWITH_OWN_DELAY_NOTE : "");
 
     int multi = gs.nlevels > 0;
     for (size_t i = 0; i < gs.n; i++)
         multi |= gs.g[i].nrows > 1;
-    int ran_with = report_ran_with_differ(run);
+    int ran_with = ranwith_differ(run);
     page_toc(f, multi, gs.nlevels > 0, ran_with);
     fputs("<h2 id=\"results\">Results</h2>\n", f);
     results_table(f, run);

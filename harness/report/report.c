@@ -4,6 +4,8 @@
 #include "report/html.h"
 #include "report/jpath.h"
 #include "report/pacing_table.h"
+#include "report/fmt.h"
+#include "report/ranwith.h"
 #include "report/runrecord.h"
 #include "common/fsutil.h"
 #include "report/stats.h"
@@ -35,26 +37,6 @@ static const char *fmt(char *buf, size_t len, double v, int prec)
     return buf;
 }
 
-static const char *fmt_int(char *buf, size_t len, double v)
-{
-    if (isnan(v)) {
-        snprintf(buf, len, "–");
-        return buf;
-    }
-    /* Thousands separated by a thin comma for reading. */
-    char raw[64];
-    snprintf(raw, sizeof raw, "%.0f", v);
-    size_t n = strlen(raw), o = 0;
-    size_t start = raw[0] == '-' ? 1 : 0;
-    for (size_t i = 0; i < n && o + 2 < len; i++) {
-        buf[o++] = raw[i];
-        size_t left = n - i - 1;
-        if (i >= start && left && left % 3 == 0 && o + 2 < len)
-            buf[o++] = ',';
-    }
-    buf[o] = 0;
-    return buf;
-}
 
 static const char *row_name(json_t *r, char *buf, size_t len)
 {
@@ -71,7 +53,7 @@ static const char *fmt_stat(char *buf, size_t len, const struct stats_summary *s
         return buf;
     }
     if (prec == 0)
-        fmt_int(a, sizeof a, s->median);
+        fmt_thousands(a, sizeof a, s->median);
     else
         fmt(a, sizeof a, s->median, prec);
     if (s->n == 1) {
@@ -79,8 +61,8 @@ static const char *fmt_stat(char *buf, size_t len, const struct stats_summary *s
         return buf;
     }
     if (prec == 0) {
-        fmt_int(b, sizeof b, s->min);
-        fmt_int(c, sizeof c, s->max);
+        fmt_thousands(b, sizeof b, s->min);
+        fmt_thousands(c, sizeof c, s->max);
     } else {
         fmt(b, sizeof b, s->min, prec);
         fmt(c, sizeof c, s->max, prec);
@@ -161,7 +143,7 @@ static const char *bottleneck_cell(json_t *r)
  * windows.hold_steady.flag; rows without one print as before). */
 static const char *hold_cell(json_t *r, char *buf, size_t len)
 {
-    fmt_int(buf, len, num(r, "windows.hold_rps"));
+    fmt_thousands(buf, len, num(r, "windows.hold_rps"));
     if (str(r, "pacing.verdict") && !strcmp(str(r, "pacing.verdict"), "under-rate")) {
         /* Its figure is what arrived, never the rate it was asked. */
         size_t n = strlen(buf);
@@ -296,82 +278,6 @@ static void report_co_markdown(FILE *f, json_t *runs)
     }
 }
 
-const char *const report_ran_with_heads[] = {"Protocol", "TLS", "Delay", "Connections", "Request", "Check", NULL};
-
-/* The Delay cell: lb-target's fixed delay, or its drawn delay's
- * distribution. A row from before ran_with recorded it ran with the
- * profile's (no entry could write its own then). */
-static const char *ran_with_delay(json_t *run, json_t *r, char *buf, size_t len)
-{
-    json_t *tg = jpath_get(r, "ran_with.target");
-    if (!json_object_get(tg, "delay_ns"))
-        tg = jpath_get(run, "profile.target");
-    const char *dist = str(tg, "shape.dist");
-    double ns = num(tg, "delay_ns");
-    if (dist)
-        snprintf(buf, len, "%s (drawn)", dist);
-    else if (!isnan(ns))
-        snprintf(buf, len, "%g ms", ns / 1e6);
-    else
-        snprintf(buf, len, "–");
-    return buf;
-}
-
-const char *report_ran_with_cells(json_t *run, json_t *r, char *buf, size_t len)
-{
-    char tls[96] = "plain", req[64], chk[48], nb[32], delay[48];
-    const char *v = str(r, "ran_with.target.tls.version");
-    if (v)
-        snprintf(tls, sizeof tls, "TLS %s (%s, resumption %s)", v, str(r, "ran_with.target.tls.key") ?: "?",
-                 json_is_false(jpath_get(r, "ran_with.target.tls.resumption")) ? "off" : "on");
-    double body = num(r, "ran_with.request.body_bytes");
-    const char *method = str(r, "ran_with.request.method") ?: "GET";
-    if (isnan(body))
-        snprintf(req, sizeof req, "%s", method);
-    else
-        snprintf(req, sizeof req, "%s %s B", method, fmt_int(nb, sizeof nb, body));
-    if (!isnan(num(r, "ran_with.check.status")))
-        snprintf(chk, sizeof chk, "status %.0f", num(r, "ran_with.check.status"));
-    else
-        snprintf(chk, sizeof chk, "–");
-    snprintf(buf, len, "%s | %s | %s | %s | %s | %s", str(r, "ran_with.target.protocol") ?: "h1", tls,
-             ran_with_delay(run, r, delay, sizeof delay),
-             json_is_false(jpath_get(r, "load.keepalive")) ? "new per request" : "keep-alive", req, chk);
-    return buf;
-}
-
-int report_rows_own_delay(json_t *run)
-{
-    json_t *r;
-    size_t i;
-    char prof[48], mine[48];
-    ran_with_delay(run, NULL, prof, sizeof prof); /* no row: the profile's */
-    json_array_foreach(json_object_get(run, "runs"), i, r)
-    {
-        if (strcmp(ran_with_delay(run, r, mine, sizeof mine), prof))
-            return 1;
-    }
-    return 0;
-}
-
-int report_ran_with_differ(json_t *run)
-{
-    json_t *runs = json_object_get(run, "runs"), *r;
-    size_t i;
-    char first[REPORT_RAN_WITH_LEN] = "", cells[REPORT_RAN_WITH_LEN];
-    int differ = 0;
-    json_array_foreach(runs, i, r)
-    {
-        if (!json_object_get(r, "ran_with"))
-            return 0; /* a run from before rows recorded it */
-        report_ran_with_cells(run, r, cells, sizeof cells);
-        if (!i)
-            snprintf(first, sizeof first, "%s", cells);
-        differ |= strcmp(first, cells) != 0;
-    }
-    return differ;
-}
-
 /* "## What each row ran with": when the rows did not all run with the
  * same protocol, TLS, delay, connections, request and check (tool entries
  * with their own target:, request:, check: or load: keepalive), each
@@ -380,20 +286,20 @@ static void report_ran_with_markdown(FILE *f, json_t *run)
 {
     json_t *r;
     size_t i;
-    char cells[REPORT_RAN_WITH_LEN], name[64];
-    if (!report_ran_with_differ(run))
+    char cells[RANWITH_LEN], name[64];
+    if (!ranwith_differ(run))
         return;
     fprintf(f, "\n## What each row ran with\n\nThe rows did not all run with the same settings: each tool entry "
                "may carry its own target (TLS, protocol, delay), request, check and keep-alive (docs/profiles.md), "
                "and lb-target was started with the row's.\n\n| Tool |");
-    for (i = 0; report_ran_with_heads[i]; i++)
-        fprintf(f, " %s |", report_ran_with_heads[i]);
+    for (i = 0; ranwith_heads[i]; i++)
+        fprintf(f, " %s |", ranwith_heads[i]);
     fprintf(f, "\n|---|");
-    for (i = 0; report_ran_with_heads[i]; i++)
+    for (i = 0; ranwith_heads[i]; i++)
         fprintf(f, "---|");
     fprintf(f, "\n");
     json_array_foreach(json_object_get(run, "runs"), i, r)
-        fprintf(f, "| %s | %s |\n", row_name(r, name, sizeof name), report_ran_with_cells(run, r, cells, sizeof cells));
+        fprintf(f, "| %s | %s |\n", row_name(r, name, sizeof name), ranwith_cells(run, r, cells, sizeof cells));
 }
 
 /* "## Request bodies": with the profile's request: POST, a row that ran
@@ -422,10 +328,10 @@ static void report_body_markdown(FILE *f, json_t *run)
         if (!json_object_get(r, "request_body"))
             continue;
         fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", row_name(r, b[0], 64), str(r, "request_body.method"),
-                fmt_int(b[1], 64, num(r, "request_body.expect_bytes")),
-                fmt_int(b[2], 64, num(r, "request_body.requests_with_body")),
-                fmt_int(b[3], 64, num(r, "request_body.bytes")), fmt_int(b[4], 64, num(r, "request_body.mismatch")),
-                fmt_int(b[5], 64, num(r, "request_body.too_large")), fmt_int(b[6], 64, num(r, "request_body.short")));
+                fmt_thousands(b[1], 64, num(r, "request_body.expect_bytes")),
+                fmt_thousands(b[2], 64, num(r, "request_body.requests_with_body")),
+                fmt_thousands(b[3], 64, num(r, "request_body.bytes")), fmt_thousands(b[4], 64, num(r, "request_body.mismatch")),
+                fmt_thousands(b[5], 64, num(r, "request_body.too_large")), fmt_thousands(b[6], 64, num(r, "request_body.short")));
     }
 }
 
@@ -566,7 +472,7 @@ static void path_markdown(FILE *f, json_t *run)
         fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", host, str(e, "to") ? str(e, "to") : "–",
                 str(e, "interface") ? str(e, "interface") : "–", fmt(b[0], 64, num(e, "rtt.p50_us"), 1),
                 fmt(b[1], 64, num(e, "rtt.p99_us"), 1), fmt(b[2], 64, num(e, "bulk.bytes_per_s") / 1e6, 1),
-                fmt_int(b[3], 64, num(e, "bulk.packets_per_s")), fmt_int(b[4], 64, num(e, "bulk.flows")));
+                fmt_thousands(b[3], 64, num(e, "bulk.packets_per_s")), fmt_thousands(b[4], 64, num(e, "bulk.flows")));
     }
 }
 
@@ -574,7 +480,7 @@ static void path_markdown(FILE *f, json_t *run)
  * the run (run.json's quiet.disturbed; rows without one print as before). */
 static const char *server_rps_cell(json_t *r, char *buf, size_t len)
 {
-    fmt_int(buf, len, num(r, "windows.whole_rps"));
+    fmt_thousands(buf, len, num(r, "windows.whole_rps"));
     if (json_is_true(json_object_get(json_object_get(r, "quiet"), "disturbed"))) {
         size_t n = strlen(buf);
         snprintf(buf + n, len - n, " □ disturbed");
@@ -605,8 +511,8 @@ void report_markdown(FILE *f, json_t *run)
         snprintf(fixed, sizeof fixed, ", %s ms delay", fmt(b[0], 64, num(run, "profile.target.delay_ns") / 1e6, 1));
     fprintf(f, " Target: lb-target%s%s, %s B body, %.0f thread(s).", fixed, shape_text(run, shape, sizeof shape),
             fmt(b[1], 64, num(run, "profile.target.body_bytes"), 0), num(run, "profile.target.threads"));
-    if (report_rows_own_delay(run))
-        fprintf(f, " " REPORT_OWN_DELAY_NOTE);
+    if (ranwith_own_delay(run))
+        fprintf(f, " " RANWITH_OWN_DELAY_NOTE);
     /* The status its rows give it (runstatus), not the one run.json claims. */
     char why[512];
     const char *status = runstatus(run, why, sizeof why), *detail = str(run, "status_detail");
@@ -627,11 +533,11 @@ void report_markdown(FILE *f, json_t *run)
                 row_name(r, b[0], 64), st, str(r, "identity.model") ?: "–", server_rps_cell(r, b[1], 64),
                 hold_cell(r, b[2], 64), fmt(b[3], 64, num(r, "client.latency_ms.p50"), 2),
                 fmt(b[4], 64, num(r, "client.latency_ms.p95"), 2), fmt(b[5], 64, num(r, "client.latency_ms.p99"), 2),
-                fmt_int(b[6], 64, num(r, "client.errors")), fmt(b[7], 64, num(r, "footprint.cpu_avg_pct"), 1),
+                fmt_thousands(b[6], 64, num(r, "client.errors")), fmt(b[7], 64, num(r, "footprint.cpu_avg_pct"), 1),
                 fmt(b[8], 64, num(r, "footprint.cpu_peak_pct"), 1), fmt(b[9], 64, num(r, "footprint.rss_peak_mb"), 1),
-                fmt_int(b[10], 64, num(r, "efficiency.requests_per_cpu_second")),
-                fmt_int(b[11], 64, num(r, "efficiency.rps_per_mb")), fmt_int(b[12], 64, num(r, "server.requests")),
-                fmt_int(b[13], 64, num(r, "crosscheck.client")), str(r, "crosscheck.verdict") ?: "–",
+                fmt_thousands(b[10], 64, num(r, "efficiency.requests_per_cpu_second")),
+                fmt_thousands(b[11], 64, num(r, "efficiency.rps_per_mb")), fmt_thousands(b[12], 64, num(r, "server.requests")),
+                fmt_thousands(b[13], 64, num(r, "crosscheck.client")), str(r, "crosscheck.verdict") ?: "–",
                 bottleneck_cell(r));
         json_t *w = json_object_get(r, "warnings");
         if (str(r, "reason") || json_array_size(w))

@@ -31,22 +31,6 @@ int report_write_all(const char *dir, json_t *run, char *err);
 void report_markdown(FILE *f, json_t *run);
 void report_csv(FILE *f, json_t *run);
 
-/* "What each row ran with" (summary.md's section, report.html's table):
- * the column heads (NULL-terminated) and the cells of row r of run
- * (its ran_with, load.keepalive), " | " between them, the one source of both
- * pages' text; report_ran_with_differ: 1 when the rows' cells differ
- * (the table is shown only then). */
-#define REPORT_RAN_WITH_LEN 384
-extern const char *const report_ran_with_heads[];
-const char *report_ran_with_cells(json_t *run, json_t *r, char *buf, size_t len);
-int report_ran_with_differ(json_t *run);
-
-/* 1 when a row of run ran with another delay than its profile's
- * target.delay (its entry's own): the pages' "Target:" line is the
- * profile's, and says so with REPORT_OWN_DELAY_NOTE. */
-int report_rows_own_delay(json_t *run);
-#define REPORT_OWN_DELAY_NOTE "That delay is the profile's: some rows ran with their own (What each row ran with)."
-
 /* s as one CSV field: quoted (quotes doubled) when it holds a comma, a
  * quote or a newline; nothing for NULL. */
 void report_csv_str(FILE *f, const char *s);
