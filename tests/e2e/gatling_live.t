@@ -97,8 +97,8 @@ is "$(jget "$J" runs.1.target_protocol.tls.handshakes.failed)/$(jget "$J" runs.1
 check "h2: full handshakes counted" test "$(jget "$J" runs.1.target_protocol.tls.handshakes.full)" -gt 0
 s=$(jget "$J" runs.1.target_protocol.h2.requests); h=$(jget "$J" runs.1.target_protocol.h2.streams.completed)
 check "h2: every request an h2 stream ($h streams, $s requests)" test "$h" -eq "$s" -a "$s" -gt 0
-check "h2: the simulation enables HTTP/2 on an https:// base URL" \
-    grep -q 'http.baseUrl("https://127.0.0.1:[0-9]*").enableHttp2()' "$tmp/two2/gatling-h2/LbSimulation.java"
+check "h2: the simulation enables HTTP/2 on an https:// base URL, no warm-up off the machine" \
+    grep -q 'http.baseUrl("https://127.0.0.1:[0-9]*").disableWarmUp().enableHttp2()' "$tmp/two2/gatling-h2/LbSimulation.java"
 
 # rerun NAME BASE PATH: the closed run's folder copied to $tmp/NAME, its
 # simulation pointed at BASE and PATH, run by its reproduce.sh.

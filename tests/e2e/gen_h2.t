@@ -19,7 +19,7 @@ snap() { ctl "$T_CTL" GET /stats >"$tmp/$1.stats"; }
 # delta A B PATH: counter PATH of snapshot B minus snapshot A.
 delta() { echo $(($(jget "$tmp/$2.stats" "$3") - $(jget "$tmp/$1.stats" "$3"))); }
 
-# h2gen NAME PROTO ARGS...: lb-gen --http2 --quiet -d 1s ARGS into
+# h2gen NAME PROTO ARGS...: lb-gen --http2 --quiet -d 500ms ARGS into
 # $tmp/NAME.json between two snapshots; checks the counts match the
 # server's exactly and the JSON says PROTO. Sets G_DONE, G_CHECK.
 h2gen() {
@@ -27,7 +27,7 @@ h2gen() {
     shift 2
     snap "$name.a"
     rc=0
-    "$GEN" --quiet --http2 -d 1s --json "$tmp/$name.json" "$@" 2>"$tmp/$name.err" || rc=$?
+    "$GEN" --quiet --http2 -d 500ms --json "$tmp/$name.json" "$@" 2>"$tmp/$name.err" || rc=$?
     snap "$name.b"
     [ "$rc" = 0 ] || { ok 1 "$name: lb-gen exit $rc: $(cat "$tmp/$name.err")"; return 1; }
     set -- $(jget "$tmp/$name.json" requests.completed requests.sent errors.connect errors.read errors.write \
@@ -81,7 +81,7 @@ done
 start_target h1tls --tls 1.3 --tls-ca "$tmp/ca1.pem"
 snap alpn.a
 rc=0
-"$GEN" --quiet --http2 -c 2 -d 1s --cacert "$tmp/ca1.pem" "https://127.0.0.1:$T_PORT/" >"$tmp/alpn.out" 2>"$tmp/alpn.err" || rc=$?
+"$GEN" --quiet --http2 -c 2 -d 500ms --cacert "$tmp/ca1.pem" "https://127.0.0.1:$T_PORT/" >"$tmp/alpn.out" 2>"$tmp/alpn.err" || rc=$?
 snap alpn.b
 diag "alpn: $(cat "$tmp/alpn.err")"
 check "alpn: exit 1 and no JSON against a server without h2 (exit $rc)" [ "$rc" = 1 -a ! -s "$tmp/alpn.out" ]
@@ -92,7 +92,7 @@ stop_target "$T_PID"
 # h2c against an HTTP/1.1-only server: nothing completes, the errors are counted.
 start_target h1
 rc=0
-"$GEN" --quiet --http2 -c 2 -d 1s --json "$tmp/h1.json" "$T_URL" 2>"$tmp/h1.err" || rc=$?
+"$GEN" --quiet --http2 -c 2 -d 500ms --json "$tmp/h1.json" "$T_URL" 2>"$tmp/h1.err" || rc=$?
 set -- $(jget "$tmp/h1.json" requests.completed errors.read protocol)
 diag "h2c to HTTP/1.1: exit $rc, completed $1, read errors $2"
 check "h2c to an HTTP/1.1 server: exit 0 with a report, 0 completed, read errors counted ($2), protocol $3" \
