@@ -126,7 +126,7 @@ static void usage(FILE *f)
             "      --out DIR          the run directory (must not exist)\n"
             "      --results DIR      where <UTC time>-<name>/ is created (default: results)\n"
             "      --only LABELS      run only these tool entries: labels or shell globs, comma-\n"
-            "                         separated (--only wrk,k6 or --only '*-sat')\n"
+            "                         separated (--only wrk,k6 or --only 'lb-gen*')\n"
             "      --into RUN_DIR     with --only: rerun them into an existing run directory\n"
             "      --quiet            no progress or log lines\n"
             "      --scale F          multiply every load duration and the cooldown by F (0 < F <= 1)\n"
