@@ -419,6 +419,21 @@ static void bars_title(FILE *f, const struct stats_metric *m, int reps, int sort
     fprintf(f, " font \",13\"\n");
 }
 
+/* The width of a chart of n named slots: 1000 px, and 16 px more for each
+ * slot past 48, so that a run of many rows (study 6 has 164) keeps each
+ * its own slot, label and value instead of a smear of overlapping text;
+ * and its height, h px, 200 more past 48, for the plot above the slanted
+ * names. */
+static int slots_width(size_t n)
+{
+    return n > 48 ? 1000 + (int)(n - 48) * 16 : 1000;
+}
+
+static int slots_height(size_t n, int h)
+{
+    return n > 48 ? h + 200 : h;
+}
+
 /* The x axis of n named slots and the key: the axis names each bar, so
  * the key holds only the markers (failed rows, caveats, whiskers). */
 static void slots_axis(FILE *f, size_t n, size_t longest, int steep)
@@ -434,7 +449,7 @@ static void slots_axis(FILE *f, size_t n, size_t longest, int steep)
 static void bars_script(struct cw *c, const struct stats_metric *m, const char *base, const struct bars_seen *seen, int sorted, FILE *f)
 {
     int reps = repeats_max(&c->gs), many = c->gs.n > 12;
-    gp_begin(f, base, 1000, 560, c->footer, m->title);
+    gp_begin(f, base, slots_width(c->gs.n), slots_height(c->gs.n, 560), c->footer, m->title);
     int logy = value_axis(f, m->unit, seen->lo, seen->hi);
     bars_title(f, m, reps, sorted);
     slots_axis(f, c->gs.n, seen->longest, 1);
@@ -647,7 +662,7 @@ static void truth_script(struct cw *c, const struct stats_metric *m, const char 
                          const char *ref, int kind, int sorted, FILE *f)
 {
     int reps = repeats_max(&c->gs);
-    gp_begin(f, base, 1000, 620, c->footer, "p99 against the server's and the on-schedule p99");
+    gp_begin(f, base, slots_width(c->gs.n), slots_height(c->gs.n, 620), c->footer, "p99 against the server's and the on-schedule p99");
     char title[320];
     snprintf(title, sizeof title, "p99: %s%s", kind < 0 ? "the tool's and the server's for the same requests (no on-schedule reference)"
                                                        : "the tool's, the server's for the same requests, and on schedule",
