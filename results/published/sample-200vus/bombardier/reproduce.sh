@@ -9,4 +9,4 @@ here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 [ -n "${LB_TOOLS_DIR:-}" ] || LB_TOOLS_DIR='/opt/loadbench-tools'
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" "$LB_TOOLS_DIR"'/bin/bombardier' '-c' '200' '-d' '20s' '-l' '-o' 'json' '-p' 'r' 'http://127.0.0.1:44677/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" "$LB_TOOLS_DIR"'/bin/bombardier' '-c' '200' '-d' '20s' '-l' '-o' 'json' '-p' 'r' 'http://127.0.0.1:41441/'

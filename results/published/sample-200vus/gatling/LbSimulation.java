@@ -38,7 +38,7 @@ public class LbSimulation extends Simulation {
         }
     }
 
-    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:33619");
+    HttpProtocolBuilder protocol = http.baseUrl("http://127.0.0.1:40195").disableWarmUp();
 
     ChainBuilder get = exec(http("GET /").get("/").check(status().is(200)));
 

@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'GOMAXPROCS=1' "$LB_ROOT"'/build/refgen/go-fasthttp/lb-go-fasthttp' '-c' '200' '-d' '20s' 'http://127.0.0.1:40353/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'GOMAXPROCS=1' "$LB_ROOT"'/build/refgen/go-fasthttp/lb-go-fasthttp' '-c' '200' '-d' '20s' 'http://127.0.0.1:40977/'

@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" "$LB_ROOT"'/build/bin/lb-gen' '--threads=1' '--stages' '5s:200,20s:200,5s:0' '--json=summary.json' '--seconds-dist=latency-seconds.txt' '--quiet' 'http://127.0.0.1:34663/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" "$LB_ROOT"'/build/bin/lb-gen' '--threads=1' '--stages' '5s:200,20s:200,5s:0' '--json=summary.json' '--seconds-dist=latency-seconds.txt' '--quiet' 'http://127.0.0.1:46609/'

@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'HOME='"$here"'/home' '/usr/bin/siege' '-R' 'siegerc' '-c' '200' '-t' '20S' 'http://127.0.0.1:36215/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'HOME='"$here"'/home' '/usr/bin/siege' '-R' 'siegerc' '-c' '200' '-t' '20S' 'http://127.0.0.1:38075/'

@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'ERL_EPMD_PORT=46451' 'ERL_FLAGS=+sbwt none +sbwtdcpu none +sbwtdio none -tsung_controller warm_time 0' '/bin/sh' '-c' 'epmd -port "$ERL_EPMD_PORT" & e=$!; i=0; while [ $i -lt 50 ] && ! epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1; do sleep 0.1; i=$((i+1)); done; "$@"; rc=$?; kill $e 2>/dev/null; wait $e 2>/dev/null; exit $rc' 'tsung-with-epmd' '/usr/bin/tsung' '-n' '-f' 'tsung.xml' '-l' 'log' 'start'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'ERL_EPMD_PORT=42975' 'ERL_FLAGS=+sbwt none +sbwtdcpu none +sbwtdio none -tsung_controller warm_time 0' '/bin/sh' '-c' 'epmd -port "$ERL_EPMD_PORT" & e=$!; i=0; while [ $i -lt 50 ] && ! epmd -port "$ERL_EPMD_PORT" -names >/dev/null 2>&1; do sleep 0.1; i=$((i+1)); done; "$@"; rc=$?; kill $e 2>/dev/null; wait $e 2>/dev/null; exit $rc' 'tsung-with-epmd' '/usr/bin/tsung' '-n' '-f' 'tsung.xml' '-l' 'log' 'start'

@@ -7,4 +7,4 @@
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
 [ -n "${LB_ROOT:-}" ] || LB_ROOT=$(cd "$here/../../../.." && pwd) || exit 1
 cd "$here" && mkdir -p home/tmp || exit 1
-exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'LB_WRK_OUT=wrk.json' '/usr/bin/wrk' '-t1' '-c200' '-d20s' '--latency' '-s' 'done.lua' 'http://127.0.0.1:41577/'
+exec env -i PATH="$PATH" LANG=C.UTF-8 TZ=UTC HOME="$here/home" TMPDIR="$here/home/tmp" 'LB_WRK_OUT=wrk.json' '/usr/bin/wrk' '-t1' '-c200' '-d20s' '--latency' '-s' 'done.lua' 'http://127.0.0.1:36599/'
