@@ -52,7 +52,9 @@ LIBS_TARGET := $(shell pkg-config --libs openssl libnghttp2 2>/dev/null)
 PKG_OK     := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
-GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit built from, "-dirty" after it when the working tree had
+# changes not committed: a row made by such a build says so.
+GIT_REV := $(shell git describe --always --dirty --exclude='*' 2>/dev/null || echo unknown)
 
 WARN = -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ifeq ($(CI),true)
