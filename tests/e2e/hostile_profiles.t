@@ -18,6 +18,9 @@
 # lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+# No chart is checked here: gnuplot's rendering (seconds of CPU a run) is
+# report_charts.t's and report_sweep.t's to test.
+export LOADBENCH_GNUPLOT=
 
 lb=$LB_BUILD/bin/loadbench
 [ -x "$lb" ] || skip_all "$lb not built (make)"

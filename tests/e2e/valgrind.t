@@ -12,6 +12,9 @@
 # lb-test: shared (live, but judges counts, statuses and faults only: no bound a neighbour's CPU can move)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
+# No chart is checked here: gnuplot's rendering (seconds of CPU a run) is
+# report_charts.t's and report_sweep.t's to test.
+export LOADBENCH_GNUPLOT=
 
 command -v valgrind >/dev/null 2>&1 || skip_all "valgrind not installed (scripts/deps test installs it)"
 under_asan && skip_all "valgrind runs the release build, not the ASan build ($LB_BUILD)"

@@ -11,6 +11,9 @@
 #   - a closed load: refused by `loadbench plan`, saying why.
 set -eu
 . "$(dirname "$0")/target-lib.sh"
+# No chart is checked here: gnuplot's rendering (seconds of CPU a run) is
+# report_charts.t's and report_sweep.t's to test.
+export LOADBENCH_GNUPLOT=
 . "$(dirname "$0")/../lib/live-tool.sh"
 LB=$LB_BUILD/bin/loadbench
 [ -x "$LB" ] || skip_all "loadbench not built (run make)"

@@ -29,10 +29,11 @@ extern const struct adapter adapter_k6;
 static int prepare_tls(const char *text, struct prepared *out, char **js)
 {
     struct profile *p = load_profile(text);
-    adapter_plan_init(&out->plan);
     *js = NULL;
-    if (!p)
+    if (!p) {
+        adapter_plan_init(&out->plan); /* prepare_found_url inits it otherwise */
         return -1;
+    }
     static const struct adapter_found found = {.path = "/usr/bin/k6", .version = "v0.48.0"};
     int tls = p->target.tls.version != 0;
     prepare_found_url(&adapter_k6, p, 0, &found, tls ? "https://127.0.0.1:8443/" : "http://127.0.0.1:8443/",
