@@ -251,22 +251,22 @@ CHECK_PRE := rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS) &&
 CHECK_POST = $(san_verdict)
 endif
 
-# Two lanes first, then one (prove -j2, --rules): the tests that measure
-# nothing in time or CPU run two at a time — every unit test but
+# Three lanes first, then one (prove -j3, --rules): the tests that measure
+# nothing in time or CPU run three at a time — every unit test but
 # SERIAL_UNIT's, the e2e tests marked "# lb-test: parallel" (they parse and
 # compute only) and those marked "# lb-test: shared" (they start tools and
 # lb-target but judge counts, statuses and faults only: no bound a
 # neighbour's CPU can move; each passes `make check-busy`). Every other
 # test then runs alone, one at a time, as prove runs what no rule matched.
 # The rules' order is the order they start in (TAP::Parser::Scheduler):
-# SHARED_FIRST first, longest first, so that the two lanes end together.
+# SHARED_FIRST first, longest first, so that the lanes end together.
 SERIAL_UNIT := test_sampler test_sampler_cost test_cgroup test_delay test_proc test_guard test_agent test_crosscheck
 SHARED_FIRST := tests/e2e/multihost.t tests/e2e/run_check.t tests/e2e/run_faults.t tests/e2e/multihost_faults.t
 SHARED_TESTS = $(shell grep -l '^\# lb-test: shared' tests/e2e/*.t 2>/dev/null)
 PAR_TESTS    = $(SHARED_FIRST) $(filter-out $(SHARED_FIRST),$(SHARED_TESTS)) \
                $(filter-out $(addprefix $(BUILD)/tests/,$(SERIAL_UNIT)),$(UNIT_TESTS)) \
                $(shell grep -l '^\# lb-test: parallel' tests/e2e/*.t 2>/dev/null)
-PROVE_PAR    = -j2 $(foreach t,$(PAR_TESTS),--rules=par=$(t))
+PROVE_PAR    = -j3 $(foreach t,$(PAR_TESTS),--rules=par=$(t))
 
 # Every test file that skipped whole is named again after prove's summary,
 # with its reason (each reason names the command that enables it): a fresh

@@ -5,6 +5,7 @@
 # (no "not recorded" on a run of this build), the row's exact argv and its
 # reconciliation, the command that reruns the profile, and no secret: not
 # the host name. summary.md and report.html link it.
+# lb-test: shared (the sections and values of disclosure.md, from a run's counts)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

@@ -5,6 +5,7 @@
 # and a published run's script (the paths rewritten for publishing) still
 # parses as shell words. Real bombardier from the tools folder against the
 # real lb-target.
+# lb-test: shared (the paths reproduce.sh names, from a 1 s run)
 set -eu
 . "$(dirname "$0")/gen-lib.sh"     # tap.sh, target.sh, served
 . "$(dirname "$0")/../lib/live-tool.sh"    # tools_file

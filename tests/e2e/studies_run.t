@@ -4,6 +4,7 @@
 # 4 s lb-gen load run with --scale 0.5 exits 0, records the factor in
 # run.json, runs 2 s (the server's window 1.5-2.6 s), and its footprint's
 # peaks are never below the floors the kernel and the average give.
+# lb-test: shared (a scaled study's files and page, not its figures)
 set -eu
 . "$(dirname "$0")/../lib/tap.sh"
 LB=$LB_BUILD/bin/loadbench

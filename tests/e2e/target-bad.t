@@ -3,6 +3,7 @@
 # counts them as bad, and a well-behaved client on another connection is
 # unaffected and counted exactly. Also: HTTP/1.0, Connection: close,
 # request bodies (Content-Length and chunked), pipelining in order.
+# lb-test: shared (counts and statuses; its one time bound, 5 s for a close the client would wait 10 s for, is far from the ms it takes)
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 

@@ -16,6 +16,7 @@
 # send them), h2load, curl and tests/progs/h2-hostile.py. Nothing here
 # depends on timing: the gaps between pieces only make the pieces arrive
 # apart; the counts must be the same however they arrive.
+# lb-test: shared (counts bodies and statuses; its delays are lower bounds only)
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 [ -x /usr/bin/python3 ] || skip_all "/usr/bin/python3 is not installed (scripts/deps test)"

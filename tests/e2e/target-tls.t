@@ -6,6 +6,7 @@
 # short, plain HTTP instead of a handshake) are counted failed while the
 # server stays up and exact. The client is Python's ssl module
 # (tests/progs/tls-client.py), a real TLS stack that verifies.
+# lb-test: shared (counts handshakes and responses; its one time check is a lower bound (no response before the delay))
 set -eu
 . "$(dirname "$0")/target-lib.sh"
 TLSC="/usr/bin/python3 $(dirname "$0")/../progs/tls-client.py"
