@@ -304,8 +304,11 @@ static void compute_workload(const struct crosscheck_in *in, const struct crossc
  * sample, so also take the server's open connections in the last two
  * seconds with traffic, and the most requests in flight in them (with a
  * new connection per request, one lives a millisecond: the second's end
- * finds none open, yet its request may be the one unread); failing all,
- * the most ever open. */
+ * finds none open, yet its request may be the one unread), and the
+ * connections closed in them, never more than the most ever open at once
+ * (siege over TLS closes both its connections in its last second, each
+ * with a response written and not read: 2 unread, none open at the
+ * second's end, 1 in flight at most); failing all, the most ever open. */
 static uint64_t reconcile_bound(const struct crosscheck_in *in, uint64_t open_max)
 {
     uint64_t bound = in->open_at_stop;
@@ -320,10 +323,15 @@ static uint64_t reconcile_bound(const struct crosscheck_in *in, uint64_t open_ma
                 continue;
             json_t *sec = json_array_get(secs, (size_t)i);
             uint64_t o = target_u64(sec, "open"), f = target_u64(sec, "inflight_max");
+            uint64_t c = target_u64(sec, "closes");
+            if (c > open_max)
+                c = open_max;
             if (o > bound)
                 bound = o;
             if (f > bound)
                 bound = f;
+            if (c > bound)
+                bound = c;
         }
     }
     return bound ? bound : open_max;
