@@ -129,11 +129,7 @@ static json_t *at_exit_json(const struct agent_tree *at)
 {
     if (at->t)
         return agentproto_exit_json(&at->t->exit);
-    const struct proc_exit *pe = &at->tgt->proc.exit;
-    struct exec_exit e = {.exited = pe->exited, .code = pe->code, .signaled = pe->signaled, .sig = pe->sig,
-                          .cpu_s = (double)(pe->ru.ru_utime.tv_sec + pe->ru.ru_stime.tv_sec) +
-                                   (double)(pe->ru.ru_utime.tv_usec + pe->ru.ru_stime.tv_usec) / 1e6,
-                          .maxrss_kb = (uint64_t)pe->ru.ru_maxrss, .unknown = pe->unknown};
+    struct exec_exit e = exec_exit_of(&at->tgt->proc.exit);
     return agentproto_exit_json(&e);
 }
 

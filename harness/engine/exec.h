@@ -56,6 +56,12 @@ struct exec_exit {
                                      * ECHILD: taken elsewhere); the fields above are 0, not its own */
 };
 
+struct proc_exit;
+/* A locally reaped root's exit (proc.h) as an exec_exit: its status, the
+ * CPU and peak RSS of its wait4 rusage, and the lost-exit flag. The local
+ * executor and the agent (for lb-target's tree) both take it from here. */
+struct exec_exit exec_exit_of(const struct proc_exit *pe);
+
 /* A started tree: the part every executor fills; its own state follows. */
 struct exec_tree {
     const struct executor *ex;      /* the table that started it: call through t->ex */

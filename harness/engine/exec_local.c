@@ -87,17 +87,21 @@ fail:
     return -1;
 }
 
+struct exec_exit exec_exit_of(const struct proc_exit *pe)
+{
+    const struct rusage *ru = &pe->ru;
+    return (struct exec_exit){.exited = pe->exited, .code = pe->code, .signaled = pe->signaled, .sig = pe->sig,
+                              .cpu_s = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
+                                       (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6,
+                              .maxrss_kb = (uint64_t)ru->ru_maxrss, .unknown = pe->unknown};
+}
+
 static void local_exit(struct local_tree *l)
 {
-    const struct rusage *ru = &l->proc.exit.ru;
     if (!l->proc.reaped)
         return;
     l->t.ended = 1;
-    l->t.exit = (struct exec_exit){.exited = l->proc.exit.exited, .code = l->proc.exit.code,
-                                   .signaled = l->proc.exit.signaled, .sig = l->proc.exit.sig,
-                                   .maxrss_kb = (uint64_t)ru->ru_maxrss, .unknown = l->proc.exit.unknown};
-    l->t.exit.cpu_s = (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
-                      (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
+    l->t.exit = exec_exit_of(&l->proc.exit);
 }
 
 static int local_poll(struct exec_tree *t)
