@@ -1426,6 +1426,17 @@ static void tool_run_collect_server(struct tool_run_state *r)
     }
 }
 
+/* Who tree k is in a row's words: "the tool", or with several processes
+ * "the tool's ROLE (process K)". Returns buf. */
+static const char *tree_who(const struct tool_run_state *r, size_t k, char *buf, size_t len)
+{
+    if (r->ntrees > 1)
+        snprintf(buf, len, "the tool's %s (process %zu)", r->trees[k].proc->role, k);
+    else
+        snprintf(buf, len, "the tool");
+    return buf;
+}
+
 /* run.json's "exit": code or signal, or "unknown": true when wait4 lost
  * both (never an empty object that reads as a clean exit). */
 static json_t *tool_run_exit_json(const struct exec_tree *tool)
@@ -1486,6 +1497,7 @@ static json_t *tool_run_sum_use(struct tool_run_state *r, struct tree_use *sum)
     memset(sum, 0, sizeof *sum);
     for (size_t k = 0; k < r->ntrees; k++) {
         struct tree_use u;
+        char who[48];
         tree_use_sum(&r->trees[k], &u);
         r->trees[k].cpu_s = u.cpu_s;
         if (k == 0) {
@@ -1507,10 +1519,9 @@ static json_t *tool_run_sum_use(struct tool_run_state *r, struct tree_use *sum)
         cg += u.have_cu;
         nlost += r->trees[k].t->lost[0] != 0;
         if (r->trees[k].t->exit.unknown && !u.have_cu)
-            json_array_append_new(r->warnings, json_sprintf("exit status and rusage lost (wait4 found %s%s already "
+            json_array_append_new(r->warnings, json_sprintf("exit status and rusage lost (wait4 found %s already "
                                                             "reaped elsewhere): its CPU is null, not 0",
-                                                            r->ntrees > 1 ? "the tool's " : "the tool",
-                                                            r->ntrees > 1 ? r->trees[k].proc->role : ""));
+                                                            tree_who(r, k, who, sizeof who)));
         if (parts)
             json_array_append_new(parts, json_pack("{s:s, s:i, s:i, s:o, s:f, s:s, s:o, s:s, s:o}", "role",
                                                    r->trees[k].proc->role, "process", (int)k, "trees", 1, "cpu_seconds",
@@ -2126,10 +2137,10 @@ static void tool_run_exit_unknown(struct tool_run_state *r)
 {
     for (size_t k = 0; k < r->ntrees; k++) {
         const struct exec_tree *t = r->trees[k].t;
+        char who[48];
         if ((r->v.status == TOOL_RUN_OK || r->v.status == TOOL_RUN_SUSPECT) && t->ended && t->exit.unknown)
-            tool_run_downgrade(&r->v, TOOL_RUN_SUSPECT, "exit status lost: wait4 found %s%s already reaped "
-                               "elsewhere, so whether it ran to its end is unknown",
-                               r->ntrees > 1 ? "the tool's " : "the tool", r->ntrees > 1 ? r->trees[k].proc->role : "");
+            tool_run_downgrade(&r->v, TOOL_RUN_SUSPECT, "exit status lost: wait4 found %s already reaped "
+                               "elsewhere, so whether it ran to its end is unknown", tree_who(r, k, who, sizeof who));
     }
     if (r->tgt.proc.exit.unknown)
         json_array_append_new(r->warnings, json_string("lb-target's exit status was lost (wait4 found it already "
@@ -2163,9 +2174,8 @@ static void tool_run_judge(struct tool_run_state *r)
     for (size_t k = 0; k < r->ntrees; k++) {
         const struct exec_tree *t = r->trees[k].t;
         const struct exec_exit *ex = &t->exit;
-        char who[48] = "the tool";
-        if (r->ntrees > 1)
-            snprintf(who, sizeof who, "the tool's %s (process %zu)", r->trees[k].proc->role, k);
+        char who[48];
+        tree_who(r, k, who, sizeof who);
         if (r->v.status == TOOL_RUN_OK && t->ended && ex->signaled)
             tool_run_downgrade(&r->v, TOOL_RUN_FAILED, "%s was killed by signal %d", who, ex->sig);
         if (r->v.status == TOOL_RUN_OK && t->ended && ex->exited && ex->code != 0)
