@@ -303,6 +303,9 @@ int adapter_write_config(const char *dir, const char *name, const char *text, st
 
 /* request: POST: the body every request carries, a file of the profile's
  * request.body_bytes bytes of 'x', sent as ADAPTER_BODY_TYPE. */
+/* The TLS library of the Node tools (autocannon, Artillery): Node's own
+ * OpenSSL, the version this machine's Node bundles. */
+#define ADAPTER_NODE_TLS_LIBRARY "OpenSSL 3 bundled in Node (3.0.19 in Node 20.20.2 here, statically linked)"
 #define ADAPTER_BODY_FILE "body.bin"
 #define ADAPTER_BODY_TYPE "application/octet-stream"
 

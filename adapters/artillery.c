@@ -536,7 +536,7 @@ const struct adapter adapter_artillery = {
                "and maxVersion hold it to the profile's version; each agent offers its cached session on its later "
                "connections (Node's https.Agent, agentkeepalive)",
     .tls_verifies = 1,
-    .tls_library = "OpenSSL 3 bundled in Node (3.0.19 in Node 20.20.2 here, statically linked)",
+    .tls_library = ADAPTER_NODE_TLS_LIBRARY,
     .no_h2_why = "Artillery 2's http engine has no documented HTTP/2 setting (got's http2: passes through "
                  "undocumented, beside its HTTP/1.1 agents)",
     .post_how = "a post: step with the body inline (body:, sent as it is) and a Content-Type header",

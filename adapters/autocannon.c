@@ -189,7 +189,7 @@ const struct adapter adapter_autocannon = {
     .tls_how = "does not verify (autocannon's lib/httpClient.js: tls.connect(..., rejectUnauthorized: false), "
                "whatever --ca loads); no TLS version option (Node's 1.2-1.3: lb-target's one version), no ALPN "
                "offered, no session offered (a full handshake per connection)",
-    .tls_library = "OpenSSL 3 bundled in Node (3.0.19 in Node 20.20.2 here, statically linked)",
+    .tls_library = ADAPTER_NODE_TLS_LIBRARY,
     .no_h2_why = "autocannon's client (lib/httpClient.js) speaks HTTP/1.1 only",
     .post_how = "-m POST -i body.bin -H content-type=application/octet-stream",
     .check_how = RAW_CHECK_HOW,
